@@ -1,0 +1,77 @@
+# sonde - tracing and profiling for Linux in one binary.
+#   make            build build/sonde (installs missing Debian packages first)
+#   make test       unit and end-to-end tests, also under ASan/UBSan; ends "N passed, N failed"
+#   make demo       sonde on the bundled workload in examples/
+#   make bench      compare with perf/strace/bpftrace (not part of make test)
+#   make SANITIZE=1 an ASan+UBSan build in build-san/
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+CC ?= gcc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD ?= build
+SANFLAGS :=
+endif
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation -D_GNU_SOURCE -Isrc -I$(BUILD)/gen $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+LDLIBS := -lelf -ldw -lbpf -lz -lm
+
+SRCS := $(wildcard src/*.c src/cmd/*.c src/lib/*.c src/ui/*.c src/lang/*.c)
+OBJS := $(SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
+WORKLOADS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
+	     $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
+
+.PHONY: all deps deps-test test test-unit test-e2e demo bench clean workloads
+all: deps $(BUILD)/sonde
+
+deps:
+	@scripts/deps.sh build
+deps-test:
+	@scripts/deps.sh test
+
+$(BUILD)/sonde: $(OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c $(wildcard src/*.h src/*/*.h) | deps
+	@mkdir -p $(dir $@) $(BUILD)/gen
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# workloads keep frame pointers and symbols: tests look for their functions
+$(BUILD)/examples/%: examples/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -o $@ $< -lpthread -lm
+$(BUILD)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Wextra -Werror -o $@ $< -lpthread -lm
+
+workloads: $(WORKLOADS)
+
+test: deps-test
+	@$(MAKE) --no-print-directory all workloads $(BUILD)/unit-tests
+	@$(MAKE) --no-print-directory SANITIZE=1 all build-san/unit-tests
+	@tests/run.sh
+
+demo: all workloads
+	@scripts/demo.sh
+
+bench: all workloads deps-test
+	@bench/run.sh
+
+clean:
+	rm -rf build build-san

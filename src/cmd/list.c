@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * list.c - `sonde list [PATTERN|CLASS]`: the events this machine can count, in
+ * perf list's layout. Hardware and cache events are listed only when a real
+ * perf_event_open of them succeeds here, as perf does.
+ */
+#include "sonde.h"
+#include "opt.h"
+#include "lib/event.h"
+#include "lib/tracefs.h"
+
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const list_usage[] = {
+	"sonde list [<options>] [hw|sw|cache|pmu|tracepoint|PATTERN...]",
+	NULL,
+};
+
+struct list_ctx {
+	char **pats;
+	int npats;
+	const char *cls;	/* a class name given instead of patterns */
+	bool all;		/* include events that cannot be counted here */
+	int shown;
+};
+
+static bool wanted(struct list_ctx *l, const char *cls, const char *name, const char *alias)
+{
+	if (l->cls)
+		return !strcmp(l->cls, cls);
+	if (!l->npats)
+		return true;
+	for (int i = 0; i < l->npats; i++) {
+		const char *p = l->pats[i];
+
+		if (!fnmatch(p, name, 0) || (alias && !fnmatch(p, alias, 0)))
+			return true;
+		if (!strchr(p, '*') && !strchr(p, '?') && (strstr(name, p) || (alias && strstr(alias, p))))
+			return true;
+	}
+	return false;
+}
+
+static void row(struct list_ctx *l, const char *name, const char *alias, const char *kind)
+{
+	char left[128];
+
+	if (alias)
+		snprintf(left, sizeof(left), "%s OR %s", name, alias);
+	else
+		snprintf(left, sizeof(left), "%s", name);
+	printf("  %-50s [%s]\n", left, kind);
+	l->shown++;
+}
+
+static void list_symbolic(struct list_ctx *l, enum event_kind kind, const char *cls, const char *label)
+{
+	for (size_t i = 0; i < nr_event_syms; i++) {
+		const struct event_sym *s = &event_syms[i];
+		struct perf_event_attr a = { 0 };
+
+		if (s->kind != kind || !wanted(l, cls, s->name, s->alias))
+			continue;
+		a.type = kind == EVK_HARDWARE ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
+		a.config = s->config;
+		if (!l->all && event__probe(&a))
+			continue;
+		row(l, s->name, s->alias, label);
+	}
+}
+
+static void cache_one(const char *name, void *p)
+{
+	struct list_ctx *l = p;
+	struct evlist tmp = { 0 };
+
+	if (!wanted(l, "cache", name, NULL))
+		return;
+	if (!l->all) {
+		if (evlist__parse(&tmp, name, NULL, 0) || event__probe(&tmp.ev[0].attr)) {
+			evlist__free(&tmp);
+			return;
+		}
+		evlist__free(&tmp);
+	}
+	row(l, name, NULL, "Hardware cache event");
+}
+
+static void list_pmu(struct list_ctx *l)
+{
+	const char *base = "/sys/bus/event_source/devices";
+	DIR *d = opendir(base);
+	struct dirent *pmu;
+
+	if (!d)
+		return;
+	while ((pmu = readdir(d))) {
+		char path[512];
+		struct dirent *ev;
+		DIR *ed;
+
+		if (pmu->d_name[0] == '.' || !strcmp(pmu->d_name, "tracepoint") ||
+		    !strcmp(pmu->d_name, "software") || !strcmp(pmu->d_name, "breakpoint"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/events", base, pmu->d_name);
+		ed = opendir(path);
+		if (!ed)
+			continue;
+		while ((ev = readdir(ed))) {
+			char name[300];
+
+			if (ev->d_name[0] == '.' || strchr(ev->d_name, '.'))
+				continue;	/* .scale / .unit files */
+			snprintf(name, sizeof(name), "%s/%s/", pmu->d_name, ev->d_name);
+			if (wanted(l, "pmu", name, NULL))
+				row(l, name, NULL, "Kernel PMU event");
+		}
+		closedir(ed);
+	}
+	closedir(d);
+}
+
+static void list_tracepoints(struct list_ctx *l)
+{
+	struct tp_name *tps;
+	int n = tracefs__glob("*", "*", &tps);
+
+	if (n < 0) {
+		if (!l->cls || !strcmp(l->cls, "tracepoint"))
+			warning("cannot list tracepoints: %s (is tracefs mounted at /sys/kernel/tracing?)",
+				strerror(-n));
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		char name[512];
+
+		snprintf(name, sizeof(name), "%s:%s", tps[i].group, tps[i].name);
+		if (wanted(l, "tracepoint", name, NULL))
+			row(l, name, NULL, "Tracepoint event");
+	}
+	tracefs__free_names(tps, n);
+}
+
+int cmd_list(int argc, char **argv)
+{
+	struct list_ctx l = { 0 };
+	const struct opt opts[] = {
+		OPT_BOOL(0, "all", &l.all, "also list hardware events this machine cannot count"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+	static const char *const classes[][2] = {
+		{ "hw", "hw" }, { "hardware", "hw" }, { "sw", "sw" }, { "software", "sw" },
+		{ "cache", "cache" }, { "hwcache", "cache" }, { "pmu", "pmu" },
+		{ "tracepoint", "tracepoint" }, { "tracepoints", "tracepoint" },
+	};
+
+	argc = opt__parse(argc, argv, opts, list_usage, 0);
+	if (argc == 1)
+		for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+			if (!strcmp(argv[0], classes[i][0]))
+				l.cls = classes[i][1];
+	if (!l.cls) {
+		l.pats = argv;
+		l.npats = argc;
+	}
+	list_symbolic(&l, EVK_HARDWARE, "hw", "Hardware event");
+	list_symbolic(&l, EVK_SOFTWARE, "sw", "Software event");
+	event__for_each_cache_name(cache_one, &l);
+	if (!l.cls && (!l.npats || wanted(&l, "", "rNNN", NULL)))
+		row(&l, "rNNN", NULL, "Raw hardware event descriptor");
+	if (!l.cls && (!l.npats || wanted(&l, "", "cpu/t1=v1[,t2=v2,t3 ...]/modifier", NULL)))
+		row(&l, "cpu/t1=v1[,t2=v2,t3 ...]/modifier", NULL, "Raw hardware event descriptor");
+	list_pmu(&l);
+	list_tracepoints(&l);
+	if (!l.shown && (l.npats || l.cls)) {
+		error("no event matches '%s'", argv[0]);
+		return 1;
+	}
+	return 0;
+}

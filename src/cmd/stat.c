@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stat.c - `sonde stat`: count events for a command, processes, threads or CPUs,
+ * and print them the way `perf stat` does.
+ */
+#include "sonde.h"
+#include "opt.h"
+#include "lib/counter.h"
+#include "lib/event.h"
+#include "lib/statmodel.h"
+#include "lib/target.h"
+#include "lib/workload.h"
+#include "ui/stat_print.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const stat_usage[] = {
+	"sonde stat [<options>] [--] <command> [<args>]",
+	"sonde stat [<options>] -p PID | -t TID | -a [-- sleep N]",
+	NULL,
+};
+
+struct stat_opts {
+	struct evlist evl;
+	const char *pids, *tids, *cpus, *output, *sep;
+	bool system_wide, no_aggr, per_thread, json, append, big_num, scale, null_run;
+	int interval_ms, interval_count, repeat, delay_ms, detailed;
+	double duration;
+	unsigned long long timeout_ms;
+};
+
+static struct stat_opts *the_opts;
+
+static int parse_event_opt(const struct opt *o, const char *arg)
+{
+	char err[512];
+	int rc;
+
+	(void)o;
+	rc = evlist__parse(&the_opts->evl, arg, err, sizeof(err));
+	if (rc) {
+		error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int arm_timer(int fd, double ms, bool periodic)
+{
+	struct itimerspec it = { 0 };
+	long long ns = (long long)(ms * 1e6);
+
+	if (ns <= 0)
+		ns = 1;
+	it.it_value.tv_sec = ns / 1000000000LL;
+	it.it_value.tv_nsec = ns % 1000000000LL;
+	if (periodic)
+		it.it_interval = it.it_value;
+	return timerfd_settime(fd, 0, &it, NULL);
+}
+
+static int add_detailed(struct evlist *l, int level)
+{
+	static const char *const d1 = "L1-dcache-loads,L1-dcache-load-misses,LLC-loads,LLC-load-misses";
+	static const char *const d2 = "L1-icache-loads,L1-icache-load-misses,dTLB-loads,dTLB-load-misses,iTLB-loads,iTLB-load-misses";
+	static const char *const d3 = "L1-dcache-prefetches,L1-dcache-prefetch-misses";
+	int rc = 0;
+
+	if (level >= 1)
+		rc = evlist__parse(l, d1, NULL, 0);
+	if (!rc && level >= 2)
+		rc = evlist__parse(l, d2, NULL, 0);
+	if (!rc && level >= 3)
+		rc = evlist__parse(l, d3, NULL, 0);
+	return rc;
+}
+
+/* what the header names: "'ls -l'", "process id '12'", "'system wide'" */
+static char *describe(const struct stat_opts *o, int argc, char **argv)
+{
+	size_t len = 64;
+	char *s, *p;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	len += (o->pids ? strlen(o->pids) : 0) + (o->tids ? strlen(o->tids) : 0) + (o->cpus ? strlen(o->cpus) : 0);
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	if (o->pids)
+		snprintf(s, len, "process id '%s'", o->pids);
+	else if (o->tids)
+		snprintf(s, len, "thread id '%s'", o->tids);
+	else if (o->cpus)
+		snprintf(s, len, "'CPU(s) %s'", o->cpus);
+	else if (o->system_wide)
+		snprintf(s, len, "'system wide'");
+	else {
+		p = s;
+		*p++ = '\'';
+		for (int i = 0; i < argc; i++)
+			p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
+		*p++ = '\'';
+		*p = 0;
+	}
+	return s;
+}
+
+struct run_result {
+	int exit_code;		/* the command's, or 0 */
+	bool ru_valid;
+	double user_s, sys_s;
+};
+
+/*
+ * One counting run: start the command (if any), count until it ends, the
+ * duration passes or a signal arrives, printing interval rows on the way.
+ */
+static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv,
+		    struct stat_model *m, bool *model_ready, const struct stat_print *pr,
+		    struct run_result *res)
+{
+	struct counters c;
+	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	bool counted_child = false;
+	char err[512];
+	int rc, sfd = -1, ifd = -1, dfd = -1, status = 0;
+	double t0, t_last, t_end;
+	sigset_t mask;
+	bool child_done = argc == 0, stop = false;
+	int intervals = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (argc) {
+		rc = workload__prepare(&w, argv);
+		if (rc) {
+			error("cannot start '%s': %s", argv[0], strerror(-rc));
+			return -1;
+		}
+		if (!t->system_wide && !t->nr_tids) {
+			t->child = w.pid;
+			counted_child = true;
+		}
+	}
+	rc = counters__open(&c, &o->evl, t, err, sizeof(err));
+	if (rc) {
+		error("%s", err);
+		if (argc)
+			workload__abort(&w);
+		return -1;
+	}
+	if (verbose >= 2)
+		for (int e = 0; e < o->evl.nr; e++) {
+			const struct perf_event_attr *a = &o->evl.ev[e].attr;
+
+			debug(2, "event '%s': type %u config %#llx config1 %#llx exclude_user %u exclude_kernel %u%s",
+			      o->evl.ev[e].name, a->type, (unsigned long long)a->config,
+			      (unsigned long long)a->config1, a->exclude_user, a->exclude_kernel,
+			      c.status[e] == CNT_OK ? "" : " (not supported)");
+		}
+	if (c.user_only_fallback)
+		warning("kernel counting is not allowed here: counting user space only (kernel.perf_event_paranoid)");
+	if (!*model_ready) {
+		rc = statmodel__init(m, &o->evl, &c, o->no_aggr ? AGGR_CPU : o->per_thread ? AGGR_THREAD : AGGR_GLOBAL);
+		if (rc) {
+			error("out of memory");
+			counters__close(&c);
+			if (argc)
+				workload__abort(&w);
+			return -1;
+		}
+		*model_ready = true;
+	}
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (o->interval_ms) {
+		ifd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		arm_timer(ifd, o->interval_ms, true);
+	}
+	if (o->duration > 0 || o->timeout_ms) {
+		dfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		arm_timer(dfd, o->duration > 0 ? o->duration * 1000.0 : (double)o->timeout_ms, false);
+	}
+
+	if (o->delay_ms > 0 && !argc)
+		usleep(o->delay_ms * 1000);
+	t0 = now_ns();
+	if (!counted_child)
+		counters__enable(&c);
+	if (argc) {
+		rc = workload__start(&w);
+		if (rc) {
+			int st;
+
+			error("cannot run '%s': %s", argv[0], strerror(-rc));
+			if (rc == -ENOENT)
+				hint("is '%s' in PATH? give its path otherwise", argv[0]);
+			while (waitpid(w.pid, &st, 0) < 0 && errno == EINTR)
+				;
+			counters__close(&c);
+			close(sfd);
+			if (ifd >= 0)
+				close(ifd);
+			if (dfd >= 0)
+				close(dfd);
+			sigprocmask(SIG_UNBLOCK, &mask, NULL);
+			return rc == -ENOENT ? -127 : -126;
+		}
+	}
+	t_last = t0;
+	while (!(child_done && argc) && !stop) {
+		struct pollfd pf[3] = {
+			{ sfd, POLLIN, 0 }, { ifd, POLLIN, 0 }, { dfd, POLLIN, 0 },
+		};
+
+		if (poll(pf, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD && argc) {
+					struct rusage ru;
+					pid_t r = wait4(w.pid, &status, WNOHANG, &ru);
+
+					if (r == w.pid) {
+						child_done = true;
+						res->ru_valid = !t->system_wide;
+						res->user_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+						res->sys_s = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+					}
+				} else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+					if (argc)
+						kill(w.pid, si.ssi_signo);	/* it ends, and we report */
+					else
+						stop = true;
+				}
+			}
+		}
+		if (pf[2].revents & POLLIN) {
+			uint64_t x;
+
+			if (read(dfd, &x, sizeof(x)) < 0)
+				debug(1, "timerfd: %s", strerror(errno));
+			if (argc)
+				kill(w.pid, SIGTERM);
+			else
+				stop = true;
+		}
+		if (pf[1].revents & POLLIN) {
+			uint64_t x;
+			double tn = now_ns();
+
+			if (read(ifd, &x, sizeof(x)) < 0)
+				debug(1, "timerfd: %s", strerror(errno));
+			counters__read(&c);
+			m->wall_ns = tn - t_last;
+			t_last = tn;
+			statmodel__take(m, &c, true, false);
+			stat_print__rows(pr, m, (tn - t0) / 1e9);
+			fflush(pr->out);
+			if (o->interval_count && ++intervals >= o->interval_count) {
+				if (argc)
+					kill(w.pid, SIGTERM);
+				else
+					stop = true;
+			}
+		}
+	}
+	t_end = now_ns();
+	counters__read(&c);
+	if (o->interval_ms && t_end - t_last > 1e6 && !(o->interval_count && intervals >= o->interval_count)) {
+		/* the last partial interval, as perf prints it */
+		m->wall_ns = t_end - t_last;
+		statmodel__take(m, &c, true, false);
+		stat_print__rows(pr, m, (t_end - t0) / 1e9);
+	}
+	if (!o->interval_ms) {
+		m->wall_ns = t_end - t0;
+		statmodel__take(m, &c, false, o->repeat > 1);
+	}
+	runstat__add(&m->wall, t_end - t0);
+	counters__close(&c);
+	close(sfd);
+	if (ifd >= 0)
+		close(ifd);
+	if (dfd >= 0)
+		close(dfd);
+	sigprocmask(SIG_UNBLOCK, &mask, NULL);
+	if (argc)
+		res->exit_code = workload__exit_code(status);
+	return 0;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o = { .sep = NULL, .big_num = true, .scale = true, .repeat = 1 };
+	const struct opt opts[] = {
+		OPT_GROUP("what to count"),
+		OPT_CALLBACK('e', "event", NULL, "EVENT", "event selector; see 'sonde list' (repeatable, comma lists, {groups}, :u/:k)", parse_event_opt),
+		OPT_COUNT('d', "detailed", &o.detailed, "add cache events (-dd, -ddd for more)"),
+		OPT_BOOL('n', "null", &o.null_run, "count nothing, only time the command"),
+		OPT_GROUP("whom to count"),
+		OPT_STRING('p', "pid", &o.pids, "PID", "attach to these processes (comma list)"),
+		OPT_STRING('t', "tid", &o.tids, "TID", "attach to these threads (comma list)"),
+		OPT_BOOL('a', "all-cpus", &o.system_wide, "system-wide, on every CPU"),
+		OPT_STRING('C', "cpu", &o.cpus, "CPUS", "system-wide on these CPUs only: 0-3,6"),
+		OPT_DOUBLE(0, "duration", &o.duration, "SECONDS", "stop after this long"),
+		OPT_UINT64(0, "timeout", &o.timeout_ms, "MS", "stop after this many milliseconds (perf's spelling)"),
+		OPT_INT('D', "delay", &o.delay_ms, "MS", "wait this long before counting an attached target"),
+		OPT_INT('r', "repeat", &o.repeat, "N", "run the command N times; show mean and variance"),
+		OPT_GROUP("how to show it"),
+		OPT_BOOL('A', "no-aggr", &o.no_aggr, "one row per CPU (with -a or -C)"),
+		OPT_BOOL(0, "per-thread", &o.per_thread, "one row per thread (with -p or -t)"),
+		OPT_INT('I', "interval-print", &o.interval_ms, "MS", "print the counts every MS milliseconds (>= 10)"),
+		OPT_INT(0, "interval-count", &o.interval_count, "N", "stop after N intervals"),
+		OPT_STRING('x', "field-separator", &o.sep, "SEP", "CSV-like output with this separator"),
+		OPT_BOOL('j', "json-output", &o.json, "one JSON object per line"),
+		OPT_BOOL(0, "json", &o.json, "same as --json-output"),
+		OPT_BOOL('B', "big-num", &o.big_num, "thousands separators (the default; --no-big-num)"),
+		OPT_BOOL(0, "scale", &o.scale, "scale multiplexed counts (the default; --no-scale)"),
+		OPT_STRING('o', "output", &o.output, "FILE", "write to FILE instead of stderr"),
+		OPT_BOOL(0, "append", &o.append, "append to the -o file"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+	struct target t = { 0 };
+	struct stat_model m;
+	bool model_ready = false;
+	struct stat_print pr = { 0 };
+	struct run_result res = { 0 };
+	FILE *out = stderr;
+	char *what = NULL;
+	int rc = 1, run;
+
+	the_opts = &o;
+	argc = opt__parse(argc, argv, opts, stat_usage, OPT_STOP_AT_NON_OPTION);
+
+	if (o.cpus)
+		o.system_wide = true;
+	if (!argc && !o.pids && !o.tids && !o.system_wide)
+		opt__usage_error(stat_usage, opts, "say what to count: a command, -p PID, -t TID or -a");
+	if ((o.pids != NULL) + (o.tids != NULL) + o.system_wide > 1)
+		opt__usage_error(stat_usage, opts, "-p, -t and -a/-C cannot be combined");
+	if (o.no_aggr && !o.system_wide)
+		opt__usage_error(stat_usage, opts, "-A/--no-aggr shows one row per CPU: it needs -a or -C");
+	if (o.per_thread && !o.pids && !o.tids)
+		opt__usage_error(stat_usage, opts, "--per-thread needs -p or -t");
+	if (o.no_aggr && o.per_thread)
+		opt__usage_error(stat_usage, opts, "-A and --per-thread cannot be combined");
+	if (o.interval_ms && o.interval_ms < 10)
+		opt__usage_error(stat_usage, opts, "-I %d: the interval must be at least 10 ms", o.interval_ms);
+	if (o.interval_ms < 0 || o.interval_count < 0)
+		opt__usage_error(stat_usage, opts, "intervals cannot be negative");
+	if (o.repeat < 1 || o.repeat > 100)
+		opt__usage_error(stat_usage, opts, "-r %d: repeat between 1 and 100 times", o.repeat);
+	if (o.repeat > 1 && !argc)
+		opt__usage_error(stat_usage, opts, "-r repeats a command: give one");
+	if (o.repeat > 1 && o.interval_ms)
+		opt__usage_error(stat_usage, opts, "-r and -I cannot be combined");
+	if (o.json && o.sep)
+		opt__usage_error(stat_usage, opts, "-x and --json cannot be combined");
+	if (o.sep && !*o.sep)
+		opt__usage_error(stat_usage, opts, "-x needs a separator");
+	if (o.duration < 0)
+		opt__usage_error(stat_usage, opts, "--duration cannot be negative");
+
+	if (o.pids && target__parse_pids(o.pids, &t.pids, &t.nr_pids))
+		opt__usage_error(stat_usage, opts, "-p '%s': expected process ids like 12 or 12,34", o.pids);
+	if (o.tids && target__parse_pids(o.tids, &t.tids, &t.nr_tids))
+		opt__usage_error(stat_usage, opts, "-t '%s': expected thread ids like 12 or 12,34", o.tids);
+	if (o.cpus) {
+		int *online, nonline;
+
+		if (target__parse_cpus(o.cpus, &t.cpus, &t.nr_cpus))
+			opt__usage_error(stat_usage, opts, "-C '%s': expected CPUs like 0-3,6", o.cpus);
+		if (!target__online_cpus(&online, &nonline)) {
+			for (int i = 0; i < t.nr_cpus; i++) {
+				bool found = false;
+
+				for (int j = 0; j < nonline; j++)
+					found |= online[j] == t.cpus[i];
+				if (!found) {
+					error("CPU %d is not online (online: /sys/devices/system/cpu/online)", t.cpus[i]);
+					free(online);
+					goto out;
+				}
+			}
+			free(online);
+		}
+		t.system_wide = true;
+	} else if (o.system_wide) {
+		if (target__online_cpus(&t.cpus, &t.nr_cpus)) {
+			error("cannot read the online CPUs from /sys/devices/system/cpu/online");
+			goto out;
+		}
+		t.system_wide = true;
+	}
+	/* -p: every thread of each process */
+	for (int i = 0; i < t.nr_pids; i++) {
+		pid_t *th;
+		int n;
+
+		if (target__threads(t.pids[i], &th, &n)) {
+			error("cannot attach to process %d: no such process", (int)t.pids[i]);
+			goto out;
+		}
+		pid_t *nt = realloc(t.tids, (t.nr_tids + n) * sizeof(pid_t));
+
+		if (!nt) {
+			free(th);
+			goto out;
+		}
+		t.tids = nt;
+		memcpy(t.tids + t.nr_tids, th, n * sizeof(pid_t));
+		t.nr_tids += n;
+		free(th);
+	}
+	for (int i = 0; o.tids && i < t.nr_tids; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "/proc/%d", (int)t.tids[i]);
+		if (access(p, F_OK)) {
+			error("cannot attach to thread %d: no such thread", (int)t.tids[i]);
+			goto out;
+		}
+	}
+
+	if (!o.null_run && !o.evl.nr && evlist__add_default(&o.evl, t.system_wide)) {
+		error("cannot set up the default events");
+		goto out;
+	}
+	if (o.detailed && add_detailed(&o.evl, o.detailed)) {
+		error("cannot set up the detailed events");
+		goto out;
+	}
+
+	if (o.output) {
+		int fd = open(o.output, O_WRONLY | O_CREAT | O_CLOEXEC | (o.append ? O_APPEND : O_TRUNC), 0600);
+
+		if (fd < 0 || !(out = fdopen(fd, o.append ? "a" : "w"))) {
+			error("cannot open '%s' for writing: %s", o.output, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			out = stderr;
+			goto out;
+		}
+	}
+	pr.out = out;
+	pr.fmt = o.json ? STAT_JSON : o.sep ? STAT_CSV : STAT_STD;
+	pr.sep = o.sep ? o.sep : " ";
+	pr.runs = o.repeat;
+	pr.big_num = o.big_num;
+	pr.no_scale = !o.scale;
+
+	if (o.interval_ms) {
+		/* the row shapes come from the first run's counters */
+		stat_print__interval_header(&pr, o.no_aggr ? AGGR_CPU : o.per_thread ? AGGR_THREAD : AGGR_GLOBAL);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	for (run = 0; run < o.repeat; run++) {
+		rc = stat_run(&o, &t, argc, argv, &m, &model_ready, &pr, &res);
+		if (rc < 0) {
+			rc = rc == -1 ? 1 : -rc;
+			goto out;
+		}
+		if (o.repeat > 1 && res.exit_code && argc) {
+			/* perf goes on; say it once so a failing benchmark is not hidden */
+			if (run == 0)
+				warning("'%s' exited with %d", argv[0], res.exit_code);
+		}
+	}
+	if (!o.interval_ms) {
+		what = describe(&o, argc, argv);
+		stat_print__header(&pr, what ? what : "''", o.repeat);
+		stat_print__rows(&pr, &m, -1);
+		stat_print__footer(&pr, &m, res.ru_valid && o.repeat == 1, res.user_s, res.sys_s);
+	}
+	rc = res.exit_code;
+out:
+	if (fflush(out) || ferror(out)) {
+		error("cannot write the counts: %s", strerror(errno));
+		rc = rc ? rc : 1;
+	}
+	if (out != stderr)
+		fclose(out);
+	free(what);
+	if (model_ready)
+		statmodel__free(&m);
+	evlist__free(&o.evl);
+	target__free(&t);
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tracefs.h - where tracefs is, and the tracepoints it describes.
+ * Returned strings are static (tracefs__dir) or owned by the caller (the lists).
+ */
+#ifndef SONDE_TRACEFS_H
+#define SONDE_TRACEFS_H
+
+/* the mounted tracefs directory, or NULL */
+const char *tracefs__dir(void);
+
+/* mount tracefs at /sys/kernel/tracing when it is not mounted; 0 or -errno */
+int tracefs__mount(void);
+
+/* the id of tracepoint GROUP:NAME (for perf_event_attr.config), or -errno */
+long long tracefs__event_id(const char *group, const char *name);
+
+struct tp_name {
+	char *group;
+	char *name;
+};
+
+/*
+ * Every tracepoint whose group and name match the fnmatch(3) patterns, sorted
+ * by group then name. *out is malloc'd (free with tracefs__free_names); returns
+ * the count or -errno.
+ */
+int tracefs__glob(const char *group_pat, const char *name_pat, struct tp_name **out);
+void tracefs__free_names(struct tp_name *names, int n);
+
+#endif

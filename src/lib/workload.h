@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * workload.h - start a command the way profilers do: fork it stopped, let the
+ * caller attach counters or probes to its pid, then let it exec.
+ */
+#ifndef SONDE_WORKLOAD_H
+#define SONDE_WORKLOAD_H
+
+#include <sys/types.h>
+
+struct workload {
+	pid_t pid;
+	int go_fd;	/* write end: one byte lets the child exec */
+	int err_fd;	/* read end: the child's errno if exec failed */
+};
+
+/* fork a child that waits before exec'ing argv (searched in PATH); 0 or -errno */
+int workload__prepare(struct workload *w, char *const argv[]);
+
+/*
+ * Let the child exec. Returns 0 when exec succeeded, or the -errno exec failed
+ * with (the child then exits 127 for ENOENT, 126 otherwise, as a shell does).
+ */
+int workload__start(struct workload *w);
+
+/* kill and reap a prepared child that will not be started */
+void workload__abort(struct workload *w);
+
+/* the shell's exit status for a waitpid() status: the code, or 128+signal */
+int workload__exit_code(int status);
+
+#endif

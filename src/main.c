@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - sonde's hub: the command table, help, and the runner that prepares
+ * what a command needs, calls it, and checks its output reached its destination.
+ * How to add a command: see the comment at the top of sonde.h.
+ */
+#include "sonde.h"
+#include "lib/tracefs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+const struct cmd sonde_cmds[] = {
+	{ "list", cmd_list, "list the events this machine can count or trace", RUN_TRACEFS },
+	{ "stat", cmd_stat, "count events for a command, processes or the whole system", RUN_TRACEFS },
+	{ NULL, NULL, NULL, 0 },
+};
+
+static void raise_memlock(void)
+{
+	struct rlimit r = { RLIM_INFINITY, RLIM_INFINITY };
+
+	if (setrlimit(RLIMIT_MEMLOCK, &r))
+		debug(1, "cannot raise RLIMIT_MEMLOCK: %s", strerror(errno));
+}
+
+static const struct cmd *find_cmd(const char *name)
+{
+	for (const struct cmd *c = sonde_cmds; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/* Damerau-free Levenshtein distance, small strings only */
+static int distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int row[64];
+
+	if (la > 62 || lb > 62)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		int prev = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			int cur = row[j];
+			int best = prev + (a[i - 1] != b[j - 1]);
+
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sonde [-v] [--version] [--help] <command> [<args>]\n\n"
+		   "sonde: tracing and profiling for Linux in one binary\n\n"
+		   "commands:\n");
+	for (const struct cmd *c = sonde_cmds; c->name; c++)
+		fprintf(f, "   %-10s %s\n", c->name, c->help);
+	fprintf(f, "\n'sonde help <command>' or 'sonde <command> --help' tells more about a command.\n");
+}
+
+static int unknown_cmd(const char *name)
+{
+	int best = 99;
+
+	error("'%s' is not a sonde command; see 'sonde --help'", name);
+	for (const struct cmd *c = sonde_cmds; c->name; c++) {
+		int d = distance(name, c->name);
+
+		if (d < best)
+			best = d;
+	}
+	if (best <= 2 || (best <= 3 && strlen(name) > 5)) {
+		fprintf(stderr, "\nthe most similar command%s:\n", "");
+		for (const struct cmd *c = sonde_cmds; c->name; c++)
+			if (distance(name, c->name) == best)
+				fprintf(stderr, "\t%s\n", c->name);
+	}
+	return 1;
+}
+
+static int run(const struct cmd *c, int argc, char **argv)
+{
+	int rc;
+
+	if (c->flags & RUN_MEMLOCK)
+		raise_memlock();
+	if (c->flags & RUN_TRACEFS)
+		tracefs__mount();	/* the command reports it if it ends up needing it */
+	rc = c->fn(argc, argv);
+
+	/* a full disk or a closed pipe must not look like success */
+	if (fflush(stdout) || ferror(stdout)) {
+		if (errno != EPIPE)
+			error("cannot write the output: %s", strerror(errno));
+		return rc ? rc : 1;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd *c;
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+			printf("sonde version %s\n", SONDE_VERSION);
+			return 0;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			verbose++;
+		} else if (!strncmp(a, "-vv", 3) && strspn(a + 1, "v") == strlen(a + 1)) {
+			verbose += strlen(a + 1);
+		} else {
+			error("unknown option '%s'; see 'sonde --help'", a);
+			return 129;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return 1;
+	}
+	if (!strcmp(argv[i], "help")) {
+		if (i + 1 >= argc) {
+			usage(stdout);
+			return 0;
+		}
+		c = find_cmd(argv[i + 1]);
+		if (!c)
+			return unknown_cmd(argv[i + 1]);
+		char *hargv[] = { (char *)c->name, (char *)"--help", NULL };
+		return c->fn(2, hargv);
+	}
+	if (!strcmp(argv[i], "version")) {
+		printf("sonde version %s\n", SONDE_VERSION);
+		return 0;
+	}
+	c = find_cmd(argv[i]);
+	if (!c)
+		return unknown_cmd(argv[i]);
+	return run(c, argc - i, argv + i);
+}

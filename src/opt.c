@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * opt.c - the option parser behind every command; see opt.h.
+ *
+ * Hand-written instead of getopt_long because it also renders the help from the
+ * same table, accepts unique prefixes and --no- forms, and reports errors in
+ * sonde's one-line style instead of getopt's.
+ */
+#include "opt.h"
+#include "sonde.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool takes_arg(const struct opt *o)
+{
+	switch (o->type) {
+	case OPTT_BOOL:
+	case OPTT_COUNT:
+		return false;
+	case OPTT_CALLBACK:
+		return !(o->flags & OPTF_NOARG);
+	default:
+		return true;
+	}
+}
+
+void opt__usage(const char *const usage[], const struct opt *opts, bool to_stderr)
+{
+	FILE *f = to_stderr ? stderr : stdout;
+
+	for (int i = 0; usage && usage[i]; i++)
+		fprintf(f, "%s%s\n", i ? "   or: " : "usage: ", usage[i]);
+	fputc('\n', f);
+	for (const struct opt *o = opts; o->type != OPTT_END; o++) {
+		char left[96];
+		int n = 0;
+
+		if (o->type == OPTT_GROUP) {
+			fprintf(f, "\n%s\n", o->help);
+			continue;
+		}
+		if (o->flags & OPTF_HIDDEN)
+			continue;
+		n += snprintf(left + n, sizeof(left) - n, "    ");
+		if (o->short_name)
+			n += snprintf(left + n, sizeof(left) - n, "-%c", o->short_name);
+		if (o->short_name && o->long_name)
+			n += snprintf(left + n, sizeof(left) - n, ", ");
+		if (o->long_name)
+			n += snprintf(left + n, sizeof(left) - n, "--%s", o->long_name);
+		if (takes_arg(o))
+			snprintf(left + n, sizeof(left) - n, " <%s>", o->argh ? o->argh : "n");
+		if (strlen(left) > 26)
+			fprintf(f, "%s\n%27s%s\n", left, "", o->help ? o->help : "");
+		else
+			fprintf(f, "%-26s %s\n", left, o->help ? o->help : "");
+	}
+	fputc('\n', f);
+}
+
+void opt__usage_error(const char *const usage[], const struct opt *opts,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sonde: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	opt__usage(usage, opts, true);
+	exit(129);
+}
+
+static void store(const char *const usage[], const struct opt *all,
+		  const struct opt *o, const char *arg, bool negated, const char *spelled)
+{
+	char *end;
+
+	errno = 0;
+	switch (o->type) {
+	case OPTT_BOOL:
+		*(bool *)o->value = !negated;
+		return;
+	case OPTT_COUNT:
+		*(int *)o->value = negated ? 0 : *(int *)o->value + 1;
+		return;
+	case OPTT_INT: {
+		long v = strtol(arg, &end, 0);
+
+		if (errno || end == arg || *end || v < -2147483647L || v > 2147483647L)
+			opt__usage_error(usage, all, "option '%s' expects a number, not '%s'", spelled, arg);
+		*(int *)o->value = (int)v;
+		return;
+	}
+	case OPTT_UINT64: {
+		unsigned long long v = strtoull(arg, &end, 0);
+
+		if (errno || end == arg || *end || arg[0] == '-')
+			opt__usage_error(usage, all, "option '%s' expects a positive number, not '%s'", spelled, arg);
+		*(unsigned long long *)o->value = v;
+		return;
+	}
+	case OPTT_DOUBLE: {
+		double v = strtod(arg, &end);
+
+		if (errno || end == arg || *end)
+			opt__usage_error(usage, all, "option '%s' expects a number, not '%s'", spelled, arg);
+		*(double *)o->value = v;
+		return;
+	}
+	case OPTT_STRING:
+		*(const char **)o->value = arg;
+		return;
+	case OPTT_CALLBACK:
+		if (o->cb(o, negated ? NULL : arg) < 0)
+			exit(129);	/* the callback said what was wrong */
+		return;
+	default:
+		return;
+	}
+}
+
+static const struct opt *find_long(const char *const usage[], const struct opt *opts,
+				   const char *name, size_t len, bool *negated)
+{
+	const struct opt *match = NULL;
+	int nmatch = 0;
+
+	*negated = false;
+	for (int pass = 0; pass < 2; pass++) {
+		const char *n = name;
+		size_t l = len;
+
+		if (pass == 1) {
+			if (len <= 3 || strncmp(name, "no-", 3))
+				break;
+			n += 3;
+			l -= 3;
+		}
+		for (const struct opt *o = opts; o->type != OPTT_END; o++) {
+			if (!o->long_name)
+				continue;
+			if (strlen(o->long_name) == l && !strncmp(o->long_name, n, l)) {
+				*negated = pass == 1;
+				return o;
+			}
+		}
+		for (const struct opt *o = opts; o->type != OPTT_END; o++) {
+			if (o->long_name && !strncmp(o->long_name, n, l)) {
+				if (match != o)
+					nmatch++;
+				match = o;
+				*negated = pass == 1;
+			}
+		}
+		if (nmatch)
+			break;
+	}
+	if (nmatch > 1)
+		opt__usage_error(usage, opts, "option '--%.*s' is ambiguous", (int)len, name);
+	if (match && *negated && match->type != OPTT_BOOL && match->type != OPTT_COUNT &&
+	    !(match->type == OPTT_CALLBACK && (match->flags & OPTF_NOARG)))
+		opt__usage_error(usage, opts, "option '--%.*s' cannot be negated", (int)len, name);
+	return match;
+}
+
+int opt__parse(int argc, char **argv, const struct opt *opts,
+	       const char *const usage[], unsigned flags)
+{
+	int out = 0;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		char *a = argv[i];
+
+		if (!strcmp(a, "--")) {
+			if (flags & OPT_KEEP_DASHDASH)
+				argv[out++] = a;
+			i++;
+			break;
+		}
+		if (a[0] != '-' || !a[1]) {
+			if (flags & OPT_STOP_AT_NON_OPTION)
+				break;
+			argv[out++] = a;
+			continue;
+		}
+		if (a[1] == '-') {
+			char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			bool neg;
+			const struct opt *o;
+
+			if (len == 4 && !strncmp(name, "help", 4)) {
+				opt__usage(usage, opts, false);
+				exit(0);
+			}
+			o = find_long(usage, opts, name, len, &neg);
+			if (!o)
+				opt__usage_error(usage, opts, "unknown option '--%.*s'", (int)len, name);
+			if (takes_arg(o) && !neg) {
+				const char *arg = eq ? eq + 1 : NULL;
+
+				if (!arg) {
+					if (i + 1 >= argc)
+						opt__usage_error(usage, opts, "option '--%s' needs a value", o->long_name);
+					arg = argv[++i];
+				}
+				store(usage, opts, o, arg, false, a);
+			} else {
+				if (eq)
+					opt__usage_error(usage, opts, "option '--%s' takes no value", o->long_name);
+				store(usage, opts, o, NULL, neg, a);
+			}
+			continue;
+		}
+		for (char *c = a + 1; *c; c++) {
+			const struct opt *o = NULL;
+			char spelled[3] = { '-', *c, 0 };
+
+			if (*c == 'h') {
+				bool claimed = false;
+
+				for (const struct opt *p = opts; p->type != OPTT_END; p++)
+					claimed |= p->short_name == 'h';
+				if (!claimed) {
+					opt__usage(usage, opts, false);
+					exit(0);
+				}
+			}
+			for (const struct opt *p = opts; p->type != OPTT_END; p++)
+				if (p->short_name == *c)
+					o = p;
+			if (!o)
+				opt__usage_error(usage, opts, "unknown switch '%c'", *c);
+			if (takes_arg(o)) {
+				const char *arg = c[1] ? c + 1 : NULL;
+
+				if (!arg) {
+					if (i + 1 >= argc)
+						opt__usage_error(usage, opts, "switch '%c' needs a value", *c);
+					arg = argv[++i];
+				}
+				store(usage, opts, o, arg, false, spelled);
+				break;
+			}
+			store(usage, opts, o, NULL, false, spelled);
+		}
+	}
+	while (i < argc)
+		argv[out++] = argv[i++];
+	argv[out] = NULL;
+	return out;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sonde.h - the command table's types and the helpers every command shares.
+ *
+ * Adding a new command:
+ *   1. write src/cmd/NAME.c with `int cmd_NAME(int argc, char **argv)`; it parses
+ *      its options with opt__parse() (src/opt.h), wires src/lib/ pieces together
+ *      and prints; engine logic belongs in src/lib/;
+ *   2. declare it below and add one row to the table in src/main.c, with the
+ *      one-line help and the RUN_* flags saying what the runner must prepare;
+ *   3. add tests/e2e/tNNNN-NAME.sh; t0000-hub.sh checks every command answers --help.
+ * The Makefile picks up new .c files by itself.
+ */
+#ifndef SONDE_H
+#define SONDE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#define SONDE_VERSION "0.1.0"
+
+/* what the runner prepares before it calls a command */
+enum run_flags {
+	RUN_MEMLOCK = 1 << 0,	/* raise RLIMIT_MEMLOCK for BPF maps and perf buffers */
+	RUN_TRACEFS = 1 << 1,	/* mount tracefs at /sys/kernel/tracing if it is not there */
+	RUN_ROOT    = 1 << 2,	/* says clearly that root (or the capabilities) is needed */
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+	unsigned flags;
+};
+
+extern const struct cmd sonde_cmds[];
+extern int verbose;		/* -v count, global for every command */
+
+/* messages: "sonde: <what failed>: <why>" on stderr; see STYLE.md */
+void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void debug(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* a hint line ("hint: ...") that follows an error */
+void hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+
+
+
+int cmd_stat(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+
+#endif
