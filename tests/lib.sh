@@ -1,0 +1,59 @@
+# lib.sh - the end-to-end test harness, sourced by tests/e2e/tNNNN-topic.sh.
+#
+#   test_expect_success 'what it checks' '
+#           shell commands; the test fails at the first failing command
+#   '
+#   test_skip 'what it would check' 'why it cannot run here'
+#   test_done
+#
+# Helpers: test_cmp EXPECTED ACTUAL (diff -u), $SONDE (the binary under test),
+# $BUILD (build dir with workloads/ and examples/), $TMP (a private scratch dir),
+# mask_numbers (turns digits into N, to compare layouts with perf's).
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+SONDE=${SONDE:-$BUILD/sonde}
+WORKLOADS=$BUILD/workloads
+EXAMPLES=$BUILD/examples
+RESULTS=${RESULTS:-/dev/null}
+TEST_NAME=$(basename "$0" .sh)
+TMP=$(mktemp -d "/tmp/sonde-$TEST_NAME.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+_pass=0 _fail=0 _skip=0
+
+say() { printf '%s\n' "$*"; }
+
+test_expect_success() {
+	local desc=$1 body=$2 log=$TMP/.log rc
+	( cd "$TMP" && set -e && eval "$body" ) >"$log" 2>&1 </dev/null
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		say "ok - $TEST_NAME: $desc"
+		echo "pass $TEST_NAME: $desc" >>"$RESULTS"
+		_pass=$((_pass + 1))
+	else
+		say "FAIL - $TEST_NAME: $desc (exit $rc)"
+		sed 's/^/    | /' "$log" | tail -n 40
+		echo "fail $TEST_NAME: $desc" >>"$RESULTS"
+		_fail=$((_fail + 1))
+	fi
+}
+
+test_skip() {
+	say "skip - $TEST_NAME: $1 ($2)"
+	echo "skip $TEST_NAME: $1 ($2)" >>"$RESULTS"
+	_skip=$((_skip + 1))
+}
+
+test_cmp() { diff -u "$1" "$2"; }
+
+# digits become N, runs of spaces are kept: the layout stays, the values go
+mask_numbers() { sed -E 's/[0-9]+/N/g; s/N(,N)+/N/g; s/N\.N/N/g'; }
+
+# fail unless "$1" (a command's output) contains "$2"
+expect_contains() { case "$1" in *"$2"*) return 0 ;; esac; echo "expected to find: $2"; echo "in: $1"; return 1; }
+
+test_done() {
+	say "# $TEST_NAME: $_pass passed, $_fail failed, $_skip skipped"
+	[ $_fail -eq 0 ]
+}

@@ -1,0 +1,61 @@
+#!/bin/bash
+# run.sh - every test: unit tests (plain and ASan/UBSan), then the end-to-end
+# scripts against build/sonde, then the same scripts against the ASan build.
+# Ends with "N passed, N failed, N skipped"; exits 1 if anything failed.
+# TESTS=t0100 limits the end-to-end scripts to names containing that string.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+results=$(mktemp /tmp/sonde-results.XXXXXX)
+trap 'rm -f "$results"' EXIT
+export RESULTS=$results
+
+unit() {	# unit BINARY LABEL
+	local out
+	out=$("$1" 2>&1)
+	echo "$out" | grep -v '^ok - ' || true
+	echo "$out" | sed -n "s/^ok - \(.*\)/pass unit$2: \1/p" >>"$results"
+	echo "$out" | sed -n "/^FAIL - /{s/^FAIL - \([^:]*\).*/fail unit$2: \1/;p}" >>"$results"
+	# a crash before the count line is a failure too
+	echo "$out" | grep -q '^unit: ' || echo "fail unit$2: the unit test binary crashed" >>"$results"
+}
+
+echo "== unit tests"
+unit build/unit-tests ""
+echo "== unit tests under ASan/UBSan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 unit build-san/unit-tests "-asan"
+
+for mode in plain asan; do
+	if [ $mode = asan ]; then
+		echo "== end-to-end tests under ASan/UBSan"
+		export SONDE=$ROOT/build-san/sonde SONDE_SANITIZED=1
+		export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	else
+		echo "== end-to-end tests"
+		export SONDE=$ROOT/build/sonde
+	fi
+	for t in tests/e2e/t*.sh; do
+		case "$t" in *"${TESTS:-}"*) ;; *) continue ;; esac
+		# scripts named *-nosan.sh do not run under ASan (timing-bound or slow)
+		[ $mode = asan ] && case "$t" in *-nosan.sh) continue ;; esac
+		start=$SECONDS
+		if ! bash "$t"; then :; fi
+		echo "   ($t: $((SECONDS - start))s)"
+	done
+done
+
+pass=$(grep -c '^pass ' "$results")
+fail=$(grep -c '^fail ' "$results")
+skip=$(grep -c '^skip ' "$results")
+if [ "$fail" -gt 0 ]; then
+	echo
+	echo "failed:"
+	grep '^fail ' "$results" | sed 's/^fail /  /'
+fi
+echo
+if [ "$skip" -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]

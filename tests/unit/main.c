@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/* main.c - runs every registered unit test; see unit.h */
+#include "unit.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct unit_test *head, **tail = &head;
+static int failed_now;
+static char build_dir[4096];
+
+void unit__register(struct unit_test *t)
+{
+	*tail = t;
+	tail = &t->next;
+}
+
+void unit__fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!failed_now)
+		printf("FAIL - ");
+	failed_now = 1;
+	printf("%s:%d: ", file, line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+const char *unit__build_dir(void)
+{
+	return build_dir;
+}
+
+int main(int argc, char **argv)
+{
+	int pass = 0, fail = 0;
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = 0;
+		*strrchr(self, '/') = 0;
+		snprintf(build_dir, sizeof(build_dir), "%s", self);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (struct unit_test *t = head; t; t = t->next) {
+		if (argc > 1 && !strstr(t->name, argv[1]))
+			continue;
+		failed_now = 0;
+		t->fn();
+		if (failed_now) {
+			printf("   in %s\n", t->name);
+			fail++;
+		} else {
+			printf("ok - %s\n", t->name);
+			pass++;
+		}
+	}
+	printf("unit: %d passed, %d failed\n", pass, fail);
+	return fail ? 1 : 0;
+}
