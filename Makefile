@@ -34,7 +34,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 WORKLOADS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
 	     $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps deps-test test test-unit test-e2e demo bench clean workloads
+.PHONY: all deps deps-test test test-unit test-e2e demo bench clean workloads fuzz
 all: deps $(BUILD)/sonde
 
 deps:
@@ -62,9 +62,24 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 
 workloads: $(WORKLOADS)
 
+# fuzz targets: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput; built with
+# clang's libFuzzer + ASan/UBSan against the library in build-fuzz/. `make test`
+# runs each over its seeds in tests/fuzz/corpus/NAME/ and for a few seconds more.
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
+FUZZ_LIB_OBJS := $(patsubst $(BUILD)/%,build-fuzz/%,$(LIB_OBJS))
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -std=gnu11 -D_GNU_SOURCE -Isrc -Ibuild-fuzz/gen -w
+build-fuzz/src/%.o: src/%.c $(wildcard src/*.h src/*/*.h) | deps
+	@mkdir -p $(dir $@) build-fuzz/gen
+	clang $(FUZZ_FLAGS) -c -o $@ $<
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
+	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+fuzz: $(FUZZ_BINS)
+
 test: deps-test
 	@$(MAKE) --no-print-directory all workloads $(BUILD)/unit-tests
 	@$(MAKE) --no-print-directory SANITIZE=1 all build-san/unit-tests
+	@$(MAKE) --no-print-directory fuzz
 	@tests/run.sh
 
 demo: all workloads
@@ -74,4 +89,5 @@ bench: all workloads deps-test
 	@bench/run.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
+.SECONDARY:

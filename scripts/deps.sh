@@ -21,7 +21,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1 || {
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing >/dev/null 2>&1 || {
 	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends $missing
+	apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $missing
 }

@@ -25,6 +25,23 @@ unit build/unit-tests ""
 echo "== unit tests under ASan/UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 unit build-san/unit-tests "-asan"
 
+echo "== fuzz targets (seed corpus, then ${FUZZ_SECONDS:-5}s of new inputs each)"
+for f in build-fuzz/fuzz_*; do
+	[ -x "$f" ] || continue
+	name=${f#build-fuzz/fuzz_}
+	corpus=tests/fuzz/corpus/$name
+	work=$(mktemp -d /tmp/sonde-fuzz.XXXXXX)
+	[ -d "$corpus" ] && cp -r "$corpus/." "$work/"
+	if "$f" -max_total_time="${FUZZ_SECONDS:-5}" -max_len=65536 -rss_limit_mb=2048 "$work" >"$work.log" 2>&1; then
+		echo "ok - fuzz $name ($(grep -o 'Done [0-9]* runs' "$work.log" | head -1))"
+		echo "pass fuzz: $name" >>"$results"
+	else
+		echo "FAIL - fuzz $name"; tail -n 30 "$work.log"
+		echo "fail fuzz: $name" >>"$results"
+	fi
+	rm -rf "$work" "$work.log"
+done
+
 for mode in plain asan; do
 	if [ $mode = asan ]; then
 		echo "== end-to-end tests under ASan/UBSan"
