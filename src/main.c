@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
-* Everyone working on sonde reads HACKING.md first (conventions, tests, how to commit).
+ * Everyone working on sonde reads HACKING.md first (conventions, tests, how to commit).
  * main.c - sonde's hub: the command table, help, and the runner that prepares
  * what a command needs, calls it, and checks its output reached its destination.
  * How to add a command: see the comment at the top of sonde.h.
