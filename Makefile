@@ -43,14 +43,17 @@ deps-test:
 	@scripts/deps.sh test
 
 $(BUILD)/sonde: $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/%.o: %.c $(wildcard src/*.h src/*/*.h) | deps
 	@mkdir -p $(dir $@) $(BUILD)/gen
-	$(CC) $(CFLAGS) -c -o $@ $<
+	@echo "  CC      $@"
+	@$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	@echo "  LINK    $@"
+	@$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # workloads keep frame pointers and symbols: tests look for their functions
 $(BUILD)/examples/%: examples/%.c

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -477,7 +478,16 @@ int cmd_stat(int argc, char **argv)
 	pr.fmt = o.json ? STAT_JSON : o.sep ? STAT_CSV : STAT_STD;
 	pr.sep = o.sep ? o.sep : " ";
 	pr.runs = o.repeat;
-	pr.big_num = o.big_num;
+	if (o.big_num) {
+		/* perf's %'-grouping follows LC_NUMERIC: "1,000" in en_US, "1000" in C */
+		static char thousands[8];
+
+		if (setlocale(LC_NUMERIC, "")) {
+			snprintf(thousands, sizeof(thousands), "%s", localeconv()->thousands_sep);
+			setlocale(LC_NUMERIC, "C");
+		}
+		pr.thousands = thousands;
+	}
 	pr.no_scale = !o.scale;
 
 	if (o.interval_ms) {

@@ -488,7 +488,11 @@ static int parse_one(struct evlist *l, char *term, char *err, size_t errlen)
 
 		*colon = 0;
 		memset(&probe, 0, sizeof(probe));
-		if (!second && !lookup_symbolic(term, &probe) && strspn(colon + 1, "ukhGHpPDeS") == strlen(colon + 1) && colon[1]) {
+		if (!second && !lookup_symbolic(term, &probe)) {
+			if (!colon[1]) {
+				seterr(err, errlen, "event '%s:': a modifier is missing after the ':'", term);
+				return -EINVAL;
+			}
 			mods = colon + 1;
 		} else {
 			int rc;

@@ -7,7 +7,6 @@
  */
 #include "ui/stat_print.h"
 
-#include <locale.h>
 #include <math.h>
 #include <string.h>
 
@@ -53,15 +52,15 @@ static void prefix(const struct stat_print *p, const struct stat_model *m, int u
 	}
 }
 
-/* %'.0f with a "," grouping whatever the locale */
-static void format_value(char *buf, size_t len, double v, bool frac, bool group)
+/* printf's %' without touching the process locale: group with sep, if any */
+static void format_value(char *buf, size_t len, double v, bool frac, const char *sep)
 {
 	char raw[64];
 	int n, intlen, out = 0;
 	char *dot;
 
 	snprintf(raw, sizeof(raw), frac ? "%.2f" : "%.0f", v);
-	if (!group) {
+	if (!sep || !*sep) {
 		snprintf(buf, len, "%s", raw);
 		return;
 	}
@@ -72,10 +71,11 @@ static void format_value(char *buf, size_t len, double v, bool frac, bool group)
 		buf[out++] = '-';
 		n = 1;
 	}
-	for (int i = n; i < intlen && out < (int)len - 2; i++) {
+	for (int i = n; i < intlen && out < (int)len - 8; i++) {
 		buf[out++] = raw[i];
 		if ((intlen - i - 1) % 3 == 0 && i != intlen - 1)
-			buf[out++] = ',';
+			for (const char *c = sep; *c; c++)
+				buf[out++] = *c;
 	}
 	snprintf(buf + out, len - out, "%s", dot ? dot : "");
 }
@@ -172,7 +172,7 @@ static void print_row(const struct stat_print *p, const struct stat_model *m, in
 		char num[64];
 
 		if (counted)
-			format_value(num, sizeof(num), shown, frac, false);
+			format_value(num, sizeof(num), shown, frac, NULL);
 		else
 			snprintf(num, sizeof(num), "%s", marker);
 		fprintf(p->out, "%s%s%s%s%s", num, p->sep, ev->unit, p->sep, ev->name);
@@ -195,7 +195,7 @@ static void print_row(const struct stat_print *p, const struct stat_model *m, in
 	} else {
 		char num[64];
 
-		format_value(num, sizeof(num), shown, frac, p->big_num);
+		format_value(num, sizeof(num), shown, frac, p->thousands);
 		fprintf(p->out, "%18s %-4s %-32s", num, ev->unit, ev->name);
 		statmodel__metric(m, e, u, &mt);
 		print_metric(p, &mt, false);

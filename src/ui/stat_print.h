@@ -17,7 +17,7 @@ struct stat_print {
 	enum stat_format fmt;
 	const char *sep;	/* for STAT_CSV */
 	int runs;		/* -r; noise shown when > 1 */
-	bool big_num;		/* thousands separators in the text layout */
+	const char *thousands;	/* the locale's thousands separator for the text layout, or NULL */
 	bool no_scale;		/* --no-scale: raw counts, not scaled by the running share */
 };
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * unit.h - the unit-test harness: TEST(name) { CHECK(...); } in any
- * tests/unit/*.c file registers itself; build/unit-tests runs them all and
+ * tests/unit/test_NAME.c file registers itself; build/unit-tests runs them all and
  * prints "ok - name" or "FAIL - name: file:line: what", then a count line.
  * `build/unit-tests PATTERN` runs the tests whose name contains PATTERN.
  */
