@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * symbol.h - the one symbolizer every command uses: addresses of processes (as a
+ * recording saw their memory maps, or live from /proc/PID/maps) and of the kernel
+ * to function names, DSOs, inlined frames and source lines.
+ *
+ * Built on elfutils: ELF .symtab/.dynsym, separate debug info by build id and by
+ * .gnu_debuglink, MiniDebugInfo (.gnu_debugdata), DWARF for inline chains and
+ * lines; /proc/kallsyms for the kernel; /tmp/perf-PID.map for JITs; [vdso].
+ * Each ELF file is loaded once and shared by every process that maps it, and
+ * every resolved address is cached per DSO.
+ *
+ * The symbolizer owns every string it returns; they stay valid until
+ * symbolizer__free(). Errors are -errno; nothing is printed.
+ */
+#ifndef SONDE_SYMBOL_H
+#define SONDE_SYMBOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct symbolizer;
+
+enum {
+	SYM_INLINE = 1,		/* expand inlined frames (DWARF) */
+	SYM_SRCLINE = 2,	/* fill srcfile/srcline (DWARF) */
+};
+
+struct symbolizer *symbolizer__new(unsigned flags);
+void symbolizer__free(struct symbolizer *s);
+
+/*
+ * Where separate debug files are looked for: a colon-separated list as
+ * elfutils takes it (default ":.debug:/usr/lib/debug": beside the file, in
+ * its .debug/ subdirectory, then under /usr/lib/debug by build id and path).
+ * The string is copied. Call before resolving anything.
+ */
+int symbolizer__set_debug_path(struct symbolizer *s, const char *path);
+
+/* a process's memory map as a recording saw it (PERF_RECORD_MMAP/MMAP2); build_id may be NULL */
+int symbolizer__add_mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+			 const char *path, const uint8_t *build_id, size_t build_id_len);
+int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child);	/* child gets a copy of parent's maps */
+void symbolizer__exec(struct symbolizer *s, pid_t pid);			/* an exec drops the old maps */
+void symbolizer__exit(struct symbolizer *s, pid_t pid);			/* forget a process (PERF_RECORD_EXIT) */
+int symbolizer__load_proc_maps(struct symbolizer *s, pid_t pid);	/* live processes: /proc/PID/maps */
+
+struct sym_frame {
+	const char *sym;	/* "main"; NULL when unresolved (callers print "[unknown]") */
+	uint64_t offset;	/* addr - symbol start (of the real function, also for inlined frames) */
+	const char *dso;	/* "/usr/bin/ls", "[kernel.kallsyms]", "[vdso]", or NULL when unknown */
+	uint64_t dso_addr;	/* addr relative to the DSO's load: the ELF virtual address (what addr2line -e DSO takes);
+				   the address itself for the kernel and JIT code */
+	const char *srcfile;	/* with SYM_SRCLINE, else NULL */
+	int srcline;
+	bool inlined;		/* a frame inlined into the next one (SYM_INLINE) */
+};
+
+/*
+ * resolve addr of pid (a kernel address when kernel is true); writes up to max frames (the inline chain,
+ * innermost first, then the real function) and returns how many (>= 1), or -errno (-EINVAL if max < 1).
+ * An address nothing knows still gives one frame, with sym (and maybe dso) NULL.
+ */
+int symbolizer__resolve(struct symbolizer *s, pid_t pid, uint64_t addr, bool kernel,
+			struct sym_frame *out, int max);
+
+/* counters for tests and benchmarks */
+struct symbolizer_stats {
+	unsigned long dsos;		/* ELF files loaded */
+	unsigned long lookups;		/* symbolizer__resolve calls */
+	unsigned long cache_hits;	/* answered from the per-address cache */
+};
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);
+
+#endif
