@@ -56,10 +56,21 @@ static void row(struct list_ctx *l, const char *name, const char *alias, const c
 	l->shown++;
 }
 
+static int cmp_sym(const void *a, const void *b)
+{
+	return strcmp((*(const struct event_sym *const *)a)->name, (*(const struct event_sym *const *)b)->name);
+}
+
 static void list_symbolic(struct list_ctx *l, enum event_kind kind, const char *cls, const char *label)
 {
-	for (size_t i = 0; i < nr_event_syms; i++) {
-		const struct event_sym *s = &event_syms[i];
+	const struct event_sym *sorted[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < nr_event_syms && n < 64; i++)
+		sorted[n++] = &event_syms[i];
+	qsort(sorted, n, sizeof(sorted[0]), cmp_sym);	/* perf list is alphabetical */
+	for (size_t i = 0; i < n; i++) {
+		const struct event_sym *s = sorted[i];
 		struct perf_event_attr a = { 0 };
 
 		if (s->kind != kind || !wanted(l, cls, s->name, s->alias))

@@ -139,7 +139,8 @@ int tracefs__glob(const char *group_pat, const char *name_pat, struct tp_name **
 		tracefs__free_names(v, n);
 		return err;
 	}
-	qsort(v, n, sizeof(*v), cmp_names);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_names);
 	*out = v;
 	return n;
 }
