@@ -1,0 +1,19 @@
+# lib.sh - helpers for bench/*.sh: timing commands the same way for every tool.
+
+# best_of N CMD...: the fastest wall time of N runs, in seconds (stdout/stderr discarded)
+best_of() {
+	local n=$1 best= t
+	shift
+	for _ in $(seq "$n"); do
+		t=$(python3 -c "import time,subprocess,sys
+s=time.perf_counter(); subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,stderr=subprocess.DEVNULL); print(time.perf_counter()-s)" "$@")
+		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN{exit !(a<b)}'; then best=$t; fi
+	done
+	echo "$best"
+}
+
+# ratio A B: A/B with 2 decimals
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
+
+# added A BASE: A - BASE, never below zero
+added() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = 0; printf "%.6f", d }'; }
