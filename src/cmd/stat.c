@@ -179,7 +179,7 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 			      c.status[e] == CNT_OK ? "" : " (not supported)");
 		}
 	if (c.user_only_fallback)
-		warning("kernel counting is not allowed here: counting user space only (kernel.perf_event_paranoid)");
+		debug(1, "kernel counting is not allowed here: counting user space only (kernel.perf_event_paranoid)");
 	if (!*model_ready) {
 		rc = statmodel__init(m, &o->evl, &c, o->no_aggr ? AGGR_CPU : o->per_thread ? AGGR_THREAD : AGGR_GLOBAL);
 		if (rc) {

@@ -105,4 +105,16 @@ test_expect_success 'sonde list leaves out hardware events the machine cannot co
 		$SONDE list hw | grep -q "cpu-cycles OR cycles"
 	fi
 '
+test_expect_success 'unprivileged: system-wide is refused naming perf_event_paranoid and CAP_PERFMON' '
+	cp $SONDE ./sonde-copy && chmod 755 . ./sonde-copy &&
+	rc=0; setpriv --reuid 65534 --regid 65534 --clear-groups ./sonde-copy stat -a -e cpu-clock -- true 2>err || rc=$? &&
+	cat err && [ $rc -eq 1 ] && grep -q "perf_event_paranoid" err && grep -q "CAP_PERFMON" err
+'
+
+test_expect_success 'unprivileged: falls back to user-space counting as perf does (:u)' '
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] || { echo "paranoid < 2: nothing to fall back from"; exit 0; } &&
+	cp $SONDE ./sonde-copy && chmod 755 . ./sonde-copy &&
+	setpriv --reuid 65534 --regid 65534 --clear-groups ./sonde-copy stat -e task-clock,page-faults -- true 2>err &&
+	grep -q "msec task-clock:u" err && grep -q " page-faults:u" err
+'
 test_done
