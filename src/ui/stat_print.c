@@ -259,7 +259,8 @@ void stat_print__footer(const struct stat_print *p, const struct stat_model *m,
 
 	if (p->fmt != STAT_STD)
 		return;
-	fputc('\n', p->out);
+	if (m->evl->nr)		/* perf's -n prints no blank line after the header */
+		fputc('\n', p->out);
 	if (p->runs <= 1) {
 		fprintf(p->out, " %17.9f seconds time elapsed", avg);
 		if (ru_valid) {

@@ -148,6 +148,11 @@ test_expect_success '-t TID: one thread only' '
 	ms=$(cut -d, -f1 out) && awk -v ms=$ms "BEGIN { exit !(ms > 50 && ms < 400) }"
 '
 
+test_expect_success '-n: only the elapsed time, perf'"'"'s layout' '
+	$SONDE stat -n -- $W 10 2>sonde.out && perf stat -n -- $W 10 2>perf.out &&
+	layout <perf.out >expect && layout <sonde.out >actual && test_cmp expect actual
+'
+
 test_expect_success 'SIGINT ends an attached run and still prints the counts' '
 	$SONDE stat -a -e cpu-clock 2>out & p=$! &&
 	sleep 0.4 && kill -INT $p && wait $p &&
