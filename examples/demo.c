@@ -25,18 +25,20 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-__attribute__((noinline)) static void spin(unsigned long n)
-{
-	unsigned long x = sink;
+/* each hot function runs its own loop, so the samples land in it (self time) */
+#define SPIN(n) do {                                                        \
+		unsigned long x_ = sink;                                    \
+		for (unsigned long i_ = 0; i_ < (n); i_++)                  \
+			x_ = x_ * 6364136223846793005UL + 1442695040888963407UL; \
+		sink = x_;                                                  \
+	} while (0)
+/* an empty asm after a call keeps it from becoming a tail jump, so the caller
+ * keeps its frame in sampled stacks */
+#define KEEP_FRAME() __asm__ volatile("" ::: "memory")
 
-	for (unsigned long i = 0; i < n; i++)
-		x = x * 6364136223846793005UL + 1442695040888963407UL;
-	sink = x;
-}
-
-__attribute__((noinline)) void hot_loop(void) { spin(6000000); }
-__attribute__((noinline)) void warm_loop(void) { spin(3000000); }
-__attribute__((noinline)) void cold_path(void) { spin(500000); }
+__attribute__((noinline)) void hot_loop(void) { SPIN(6000000); }
+__attribute__((noinline)) void warm_loop(void) { SPIN(3000000); }
+__attribute__((noinline)) void cold_path(void) { SPIN(500000); }
 
 __attribute__((noinline)) void do_io(void)
 {
@@ -64,6 +66,7 @@ __attribute__((noinline)) void work(void)
 	warm_loop();
 	cold_path();
 	do_io();
+	KEEP_FRAME();
 }
 
 int main(int argc, char **argv)
