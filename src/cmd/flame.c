@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flame.c - `sonde flame`: folded stacks (files, stdin, or two profiles to
+ * compare) to an interactive SVG flame graph, or to speedscope / pprof files.
+ * flamegraph.pl's options keep their names and meanings.
+ */
+#include "sonde.h"
+#include "opt.h"
+#include "lib/export.h"
+#include "lib/flamegraph.h"
+#include "lib/folded.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const flame_usage[] = {
+	"sonde flame [<options>] [FILE...]",
+	"sonde flame --diff [<options>] BEFORE AFTER",
+	NULL,
+};
+
+#define MAX_WARNINGS 10
+
+struct flame_cmd {
+	struct flame_opts fo;
+	const char *output, *format, *minwidth;
+	bool diff, normalize, strip_hex, reverse, cp;
+	unsigned long warned;
+};
+
+static void warn_line(void *arg, const char *src, unsigned long lineno, const char *why)
+{
+	struct flame_cmd *c = arg;
+
+	if (++c->warned <= MAX_WARNINGS)
+		warning("%s:%lu: line skipped: %s", src, lineno, why);
+}
+
+/* --minwidth NUM or NUM%, as flamegraph.pl: ^[0-9.]+%?$ */
+static int parse_minwidth(struct flame_cmd *c)
+{
+	const char *s = c->minwidth;
+	char *end;
+	size_t n = strlen(s);
+
+	if (!n || strspn(s, "0123456789.") < n - (s[n - 1] == '%') || s[0] == '%')
+		return -1;
+	c->fo.minwidth = strtod(s, &end);
+	if (end == s)
+		return -1;
+	c->fo.minwidth_pct = s[n - 1] == '%';
+	return 0;
+}
+
+static int read_input(struct folded *f, struct flame_cmd *c, const char *path, enum folded_slot slot)
+{
+	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	long bad;
+
+	if (!in) {
+		error("cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	bad = folded__read(f, in, name, slot, warn_line, c);
+	if (in != stdin)
+		fclose(in);
+	if (bad < 0) {
+		error("cannot read '%s': %s", name, strerror((int)-bad));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_output(struct folded *f, struct flame_cmd *c, FILE *out)
+{
+	struct flame_result res;
+	char err[512] = "";
+	int rc;
+
+	if (!strcmp(c->format, "speedscope")) {
+		if (folded__total(f) <= 0) {
+			error("no valid stacks in the input: nothing to export");
+			return 2;
+		}
+		rc = export__speedscope(f, out, c->fo.title ? c->fo.title : "sonde flame",
+					!strcmp(c->fo.countname, "bytes") ? "bytes" : "none", err, sizeof(err));
+	} else if (!strcmp(c->format, "pprof")) {
+		if (folded__total(f) <= 0) {
+			error("no valid stacks in the input: nothing to export");
+			return 2;
+		}
+		rc = export__pprof(f, out, c->fo.countname, !strcmp(c->fo.countname, "bytes") ? "bytes" : "count",
+				   err, sizeof(err));
+	} else {
+		rc = flame__render(f, &c->fo, out, &res, err, sizeof(err));
+		if (!rc && res.empty) {
+			error("no valid stacks in the input: the SVG only says so");
+			return 2;
+		}
+		if (!rc && res.total_ignored)
+			warning("--total %g is less than the actual total %g, so it is ignored",
+				c->fo.total, folded__total(f));
+		if (!rc && !strcmp(c->fo.countname, "samples") && res.total < 100)
+			warning("stack count is low (%g samples): the graph may not show much", res.total);
+		if (!rc)
+			debug(1, "%u frames drawn, %u narrower than the minimum width left out, depth %u",
+			      res.drawn, res.elided, res.depth);
+	}
+	if (rc) {
+		error("%s", err[0] ? err : strerror(-rc));
+		return rc == -EINVAL ? 129 : 1;
+	}
+	return 0;
+}
+
+int cmd_flame(int argc, char **argv)
+{
+	struct flame_cmd c = { .format = "svg" };
+	const char *colors = NULL;
+	struct folded *f;
+	FILE *out = stdout;
+	unsigned flags = 0;
+	int rc = 0;
+
+	flame_opts__init(&c.fo);
+	const struct opt opts[] = {
+		OPT_GROUP("input and output"),
+		OPT_STRING('o', "output", &c.output, "FILE", "write to FILE instead of stdout"),
+		OPT_STRING(0, "format", &c.format, "FMT", "svg (default), speedscope (JSON) or pprof (gzip'd profile.proto)"),
+		OPT_BOOL(0, "diff", &c.diff, "differential graph of two profiles: BEFORE AFTER (difffolded.pl)"),
+		OPT_BOOL('n', "normalize", &c.normalize, "with --diff, scale BEFORE to AFTER's total (difffolded.pl -n)"),
+		OPT_BOOL('s', "strip-hex", &c.strip_hex, "0x1234 in frame names becomes 0x... (difffolded.pl -s)"),
+		OPT_GROUP("flamegraph.pl's options"),
+		OPT_STRING(0, "title", &c.fo.title, "TEXT", "title (default \"Flame Graph\")"),
+		OPT_STRING(0, "subtitle", &c.fo.subtitle, "TEXT", "second line under the title"),
+		OPT_INT(0, "width", &c.fo.width, "PX", "image width (default 1200)"),
+		OPT_INT(0, "height", &c.fo.height, "PX", "height of each frame (default 16)"),
+		OPT_STRING(0, "minwidth", &c.minwidth, "NUM[%]", "leave out frames narrower than NUM px, or NUM% of the total (default 0.1 px)"),
+		OPT_STRING(0, "fonttype", &c.fo.fonttype, "FONT", "font (default Verdana)"),
+		OPT_DOUBLE(0, "fontsize", &c.fo.fontsize, "NUM", "font size (default 12)"),
+		OPT_DOUBLE(0, "fontwidth", &c.fo.fontwidth, "NUM", "average glyph width / font size (default 0.59)"),
+		OPT_STRING(0, "countname", &c.fo.countname, "TEXT", "unit of the counts (default \"samples\")"),
+		OPT_STRING(0, "nametype", &c.fo.nametype, "TEXT", "name type label (default \"Function:\")"),
+		OPT_STRING(0, "colors", &colors, "PALETTE", "hot (default), mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange"),
+		OPT_STRING(0, "bgcolors", &c.fo.bgcolors, "COLOR", "background: yellow, blue, green, grey or #rrggbb"),
+		OPT_BOOL(0, "hash", &c.fo.hash, "colours keyed by a hash of the name"),
+		OPT_BOOL(0, "random", &c.fo.random, "random colours, different on every run"),
+		OPT_BOOL(0, "cp", &c.cp, "consistent palette: read and update palette.map"),
+		OPT_BOOL(0, "reverse", &c.reverse, "reverse each stack (a bottom-up graph)"),
+		OPT_BOOL(0, "inverted", &c.fo.inverted, "icicle graph: the root at the top"),
+		OPT_BOOL(0, "flamechart", &c.fo.flamechart, "flame chart: keep the input order, time on x"),
+		OPT_BOOL(0, "negate", &c.fo.negate, "swap the differential colours (red and blue)"),
+		OPT_DOUBLE(0, "factor", &c.fo.factor, "NUM", "multiply the counts shown by NUM"),
+		OPT_STRING(0, "notes", &c.fo.notes, "TEXT", "notes written into the SVG"),
+		OPT_DOUBLE(0, "total", &c.fo.total, "NUM", "the 100% count, to draw several graphs to one scale"),
+		OPT_STRING(0, "encoding", &c.fo.encoding, "ENC", "encoding of the XML declaration"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+
+	argc = opt__parse(argc, argv, opts, flame_usage, 0);
+	if (colors)
+		c.fo.colors = colors;
+	if (flame__check_palette(c.fo.colors))
+		opt__usage_error(flame_usage, opts, "unknown palette '%s'", c.fo.colors);
+	if (c.fo.bgcolors && flame__check_bgcolors(c.fo.bgcolors))
+		opt__usage_error(flame_usage, opts, "unknown background '%s' (yellow, blue, green, grey or #rrggbb)",
+				 c.fo.bgcolors);
+	if (c.minwidth && parse_minwidth(&c))
+		opt__usage_error(flame_usage, opts, "--minwidth takes a number of pixels or a percentage, not '%s'",
+				 c.minwidth);
+	if (strcmp(c.format, "svg") && strcmp(c.format, "speedscope") && strcmp(c.format, "pprof"))
+		opt__usage_error(flame_usage, opts, "unknown format '%s' (svg, speedscope or pprof)", c.format);
+	if (c.diff && argc != 2)
+		opt__usage_error(flame_usage, opts, "--diff takes two files, BEFORE and AFTER");
+	if (c.normalize && !c.diff)
+		opt__usage_error(flame_usage, opts, "--normalize needs --diff");
+	if (c.cp)
+		c.fo.cp_file = "palette.map";
+
+	if (c.reverse)
+		flags |= FOLDED_REVERSE;
+	if (c.fo.flamechart)
+		flags |= FOLDED_FLAMECHART;
+	if (c.strip_hex)
+		flags |= FOLDED_STRIP_HEX;
+	if (!(f = folded__new(flags))) {
+		error("out of memory");
+		return 1;
+	}
+	if (c.diff) {
+		if (read_input(f, &c, argv[0], FOLDED_BEFORE) || read_input(f, &c, argv[1], FOLDED_AFTER))
+			goto fail;
+		if (c.normalize)
+			folded__normalize(f);
+	} else if (argc == 0) {
+		if (read_input(f, &c, "-", FOLDED_AFTER))
+			goto fail;
+	} else {
+		for (int i = 0; i < argc; i++)
+			if (read_input(f, &c, argv[i], FOLDED_AFTER))
+				goto fail;
+	}
+	if (c.warned > MAX_WARNINGS)
+		warning("%lu malformed lines skipped in all (the first %d shown)", c.warned, MAX_WARNINGS);
+	if (folded__finish(f)) {
+		error("out of memory");
+		goto fail;
+	}
+	if (c.output && !(out = fopen(c.output, "w"))) {
+		error("cannot create '%s': %s", c.output, strerror(errno));
+		goto fail;
+	}
+	rc = write_output(f, &c, out);
+	if (out != stdout && fclose(out) && !rc) {
+		error("cannot write '%s': %s", c.output, strerror(errno));
+		rc = 1;
+	}
+	folded__free(f);
+	return rc;
+fail:
+	folded__free(f);
+	return 1;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * folded.h - folded stacks ("root;frame;leaf COUNT", stackcollapse-perf.pl's
+ * format) merged into a stack tree.
+ *
+ * The tree holds one node per distinct stack prefix, so memory grows with the
+ * number of distinct stacks, never with the input size: several inputs are
+ * streamed into one tree line by line. Each node keeps two counts, "after"
+ * (the only one of a plain profile) and "before" (differential profiles:
+ * difffolded.pl's "stack COUNT1 COUNT2" lines, or two inputs read into the two
+ * slots). The same tree writes folded text back, sorted the way
+ * stackcollapse-perf.pl sorts it, which is how `sonde collapse` prints.
+ *
+ * Ownership: the struct folded owns every node and every name; pointers
+ * returned by folded__name() live until folded__free().
+ */
+#ifndef SONDE_FOLDED_H
+#define SONDE_FOLDED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum folded_flags {
+	FOLDED_REVERSE    = 1 << 0,	/* reverse each stack: the leaf becomes the root */
+	FOLDED_FLAMECHART = 1 << 1,	/* keep input order; merge only with the last sibling */
+	FOLDED_STRIP_HEX  = 1 << 2,	/* 0x1234abcd -> 0x... (difffolded.pl -s) */
+};
+
+/* which count a plain "stack COUNT" line adds to */
+enum folded_slot {
+	FOLDED_AFTER  = 0,	/* the profile itself, or the "after" side of a diff */
+	FOLDED_BEFORE = 1,	/* the "before" side of a diff */
+};
+
+#define FOLDED_NONE UINT32_MAX
+
+struct folded_node {
+	uint32_t name;		/* folded__name(f, name) */
+	uint32_t parent;	/* FOLDED_NONE for the root */
+	uint32_t child;		/* first child, FOLDED_NONE if none */
+	uint32_t next;		/* next sibling, FOLDED_NONE if none */
+	double self, total;	/* "after" counts: this stack alone, and with its descendants */
+};
+
+struct folded;
+
+struct folded *folded__new(unsigned flags);
+void folded__free(struct folded *f);
+
+/*
+ * Add one stack of nframes frames, root first (frames[i] is lens[i] bytes, no
+ * NUL needed), with a count for the after slot and one for the before slot.
+ * Returns 0 or -ENOMEM. Stacks may be added after folded__finish(); call it
+ * again before reading the tree.
+ */
+int folded__add_frames(struct folded *f, const char *const *frames, const size_t *lens,
+		       size_t nframes, double after, double before);
+/* the same with "a;b;c" (len bytes); empty frames are kept as they are */
+int folded__add_stack(struct folded *f, const char *stack, size_t len, double after, double before);
+
+/*
+ * Parse one folded line (no newline needed): "stack COUNT" adds COUNT to slot,
+ * "stack COUNT1 COUNT2" adds COUNT1 to before and COUNT2 to after. Returns 0,
+ * 1 when the line was skipped (*why then says why, a static string; empty and
+ * comment "# " lines are skipped with *why NULL), or -ENOMEM.
+ */
+int folded__parse_line(struct folded *f, const char *line, size_t len,
+		       enum folded_slot slot, const char **why);
+
+/* called for each skipped line: the command prints it */
+typedef void (*folded_warn_fn)(void *arg, const char *src, unsigned long lineno, const char *why);
+
+/*
+ * Stream every line of in into the tree (src names the input in warnings).
+ * Returns the number of lines skipped as malformed, or -errno (-ENOMEM, or a
+ * read error).
+ */
+long folded__read(struct folded *f, FILE *in, const char *src, enum folded_slot slot,
+		  folded_warn_fn warn, void *arg);
+
+/*
+ * difffolded.pl -n: scale the before counts so both sides have the after
+ * side's total (each stack's before count truncated to an integer, as
+ * difffolded.pl does). Call before folded__finish().
+ */
+void folded__normalize(struct folded *f);
+
+/*
+ * Compute inclusive totals and order siblings (by name, or input order for
+ * flame charts). Returns 0 or -ENOMEM.
+ */
+int folded__finish(struct folded *f);
+
+/* reading the finished tree: node 0 is the root (no name, every stack under it) */
+const struct folded_node *folded__node(const struct folded *f, uint32_t id);
+uint32_t folded__nr_nodes(const struct folded *f);
+const char *folded__name(const struct folded *f, uint32_t name, size_t *len);
+uint32_t folded__nr_names(const struct folded *f);
+bool folded__is_diff(const struct folded *f);	/* any before count was added */
+/* the before counts of a node (0 unless differential) */
+double folded__before_self(const struct folded *f, uint32_t id);
+double folded__before_total(const struct folded *f, uint32_t id);
+double folded__total(const struct folded *f);		/* after total */
+double folded__total_before(const struct folded *f);
+size_t folded__nr_stacks(const struct folded *f);	/* nodes with a non-zero count */
+
+enum folded_write_flags {
+	FOLDED_WRITE_DIFF = 1 << 0,	/* "stack BEFORE AFTER", difffolded.pl's form */
+};
+
+/*
+ * Write one line per distinct stack, sorted by plain byte comparison of the
+ * stack text as stackcollapse-perf.pl sorts its output. Returns 0 or -errno.
+ */
+int folded__write(struct folded *f, FILE *out, unsigned flags);
+
+/* format a count as folded text does: integers without a fraction, else up to 15 digits */
+void folded__format_count(char *buf, size_t len, double v);
+
+#endif
