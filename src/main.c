@@ -21,6 +21,7 @@
 const struct cmd sonde_cmds[] = {
 	{ "list", cmd_list, "list the events this machine can count or trace", RUN_TRACEFS },
 	{ "stat", cmd_stat, "count events for a command, processes or the whole system", RUN_TRACEFS },
+	{ "record", cmd_record, "sample stacks into a perf.data file (perf record)", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "offcpu", cmd_offcpu, "time blocked off CPU, by stack (BCC's offcputime), and wall-clock profiles", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "flame", cmd_flame, "flame graphs (SVG) from folded stacks; speedscope and pprof exports", 0 },
 	{ NULL, NULL, NULL, 0 },

@@ -49,6 +49,7 @@ void hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 int cmd_stat(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_offcpu(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 

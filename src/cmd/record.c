@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record.c - `sonde record`: sample a command, processes, threads or CPUs and
+ * write a perf.data file that `perf report`, `perf script`, hotspot and sonde's
+ * own report/script/collapse read.
+ */
+#include "sonde.h"
+#include "opt.h"
+#include "lib/event.h"
+#include "lib/perfdata.h"
+#include "lib/sampler.h"
+#include "lib/target.h"
+#include "lib/workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const record_usage[] = {
+	"sonde record [<options>] [--] <command> [<args>]",
+	"sonde record [<options>] -p PID | -t TID | -a [--duration S]",
+	NULL,
+};
+
+struct record_opts {
+	struct evlist evl;
+	const char *pids, *tids, *cpus, *output, *callgraph;
+	bool system_wide, fp, quiet, no_inherit;
+	double duration;
+	unsigned long long freq, period;
+	int mmap_pages;
+	struct sampler_config cfg;
+};
+
+static struct record_opts *the_opts;
+
+static int parse_event_opt(const struct opt *o, const char *arg)
+{
+	char err[512];
+
+	(void)o;
+	if (evlist__parse(&the_opts->evl, arg, err, sizeof(err))) {
+		error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* fp | dwarf[,SIZE] | lbr */
+static int parse_callgraph(struct sampler_config *cfg, const char *s)
+{
+	if (!strcmp(s, "fp")) {
+		cfg->callgraph = CALLGRAPH_FP;
+	} else if (!strcmp(s, "lbr")) {
+		cfg->callgraph = CALLGRAPH_LBR;
+	} else if (!strncmp(s, "dwarf", 5) && (!s[5] || s[5] == ',')) {
+		char *end;
+		unsigned long long n = SAMPLER_DEFAULT_STACK;
+
+		cfg->callgraph = CALLGRAPH_DWARF;
+		if (s[5]) {
+			errno = 0;
+			n = strtoull(s + 6, &end, 0);
+			if (errno || end == s + 6 || *end || !n) {
+				error("--call-graph '%s': expected dwarf,SIZE with SIZE in bytes", s);
+				return -1;
+			}
+		}
+		n = (n + 7) & ~7ULL;
+		if (n > SAMPLER_MAX_STACK) {
+			error("--call-graph '%s': the stack copy can be at most %d bytes", s, SAMPLER_MAX_STACK);
+			return -1;
+		}
+		cfg->stack_size = (uint32_t)n;
+	} else {
+		error("--call-graph '%s': expected fp, dwarf[,SIZE] or lbr", s);
+		return -1;
+	}
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int write_recs(void *ctx, const void *recs, size_t len)
+{
+	return perfdata_writer__write(ctx, recs, len);
+}
+
+/* cpu-clock where there is no hardware PMU (VMs), cycles where there is: as perf falls back */
+static int add_default_event(struct evlist *l)
+{
+	char err[256];
+
+	if (!evlist__parse(l, "cycles", err, sizeof(err)) && !event__probe(&l->ev[l->nr - 1].attr))
+		return 0;
+	evlist__free(l);
+	memset(l, 0, sizeof(*l));
+	return evlist__parse(l, "cpu-clock", err, sizeof(err));
+}
+
+static void status_line(const struct perfdata_writer *w, double t0, bool final)
+{
+	struct perfdata_writer_stats st;
+
+	perfdata_writer__stats(w, &st);
+	if (final) {
+		fprintf(stderr, "\r\033[K");
+		return;
+	}
+	fprintf(stderr, "\r\033[Ksonde record: %llu samples, %llu lost, %.1f s (Ctrl-C to stop)",
+		(unsigned long long)st.samples, (unsigned long long)st.lost, now_s() - t0);
+}
+
+static bool targets_alive(const struct target *t)
+{
+	int n = t->nr_pids ? t->nr_pids : t->nr_tids;
+	const pid_t *p = t->nr_pids ? t->pids : t->tids;
+
+	for (int i = 0; i < n; i++)
+		if (!kill(p[i], 0) || errno == EPERM)
+			return true;
+	return false;
+}
+
+/* the process of a thread, from /proc/TID/status */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[256];
+	FILE *f;
+	pid_t pid = tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &pid) == 1)
+			break;
+	fclose(f);
+	return pid;
+}
+
+struct session {
+	struct record_opts *o;
+	struct target *t;
+	struct sampler s;
+	struct perfdata_writer *w;
+	struct workload wl;
+	int sfd, dfd;
+	int exit_code;
+};
+
+/* sample until the command ends, the duration passes, the targets vanish or a signal comes */
+static int record_loop(struct session *ss, bool have_cmd, const char *cmd)
+{
+	struct pollfd pf[2 + 1024];
+	bool tty = isatty(2) && !ss->o->quiet, child_done = false, stop = false;
+	int nb = sampler__pollfds(&ss->s, pf + 2, 1024), signals = 0, rc = 0, status = 0;
+	double t0 = now_s(), last_status = 0;
+
+	pf[0] = (struct pollfd){ ss->sfd, POLLIN, 0 };
+	pf[1] = (struct pollfd){ ss->dfd, POLLIN, 0 };
+	while (!stop && !(have_cmd && child_done)) {
+		int n = poll(pf, 2 + nb, tty ? 250 : 500);
+
+		if (n < 0 && errno != EINTR) {
+			rc = -errno;
+			break;
+		}
+		if (pf[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(ss->sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGCHLD && have_cmd) {
+					if (waitpid(ss->wl.pid, &status, WNOHANG) == ss->wl.pid) {
+						child_done = true;
+						ss->exit_code = workload__exit_code(status);
+					}
+				} else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+					/* the command gets it (Ctrl-C reached it already); a second one stops us */
+					if (have_cmd && !signals++)
+						kill(ss->wl.pid, si.ssi_signo);
+					else
+						stop = true;
+				}
+			}
+		}
+		if (pf[1].revents & POLLIN) {
+			uint64_t x;
+
+			if (read(ss->dfd, &x, sizeof(x)) < 0)
+				debug(1, "timerfd: %s", strerror(errno));
+			if (have_cmd)
+				kill(ss->wl.pid, SIGTERM);
+			else
+				stop = true;
+		}
+		rc = sampler__drain(&ss->s, write_recs, ss->w);
+		if (!rc)
+			rc = perfdata_writer__finished_round(ss->w);
+		if (rc) {
+			error("cannot write '%s': %s", ss->o->output, strerror(-rc));
+			if (have_cmd && !child_done)
+				kill(ss->wl.pid, SIGTERM);
+			break;
+		}
+		if (!have_cmd && !ss->t->system_wide && !targets_alive(ss->t))
+			stop = true;
+		if (tty && now_s() - last_status >= 0.25) {
+			status_line(ss->w, t0, false);
+			last_status = now_s();
+		}
+	}
+	(void)cmd;
+	sampler__disable(&ss->s);
+	if (!rc)
+		rc = sampler__drain(&ss->s, write_recs, ss->w);
+	if (tty)
+		status_line(ss->w, t0, true);
+	if (have_cmd && !child_done) {
+		/* a write error or a second Ctrl-C: do not leave the command behind */
+		if (rc || signals > 1)
+			kill(ss->wl.pid, SIGTERM);
+		while (waitpid(ss->wl.pid, &status, 0) < 0 && errno == EINTR)
+			;
+		ss->exit_code = workload__exit_code(status);
+	}
+	return rc;
+}
+
+static int setup_target(struct record_opts *o, struct target *t)
+{
+	if (o->cpus) {
+		if (target__parse_cpus(o->cpus, &t->cpus, &t->nr_cpus)) {
+			error("-C '%s': expected CPUs like 0-3,6", o->cpus);
+			return -1;
+		}
+		t->system_wide = true;
+	} else if (o->system_wide) {
+		if (target__online_cpus(&t->cpus, &t->nr_cpus)) {
+			error("cannot read the online CPUs from /sys/devices/system/cpu/online");
+			return -1;
+		}
+		t->system_wide = true;
+	}
+	if (o->pids && target__parse_pids(o->pids, &t->pids, &t->nr_pids)) {
+		error("-p '%s': expected process ids like 12 or 12,34", o->pids);
+		return -1;
+	}
+	if (o->tids && target__parse_pids(o->tids, &t->tids, &t->nr_tids)) {
+		error("-t '%s': expected thread ids like 12 or 12,34", o->tids);
+		return -1;
+	}
+	for (int i = 0; i < t->nr_pids; i++) {
+		pid_t *th, *nt;
+		int n;
+
+		if (target__threads(t->pids[i], &th, &n)) {
+			error("cannot attach to process %d: no such process", (int)t->pids[i]);
+			return -1;
+		}
+		nt = realloc(t->tids, (t->nr_tids + n) * sizeof(pid_t));
+		if (!nt) {
+			free(th);
+			return -1;
+		}
+		t->tids = nt;
+		memcpy(t->tids + t->nr_tids, th, n * sizeof(pid_t));
+		t->nr_tids += n;
+		free(th);
+	}
+	for (int i = 0; o->tids && i < t->nr_tids; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "/proc/%d", (int)t->tids[i]);
+		if (access(p, F_OK)) {
+			error("cannot attach to thread %d: no such thread", (int)t->tids[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* COMM and MMAP2 records for what runs already */
+static int synthesize(struct session *ss)
+{
+	int rc = perfdata_writer__synth_kernel(ss->w);
+
+	if (rc)
+		debug(1, "no kernel map record: %s (kernel.kptr_restrict?)", strerror(-rc));
+	if (ss->t->system_wide)
+		return perfdata_writer__synth_all(ss->w);
+	if (ss->t->nr_pids) {
+		for (int i = 0; i < ss->t->nr_pids; i++)
+			if ((rc = perfdata_writer__synth_task(ss->w, ss->t->pids[i])) && rc != -ESRCH)
+				return rc;
+	} else if (ss->t->nr_tids && !ss->t->child) {
+		for (int i = 0; i < ss->t->nr_tids; i++) {
+			pid_t pid = tgid_of(ss->t->tids[i]);
+			bool seen = false;
+
+			for (int j = 0; j < i; j++)
+				seen |= tgid_of(ss->t->tids[j]) == pid;
+			if (!seen && (rc = perfdata_writer__synth_task(ss->w, pid)) && rc != -ESRCH)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { .mmap_pages = 0 };
+	const struct opt opts[] = {
+		OPT_GROUP("what to sample"),
+		OPT_CALLBACK('e', "event", NULL, "EVENT", "event to sample (repeatable); default cycles, or cpu-clock "
+			     "where there is no hardware PMU; tracepoints sample every hit", parse_event_opt),
+		OPT_UINT64('F', "freq", &o.freq, "HZ", "samples per second (default 99: safe in production)"),
+		OPT_UINT64('c', "count", &o.period, "N", "one sample every N events instead of -F"),
+		OPT_BOOL('g', NULL, &o.fp, "record call graphs (frame pointers; --call-graph fp)"),
+		OPT_STRING(0, "call-graph", &o.callgraph, "MODE", "fp, dwarf[,SIZE] (user stack copy of SIZE bytes, "
+			   "default 8192, unwound by report) or lbr"),
+		OPT_GROUP("whom to sample"),
+		OPT_STRING('p', "pid", &o.pids, "PID", "attach to these processes (comma list)"),
+		OPT_STRING('t', "tid", &o.tids, "TID", "attach to these threads (comma list)"),
+		OPT_BOOL('a', "all-cpus", &o.system_wide, "system-wide, on every CPU (one buffer per CPU)"),
+		OPT_STRING('C', "cpu", &o.cpus, "CPUS", "system-wide on these CPUs only: 0-3,6"),
+		OPT_DOUBLE(0, "duration", &o.duration, "SECONDS", "stop after this long (a command gets SIGTERM)"),
+		OPT_BOOL(0, "no-inherit", &o.no_inherit, "do not follow the children of the targets"),
+		OPT_GROUP("output"),
+		OPT_STRING('o', "output", &o.output, "FILE", "write to FILE (default sonde.data; created mode 0600)"),
+		OPT_INT('m', "mmap-pages", &o.mmap_pages, "PAGES", "buffer pages per CPU, a power of two (default 256, "
+			"1024 with dwarf)"),
+		OPT_BOOL('q', "quiet", &o.quiet, "no status line and no summary"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+	struct session ss = { .o = &o, .sfd = -1, .dfd = -1 };
+	struct target t = { 0 };
+	struct perfdata_writer_stats st;
+	char err[512];
+	sigset_t mask;
+	bool have_cmd, created = false, started = false;
+	char **orig_argv;
+	int rc = 1, orig_argc;
+
+	the_opts = &o;
+	ss.t = &t;
+	sigemptyset(&mask);
+	orig_argv = calloc(argc + 1, sizeof(char *));
+	if (orig_argv)
+		memcpy(orig_argv, argv, argc * sizeof(char *));
+	orig_argc = argc;
+	argc = opt__parse(argc, argv, opts, record_usage, OPT_STOP_AT_NON_OPTION);
+	have_cmd = argc > 0;
+	if (!o.output)
+		o.output = "sonde.data";
+	if (o.cpus)
+		o.system_wide = true;
+	if (!have_cmd && !o.pids && !o.tids && !o.system_wide)
+		opt__usage_error(record_usage, opts, "say what to sample: a command, -p PID, -t TID or -a");
+	if ((o.pids != NULL) + (o.tids != NULL) + o.system_wide > 1)
+		opt__usage_error(record_usage, opts, "-p, -t and -a/-C cannot be combined");
+	if (have_cmd && (o.pids || o.tids))
+		opt__usage_error(record_usage, opts, "-p/-t attach to running processes: give no command with them");
+	if (o.freq && o.period)
+		opt__usage_error(record_usage, opts, "-F and -c cannot be combined");
+	if (o.duration < 0)
+		opt__usage_error(record_usage, opts, "--duration cannot be negative");
+	if (o.mmap_pages < 0 || (o.mmap_pages & (o.mmap_pages - 1)))
+		opt__usage_error(record_usage, opts, "-m %d: give a power of two", o.mmap_pages);
+	if (!*o.output)
+		opt__usage_error(record_usage, opts, "-o needs a file name");
+	if (o.callgraph && parse_callgraph(&o.cfg, o.callgraph))
+		return 129;
+	if (o.fp && !o.callgraph)
+		o.cfg.callgraph = CALLGRAPH_FP;
+	o.cfg.freq = o.freq ? o.freq : SAMPLER_DEFAULT_FREQ;
+	o.cfg.period = o.period;
+	o.cfg.no_inherit = o.no_inherit || (o.tids && !o.pids);
+	o.cfg.mmap_pages = o.mmap_pages ? o.mmap_pages : o.cfg.callgraph == CALLGRAPH_DWARF ? 1024 : 256;
+
+	if (setup_target(&o, &t))
+		goto out;
+	if (!o.evl.nr && add_default_event(&o.evl)) {
+		error("cannot set up the default event");
+		goto out;
+	}
+	if (perfdata_writer__create(&ss.w, o.output, err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
+	created = true;
+	if (have_cmd) {
+		rc = workload__prepare(&ss.wl, argv);
+		if (rc) {
+			error("cannot start '%s': %s", argv[0], strerror(-rc));
+			rc = 1;
+			goto out;
+		}
+		started = true;
+		if (!t.system_wide)
+			t.child = ss.wl.pid;
+	}
+	rc = 1;
+	sampler__config_attrs(&o.evl, &t, &o.cfg);
+	if (sampler__open(&ss.s, &o.evl, &t, &o.cfg, err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
+	if (ss.s.user_only_fallback)
+		warning("kernel sampling is not allowed here: sampling user space only (kernel.perf_event_paranoid)");
+	for (int e = 0; e < o.evl.nr; e++) {
+		int r = perfdata_writer__add_attr(ss.w, &o.evl.ev[e].attr, o.evl.ev[e].name,
+						  ss.s.ids[e], ss.s.nr_ids[e]);
+
+		if (r) {
+			error("cannot record '%s' with the others: %s", o.evl.ev[e].name, strerror(-r));
+			goto out;
+		}
+	}
+	/* the command line as the user typed it, for `perf report --header` */
+	if (orig_argv)
+		perfdata_writer__set_cmdline(ss.w, orig_argc, orig_argv);
+	if (perfdata_writer__begin(ss.w) || synthesize(&ss)) {
+		error("cannot write '%s': %s", o.output, strerror(errno));
+		goto out;
+	}
+
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	ss.sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	ss.dfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (o.duration > 0) {
+		struct itimerspec it = { 0 };
+		long long ns = (long long)(o.duration * 1e9);
+
+		it.it_value.tv_sec = ns / 1000000000LL;
+		it.it_value.tv_nsec = ns % 1000000000LL;
+		if (!ns)
+			it.it_value.tv_nsec = 1;
+		timerfd_settime(ss.dfd, 0, &it, NULL);
+	}
+	if (!t.child)
+		sampler__enable(&ss.s);
+	if (have_cmd) {
+		rc = workload__start(&ss.wl);
+		started = false;
+		if (rc) {
+			int status;
+
+			error("cannot run '%s': %s", argv[0], strerror(-rc));
+			if (rc == -ENOENT)
+				hint("is '%s' in PATH? give its path otherwise", argv[0]);
+			while (waitpid(ss.wl.pid, &status, 0) < 0 && errno == EINTR)
+				;
+			rc = rc == -ENOENT ? 127 : 126;
+			goto out;
+		}
+	}
+	rc = record_loop(&ss, have_cmd, have_cmd ? argv[0] : NULL);
+	if (rc) {
+		rc = 1;
+		goto out;
+	}
+	if (perfdata_writer__finish(ss.w, err, sizeof(err))) {
+		error("%s", err);
+		rc = 1;
+		goto out;
+	}
+	created = false;	/* finished: keep it */
+	perfdata_writer__stats(ss.w, &st);
+	if (!o.quiet)
+		fprintf(stderr, "[ sonde record: wrote '%s' (%.3f MB): %llu samples, %llu lost ]\n", o.output,
+			st.bytes / 1e6, (unsigned long long)st.samples, (unsigned long long)st.lost);
+	if (st.lost)
+		warning("lost %llu samples in %llu overflows: the buffers filled faster than sonde wrote them; "
+			"raise -m or lower -F", (unsigned long long)st.lost, (unsigned long long)st.lost_records);
+	rc = ss.exit_code;
+out:
+	if (started)
+		workload__abort(&ss.wl);
+	sampler__close(&ss.s);
+	perfdata_writer__free(ss.w);
+	if (created)
+		unlink(o.output);	/* nothing usable was written */
+	if (ss.sfd >= 0)
+		close(ss.sfd);
+	if (ss.dfd >= 0)
+		close(ss.dfd);
+	sigprocmask(SIG_UNBLOCK, &mask, NULL);
+	evlist__free(&o.evl);
+	target__free(&t);
+	free(orig_argv);
+	return rc;
+}
