@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dso.c - one ELF file (executable, shared library, [vdso]) loaded once through
+ * libdwfl and shared by every process that maps it: its PT_LOAD segments (file
+ * offsets to ELF vaddrs), a sorted function table built from .symtab/.dynsym
+ * (or the separate debug file, or MiniDebugInfo, whichever libdwfl finds), the
+ * DWARF inline chain and source line of an address, and a per-address cache.
+ *
+ * A DSO whose build id was given is only used if the file's build id matches;
+ * otherwise the copies in perf's build-id cache (~/.debug/.build-id/xx/rest/elf)
+ * and in the debug directories (DIR/.build-id/xx/rest.debug) are tried, and if
+ * none matches the DSO resolves nothing (a replaced file must not give names).
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/symbol_int.h"
+
+static unsigned long hash_str(const char *str)
+{
+	unsigned long h = 1469598103934665603UL;
+
+	for (; *str; str++)
+		h = (h ^ (unsigned char)*str) * 1099511628211UL;
+	return h;
+}
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+	out[2 * n] = 0;
+}
+
+struct dso *dso__get(struct symbolizer *s, const char *name, const char *file, const uint8_t *build_id,
+		     size_t build_id_len, bool vdso)
+{
+	char key[4200];
+	struct stat st;
+	struct dso *d;
+	unsigned long h;
+
+	if (build_id_len > sizeof(d->build_id))
+		build_id_len = sizeof(d->build_id);
+	/* perf pads build ids to 20 bytes with zeros: drop the padding */
+	while (build_id_len > 0 && build_id && build_id[build_id_len - 1] == 0)
+		build_id_len--;
+	if (vdso) {
+		snprintf(key, sizeof(key), "[vdso]");
+	} else if (build_id_len) {
+		char hx[2 * sizeof(d->build_id) + 1];
+
+		hex(hx, build_id, build_id_len);
+		snprintf(key, sizeof(key), "b:%s", hx);
+	} else if (stat(file, &st) == 0) {
+		snprintf(key, sizeof(key), "i:%llx:%llx:%lld", (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino, (long long)st.st_mtime);
+	} else {
+		snprintf(key, sizeof(key), "p:%s", file);
+	}
+	h = hash_str(key) % (sizeof(s->dsos) / sizeof(s->dsos[0]));
+	for (d = s->dsos[h]; d; d = d->next)
+		if (!strcmp(d->key, key))
+			return d;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->name = strdup(name);
+	d->file = vdso ? NULL : strdup(file);
+	d->key = strdup(key);
+	d->memfd = -1;
+	if (!d->name || !d->key || (!vdso && !d->file)) {
+		free(d->name);
+		free(d->file);
+		free(d->key);
+		free(d);
+		return NULL;
+	}
+	if (build_id_len)
+		memcpy(d->build_id, build_id, build_id_len);
+	d->build_id_len = build_id_len;
+	d->next = s->dsos[h];
+	s->dsos[h] = d;
+	return d;
+}
+
+/* a copy of this process's [vdso] in a memfd: the kernel gives every 64-bit process the same image */
+int dso__vdso_fd(struct symbolizer *s)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	unsigned long lo, hi, size = 0;
+	char line[512];
+	FILE *f;
+	int fd;
+
+	if (s->vdso_fd != -2)
+		return s->vdso_fd;
+	s->vdso_fd = -ENOENT;
+	if (!base)
+		return s->vdso_fd;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return s->vdso_fd;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base)
+			size = hi - lo;
+	fclose(f);
+	if (!size)
+		return s->vdso_fd;
+	fd = memfd_create("vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return s->vdso_fd = -errno;
+	if (write(fd, (void *)base, size) != (ssize_t)size) {
+		close(fd);
+		return s->vdso_fd;
+	}
+	return s->vdso_fd = fd;
+}
+
+static bool build_id_matches(struct dso *d)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n;
+
+	if (!d->build_id_len)
+		return true;
+	n = dwfl_module_build_id(d->mod, &bits, &vaddr);
+	return n == (int)d->build_id_len && !memcmp(bits, d->build_id, n);
+}
+
+static void unload(struct dso *d)
+{
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	d->mod = NULL;
+}
+
+/* report the ELF in path (or the [vdso] memfd when path is NULL) in a Dwfl of its own at bias 0 */
+static int try_open(struct symbolizer *s, struct dso *d, const char *path)
+{
+	int fd = -1;
+
+	if (!path) {
+		int vfd = dso__vdso_fd(s);
+
+		if (vfd < 0)
+			return vfd;
+		fd = dup(vfd);
+		if (fd < 0)
+			return -errno;
+	} else if (access(path, R_OK)) {
+		return -errno;
+	}
+	d->dwfl = dwfl_begin(&s->cb);
+	if (!d->dwfl) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOMEM;
+	}
+	dwfl_report_begin(d->dwfl);
+	d->mod = dwfl_report_elf(d->dwfl, d->name, path ? path : d->name, fd, 0, true);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->mod) {
+		if (fd >= 0)
+			close(fd);
+		unload(d);
+		return -ENOEXEC;
+	}
+	if (!build_id_matches(d)) {
+		unload(d);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+static int load_segments(struct dso *d)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
+	GElf_Ehdr eh;
+	size_t phnum;
+
+	if (!elf || !gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum))
+		return -ENOEXEC;
+	d->bias = bias;
+	d->exec = eh.e_type == ET_EXEC;
+	d->segs = calloc(phnum ? phnum : 1, sizeof(*d->segs));
+	if (!d->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->segs[d->nsegs++] = (struct dso_seg){ ph.p_offset, ph.p_vaddr, ph.p_memsz };
+	}
+	return 0;
+}
+
+struct ranked_sym {
+	struct dso_sym s;
+	int rank;		/* global 0, weak 1, local 2; +3 without a size */
+};
+
+static int ranked_cmp(const void *a, const void *b)
+{
+	const struct ranked_sym *x = a, *y = b;
+
+	if (x->s.start != y->s.start)
+		return x->s.start < y->s.start ? -1 : 1;
+	return x->rank - y->rank;
+}
+
+/* the function symbols, sorted by address, one per address (sized over unsized, then global, weak, local) */
+static int load_symbols(struct dso *d)
+{
+	int n = dwfl_module_getsymtab(d->mod);
+	struct ranked_sym *tmp;
+	size_t k = 0, m = 0;
+
+	if (n <= 0)
+		return 0;
+	tmp = calloc(n, sizeof(*tmp));
+	d->syms = calloc(n, sizeof(*d->syms));
+	if (!tmp || !d->syms) {
+		free(tmp);
+		return -ENOMEM;
+	}
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		int t = GELF_ST_TYPE(sym.st_info), b = GELF_ST_BIND(sym.st_info);
+
+		if (!name || !*name || (t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		tmp[k].s = (struct dso_sym){ addr - d->bias, sym.st_size, name };
+		tmp[k++].rank = (b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2) + (sym.st_size ? 0 : 3);
+	}
+	qsort(tmp, k, sizeof(*tmp), ranked_cmp);
+	for (size_t i = 0; i < k; i++)
+		if (!m || d->syms[m - 1].start != tmp[i].s.start)
+			d->syms[m++] = tmp[i].s;
+	free(tmp);
+	/* a symbol without a size reaches the next one */
+	for (size_t i = 0; i + 1 < m; i++)
+		if (!d->syms[i].size)
+			d->syms[i].size = d->syms[i + 1].start - d->syms[i].start;
+	d->nsyms = m;
+	return 0;
+}
+
+int dso__load(struct symbolizer *s, struct dso *d)
+{
+	char hx[2 * sizeof(d->build_id) + 1], path[4300];
+	const char *home = getenv("HOME");
+	int err;
+
+	if (d->state)
+		return d->state < 0 ? d->state : 0;
+	err = try_open(s, d, d->file);
+	if (err && d->file && d->build_id_len) {
+		hex(hx, d->build_id, d->build_id_len);
+		/* perf's build-id cache keeps the exact file perf record saw */
+		snprintf(path, sizeof(path), "%s/.debug/.build-id/%.2s/%s/elf", home ? home : "/root", hx, hx + 2);
+		err = try_open(s, d, path);
+		/* then the separate debug files: their symbols and segments are the original's */
+		const char *dirs = s->debug_path ? s->debug_path : "/usr/lib/debug";
+		while (err && *dirs) {
+			size_t len = strcspn(dirs, ":");
+
+			if (len && dirs[0] == '/') {
+				snprintf(path, sizeof(path), "%.*s/.build-id/%.2s/%s.debug", (int)len, dirs, hx, hx + 2);
+				err = try_open(s, d, path);
+			}
+			dirs += len + (dirs[len] == ':');
+		}
+		if (!err) {
+			free(d->file);
+			d->file = strdup(path);
+			if (!d->file)
+				err = -ENOMEM;
+		}
+	}
+	if (!err)
+		err = load_segments(d);
+	if (!err)
+		err = load_symbols(d);
+	s->stats.dsos += !err;
+	d->state = err ? err : 1;
+	if (err)
+		unload(d);
+	return err;
+}
+
+uint64_t dso__vaddr(const struct dso *d, uint64_t off)
+{
+	for (int i = 0; i < d->nsegs; i++)
+		if (off >= d->segs[i].off && off - d->segs[i].off < d->segs[i].memsz)
+			return off - d->segs[i].off + d->segs[i].vaddr;
+	/* between segments (or none known): keep the offset, shifted like the first segment */
+	if (d->nsegs && off >= d->segs[0].off)
+		return off - d->segs[0].off + d->segs[0].vaddr;
+	return off;
+}
+
+static const struct dso_sym *find_sym(const struct dso *d, uint64_t vaddr)
+{
+	size_t lo = 0, hi = d->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->syms[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct dso_sym *sym = &d->syms[lo - 1];
+
+	return vaddr - sym->start < (sym->size ? sym->size : 1) ? sym : NULL;
+}
+
+static const char *call_file(Dwarf_Die *cu, Dwarf_Die *die, int *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word idx, ln;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &attr), &ln) == 0)
+		*line = ln;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &attr), &idx) != 0 ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/* frames for vaddr without the cache: inline chain (innermost first) then the function */
+static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr, struct sym_frame *f)
+{
+	const struct dso_sym *sym = find_sym(d, vaddr);
+	Dwarf_Addr maddr = vaddr + d->bias, dbias;
+	const char *file = NULL;
+	int n = 0, line = 0;
+
+	if ((s->flags & (SYM_INLINE | SYM_SRCLINE)) && d->mod) {
+		Dwfl_Line *dl = (s->flags & SYM_SRCLINE) ? dwfl_module_getsrc(d->mod, maddr) : NULL;
+		Dwarf_Die *cu;
+
+		if (dl)
+			file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+		cu = (s->flags & SYM_INLINE) ? dwfl_module_addrdie(d->mod, maddr, &dbias) : NULL;
+		if (cu) {
+			Dwarf_Die *scopes = NULL;
+			int ns = dwarf_getscopes(cu, maddr - dbias, &scopes);
+
+			for (int i = 0; i < ns && n < SYM_MAX_INLINE - 1; i++) {
+				int tag = dwarf_tag(&scopes[i]);
+
+				if (tag == DW_TAG_subprogram)
+					break;
+				if (tag != DW_TAG_inlined_subroutine)
+					continue;
+				f[n] = (struct sym_frame){ .sym = dwarf_diename(&scopes[i]), .inlined = true };
+				if (!f[n].sym)
+					f[n].sym = "[inlined]";
+				f[n].srcfile = file;
+				f[n].srcline = file ? line : 0;
+				n++;
+				/* the caller's line is where this one was inlined */
+				file = call_file(cu, &scopes[i], &line);
+				if (!(s->flags & SYM_SRCLINE))
+					file = NULL;
+			}
+			free(scopes);
+		}
+	}
+	f[n] = (struct sym_frame){ .sym = sym ? sym->name : NULL, .srcfile = file, .srcline = file ? line : 0 };
+	n++;
+	for (int i = 0; i < n; i++) {
+		f[i].offset = sym ? vaddr - sym->start : 0;
+		f[i].dso = d->name;
+		f[i].dso_addr = vaddr;
+	}
+	return n;
+}
+
+static unsigned long hash_addr(uint64_t a)
+{
+	return (unsigned long)((a * 0x9e3779b97f4a7c15ULL) >> 17);
+}
+
+static int cache_grow(struct dso *d)
+{
+	size_t cap = d->cache_cap ? d->cache_cap * 2 : 256;
+	struct addr_entry *c = calloc(cap, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->cache_cap; i++) {
+		struct addr_entry *e = &d->cache[i];
+
+		if (!e->n)
+			continue;
+		for (size_t j = hash_addr(e->vaddr) & (cap - 1);; j = (j + 1) & (cap - 1))
+			if (!c[j].n) {
+				c[j] = *e;
+				break;
+			}
+	}
+	free(d->cache);
+	d->cache = c;
+	d->cache_cap = cap;
+	return 0;
+}
+
+int dso__resolve(struct symbolizer *s, struct dso *d, uint64_t vaddr, const struct sym_frame **frames)
+{
+	struct sym_frame f[SYM_MAX_INLINE];
+	struct addr_entry *e;
+	size_t j;
+	int n;
+
+	if ((d->cache_used + 1) * 2 > d->cache_cap && cache_grow(d))
+		return -ENOMEM;
+	for (j = hash_addr(vaddr) & (d->cache_cap - 1); d->cache[j].n; j = (j + 1) & (d->cache_cap - 1))
+		if (d->cache[j].vaddr == vaddr) {
+			s->stats.cache_hits++;
+			*frames = d->cache[j].f;
+			return d->cache[j].n;
+		}
+	n = resolve_uncached(s, d, vaddr, f);
+	e = &d->cache[j];
+	e->f = malloc(n * sizeof(*f));
+	if (!e->f)
+		return -ENOMEM;
+	memcpy(e->f, f, n * sizeof(*f));
+	e->vaddr = vaddr;
+	e->n = n;
+	d->cache_used++;
+	*frames = e->f;
+	return n;
+}
+
+void dso__free_all(struct symbolizer *s)
+{
+	for (size_t h = 0; h < sizeof(s->dsos) / sizeof(s->dsos[0]); h++) {
+		struct dso *d = s->dsos[h], *next;
+
+		for (; d; d = next) {
+			next = d->next;
+			for (size_t i = 0; i < d->cache_cap; i++)
+				free(d->cache[i].f);
+			free(d->cache);
+			unload(d);
+			free(d->segs);
+			free(d->syms);
+			free(d->name);
+			free(d->file);
+			free(d->key);
+			free(d);
+		}
+		s->dsos[h] = NULL;
+	}
+}

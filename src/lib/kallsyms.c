@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kallsyms.c - kernel symbols from /proc/kallsyms (text symbols of the kernel
+ * and of loaded modules), sorted for binary search. With kptr_restrict hiding
+ * the addresses (all zero) loading fails with -EPERM.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/symbol_int.h"
+
+struct kallsyms {
+	struct ksym *syms;
+	size_t n;
+	char **strs;		/* every name and module string, owned */
+	size_t nstrs;
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static const char *keep(struct kallsyms *k, size_t *cap, const char *str)
+{
+	char *dup;
+
+	if (k->nstrs == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4096;
+		char **ns = realloc(k->strs, nc * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		k->strs = ns;
+		*cap = nc;
+	}
+	dup = strdup(str);
+	if (dup)
+		k->strs[k->nstrs++] = dup;
+	return dup;
+}
+
+int kallsyms__load(struct kallsyms **out, const char *path)
+{
+	struct kallsyms *k = calloc(1, sizeof(*k));
+	size_t cap = 0, scap = 0, zero = 0;
+	const char *kernel, *module = NULL;
+	char line[1024], lastmod[256] = "";
+	FILE *f;
+	int err = 0;
+
+	if (!k)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	if (!f) {
+		err = -errno;
+		free(k);
+		return err;
+	}
+	kernel = keep(k, &scap, "[kernel.kallsyms]");
+	while (kernel && fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[512], mod[256];
+		int n = sscanf(line, "%llx %c %511s [%255[^]]]", &addr, &type, name, mod);
+
+		if (n < 3 || !strchr("tTwW", type))
+			continue;
+		if (!addr) {
+			zero++;
+			continue;
+		}
+		if (k->n == cap) {
+			size_t nc = cap ? cap * 2 : 65536;
+			struct ksym *ns = realloc(k->syms, nc * sizeof(*ns));
+
+			if (!ns) {
+				err = -ENOMEM;
+				break;
+			}
+			k->syms = ns;
+			cap = nc;
+		}
+		if (n == 4) {
+			if (strcmp(mod, lastmod)) {
+				char br[260];
+
+				snprintf(br, sizeof(br), "[%s]", mod);
+				module = keep(k, &scap, br);
+				snprintf(lastmod, sizeof(lastmod), "%s", mod);
+			}
+		}
+		k->syms[k->n].addr = addr;
+		k->syms[k->n].name = keep(k, &scap, name);
+		k->syms[k->n].module = n == 4 ? module : kernel;
+		if (!k->syms[k->n].name || !k->syms[k->n].module) {
+			err = -ENOMEM;
+			break;
+		}
+		k->n++;
+	}
+	fclose(f);
+	if (!kernel)
+		err = -ENOMEM;
+	if (!err && !k->n)
+		err = zero ? -EPERM : -ENOENT;	/* kernel.kptr_restrict hides the addresses */
+	if (err) {
+		kallsyms__free(k);
+		return err;
+	}
+	qsort(k->syms, k->n, sizeof(*k->syms), ksym_cmp);
+	*out = k;
+	return 0;
+}
+
+const struct ksym *kallsyms__find(const struct kallsyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	/* past the last symbol of the kernel or of a module: far away means unknown */
+	if (lo == k->n && addr - k->syms[lo - 1].addr > (1 << 20))
+		return NULL;
+	return &k->syms[lo - 1];
+}
+
+void kallsyms__free(struct kallsyms *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->nstrs; i++)
+		free(k->strs[i]);
+	free(k->strs);
+	free(k->syms);
+	free(k);
+}
