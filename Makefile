@@ -79,6 +79,35 @@ build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
 	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 fuzz: $(FUZZ_BINS)
 
+# BPF programs (src/bpf/*.bpf.c). Every build dir (build, build-san, build-fuzz)
+# gets its own gen/: vmlinux.h dumped from this machine's kernel BTF (or, on a
+# machine without /sys/kernel/btf/vmlinux, src/bpf/vmlinux_fallback.h: the few
+# kernel types sonde's programs read, relocated by CO-RE at load time), then
+# NAME.bpf.o, then the libbpf skeleton NAME.skel.h that src/lib/bpf_*.c include:
+# the object is embedded in the one binary. -I$(BUILD)/gen is in CFLAGS.
+BPF_SRCS := $(wildcard src/bpf/*.bpf.c)
+BPF_NAMES := $(BPF_SRCS:src/bpf/%.bpf.c=%)
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror -Isrc/bpf \
+	      -I/usr/include/$(shell gcc -dumpmachine 2>/dev/null || echo x86_64-linux-gnu)
+define bpf_gen
+$(1)/gen/vmlinux.h: | deps
+	@mkdir -p $(1)/gen
+	@if [ -r /sys/kernel/btf/vmlinux ] && bpftool btf dump file /sys/kernel/btf/vmlinux format c >$$@.tmp 2>/dev/null; then \
+		mv $$@.tmp $$@; \
+	else \
+		echo "no kernel BTF on this machine: building against src/bpf/vmlinux_fallback.h"; \
+		rm -f $$@.tmp; cp src/bpf/vmlinux_fallback.h $$@; \
+	fi
+$(1)/gen/%.bpf.o: src/bpf/%.bpf.c $(wildcard src/bpf/*.h) $(1)/gen/vmlinux.h
+	clang $(BPF_CFLAGS) -I$(1)/gen -c $$< -o $$@
+	llvm-strip -g $$@
+$(1)/gen/%.skel.h: $(1)/gen/%.bpf.o
+	bpftool gen skeleton $$< name $$*_bpf >$$@.tmp && mv $$@.tmp $$@
+endef
+$(foreach d,build build-san build-fuzz,$(eval $(call bpf_gen,$(d))))
+$(filter $(BUILD)/src/lib/bpf_%,$(OBJS)): $(BPF_NAMES:%=$(BUILD)/gen/%.skel.h)
+$(filter build-fuzz/src/lib/bpf_%,$(FUZZ_LIB_OBJS)): $(BPF_NAMES:%=build-fuzz/gen/%.skel.h)
+
 test: deps-test
 	@$(MAKE) --no-print-directory all workloads $(BUILD)/unit-tests
 	@$(MAKE) --no-print-directory SANITIZE=1 all build-san/unit-tests

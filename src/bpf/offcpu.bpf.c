@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * offcpu.bpf.c - the kernel side of `sonde offcpu`.
+ *
+ * On sched_switch the thread going off CPU (prev, which is still `current`)
+ * is remembered with the time and its user and kernel stacks; when a thread
+ * comes back on CPU (next), the time it spent off CPU is added to the stack it
+ * left with, in the `info` hash map: aggregation stays in the kernel and the
+ * user side reads the map once at the end.
+ *
+ * Each hook has two forms, and the user side loads one of them after probing
+ * the kernel with a real load: tp_btf (BTF-typed raw tracepoint: cheapest, and
+ * detaching costs nothing) and the classic tracepoint (works without kernel
+ * BTF; its field offsets come from the tracepoint's format file through
+ * rodata, so it needs no CO-RE at all). `offcpu_oncpu` is a perf_event program
+ * for --wall: it counts on-CPU samples by the same keys.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "offcpu.h"
+
+/* set by the user side before load */
+const volatile int filter_mode = OFFCPU_ALL;
+const volatile bool follow_forks = false;
+const volatile bool user_only = false;
+const volatile bool kern_only = false;
+const volatile long state_filter = -1;	/* report bits: 0 R, 1 S, 2 D, 0x80 I; -1 any */
+const volatile __u64 min_ns = 0;
+const volatile __u64 max_ns = ~0ULL;
+const volatile __u32 self_tgid = 0;	/* sonde itself is never traced */
+/* classic tracepoint layouts, read from tracefs by the user side */
+const volatile __u32 tp_prev_state_off = 32;
+const volatile __u32 tp_prev_state_size = 8;
+const volatile __u32 tp_next_pid_off = 56;
+const volatile __u32 tp_child_pid_off = 20;
+
+struct start_rec {
+	__u64 ts;
+	struct offcpu_key key;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, struct start_rec);
+} start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct offcpu_key);
+	__type(value, struct offcpu_val);
+} info SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, struct offcpu_key);
+	__type(value, __u64);
+} oncpu SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 10240);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, OFFCPU_MAX_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+/* the tgids (or tids) to trace, filled by the user side and on fork */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, OFFCPU_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_inc(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &which);
+
+	if (v)
+		(*v)++;	/* per-CPU, and tracepoints run with preemption off */
+}
+
+static __always_inline bool tracked(__u32 pid, __u32 tgid)
+{
+	if (!pid || tgid == self_tgid)	/* the idle threads, and sonde */
+		return false;
+	if (filter_mode == OFFCPU_TGID)
+		return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+	if (filter_mode == OFFCPU_TID)
+		return bpf_map_lookup_elem(&targets, &pid) != NULL;
+	return true;
+}
+
+static __always_inline void fill_stacks(void *ctx, struct offcpu_key *k)
+{
+	k->user_stack_id = -1;
+	k->kern_stack_id = -1;
+	if (!kern_only) {
+		k->user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		/* kernel threads have no user stack: -EFAULT is not a loss */
+		if (k->user_stack_id < 0 && k->user_stack_id != -14)
+			stat_inc(OFFCPU_STAT_USTACK_ERR);
+	}
+	if (!user_only) {
+		k->kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
+		if (k->kern_stack_id < 0)
+			stat_inc(OFFCPU_STAT_KSTACK_ERR);
+	}
+}
+
+/* prev (== current) leaves the CPU in report state `state`; next comes back */
+static __always_inline int on_switch(void *ctx, long state, __u32 next_pid)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u32 pid = (__u32)id, tgid = id >> 32;
+	struct start_rec *r, rec = {};
+
+	if (tracked(pid, tgid) && (state_filter < 0 || state == state_filter)) {
+		stat_inc(OFFCPU_STAT_SWITCHES);
+		rec.ts = now;
+		rec.key.pid = pid;
+		rec.key.tgid = tgid;
+		bpf_get_current_comm(rec.key.comm, sizeof(rec.key.comm));
+		fill_stacks(ctx, &rec.key);
+		if (bpf_map_update_elem(&start, &pid, &rec, BPF_ANY))
+			stat_inc(OFFCPU_STAT_START_FULL);
+	}
+
+	r = bpf_map_lookup_elem(&start, &next_pid);
+	if (!r)
+		return 0;
+	__u64 delta = now - r->ts;
+	struct offcpu_key key = r->key;
+
+	bpf_map_delete_elem(&start, &next_pid);
+	if (delta < min_ns || delta > max_ns)
+		return 0;
+	struct offcpu_val *v = bpf_map_lookup_elem(&info, &key);
+
+	if (!v) {
+		struct offcpu_val zero = {};
+
+		/* another CPU may add the same key first: then the lookup finds it */
+		bpf_map_update_elem(&info, &key, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&info, &key);
+		if (!v) {
+			stat_inc(OFFCPU_STAT_INFO_FULL);
+			return 0;
+		}
+	}
+	__sync_fetch_and_add(&v->total_ns, delta);
+	__sync_fetch_and_add(&v->count, 1);
+	return 0;
+}
+
+static __always_inline void on_fork(__u32 parent_tgid, __u32 child)
+{
+	__u8 one = 1;
+
+	if (filter_mode == OFFCPU_TGID && follow_forks && bpf_map_lookup_elem(&targets, &parent_tgid))
+		bpf_map_update_elem(&targets, &child, &one, BPF_ANY);
+}
+
+/* kernels before 5.14 call it `state` */
+struct task_struct___o {
+	volatile long state;
+} __attribute__((preserve_access_index));
+
+/* the raw task state as the classic tracepoint reports it: 0 R, 1 S, 2 D, 0x80 I */
+static __always_inline long report_state(struct task_struct *t, bool preempt)
+{
+	long s;
+
+	if (preempt)
+		return 0;
+	if (bpf_core_field_exists(t->__state))
+		s = BPF_CORE_READ(t, __state);
+	else
+		s = BPF_CORE_READ((struct task_struct___o *)t, state);
+	if ((s & 0x402) == 0x402)	/* TASK_IDLE = TASK_UNINTERRUPTIBLE | TASK_NOLOAD */
+		return 0x80;
+	return s & 0x7f;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	return on_switch(ctx, report_state(prev, preempt), BPF_CORE_READ(next, pid));
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(offcpu_fork_btf, struct task_struct *parent, struct task_struct *child)
+{
+	on_fork(BPF_CORE_READ(parent, tgid), BPF_CORE_READ(child, tgid));
+	return 0;
+}
+
+/* classic tracepoints: the offsets are constants once rodata is frozen */
+SEC("tracepoint/sched/sched_switch")
+int offcpu_switch_tp(void *ctx)
+{
+	long state = 0;
+	__u32 next_pid = 0;
+
+	if (tp_prev_state_size == 8)
+		bpf_probe_read_kernel(&state, 8, ctx + tp_prev_state_off);
+	else
+		bpf_probe_read_kernel(&state, 4, ctx + tp_prev_state_off);
+	bpf_probe_read_kernel(&next_pid, 4, ctx + tp_next_pid_off);
+	if (state & ~0xffL)	/* TASK_REPORT_MAX (and older kernels' TASK_STATE_MAX): preempted */
+		state = 0;
+	return on_switch(ctx, state, next_pid);
+}
+
+SEC("tracepoint/sched/sched_process_fork")
+int offcpu_fork_tp(void *ctx)
+{
+	__u32 child = 0;
+
+	/* the tracepoint fires in the parent; the child's pid is its tgid for a process */
+	bpf_probe_read_kernel(&child, 4, ctx + tp_child_pid_off);
+	on_fork(bpf_get_current_pid_tgid() >> 32, child);
+	return 0;
+}
+
+/* --wall: a cpu-clock sample of a tracked thread counts one period on CPU */
+SEC("perf_event")
+int offcpu_oncpu(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct offcpu_key key = {};
+	__u64 one = 1, *v;
+
+	key.pid = (__u32)id;
+	key.tgid = id >> 32;
+	if (!tracked(key.pid, key.tgid))
+		return 0;
+	stat_inc(OFFCPU_STAT_SAMPLES);
+	bpf_get_current_comm(key.comm, sizeof(key.comm));
+	fill_stacks(ctx, &key);
+	v = bpf_map_lookup_elem(&oncpu, &key);
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	else if (bpf_map_update_elem(&oncpu, &key, &one, BPF_NOEXIST))
+		stat_inc(OFFCPU_STAT_INFO_FULL);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

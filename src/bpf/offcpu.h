@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * offcpu.h - types shared by offcpu.bpf.c (kernel side) and src/lib/bpf_offcpu.c
+ * (user side): the key and value of the in-kernel off-CPU (and --wall on-CPU)
+ * aggregation, and the loss counters. Nothing here is
+ * allocated: these are plain layouts both sides agree on.
+ */
+#ifndef SONDE_BPF_OFFCPU_H
+#define SONDE_BPF_OFFCPU_H
+
+#define OFFCPU_COMM_LEN 16
+#define OFFCPU_MAX_DEPTH 127	/* frames per stack, as perf's default max-stack */
+
+/* target filter modes (rodata filter_mode) */
+enum offcpu_filter {
+	OFFCPU_ALL = 0,		/* every thread but the idle ones */
+	OFFCPU_TGID = 1,	/* threads whose tgid is in the targets map */
+	OFFCPU_TID = 2,		/* threads whose tid is in the targets map */
+};
+
+/* one aggregated off-CPU stack */
+struct offcpu_key {
+	__u32 pid;		/* the thread (tid) */
+	__u32 tgid;		/* its process */
+	__s32 user_stack_id;	/* ids in the stacks map, or a negative errno */
+	__s32 kern_stack_id;
+	char comm[OFFCPU_COMM_LEN];
+};
+
+struct offcpu_val {
+	__u64 total_ns;		/* time blocked, summed */
+	__u64 count;		/* how many times the thread blocked there */
+};
+
+/* counters the user side reports: what the kernel side had to drop */
+enum offcpu_stat {
+	OFFCPU_STAT_SWITCHES,	/* switch-outs of tracked threads */
+	OFFCPU_STAT_START_FULL,	/* a switch-out not remembered: start map full */
+	OFFCPU_STAT_INFO_FULL,	/* blocked time lost: aggregation map full */
+	OFFCPU_STAT_USTACK_ERR,	/* user stack not captured (stack map full or fault) */
+	OFFCPU_STAT_KSTACK_ERR,	/* kernel stack not captured */
+	OFFCPU_STAT_SAMPLES,	/* --wall: on-CPU samples of tracked threads */
+	OFFCPU_STAT_NR,
+};
+
+#endif

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bpf_offcpu.h - the engine of `sonde offcpu`: load offcpu.bpf.c with its
+ * filters, attach it to sched_switch (tp_btf where the kernel takes it, the
+ * classic tracepoint otherwise), optionally sample on-CPU stacks for a
+ * wall-clock profile, and read back the stacks aggregated in the kernel.
+ * struct offcpu owns the skeleton and its perf events; an offcpu_profile owns
+ * its entries and their frame arrays (offcpu_profile__free).
+ */
+#ifndef SONDE_BPF_OFFCPU_H_USER
+#define SONDE_BPF_OFFCPU_H_USER
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bpf/offcpu.h"
+
+struct offcpu_opts {
+	int filter;		/* enum offcpu_filter */
+	const pid_t *targets;	/* tgids (OFFCPU_TGID) or tids (OFFCPU_TID) */
+	int nr_targets;
+	bool follow;		/* add the children of target processes as they fork */
+	bool user_only, kern_only;
+	long state;		/* -1, or 0 R, 1 S, 2 D, 0x80 I */
+	uint64_t min_ns, max_ns;
+	int wall_hz;		/* > 0: also sample on-CPU stacks at this rate (wall-clock profile) */
+	int max_stacks;		/* entries of the stack and aggregation maps; 0: 10240 */
+	bool force_tracepoint;	/* do not use tp_btf even where it works (tests) */
+};
+
+struct offcpu_entry {
+	struct offcpu_key key;
+	bool oncpu;		/* an on-CPU (--wall) entry */
+	uint64_t ns;		/* off CPU: the time blocked; on CPU: samples x period */
+	uint64_t count;		/* blocks, or samples */
+	int nr_user, nr_kern;	/* frames, innermost first; 0 when missing */
+	uint64_t *user, *kern;
+};
+
+struct offcpu_profile {
+	struct offcpu_entry *e;
+	int n;
+	uint64_t stats[OFFCPU_STAT_NR];
+};
+
+struct offcpu;
+
+/* open and load; on error fills err (what failed and why) and returns -errno */
+int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, size_t errlen);
+/* add targets to the in-kernel set after load (a `-- CMD` child); 0 or -errno */
+int offcpu__add_targets(struct offcpu *oc, const pid_t *pids, int n);
+int offcpu__attach(struct offcpu *oc, char *err, size_t errlen);
+/* the map of target tgids/tids (grows on fork with opts.follow) */
+int offcpu__targets_fd(const struct offcpu *oc);
+/* stop collecting: detach the programs, so that what is read next is final */
+void offcpu__detach(struct offcpu *oc);
+/* "tp_btf" or "tracepoint": the sched_switch hook in use */
+const char *offcpu__hook(const struct offcpu *oc);
+/* read every aggregated stack, sorted by increasing time (as offcputime prints); 0 or -errno */
+int offcpu__read(struct offcpu *oc, struct offcpu_profile *p);
+void offcpu_profile__free(struct offcpu_profile *p);
+void offcpu__free(struct offcpu *oc);
+
+#endif

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * offcpu.c - a workload that blocks for known times in known functions, for
+ * `sonde offcpu` tests: block_here() sleeps N x SLEEP_MS in nanosleep, then
+ * wait_pipe() reads a pipe N x PIPE_MS that a feeder thread writes to after
+ * sleeping PIPE_MS each time.
+ *
+ *   offcpu [N [SLEEP_MS [PIPE_MS]]]    (default 10 100 50)
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static int n = 10, sleep_ms = 100, pipe_ms = 50;
+static int fds[2];
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+__attribute__((noinline)) void block_here(int ms)
+{
+	msleep(ms);
+}
+
+__attribute__((noinline)) void wait_pipe(void)
+{
+	char c;
+
+	if (read(fds[0], &c, 1) != 1)
+		exit(2);
+}
+
+static void *feeder(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < n; i++) {
+		msleep(pipe_ms);
+		if (write(fds[1], "x", 1) != 1)
+			exit(2);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t t;
+
+	if (argc > 1)
+		n = atoi(argv[1]);
+	if (argc > 2)
+		sleep_ms = atoi(argv[2]);
+	if (argc > 3)
+		pipe_ms = atoi(argv[3]);
+	for (int i = 0; i < n; i++)
+		block_here(sleep_ms);
+	if (pipe(fds) || pthread_create(&t, NULL, feeder, NULL))
+		return 1;
+	for (int i = 0; i < n; i++)
+		wait_pipe();
+	pthread_join(t, NULL);
+	return 0;
+}
