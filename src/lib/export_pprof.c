@@ -123,6 +123,39 @@ static int gzip_out(FILE *out, const uint8_t *data, size_t len)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* proto3 strings must be UTF-8: invalid bytes become U+FFFD (out holds 3 * len) */
+static size_t utf8_clean(const char *str, size_t len, char *out)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t o = 0;
+
+	for (size_t i = 0; i < len;) {
+		unsigned c = s[i], cp = 0;
+		size_t n = c < 0x80 ? 1 : (c >= 0xc2 && c <= 0xdf) ? 2 : (c >= 0xe0 && c <= 0xef) ? 3 :
+			   (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
+		bool ok = n && i + n <= len;
+
+		cp = n == 1 ? c : c & (0xff >> (n + 1));
+		for (size_t k = 1; ok && k < n; k++) {
+			ok = (s[i + k] & 0xc0) == 0x80;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if (ok && ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+			   (cp >= 0xd800 && cp <= 0xdfff)))
+			ok = false;
+		if (!ok) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+			continue;
+		}
+		memcpy(out + o, s + i, n);
+		o += n;
+		i += n;
+	}
+	return o;
+}
+
 int export__pprof(const struct folded *f, FILE *out, const char *type, const char *unit,
 		  char *err, size_t errlen)
 {
@@ -166,8 +199,14 @@ int export__pprof(const struct folded *f, FILE *out, const char *type, const cha
 	for (uint32_t k = 0; k < nnames; k++) {
 		size_t len;
 		const char *s = folded__name(f, k, &len);
+		char *clean = malloc(3 * len + 1);
 
-		pb_bytes(&prof, 6, s, len);
+		if (!clean) {
+			prof.oom = true;
+			break;
+		}
+		pb_bytes(&prof, 6, clean, utf8_clean(s, len, clean));
+		free(clean);
 	}
 	value_type(&prof, 11, 1, 2, &tmp);	/* period_type */
 	pb_uint(&prof, 12, 1);			/* period */
