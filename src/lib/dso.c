@@ -211,19 +211,47 @@ static int load_segments(struct dso *d)
 
 struct ranked_sym {
 	struct dso_sym s;
-	int rank;		/* global 0, weak 1, local 2; +3 without a size */
+	unsigned char bind;
+	int idx;
 };
 
+static int leading_underscores(const char *name)
+{
+	int n = 0;
+
+	while (name[n] == '_')
+		n++;
+	return n;
+}
+
+/*
+ * which of several symbols at one address names it: perf's choice, so that both
+ * tools print the same name for aliases (libc has up to eight per function):
+ * sized, not weak, global, fewer leading underscores, longer name, first seen
+ */
 static int ranked_cmp(const void *a, const void *b)
 {
 	const struct ranked_sym *x = a, *y = b;
+	size_t lx, ly;
 
 	if (x->s.start != y->s.start)
 		return x->s.start < y->s.start ? -1 : 1;
-	return x->rank - y->rank;
+	if (!x->s.size != !y->s.size)
+		return x->s.size ? -1 : 1;
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? 1 : -1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? -1 : 1;
+	if (leading_underscores(x->s.name) != leading_underscores(y->s.name))
+		return leading_underscores(x->s.name) - leading_underscores(y->s.name);
+	lx = strlen(x->s.name);
+	ly = strlen(y->s.name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x->idx - y->idx;
 }
 
-/* the function symbols, sorted by address, one per address (sized over unsized, then global, weak, local) */
+/* the function symbols, sorted by address, one per address (see ranked_cmp) */
 static int load_symbols(struct dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod);
@@ -242,13 +270,26 @@ static int load_symbols(struct dso *d)
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word shndx;
-		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		Elf *elf = NULL;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, &elf, NULL);
 		int t = GELF_ST_TYPE(sym.st_info), b = GELF_ST_BIND(sym.st_info);
 
-		if (!name || !*name || (t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
+		if (!name || !*name || name[0] == '$' || sym.st_shndx == SHN_UNDEF || shndx == SHN_UNDEF)
 			continue;
+		/* functions, and labels in code (assembly entry points such as ld.so's _dl_start_user) */
+		if (t == STT_NOTYPE) {
+			GElf_Shdr sh;
+			Elf_Scn *scn = elf && shndx != SHN_ABS ? elf_getscn(elf, shndx) : NULL;
+
+			if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || !strncmp(name, ".L", 2))
+				continue;
+		} else if (t != STT_FUNC && t != STT_GNU_IFUNC) {
+			continue;
+		}
 		tmp[k].s = (struct dso_sym){ addr - d->bias, sym.st_size, name };
-		tmp[k++].rank = (b == STB_GLOBAL ? 0 : b == STB_WEAK ? 1 : 2) + (sym.st_size ? 0 : 3);
+		tmp[k].bind = b;
+		tmp[k].idx = i;
+		k++;
 	}
 	qsort(tmp, k, sizeof(*tmp), ranked_cmp);
 	for (size_t i = 0; i < k; i++)

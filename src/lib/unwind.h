@@ -25,7 +25,7 @@ enum perf_reg_x86 {
 };
 
 /* the sample_regs_user mask DWARF unwinding needs: AX..IP and R8..R15 (perf's --call-graph dwarf uses the same) */
-#define UNWIND_REGS_MASK 0xff0001ffULL
+#define UNWIND_REGS_MASK 0xff01ffULL
 
 /*
  * DWARF CFI unwinding of a sample taken with PERF_SAMPLE_REGS_USER|PERF_SAMPLE_STACK_USER (x86-64

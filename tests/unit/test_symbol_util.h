@@ -41,7 +41,7 @@ static const char *st_root(void)
 	return root;
 }
 
-static int __attribute__((format(printf, 1, 2))) st_sh(const char *fmt, ...)
+static int __attribute__((format(printf, 1, 2), unused)) st_sh(const char *fmt, ...)
 {
 	char cmd[8192];
 	va_list ap;
@@ -62,7 +62,7 @@ static char *st_tmpdir(void)
 	return d ? strdup(d) : NULL;
 }
 
-static void st_rmdir(char *dir)
+static __attribute__((unused)) void st_rmdir(char *dir)
 {
 	if (dir && !strncmp(dir, "/tmp/sonde-symtest.", 19))
 		st_sh("rm -rf '%s'", dir);
@@ -74,7 +74,7 @@ static void st_rmdir(char *dir)
  * runs main from DIR/libsymchain.so), "debuglink", "buildid" (debug file under DIR/dbg/.build-id),
  * "minidebug" (.gnu_debugdata), "stripped" (no symbols but .dynsym). Returns 0 or the failing step's code.
  */
-static int st_build(const char *dir, const char *name, const char *kind)
+static __attribute__((unused)) int st_build(const char *dir, const char *name, const char *kind)
 {
 	const char *cc = "gcc -O2 -g -fomit-frame-pointer -Wall";
 	char out[4200], src[4200];
@@ -125,7 +125,7 @@ struct st_child {
 };
 
 /* run PATH SECONDS and read its "ADDRESS NAME" lines up to "ready" */
-static int st_spawn(struct st_child *c, const char *path, const char *seconds)
+static __attribute__((unused)) int st_spawn(struct st_child *c, const char *path, const char *seconds)
 {
 	int fd[2];
 	char line[256];
@@ -157,7 +157,7 @@ static int st_spawn(struct st_child *c, const char *path, const char *seconds)
 	return -1;
 }
 
-static void st_reap(struct st_child *c)
+static __attribute__((unused)) void st_reap(struct st_child *c)
 {
 	if (c->pid > 0) {
 		kill(c->pid, SIGKILL);
@@ -169,7 +169,7 @@ static void st_reap(struct st_child *c)
 	c->pid = 0;
 }
 
-static uint64_t st_addr(const struct st_child *c, const char *name)
+static __attribute__((unused)) uint64_t st_addr(const struct st_child *c, const char *name)
 {
 	for (int i = 0; i < c->nfn; i++)
 		if (!strcmp(c->fn[i].name, name))

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_symbol_perf.c - the symbolizer against perf itself: record the demo
+ * workload with `perf record -g`, take the MMAP2 events and every callchain
+ * frame `perf script -F pid,ip,sym,symoff,dso` prints, feed the same maps to
+ * the symbolizer and resolve the same addresses. Names must agree (or be
+ * aliases: the same symbol start), and so must the DSOs.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/symbol.h"
+#include "test_symbol_util.h"
+#include "unit.h"
+
+struct pmap {
+	int pid;
+	uint64_t start, len, pgoff;
+	char path[512];
+};
+
+TEST(symbol_agrees_with_perf_script)
+{
+	char *dir = st_tmpdir(), cmd[8192], line[1024], demo[4200];
+	struct pmap maps[256];
+	int nmaps = 0, pid = 0, frames = 0, agree = 0, same_name = 0, user = 0, kernel = 0, unknown = 0;
+	char first_bad[600] = "";
+	FILE *p;
+
+	CHECK(dir);
+	if (st_sh("command -v perf >/dev/null")) {
+		printf("# perf is not installed: symbol_agrees_with_perf_script compared nothing\n");
+		st_rmdir(dir);
+		return;
+	}
+	snprintf(demo, sizeof(demo), "%s/build/examples/demo", st_root());
+	CHECK_INT(access(demo, X_OK), 0);
+	CHECK_INT(st_sh("perf record -q -g -F 1999 -o %s/perf.data -- %s 0.5 >/dev/null 2>&1", dir, demo), 0);
+	snprintf(cmd, sizeof(cmd), "perf script -i %s/perf.data -F pid,ip,sym,symoff,dso --show-mmap-events 2>/dev/null "
+		 "| awk '!seen[$0]++'", dir);
+	p = popen(cmd, "r");
+	CHECK(p);
+	struct symbolizer *s = symbolizer__new(0);
+
+	while (s && fgets(line, sizeof(line), p)) {
+		struct pmap m = { 0 };
+		unsigned long long a, b, c, ip, off = 0;
+		char sym[512], dso[512];
+
+		if (sscanf(line, "%d PERF_RECORD_MMAP2 %*d/%*d: [0x%llx(0x%llx) @ 0x%llx %*s %*s %*[^]]]: %*s %511s",
+			   &m.pid, &a, &b, &c, m.path) == 5) {
+			m.start = a, m.len = b, m.pgoff = c;
+			if (nmaps < 256)
+				maps[nmaps++] = m;
+			symbolizer__add_mmap(s, m.pid, a, b, c, m.path, NULL, 0);
+			continue;
+		}
+		if (line[0] != '\t') {
+			sscanf(line, "%d", &pid);
+			continue;
+		}
+		/* "\t     ADDR sym+0xOFF (dso)" */
+		if (sscanf(line, " %llx %511s (%511[^)])", &ip, sym, dso) != 3)
+			continue;
+		if (!strcmp(sym, "[unknown]")) {
+			unknown++;
+			continue;
+		}
+		char *plus = strrchr(sym, '+');
+
+		if (!plus || sscanf(plus, "+0x%llx", &off) != 1)
+			continue;
+		*plus = 0;
+		bool is_kernel = dso[0] == '[' && strcmp(dso, "[vdso]");
+		uint64_t addr = ip;
+
+		if (!is_kernel) {	/* perf prints user frames relative to the DSO: make them absolute */
+			bool found = false;
+
+			for (int i = 0; i < nmaps && !found; i++)
+				if (maps[i].pid == pid && !strcmp(maps[i].path, dso)) {
+					found = true;
+					if (ip < maps[i].start || ip >= maps[i].start + maps[i].len)
+						addr = maps[i].start - maps[i].pgoff + ip;
+				}
+			if (!found)
+				continue;
+		}
+		struct sym_frame f[2];
+		int n = symbolizer__resolve(s, pid, addr, is_kernel, f, 2);
+
+		frames++;
+		is_kernel ? kernel++ : user++;
+		/* the same name, or an alias of it: a symbol at the same start */
+		if (n == 1 && f[0].sym && (!strcmp(f[0].sym, sym) || addr - f[0].offset == addr - off) && f[0].dso &&
+		    !strcmp(f[0].dso, dso)) {
+			agree++;
+			same_name += !strcmp(f[0].sym, sym);
+			if (getenv("SYMBOL_SHOW") && strcmp(f[0].sym, sym))
+				printf("# alias: perf %s, sonde %s\n", sym, f[0].sym);
+		}
+		else if (!first_bad[0])
+			snprintf(first_bad, sizeof(first_bad), "%llx: perf %s+0x%llx (%s), sonde %s+0x%llx (%s)",
+				 (unsigned long long)addr, sym, off, dso, f[0].sym ? f[0].sym : "[unknown]",
+				 (unsigned long long)f[0].offset, f[0].dso ? f[0].dso : "[unknown]");
+	}
+	pclose(p);
+	symbolizer__free(s);
+	st_rmdir(dir);
+	if (getenv("SYMBOL_SHOW"))
+		printf("# %d frames (%d user, %d kernel, %d unknown to perf), %d agree, %d with the same name; %s\n",
+		       frames, user, kernel, unknown, agree, same_name, first_bad);
+	CHECK(user >= 10);
+	if (agree != frames)
+		unit__fail(__FILE__, __LINE__, "%d of %d frames differ from perf script, first %s", frames - agree,
+			   frames, first_bad);
+}

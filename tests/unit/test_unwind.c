@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_unwind.c - DWARF unwinding of real samples: symchain built with -O2
+ * -fomit-frame-pointer (as a PIE, and with its chain in a shared library) is
+ * sampled with perf_event_open (task-clock, IP|TID|REGS_USER|STACK_USER), and
+ * every sample taken in chain_c must unwind to chain_c <- chain_b <- chain_a
+ * <- main <- __libc_start_call_main.
+ */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lib/symbol.h"
+#include "lib/unwind.h"
+#include "test_symbol_util.h"
+#include "unit.h"
+
+#define RING_PAGES 128
+#define STACK_BYTES 8192
+
+struct unwound {
+	int samples, in_chain_c, full_chain, past_main;
+	char first[256];	/* the first chain_c sample's stack, for the failure message */
+};
+
+static void check_sample(struct symbolizer *s, pid_t pid, const uint64_t *regs, const uint8_t *stack,
+			 uint64_t size, const char *main_name, struct unwound *u)
+{
+	static const char *const chain[] = { "chain_c", "chain_b", "chain_a" };
+	uint64_t ips[64];
+	const char *names[64];
+	struct sym_frame f[4];
+	int n = unwind__user(s, pid, regs, UNWIND_REGS_MASK, stack, size, ips, 64);
+
+	u->samples++;
+	if (n < 1)
+		return;
+	for (int i = 0; i < n; i++) {
+		int k = symbolizer__resolve(s, pid, ips[i], false, f, 4);
+
+		names[i] = k >= 1 && f[k - 1].sym ? f[k - 1].sym : "[unknown]";
+	}
+	if (strcmp(names[0], "chain_c"))
+		return;		/* in the vdso's clock_gettime, or in the kernel's return path */
+	u->in_chain_c++;
+	if (!u->first[0])
+		for (int i = 0, len = 0; i < n && len < 200; i++)
+			len += snprintf(u->first + len, sizeof(u->first) - len, "%s%s", i ? " <- " : "", names[i]);
+	int i;
+
+	for (i = 0; i < 3 && i < n && !strcmp(names[i], chain[i]); i++)
+		;
+	if (i == 3 && n > 3 && !strcmp(names[3], main_name)) {
+		u->full_chain++;
+		if (n > 4 && !strcmp(names[4], "__libc_start_call_main"))
+			u->past_main++;
+	}
+}
+
+/* sample pid for ~300 ms and unwind every sample */
+static int sample_and_unwind(struct symbolizer *s, pid_t pid, const char *main_name, struct unwound *u)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = 1000000,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+		.sample_regs_user = UNWIND_REGS_MASK,
+		.sample_stack_user = STACK_BYTES,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len = (RING_PAGES + 1) * page;
+	int fd = syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	struct perf_event_mmap_page *meta;
+	uint8_t *rec;
+
+	if (fd < 0)
+		return -errno;
+	meta = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	rec = malloc(1 << 16);
+	if (meta == MAP_FAILED || !rec) {
+		close(fd);
+		free(rec);
+		return -ENOMEM;
+	}
+	usleep(300000);
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE), tail = meta->data_tail;
+	const uint8_t *data = (const uint8_t *)meta + page;
+	uint64_t size = RING_PAGES * page;
+
+	while (tail < head) {
+		struct perf_event_header h;
+
+		for (size_t i = 0; i < sizeof(h); i++)
+			((uint8_t *)&h)[i] = data[(tail + i) % size];
+		if (h.size < sizeof(h))
+			break;
+		for (size_t i = 0; i < h.size; i++)
+			rec[i] = data[(tail + i) % size];
+		tail += h.size;
+		if (h.type != PERF_RECORD_SAMPLE)
+			continue;
+		const uint64_t *p = (const uint64_t *)(rec + sizeof(h));
+		/* ip, pid/tid, regs abi, regs[], stack size, stack, dyn_size */
+		uint64_t abi = p[2];
+		const uint64_t *regs = &p[3];
+		int nregs = abi ? __builtin_popcountll(UNWIND_REGS_MASK) : 0;
+		uint64_t ssize = p[3 + nregs];
+		const uint8_t *stack = (const uint8_t *)&p[4 + nregs];
+		uint64_t dyn = ssize ? *(const uint64_t *)(stack + ssize) : 0;
+
+		if (abi)
+			check_sample(s, pid, regs, stack, dyn < ssize ? dyn : ssize, main_name, u);
+	}
+	meta->data_tail = head;
+	munmap(meta, len);
+	close(fd);
+	free(rec);
+	return 0;
+}
+
+static void unwind_variant(const char *kind, const char *main_name)
+{
+	struct symbolizer *s = symbolizer__new(0);
+	char *dir = st_tmpdir(), path[4200];
+	struct unwound u = { 0 };
+	struct st_child c;
+	int err;
+
+	CHECK(s && dir);
+	CHECK_INT(st_build(dir, "symchain", kind), 0);
+	snprintf(path, sizeof(path), "%s/symchain", dir);
+	CHECK_INT(st_spawn(&c, path, "10"), 0);
+	err = symbolizer__load_proc_maps(s, c.pid);
+	if (!err)
+		err = sample_and_unwind(s, c.pid, main_name, &u);
+	st_reap(&c);
+	st_rmdir(dir);
+	symbolizer__free(s);
+	CHECK_INT(err, 0);
+	if (u.in_chain_c < 20 || u.full_chain * 10 < u.in_chain_c * 9 || u.past_main * 10 < u.in_chain_c * 9)
+		unit__fail(__FILE__, __LINE__, "%s: %d samples, %d in chain_c, %d unwound to %s, %d past it; first: %s",
+			   kind, u.samples, u.in_chain_c, u.full_chain, main_name, u.past_main, u.first);
+}
+
+TEST(unwind_dwarf_pie_without_frame_pointers)
+{
+	unwind_variant("nofp", "main");
+}
+
+TEST(unwind_dwarf_across_shared_library)
+{
+	unwind_variant("lib", "symchain_main");
+}
+
+TEST(unwind_bad_input)
+{
+	struct symbolizer *s = symbolizer__new(0);
+	uint64_t regs[32] = { 0 }, ips[4];
+	uint8_t stack[64] = { 0 };
+
+	CHECK(s);
+	/* without IP and SP in the mask there is nothing to start from */
+	CHECK_INT(unwind__user(s, 1, regs, 1, stack, sizeof(stack), ips, 4), -EINVAL);
+	CHECK_INT(unwind__user(s, 1, regs, UNWIND_REGS_MASK, stack, sizeof(stack), ips, 0), -EINVAL);
+	/* a process the symbolizer has no maps for */
+	CHECK_INT(unwind__user(s, 4194301, regs, UNWIND_REGS_MASK, stack, sizeof(stack), ips, 4), -ESRCH);
+	/* garbage registers and stack in a known process: some frames or an error, never a crash */
+	CHECK_INT(symbolizer__load_proc_maps(s, getpid()), 0);
+	for (int i = 0; i < 32; i++)
+		regs[i] = 0x4141414141414141ULL * (i + 1);
+	regs[PERF_REG_X86_IP] = (uintptr_t)symbolizer__new;
+	regs[PERF_REG_X86_SP] = 0x1000;
+	int n = unwind__user(s, getpid(), regs, (1ULL << 17) - 1, stack, sizeof(stack), ips, 4);
+
+	CHECK(n >= 1 && n <= 4);
+	CHECK_INT(ips[0], (uintptr_t)symbolizer__new);
+	symbolizer__free(s);
+}
