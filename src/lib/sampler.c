@@ -129,9 +129,9 @@ static int open_error(struct sampler *s, struct event *ev, const struct sampler_
 
 	if (cfg->callgraph == CALLGRAPH_LBR && (e == EOPNOTSUPP || e == EINVAL || e == ENOENT)) {
 		if (!have_lbr())
-			snprintf(err, errlen, "cannot sample '%s' with --call-graph lbr: this CPU has no last branch "
-				 "record (LBR needs an Intel PMU; none here)%s; use --call-graph fp or dwarf", n,
-				 access("/sys/bus/event_source/devices/cpu", F_OK) ? ", there is no hardware PMU" : "");
+			snprintf(err, errlen, "cannot sample '%s' with --call-graph lbr: no last branch record on this "
+				 "machine (LBR call stacks need an Intel CPU's PMU%s); use --call-graph fp or dwarf", n,
+				 access("/sys/bus/event_source/devices/cpu", F_OK) ? "; this one has no hardware PMU" : "");
 		else
 			snprintf(err, errlen, "cannot sample '%s' with --call-graph lbr: %s (LBR call stacks need a "
 				 "hardware event such as cycles)", n, strerror(e));

@@ -1,0 +1,145 @@
+#!/bin/bash
+# sonde record: the files it writes open in perf report / perf script, its
+# options, exit codes, targets (-- CMD, -p, -a), signals and errors.
+. "$(dirname "$0")/../lib.sh"
+
+have_perf() { command -v perf >/dev/null 2>&1; }
+
+# perf's verdict on a file: no warning on stderr or in the report
+perf_clean() {
+	perf report -i "$1" --stdio --no-children >report.out 2>report.err &&
+	! grep -iE "warning|error|fail|broken|incompatible" report.err report.out
+}
+
+test_expect_success '--help says the defaults (99 Hz, sonde.data)' '
+	$SONDE record --help >help &&
+	grep -q "default 99" help && grep -q "default sonde.data" help && grep -q "dwarf" help
+'
+
+test_expect_success 'no target is a usage error (129)' '
+	rc=0; $SONDE record 2>err || rc=$? &&
+	[ $rc -eq 129 ] && grep -q "say what to sample" err
+'
+
+test_expect_success 'record a command: file 0600, summary with samples and lost' '
+	$SONDE record -g -F 499 -o demo.data -- $EXAMPLES/demo 1 >out 2>err &&
+	[ "$(stat -c %a demo.data)" = 600 ] &&
+	grep -E "^\[ sonde record: wrote .demo.data. \([0-9.]+ MB\): [0-9]+ samples, 0 lost \]$" err &&
+	n=$(sed -nE "s/.*: ([0-9]+) samples.*/\1/p" err) && [ "$n" -gt 100 ]
+'
+
+if have_perf; then
+test_expect_success 'perf report reads it without a warning and finds hot_loop, warm_loop' '
+	perf_clean demo.data &&
+	hot=$(awk "/\[\.\] hot_loop/ {sub(\"%\",\"\",\$1); print int(\$1)}" report.out) &&
+	warm=$(awk "/\[\.\] warm_loop/ {sub(\"%\",\"\",\$1); print int(\$1)}" report.out) &&
+	echo "hot_loop $hot% warm_loop $warm%" &&
+	[ "$hot" -ge 45 ] && [ "$hot" -le 75 ] && [ "$warm" -ge 18 ] && [ "$warm" -le 42 ]
+'
+
+test_expect_success 'perf script shows the frame-pointer call chains (hot_loop called from main)' '
+	perf script -i demo.data >script.out 2>script.err &&
+	! grep -iE "warning|error" script.err &&
+	grep -A1 " hot_loop+0x" script.out | grep -q " main+0x" &&
+	grep -q "demo.*cpu-clock: *$" script.out
+'
+
+test_expect_success 'perf sees the sample count sonde reported' '
+	n=$(sed -nE "s/.*: ([0-9]+) samples.*/\1/p" err) &&
+	p=$(perf report -i demo.data --stats 2>/dev/null | awk "/SAMPLE events:/ {print \$3; exit}") &&
+	[ "$n" = "$p" ]
+'
+
+test_expect_success 'the header has hostname, os release, cmdline, nr_cpus, build ids' '
+	perf report -i demo.data --header-only >hdr 2>&1 &&
+	grep -q "^# hostname : $(uname -n)" hdr &&
+	grep -q "^# os release : $(uname -r)" hdr &&
+	grep -q "^# cmdline : .*sonde record -g -F 499 -o demo.data" hdr &&
+	grep -q "^# nrcpus online : $(nproc)" hdr &&
+	grep -q "^# event : name = cpu-clock" hdr &&
+	perf buildid-list -i demo.data >ids 2>&1 &&
+	grep -q "examples/demo$" ids && grep -q "kernel.kallsyms" ids
+'
+else
+	test_skip 'perf reads sonde files' 'perf is not installed'
+fi
+
+test_expect_success 'the exit status of the command is sonde record'\''s' '
+	rc=0; $SONDE record -q -o x.data -- sh -c "exit 3" || rc=$? && [ $rc -eq 3 ] &&
+	rc=0; $SONDE record -q -o x.data -- /nonexistent/cmd 2>err || rc=$? && [ $rc -eq 127 ] &&
+	grep -q "cannot run ./nonexistent/cmd." err && [ ! -e x.data ]
+'
+
+test_expect_success 'an existing file is replaced and stays 0600' '
+	echo old >old.data && chmod 644 old.data &&
+	$SONDE record -q -o old.data -- true && [ "$(stat -c %a old.data)" = 600 ] &&
+	[ "$(head -c 8 old.data)" = PERFILE2 ]
+'
+
+test_expect_success 'an unwritable -o is one clear error' '
+	rc=0; $SONDE record -o /nonexistent/dir/x.data -- true 2>err || rc=$? &&
+	[ $rc -eq 1 ] && [ $(wc -l <err) -eq 1 ] && grep -q "cannot create ./nonexistent/dir/x.data." err
+'
+
+test_expect_success '--call-graph lbr says clearly that this machine lacks it' '
+	if [ -e /sys/bus/event_source/devices/cpu/caps/branches ]; then exit 0; fi &&
+	rc=0; $SONDE record --call-graph lbr -o l.data -- true 2>err || rc=$? &&
+	[ $rc -eq 1 ] && grep -q "lbr: no last branch record" err && [ ! -e l.data ]
+'
+
+test_expect_success 'bad --call-graph and -F/-c together are usage errors' '
+	rc=0; $SONDE record --call-graph frames -- true 2>err || rc=$? && [ $rc -eq 129 ] &&
+	grep -q "expected fp, dwarf" err &&
+	rc=0; $SONDE record -F 99 -c 1000 -- true 2>err || rc=$? && [ $rc -eq 129 ]
+'
+
+test_expect_success '-p PID: attaches, follows threads, names the process' '
+	$WORKLOADS/spin 3 2 >spin.out & pid=$! &&
+	while ! grep -q ready spin.out; do sleep 0.05; done &&
+	$SONDE record -q -g -o p.data -p $pid --duration 0.6 &&
+	kill $pid; wait $pid || : &&
+	if have_perf; then
+		perf report -i p.data --stdio --no-children --sort comm,sym 2>/dev/null >rep &&
+		grep -E "spin +\[\.\] spin_here" rep && grep -q thread_fn rep
+	fi
+'
+
+test_expect_success '-a --duration: every CPU, cpu in the samples' '
+	$SONDE record -q -a -o a.data --duration 0.4 &&
+	if have_perf; then
+		perf script -i a.data -F comm,cpu 2>/dev/null | grep -E "\[[0-9]{3}\]" >cpus &&
+		[ -s cpus ]
+	fi
+'
+
+test_expect_success 'SIGTERM stops a system-wide recording cleanly: the file is finished' '
+	$SONDE record -q -a -o s.data & pid=$! &&
+	sleep 0.5 && kill -TERM $pid && wait $pid &&
+	if have_perf; then perf_clean s.data; fi &&
+	[ "$(head -c 8 s.data)" = PERFILE2 ]
+'
+
+test_expect_success 'Ctrl-C (SIGINT) reaches the command; the file is finished' '
+	$SONDE record -q -o i.data -- $WORKLOADS/spin 10 1 >/dev/null & pid=$! &&
+	sleep 0.5 && kill -INT $pid && rc=0 && wait $pid || rc=$? &&
+	[ $rc -eq 130 ] &&
+	if have_perf; then perf_clean i.data; fi
+'
+
+if have_perf; then
+test_expect_success 'tracepoints: perf script decodes every hit (tracing data saved)' '
+	$SONDE record -q -e syscalls:sys_enter_getppid -o tp.data -- $WORKLOADS/syscalls 300 &&
+	perf script -i tp.data >tp.out 2>tp.err &&
+	! grep -iE "warning|error|broken" tp.err &&
+	[ $(grep -c "syscalls:sys_enter_getppid:" tp.out) -eq 300 ] &&
+	perf report -i tp.data --header-only 2>&1 | grep -q "^# event : name = syscalls:sys_enter_getppid"
+'
+
+test_expect_success 'two events in one file: each sample keeps its event' '
+	$SONDE record -q -e cpu-clock -e syscalls:sys_enter_getppid -F 499 -o two.data -- $WORKLOADS/syscalls 200 &&
+	perf script -i two.data -F event 2>/dev/null | sort | uniq -c >ev &&
+	grep -q " 200 syscalls:sys_enter_getppid:" ev
+'
+fi
+
+test_done
