@@ -494,3 +494,30 @@ int symbolizer__resolve(struct symbolizer *s, pid_t pid, uint64_t addr, bool ker
 	}
 	return 1;
 }
+
+int symbolizer__resolve_file(struct symbolizer *s, const char *path, uint64_t vaddr,
+			     struct sym_frame *out, int max)
+{
+	const struct sym_frame *frames;
+	struct dso *d;
+	int n;
+
+	if (max < 1 || !out || !path)
+		return -EINVAL;
+	s->stats.lookups++;
+	d = dso__get(s, path, path, NULL, 0, false);
+	if (!d)
+		return -ENOMEM;
+	n = dso__load(s, d);
+	if (n)
+		return n;
+	n = dso__resolve(s, d, vaddr, &frames);
+	if (n < 0)
+		return n;
+	if (n > max) {
+		frames += n - max;
+		n = max;
+	}
+	memcpy(out, frames, n * sizeof(*out));
+	return n;
+}

@@ -66,6 +66,14 @@ struct sym_frame {
 int symbolizer__resolve(struct symbolizer *s, pid_t pid, uint64_t addr, bool kernel,
 			struct sym_frame *out, int max);
 
+/*
+ * resolve vaddr, an ELF virtual address of the file at path (what addr2line -e takes), with no
+ * process involved; same frames and return values as symbolizer__resolve (-ENOENT, -ENOEXEC when
+ * the file cannot be read as ELF)
+ */
+int symbolizer__resolve_file(struct symbolizer *s, const char *path, uint64_t vaddr,
+			     struct sym_frame *out, int max);
+
 /* counters for tests and benchmarks */
 struct symbolizer_stats {
 	unsigned long dsos;		/* ELF files loaded */
