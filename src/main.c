@@ -24,6 +24,7 @@ const struct cmd sonde_cmds[] = {
 	{ "record", cmd_record, "sample stacks into a perf.data file (perf record)", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "offcpu", cmd_offcpu, "time blocked off CPU, by stack (BCC's offcputime), and wall-clock profiles", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "flame", cmd_flame, "flame graphs (SVG) from folded stacks; speedscope and pprof exports", 0 },
+	{ "addr2sym", cmd_addr2sym, "addresses to functions, inlined frames and source lines (addr2line)", RUN_HIDDEN },
 	{ NULL, NULL, NULL, 0 },
 };
 
@@ -78,7 +79,8 @@ static void usage(FILE *f)
 		   "sonde: tracing and profiling for Linux in one binary\n\n"
 		   "commands:\n");
 	for (const struct cmd *c = sonde_cmds; c->name; c++)
-		fprintf(f, "   %-10s %s\n", c->name, c->help);
+		if (!(c->flags & RUN_HIDDEN))
+			fprintf(f, "   %-10s %s\n", c->name, c->help);
 	fprintf(f, "\n'sonde help <command>' or 'sonde <command> --help' tells more about a command.\n");
 }
 

@@ -25,6 +25,7 @@ enum run_flags {
 	RUN_MEMLOCK = 1 << 0,	/* raise RLIMIT_MEMLOCK for BPF maps and perf buffers */
 	RUN_TRACEFS = 1 << 1,	/* mount tracefs at /sys/kernel/tracing if it is not there */
 	RUN_ROOT    = 1 << 2,	/* says clearly that root (or the capabilities) is needed */
+	RUN_HIDDEN  = 1 << 3,	/* a debugging aid: runs, but `sonde --help` does not list it */
 };
 
 struct cmd {
@@ -52,5 +53,6 @@ int cmd_list(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_offcpu(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_addr2sym(int argc, char **argv);
 
 #endif
