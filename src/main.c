@@ -20,7 +20,11 @@
 
 const struct cmd sonde_cmds[] = {
 	{ "list", cmd_list, "list the events this machine can count or trace", RUN_TRACEFS },
+	{ "collapse", cmd_collapse, "folded stacks from a recording or perf script text (stackcollapse)", 0 },
+	{ "report", cmd_report, "the hottest functions of a recording, with call graphs", 0 },
 	{ "stat", cmd_stat, "count events for a command, processes or the whole system", RUN_TRACEFS },
+	{ "use", cmd_use, "utilization, saturation and errors of every resource (the USE checklist)", 0 },
+	{ "ftrace", cmd_ftrace, "trace kernel events and functions through a private tracefs instance", RUN_TRACEFS },
 	{ "record", cmd_record, "sample stacks into a perf.data file (perf record)", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "offcpu", cmd_offcpu, "time blocked off CPU, by stack (BCC's offcputime), and wall-clock profiles", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "flame", cmd_flame, "flame graphs (SVG) from folded stacks; speedscope and pprof exports", 0 },

@@ -38,6 +38,9 @@ struct cmd {
 extern const struct cmd sonde_cmds[];
 extern int verbose;		/* -v count, global for every command */
 
+/* the recording commands read when not told: sonde.data, or perf.data when only it exists */
+const char *default_recording(void);
+
 /* messages: "sonde: <what failed>: <why>" on stderr; see STYLE.md */
 void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -49,7 +52,11 @@ void hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 
 int cmd_stat(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_collapse(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_use(int argc, char **argv);
+int cmd_ftrace(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_offcpu(int argc, char **argv);
 int cmd_flame(int argc, char **argv);

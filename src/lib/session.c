@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/* session.c - a recording read back with its symbols; see session.h */
+#include "lib/session.h"
+#include "lib/unwind.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_STACK_DEFAULT 127
+#define MAX_INLINE 8
+
+struct comm_slot {
+	uint32_t tid;
+	bool used;
+	char comm[16];
+};
+
+struct session {
+	struct perfdata_reader *r;
+	struct symbolizer *sym;
+	struct session_opts o;
+	struct comm_slot *comms;	/* open addressing, power-of-two size */
+	size_t comm_cap, comm_used;
+	struct session_frame *frames;
+	int frames_cap;
+	uint64_t *ips;			/* scratch for unwinding */
+	unsigned long bad;
+	char first_error[256];
+	char unknown_comm[16];
+};
+
+static struct comm_slot *comm_find(struct session *s, uint32_t tid, bool create)
+{
+	size_t mask = s->comm_cap - 1, i = (tid * 2654435761u) & mask;
+
+	while (s->comms[i].used) {
+		if (s->comms[i].tid == tid)
+			return &s->comms[i];
+		i = (i + 1) & mask;
+	}
+	if (!create)
+		return NULL;
+	if ((s->comm_used + 1) * 2 > s->comm_cap) {
+		struct comm_slot *old = s->comms;
+		size_t oldcap = s->comm_cap;
+		struct comm_slot *nc = calloc(oldcap * 2, sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		s->comms = nc;
+		s->comm_cap = oldcap * 2;
+		s->comm_used = 0;
+		for (size_t k = 0; k < oldcap; k++)
+			if (old[k].used) {
+				struct comm_slot *d = comm_find(s, old[k].tid, true);
+
+				memcpy(d->comm, old[k].comm, sizeof(d->comm));
+			}
+		free(old);
+		return comm_find(s, tid, true);
+	}
+	s->comms[i].used = true;
+	s->comms[i].tid = tid;
+	s->comms[i].comm[0] = 0;
+	s->comm_used++;
+	return &s->comms[i];
+}
+
+static void comm_set(struct session *s, uint32_t tid, const char *comm)
+{
+	struct comm_slot *c = comm_find(s, tid, true);
+
+	if (c)
+		snprintf(c->comm, sizeof(c->comm), "%s", comm);
+}
+
+const char *session__comm(struct session *s, uint32_t tid)
+{
+	struct comm_slot *c = comm_find(s, tid, false);
+
+	return c ? c->comm : "";
+}
+
+int session__open(struct session **out, const char *path, const struct session_opts *o,
+		  char *err, size_t errlen)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	if (o)
+		s->o = *o;
+	if (s->o.max_stack <= 0)
+		s->o.max_stack = MAX_STACK_DEFAULT;
+	rc = perfdata_reader__open(&s->r, path, err, errlen);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	s->sym = symbolizer__new(s->o.sym_flags);
+	s->comm_cap = 1024;
+	s->comms = calloc(s->comm_cap, sizeof(*s->comms));
+	s->frames_cap = (s->o.max_stack + 1) * (s->o.sym_flags & SYM_INLINE ? MAX_INLINE : 1) + 8;
+	s->frames = calloc(s->frames_cap, sizeof(*s->frames));
+	s->ips = calloc(s->o.max_stack + 1, sizeof(*s->ips));
+	if (!s->sym || !s->comms || !s->frames || !s->ips) {
+		session__free(s);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	perfdata_reader__free(s->r);
+	symbolizer__free(s->sym);
+	free(s->comms);
+	free(s->frames);
+	free(s->ips);
+	free(s);
+}
+
+struct perfdata_reader *session__reader(struct session *s) { return s->r; }
+struct symbolizer *session__symbolizer(struct session *s) { return s->sym; }
+unsigned long session__bad_records(const struct session *s) { return s->bad; }
+const char *session__first_error(const struct session *s) { return s->first_error[0] ? s->first_error : NULL; }
+
+/* add the frames of one address (its inline chain first); false when full */
+static bool push_ip(struct session *s, struct session_sample *smp, uint32_t pid, uint64_t ip, bool kernel)
+{
+	struct sym_frame tmp[MAX_INLINE];
+	int n, room = s->frames_cap - smp->nr_frames;
+
+	if (room <= 0) {
+		smp->truncated = true;
+		return false;
+	}
+	n = symbolizer__resolve(s->sym, (pid_t)pid, ip, kernel, tmp,
+				(s->o.sym_flags & SYM_INLINE) ? MAX_INLINE : 1);
+	if (n < 1) {
+		memset(tmp, 0, sizeof(tmp[0]));
+		n = 1;
+	}
+	if (n > room) {
+		n = room;
+		smp->truncated = true;
+	}
+	for (int i = 0; i < n; i++) {
+		struct session_frame *f = &s->frames[smp->nr_frames++];
+
+		f->ip = ip;
+		f->kernel = kernel;
+		f->sym = tmp[i];
+	}
+	return true;
+}
+
+static bool is_kernel_misc(uint16_t misc)
+{
+	uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
+}
+
+static void build_stack(struct session *s, struct session_sample *smp)
+{
+	const struct perfdata_sample *ps = smp->s;
+	const struct perf_event_attr *a = &smp->ev->attr->attr;
+	bool dwarf = ps->user_abi && ps->user_stack && ps->user_stack_size &&
+		     (a->sample_type & PERF_SAMPLE_STACK_USER);
+	bool have_user = false;
+	int depth = 0;
+
+	smp->nr_frames = 0;
+	smp->frames = s->frames;
+	if (s->o.no_callchain || !(a->sample_type & PERF_SAMPLE_CALLCHAIN) || !ps->nr_callchain) {
+		push_ip(s, smp, ps->pid, ps->ip, smp->kernel);
+		if (!dwarf || smp->kernel || s->o.no_callchain)
+			return;
+		smp->nr_frames = 0;	/* the unwinder gives the ip again */
+	} else {
+		bool kernel = smp->kernel;
+
+		for (uint64_t i = 0; i < ps->nr_callchain && depth < s->o.max_stack; i++) {
+			uint64_t ip = ps->callchain[i];
+
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+				kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL || ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
+				if (ip == (uint64_t)PERF_CONTEXT_USER && dwarf)
+					break;	/* the user part comes from unwinding */
+				continue;
+			}
+			if (!kernel)
+				have_user = true;
+			if (!push_ip(s, smp, ps->pid, ip, kernel))
+				return;
+			depth++;
+		}
+		if (!dwarf || have_user)
+			return;
+	}
+	/* --call-graph dwarf: unwind the user stack copy with the sampled registers */
+	{
+		int n = unwind__user(s->sym, (pid_t)ps->pid, ps->user_regs, ps->user_regs_mask,
+				     ps->user_stack, ps->user_stack_size, s->ips, s->o.max_stack - depth);
+
+		if (n <= 0 && !smp->nr_frames) {
+			push_ip(s, smp, ps->pid, ps->ip, smp->kernel);
+			return;
+		}
+		for (int i = 0; i < n; i++)
+			if (!push_ip(s, smp, ps->pid, s->ips[i], false))
+				return;
+	}
+}
+
+static void note_error(struct session *s, const char *msg)
+{
+	s->bad++;
+	if (!s->first_error[0] && msg)
+		snprintf(s->first_error, sizeof(s->first_error), "%s", msg);
+}
+
+int session__walk(struct session *s, session_sample_fn on_sample, session_event_fn on_event, void *arg)
+{
+	struct perfdata_event ev;
+	int rc;
+
+	perfdata_reader__rewind(s->r);
+	while ((rc = perfdata_reader__next(s->r, &ev)) != 0) {
+		if (rc < 0) {
+			if (rc != -EBADMSG)
+				return rc;
+			note_error(s, perfdata_reader__error(s->r));
+			continue;
+		}
+		switch (ev.type) {
+		case PERF_RECORD_MMAP:
+		case PERF_RECORD_MMAP2:
+			symbolizer__add_mmap(s->sym, (pid_t)ev.mmap.pid, ev.mmap.start, ev.mmap.len, ev.mmap.pgoff,
+					     ev.mmap.filename, ev.mmap.build_id, ev.mmap.build_id_size);
+			break;
+		case PERF_RECORD_COMM:
+			if (ev.comm.exec)
+				symbolizer__exec(s->sym, (pid_t)ev.comm.pid);
+			comm_set(s, ev.comm.tid, ev.comm.comm);
+			break;
+		case PERF_RECORD_FORK: {
+			const char *pc = session__comm(s, ev.task.ptid);
+
+			if (*pc)
+				comm_set(s, ev.task.tid, pc);
+			if (ev.task.pid != ev.task.ppid)
+				symbolizer__fork(s->sym, (pid_t)ev.task.ppid, (pid_t)ev.task.pid);
+			break;
+		}
+		default:
+			break;
+		}
+		if (ev.type == PERF_RECORD_SAMPLE) {
+			struct session_sample smp = { 0 };
+
+			smp.ev = &ev;
+			smp.s = &ev.sample;
+			smp.attr_idx = ev.attr_idx;
+			smp.event_name = ev.attr && ev.attr->name ? ev.attr->name : "";
+			smp.comm = session__comm(s, ev.sample.tid);
+			if (!*smp.comm) {
+				/* perf's name for a thread it never saw a COMM of */
+				snprintf(s->unknown_comm, sizeof(s->unknown_comm), ":%u", ev.sample.tid);
+				smp.comm = s->unknown_comm;
+			}
+			smp.kernel = is_kernel_misc(ev.misc);
+			build_stack(s, &smp);
+			rc = on_sample ? on_sample(&smp, arg) : 0;
+		} else {
+			rc = on_event ? on_event(&ev, arg) : 0;
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

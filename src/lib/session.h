@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * session.h - a recording read back with its symbols: walks a perf.data file in
+ * time order, keeps the processes' names and memory maps as the recording saw
+ * them, and hands each sample over with its stack resolved (kernel callchain,
+ * user callchain or DWARF-unwound user stack, inlined frames if asked).
+ * Used by report, script, collapse and flame -i.
+ *
+ * The session owns everything it hands out; a sample and its frames are valid
+ * only during the callback.
+ */
+#ifndef SONDE_SESSION_H
+#define SONDE_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/perfdata.h"
+#include "lib/symbol.h"
+
+struct session;
+
+struct session_frame {
+	uint64_t ip;
+	bool kernel;
+	struct sym_frame sym;	/* sym.sym NULL when unresolved */
+};
+
+struct session_sample {
+	const struct perfdata_event *ev;	/* ev->sample has the raw fields */
+	const struct perfdata_sample *s;
+	const char *comm;			/* the thread's name at that time */
+	const char *event_name;			/* "cpu-clock", "sched:sched_switch" */
+	int attr_idx;
+	bool kernel;				/* the sample ip is in the kernel */
+	struct session_frame *frames;		/* leaf first; frames[0] is the sample ip */
+	int nr_frames;
+	bool truncated;				/* more frames than the session keeps */
+};
+
+struct session_opts {
+	unsigned sym_flags;	/* SYM_INLINE, SYM_SRCLINE */
+	bool no_callchain;	/* only the sample ip */
+	int max_stack;		/* 0: the default (127, perf's) */
+};
+
+/* open path and prepare its symbols; -errno with one line in err */
+int session__open(struct session **out, const char *path, const struct session_opts *o,
+		  char *err, size_t errlen);
+void session__free(struct session *s);
+
+typedef int (*session_sample_fn)(const struct session_sample *smp, void *arg);
+/* non-sample records too (MMAP, COMM, FORK, EXIT, LOST...), after the session took them in */
+typedef int (*session_event_fn)(const struct perfdata_event *ev, void *arg);
+
+/*
+ * Walk every record; on_sample for each sample, on_event (may be NULL) for the
+ * rest. A callback returning non-zero stops the walk and that value is
+ * returned. Records that do not parse are counted (session__bad_records) and
+ * skipped. Returns 0 at the end, or -errno.
+ */
+int session__walk(struct session *s, session_sample_fn on_sample, session_event_fn on_event, void *arg);
+
+struct perfdata_reader *session__reader(struct session *s);
+struct symbolizer *session__symbolizer(struct session *s);
+unsigned long session__bad_records(const struct session *s);
+/* the first message about a bad record, or NULL */
+const char *session__first_error(const struct session *s);
+/* a thread's name as known now ("" if unknown) */
+const char *session__comm(struct session *s, uint32_t tid);
+
+#endif

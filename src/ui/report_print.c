@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report_print.c - perf report --stdio's layout: the header, the entries with
+ * their percentage columns and sort-key columns, and the call graph drawn with
+ * perf's "|", "---" and "--NN.NN%--" art (as measured from perf 6.1 here).
+ */
+#include "ui/report_print.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define GRAPH_MARGIN 12
+
+static const char *key_header(enum hist_key k)
+{
+	switch (k) {
+	case HK_COMM: return "Command";
+	case HK_PID: return "Pid:Command";
+	case HK_TID: return "Tid:Command";
+	case HK_DSO: return "Shared Object";
+	case HK_SYM: return "Symbol";
+	case HK_CPU: return "CPU";
+	default: return "?";
+	}
+}
+
+static int key_value(char *buf, size_t len, const struct hist_entry *e, enum hist_key k)
+{
+	switch (k) {
+	case HK_COMM: return snprintf(buf, len, "%s", e->comm);
+	case HK_PID: return snprintf(buf, len, "%7u:%s", e->pid, e->comm);
+	case HK_TID: return snprintf(buf, len, "%7u:%s", e->tid, e->comm);
+	case HK_DSO: return snprintf(buf, len, "%s", e->dso);
+	case HK_SYM:
+		if (e->sym)
+			return snprintf(buf, len, "[%c] %s", e->level, e->sym);
+		return snprintf(buf, len, "[%c] %#018" PRIx64, e->level, e->addr);
+	case HK_CPU: return snprintf(buf, len, "%03u", e->cpu);
+	default: return snprintf(buf, len, "?");
+	}
+}
+
+static double pct(uint64_t v, uint64_t total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+static bool shown(const struct report_print *p, const struct hist *h, const struct hist_entry *e)
+{
+	uint64_t v = hist__opts(h)->children ? e->children : e->self;
+
+	return pct(v, hist__total_period(h)) >= p->percent_limit;
+}
+
+/* perf's convert_unit: 3294 samples print as "3K" */
+static void samples_unit(unsigned long long n, unsigned long long *v, char *unit)
+{
+	*unit = ' ';
+	*v = n;
+	if (*v > 1000) { *v /= 1000; *unit = 'K'; }
+	if (*v > 1000) { *v /= 1000; *unit = 'M'; }
+	if (*v > 1000) { *v /= 1000; *unit = 'G'; }
+}
+
+void report_print__header(const struct report_print *p, const struct hist *h, const char *event,
+			  unsigned long long lost, bool first)
+{
+	unsigned long long v;
+	char unit;
+
+	if (p->quiet)
+		return;
+	if (first) {
+		fprintf(p->out, "# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+		fprintf(p->out, "#\n# Total Lost Samples: %llu\n#\n", lost);
+	}
+	samples_unit(hist__nr_samples(h), &v, &unit);
+	fprintf(p->out, "# Samples: %llu%c of event '%s'\n", v, unit, event);
+	fprintf(p->out, "# Event count (approx.): %" PRIu64 "\n#\n", hist__total_period(h));
+}
+
+/* ---- call graph ---- */
+
+struct graph {
+	const struct report_print *p;
+	uint64_t total;
+	uint64_t min_hits;
+	char line[4096];
+};
+
+static bool over(const struct graph *g, const struct cc_node *n)
+{
+	return n->hits >= g->min_hits && n->hits;
+}
+
+static void node_name(char *buf, size_t len, const struct cc_node *n)
+{
+	if (n->name)
+		snprintf(buf, len, "%s%s", n->name, n->inlined ? " (inlined)" : "");
+	else
+		snprintf(buf, len, "%#" PRIx64, n->ip);
+}
+
+static void margin(FILE *f, int m)
+{
+	fprintf(f, "%*s", m, "");
+}
+
+static void print_level(struct graph *g, const struct cc_node *list, int depth, unsigned mask, int m)
+{
+	FILE *f = g->p->out;
+
+	for (const struct cc_node *c = list; c; c = c->next) {
+		const struct cc_node *next = c->next, *seg = c;
+		unsigned new_mask = mask;
+		bool first = true;
+		char name[1024];
+
+		if (!over(g, c))
+			continue;
+		while (next && !over(g, next))
+			next = next->next;
+		if (!next)
+			new_mask &= ~(1u << (depth - 1));
+		/* the separator keeps the old mask: the link goes on to the last child */
+		margin(f, m);
+		for (int i = 0; i < depth; i++)
+			fputs(mask & (1u << i) ? "|          " : "           ", f);
+		fputc('\n', f);
+		/* a node and its single-child continuation are one segment */
+		for (;;) {
+			margin(f, m);
+			for (int i = 0; i < depth; i++) {
+				fputc(new_mask & (1u << i) ? '|' : ' ', f);
+				if (first && i == depth - 1)
+					fprintf(f, "--%.2f%%--", pct(seg->hits, g->total));
+				else
+					fputs("          ", f);
+			}
+			node_name(name, sizeof(name), seg);
+			fprintf(f, "%s\n", name);
+			first = false;
+			if (seg->child && !seg->child->next && !seg->self)
+				seg = seg->child;
+			else
+				break;
+		}
+		if (depth < 31)
+			print_level(g, seg->child, depth + 1, new_mask | (1u << depth), m);
+	}
+}
+
+static void print_graph(const struct report_print *p, const struct hist *h, const struct hist_entry *e)
+{
+	struct graph g = { .p = p, .total = hist__total_period(h) };
+	uint64_t entry_period = hist__opts(h)->children ? e->children : e->self;
+	const struct cc_node *root = NULL;
+	int nroots = 0, m = GRAPH_MARGIN;
+	long pos;
+
+	g.min_hits = (uint64_t)((double)g.total * p->graph_min / 100.0);
+	for (const struct cc_node *c = e->cc; c; c = c->next)
+		if (over(&g, c)) {
+			nroots++;
+			root = c;
+		}
+	if (!nroots)
+		return;
+	pos = ftell(p->out);
+	if (nroots == 1 && root->hits == entry_period) {
+		const struct cc_node *seg = root;
+		char name[1024];
+
+		margin(p->out, m);
+		fputs("|\n", p->out);
+		margin(p->out, m);
+		fputs("---", p->out);
+		for (bool first = true;; first = false) {
+			if (!first)
+				margin(p->out, m + 3);
+			node_name(name, sizeof(name), seg);
+			fprintf(p->out, "%s\n", name);
+			if (seg->child && !seg->child->next && !seg->self)
+				seg = seg->child;
+			else
+				break;
+		}
+		print_level(&g, seg->child, 1, 1, m + 3);
+	} else {
+		print_level(&g, e->cc, 1, 1, m);
+	}
+	(void)pos;
+	fputc('\n', p->out);
+}
+
+void report_print__entries(const struct report_print *p, const struct hist *h)
+{
+	const struct hist_opts *o = hist__opts(h);
+	size_t n = hist__nr_entries(h), printed = 0;
+	int width[HK_MAX];
+	char buf[2048];
+
+	for (int k = 0; k < o->nr_keys; k++)
+		width[k] = strlen(key_header(o->keys[k]));
+	for (size_t i = 0; i < n; i++) {
+		const struct hist_entry *e = hist__entry(h, i);
+
+		if (!shown(p, h, e))
+			continue;
+		for (int k = 0; k < o->nr_keys; k++) {
+			int l = key_value(buf, sizeof(buf), e, o->keys[k]);
+
+			if (l > width[k])
+				width[k] = l;
+		}
+	}
+	if (!p->quiet) {
+		/* "# Children      Self  Command  Shared Object      Symbol" and its dots */
+		for (int pass = 0; pass < 2; pass++) {
+			fputs("# ", p->out);
+			if (o->children)
+				fprintf(p->out, "%8s  %8s", pass ? "........" : "Children", pass ? "........" : "Self");
+			else
+				fprintf(p->out, "%8s", pass ? "........" : "Overhead");
+			if (p->show_nr)
+				fprintf(p->out, "  %12s", pass ? "............" : "Samples");
+			for (int k = 0; k < o->nr_keys; k++) {
+				fputs("  ", p->out);
+				if (pass) {
+					for (int i = 0; i < width[k]; i++)
+						fputc('.', p->out);
+				} else {
+					fprintf(p->out, "%-*s", width[k], key_header(o->keys[k]));
+				}
+			}
+			fputc('\n', p->out);
+		}
+		fputs("#\n", p->out);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct hist_entry *e = hist__entry(h, i);
+		char num[32];
+
+		if (!shown(p, h, e))
+			continue;
+		if (p->top && printed >= p->top)
+			break;
+		printed++;
+		fputs("  ", p->out);
+		if (o->children) {
+			snprintf(num, sizeof(num), "%.2f%%", pct(e->children, hist__total_period(h)));
+			fprintf(p->out, "%8s  ", num);
+		}
+		snprintf(num, sizeof(num), "%.2f%%", pct(e->self, hist__total_period(h)));
+		fprintf(p->out, "%8s", num);
+		if (p->show_nr)
+			fprintf(p->out, "  %12" PRIu64, o->children ? e->nr_children : e->nr_self);
+		for (int k = 0; k < o->nr_keys; k++) {
+			key_value(buf, sizeof(buf), e, o->keys[k]);
+			if (k == o->nr_keys - 1)
+				fprintf(p->out, "  %s", buf);
+			else
+				fprintf(p->out, "  %-*s", width[k], buf);
+		}
+		fputc('\n', p->out);
+		if (p->graph && o->callchain)
+			print_graph(p, h, e);
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void report_print__json(const struct report_print *p, const struct hist *h, const char *event,
+			unsigned long long lost)
+{
+	const struct hist_opts *o = hist__opts(h);
+	size_t n = hist__nr_entries(h), printed = 0;
+	FILE *f = p->out;
+
+	fputs("{\"event\": ", f);
+	json_str(f, event);
+	fprintf(f, ", \"samples\": %" PRIu64 ", \"event_count\": %" PRIu64 ", \"lost\": %llu, \"entries\": [",
+		hist__nr_samples(h), hist__total_period(h), lost);
+	for (size_t i = 0; i < n; i++) {
+		const struct hist_entry *e = hist__entry(h, i);
+		char addr[32];
+
+		if (!shown(p, h, e))
+			continue;
+		if (p->top && printed >= p->top)
+			break;
+		fprintf(f, "%s\n  {", printed++ ? "," : "");
+		if (o->children)
+			fprintf(f, "\"children\": %.4f, ", pct(e->children, hist__total_period(h)));
+		fprintf(f, "\"self\": %.4f, \"samples\": %" PRIu64 ", \"period\": %" PRIu64 ", \"comm\": ",
+			pct(e->self, hist__total_period(h)), o->children ? e->nr_children : e->nr_self,
+			o->children ? e->children : e->self);
+		json_str(f, e->comm);
+		fprintf(f, ", \"pid\": %u, \"tid\": %u, \"dso\": ", e->pid, e->tid);
+		json_str(f, e->dso);
+		fputs(", \"symbol\": ", f);
+		if (e->sym) {
+			json_str(f, e->sym);
+		} else {
+			snprintf(addr, sizeof(addr), "%#" PRIx64, e->addr);
+			json_str(f, addr);
+		}
+		fprintf(f, ", \"kernel\": %s}", e->level == 'k' ? "true" : "false");
+	}
+	fputs("\n]}", f);
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* report_print.h - perf report --stdio's text, and JSON, from a hist (nothing is computed here) */
+#ifndef SONDE_REPORT_PRINT_H
+#define SONDE_REPORT_PRINT_H
+
+#include <stdio.h>
+
+#include "lib/hist.h"
+
+struct report_print {
+	FILE *out;
+	double percent_limit;	/* entries below this share of the total are not shown */
+	double graph_min;	/* call graph branches below this share are not shown (perf: 0.5) */
+	size_t top;		/* at most this many entries; 0 = all */
+	bool show_nr;		/* -n: a Samples column */
+	bool graph;		/* print the call graph under each entry */
+	bool quiet;		/* no header */
+};
+
+/* the "# Samples: 651  of event 'cpu-clock'" block; first is true for the first event */
+void report_print__header(const struct report_print *p, const struct hist *h, const char *event,
+			  unsigned long long lost, bool first);
+void report_print__entries(const struct report_print *p, const struct hist *h);
+/* one event as a JSON object (no newline) */
+void report_print__json(const struct report_print *p, const struct hist *h, const char *event,
+			unsigned long long lost);
+
+#endif
