@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftrace.h - tracefs control through a private instance (instances/sonde-PID):
+ * events with filters, pid filtering that follows children, the function
+ * tracer with its filters, and the trace_pipe stream. Everything is done inside
+ * the instance, so other users of tracefs are not disturbed, and
+ * ftrace__close() removes the instance: nothing is left changed. The caller
+ * owns struct ftrace; the list callbacks' strings are only valid during the call.
+ * Errors: 0 or -errno, with a one-line reason in err (what failed, why).
+ */
+#ifndef SONDE_FTRACE_H
+#define SONDE_FTRACE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct ftrace {
+	char root[PATH_MAX];	/* the tracefs mount */
+	char dir[PATH_MAX];	/* the instance */
+	bool created;
+	int pipe_fd;		/* trace_pipe, non-blocking, once started */
+	int nr_events;		/* events enabled */
+	bool function;		/* the function tracer is on */
+};
+
+/* create instances/sonde-PID (first removing instances of sonde processes that are gone) */
+int ftrace__open(struct ftrace *ft, char *err, size_t errlen);
+
+/*
+ * Enable every event matching SPEC ("group:event" with globs, "group", or an
+ * event's name), with a filter when filter is not NULL. Returns the number of
+ * events enabled (> 0) or -errno (-ENOENT: nothing matches).
+ */
+int ftrace__enable_events(struct ftrace *ft, const char *spec, const char *filter, char *err, size_t errlen);
+
+/* trace only these pids (events and functions), and with follow their children too */
+int ftrace__set_pids(struct ftrace *ft, const pid_t *pids, int n, bool follow, char *err, size_t errlen);
+
+/*
+ * The function tracer limited to the globs in funcs (all when n == 0) minus those
+ * in notrace. -EPERM when the kernel refuses it (as here), -ENODEV when it has none.
+ */
+int ftrace__set_functions(struct ftrace *ft, char *const *funcs, int n, char *const *notrace, int nn,
+			  char *err, size_t errlen);
+
+/* per-CPU buffer size in kB; 0 or -errno */
+int ftrace__set_buffer_kb(struct ftrace *ft, unsigned kb, char *err, size_t errlen);
+
+/* tracing on, and trace_pipe opened (ft->pipe_fd) */
+int ftrace__start(struct ftrace *ft, char *err, size_t errlen);
+/* tracing off (what is buffered can still be read from pipe_fd) */
+void ftrace__stop(struct ftrace *ft);
+
+/* events the instance's buffers overwrote or dropped (per_cpu/cpuN/stats overrun) */
+unsigned long long ftrace__overruns(const struct ftrace *ft);
+
+/* tracing off, tracer nop, events off, instance removed; safe to call twice */
+void ftrace__close(struct ftrace *ft);
+
+/* every "group:event" matching pattern (against "group:event" or the name), sorted; count or -errno */
+int ftrace__list_events(const char *pattern, void (*cb)(const char *ev, void *arg), void *arg);
+/* every traceable kernel function matching pattern; count or -errno (-EPERM here) */
+int ftrace__list_functions(const char *pattern, void (*cb)(const char *fn, void *arg), void *arg);
+
+#endif
