@@ -79,7 +79,12 @@ static int write_output(struct folded *f, struct flame_cmd *c, FILE *out)
 	char err[512] = "";
 	int rc;
 
-	if (!strcmp(c->format, "speedscope")) {
+	if (!strcmp(c->format, "folded")) {
+		/* the merged stacks, sorted as stackcollapse-perf.pl sorts; with --diff difffolded.pl's form */
+		rc = folded__write(f, out, folded__is_diff(f) ? FOLDED_WRITE_DIFF : 0);
+		if (rc)
+			snprintf(err, sizeof(err), "cannot write the folded stacks: %s", strerror(-rc));
+	} else if (!strcmp(c->format, "speedscope")) {
 		if (folded__total(f) <= 0) {
 			error("no valid stacks in the input: nothing to export");
 			return 2;
@@ -128,7 +133,7 @@ int cmd_flame(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_GROUP("input and output"),
 		OPT_STRING('o', "output", &c.output, "FILE", "write to FILE instead of stdout"),
-		OPT_STRING(0, "format", &c.format, "FMT", "svg (default), speedscope (JSON) or pprof (gzip'd profile.proto)"),
+		OPT_STRING(0, "format", &c.format, "FMT", "svg (default), speedscope (JSON), pprof (gzip'd profile.proto), folded (merged stacks)"),
 		OPT_BOOL(0, "diff", &c.diff, "differential graph of two profiles: BEFORE AFTER (difffolded.pl)"),
 		OPT_BOOL('n', "normalize", &c.normalize, "with --diff, scale BEFORE to AFTER's total (difffolded.pl -n)"),
 		OPT_BOOL('s', "strip-hex", &c.strip_hex, "0x1234 in frame names becomes 0x... (difffolded.pl -s)"),
@@ -171,8 +176,9 @@ int cmd_flame(int argc, char **argv)
 	if (c.minwidth && parse_minwidth(&c))
 		opt__usage_error(flame_usage, opts, "--minwidth takes a number of pixels or a percentage, not '%s'",
 				 c.minwidth);
-	if (strcmp(c.format, "svg") && strcmp(c.format, "speedscope") && strcmp(c.format, "pprof"))
-		opt__usage_error(flame_usage, opts, "unknown format '%s' (svg, speedscope or pprof)", c.format);
+	if (strcmp(c.format, "svg") && strcmp(c.format, "speedscope") && strcmp(c.format, "pprof") &&
+	    strcmp(c.format, "folded"))
+		opt__usage_error(flame_usage, opts, "unknown format '%s' (svg, speedscope, pprof or folded)", c.format);
 	if (c.diff && argc != 2)
 		opt__usage_error(flame_usage, opts, "--diff takes two files, BEFORE and AFTER");
 	if (c.normalize && !c.diff)

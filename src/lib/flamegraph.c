@@ -518,8 +518,9 @@ int flame__render(const struct folded *f, const struct flame_opts *o, FILE *out,
 	r.ypad1 += ypad3;	/* icicles start below the subtitle */
 	header(&r, o->width, r.imageheight);
 	if (folded__nr_nodes(f) > r.drawn)
-		fprintf(out, "<!-- ELIDED: %u frames narrower than %g%s were left out -->\n",
-			folded__nr_nodes(f) - r.drawn, o->minwidth, o->minwidth_pct ? "%" : " px");
+		fprintf(out, "<!-- ELIDED: %u frame%s narrower than %g%s left out -->\n",
+			folded__nr_nodes(f) - r.drawn, folded__nr_nodes(f) - r.drawn == 1 ? "" : "s",
+			o->minwidth, o->minwidth_pct ? "%" : " px");
 	style_and_script(&r);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"url(#background)\"/>\n",
 		o->width, r.imageheight);
@@ -533,8 +534,8 @@ int flame__render(const struct folded *f, const struct flame_opts *o, FILE *out,
 	text(&r, "matched", o->width - XPAD, r.imageheight - r.ypad2 / 2, "end", "hide", " ");
 	if (folded__nr_nodes(f) > r.drawn)
 		text(&r, "elided", o->width - XPAD, r.imageheight - r.ypad2 / 2, "end", NULL,
-		     "%u frames under %g%s not drawn", folded__nr_nodes(f) - r.drawn, o->minwidth,
-		     o->minwidth_pct ? "%" : " px");
+		     "%u frame%s under %g%s not drawn", folded__nr_nodes(f) - r.drawn,
+		     folded__nr_nodes(f) - r.drawn == 1 ? "" : "s", o->minwidth, o->minwidth_pct ? "%" : " px");
 	fputs("<g id=\"frames\">\n", out);
 	if ((rc = walk(&r, true)))
 		goto out;

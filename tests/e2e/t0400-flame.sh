@@ -90,7 +90,7 @@ test_expect_success 'no valid input: an SVG that says so, exit 2' '
 test_expect_success 'frames under --minwidth are left out and the SVG says how many' '
 	awk "BEGIN { print \"main;big 100000\"; for (i = 0; i < 500; i++) printf \"main;small%d;leaf 1\n\", i }" >wide.folded &&
 	$SONDE flame wide.folded >wide.svg 2>/dev/null &&
-	grep -q "<!-- ELIDED: 1000 frames narrower than 0.1 px were left out -->" wide.svg &&
+	grep -q "<!-- ELIDED: 1000 frames narrower than 0.1 px left out -->" wide.svg &&
 	grep -q ">1000 frames under 0.1 px not drawn<" wide.svg &&
 	[ $(grep -c "^<g><title>" wide.svg) = 3 ] &&
 	$SONDE flame --minwidth 0 wide.folded >all.svg 2>/dev/null &&
@@ -261,6 +261,22 @@ test_expect_success '--fonttype, --fontsize and --fontwidth reach the CSS and th
 	$SONDE flame --fonttype "DejaVu Sans Mono" --fontsize 10 --fontwidth 0.6 simple.folded >f.svg &&
 	grep -q "font-family: DejaVu Sans Mono; font-size: 10px" f.svg &&
 	grep -q "fontsize: 10, fontwidth: 0.6" f.svg
+'
+
+test_expect_success 'the golden files are what their first line makes' '
+	for g in "$ROOT"/tests/golden/flame-*.svg; do
+		cmd=$(head -1 "$g" | sed "s/^# sonde //") &&
+		(cd "$ROOT" && eval "\$SONDE $cmd" 2>/dev/null) >out &&
+		tail -n +2 "$g" | cmp - out || exit 1
+	done
+'
+
+test_expect_success '--format folded: merged stacks sorted as stackcollapse-perf.pl, --diff as difffolded.pl' '
+	printf "a;b 1\na-x 2\na 3\na;b 4\n" | $SONDE flame --format folded >m &&
+	printf "a 3\na-x 2\na;b 5\n" >expect && test_cmp expect m &&
+	printf "main;a 10\nmain;b 30\nmain;c 10\n" >b1 && printf "main;a 90\n" >a1 &&
+	$SONDE flame --diff -n --format folded b1 a1 >d &&
+	printf "main;a 18 90\nmain;b 54 0\nmain;c 18 0\n" >expect && test_cmp expect d
 '
 
 test_done

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_folded.c - the folded-stack parser, the stack tree and folded output */
+#include "unit.h"
+#include "lib/folded.h"
+
+#include <stdlib.h>
+
+static struct folded *parse(unsigned flags, const char *text, long *bad)
+{
+	struct folded *f = folded__new(flags);
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+
+	*bad = folded__read(f, in, "test", FOLDED_AFTER, NULL, NULL);
+	fclose(in);
+	folded__finish(f);
+	return f;
+}
+
+/* the folded text the tree writes back */
+static char *written(struct folded *f, unsigned flags)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	folded__write(f, out, flags);
+	fclose(out);
+	return buf;
+}
+
+/* child of parent named name, or FOLDED_NONE */
+static uint32_t child(struct folded *f, uint32_t parent, const char *name)
+{
+	for (uint32_t c = folded__node(f, parent)->child; c != FOLDED_NONE; c = folded__node(f, c)->next)
+		if (!strcmp(folded__name(f, folded__node(f, c)->name, NULL), name))
+			return c;
+	return FOLDED_NONE;
+}
+
+TEST(folded_tree_merges_prefixes)
+{
+	long bad;
+	struct folded *f = parse(0, "main;a;b 10\nmain;a;c 5\nmain;d 3\nmain;a;b 2\n", &bad);
+	uint32_t main_, a, b;
+
+	CHECK_INT(bad, 0);
+	CHECK_INT(folded__nr_nodes(f), 6);	/* root main a b c d */
+	CHECK(folded__total(f) == 20);
+	main_ = child(f, 0, "main");
+	CHECK(main_ != FOLDED_NONE);
+	a = child(f, main_, "a");
+	b = child(f, a, "b");
+	CHECK(folded__node(f, a)->total == 17 && folded__node(f, a)->self == 0);
+	CHECK(folded__node(f, b)->total == 12 && folded__node(f, b)->self == 12);
+	CHECK_INT(folded__nr_stacks(f), 3);
+	CHECK(!folded__is_diff(f));
+	folded__free(f);
+}
+
+TEST(folded_siblings_sorted_by_name)
+{
+	long bad;
+	struct folded *f = parse(0, "r;zeta 1\nr;alpha 1\nr;Mid 1\nr;alpha2 1\n", &bad);
+	uint32_t r = child(f, 0, "r"), c = folded__node(f, r)->child;
+	const char *want[] = { "Mid", "alpha", "alpha2", "zeta" };
+
+	for (int i = 0; i < 4; i++, c = folded__node(f, c)->next) {
+		CHECK(c != FOLDED_NONE);
+		CHECK_STR(folded__name(f, folded__node(f, c)->name, NULL), want[i]);
+	}
+	CHECK(c == FOLDED_NONE);
+	folded__free(f);
+}
+
+TEST(folded_malformed_lines)
+{
+	static const struct { const char *line, *why; } cases[] = {
+		{ "main;a", "no count after the stack" },
+		{ "main;a -5", "negative count" },
+		{ "main;a x5", "the count is not a number" },
+		{ "main;a 1e5", "the count is not a number" },
+		{ "main;a .5", "the count is not a number" },
+		{ "main;;a 5", "empty frame in the stack" },
+		{ ";a 5", "empty frame in the stack" },
+		{ "a; 5", "empty frame in the stack" },
+		{ " 5", "empty stack" },
+		{ "5", "no count after the stack" },
+	};
+	struct folded *f = folded__new(0);
+	const char *why;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		CHECK_INT(folded__parse_line(f, cases[i].line, strlen(cases[i].line), FOLDED_AFTER, &why), 1);
+		CHECK_STR(why, cases[i].why);
+	}
+	CHECK_INT(folded__parse_line(f, "a\0b 5", 5, FOLDED_AFTER, &why), 1);
+	CHECK_STR(why, "NUL byte in the line");
+	/* blank and "# " comment lines are skipped silently */
+	CHECK_INT(folded__parse_line(f, "   \n", 4, FOLDED_AFTER, &why), 1);
+	CHECK(why == NULL);
+	CHECK_INT(folded__parse_line(f, "# comment 5", 11, FOLDED_AFTER, &why), 1);
+	CHECK(why == NULL);
+	folded__finish(f);
+	CHECK(folded__total(f) == 0);
+	folded__free(f);
+}
+
+static unsigned long warned_line;
+static void on_warn(void *arg, const char *src, unsigned long lineno, const char *why)
+{
+	(void)arg, (void)src, (void)why;
+	warned_line = lineno;
+}
+
+TEST(folded_read_reports_line_numbers)
+{
+	const char *text = "a 1\nb 2\nbroken\nc 3\n";
+	struct folded *f = folded__new(0);
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+
+	CHECK_INT(folded__read(f, in, "x", FOLDED_AFTER, on_warn, NULL), 1);
+	CHECK_INT(warned_line, 3);
+	fclose(in);
+	folded__finish(f);
+	CHECK(folded__total(f) == 6);
+	folded__free(f);
+}
+
+TEST(folded_decimals_spaces_and_crlf)
+{
+	long bad;
+	struct folded *f = parse(0, "main;do work;x 1.5\r\nmain;do work;x 2.\nmain;y\t0.25\n", &bad);
+	uint32_t m = child(f, 0, "main");
+
+	CHECK_INT(bad, 0);
+	CHECK(folded__total(f) == 3.75);
+	CHECK(child(f, m, "do work") != FOLDED_NONE);
+	CHECK(folded__node(f, child(f, m, "y"))->total == 0.25);
+	folded__free(f);
+}
+
+TEST(folded_two_counts_make_a_diff)
+{
+	long bad;
+	struct folded *f = parse(0, "main;a 10 30\nmain;b 30 10\nmain;do work 2 7\n", &bad);
+	uint32_t m = child(f, 0, "main"), a = child(f, m, "a"), w = child(f, m, "do work");
+
+	CHECK_INT(bad, 0);
+	CHECK(folded__is_diff(f));
+	CHECK(folded__total(f) == 47 && folded__total_before(f) == 42);
+	CHECK(folded__node(f, a)->self == 30 && folded__before_self(f, a) == 10);
+	/* the trailing-number ambiguity of the format: "do work 2 7" is 2 -> 7 */
+	CHECK(w != FOLDED_NONE && folded__before_total(f, w) == 2);
+	folded__free(f);
+}
+
+TEST(folded_diff_slots_and_normalize)
+{
+	struct folded *f = folded__new(0);
+	const char *why;
+
+	/* difffolded.pl -n: 10 -> 18 and 30 -> 54 with totals 50 and 90 */
+	CHECK_INT(folded__parse_line(f, "m;a 10", 6, FOLDED_BEFORE, &why), 0);
+	CHECK_INT(folded__parse_line(f, "m;b 30", 6, FOLDED_BEFORE, &why), 0);
+	CHECK_INT(folded__parse_line(f, "m;c 10", 6, FOLDED_BEFORE, &why), 0);
+	CHECK_INT(folded__parse_line(f, "m;a 90", 6, FOLDED_AFTER, &why), 0);
+	folded__normalize(f);
+	folded__finish(f);
+	char *s = written(f, FOLDED_WRITE_DIFF);
+
+	CHECK_STR(s, "m;a 18 90\nm;b 54 0\nm;c 18 0\n");
+	free(s);
+	folded__free(f);
+}
+
+TEST(folded_write_sorts_as_stackcollapse)
+{
+	long bad;
+	/* byte order of whole stacks: "a" < "a-x" < "a;b" ('-' sorts before ';') */
+	struct folded *f = parse(0, "a;b 1\na-x 2\na 3\na;b 4\nB 1\n", &bad);
+	char *s = written(f, 0);
+
+	CHECK_STR(s, "B 1\na 3\na-x 2\na;b 5\n");
+	free(s);
+	folded__free(f);
+}
+
+TEST(folded_add_frames_api)
+{
+	struct folded *f = folded__new(0);
+	const char *fr[] = { "proc", "main", "sym with spaces", "leaf_[k]" };
+	size_t len[] = { 4, 4, 15, 8 };
+	char *s;
+
+	CHECK_INT(folded__add_frames(f, fr, len, 4, 1001001, 0), 0);
+	CHECK_INT(folded__add_frames(f, fr, len, 4, 1001001, 0), 0);
+	CHECK_INT(folded__add_frames(f, fr, len, 2, 7, 0), 0);
+	CHECK_INT(folded__add_stack(f, "proc;other", 10, 3, 0), 0);
+	folded__finish(f);
+	s = written(f, 0);
+	CHECK_STR(s, "proc;main 7\nproc;main;sym with spaces;leaf_[k] 2002002\nproc;other 3\n");
+	free(s);
+	folded__free(f);
+}
+
+TEST(folded_reverse_and_flamechart)
+{
+	long bad;
+	struct folded *f = parse(FOLDED_REVERSE, "a;b;c 2\nx;b;c 3\n", &bad);
+	uint32_t c = child(f, 0, "c"), b = child(f, c, "b");
+
+	CHECK(c != FOLDED_NONE && folded__node(f, c)->total == 5);
+	CHECK(child(f, b, "a") != FOLDED_NONE && child(f, b, "x") != FOLDED_NONE);
+	folded__free(f);
+
+	/* a flame chart merges only with the previous sibling, and keeps input order */
+	f = parse(FOLDED_FLAMECHART, "m;z 1\nm;a 1\nm;a 2\nm;z 1\n", &bad);
+	uint32_t m = child(f, 0, "m"), k = folded__node(f, m)->child;
+	const char *want[] = { "z", "a", "z" };
+	double tot[] = { 1, 3, 1 };
+
+	for (int i = 0; i < 3; i++, k = folded__node(f, k)->next) {
+		CHECK(k != FOLDED_NONE);
+		CHECK_STR(folded__name(f, folded__node(f, k)->name, NULL), want[i]);
+		CHECK(folded__node(f, k)->total == tot[i]);
+	}
+	CHECK(k == FOLDED_NONE);
+	folded__free(f);
+}
+
+TEST(folded_strip_hex)
+{
+	long bad;
+	struct folded *f = parse(FOLDED_STRIP_HEX, "m;f+0x1a2b 1\nm;f+0xffff 2\nm;0x 1\n", &bad);
+	char *s = written(f, 0);
+
+	CHECK_STR(s, "m;0x 1\nm;f+0x... 3\n");
+	free(s);
+	folded__free(f);
+}
+
+TEST(folded_deep_stack_no_recursion)
+{
+	size_t n = 20000;
+	char *line = malloc(n * 4 + 16), *p = line;
+	struct folded *f = folded__new(0);
+	const char *why;
+
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s%zu", i ? ";" : "", i % 100);
+	p += sprintf(p, " 7");
+	CHECK_INT(folded__parse_line(f, line, p - line, FOLDED_AFTER, &why), 0);
+	CHECK_INT(folded__finish(f), 0);
+	CHECK_INT(folded__nr_nodes(f), n + 1);
+	CHECK(folded__node(f, 1)->total == 7);
+	free(line);
+	folded__free(f);
+}
+
+TEST(folded_format_count)
+{
+	char b[64];
+
+	folded__format_count(b, sizeof(b), 42);
+	CHECK_STR(b, "42");
+	folded__format_count(b, sizeof(b), 1.5);
+	CHECK_STR(b, "1.5");
+	folded__format_count(b, sizeof(b), 123456789012.0);
+	CHECK_STR(b, "123456789012");
+}
