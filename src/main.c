@@ -27,6 +27,7 @@ const struct cmd sonde_cmds[] = {
 	{ "ftrace", cmd_ftrace, "trace kernel events and functions through a private tracefs instance", RUN_TRACEFS },
 	{ "record", cmd_record, "sample stacks into a perf.data file (perf record)", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "offcpu", cmd_offcpu, "time blocked off CPU, by stack (BCC's offcputime), and wall-clock profiles", RUN_MEMLOCK | RUN_TRACEFS },
+	{ "trace", cmd_trace, "syscalls as strace prints them, at a fraction of strace's cost (BPF)", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "flame", cmd_flame, "flame graphs (SVG) from folded stacks; speedscope and pprof exports", 0 },
 	{ "addr2sym", cmd_addr2sym, "addresses to functions, inlined frames and source lines (addr2line)", RUN_HIDDEN },
 	{ NULL, NULL, NULL, 0 },

@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace.bpf.c - the kernel side of `sonde trace`.
+ *
+ * raw_syscalls sys_enter/sys_exit (raw tracepoints: no per-syscall perf event
+ * to open or close, detaching is instant). Everything that can be decided in
+ * the kernel is: the target set (tgids, grown on fork with -f; a `-- CMD`
+ * child counts from its execve on), the syscall set (a bitmap in rodata),
+ * --failed and --duration. For -c nothing leaves the kernel but the per-CPU
+ * statistics. Otherwise the entry is kept per thread in `inflight`, with the
+ * strings and buffers the capture plan (rodata, from sysdecode__capplan)
+ * asks for; at exit the output buffers are copied, strings whose first read
+ * faulted (page not yet resident) are read again, and one record goes to the
+ * ring buffer. A full ring buffer is counted, never silent.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "trace.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile bool all_tasks = false;	/* -a */
+const volatile bool follow = false;	/* -f */
+const volatile bool count_only = false;	/* -c: statistics, no records */
+const volatile bool want_stats = false;	/* -c or -C or --histogram */
+const volatile bool failed_only = false;
+const volatile __u64 min_ns = 0;
+const volatile __u32 self_tgid = 0;
+const volatile __u64 sc_mask[TRACE_NR_MAX / 64];
+const volatile struct sc_cap caps[TRACE_NR_MAX][TRACE_NCAP];
+
+#define NR_EXECVE	59
+#define NR_EXIT		60
+#define NR_EXIT_GROUP	231
+#define NR_EXECVEAT	322
+
+/* targets: 1 traced, 2 waiting for its execve (a `-- CMD` child held before exec) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+/* a record and room behind it, so that variable offsets into the last slot verify */
+struct scratch {
+	struct sc_event ev;
+	unsigned char slack[TRACE_CAP_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} inflight SEC(".maps");
+
+struct start {
+	__u64 ts;
+	__s64 nr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct start);
+} starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TRACE_NR_MAX);
+	__type(key, __u32);
+	__type(value, struct sc_stat);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TRC_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} rb SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline bool wanted_nr(long nr)
+{
+	if (nr < 0 || nr >= TRACE_NR_MAX)
+		return false;
+	return sc_mask[(nr >> 6) & (TRACE_NR_MAX / 64 - 1)] & (1ULL << (nr & 63));
+}
+
+static __always_inline bool wanted_task(__u32 tgid, __u32 tid, long nr)
+{
+	__u8 *st;
+
+	if (tgid == self_tgid)
+		return false;
+	if (all_tasks)
+		return true;
+	st = bpf_map_lookup_elem(&targets, &tgid);
+	if (!st)
+		return false;
+	if (*st == 2) {
+		if (nr != NR_EXECVE && nr != NR_EXECVEAT)
+			return false;
+		*st = 1;
+	}
+	return follow || tid == tgid;
+}
+
+static __always_inline __u32 log2l(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) r += 1;
+	return r;
+}
+
+static __always_inline void account(long nr, __u64 dur, long ret)
+{
+	__u32 key = nr;
+	struct sc_stat *s;
+	__u32 b;
+
+	s = bpf_map_lookup_elem(&stats, &key);
+	if (!s)
+		return;
+	s->calls++;
+	if (ret < 0 && ret >= -4095)
+		s->errors++;
+	s->ns += dur;
+	if (!s->min_ns || dur < s->min_ns)
+		s->min_ns = dur;
+	if (dur > s->max_ns)
+		s->max_ns = dur;
+	b = log2l(dur);
+	if (b >= TRACE_HIST)
+		b = TRACE_HIST - 1;
+	s->hist[b & (TRACE_HIST - 1)]++;
+}
+
+static __always_inline void read_args(struct sc_event *ev, struct pt_regs *regs)
+{
+	ev->args[0] = BPF_CORE_READ(regs, di);
+	ev->args[1] = BPF_CORE_READ(regs, si);
+	ev->args[2] = BPF_CORE_READ(regs, dx);
+	ev->args[3] = BPF_CORE_READ(regs, r10);
+	ev->args[4] = BPF_CORE_READ(regs, r8);
+	ev->args[5] = BPF_CORE_READ(regs, r9);
+}
+
+static __always_inline __u64 clamp(__u64 n)
+{
+	return n > TRACE_CAP_MAX ? TRACE_CAP_MAX : n;
+}
+
+static __always_inline void cap_str(struct sc_event *ev, int i, const void *p)
+{
+	long n = bpf_probe_read_user_str(ev->data[i], TRACE_CAP_MAX, p);
+
+	if (n < 0) {
+		ev->cap_len[i] = 0;
+		ev->cap_flags[i] |= CAPF_FAULT;
+		return;
+	}
+	ev->cap_len[i] = n;
+	ev->cap_flags[i] &= ~CAPF_FAULT;
+	if (n >= TRACE_CAP_MAX)
+		ev->cap_flags[i] |= CAPF_MORE;
+}
+
+static __always_inline void cap_buf(struct sc_event *ev, int i, const void *p, __u64 len)
+{
+	__u64 n = clamp(len);
+
+	if (len > TRACE_CAP_MAX)
+		ev->cap_flags[i] |= CAPF_MORE;
+	if (bpf_probe_read_user(ev->data[i], n, p)) {
+		ev->cap_len[i] = 0;
+		ev->cap_flags[i] |= CAPF_FAULT;
+		return;
+	}
+	ev->cap_flags[i] &= ~CAPF_FAULT;
+	ev->cap_len[i] = n;
+}
+
+static __always_inline void cap_argv(struct scratch *s, const void *const *argv)
+{
+	struct sc_event *ev = &s->ev;
+	__u32 off = 0;
+	const void *p;
+	int k;
+
+	for (k = 0; k < TRACE_ARGV_MAX; k++) {
+		long n;
+
+		if (bpf_probe_read_user(&p, sizeof(p), &argv[k]) || !p)
+			break;
+		if (off >= TRACE_CAP_MAX) {
+			ev->cap_flags[1] |= CAPF_MORE;
+			break;
+		}
+		n = bpf_probe_read_user_str(&ev->data[1][off & (TRACE_CAP_MAX - 1)],
+					    TRACE_CAP_MAX - (off & (TRACE_CAP_MAX - 1)), p);
+		if (n < 0) {
+			if (k == 0)
+				ev->cap_flags[1] |= CAPF_FAULT;
+			break;
+		}
+		off += n;
+	}
+	if (k == TRACE_ARGV_MAX && !bpf_probe_read_user(&p, sizeof(p), &argv[k]) && p)
+		ev->cap_flags[1] |= CAPF_MORE;
+	ev->cap_len[1] = off > TRACE_CAP_MAX ? TRACE_CAP_MAX : off;
+}
+
+static __always_inline __u16 count_envp(const void *const *envp)
+{
+	const void *p;
+	__u16 n;
+
+	for (n = 0; n < 256; n++)
+		if (bpf_probe_read_user(&p, sizeof(p), &envp[n]) || !p)
+			break;
+	return n;
+}
+
+/* an iovec array: slot 0 the array (up to 16 entries), slot 1 up to 64 bytes of each of the first 8 */
+static __always_inline void cap_iov(struct sc_event *ev, const void *iov, __u64 cnt, __u64 total)
+{
+	const int per = TRACE_CAP_MAX / 8;
+	__u64 n = cnt > 16 ? 16 : cnt;
+	int k;
+
+	if (bpf_probe_read_user(ev->data[0], (n * 16) & (TRACE_CAP_MAX - 1), iov)) {
+		ev->cap_flags[0] |= CAPF_FAULT;
+		ev->cap_flags[1] |= CAPF_FAULT;
+		return;
+	}
+	ev->cap_len[0] = n * 16;
+	for (k = 0; k < 8 && k < n; k++) {
+		__u64 base = *(__u64 *)&ev->data[0][(k * 16) & (TRACE_CAP_MAX - 1)];
+		__u64 len = *(__u64 *)&ev->data[0][(k * 16 + 8) & (TRACE_CAP_MAX - 1)];
+
+		if (len > total)
+			len = total;
+		total -= len;
+		if (len > per)
+			len = per;
+		asm volatile("" : "+r"(len));
+		if (len <= per)
+			bpf_probe_read_user(&ev->data[1][k * per], len, (void *)base);
+	}
+	ev->cap_len[1] = TRACE_CAP_MAX;
+}
+
+static __always_inline __u64 arg_at(const struct sc_event *ev, __u32 i)
+{
+	if (i >= 6)
+		return 0;
+	return ev->args[i];
+}
+
+static __always_inline void cap_enter(struct scratch *s, int i, long nr)
+{
+	struct sc_event *ev = &s->ev;
+	struct sc_cap c;
+	const void *p;
+
+	c.arg = caps[nr & (TRACE_NR_MAX - 1)][i].arg;
+	c.mode = caps[nr & (TRACE_NR_MAX - 1)][i].mode;
+	c.size = caps[nr & (TRACE_NR_MAX - 1)][i].size;
+	p = (const void *)arg_at(ev, c.arg);
+	if (c.mode == CAP_NONE || !p)
+		return;
+	switch (c.mode) {
+	case CAP_STR:
+		cap_str(ev, i, p);
+		break;
+	case CAP_BUF_IN:
+		cap_buf(ev, i, p, arg_at(ev, c.size));
+		break;
+	case CAP_FIX_IN:
+		cap_buf(ev, i, p, c.size);
+		break;
+	case CAP_ARGV:
+		if (i == 1) {
+			cap_argv(s, p);
+			if (nr == NR_EXECVE)
+				ev->aux = count_envp((const void *const *)ev->args[2]);
+		}
+		break;
+	case CAP_IOV_IN:
+		if (i == 0)
+			cap_iov(ev, p, arg_at(ev, c.size), ~0ULL);
+		break;
+	}
+}
+
+static __always_inline void cap_exit(struct sc_event *ev, int i, long nr, long ret)
+{
+	struct sc_cap c;
+	const void *p;
+
+	c.arg = caps[nr & (TRACE_NR_MAX - 1)][i].arg;
+	c.mode = caps[nr & (TRACE_NR_MAX - 1)][i].mode;
+	c.size = caps[nr & (TRACE_NR_MAX - 1)][i].size;
+	p = (const void *)arg_at(ev, c.arg);
+	if (c.mode == CAP_NONE || !p)
+		return;
+	switch (c.mode) {
+	case CAP_STR:	/* the page was not resident at entry: the syscall has faulted it in */
+		if (ev->cap_flags[i] & CAPF_FAULT) {
+			cap_str(ev, i, p);
+			if (!(ev->cap_flags[i] & CAPF_FAULT))
+				ev->cap_flags[i] |= CAPF_REREAD;
+		}
+		break;
+	case CAP_BUF_RET:
+		if (ret > 0)
+			cap_buf(ev, i, p, ret);
+		break;
+	case CAP_FIX_OUT:
+	case CAP_BUF_ARGOUT:
+		if (ret >= 0)
+			cap_buf(ev, i, p, c.size);
+		break;
+	case CAP_IOV_RET:
+		if (i == 0 && ret > 0)
+			cap_iov(ev, p, arg_at(ev, c.size), ret);
+		break;
+	}
+}
+
+static __always_inline void submit(struct sc_event *ev)
+{
+	long rc;
+
+	if (ev->cap_len[1] || (ev->cap_flags[1] & CAPF_FAULT))
+		rc = bpf_ringbuf_output(&rb, ev, sizeof(*ev), 0);
+	else if (ev->cap_len[0] || (ev->cap_flags[0] & CAPF_FAULT))
+		rc = bpf_ringbuf_output(&rb, ev, TRACE_EV_HDR + TRACE_CAP_MAX, 0);
+	else
+		rc = bpf_ringbuf_output(&rb, ev, TRACE_EV_HDR, 0);
+	count(rc ? TRC_LOST : TRC_EVENTS);
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(trace_enter, struct pt_regs *regs, long id)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tgid = pt >> 32, tid = (__u32)pt, zero = 0;
+	struct scratch *s;
+	struct sc_event *ev;
+
+	if (!wanted_task(tgid, tid, id) || !wanted_nr(id))
+		return 0;
+	if (count_only) {
+		struct start st = { .ts = bpf_ktime_get_ns(), .nr = id };
+
+		if (bpf_map_update_elem(&starts, &tid, &st, BPF_ANY))
+			count(TRC_INFLIGHT_FULL);
+		return 0;
+	}
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	ev = &s->ev;
+	ev->ts = bpf_ktime_get_ns();
+	ev->dur = 0;
+	ev->ret = 0;
+	ev->tid = tid;
+	ev->tgid = tgid;
+	ev->nr = id;
+	ev->type = TEV_SYSCALL;
+	ev->aux = 0;
+	ev->cap_len[0] = ev->cap_len[1] = 0;
+	ev->cap_flags[0] = ev->cap_flags[1] = 0;
+	read_args(ev, regs);
+	cap_enter(s, 0, id);
+	cap_enter(s, 1, id);
+	if (id == NR_EXIT || id == NR_EXIT_GROUP) {
+		if (want_stats)
+			account(id, 0, 0);
+		ev->type = TEV_ENTER;
+		if (!failed_only && !min_ns)
+			submit(ev);
+		return 0;
+	}
+	if (bpf_map_update_elem(&inflight, &tid, s, BPF_ANY))
+		count(TRC_INFLIGHT_FULL);
+	return 0;
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct scratch *s;
+	struct sc_event *ev;
+	__u64 now = bpf_ktime_get_ns();
+	long nr;
+
+	if (count_only) {
+		struct start *st = bpf_map_lookup_elem(&starts, &tid);
+
+		if (!st)
+			return 0;
+		account(st->nr, now - st->ts, ret);
+		bpf_map_delete_elem(&starts, &tid);
+		return 0;
+	}
+	s = bpf_map_lookup_elem(&inflight, &tid);
+	if (!s)
+		return 0;
+	ev = &s->ev;
+	nr = ev->nr;
+	ev->dur = now - ev->ts;
+	ev->ret = ret;
+	if (want_stats)
+		account(nr, ev->dur, ret);
+	if ((failed_only && !(ret < 0 && ret >= -4095)) || ev->dur < min_ns) {
+		bpf_map_delete_elem(&inflight, &tid);
+		return 0;
+	}
+	cap_exit(ev, 0, nr, ret);
+	cap_exit(ev, 1, nr, ret);
+	submit(ev);
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(trace_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u8 one = 1;
+
+	if (follow && !all_tasks && ptgid != ctgid && bpf_map_lookup_elem(&targets, &ptgid))
+		bpf_map_update_elem(&targets, &ctgid, &one, BPF_NOEXIST);
+	return 0;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(trace_proc_exit, struct task_struct *task)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tgid = pt >> 32, tid = (__u32)pt, zero = 0;
+	struct scratch *s;
+	__u8 *st;
+
+	if (count_only || tgid == self_tgid)
+		return 0;
+	if (!all_tasks) {
+		st = bpf_map_lookup_elem(&targets, &tgid);
+		if (!st || *st != 1 || (!follow && tid != tgid))
+			return 0;
+	}
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	__builtin_memset(&s->ev, 0, TRACE_EV_HDR);
+	s->ev.ts = bpf_ktime_get_ns();
+	s->ev.tid = tid;
+	s->ev.tgid = tgid;
+	s->ev.nr = -1;
+	s->ev.type = TEV_EXIT;
+	s->ev.ret = BPF_CORE_READ(task, exit_code);
+	submit(&s->ev);
+	bpf_map_delete_elem(&inflight, &tid);
+	return 0;
+}
+
+SEC("raw_tp/signal_deliver")
+int BPF_PROG(trace_signal, int sig, void *info, void *ka)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tgid = pt >> 32, tid = (__u32)pt, zero = 0;
+	struct scratch *s;
+	__u8 *st;
+
+	if (count_only || tgid == self_tgid)
+		return 0;
+	if (!all_tasks) {
+		st = bpf_map_lookup_elem(&targets, &tgid);
+		if (!st || *st != 1 || (!follow && tid != tgid))
+			return 0;
+	}
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	__builtin_memset(&s->ev, 0, TRACE_EV_HDR);
+	s->ev.ts = bpf_ktime_get_ns();
+	s->ev.tid = tid;
+	s->ev.tgid = tgid;
+	s->ev.nr = -1;
+	s->ev.type = TEV_SIGNAL;
+	s->ev.args[0] = sig;
+	if (info && !bpf_probe_read_kernel(s->ev.data[0], 48, info))
+		s->ev.cap_len[0] = 48;
+	else
+		s->ev.cap_flags[0] = CAPF_FAULT;
+	submit(&s->ev);
+	return 0;
+}

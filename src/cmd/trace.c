@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace.c - `sonde trace`: syscalls as strace prints them, captured by BPF on
+ * raw_syscalls with the filtering and the -c counting done in the kernel.
+ */
+#include "sonde.h"
+#include "opt.h"
+#include "lib/bpf_loop.h"
+#include "lib/bpf_trace.h"
+#include "lib/bpf_util.h"
+#include "lib/syscalls.h"
+#include "lib/target.h"
+#include "lib/workload.h"
+#include "ui/strace_print.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const trace_usage[] = {
+	"sonde trace [<options>] [--] <command> [<args>]",
+	"sonde trace [<options>] -p PID[,PID...] | -a",
+	NULL,
+};
+
+struct trace_cmd {
+	const char *output, *pids, *sortby;
+	const char *trace_expr;
+	bool follow, all, count, count_too, failed, histogram;
+	int tflag, strsize, buffer_mb;
+	bool rflag, Tflag;
+	double duration_ms, seconds;
+	bool set[SYSCALL_NR_MAX];
+	bool set_given;
+	pid_t *pid_list;
+	int nr_pids;
+	struct strace_printer pr;
+	int write_err;
+};
+
+static struct trace_cmd *the_cmd;
+
+/* -e trace=SET, -e SET, -e status=failed; the rest of strace's -e qualifiers are refused by name */
+static int parse_e(const struct opt *o, const char *arg)
+{
+	struct trace_cmd *c = the_cmd;
+	char err[512];
+	const char *v = arg;
+
+	(void)o;
+	if (!strncmp(arg, "trace=", 6)) {
+		v = arg + 6;
+	} else if (!strcmp(arg, "status=failed")) {
+		c->failed = true;
+		return 0;
+	} else if (!strncmp(arg, "status=", 7)) {
+		error("-e '%s': only status=failed is supported", arg);
+		return -1;
+	} else if (strchr(arg, '=')) {
+		error("-e '%s': unknown qualifier (sonde trace knows trace= and status=failed)", arg);
+		return -1;
+	}
+	if (syscall__parse_set(v, c->set, err, sizeof(err))) {
+		error("-e trace=%s: unknown syscall or class %s", v, err);
+		return -1;
+	}
+	c->set_given = true;
+	return 0;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct trace_cmd *c = ctx;
+
+	if (!c->count && strace_printer__event(&c->pr, data, size))
+		c->write_err = 1;
+	return 0;
+}
+
+/* -p: end when every traced process is gone */
+static int pids_tick(void *ctx)
+{
+	struct trace_cmd *c = ctx;
+
+	for (int i = 0; i < c->nr_pids; i++)
+		if (kill(c->pid_list[i], 0) == 0 || errno != ESRCH)
+			return 0;
+	return 1;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_cmd c = { .strsize = 32, .buffer_mb = 16 };
+	const struct opt opts[] = {
+		OPT_GROUP("what to trace"),
+		OPT_BOOL('f', "follow-forks", &c.follow, "trace child processes and threads too"),
+		OPT_STRING('p', "pid", &c.pids, "PID[,PID]", "attach to running processes (Ctrl-C detaches)"),
+		OPT_BOOL('a', "all", &c.all, "every process of the system"),
+		OPT_CALLBACK('e', "expr", NULL, "EXPR", "trace=SET (names, %file %desc %network %process "
+			     "%memory %signal %ipc %creds %clock, !negated), status=failed", parse_e),
+		OPT_BOOL('Z', "failed", &c.failed, "only calls that failed"),
+		OPT_DOUBLE(0, "duration", &c.duration_ms, "MS", "only calls that took at least MS milliseconds"),
+		OPT_GROUP("output"),
+		OPT_STRING('o', "output", &c.output, "FILE", "write the trace to FILE instead of stderr"),
+		OPT_INT('s', "string-limit", &c.strsize, "N", "show at most N bytes of strings and buffers (32)"),
+		OPT_COUNT('t', "timestamps", &c.tflag, "time of day (-tt with microseconds, -ttt since the epoch)"),
+		OPT_BOOL('r', "relative-timestamps", &c.rflag, "time since the previous line"),
+		OPT_BOOL('T', "syscall-times", &c.Tflag, "time spent in each call"),
+		OPT_BOOL('c', "summary-only", &c.count, "count time, calls and errors (in the kernel): strace -c's table"),
+		OPT_BOOL('C', "summary", &c.count_too, "print the lines and the -c table"),
+		OPT_STRING('S', "sort", &c.sortby, "KEY", "sort the table by time, calls, errors, name or nothing"),
+		OPT_BOOL(0, "histogram", &c.histogram, "latency histogram per syscall"),
+		OPT_GROUP("other"),
+		OPT_DOUBLE(0, "seconds", &c.seconds, "S", "stop after S seconds"),
+		OPT_INT(0, "buffer-size", &c.buffer_mb, "MB", "ring buffer size in MiB (16)"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+	struct tracer_opts to = { 0 };
+	struct tracer *t = NULL;
+	struct workload w = { .pid = 0 };
+	struct bpf_loop loop;
+	bool loop_ready = false, started = false;
+	enum bpf_loop_end end;
+	FILE *out = stderr;
+	char err[512];
+	int rc = 1;
+	uint64_t lost, full;
+
+	the_cmd = &c;
+	argc = opt__parse(argc, argv, opts, trace_usage, OPT_STOP_AT_NON_OPTION);
+	if (!c.set_given)
+		syscall__parse_set("all", c.set, NULL, 0);
+	if (c.strsize < 0)
+		opt__usage_error(trace_usage, opts, "-s %d: the string limit cannot be negative", c.strsize);
+	if (c.strsize > TRACE_CAP_MAX)
+		warning("-s %d: strings are copied in the kernel up to %d bytes; longer ones end with ...",
+			c.strsize, TRACE_CAP_MAX);
+	if (c.sortby && strcmp(c.sortby, "time") && strcmp(c.sortby, "calls") && strcmp(c.sortby, "errors") &&
+	    strcmp(c.sortby, "name") && strcmp(c.sortby, "nothing"))
+		opt__usage_error(trace_usage, opts, "-S '%s': sort by time, calls, errors, name or nothing", c.sortby);
+	if (!argc && !c.pids && !c.all)
+		opt__usage_error(trace_usage, opts, "nothing to trace: give a command, -p PID or -a");
+	if ((argc && (c.pids || c.all)) || (c.pids && c.all))
+		opt__usage_error(trace_usage, opts, "give only one of a command, -p and -a");
+	if (c.buffer_mb < 1 || c.buffer_mb > 1024)
+		opt__usage_error(trace_usage, opts, "--buffer-size %d: give 1 to 1024 MiB", c.buffer_mb);
+	if (c.pids) {
+		if (target__parse_pids(c.pids, &c.pid_list, &c.nr_pids)) {
+			error("-p '%s': not a list of process ids", c.pids);
+			return 129;
+		}
+		for (int i = 0; i < c.nr_pids; i++)
+			if (kill(c.pid_list[i], 0) && errno == ESRCH) {
+				error("-p %d: no such process", c.pid_list[i]);
+				free(c.pid_list);
+				return 1;
+			}
+	}
+	bpfutil__setup_log(verbose);
+
+	if (argc) {
+		rc = workload__prepare(&w, argv);
+		if (rc) {
+			error("cannot start '%s': %s", argv[0], strerror(-rc));
+			rc = 127;
+			goto out;
+		}
+		rc = 1;
+	}
+	to.all = c.all;
+	to.follow = c.follow;
+	to.count_only = c.count && !c.histogram;
+	to.stats = c.count || c.count_too || c.histogram;
+	to.failed_only = c.failed;
+	to.min_ns = c.duration_ms > 0 ? (uint64_t)(c.duration_ms * 1e6) : 0;
+	to.set = c.set;
+	to.pids = c.pid_list;
+	to.nr_pids = c.nr_pids;
+	to.child = w.pid;
+	to.rb_mb = c.buffer_mb;
+	if (tracer__new(&t, &to, err, sizeof(err)) || tracer__attach(t, err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
+	if (c.output && !(out = fopen(c.output, "w"))) {
+		error("cannot write '%s': %s", c.output, strerror(errno));
+		out = stderr;
+		goto out;
+	}
+	strace_printer__init(&c.pr, out);
+	c.pr.dopts.strsize = c.strsize;
+	c.pr.tflag = c.tflag > 3 ? 3 : c.tflag;
+	c.pr.rflag = c.rflag;
+	c.pr.Tflag = c.Tflag;
+	if (c.follow || c.all || c.nr_pids > 1)
+		c.pr.prefix = c.output ? PFX_PLAIN : PFX_BRACKET;
+
+	if (bpf_loop__init(&loop)) {
+		error("cannot set up the event loop: %s", strerror(errno));
+		goto out;
+	}
+	loop_ready = true;
+	if (bpf_loop__add_ringbuf(&loop, tracer__ringbuf_fd(t), on_event, &c)) {
+		error("cannot read the BPF ring buffer");
+		goto out;
+	}
+	if (c.seconds > 0)
+		bpf_loop__set_duration(&loop, c.seconds);
+	if (c.nr_pids)
+		bpf_loop__set_tick(&loop, 200, pids_tick, &c);
+	if (w.pid) {
+		bpf_loop__set_child(&loop, w.pid);
+		rc = workload__start(&w);
+		if (rc) {
+			error("cannot run '%s': %s", argv[0], strerror(-rc));
+			rc = rc == -ENOENT ? 127 : 126;
+			w.pid = 0;
+			goto out;
+		}
+		started = true;
+	}
+	end = bpf_loop__run(&loop);
+	tracer__detach(t);
+	if (end == BPF_LOOP_ERROR)
+		error("reading the ring buffer failed: %s", strerror(-loop.err));
+
+	if (c.count || c.count_too || c.histogram) {
+		struct sc_stat *st = calloc(TRACE_NR_MAX, sizeof(*st));
+
+		if (st && !tracer__stats(t, st)) {
+			if (c.count || c.count_too)
+				strace_print__summary(out, st, c.sortby);
+			if (c.histogram)
+				strace_print__histogram(out, st);
+		}
+		free(st);
+	}
+	lost = tracer__counter(t, TRC_LOST);
+	full = tracer__counter(t, TRC_INFLIGHT_FULL);
+	if (lost)
+		warning("%llu syscall records lost: the ring buffer was full (raise --buffer-size, "
+			"or narrow the trace with -e trace=)", (unsigned long long)lost);
+	if (full)
+		warning("%llu syscalls not traced: too many calls in progress at once",
+			(unsigned long long)full);
+	if (c.write_err || fflush(out) || ferror(out)) {
+		error("cannot write the trace%s%s: %s", c.output ? " to " : "", c.output ? c.output : "",
+		      strerror(errno ? errno : EIO));
+		rc = 1;
+	} else if (end == BPF_LOOP_CHILD) {
+		rc = workload__exit_code(loop.child_status);
+	} else {
+		rc = end == BPF_LOOP_ERROR ? 1 : 0;
+	}
+	w.pid = 0;
+out:
+	if (w.pid && !started)
+		workload__abort(&w);
+	if (loop_ready)
+		bpf_loop__fini(&loop);
+	if (out != stderr)
+		fclose(out);
+	strace_printer__fini(&c.pr);
+	tracer__free(t);
+	free(c.pid_list);
+	return rc;
+}

@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysdecode_call.c - one syscall as strace prints it: "name(args) = ret".
+ * The arguments' kinds come from the table in syscalls.c; the memory behind
+ * pointers is what the BPF side copied, by the plan sysdecode__capplan()
+ * gives it (the same function tells the printer which copy is which).
+ */
+#include "lib/sysdecode.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+int sysdecode__capplan(const struct syscall_desc *d, struct sc_cap caps[TRACE_NCAP])
+{
+	int n = 0;
+
+	memset(caps, 0, sizeof(*caps) * TRACE_NCAP);
+	if (!d)
+		return 0;
+	for (int i = 0; i < d->nargs && n < TRACE_NCAP; i++) {
+		struct sc_cap c = { .arg = i };
+
+		switch (d->args[i]) {
+		case A_PATH: case A_STR: c.mode = CAP_STR; break;
+		case A_BUFIN: case A_SOCKADDRIN: c.mode = CAP_BUF_IN; c.size = i + 1; break;
+		case A_BUFOUT: case A_BUFOUTSTR: c.mode = CAP_BUF_RET; break;
+		case A_STATOUT: c.mode = CAP_FIX_OUT; c.size = 144; break;
+		case A_TSIN: c.mode = CAP_FIX_IN; c.size = 16; break;
+		case A_TSOUT: c.mode = CAP_FIX_OUT; c.size = 16; break;
+		case A_SOCKADDROUT: c.mode = CAP_FIX_OUT; c.size = 128; break;
+		case A_IOVIN: c.mode = CAP_IOV_IN; c.size = i + 1; break;
+		case A_IOVOUT: c.mode = CAP_IOV_RET; c.size = i + 1; break;
+		case A_PIPEFDS: c.mode = CAP_BUF_ARGOUT; c.size = 8; break;
+		case A_RLIMIN: c.mode = CAP_FIX_IN; c.size = 16; break;
+		case A_RLIMOUT: c.mode = CAP_FIX_OUT; c.size = 16; break;
+		case A_SIGACTIN: c.mode = CAP_FIX_IN; c.size = 32; break;
+		case A_SIGACTOUT: c.mode = CAP_FIX_OUT; c.size = 32; break;
+		case A_SIGSETIN: c.mode = CAP_FIX_IN; c.size = 8; break;
+		case A_SIGSETOUT: c.mode = CAP_FIX_OUT; c.size = 8; break;
+		case A_WSTATUS: c.mode = CAP_FIX_OUT; c.size = 4; break;
+		case A_ARGV: c.mode = CAP_ARGV; break;
+		default: continue;
+		}
+		if (c.mode == CAP_IOV_IN || c.mode == CAP_IOV_RET) {
+			if (n != 0)	/* an iovec takes both slots: the array and the data */
+				continue;
+			caps[n++] = c;
+			break;
+		}
+		caps[n++] = c;
+	}
+	return n;
+}
+
+/* the copy of argument `arg`: its bytes, or NULL when it was not (or could not be) copied */
+static const unsigned char *cap_of(const struct sc_event *ev, const struct sc_cap *caps, int ncap,
+				   int arg, size_t *len, int *flags)
+{
+	for (int i = 0; i < ncap; i++) {
+		if (caps[i].arg != arg)
+			continue;
+		*flags = ev->cap_flags[i];
+		*len = ev->cap_len[i] > TRACE_CAP_MAX ? TRACE_CAP_MAX : ev->cap_len[i];
+		if (ev->cap_flags[i] & CAPF_FAULT)
+			return NULL;
+		return ev->data[i];
+	}
+	return NULL;
+}
+
+static void ptr(struct sbuf *b, uint64_t v)
+{
+	if (v)
+		sbuf__printf(b, "%#llx", (unsigned long long)v);
+	else
+		sbuf__puts(b, "NULL");
+}
+
+static bool failed(const struct sc_event *ev)
+{
+	return ev->type == TEV_SYSCALL && ev->ret < 0 && ev->ret >= -4095;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+void sysdecode__stat(struct sbuf *b, const unsigned char *p, size_t len)
+{
+	uint32_t mode;
+
+	if (len < 144) {
+		sbuf__puts(b, "{...}");
+		return;
+	}
+	mode = rd32(p + 24);
+	sbuf__puts(b, "{st_mode=");
+	sysdecode__mode(b, mode);
+	if ((mode & 0170000) == 0020000 || (mode & 0170000) == 0060000) {
+		uint64_t dev = rd64(p + 40);
+		unsigned maj = ((dev >> 8) & 0xfff) | ((dev >> 32) & ~0xfffu);
+		unsigned min = (dev & 0xff) | ((dev >> 12) & ~0xffu);
+
+		sbuf__printf(b, ", st_rdev=makedev(%#x, %#x), ...}", maj, min);
+	} else {
+		sbuf__printf(b, ", st_size=%lld, ...}", (long long)rd64(p + 48));
+	}
+}
+
+static const struct sd_name families[] = {
+	{ 0, "AF_UNSPEC" }, { 1, "AF_UNIX" }, { 2, "AF_INET" }, { 10, "AF_INET6" },
+	{ 16, "AF_NETLINK" }, { 17, "AF_PACKET" }, { 0, NULL }
+};
+
+void sysdecode__sockaddr(struct sbuf *b, const unsigned char *p, size_t len)
+{
+	unsigned fam;
+
+	if (len < 2) {
+		sbuf__puts(b, "{}");
+		return;
+	}
+	fam = p[0] | p[1] << 8;
+	sbuf__puts(b, "{sa_family=");
+	sysdecode__value(b, fam, families, "%u");
+	if (fam == 1) {
+		size_t n = len - 2;
+
+		if (n > 0 && p[2] == 0 && n > 1) {
+			sbuf__puts(b, ", sun_path=@");
+			sysdecode__quote(b, p + 3, n - 1, 108, false, 0);
+		} else if (n > 0) {
+			sbuf__puts(b, ", sun_path=");
+			sysdecode__quote(b, p + 2, n, 108, false, SDQ_NUL_ENDS);
+		}
+	} else if (fam == 2 && len >= 8) {
+		char a[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, p + 4, a, sizeof(a));
+		sbuf__printf(b, ", sin_port=htons(%u), sin_addr=inet_addr(\"%s\")", p[2] << 8 | p[3], a);
+	} else if (fam == 10 && len >= 24) {
+		char a[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, p + 8, a, sizeof(a));
+		sbuf__printf(b, ", sin6_port=htons(%u), sin6_flowinfo=htonl(%u), inet_pton(AF_INET6, \"%s\", &sin6_addr)",
+			     p[2] << 8 | p[3], ntohl(rd32(p + 4)), a);
+		if (len >= 28)
+			sbuf__printf(b, ", sin6_scope_id=%u", rd32(p + 24));
+	} else if (fam == 16 && len >= 12) {
+		sbuf__printf(b, ", nl_pid=%u, nl_groups=%08x", rd32(p + 4), rd32(p + 8));
+	} else if (len > 2) {
+		sbuf__puts(b, ", sa_data=");
+		sysdecode__quote(b, p + 2, len - 2, 14, false, 0);
+	}
+	sbuf__puts(b, "}");
+}
+
+static void timespec(struct sbuf *b, const unsigned char *p)
+{
+	sbuf__printf(b, "{tv_sec=%lld, tv_nsec=%lld}", (long long)rd64(p), (long long)rd64(p + 8));
+}
+
+static void rlim(struct sbuf *b, uint64_t v)
+{
+	if (v == ~0ull)
+		sbuf__puts(b, "RLIM64_INFINITY");
+	else if (v > 0 && v % 1024 == 0)
+		sbuf__printf(b, "%llu*1024", (unsigned long long)(v / 1024));
+	else
+		sbuf__printf(b, "%llu", (unsigned long long)v);
+}
+
+static const struct sd_name sa_flags[] = {
+	{ 1, "SA_NOCLDSTOP" }, { 2, "SA_NOCLDWAIT" }, { 4, "SA_SIGINFO" },
+	{ 0x04000000, "SA_RESTORER" }, { 0x08000000, "SA_ONSTACK" }, { 0x10000000, "SA_RESTART" },
+	{ 0x40000000, "SA_NODEFER" }, { 0x80000000, "SA_RESETHAND" }, { 0, NULL }
+};
+
+static void sigaction(struct sbuf *b, const unsigned char *p)
+{
+	uint64_t h = rd64(p), fl = rd64(p + 8);
+
+	sbuf__puts(b, "{sa_handler=");
+	if (h == 0)
+		sbuf__puts(b, "SIG_DFL");
+	else if (h == 1)
+		sbuf__puts(b, "SIG_IGN");
+	else
+		sbuf__printf(b, "%#llx", (unsigned long long)h);
+	sbuf__puts(b, ", sa_mask=");
+	sysdecode__sigset(b, rd64(p + 24));
+	sbuf__puts(b, ", sa_flags=");
+	sysdecode__flags(b, fl, sa_flags, NULL);
+	if (fl & 0x04000000)
+		sbuf__printf(b, ", sa_restorer=%#llx", (unsigned long long)rd64(p + 16));
+	sbuf__puts(b, "}");
+}
+
+static const struct sd_name at_flags[] = {
+	{ 0x100, "AT_SYMLINK_NOFOLLOW" }, { 0x200, "AT_REMOVEDIR" }, { 0x400, "AT_SYMLINK_FOLLOW" },
+	{ 0x800, "AT_NO_AUTOMOUNT" }, { 0x1000, "AT_EMPTY_PATH" }, { 0x8000, "AT_RECURSIVE" }, { 0, NULL }
+};
+static const struct sd_name access_modes[] = {
+	{ 4, "R_OK" }, { 2, "W_OK" }, { 1, "X_OK" }, { 0, NULL }
+};
+static const struct sd_name whence[] = {
+	{ 0, "SEEK_SET" }, { 1, "SEEK_CUR" }, { 2, "SEEK_END" }, { 3, "SEEK_DATA" }, { 4, "SEEK_HOLE" }, { 0, NULL }
+};
+static const struct sd_name sighow[] = {
+	{ 0, "SIG_BLOCK" }, { 1, "SIG_UNBLOCK" }, { 2, "SIG_SETMASK" }, { 0, NULL }
+};
+static const struct sd_name socktypes[] = {
+	{ 1, "SOCK_STREAM" }, { 2, "SOCK_DGRAM" }, { 3, "SOCK_RAW" }, { 4, "SOCK_RDM" },
+	{ 5, "SOCK_SEQPACKET" }, { 6, "SOCK_DCCP" }, { 10, "SOCK_PACKET" }, { 0, NULL }
+};
+static const struct sd_name sockflags[] = {
+	{ 04000, "SOCK_NONBLOCK" }, { 02000000, "SOCK_CLOEXEC" }, { 0, NULL }
+};
+static const struct sd_name msgflags[] = {
+	{ 1, "MSG_OOB" }, { 2, "MSG_PEEK" }, { 4, "MSG_DONTROUTE" }, { 8, "MSG_CTRUNC" },
+	{ 0x10, "MSG_PROXY" }, { 0x20, "MSG_TRUNC" }, { 0x40, "MSG_DONTWAIT" }, { 0x80, "MSG_EOR" },
+	{ 0x100, "MSG_WAITALL" }, { 0x200, "MSG_FIN" }, { 0x400, "MSG_SYN" }, { 0x800, "MSG_CONFIRM" },
+	{ 0x1000, "MSG_RST" }, { 0x2000, "MSG_ERRQUEUE" }, { 0x4000, "MSG_NOSIGNAL" },
+	{ 0x8000, "MSG_MORE" }, { 0x10000, "MSG_WAITFORONE" }, { 0x40000000, "MSG_CMSG_CLOEXEC" }, { 0, NULL }
+};
+static const struct sd_name shuthow[] = {
+	{ 0, "SHUT_RD" }, { 1, "SHUT_WR" }, { 2, "SHUT_RDWR" }, { 0, NULL }
+};
+static const struct sd_name rlimits[] = {
+	{ 0, "RLIMIT_CPU" }, { 1, "RLIMIT_FSIZE" }, { 2, "RLIMIT_DATA" }, { 3, "RLIMIT_STACK" },
+	{ 4, "RLIMIT_CORE" }, { 5, "RLIMIT_RSS" }, { 6, "RLIMIT_NPROC" }, { 7, "RLIMIT_NOFILE" },
+	{ 8, "RLIMIT_MEMLOCK" }, { 9, "RLIMIT_AS" }, { 10, "RLIMIT_LOCKS" }, { 11, "RLIMIT_SIGPENDING" },
+	{ 12, "RLIMIT_MSGQUEUE" }, { 13, "RLIMIT_NICE" }, { 14, "RLIMIT_RTPRIO" }, { 15, "RLIMIT_RTTIME" },
+	{ 0, NULL }
+};
+static const struct sd_name archprctl[] = {
+	{ 0x1001, "ARCH_SET_GS" }, { 0x1002, "ARCH_SET_FS" }, { 0x1003, "ARCH_GET_FS" },
+	{ 0x1004, "ARCH_GET_GS" }, { 0x1011, "ARCH_GET_CPUID" }, { 0x1012, "ARCH_SET_CPUID" },
+	{ 0x3001, "ARCH_CET_STATUS" }, { 0x5001, "ARCH_SHSTK_ENABLE" }, { 0, NULL }
+};
+static const struct sd_name clocks[] = {
+	{ 0, "CLOCK_REALTIME" }, { 1, "CLOCK_MONOTONIC" }, { 2, "CLOCK_PROCESS_CPUTIME_ID" },
+	{ 3, "CLOCK_THREAD_CPUTIME_ID" }, { 4, "CLOCK_MONOTONIC_RAW" }, { 5, "CLOCK_REALTIME_COARSE" },
+	{ 6, "CLOCK_MONOTONIC_COARSE" }, { 7, "CLOCK_BOOTTIME" }, { 0, NULL }
+};
+static const struct sd_name grnd[] = {
+	{ 1, "GRND_NONBLOCK" }, { 2, "GRND_RANDOM" }, { 4, "GRND_INSECURE" }, { 0, NULL }
+};
+static const struct sd_name madv[] = {
+	{ 0, "MADV_NORMAL" }, { 1, "MADV_RANDOM" }, { 2, "MADV_SEQUENTIAL" }, { 3, "MADV_WILLNEED" },
+	{ 4, "MADV_DONTNEED" }, { 8, "MADV_FREE" }, { 9, "MADV_REMOVE" }, { 10, "MADV_DONTFORK" },
+	{ 11, "MADV_DOFORK" }, { 12, "MADV_MERGEABLE" }, { 13, "MADV_UNMERGEABLE" },
+	{ 14, "MADV_HUGEPAGE" }, { 15, "MADV_NOHUGEPAGE" }, { 16, "MADV_DONTDUMP" },
+	{ 17, "MADV_DODUMP" }, { 18, "MADV_WIPEONFORK" }, { 19, "MADV_KEEPONFORK" },
+	{ 20, "MADV_COLD" }, { 21, "MADV_PAGEOUT" }, { 100, "MADV_HWPOISON" }, { 0, NULL }
+};
+static const struct sd_name mremap_flags[] = {
+	{ 1, "MREMAP_MAYMOVE" }, { 2, "MREMAP_FIXED" }, { 4, "MREMAP_DONTUNMAP" }, { 0, NULL }
+};
+static const struct sd_name wopts[] = {
+	{ 1, "WNOHANG" }, { 2, "WSTOPPED" }, { 4, "WEXITED" }, { 8, "WCONTINUED" },
+	{ 0x01000000, "WNOWAIT" }, { 0x20000000, "__WNOTHREAD" }, { 0x40000000, "__WALL" },
+	{ 0x80000000, "__WCLONE" }, { 0, NULL }
+};
+static const struct sd_name fcntl_cmds[] = {
+	{ 0, "F_DUPFD" }, { 1, "F_GETFD" }, { 2, "F_SETFD" }, { 3, "F_GETFL" }, { 4, "F_SETFL" },
+	{ 5, "F_GETLK" }, { 6, "F_SETLK" }, { 7, "F_SETLKW" }, { 8, "F_SETOWN" }, { 9, "F_GETOWN" },
+	{ 10, "F_SETSIG" }, { 11, "F_GETSIG" }, { 1024, "F_SETLEASE" }, { 1025, "F_GETLEASE" },
+	{ 1026, "F_NOTIFY" }, { 1030, "F_DUPFD_CLOEXEC" }, { 1031, "F_SETPIPE_SZ" },
+	{ 1032, "F_GETPIPE_SZ" }, { 1033, "F_ADD_SEALS" }, { 1034, "F_GET_SEALS" }, { 0, NULL }
+};
+static const struct sd_name futex_ops[] = {
+	{ 0, "FUTEX_WAIT" }, { 1, "FUTEX_WAKE" }, { 2, "FUTEX_FD" }, { 3, "FUTEX_REQUEUE" },
+	{ 4, "FUTEX_CMP_REQUEUE" }, { 5, "FUTEX_WAKE_OP" }, { 6, "FUTEX_LOCK_PI" },
+	{ 7, "FUTEX_UNLOCK_PI" }, { 8, "FUTEX_TRYLOCK_PI" }, { 9, "FUTEX_WAIT_BITSET" },
+	{ 10, "FUTEX_WAKE_BITSET" }, { 0, NULL }
+};
+
+static void fd(struct sbuf *b, uint64_t v)
+{
+	sbuf__printf(b, "%d", (int)v);
+}
+
+static void iovec(struct sbuf *b, const struct sc_event *ev, uint64_t cnt, bool out, const struct sysdecode_opts *o)
+{
+	size_t alen = ev->cap_len[0] > TRACE_CAP_MAX ? TRACE_CAP_MAX : ev->cap_len[0];
+	size_t n = alen / 16, left = out ? (size_t)ev->ret : ~(size_t)0;
+	int per = TRACE_CAP_MAX / 8;
+
+	sbuf__puts(b, "[");
+	for (size_t i = 0; i < n && i < cnt; i++) {
+		uint64_t base = rd64(ev->data[0] + i * 16), len = rd64(ev->data[0] + i * 16 + 8);
+		size_t show = len < left ? len : left;
+
+		if (i)
+			sbuf__puts(b, ", ");
+		sbuf__puts(b, "{iov_base=");
+		if (i < 8 && !(ev->cap_flags[1] & CAPF_FAULT)) {
+			size_t got = show < (size_t)per ? show : (size_t)per;
+
+			sysdecode__quote(b, ev->data[1] + i * per, got, o->strsize, show > got, 0);
+		} else {
+			ptr(b, base);
+		}
+		sbuf__printf(b, ", iov_len=%llu}", (unsigned long long)len);
+		left -= show;
+	}
+	if (cnt > n)
+		sbuf__puts(b, n ? ", ..." : "...");
+	sbuf__puts(b, "]");
+}
+
+static void argv(struct sbuf *b, const unsigned char *p, size_t len, int flags, const struct sysdecode_opts *o)
+{
+	size_t i = 0;
+	bool first = true;
+
+	sbuf__puts(b, "[");
+	while (i < len) {
+		size_t n = strnlen((const char *)p + i, len - i);
+
+		if (!first)
+			sbuf__puts(b, ", ");
+		first = false;
+		sysdecode__quote(b, p + i, n, o->strsize, false, 0);
+		i += n + 1;
+	}
+	if (flags & CAPF_MORE)
+		sbuf__puts(b, first ? "..." : ", ...");
+	sbuf__puts(b, "]");
+}
+
+static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct syscall_desc *d, int i,
+		    const struct sc_cap *caps, int ncap, const struct sysdecode_opts *o)
+{
+	uint64_t v = ev->args[i];
+	const unsigned char *p;
+	size_t len = 0;
+	int fl = 0;
+
+	p = cap_of(ev, caps, ncap, i, &len, &fl);
+	switch (d->args[i]) {
+	case A_INT: sbuf__printf(b, "%d", (int)v); break;
+	case A_UINT: sbuf__printf(b, "%u", (unsigned)v); break;
+	case A_LONG: sbuf__printf(b, "%lld", (long long)v); break;
+	case A_ULONG: sbuf__printf(b, "%llu", (unsigned long long)v); break;
+	case A_HEX: sbuf__printf(b, "%#llx", (unsigned long long)v); break;
+	case A_OCT: sbuf__printf(b, "%#03o", (unsigned)v); break;
+	case A_FD: fd(b, v); break;
+	case A_DIRFD:
+		if ((int)v == -100)
+			sbuf__puts(b, "AT_FDCWD");
+		else
+			fd(b, v);
+		break;
+	case A_PATH:
+		if (!v)
+			sbuf__puts(b, "NULL");
+		else if (!p)
+			ptr(b, v);
+		else
+			sysdecode__quote(b, p, len, TRACE_CAP_MAX, fl & CAPF_MORE, SDQ_NUL_ENDS);
+		break;
+	case A_STR:
+		if (!v)
+			sbuf__puts(b, "NULL");
+		else if (!p)
+			ptr(b, v);
+		else
+			sysdecode__quote(b, p, len, o->strsize, fl & CAPF_MORE, SDQ_NUL_ENDS);
+		break;
+	case A_BUFIN: case A_BUFOUT: case A_BUFOUTSTR: {
+		uint64_t total = d->args[i] == A_BUFIN ? ev->args[i + 1] : (uint64_t)ev->ret;
+
+		if (!p || failed(ev) || (d->args[i] != A_BUFIN && ev->type != TEV_SYSCALL)) {
+			ptr(b, v);
+			break;
+		}
+		if (d->args[i] == A_BUFOUTSTR)
+			sysdecode__quote(b, p, len, o->strsize, false, SDQ_NUL_ENDS);
+		else
+			sysdecode__quote(b, p, len, o->strsize, total > len,
+					 d->nr == 318 ? SDQ_HEX : 0);	/* getrandom: strace forces hex */
+		break;
+	}
+	case A_OPENFLAGS: sysdecode__open_flags(b, v); break;
+	case A_ATFLAGS: sysdecode__flags(b, (unsigned)v, at_flags, NULL); break;
+	case A_ACCESSMODE: sysdecode__flags(b, v, access_modes, "F_OK"); break;
+	case A_WHENCE: sysdecode__value(b, v, whence, "%u"); break;
+	case A_PROT: sysdecode__prot(b, v); break;
+	case A_MMAPFLAGS: sysdecode__mmap_flags(b, v); break;
+	case A_MREMAPFLAGS: sysdecode__flags(b, v, mremap_flags, NULL); break;
+	case A_MADV: sysdecode__value(b, v, madv, "%d"); break;
+	case A_SIGNUM: {
+		const char *n = sysdecode__signame((int)v);
+
+		if (n)
+			sbuf__puts(b, n);
+		else
+			sbuf__printf(b, "%d", (int)v);
+		break;
+	}
+	case A_SIGHOW: sysdecode__value(b, v, sighow, "%#x"); break;
+	case A_SIGSETIN: case A_SIGSETOUT:
+		if (!v)
+			sbuf__puts(b, "NULL");
+		else if (!p || len < 8 || (d->args[i] == A_SIGSETOUT && failed(ev)))
+			ptr(b, v);
+		else
+			sysdecode__sigset(b, rd64(p));
+		break;
+	case A_SIGACTIN: case A_SIGACTOUT:
+		if (!v)
+			sbuf__puts(b, "NULL");
+		else if (!p || len < 32 || (d->args[i] == A_SIGACTOUT && failed(ev)))
+			ptr(b, v);
+		else
+			sigaction(b, p);
+		break;
+	case A_CLONEFLAGS: sysdecode__clone_flags(b, v); break;
+	case A_WSTATUS:
+		if (!v)
+			sbuf__puts(b, "NULL");
+		else if (!p || len < 4 || failed(ev) || ev->ret == 0)
+			ptr(b, v);
+		else
+			sysdecode__wait_status(b, (int)rd32(p));
+		break;
+	case A_WOPTS: sysdecode__flags(b, (unsigned)v, wopts, NULL); break;
+	case A_ARGV:
+		if (!p)
+			ptr(b, v);
+		else
+			argv(b, p, len, fl, o);
+		break;
+	case A_ENVP:
+		ptr(b, v);
+		if (v)
+			sbuf__printf(b, " /* %u var%s */", ev->aux, ev->aux == 1 ? "" : "s");
+		break;
+	case A_AF: sysdecode__value(b, v, families, "%u"); break;
+	case A_SOCKTYPE:
+		sysdecode__value(b, v & 0xf, socktypes, "%u");
+		if (v & ~0xfull) {
+			sbuf__puts(b, "|");
+			sysdecode__flags(b, v & ~0xfull, sockflags, NULL);
+		}
+		break;
+	case A_SOCKFLAGS: sysdecode__flags(b, v, sockflags, NULL); break;
+	case A_MSGFLAGS: sysdecode__flags(b, (unsigned)v, msgflags, NULL); break;
+	case A_SHUTHOW: sysdecode__value(b, v, shuthow, "%d"); break;
+	case A_SOCKADDRIN: case A_SOCKADDROUT:
+		if (!v)
+			sbuf__puts(b, "NULL");
+		else if (!p || failed(ev))
+			ptr(b, v);
+		else
+			sysdecode__sockaddr(b, p, d->args[i] == A_SOCKADDRIN ? len : 128);
+		break;
+	case A_STATOUT:
+		if (!p || failed(ev))
+			ptr(b, v);
+		else
+			sysdecode__stat(b, p, len);
+		break;
+	case A_TSIN: case A_TSOUT:
+		if (!v)
+			sbuf__puts(b, "NULL");
+		else if (!p || len < 16 || (d->args[i] == A_TSOUT && failed(ev)))
+			ptr(b, v);
+		else
+			timespec(b, p);
+		break;
+	case A_IOVIN: case A_IOVOUT:
+		if (!p || (d->args[i] == A_IOVOUT && failed(ev)))
+			ptr(b, v);
+		else
+			iovec(b, ev, ev->args[i + 1], d->args[i] == A_IOVOUT, o);
+		break;
+	case A_PIPEFDS:
+		if (!p || len < 8 || failed(ev))
+			ptr(b, v);
+		else
+			sbuf__printf(b, "[%d, %d]", (int)rd32(p), (int)rd32(p + 4));
+		break;
+	case A_RLIMRES: sysdecode__value(b, v, rlimits, "%d"); break;
+	case A_RLIMIN: case A_RLIMOUT:
+		if (!v)
+			sbuf__puts(b, "NULL");
+		else if (!p || len < 16 || (d->args[i] == A_RLIMOUT && failed(ev))) {
+			ptr(b, v);
+		} else {
+			sbuf__puts(b, "{rlim_cur=");
+			rlim(b, rd64(p));
+			sbuf__puts(b, ", rlim_max=");
+			rlim(b, rd64(p + 8));
+			sbuf__puts(b, "}");
+		}
+		break;
+	case A_ARCHPRCTL: sysdecode__value(b, v, archprctl, "%#x"); break;
+	case A_CLOCKID: sysdecode__value(b, v, clocks, "%d"); break;
+	case A_GRND: sysdecode__flags(b, v, grnd, NULL); break;
+	case A_FCNTLCMD: sysdecode__value(b, v, fcntl_cmds, "%d"); break;
+	case A_FUTEXOP: {
+		unsigned op = v & 0x7f;
+
+		sysdecode__value(b, op, futex_ops, "%d");
+		if (v & 128)
+			sbuf__puts(b, "_PRIVATE");
+		if (v & 256)
+			sbuf__puts(b, "|FUTEX_CLOCK_REALTIME");
+		break;
+	}
+	case A_PTR: default: ptr(b, v); break;
+	}
+}
+
+/* strace leaves out arguments the call does not use */
+static int shown_args(const struct sc_event *ev, const struct syscall_desc *d)
+{
+	switch (d->nr) {
+	case 2: case 257:	/* open, openat: the mode only with O_CREAT or O_TMPFILE */
+		return (ev->args[d->nr == 2 ? 1 : 2] & 020100100) ? d->nargs : d->nargs - 1;
+	case 72: {		/* fcntl: no third argument for the getters */
+		int cmd = (int)ev->args[1];
+
+		return (cmd == 1 || cmd == 3 || cmd == 9 || cmd == 11 || cmd == 1025 || cmd == 1032 ||
+			cmd == 1034) ? 2 : 3;
+	}
+	case 202: {		/* futex */
+		unsigned op = ev->args[1] & 0x7f;
+
+		return op == 1 || op == 7 || op == 8 ? 3 : op == 0 || op == 6 ? 4 : 6;
+	}
+	}
+	return d->nargs;
+}
+
+static void clone_call(struct sbuf *b, const struct sc_event *ev)
+{
+	uint64_t fl = ev->args[0];
+
+	sbuf__puts(b, "child_stack=");
+	ptr(b, ev->args[1]);
+	sbuf__puts(b, ", flags=");
+	sysdecode__clone_flags(b, fl);
+	if (fl & 0x100000)
+		sbuf__printf(b, ", parent_tid=%#llx", (unsigned long long)ev->args[2]);
+	if (fl & 0x1200000)
+		sbuf__printf(b, ", child_tidptr=%#llx", (unsigned long long)ev->args[3]);
+	if (fl & 0x80000)
+		sbuf__printf(b, ", tls=%#llx", (unsigned long long)ev->args[4]);
+}
+
+void sysdecode__call(struct sbuf *b, const struct sc_event *ev, const struct sysdecode_opts *o)
+{
+	const struct syscall_desc *d = syscall__by_nr(ev->nr);
+	struct sc_cap caps[TRACE_NCAP];
+	int ncap, n;
+
+	if (!d) {
+		sbuf__printf(b, "syscall_%#x(", ev->nr);
+		for (int i = 0; i < 6; i++)
+			sbuf__printf(b, "%s%#llx", i ? ", " : "", (unsigned long long)ev->args[i]);
+		if (ev->type == TEV_SYSCALL)
+			sbuf__puts(b, ")");
+		return;
+	}
+	sbuf__printf(b, "%s(", d->name);
+	if (d->nr == 56) {
+		clone_call(b, ev);
+	} else {
+		ncap = sysdecode__capplan(d, caps);
+		n = shown_args(ev, d);
+		for (int i = 0; i < n; i++) {
+			if (i)
+				sbuf__puts(b, ", ");
+			if (d->nr == 72 && i == 2) {	/* fcntl's argument by command */
+				int cmd = (int)ev->args[1];
+
+				if (cmd == 2)
+					sysdecode__flags(b, ev->args[2], (const struct sd_name[]){ { 1, "FD_CLOEXEC" }, { 0, NULL } }, NULL);
+				else if (cmd == 4)
+					sysdecode__open_flags(b, ev->args[2]);
+				else if (cmd == 5 || cmd == 6 || cmd == 7)
+					ptr(b, ev->args[2]);
+				else
+					sbuf__printf(b, "%d", (int)ev->args[2]);
+				continue;
+			}
+			one_arg(b, ev, d, i, caps, ncap, o);
+		}
+	}
+	if (ev->type == TEV_SYSCALL)
+		sbuf__puts(b, ")");
+}
+
+void sysdecode__ret(struct sbuf *b, const struct sc_event *ev)
+{
+	const struct syscall_desc *d = syscall__by_nr(ev->nr);
+	long long r = ev->ret;
+
+	if (ev->type != TEV_SYSCALL || (d && d->ret == R_NONE)) {
+		sbuf__puts(b, "= ?");
+		return;
+	}
+	if (r < 0 && r >= -4095) {
+		const char *n = sysdecode__errno_name((int)-r);
+
+		if (n)
+			sbuf__printf(b, "= -1 %s (%s)", n, sysdecode__strerror((int)-r));
+		else
+			sbuf__printf(b, "= -1 (errno %lld)", -r);
+		return;
+	}
+	if (d && d->ret == R_HEX) {
+		sbuf__printf(b, "= %#llx", (unsigned long long)r);
+		return;
+	}
+	if (d && d->ret == R_OCT) {
+		sbuf__printf(b, "= %#03llo", (unsigned long long)r);
+		return;
+	}
+	if (d && d->nr == 72) {		/* fcntl F_GETFD, F_GETFL */
+		int cmd = (int)ev->args[1];
+
+		if (cmd == 1 && r >= 0) {
+			sbuf__printf(b, "= %#llx", r);
+			if (r)
+				sbuf__puts(b, r == 1 ? " (flags FD_CLOEXEC)" : "");
+			return;
+		}
+		if (cmd == 3 && r >= 0) {
+			sbuf__printf(b, "= %#llx (flags ", r);
+			sysdecode__open_flags(b, r);
+			sbuf__puts(b, ")");
+			return;
+		}
+	}
+	sbuf__printf(b, "= %lld", r);
+}
