@@ -241,8 +241,8 @@ static int on_text(const struct ps_sample *s, void *arg)
 			parts[np++] = t;
 		}
 		(void)save;
-		/* perf prints an inline chain callee first: the caller is last */
-		for (int k = np - 1; k >= 0; k--) {
+		/* stackcollapse-perf.pl keeps an "a->b" chain in its written order */
+		for (int k = 0; k < np; k++) {
 			char *func = parts[k];
 			const char *suffix = "";
 

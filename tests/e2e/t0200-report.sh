@@ -1,0 +1,139 @@
+#!/bin/bash
+# sonde report and sonde collapse against perf report / perf script report stackcollapse,
+# on perf's recordings and on sonde's.
+. "$(dirname "$0")/../lib.sh"
+DEMO=$EXAMPLES/demo
+
+# the tip at the end differs on purpose
+strip_tip() { grep -v '^# (Tip:'; }
+
+test_expect_success 'setup: perf and sonde record the demo workload with call graphs' '
+	perf record -q -F 999 -g -o $TMP/perf.data -- $DEMO 1 >/dev/null 2>&1 &&
+	$SONDE record -F 999 -g -o $TMP/sonde.data -- $DEMO 1 >/dev/null 2>&1 &&
+	[ -s $TMP/perf.data ] && [ -s $TMP/sonde.data ]
+'
+
+test_expect_success 'report on perf'"'"'s recording: the same entries and percentages as perf report' '
+	$SONDE report -i $TMP/perf.data --no-children -g none >sonde.txt &&
+	perf report -i $TMP/perf.data --stdio --no-children -g none 2>/dev/null >perf.txt &&
+	grep "^ *[0-9]" perf.txt | grep -v "\[unknown\]" | sort >expect &&
+	grep "^ *[0-9]" sonde.txt | grep -v "\[unknown\]" | sort >actual &&
+	test_cmp expect actual &&
+	head -3 sonde.txt | grep -q "hot_loop" || grep -m1 "^ *[0-9]" sonde.txt | grep -q "\[\.\] hot_loop"
+'
+
+test_expect_success 'report --children with call graphs: perf report --stdio'"'"'s text for the top entries' '
+	$SONDE report -i $TMP/perf.data | strip_tip >sonde.txt &&
+	perf report -i $TMP/perf.data --stdio 2>/dev/null | strip_tip >perf.txt &&
+	n=$(grep -n "\[\.\] cold_path$" perf.txt | cut -d: -f1) && [ -n "$n" ] &&
+	head -n $((n + 5)) perf.txt >expect && head -n $((n + 5)) sonde.txt >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'report --no-children with callee graphs: the same text as perf' '
+	$SONDE report -i $TMP/perf.data --no-children | strip_tip >sonde.txt &&
+	perf report -i $TMP/perf.data --stdio --no-children 2>/dev/null | strip_tip >perf.txt &&
+	n=$(grep -n "\[\.\] cold_path$" perf.txt | cut -d: -f1) && [ -n "$n" ] &&
+	head -n $((n + 5)) perf.txt >expect && head -n $((n + 5)) sonde.txt >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'report on sonde'"'"'s recording agrees with perf report on the same file' '
+	$SONDE report -i $TMP/sonde.data --no-children -g none >sonde.txt &&
+	perf report -i $TMP/sonde.data --stdio --no-children -g none 2>/dev/null >perf.txt &&
+	grep "^ *[0-9]" perf.txt | grep -v "\[unknown\]" | sort >expect &&
+	grep "^ *[0-9]" sonde.txt | grep -v "\[unknown\]" | sort >actual &&
+	test_cmp expect actual &&
+	hot=$(grep "\[\.\] hot_loop$" sonde.txt | awk "{print \$1}" | tr -d %) &&
+	awk -v h=$hot "BEGIN { exit !(h > 45 && h < 75) }"
+'
+
+test_expect_success 'report --json: entries with the same percentages' '
+	$SONDE report -i $TMP/perf.data --no-children --json >out.json &&
+	python3 -c "
+import json
+d=json.load(open(\"out.json\"))
+ev=d[\"events\"][0]
+top=ev[\"entries\"][0]
+assert top[\"symbol\"]==\"hot_loop\" and top[\"dso\"]==\"demo\", top
+assert ev[\"samples\"]>100
+assert abs(sum(e[\"self\"] for e in ev[\"entries\"])-100)<0.01
+"
+'
+
+test_expect_success 'report --sort, --top, --percent-limit, --comms' '
+	$SONDE report -i $TMP/perf.data --no-children -g none --sort dso >out &&
+	grep -q "^# Overhead  Shared Object" out &&
+	$SONDE report -i $TMP/perf.data --no-children -g none --top 2 -q >out && [ $(grep -c "^ *[0-9]" out) -eq 2 ] &&
+	$SONDE report -i $TMP/perf.data --no-children -g none --percent-limit 20 -q >out && [ $(grep -c "^ *[0-9]" out) -eq 2 ] &&
+	$SONDE report -i $TMP/perf.data --comms nosuch -q -g none >out && ! grep -q "^ *[0-9]" out &&
+	! $SONDE report -i $TMP/perf.data --sort bogus 2>err && grep -q "unknown sort key .bogus." err
+'
+
+test_expect_success 'collapse of perf'"'"'s recording equals perf script report stackcollapse' '
+	$SONDE collapse -i $TMP/perf.data >actual &&
+	perf script report stackcollapse -i $TMP/perf.data 2>/dev/null >expect &&
+	[ -s expect ] && test_cmp expect actual &&
+	grep -q "^demo;__libc_start_call_main;main;hot_loop [0-9]*$" actual
+'
+
+test_expect_success 'collapse of sonde'"'"'s recording equals perf'"'"'s stackcollapse of it' '
+	$SONDE collapse -i $TMP/sonde.data >actual &&
+	perf script report stackcollapse -i $TMP/sonde.data 2>/dev/null >expect &&
+	[ -s expect ] && test_cmp expect actual
+'
+
+test_expect_success 'collapse of perf script text on stdin: the same stacks' '
+	perf script -i $TMP/perf.data 2>/dev/null | $SONDE collapse >actual &&
+	perf script report stackcollapse -i $TMP/perf.data 2>/dev/null >expect &&
+	sed -E "s/\[[^];]*\]/[X]/g" expect >e2 && sed -E "s/\[[^];]*\]/[X]/g" actual >a2 &&
+	test_cmp e2 a2
+'
+
+test_expect_success 'collapse --pid, --tid, --kernel, --period' '
+	$SONDE collapse -i $TMP/perf.data --pid >out && grep -q "^demo-[0-9]*;" out &&
+	$SONDE collapse -i $TMP/perf.data --tid >out && grep -q "^demo-[0-9]*/[0-9]*;" out &&
+	$SONDE collapse -i $TMP/perf.data --kernel >out && grep -q "_\[k\]" out && ! grep -q "hot_loop_\[k\]" out &&
+	$SONDE collapse -i $TMP/perf.data --period >out &&
+	awk "{s+=\$NF} END {exit !(s > 100000000)}" out
+'
+
+test_expect_success 'collapse: stackcollapse-perf.pl'"'"'s text rules (offsets, unknowns, C++ args, inlines, events)' '
+	printf "%s\n" \
+	  "my prog 12/34 [001] 1.000001: 1000 cpu-clock:" \
+	  "	    1234 leaf+0x10 (/bin/x)" \
+	  "	    5678 [unknown] (/usr/lib/libfoo.so.1)" \
+	  "	    9abc ns::Klass::method(int, char*)+0x3 (/bin/x)" \
+	  "	    def0 a->b (inlined) (/bin/x)" \
+	  "	    1111 [unknown] ([unknown])" \
+	  "" \
+	  "my prog 12/34 [001] 1.000002: 1000 page-faults:" \
+	  "	    1234 leaf+0x10 (/bin/x)" \
+	  "" >in.txt &&
+	$SONDE collapse <in.txt >out 2>err &&
+	echo "my_prog;[unknown];a_[i];b _[i];ns::Klass::method;[libfoo.so.1];leaf 1" >expect &&
+	test_cmp expect out && grep -q "keeping .cpu-clock. only" err &&
+	$SONDE collapse --event-filter page-faults <in.txt >out && echo "my_prog;leaf 1" >expect && test_cmp expect out
+'
+
+test_expect_success 'collapse --diff: difffolded'"'"'s two columns' '
+	printf "a;b 10\na;c 5\n" >before && printf "a;b 20\na;d 1\n" >after &&
+	$SONDE collapse --diff before after >out &&
+	printf "a;b 10 20\na;c 5 0\na;d 0 1\n" >expect && test_cmp expect out
+'
+
+test_expect_success 'bad input: a truncated recording is one error line, no crash' '
+	head -c 3000 $TMP/perf.data >trunc.data &&
+	rc=0; $SONDE report -i trunc.data >out 2>err || rc=$? &&
+	cat err && [ $rc -le 1 ] && [ $(grep -c "^sonde: " err) -le 2 ] &&
+	rc=0; $SONDE collapse -i trunc.data >out 2>err || rc=$? && [ $rc -le 1 ] &&
+	head -c 100000 /dev/urandom >junk.data && ! $SONDE report -i junk.data >out 2>err &&
+	[ $(wc -l <err) -le 2 ] && grep -q "^sonde: cannot read .junk.data." err &&
+	! $SONDE report -i /nonexistent.data 2>err && grep -q "No such file" err
+'
+
+test_expect_success 'bad input: garbage perf script text is skipped with a warning naming the line' '
+	printf "garbage line\n\tnot a frame\n\x01\x02\n" | $SONDE collapse >out 2>err &&
+	[ ! -s out ] && grep -q "stdin:1: skipped" err
+'
+test_done
