@@ -300,6 +300,8 @@ static int synthesize(struct session *ss)
 {
 	int rc = perfdata_writer__synth_kernel(ss->w);
 
+	perfdata_writer__synth_data_maps(ss->w, ss->o->cfg.callgraph == CALLGRAPH_DWARF);
+
 	if (rc)
 		debug(1, "no kernel map record: %s (kernel.kptr_restrict?)", strerror(-rc));
 	if (ss->t->system_wide)

@@ -105,6 +105,9 @@ int perfdata_writer__finished_round(struct perfdata_writer *w);
  *  - all: task for every process in /proc.
  */
 int perfdata_writer__synth_kernel(struct perfdata_writer *w);
+/* task/all also synthesize the non-executable file mappings and [stack] (what
+   attr.mmap_data records live; DWARF unwinders read .eh_frame from them) */
+void perfdata_writer__synth_data_maps(struct perfdata_writer *w, bool on);
 int perfdata_writer__synth_task(struct perfdata_writer *w, pid_t pid);
 int perfdata_writer__synth_all(struct perfdata_writer *w);
 

@@ -43,6 +43,7 @@ struct perfdata_writer {
 	uint8_t *buf;		/* write buffer */
 	size_t buf_len;
 	bool begun, finished;
+	bool synth_data;	/* synthesize non-executable mappings too */
 	struct perfdata_writer_stats st;
 	/* mapped files seen in MMAP/MMAP2 records: an open-addressing string set */
 	char **files;
@@ -279,13 +280,20 @@ int perfdata_writer__write(struct perfdata_writer *w, const void *recs, size_t l
 			}
 			break;
 		case PERF_RECORD_MMAP:
-			if (h.size > 40 && remember_file(w, (const char *)p + off + 40, h.size - 40))
+			if (h.size > 40 && !(h.misc & PERF_RECORD_MISC_MMAP_DATA) &&
+			    remember_file(w, (const char *)p + off + 40, h.size - 40))
 				return -ENOMEM;
 			break;
-		case PERF_RECORD_MMAP2:
-			if (h.size > 72 && remember_file(w, (const char *)p + off + 72, h.size - 72))
+		case PERF_RECORD_MMAP2: {
+			uint32_t prot;
+
+			if (h.size <= 72)
+				break;
+			memcpy(&prot, p + off + 64, 4);
+			if ((prot & PROT_EXEC) && remember_file(w, (const char *)p + off + 72, h.size - 72))
 				return -ENOMEM;
 			break;
+		}
 		}
 		off += h.size;
 	}
@@ -380,6 +388,11 @@ static int synth_mmap(struct perfdata_writer *w, uint32_t type, uint16_t misc, u
 	return perfdata_writer__write(w, rec, off);
 }
 
+void perfdata_writer__synth_data_maps(struct perfdata_writer *w, bool on)
+{
+	w->synth_data = on;
+}
+
 int perfdata_writer__synth_kernel(struct perfdata_writer *w)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
@@ -427,15 +440,17 @@ static int synth_maps(struct perfdata_writer *w, pid_t pid)
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
 			   &maj, &min, &ino, &name_at) < 7 || !name_at)
 			continue;
-		if (perms[2] != 'x')
+		if (perms[2] != 'x' && !w->synth_data)
 			continue;
 		char *name = line + name_at;
 
 		name[strcspn(name, "\n")] = 0;
-		if (name[0] != '/' && strcmp(name, "[vdso]"))
+		if (name[0] != '/' && strcmp(name, "[vdso]") && (perms[2] == 'x' || strcmp(name, "[stack]")))
 			continue;
-		prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | PROT_EXEC;
-		rc = synth_mmap(w, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, pid, pid, start, end - start,
+		prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+		       (perms[2] == 'x' ? PROT_EXEC : 0);
+		rc = synth_mmap(w, PERF_RECORD_MMAP2,
+				PERF_RECORD_MISC_USER | (perms[2] == 'x' ? 0 : PERF_RECORD_MISC_MMAP_DATA), pid, pid, start, end - start,
 				pgoff, maj, min, ino, prot, perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE, name);
 	}
 	fclose(f);

@@ -99,6 +99,7 @@ void sampler__config_attrs(struct evlist *evl, const struct target *t, const str
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = e == 0;
 		if (cfg->callgraph == CALLGRAPH_DWARF) {
 			a->exclude_callchain_user = 1;	/* the user part comes from the stack copy */
+			a->mmap_data = e == 0;		/* unwinders read .eh_frame from read-only maps */
 			a->sample_regs_user = SAMPLE_REGS_USER;
 			a->sample_stack_user = cfg->stack_size ? cfg->stack_size : SAMPLER_DEFAULT_STACK;
 		}

@@ -135,6 +135,15 @@ test_expect_success 'tracepoints: perf script decodes every hit (tracing data sa
 	perf report -i tp.data --header-only 2>&1 | grep -q "^# event : name = syscalls:sys_enter_getppid"
 '
 
+test_expect_success '--call-graph dwarf: perf unwinds the stack copies (hot_loop <- work <- main)' '
+	$SONDE record -q --call-graph dwarf,4096 -F 199 -o dw.data -- $EXAMPLES/demo 0.6 &&
+	perf report -i dw.data --header-only 2>/dev/null | grep -q "sample_stack_user = 4096" &&
+	perf report -i dw.data --stdio --no-children >dw.out 2>dw.err &&
+	! grep -iE "warning|error" dw.err &&
+	grep -A4 "\[\.\] hot_loop" dw.out | grep -q "work" &&
+	grep -A5 "\[\.\] hot_loop" dw.out | grep -q "main"
+'
+
 test_expect_success 'two events in one file: each sample keeps its event' '
 	$SONDE record -q -e cpu-clock -e syscalls:sys_enter_getppid -F 499 -o two.data -- $WORKLOADS/syscalls 200 &&
 	perf script -i two.data -F event 2>/dev/null | sort | uniq -c >ev &&
