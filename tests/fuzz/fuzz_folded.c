@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_folded.c - folded stacks from anywhere: the parser, the tree, and every
+ * writer of it (SVG, speedscope, pprof, folded) must take any bytes without a
+ * crash, a leak or a hang. The first byte picks the parser's flags and the
+ * renderer's switches.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/export.h"
+#include "lib/flamegraph.h"
+#include "lib/folded.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct flame_opts o;
+	struct flame_result res;
+	struct folded *f;
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	unsigned mode;
+	FILE *in, *out;
+	double sum = 0;
+
+	if (size < 1)
+		return 0;
+	mode = data[0];
+	f = folded__new((mode & 1 ? FOLDED_REVERSE : 0) | (mode & 2 ? FOLDED_FLAMECHART : 0) |
+			(mode & 4 ? FOLDED_STRIP_HEX : 0));
+	if (!f)
+		return 0;
+	in = fmemopen((void *)(data + 1), size - 1 ? size - 1 : 1, "r");
+	if (in) {
+		if (size > 1)
+			folded__read(f, in, "fuzz", mode & 8 ? FOLDED_BEFORE : FOLDED_AFTER, NULL, NULL);
+		fclose(in);
+	}
+	if (mode & 16)
+		folded__normalize(f);
+	folded__finish(f);
+	for (uint32_t i = 0; i < folded__nr_nodes(f); i++)
+		sum += folded__node(f, i)->self;
+	if (folded__nr_nodes(f) > 0 && sum != folded__total(f) &&
+	    !(sum > 1e15 || folded__total(f) > 1e15))	/* doubles: exact below 2^53 */
+		abort();
+
+	out = open_memstream(&buf, &len);
+	flame_opts__init(&o);
+	o.inverted = mode & 32;
+	o.flamechart = mode & 2;
+	o.hash = mode & 64;
+	o.minwidth = mode & 128 ? 0 : 0.1;
+	o.colors = (mode & 0x30) == 0x30 ? "chain" : (mode & 0x30) == 0x20 ? "java" : "hot";
+	flame__render(f, &o, out, &res, err, sizeof(err));
+	fflush(out);
+	if (buf && memmem(buf, len, "]]>", 3) != strstr(buf, "]]></script>"))
+		abort();	/* input text never closes the script's CDATA */
+	export__speedscope(f, out, "fuzz", "none", err, sizeof(err));
+	export__pprof(f, out, "samples", "count", err, sizeof(err));
+	folded__write(f, out, folded__is_diff(f) ? FOLDED_WRITE_DIFF : 0);
+	fclose(out);
+	free(buf);
+	folded__free(f);
+	return 0;
+}
