@@ -105,8 +105,12 @@ $(1)/gen/%.skel.h: $(1)/gen/%.bpf.o
 	bpftool gen skeleton $$< name $$*_bpf >$$@.tmp && mv $$@.tmp $$@
 endef
 $(foreach d,build build-san build-fuzz,$(eval $(call bpf_gen,$(d))))
-$(filter $(BUILD)/src/lib/bpf_%,$(OBJS)): $(BPF_NAMES:%=$(BUILD)/gen/%.skel.h)
-$(filter build-fuzz/src/lib/bpf_%,$(FUZZ_LIB_OBJS)): $(BPF_NAMES:%=build-fuzz/gen/%.skel.h)
+# the skeletons exist before anything compiles; the files that include one rebuild when it changes
+SKEL_USERS := $(shell grep -l 'skel\.h"' $(SRCS) 2>/dev/null)
+$(OBJS): | $(BPF_NAMES:%=$(BUILD)/gen/%.skel.h)
+$(FUZZ_LIB_OBJS): | $(BPF_NAMES:%=build-fuzz/gen/%.skel.h)
+$(SKEL_USERS:%.c=$(BUILD)/%.o): $(BPF_NAMES:%=$(BUILD)/gen/%.skel.h)
+$(SKEL_USERS:%.c=build-fuzz/%.o): $(BPF_NAMES:%=build-fuzz/gen/%.skel.h)
 
 test: deps-test
 	@$(MAKE) --no-print-directory all workloads $(BUILD)/unit-tests

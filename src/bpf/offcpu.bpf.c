@@ -115,7 +115,8 @@ static __always_inline void fill_stacks(void *ctx, struct offcpu_key *k)
 	}
 	if (!user_only) {
 		k->kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
-		if (k->kern_stack_id < 0)
+		/* a sample taken in user mode has no kernel stack: -EFAULT */
+		if (k->kern_stack_id < 0 && k->kern_stack_id != -14)
 			stat_inc(OFFCPU_STAT_KSTACK_ERR);
 	}
 }

@@ -22,6 +22,9 @@ struct bpf_mmaps {
 	struct target t;
 	struct sampler smp;
 	bool open;
+	uint8_t *buf;		/* one drain's records, copied from every CPU's buffer */
+	size_t len, alloc;
+	int time_back;		/* the time field is this many bytes before a record's end */
 };
 
 struct rec_mmap2 {
@@ -108,10 +111,36 @@ int bpf_mmaps__feed(struct symbolizer *s, const void *recs, size_t len)
 	return 0;
 }
 
-static int feed_cb(void *ctx, const void *recs, size_t len)
+static int collect(void *ctx, const void *recs, size_t len)
 {
-	bpf_mmaps__feed(ctx, recs, len);
+	struct bpf_mmaps *m = ctx;
+
+	if (m->len + len > m->alloc) {
+		size_t na = (m->len + len) * 2;
+		uint8_t *nb = realloc(m->buf, na);
+
+		if (!nb)
+			return -ENOMEM;
+		m->buf = nb;
+		m->alloc = na;
+	}
+	memcpy(m->buf + m->len, recs, len);
+	m->len += len;
 	return 0;
+}
+
+struct rec_ref {
+	uint64_t time;
+	size_t off;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct rec_ref *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;	/* stable */
 }
 
 int bpf_mmaps__open(struct bpf_mmaps **out, struct symbolizer *s, pid_t child, char *err, size_t errlen)
@@ -127,7 +156,15 @@ int bpf_mmaps__open(struct bpf_mmaps **out, struct symbolizer *s, pid_t child, c
 	m->t.child = child;
 	rc = evlist__parse(&m->evl, "dummy", err, errlen);
 	if (!rc) {
+		uint64_t st;
+
 		sampler__config_attrs(&m->evl, &m->t, &cfg);
+		/* the sample_id trailer: ... TIME, then ID, STREAM_ID, CPU, IDENTIFIER as set */
+		st = m->evl.ev[0].attr.sample_type;
+		m->time_back = 8 + 8 * (!!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+					!!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER));
+		if (!(st & PERF_SAMPLE_TIME) || !m->evl.ev[0].attr.sample_id_all)
+			m->time_back = 0;	/* no times: keep the buffers' order */
 		rc = sampler__open(&m->smp, &m->evl, &m->t, &cfg, err, errlen);
 	}
 	if (rc) {
@@ -140,9 +177,50 @@ int bpf_mmaps__open(struct bpf_mmaps **out, struct symbolizer *s, pid_t child, c
 	return 0;
 }
 
+/*
+ * Each CPU's buffer is in time order, but not the buffers between them: a
+ * child's fork can sit in one and its exec and new maps in another. Records
+ * are applied in the order of the time their sample_id trailer carries.
+ */
 int bpf_mmaps__drain(struct bpf_mmaps *m)
 {
-	return m ? sampler__drain(&m->smp, feed_cb, m->sym) : 0;
+	struct rec_ref *refs = NULL;
+	size_t n = 0, cap = 0;
+	int rc;
+
+	if (!m)
+		return 0;
+	m->len = 0;
+	rc = sampler__drain(&m->smp, collect, m);
+	for (size_t off = 0; !rc && off + sizeof(struct perf_event_header) <= m->len;) {
+		const struct perf_event_header *h = (const void *)(m->buf + off);
+		uint64_t t = 0;
+
+		if (h->size < sizeof(*h) || off + h->size > m->len)
+			break;
+		if (m->time_back && h->size >= sizeof(*h) + m->time_back)
+			memcpy(&t, m->buf + off + h->size - m->time_back, sizeof(t));
+		if (n == cap) {
+			struct rec_ref *nr = realloc(refs, (cap = cap ? cap * 2 : 256) * sizeof(*nr));
+
+			if (!nr) {
+				rc = -ENOMEM;
+				break;
+			}
+			refs = nr;
+		}
+		refs[n++] = (struct rec_ref){ t, off };
+		off += h->size;
+	}
+	if (n)
+		qsort(refs, n, sizeof(*refs), by_time);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct perf_event_header *h = (const void *)(m->buf + refs[i].off);
+
+		bpf_mmaps__feed(m->sym, h, h->size);
+	}
+	free(refs);
+	return rc;
 }
 
 void bpf_mmaps__close(struct bpf_mmaps *m)
@@ -152,5 +230,6 @@ void bpf_mmaps__close(struct bpf_mmaps *m)
 	if (m->open)
 		sampler__close(&m->smp);
 	evlist__free(&m->evl);
+	free(m->buf);
 	free(m);
 }

@@ -3,9 +3,10 @@
  * offcpu.c - a workload that blocks for known times in known functions, for
  * `sonde offcpu` tests: block_here() sleeps N x SLEEP_MS in nanosleep, then
  * wait_pipe() reads a pipe N x PIPE_MS that a feeder thread writes to after
- * sleeping PIPE_MS each time.
+ * sleeping PIPE_MS each time. With BURN_MS, burn_here() spins on CPU that long
+ * before each sleep (for wall-clock profiles).
  *
- *   offcpu [N [SLEEP_MS [PIPE_MS]]]    (default 10 100 50)
+ *   offcpu [N [SLEEP_MS [PIPE_MS [BURN_MS]]]]    (default 10 100 50 0)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -13,7 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int n = 10, sleep_ms = 100, pipe_ms = 50;
+static int n = 10, sleep_ms = 100, pipe_ms = 50, burn_ms;
+static volatile unsigned long sink;
 static int fds[2];
 
 static void msleep(int ms)
@@ -22,6 +24,23 @@ static void msleep(int ms)
 
 	while (nanosleep(&ts, &ts))
 		;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+__attribute__((noinline)) void burn_here(int ms)
+{
+	double end = now_ms() + ms;
+
+	while (now_ms() < end)
+		for (int i = 0; i < 10000; i++)
+			sink += i;
 }
 
 __attribute__((noinline)) void block_here(int ms)
@@ -58,8 +77,13 @@ int main(int argc, char **argv)
 		sleep_ms = atoi(argv[2]);
 	if (argc > 3)
 		pipe_ms = atoi(argv[3]);
-	for (int i = 0; i < n; i++)
+	if (argc > 4)
+		burn_ms = atoi(argv[4]);
+	for (int i = 0; i < n; i++) {
+		if (burn_ms)
+			burn_here(burn_ms);
 		block_here(sleep_ms);
+	}
 	if (pipe(fds) || pthread_create(&t, NULL, feeder, NULL))
 		return 1;
 	for (int i = 0; i < n; i++)

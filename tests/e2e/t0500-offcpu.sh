@@ -1,0 +1,126 @@
+#!/bin/bash
+# sonde offcpu: known blocked times in known functions, filters, targets, output
+# formats, and a comparison with bpftrace measuring the same thing.
+. "$(dirname "$0")/../lib.sh"
+
+W=$WORKLOADS/offcpu
+
+if [ "$(id -u)" != 0 ]; then
+	test_skip 'sonde offcpu' 'needs root for BPF'
+	test_done
+	exit
+fi
+
+# sum of the weights of folded lines matching a regex
+weight() { grep -E "$1" "$2" | awk '{ s += $NF } END { print s + 0 }'; }
+# within PCT percent of EXPECTED
+near() { awk -v v="$1" -v e="$2" -v p="$3" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }' ||
+	 { echo "$1 is not within $3% of $2"; return 1; }; }
+
+test_expect_success 'folded: 10 x 100 ms in block_here, 10 x 50 ms on a pipe (known answers)' '
+	$SONDE offcpu -f -- $W 10 100 50 >out 2>err &&
+	sleep_us=$(weight "^offcpu;.*main;block_here;.*do_nanosleep" out) &&
+	pipe_us=$(weight "^offcpu;.*main;.*anon_pipe_read" out) &&
+	feed_us=$(weight "^offcpu;.*feeder;.*do_nanosleep" out) &&
+	echo "sleep $sleep_us pipe $pipe_us feeder $feed_us" &&
+	near $sleep_us 1000000 3 && near $pipe_us 500000 5 && near $feed_us 500000 5
+'
+
+test_expect_success 'folded lines are stackcollapse format: root first, comm, weights in us' '
+	$SONDE offcpu -f -- $W 2 20 10 >out &&
+	grep -E "^offcpu;__libc_start_call_main;main;block_here;[^ ]*;schedule;__schedule [0-9]+$" out &&
+	! grep -v -E "^[^ ]+( [^ ]+)* [0-9]+$" out
+'
+
+test_expect_success 'default output: offcputime layout, kernel frames then user, "-  comm (pid)", us' '
+	$SONDE offcpu -- $W 3 50 10 >out &&
+	head -1 out | grep -q "^Tracing off-CPU time (us) of .* by user + kernel stack... Hit Ctrl-C to end.$" &&
+	grep -B20 -A2 "^    -                offcpu ([0-9]*)$" out >blk &&
+	grep -q "^    do_nanosleep$" blk && grep -q "^    block_here$" blk &&
+	awk "/^    do_nanosleep\$/ { k = NR } /^    block_here\$/ { u = NR } END { exit !(k && u && k < u) }" out &&
+	grep -E "^        [0-9]+$" out >vals && [ -s vals ] &&
+	! grep -q bpf_prog_ out
+'
+
+test_expect_success 'the classic tracepoint path gives the same answer as tp_btf' '
+	$SONDE -v offcpu --tracepoint -f -- $W 5 100 10 >out 2>err &&
+	grep -q "hook: tracepoint" err &&
+	near $(weight "main;block_here;" out) 500000 3
+'
+
+test_expect_success '--user-only and --kernel-only' '
+	$SONDE offcpu -U -f -- $W 2 20 10 >u &&
+	grep -q "main;block_here;clock_nanosleep[^;]* [0-9]*$" u && ! grep -q schedule u &&
+	$SONDE offcpu -K -f -- $W 2 20 10 >k &&
+	grep -q "^offcpu;entry_SYSCALL_64[^ ]*;schedule;__schedule [0-9]*$" k && ! grep -q block_here k
+'
+
+test_expect_success '--min-block and --max-block (us) keep only the blocks in range' '
+	$SONDE offcpu -f --min-block 80000 -- $W 4 100 20 >min &&
+	near $(weight "main;block_here;" min) 400000 8 && [ $(weight "anon_pipe_read" min) -eq 0 ] &&
+	$SONDE offcpu -f --max-block 60000 -- $W 4 100 20 >max &&
+	[ $(weight "main;block_here;" max) -eq 0 ] && near $(weight "main;.*anon_pipe_read" max) 80000 15
+'
+
+test_expect_success '--state: S keeps the sleeps, D (uninterruptible) none of them' '
+	$SONDE offcpu -f --state S -- $W 3 50 10 >s &&
+	near $(weight "main;block_here;" s) 150000 5 &&
+	$SONDE offcpu -f --state D -- $W 3 50 10 >d &&
+	[ $(weight "main;block_here;" d) -eq 0 ]
+'
+
+test_expect_success '-p PID with --duration, and -t TID' '
+	$W 40 50 10 & pid=$! &&
+	sleep 0.2 &&
+	$SONDE offcpu -f -p $pid --duration 1 >p &&
+	near $(weight "^offcpu;.*main;block_here;" p) 1000000 10 &&
+	$SONDE offcpu -f -t $pid --duration 0.5 >t &&
+	near $(weight "^offcpu;.*main;block_here;" t) 500000 15 &&
+	! grep -qv "^offcpu;" p &&
+	kill $pid; wait $pid || :
+'
+
+test_expect_success '-a sees every process; a -p target that exits ends the run' '
+	$W 20 50 10 & pid=$! &&
+	$SONDE offcpu -f -a --duration 0.6 >a &&
+	grep -q "^offcpu;.*block_here" a && [ $(cut -d";" -f1 a | sort -u | wc -l) -gt 1 ] &&
+	kill $pid; { wait $pid || :; } &&
+	$W 3 50 10 & pid=$! &&
+	start=$(date +%s%N) && $SONDE offcpu -f -p $pid --duration 20 >e &&
+	[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 5000 ]
+'
+
+test_expect_success 'forks of a -- CMD target are followed (--no-follow stops that)' '
+	$SONDE offcpu -f -- sh -c "$W 2 50 10; $W 2 50 10" >f &&
+	near $(weight "^offcpu;.*main;block_here;" f) 200000 5 &&
+	$SONDE offcpu -f --no-follow -- sh -c "$W 2 50 10; $W 2 50 10" >n &&
+	[ $(weight "^offcpu;.*main;block_here;" n) -eq 0 ]
+'
+
+if command -v bpftrace >/dev/null; then
+test_expect_success 'blocked time of the main thread agrees with bpftrace measuring it' '
+	cat >bt <<-\EOT &&
+	tracepoint:sched:sched_switch /args->prev_pid == cpid/ { @s[args->prev_pid] = nsecs; }
+	tracepoint:sched:sched_switch /@s[args->next_pid]/ { @total = sum(nsecs - @s[args->next_pid]); delete(@s[args->next_pid]); }
+	EOT
+	timeout 30 bpftrace -c "$W 8 60 5" bt >bt.out 2>bt.err &&
+	bt_us=$(sed -n "s/^@total: //p" bt.out) && bt_us=$((bt_us / 1000)) &&
+	$SONDE offcpu -f -- $W 8 60 5 >s.out &&
+	ours=$(weight "^offcpu;(__libc_start_call_main;main|\\[unknown\\])" s.out) &&
+	echo "bpftrace $bt_us us, sonde $ours us" &&
+	near $bt_us 520000 5 && near $ours $bt_us 5
+'
+else
+test_skip 'total blocked time agrees with bpftrace' 'bpftrace is not installed'
+fi
+
+test_expect_success 'errors: one line, exit 129 for usage, 1 for a missing process' '
+	rc=0; $SONDE offcpu -U -K true 2>err || rc=$?; [ $rc -eq 129 ] && grep -q "exclude each other" err &&
+	rc=0; $SONDE offcpu --state X true 2>err || rc=$?; [ $rc -eq 129 ] &&
+	rc=0; $SONDE offcpu -p 1,x 2>err || rc=$?; [ $rc -eq 129 ] &&
+	rc=0; $SONDE offcpu -p 999999 2>err || rc=$?; [ $rc -eq 1 ] && [ $(wc -l <err) -eq 1 ] &&
+	grep -q "no process or thread 999999" err &&
+	rc=0; $SONDE offcpu -- /nonexistent/cmd 2>err || rc=$?; [ $rc -eq 127 ]
+'
+
+test_done
