@@ -409,16 +409,10 @@ static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr,
 			file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
 		cu = (s->flags & SYM_INLINE) ? dwfl_module_addrdie(d->mod, maddr, &dbias) : NULL;
 		if (cu) {
-			Dwarf_Die *scopes = NULL;
-			int ns = dwarf_getscopes(cu, maddr - dbias, &scopes);
+			Dwarf_Die scopes[SYM_MAX_INLINE - 1];
+			int ns = dwinline__find(d, cu, maddr - dbias, scopes, SYM_MAX_INLINE - 1);
 
-			for (int i = 0; i < ns && n < SYM_MAX_INLINE - 1; i++) {
-				int tag = dwarf_tag(&scopes[i]);
-
-				if (tag == DW_TAG_subprogram)
-					break;
-				if (tag != DW_TAG_inlined_subroutine)
-					continue;
+			for (int i = 0; i < ns; i++) {
 				f[n] = (struct sym_frame){ .sym = dwarf_diename(&scopes[i]), .inlined = true };
 				if (!f[n].sym)
 					f[n].sym = "[inlined]";
@@ -430,7 +424,6 @@ static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr,
 				if (!(s->flags & SYM_SRCLINE))
 					file = NULL;
 			}
-			free(scopes);
 		}
 	}
 	f[n] = (struct sym_frame){ .sym = sym ? sym->name : NULL, .srcfile = file, .srcline = file ? line : 0 };
@@ -510,6 +503,7 @@ void dso__free_all(struct symbolizer *s)
 			for (size_t i = 0; i < d->cache_cap; i++)
 				free(d->cache[i].f);
 			free(d->cache);
+			dwinline__free(d->inl);
 			unload(d);
 			free(d->segs);
 			free(d->syms);

@@ -109,6 +109,10 @@ void symbolizer__free(struct symbolizer *s)
 			next = p->next;
 			proc_free(p);
 		}
+	for (struct file_dso *fd = s->files, *next; fd; fd = next) {
+		next = fd->next;
+		free(fd);
+	}
 	dso__free_all(s);
 	kallsyms__free(s->kallsyms);
 	if (s->vdso_fd >= 0)
@@ -505,7 +509,24 @@ int symbolizer__resolve_file(struct symbolizer *s, const char *path, uint64_t va
 	if (max < 1 || !out || !path)
 		return -EINVAL;
 	s->stats.lookups++;
-	d = dso__get(s, path, path, NULL, 0, false);
+	/* one stat() per file, not per address: remember the DSO of each path asked for */
+	const char *key = symbolizer__intern(s, path);
+	struct file_dso *fd;
+
+	if (!key)
+		return -ENOMEM;
+	for (fd = s->files; fd && fd->path != key; fd = fd->next)
+		;
+	if (!fd) {
+		fd = calloc(1, sizeof(*fd));
+		if (!fd)
+			return -ENOMEM;
+		fd->path = key;
+		fd->dso = dso__get(s, path, path, NULL, 0, false);
+		fd->next = s->files;
+		s->files = fd;
+	}
+	d = fd->dso;
 	if (!d)
 		return -ENOMEM;
 	n = dso__load(s, d);

@@ -7,6 +7,7 @@
 #ifndef SONDE_SYMBOL_INT_H
 #define SONDE_SYMBOL_INT_H
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,7 +48,7 @@ struct dso {
 	int nsegs;
 	struct dso_sym *syms;
 	size_t nsyms;
-	bool dwarf_tried;
+	struct inline_index *inl;	/* dwinline.c */
 	struct addr_entry *cache;
 	size_t cache_cap, cache_used;
 	struct dso *next;	/* hash chain */
@@ -64,6 +65,7 @@ struct map {
 
 struct jitmap;
 struct unwind_state;
+struct inline_index;
 
 struct proc {
 	pid_t pid;
@@ -80,6 +82,12 @@ struct proc {
 
 struct kallsyms;
 
+struct file_dso {		/* symbolizer__resolve_file's paths */
+	const char *path;	/* interned */
+	struct dso *dso;
+	struct file_dso *next;
+};
+
 struct symbolizer {
 	unsigned flags;
 	char *debug_path;
@@ -90,6 +98,7 @@ struct symbolizer {
 	struct kallsyms *kallsyms;
 	int kallsyms_state;
 	int vdso_fd;		/* -2: not tried */
+	struct file_dso *files;
 	struct symbolizer_stats stats;
 };
 
@@ -102,6 +111,10 @@ uint64_t dso__vaddr(const struct dso *d, uint64_t file_off);
 int dso__resolve(struct symbolizer *s, struct dso *d, uint64_t vaddr, const struct sym_frame **frames);
 void dso__free_all(struct symbolizer *s);
 int dso__vdso_fd(struct symbolizer *s);
+
+/* dwinline.c: the inlined_subroutine DIEs covering addr (CU-relative), innermost first */
+int dwinline__find(struct dso *d, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out, int max);
+void dwinline__free(struct inline_index *ix);
 
 /* kallsyms.c */
 struct ksym {
