@@ -54,6 +54,7 @@ void hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_stat(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_use(int argc, char **argv);
 int cmd_ftrace(int argc, char **argv);
@@ -62,5 +63,6 @@ int cmd_offcpu(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_addr2sym(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
 
 #endif

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probe.c - `sonde probe`: bpftrace's language compiled straight to BPF.
+ *   sonde probe -e 'tracepoint:syscalls:sys_enter_openat { @[comm] = count(); }'
+ *   sonde probe script.bt [params]    sonde probe -l 'tracepoint:sched:*'
+ */
+#include "sonde.h"
+#include "opt.h"
+#include "lang/lang.h"
+#include "lang/provider.h"
+#include "lang/runtime.h"
+#include "lib/workload.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *const probe_usage[] = {
+	"sonde probe [<options>] -e 'PROGRAM' [<params>...]",
+	"sonde probe [<options>] FILE.bt [<params>...]",
+	"sonde probe -l ['PATTERN']",
+	NULL,
+};
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	char *buf = NULL;
+	size_t cap = 0, n = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 4096 + 1 > cap) {
+			char *nb = realloc(buf, cap = cap ? cap * 2 : 8192);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		r = fread(buf + n, 1, cap - n - 1, f);
+		n += r;
+	} while (r > 0);
+	if (buf)
+		buf[n] = 0;
+	if (f != stdin)
+		fclose(f);
+	*len = n;
+	return buf;
+}
+
+static void print_name(const char *name, void *ctx)
+{
+	(*(int *)ctx)++;
+	printf("%s\n", name);
+}
+
+static int start_child(void *ctx)
+{
+	return workload__start(ctx);
+}
+
+/* "cmd arg1 arg2": bpftrace splits -c on spaces */
+static char **split_words(char *s)
+{
+	int n = 0;
+	char **v = calloc(strlen(s) / 2 + 2, sizeof(char *));
+
+	if (!v)
+		return NULL;
+	for (char *save, *w = strtok_r(s, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		v[n++] = w;
+	return v;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	const char *expr = NULL, *cmd = NULL, *format = "text", *file;
+	int pid = 0, rc;
+	bool list = false, dry_run = false, unsafe = false;
+	struct opt opts[] = {
+		OPT_STRING('e', "expr", &expr, "PROGRAM", "the program to run"),
+		OPT_STRING('c', "cmd", &cmd, "CMD", "run CMD and trace until it ends (its pid is cpid)"),
+		OPT_INT('p', "pid", &pid, "PID", "uprobes fire only in PID"),
+		OPT_BOOL('l', "list", &list, "list the probes matching PATTERN"),
+		OPT_STRING('f', "format", &format, "FORMAT", "output format: text or json"),
+		OPT_BOOL(0, "dry-run", &dry_run, "compile (with -v: show the bytecode), load nothing"),
+		OPT_BOOL(0, "unsafe", &unsafe, "allow system() and signal()"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+
+	argc = opt__parse(argc, argv, opts, probe_usage, OPT_STOP_AT_NON_OPTION);
+	if (strcmp(format, "text") && strcmp(format, "json"))
+		opt__usage_error(probe_usage, opts, "unknown output format '%s' (text or json)", format);
+	if (list) {
+		int n = 0;
+
+		if (argc > 1)
+			opt__usage_error(probe_usage, opts, "-l takes one pattern");
+		if (expr && !argc)	/* sonde probe -l -e 'pattern' is not a thing; bpftrace takes -l 'pattern' */
+			return 129;
+		provider__list(argc ? argv[0] : NULL, print_name, &n);
+		return 0;
+	}
+	char *src;
+	size_t len;
+
+	if (expr) {
+		src = strdup(expr);
+		len = strlen(expr);
+		file = "stdin";
+	} else {
+		if (!argc)
+			opt__usage_error(probe_usage, opts, "give a program with -e or a file");
+		file = argv[0];
+		src = read_file(file, &len);
+		if (!src) {
+			error("cannot read '%s': %s", file, strerror(errno));
+			return 1;
+		}
+		argc--;
+		argv++;
+	}
+	if (!src)
+		return 1;
+
+	struct program *prog = lang__new(file, src, len);
+
+	if (!prog) {
+		free(src);
+		return 1;
+	}
+	prog->params = (const char **)argv;
+	prog->nparams = argc;
+	prog->cfg.unsafe = unsafe;
+
+	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	char **cargv = NULL;
+	int status = -1;
+	char err[8192] = "";
+
+	rc = lang__parse(prog);
+	if (!rc)
+		rc = provider__expand_all(prog, pid);
+	if (!rc)
+		rc = lang__check(prog);
+	if (rc) {
+		fprintf(stderr, "%s\n", prog->err ? prog->err : "sonde: cannot compile the program");
+		rc = 1;
+		goto out;
+	}
+	if (cmd && !dry_run) {
+		char *c = strdup(cmd);
+
+		cargv = c ? split_words(c) : NULL;
+		if (!cargv || !cargv[0]) {
+			free(c);
+			error("-c takes a command");
+			rc = 1;
+			goto out;
+		}
+		rc = workload__prepare(&w, cargv);
+		if (rc) {
+			error("cannot start '%s': %s", cargv[0], strerror(-rc));
+			rc = 1;
+			goto out;
+		}
+	}
+	struct run_opts ro = {
+		.dry_run = dry_run,
+		.dump = verbose > 0,
+		.json = !strcmp(format, "json"),
+		.pid = pid > 0 ? pid : w.pid,
+		.cpid = w.pid,
+		.start_child = w.pid ? start_child : NULL,
+		.child_ctx = &w,
+		.child_status = &status,
+		.out = stdout,
+	};
+	rc = runtime__run(prog, &ro, err, sizeof(err));
+	if (rc) {
+		if (prog->err)
+			fprintf(stderr, "%s\n", prog->err);
+		else
+			error("%s", err);
+		if (w.pid && status == -1)
+			workload__abort(&w);
+		rc = 1;
+	} else if (w.pid && status == -1) {
+		/* exit() came first: the command is not waited for, as in bpftrace */
+		kill(w.pid, SIGTERM);
+		waitpid(w.pid, &status, 0);
+	}
+out:
+	if (cargv) {
+		free(cargv[0]);
+		free(cargv);
+	}
+	lang__free(prog);
+	free(src);
+	return rc;
+}

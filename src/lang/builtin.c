@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * builtin.c - the tables of builtin variables and functions.
+ */
+#include "lang/builtin.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct bvar_desc vars[] = {
+	{ "pid", BV_PID }, { "tid", BV_TID }, { "uid", BV_UID }, { "gid", BV_GID },
+	{ "nsecs", BV_NSECS }, { "elapsed", BV_ELAPSED }, { "cpu", BV_CPU }, { "numaid", BV_NUMAID },
+	{ "cgroup", BV_CGROUP }, { "rand", BV_RAND }, { "cpid", BV_CPID }, { "comm", BV_COMM },
+	{ "kstack", BV_KSTACK }, { "ustack", BV_USTACK }, { "func", BV_FUNC }, { "probe", BV_PROBE },
+	{ "retval", BV_RETVAL }, { "args", BV_ARGS }, { "curtask", BV_CURTASK }, { "ncpus", BV_NCPUS },
+	{ "jiffies", BV_JIFFIES }, { "usermode", BV_USERMODE },
+};
+
+static const struct bfunc_desc funcs[] = {
+	{ "printf", F_PRINTF, 1, 8, BF_STMT },
+	{ "print", F_PRINT, 1, 3, BF_STMT },
+	{ "exit", F_EXIT, 0, 1, BF_STMT },
+	{ "clear", F_CLEAR, 1, 1, BF_STMT | BF_MAPARG },
+	{ "zero", F_ZERO, 1, 1, BF_STMT | BF_MAPARG },
+	{ "delete", F_DELETE, 1, 2, BF_STMT | BF_MAPARG },
+	{ "str", F_STR, 1, 2, 0 },
+	{ "count", F_COUNT, 0, 0, BF_AGG },
+	{ "sum", F_SUM, 1, 1, BF_AGG },
+	{ "avg", F_AVG, 1, 1, BF_AGG },
+	{ "min", F_MIN, 1, 1, BF_AGG },
+	{ "max", F_MAX, 1, 1, BF_AGG },
+	{ "stats", F_STATS, 1, 1, BF_AGG },
+	{ "hist", F_HIST, 1, 2, BF_AGG },
+	{ "lhist", F_LHIST, 4, 4, BF_AGG },
+	{ "ksym", F_KSYM, 1, 1, 0 },
+	{ "usym", F_USYM, 1, 1, 0 },
+	{ "kaddr", F_KADDR, 1, 1, 0 },
+	{ "strncmp", F_STRNCMP, 3, 3, 0 },
+	{ "time", F_TIME, 0, 1, BF_STMT },
+	{ "cat", F_CAT, 1, 8, BF_STMT },
+	{ "system", F_SYSTEM, 1, 8, BF_STMT | BF_UNSAFE },
+	{ "signal", F_SIGNAL, 1, 1, BF_STMT | BF_UNSAFE },
+	{ "kstack", F_KSTACK, 0, 2, 0 },
+	{ "ustack", F_USTACK, 0, 2, 0 },
+	{ "bswap", F_BSWAP, 1, 1, 0 },
+	{ "reg", F_REG, 1, 1, 0 },
+	{ "strcontains", F_STRCONTAINS, 2, 2, 0 },
+	{ "errorf", F_ERRORF, 1, 8, BF_STMT },
+	{ "warnf", F_ERRORF, 1, 8, BF_STMT },
+	/* known to bpftrace, not (yet) to sonde: a clear error rather than "unknown function" */
+	{ "buf", F_UNSUPPORTED, 0, 9, 0 }, { "join", F_UNSUPPORTED, 0, 9, 0 },
+	{ "ntop", F_UNSUPPORTED, 0, 9, 0 }, { "pton", F_UNSUPPORTED, 0, 9, 0 },
+	{ "uaddr", F_UNSUPPORTED, 0, 9, 0 }, { "strftime", F_UNSUPPORTED, 0, 9, 0 },
+	{ "cgroup_path", F_UNSUPPORTED, 0, 9, 0 }, { "cgroupid", F_UNSUPPORTED, 0, 9, 0 },
+	{ "macaddr", F_UNSUPPORTED, 0, 9, 0 }, { "override", F_UNSUPPORTED, 0, 9, 0 },
+	{ "path", F_UNSUPPORTED, 0, 9, 0 }, { "skboutput", F_UNSUPPORTED, 0, 9, 0 },
+	{ "strerror", F_UNSUPPORTED, 0, 9, 0 }, { "kptr", F_UNSUPPORTED, 0, 9, 0 },
+	{ "uptr", F_UNSUPPORTED, 0, 9, 0 }, { "offsetof", F_UNSUPPORTED, 0, 9, 0 },
+	{ "strlen", F_UNSUPPORTED, 0, 9, 0 }, { "has_key", F_UNSUPPORTED, 0, 9, 0 },
+	{ "tseries", F_UNSUPPORTED, 0, 9, 0 }, { "len", F_UNSUPPORTED, 0, 9, 0 },
+};
+
+const struct bvar_desc *builtin__var(const char *name, int *argn)
+{
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (!strcmp(vars[i].name, name))
+			return &vars[i];
+	if (!strncmp(name, "arg", 3) && isdigit((unsigned char)name[3])) {
+		static const struct bvar_desc arg = { "argN", BV_ARG };
+		char *end;
+		long n = strtol(name + 3, &end, 10);
+
+		if (*end || n > 63)
+			return NULL;
+		*argn = (int)n;
+		return &arg;
+	}
+	return NULL;
+}
+
+const struct bfunc_desc *builtin__func(const char *name)
+{
+	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+		if (!strcmp(funcs[i].name, name))
+			return &funcs[i];
+	return NULL;
+}

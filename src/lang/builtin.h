@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * builtin.h - the language's builtin variables and functions as tables: the type
+ * checker (check.c) reads their arity and flags, the code generator (gen.c)
+ * switches on their ids. The tables are static and never freed.
+ */
+#ifndef SONDE_LANG_BUILTIN_H
+#define SONDE_LANG_BUILTIN_H
+
+#include "lang/lang.h"
+
+enum bvar {
+	BV_PID = 1, BV_TID, BV_UID, BV_GID, BV_NSECS, BV_ELAPSED, BV_CPU, BV_NUMAID, BV_CGROUP, BV_RAND,
+	BV_CPID, BV_COMM, BV_KSTACK, BV_USTACK, BV_FUNC, BV_PROBE, BV_RETVAL, BV_ARG, BV_ARGS, BV_CURTASK,
+	BV_NCPUS, BV_JIFFIES, BV_USERMODE,
+};
+
+enum bfunc {
+	F_PRINTF = 1, F_PRINT, F_EXIT, F_CLEAR, F_ZERO, F_DELETE, F_STR, F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX,
+	F_STATS, F_HIST, F_LHIST, F_KSYM, F_USYM, F_KADDR, F_STRNCMP, F_TIME, F_CAT, F_SYSTEM, F_SIGNAL,
+	F_KSTACK, F_USTACK, F_BSWAP, F_REG, F_CGROUPID, F_STRCONTAINS, F_ERRORF,
+	F_UNSUPPORTED,
+};
+
+enum bflag {
+	BF_AGG = 1 << 0,	/* only as `@m[k] = f(...)` */
+	BF_UNSAFE = 1 << 1,	/* needs --unsafe */
+	BF_STMT = 1 << 2,	/* returns nothing: a statement of its own */
+	BF_MAPARG = 1 << 3,	/* the first argument is a map */
+};
+
+struct bvar_desc {
+	const char *name;
+	enum bvar id;
+};
+
+struct bfunc_desc {
+	const char *name;
+	enum bfunc id;
+	int min_args, max_args;
+	unsigned flags;
+};
+
+const struct bvar_desc *builtin__var(const char *name, int *argn);
+const struct bfunc_desc *builtin__func(const char *name);
+
+#endif

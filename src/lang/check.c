@@ -1,0 +1,1073 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * check.c - the type checker: every expression gets a type, every map its key
+ * and value types and its kind of aggregation, every scratch variable its type,
+ * every printf/print its record layout; errors point at the source.
+ */
+#include "lang/builtin.h"
+#include "lang/lang.h"
+#include "lang/provider.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ck {
+	struct program *prog;
+	struct probe *pr;
+	struct ap_inst *in;
+	bool final;	/* second pass: unknown map types are errors */
+	int loops;
+};
+
+static struct type ty_int(bool sign, int bits)
+{
+	struct type t = { .kind = TY_INT, .size = 8, .sign = sign, .bits = bits };
+	return t;
+}
+
+static struct type ty_str(int size)
+{
+	struct type t = { .kind = TY_STR, .size = (size + 7) & ~7 };
+	return t;
+}
+
+static struct type ty_kind(enum ty_kind k, int size)
+{
+	struct type t = { .kind = k, .size = size };
+	return t;
+}
+
+static int round8(int n)
+{
+	return (n + 7) & ~7;
+}
+
+static bool same_kind(const struct type *a, const struct type *b)
+{
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == TY_TUPLE) {
+		if (a->ntup != b->ntup)
+			return false;
+		for (int i = 0; i < a->ntup; i++)
+			if (!same_kind(&a->tup[i], &b->tup[i]))
+				return false;
+	}
+	return true;
+}
+
+static struct type check(struct ck *c, struct node *n);
+static int check_block(struct ck *c, struct node *b);
+
+static struct mapinfo *map_get(struct ck *c, struct node *n)
+{
+	for (struct mapinfo *m = c->prog->maps; m; m = m->next)
+		if (!strcmp(m->name, n->s))
+			return m;
+	struct mapinfo *m = arena__alloc(c->prog->arena, sizeof(*m)), **t = &c->prog->maps;
+
+	m->name = n->s;
+	m->loc = n->loc;
+	m->nkeys = -1;
+	m->fd = -1;
+	m->index = c->prog->nmaps++;
+	while (*t)
+		t = &(*t)->next;
+	*t = m;
+	return m;
+}
+
+/* the keys of @m[k1, k2] */
+static int map_keys(struct ck *c, struct node *n)
+{
+	struct mapinfo *m = map_get(c, n);
+	int nk = n->i < 0 ? 0 : (int)n->i;
+	int i = 0;
+
+	n->map = m;
+	if (m->nkeys >= 0 && m->nkeys != nk) {
+		lang__error(c->prog, n->loc, "'%s' is used with %d key%s here but %d elsewhere", m->name, nk,
+			    nk == 1 ? "" : "s", m->nkeys);
+		return -1;
+	}
+	bool first = m->nkeys < 0;
+
+	if (first) {
+		m->nkeys = nk;
+		m->key.kind = TY_TUPLE;
+		m->key.ntup = nk;
+		m->key.tup = arena__alloc(c->prog->arena, (nk + 1) * sizeof(struct type));
+	}
+	for (struct node *k = n->args; k; k = k->next, i++) {
+		struct type t = check(c, k);
+
+		if (c->prog->err)
+			return -1;
+		if (t.kind == TY_VOID || t.kind == TY_CTX || t.kind == TY_AGG || t.kind == TY_MAPREF || t.kind == TY_NONE) {
+			char b[64];
+
+			lang__error(c->prog, k->loc, "a %s cannot be a map key", type__str(&t, b, sizeof(b)));
+			return -1;
+		}
+		if (first) {
+			m->key.tup[i] = t;
+		} else if (!same_kind(&m->key.tup[i], &t)) {
+			char a[64], b[64];
+
+			lang__error(c->prog, k->loc, "key %d of '%s' is a %s here but a %s elsewhere", i + 1, m->name,
+				    type__str(&t, a, sizeof(a)), type__str(&m->key.tup[i], b, sizeof(b)));
+			return -1;
+		} else if (t.size > m->key.tup[i].size) {
+			m->key.tup[i].size = t.size;
+		}
+	}
+	return 0;
+}
+
+static int set_map_value(struct ck *c, struct node *mapn, struct type t, enum agg agg, struct loc loc)
+{
+	struct mapinfo *m = mapn->map;
+
+	if (m->val.kind == TY_NONE) {
+		m->val = t;
+		m->agg = agg;
+		return 0;
+	}
+	if (m->agg != agg || !same_kind(&m->val, &t)) {
+		char a[64], b[64];
+		static const char *aggs[] = { "a value", "count()", "sum()", "avg()", "min()", "max()", "stats()",
+					      "hist()", "lhist()" };
+
+		if (m->agg != agg)
+			lang__error(c->prog, loc, "'%s' is assigned %s here but %s elsewhere", m->name, aggs[agg], aggs[m->agg]);
+		else
+			lang__error(c->prog, loc, "'%s' is assigned a %s here but a %s elsewhere", m->name,
+				    type__str(&t, a, sizeof(a)), type__str(&m->val, b, sizeof(b)));
+		return -1;
+	}
+	if (t.size > m->val.size)
+		m->val.size = t.size;
+	return 0;
+}
+
+static struct var *var_get(struct ck *c, const char *name)
+{
+	for (struct var *v = c->pr->vars; v; v = v->next)
+		if (!strcmp(v->name, name))
+			return v;
+	return NULL;
+}
+
+static struct var *var_new(struct ck *c, const char *name)
+{
+	struct var *v = arena__alloc(c->prog->arena, sizeof(*v));
+
+	v->name = name;
+	v->next = c->pr->vars;
+	c->pr->vars = v;
+	return v;
+}
+
+static int assign_var(struct ck *c, struct node *lhs, struct type t, struct loc loc)
+{
+	struct var *v = var_get(c, lhs->s);
+
+	if (!v) {
+		v = var_new(c, lhs->s);
+		v->ty = t;
+	} else if (v->ty.kind == TY_NONE) {
+		v->ty = t;
+	} else if (!same_kind(&v->ty, &t)) {
+		char a[64], b[64];
+
+		lang__error(c->prog, loc, "'%s' is a %s and cannot be assigned a %s", lhs->s,
+			    type__str(&v->ty, a, sizeof(a)), type__str(&t, b, sizeof(b)));
+		return -1;
+	} else if (t.size > v->ty.size) {
+		v->ty.size = t.size;
+	}
+	lhs->var = v;
+	lhs->ty = v->ty;
+	return 0;
+}
+
+static int count_verbs(struct ck *c, struct node *fmtn, int nargs)
+{
+	int n = 0;
+	const char *s = fmtn->s;
+
+	for (size_t i = 0; i < fmtn->slen; i++) {
+		if (s[i] != '%')
+			continue;
+		if (i + 1 < fmtn->slen && s[i + 1] == '%') {
+			i++;
+			continue;
+		}
+		size_t j = i + 1;
+
+		while (j < fmtn->slen && strchr("-+ #0123456789.hlLzjt", s[j]))
+			j++;
+		if (j >= fmtn->slen || !strchr("diuxXospcrfegEGa", s[j])) {
+			struct loc l = fmtn->loc;
+
+			lang__error(c->prog, l, "invalid format verb '%.*s'", (int)(j - i + (j < fmtn->slen)), s + i);
+			return -1;
+		}
+		n++;
+		i = j;
+	}
+	if (n != nargs) {
+		lang__error(c->prog, fmtn->loc, "the format has %d verb%s but %d argument%s follow%s", n,
+			    n == 1 ? "" : "s", nargs, nargs == 1 ? "" : "s", nargs == 1 ? "s" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* a record for the user-space side: printf, print, cat, system, time */
+static int make_site(struct ck *c, struct node *call, int kind, struct node *fmt, struct node *args, int nargs)
+{
+	if (call->id > 0) {	/* an earlier pass or instance made it: keep the widest strings */
+		struct fmtsite *old = c->prog->sites[call->id - 1];
+		int k = 0;
+
+		for (struct node *a = args; a && k < old->nargs; a = a->next, k++)
+			if (same_kind(&old->args[k], &a->ty) && a->ty.size > old->args[k].size) {
+				lang__error(c->prog, call->loc, "the strings given to %s() differ in size between "
+					    "the probe's attach points", call->s);
+				return -1;
+			}
+		return 0;
+	}
+	struct fmtsite *s = arena__alloc(c->prog->arena, sizeof(*s));
+	uint32_t off = 8;
+
+	s->kind = kind;
+	s->fmt = fmt ? fmt->s : NULL;
+	s->nargs = nargs;
+	s->loc = call->loc;
+	s->args = arena__alloc(c->prog->arena, (nargs + 1) * sizeof(struct type));
+	int i = 0;
+
+	for (struct node *a = args; a; a = a->next, i++) {
+		s->args[i] = a->ty;
+		off += round8(a->ty.size);
+	}
+	s->size = off;
+	if (off > 400) {
+		lang__error(c->prog, call->loc, "the arguments of %s take %u bytes, more than the 400 the BPF stack leaves", call->s, off);
+		return -1;
+	}
+	call->id = lang__add_site(c->prog, s) + 1;
+	return call->id > 0 ? 0 : -1;
+}
+
+static bool is_const_int(struct node *n, long long *v)
+{
+	if (n->kind == N_INT) {
+		*v = n->i;
+		return true;
+	}
+	return false;
+}
+
+static struct type check_call(struct ck *c, struct node *n, struct node *assign_to)
+{
+	const struct bfunc_desc *f = builtin__func(n->s);
+	struct type none = ty_kind(TY_NONE, 0);
+	int nargs = (int)n->i;
+
+	if (!f) {
+		lang__error(c->prog, n->loc, "unknown function '%s'", n->s);
+		return none;
+	}
+	if (f->id == F_UNSUPPORTED) {
+		lang__error(c->prog, n->loc, "%s() is not supported by sonde probe yet", n->s);
+		return none;
+	}
+	if (nargs < f->min_args || nargs > f->max_args) {
+		if (f->min_args == f->max_args)
+			lang__error(c->prog, n->loc, "%s() takes %d argument%s, not %d", n->s, f->min_args,
+				    f->min_args == 1 ? "" : "s", nargs);
+		else
+			lang__error(c->prog, n->loc, "%s() takes %d to %d arguments, not %d", n->s, f->min_args,
+				    f->max_args, nargs);
+		return none;
+	}
+	if ((f->flags & BF_AGG) && !assign_to) {
+		lang__error(c->prog, n->loc, "%s() is an aggregation: assign it to a map, as in '@x = %s(...)'", n->s, n->s);
+		return none;
+	}
+	if ((f->flags & BF_UNSAFE) && !c->prog->cfg.unsafe) {
+		lang__error(c->prog, n->loc, "%s() changes the system: it needs --unsafe", n->s);
+		return none;
+	}
+	n->op = f->id;
+	/* the arguments' types; a map argument is checked as a map */
+	struct node *a0 = n->args;
+
+	if (f->flags & BF_MAPARG) {
+		if (!a0 || a0->kind != N_MAP) {
+			lang__error(c->prog, a0 ? a0->loc : n->loc, "%s() takes a map as its first argument", n->s);
+			return none;
+		}
+		if (f->id == F_DELETE) {
+			if (a0->i < 0 && a0->next) {	/* delete(@m, key) */
+				a0->args = a0->next;
+				a0->i = 1;
+				for (struct node *k = a0->args; k->next; k = k->next)
+					a0->i++;
+				a0->next = NULL;
+			}
+			if (map_keys(c, a0))
+				return none;
+		} else {
+			if (a0->i >= 0) {
+				lang__error(c->prog, a0->loc, "%s() takes a whole map: write '%s'", n->s, a0->s);
+				return none;
+			}
+			a0->map = map_get(c, a0);
+		}
+		n->ty = ty_kind(TY_VOID, 0);
+		return n->ty;
+	}
+	if (f->id == F_PRINT && a0->kind == N_MAP && a0->i < 0) {
+		a0->map = map_get(c, a0);
+		for (struct node *x = a0->next; x; x = x->next) {
+			long long v;
+
+			if (!is_const_int(x, &v) || v < 0) {
+				lang__error(c->prog, x->loc, "print(@map, top, div) takes constant numbers");
+				return none;
+			}
+		}
+		if (n->id == 0) {
+			struct fmtsite *s = arena__alloc(c->prog->arena, sizeof(*s));
+
+			s->kind = REC_PRINT_MAP;
+			s->map = a0->map;
+			s->top = a0->next ? a0->next->i : 0;
+			s->div = a0->next && a0->next->next ? a0->next->next->i : 0;
+			s->size = 8;
+			s->loc = n->loc;
+			n->id = lang__add_site(c->prog, s) + 1;
+		}
+		n->ty = ty_kind(TY_VOID, 0);
+		return n->ty;
+	}
+	for (struct node *a = n->args; a; a = a->next) {
+		if (f->id == F_KADDR || f->id == F_REG || f->id == F_SIGNAL)
+			break;
+		check(c, a);
+		if (c->prog->err)
+			return none;
+		if (a->ty.kind == TY_VOID || a->ty.kind == TY_CTX) {
+			lang__error(c->prog, a->loc, "this cannot be an argument of %s()", n->s);
+			return none;
+		}
+	}
+	long long v;
+
+	switch (f->id) {
+	case F_PRINTF: case F_CAT: case F_SYSTEM: case F_ERRORF:
+		if (a0->kind != N_STR) {
+			lang__error(c->prog, a0->loc, "the first argument of %s() is a format string literal", n->s);
+			return none;
+		}
+		if (count_verbs(c, a0, nargs - 1))
+			return none;
+		if (make_site(c, n, f->id == F_CAT ? REC_CAT : f->id == F_SYSTEM ? REC_SYSTEM : REC_PRINTF,
+			      a0, a0->next, nargs - 1))
+			return none;
+		return n->ty = ty_kind(TY_VOID, 0);
+	case F_PRINT:
+		if (nargs > 1) {
+			lang__error(c->prog, n->loc, "print() of a value takes one argument");
+			return none;
+		}
+		if (make_site(c, n, REC_PRINT_VAL, NULL, a0, 1))
+			return none;
+		return n->ty = ty_kind(TY_VOID, 0);
+	case F_TIME:
+		if (a0 && a0->kind != N_STR) {
+			lang__error(c->prog, a0->loc, "time() takes a format string literal");
+			return none;
+		}
+		if (make_site(c, n, REC_TIME, a0, NULL, 0))
+			return none;
+		return n->ty = ty_kind(TY_VOID, 0);
+	case F_EXIT:
+		return n->ty = ty_kind(TY_VOID, 0);
+	case F_STR:
+		if (a0->ty.kind != TY_INT && a0->ty.kind != TY_STR) {
+			char b[64];
+
+			lang__error(c->prog, a0->loc, "str() takes an integer or a pointer, not a %s", type__str(&a0->ty, b, sizeof(b)));
+			return none;
+		}
+		if (a0->next) {
+			if (!is_const_int(a0->next, &v) || v < 1) {
+				lang__error(c->prog, a0->next->loc, "the length of str() must be a positive constant here");
+				return none;
+			}
+			if (v > c->prog->cfg.max_strlen)
+				v = c->prog->cfg.max_strlen;
+			return n->ty = ty_str((int)v + 1 > c->prog->cfg.max_strlen ? c->prog->cfg.max_strlen : (int)v + 1);
+		}
+		return n->ty = a0->ty.kind == TY_STR ? a0->ty : ty_str(c->prog->cfg.max_strlen);
+	case F_COUNT: case F_SUM: case F_AVG: case F_MIN: case F_MAX: case F_STATS: case F_HIST: case F_LHIST:
+		if (a0 && a0->ty.kind != TY_INT) {
+			lang__error(c->prog, a0->loc, "%s() takes an integer", n->s);
+			return none;
+		}
+		if (f->id == F_LHIST) {
+			long long mn, mx, st;
+			struct node *a1 = a0->next, *a2 = a1->next, *a3 = a2->next;
+
+			if (!is_const_int(a1, &mn) || !is_const_int(a2, &mx) || !is_const_int(a3, &st)) {
+				lang__error(c->prog, n->loc, "lhist() takes constant min, max and step");
+				return none;
+			}
+			if (st <= 0 || mx <= mn || (mx - mn) / st > 1000) {
+				lang__error(c->prog, n->loc, "lhist(): step must be > 0, max > min, and at most 1000 buckets");
+				return none;
+			}
+			assign_to->map->lmin = mn;
+			assign_to->map->lmax = mx;
+			assign_to->map->lstep = st;
+		}
+		if (f->id == F_HIST && a0->next) {
+			if (!is_const_int(a0->next, &v) || v != 0) {
+				lang__error(c->prog, a0->next->loc, "hist(n, k) with k > 0 is not supported by sonde probe yet");
+				return none;
+			}
+		}
+		return n->ty = ty_kind(TY_AGG, 8);
+	case F_KSYM:
+		return n->ty = ty_kind(TY_KSYM, 8);
+	case F_USYM:
+		return n->ty = ty_kind(TY_USYM, 16);
+	case F_KADDR:
+		if (a0->kind != N_STR) {
+			lang__error(c->prog, a0->loc, "kaddr() takes a symbol name literal");
+			return none;
+		}
+		return n->ty = ty_int(false, 64);
+	case F_STRNCMP:
+		if (a0->ty.kind != TY_STR || a0->next->ty.kind != TY_STR ||
+		    !is_const_int(a0->next->next, &v) || v < 0) {
+			lang__error(c->prog, n->loc, "strncmp() takes two strings and a constant length");
+			return none;
+		}
+		return n->ty = ty_int(false, 64);
+	case F_STRCONTAINS:
+		if (a0->ty.kind != TY_STR || a0->next->kind != N_STR) {
+			lang__error(c->prog, n->loc, "strcontains() takes a string and a string literal");
+			return none;
+		}
+		return n->ty = ty_int(false, 64);
+	case F_SIGNAL:
+		if (a0->kind != N_STR && a0->kind != N_INT) {
+			lang__error(c->prog, a0->loc, "signal() takes a signal name or number");
+			return none;
+		}
+		return n->ty = ty_kind(TY_VOID, 0);
+	case F_KSTACK: case F_USTACK:
+		for (struct node *a = a0; a; a = a->next)
+			if (a->kind != N_IDENT && a->kind != N_INT) {
+				lang__error(c->prog, a->loc, "%s() takes a mode (bpftrace, perf, raw) and a constant depth", n->s);
+				return none;
+			}
+		if (f->id == F_KSTACK)
+			c->prog->need_kstack = true;
+		else
+			c->prog->need_ustack = true;
+		return n->ty = f->id == F_KSTACK ? ty_kind(TY_KSTACK, 8) : ty_kind(TY_USTACK, 16);
+	case F_BSWAP:
+		if (a0->ty.kind != TY_INT) {
+			lang__error(c->prog, a0->loc, "bswap() takes an integer");
+			return none;
+		}
+		return n->ty = ty_int(false, a0->ty.bits ? a0->ty.bits : 64);
+	case F_REG:
+		if (a0->kind != N_STR) {
+			lang__error(c->prog, a0->loc, "reg() takes a register name literal");
+			return none;
+		}
+		if (!c->in || c->in->prov->prog_type != 2 /* BPF_PROG_TYPE_KPROBE */) {
+			lang__error(c->prog, n->loc, "reg() is only available in uprobes and kprobes");
+			return none;
+		}
+		return n->ty = ty_int(false, 64);
+	default:
+		break;
+	}
+	return none;
+}
+
+static struct type check_ident(struct ck *c, struct node *n)
+{
+	int argn = 0;
+	const struct bvar_desc *b = builtin__var(n->s, &argn);
+	const struct provider *p = c->in ? c->in->prov : NULL;
+
+	if (!strcmp(n->s, "true") || !strcmp(n->s, "false")) {
+		n->kind = N_INT;
+		n->i = n->s[0] == 't';
+		return n->ty = ty_int(false, 64);
+	}
+	if (!b) {
+		lang__error(c->prog, n->loc, "unknown identifier '%s'", n->s);
+		return ty_kind(TY_NONE, 0);
+	}
+	n->op = b->id;
+	n->i = argn;
+	switch (b->id) {
+	case BV_COMM:
+		return n->ty = ty_str(16);
+	case BV_KSTACK:
+		c->prog->need_kstack = true;
+		return n->ty = ty_kind(TY_KSTACK, 8);
+	case BV_USTACK:
+		c->prog->need_ustack = true;
+		return n->ty = ty_kind(TY_USTACK, 16);
+	case BV_FUNC:
+		if (!p || (strcmp(p->name, "uprobe") && strcmp(p->name, "uretprobe") && strcmp(p->name, "kprobe") &&
+			   strcmp(p->name, "kretprobe"))) {
+			lang__error(c->prog, n->loc, "'func' is only available in uprobes and kprobes");
+			return ty_kind(TY_NONE, 0);
+		}
+		return n->ty = ty_str(c->prog->cfg.max_strlen);
+	case BV_PROBE:
+		return n->ty = ty_str(c->prog->cfg.max_strlen);
+	case BV_ARG:
+		if (!p || (!p->has_args)) {
+			lang__error(c->prog, n->loc, "'%s' is not available in %s probes", n->s, p ? p->name : "these");
+			return ty_kind(TY_NONE, 0);
+		}
+		if (p->prog_type == 2 && provider__arg_offset(argn) < 0) {
+			lang__error(c->prog, n->loc, "only arg0 to arg5 are in registers (the rest are on the stack)");
+			return ty_kind(TY_NONE, 0);
+		}
+		return n->ty = ty_int(false, 64);
+	case BV_RETVAL:
+		if (!p || !p->has_retval) {
+			lang__error(c->prog, n->loc, "'retval' is only available in uretprobes and kretprobes");
+			return ty_kind(TY_NONE, 0);
+		}
+		return n->ty = ty_int(false, 64);
+	case BV_ARGS:
+		if (!p || !p->has_fields) {
+			lang__error(c->prog, n->loc, "'args' is only available in tracepoints here");
+			return ty_kind(TY_NONE, 0);
+		}
+		return n->ty = ty_kind(TY_CTX, 0);
+	case BV_USERMODE:
+	case BV_JIFFIES:
+		lang__error(c->prog, n->loc, "'%s' is not supported by sonde probe yet", n->s);
+		return ty_kind(TY_NONE, 0);
+	default:
+		return n->ty = ty_int(false, 64);
+	}
+}
+
+static struct type check_field(struct ck *c, struct node *n)
+{
+	struct type bt = check(c, n->l);
+
+	if (c->prog->err)
+		return bt;
+	if (bt.kind == TY_CTX) {
+		const struct tp_field *f = n->s ? provider__field(c->in, n->s) : NULL;
+
+		if (!f) {
+			lang__error(c->prog, n->loc, "tracepoint '%s' has no field '%s'", c->in->name, n->s ? n->s : "");
+			return ty_kind(TY_NONE, 0);
+		}
+		n->off = f->off;
+		if (f->array || f->data_loc) {
+			if (f->array && f->size > 1 && strstr(n->s, "") && 0)
+				return bt;
+			return n->ty = ty_str(f->data_loc ? c->prog->cfg.max_strlen : f->size);
+		}
+		return n->ty = ty_int(f->sign, f->size * 8 > 64 ? 64 : f->size * 8);
+	}
+	if (bt.kind == TY_TUPLE) {
+		int idx = (int)n->i;
+
+		if (n->s && bt.names) {
+			for (idx = 0; idx < bt.ntup && strcmp(bt.names[idx], n->s); idx++)
+				;
+		}
+		if (idx < 0 || idx >= bt.ntup || (n->s && !bt.names)) {
+			lang__error(c->prog, n->loc, "the tuple has no field %s%lld", n->s ? n->s : "", n->s ? 0LL : n->i);
+			return ty_kind(TY_NONE, 0);
+		}
+		n->id = idx;
+		return n->ty = bt.tup[idx];
+	}
+	{
+		char b[64];
+
+		lang__error(c->prog, n->loc, "a %s has no fields (struct types from BTF are not supported by sonde probe yet)",
+			    type__str(&bt, b, sizeof(b)));
+	}
+	return ty_kind(TY_NONE, 0);
+}
+
+static int cast_bits(const char *s, bool *sign)
+{
+	static const struct { const char *n; int bits; bool sign; } t[] = {
+		{ "int8", 8, 1 }, { "int16", 16, 1 }, { "int32", 32, 1 }, { "int64", 64, 1 },
+		{ "uint8", 8, 0 }, { "uint16", 16, 0 }, { "uint32", 32, 0 }, { "uint64", 64, 0 },
+		{ "s8", 8, 1 }, { "s16", 16, 1 }, { "s32", 32, 1 }, { "s64", 64, 1 },
+		{ "u8", 8, 0 }, { "u16", 16, 0 }, { "u32", 32, 0 }, { "u64", 64, 0 },
+		{ "char", 8, 1 }, { "short", 16, 1 }, { "int", 32, 1 }, { "long", 64, 1 }, { "bool", 8, 0 },
+		{ "unsigned", 32, 0 }, { "unsigned int", 32, 0 }, { "unsigned long", 64, 0 }, { "size_t", 64, 0 },
+		{ "pid_t", 32, 1 }, { "unsigned char", 8, 0 }, { "unsigned short", 16, 0 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(s, t[i].n)) {
+			*sign = t[i].sign;
+			return t[i].bits;
+		}
+	return 0;
+}
+
+static struct type check(struct ck *c, struct node *n)
+{
+	struct type none = ty_kind(TY_NONE, 0);
+
+	if (c->prog->err)
+		return none;
+	switch (n->kind) {
+	case N_INT:
+		return n->ty = ty_int(true, 64);
+	case N_STR:
+		return n->ty = ty_str((int)n->slen + 1 > c->prog->cfg.max_strlen ? c->prog->cfg.max_strlen : (int)n->slen + 1);
+	case N_POS: {
+		const char *v = n->i >= 1 && n->i <= c->prog->nparams ? c->prog->params[n->i - 1] : NULL;
+		char *end;
+		long long x = v ? strtoll(v, &end, 0) : 0;
+
+		if (v && *v && !*end) {
+			n->kind = N_INT;
+			n->i = x;
+			return n->ty = ty_int(true, 64);
+		}
+		if (!v) {	/* bpftrace: a missing parameter is 0 (or "" inside str()) */
+			n->kind = N_INT;
+			n->i = 0;
+			return n->ty = ty_int(true, 64);
+		}
+		n->kind = N_STR;
+		n->s = v;
+		n->slen = strlen(v);
+		return check(c, n);
+	}
+	case N_NPOS:
+		n->kind = N_INT;
+		n->i = c->prog->nparams;
+		return n->ty = ty_int(true, 64);
+	case N_IDENT:
+		return check_ident(c, n);
+	case N_VAR: {
+		struct var *v = var_get(c, n->s);
+
+		if (!v || v->ty.kind == TY_NONE) {
+			lang__error(c->prog, n->loc, "variable '%s' is used before it is assigned", n->s);
+			return none;
+		}
+		n->var = v;
+		return n->ty = v->ty;
+	}
+	case N_MAP:
+		if (map_keys(c, n))
+			return none;
+		if (n->map->val.kind == TY_NONE) {
+			if (c->final) {
+				lang__error(c->prog, n->loc, "'%s' is read but never assigned", n->s);
+				return none;
+			}
+			return n->ty = ty_int(true, 64);
+		}
+		if (n->map->agg != AGG_NONE) {
+			lang__error(c->prog, n->loc, "'%s' is an aggregation (per-CPU): it can be printed, not read in a probe", n->s);
+			return none;
+		}
+		return n->ty = n->map->agg ? ty_int(true, 64) : n->map->val;
+	case N_CALL:
+		return check_call(c, n, NULL);
+	case N_SIZEOF: {
+		bool sign;
+		int bits = n->s ? cast_bits(n->s, &sign) : 0;
+
+		if (n->s && !bits && !n->ptr) {
+			lang__error(c->prog, n->loc, "sizeof(%s): struct types are not supported by sonde probe yet", n->s);
+			return none;
+		}
+		if (n->l)
+			check(c, n->l);
+		n->kind = N_INT;
+		n->i = n->ptr ? 8 : n->s ? bits / 8 : n->l->ty.kind == TY_INT ? (n->l->ty.bits ? n->l->ty.bits / 8 : 8) : n->l->ty.size;
+		return n->ty = ty_int(false, 64);
+	}
+	case N_BINOP: {
+		struct type a = check(c, n->l), b = check(c, n->r);
+
+		if (c->prog->err)
+			return none;
+		if ((n->op == T_EQ || n->op == T_NE) && a.kind == TY_STR && b.kind == TY_STR)
+			return n->ty = ty_int(false, 64);
+		if (a.kind != TY_INT || b.kind != TY_INT) {
+			char x[64], y[64];
+
+			lang__error(c->prog, n->loc, "type mismatch: %s %s %s", type__str(&a, x, sizeof(x)),
+				    n->op == T_EQ ? "==" : n->op == T_NE ? "!=" : "with", type__str(&b, y, sizeof(y)));
+			return none;
+		}
+		bool cmp = n->op >= T_EQ && n->op <= T_NOT;
+
+		return n->ty = ty_int(cmp ? false : (a.sign || b.sign), 64);
+	}
+	case N_UNOP: {
+		struct type a = check(c, n->l);
+
+		if (c->prog->err)
+			return none;
+		if (n->op == T_STAR || n->op == T_BAND) {
+			lang__error(c->prog, n->loc, "pointer %s is not supported by sonde probe yet",
+				    n->op == T_STAR ? "dereference" : "address-of");
+			return none;
+		}
+		if (a.kind != TY_INT) {
+			lang__error(c->prog, n->loc, "this operator takes an integer");
+			return none;
+		}
+		return n->ty = ty_int(n->op == T_MINUS ? true : a.sign, 64);
+	}
+	case N_TERNARY: {
+		struct type a = check(c, n->l), b = check(c, n->r), d = check(c, n->x);
+
+		if (c->prog->err)
+			return none;
+		if (a.kind != TY_INT || !same_kind(&b, &d)) {
+			lang__error(c->prog, n->loc, a.kind != TY_INT ? "the condition is not an integer" :
+				    "both branches of ?: must have the same type");
+			return none;
+		}
+		n->ty = b;
+		if (d.size > b.size)
+			n->ty.size = d.size;
+		return n->ty;
+	}
+	case N_FIELD:
+		return check_field(c, n);
+	case N_INDEX:
+		lang__error(c->prog, n->loc, "indexing is not supported by sonde probe yet");
+		return none;
+	case N_TUPLE: {
+		int k = 0, off = 0;
+
+		n->ty.kind = TY_TUPLE;
+		n->ty.ntup = (int)n->i;
+		n->ty.tup = arena__alloc(c->prog->arena, (n->i + 1) * sizeof(struct type));
+		for (struct node *a = n->args; a; a = a->next, k++) {
+			n->ty.tup[k] = check(c, a);
+			if (c->prog->err)
+				return none;
+			if (a->ty.kind == TY_VOID || a->ty.kind == TY_CTX || a->ty.kind == TY_TUPLE) {
+				lang__error(c->prog, a->loc, "this cannot be in a tuple");
+				return none;
+			}
+			off += round8(a->ty.size);
+		}
+		n->ty.size = off;
+		return n->ty;
+	}
+	case N_CAST: {
+		struct type a = check(c, n->l);
+		bool sign;
+		int bits = cast_bits(n->s, &sign);
+
+		if (c->prog->err)
+			return none;
+		if (n->ptr) {
+			lang__error(c->prog, n->loc, "pointer casts are not supported by sonde probe yet");
+			return none;
+		}
+		if (!bits || a.kind != TY_INT) {
+			lang__error(c->prog, n->loc, bits ? "only integers can be cast" : "unknown type '%s'", n->s);
+			return none;
+		}
+		return n->ty = ty_int(sign, bits);
+	}
+	case N_PREINC: case N_POSTINC:
+		if (n->l->kind == N_MAP) {
+			if (map_keys(c, n->l))
+				return none;
+			if (set_map_value(c, n->l, ty_int(true, 64), AGG_NONE, n->loc))
+				return none;
+		} else if (n->l->kind == N_VAR) {
+			struct var *v = var_get(c, n->l->s);
+
+			if (!v || v->ty.kind != TY_INT) {
+				lang__error(c->prog, n->l->loc, v ? "'%s' is not an integer" : "variable '%s' is used before it is assigned",
+					    n->l->s);
+				return none;
+			}
+			n->l->var = v;
+			n->l->ty = v->ty;
+		} else {
+			lang__error(c->prog, n->loc, "++ and -- apply to maps and variables");
+			return none;
+		}
+		return n->ty = ty_int(true, 64);
+	default:
+		lang__error(c->prog, n->loc, "this statement cannot be used as a value");
+		return none;
+	}
+}
+
+static int check_assign(struct ck *c, struct node *s)
+{
+	struct node *lhs = s->l, *rhs = s->r;
+
+	if (lhs->kind == N_MAP) {
+		if (map_keys(c, lhs))
+			return -1;
+		if (rhs->kind == N_CALL) {
+			const struct bfunc_desc *f = builtin__func(rhs->s);
+
+			if (f && (f->flags & BF_AGG)) {
+				static const enum agg aggs[] = { [F_COUNT] = AGG_COUNT, [F_SUM] = AGG_SUM, [F_AVG] = AGG_AVG,
+								 [F_MIN] = AGG_MIN, [F_MAX] = AGG_MAX, [F_STATS] = AGG_STATS,
+								 [F_HIST] = AGG_HIST, [F_LHIST] = AGG_LHIST };
+				if (s->op != T_ASSIGN) {
+					lang__error(c->prog, s->loc, "an aggregation is assigned with '='");
+					return -1;
+				}
+				check_call(c, rhs, lhs);
+				if (c->prog->err)
+					return -1;
+				return set_map_value(c, lhs, ty_int(true, 64), aggs[f->id], s->loc);
+			}
+		}
+		struct type t = check(c, rhs);
+
+		if (c->prog->err)
+			return -1;
+		if (t.kind == TY_VOID || t.kind == TY_CTX || t.kind == TY_NONE) {
+			lang__error(c->prog, rhs->loc, "this has no value to store");
+			return -1;
+		}
+		if (s->op != T_ASSIGN && t.kind != TY_INT) {
+			lang__error(c->prog, s->loc, "compound assignment takes integers");
+			return -1;
+		}
+		return set_map_value(c, lhs, t.kind == TY_INT ? ty_int(true, 64) : t, AGG_NONE, s->loc);
+	}
+	if (lhs->kind == N_VAR) {
+		struct type t = check(c, rhs);
+
+		if (c->prog->err)
+			return -1;
+		if (t.kind == TY_VOID || t.kind == TY_CTX || t.kind == TY_NONE || t.kind == TY_AGG) {
+			lang__error(c->prog, rhs->loc, "this has no value to store");
+			return -1;
+		}
+		if (s->op != T_ASSIGN) {
+			struct var *v = var_get(c, lhs->s);
+
+			if (!v || v->ty.kind != TY_INT || t.kind != TY_INT) {
+				lang__error(c->prog, s->loc, v ? "compound assignment takes integers" :
+					    "variable '%s' is used before it is assigned", lhs->s);
+				return -1;
+			}
+		}
+		return assign_var(c, lhs, t, s->loc);
+	}
+	lang__error(c->prog, lhs->loc, "assigning to fields is not supported by sonde probe yet");
+	return -1;
+}
+
+static int check_stmt(struct ck *c, struct node *s)
+{
+	switch (s->kind) {
+	case N_EXPR:
+		if (s->l->kind == N_CALL) {
+			const struct bfunc_desc *f = builtin__func(s->l->s);
+
+			if (f && (f->flags & BF_AGG)) {
+				lang__error(c->prog, s->l->loc, "%s() is an aggregation: assign it to a map, as in '@x = %s(...)'",
+					    s->l->s, s->l->s);
+				return -1;
+			}
+		}
+		check(c, s->l);
+		return c->prog->err ? -1 : 0;
+	case N_ASSIGN:
+		return check_assign(c, s);
+	case N_LET:
+		if (!var_get(c, s->s))
+			var_new(c, s->s);
+		if (s->r) {
+			struct node lhs = { .kind = N_VAR, .s = s->s, .loc = s->loc };
+			struct type t = check(c, s->r);
+
+			if (c->prog->err)
+				return -1;
+			return assign_var(c, &lhs, t, s->loc);
+		}
+		return 0;
+	case N_IF:
+		if (check(c, s->l).kind != TY_INT && !c->prog->err)
+			lang__error(c->prog, s->l->loc, "the condition is not an integer");
+		if (c->prog->err || check_block(c, s->r))
+			return -1;
+		return s->x ? check_block(c, s->x) : 0;
+	case N_WHILE:
+		if (check(c, s->l).kind != TY_INT && !c->prog->err)
+			lang__error(c->prog, s->l->loc, "the condition is not an integer");
+		c->loops++;
+		int rc = c->prog->err ? -1 : check_block(c, s->r);
+
+		c->loops--;
+		return rc;
+	case N_UNROLL: {
+		long long v;
+
+		if (!is_const_int(s->l, &v) || v < 1 || v > 100) {
+			lang__error(c->prog, s->l->loc, "unroll takes a constant from 1 to 100");
+			return -1;
+		}
+		return check_block(c, s->r);
+	}
+	case N_FOR_RANGE: {
+		struct node lhs = { .kind = N_VAR, .s = s->s, .loc = s->loc };
+
+		if (check(c, s->l).kind != TY_INT || check(c, s->x).kind != TY_INT) {
+			if (!c->prog->err)
+				lang__error(c->prog, s->loc, "a range takes integers");
+			return -1;
+		}
+		if (assign_var(c, &lhs, ty_int(true, 64), s->loc))
+			return -1;
+		s->var = lhs.var;
+		c->loops++;
+		rc = check_block(c, s->r);
+		c->loops--;
+		return rc;
+	}
+	case N_FOR_MAP:
+		lang__error(c->prog, s->loc, "for ($kv : @map) is not supported by sonde probe yet");
+		return -1;
+	case N_BREAK: case N_CONTINUE:
+		if (!c->loops) {
+			lang__error(c->prog, s->loc, "%s outside a loop", s->kind == N_BREAK ? "break" : "continue");
+			return -1;
+		}
+		return 0;
+	case N_RETURN:
+		return 0;
+	case N_BLOCK:
+		return check_block(c, s);
+	default:
+		lang__error(c->prog, s->loc, "this is not a statement");
+		return -1;
+	}
+}
+
+static int check_block(struct ck *c, struct node *b)
+{
+	if (b->kind != N_BLOCK)
+		return check_stmt(c, b);
+	for (struct node *s = b->args; s; s = s->next)
+		if (check_stmt(c, s))
+			return -1;
+	return 0;
+}
+
+static int check_probe(struct ck *c, struct probe *pr)
+{
+	c->pr = pr;
+	c->in = pr->inst;
+	/* variables are per probe and their types come in order */
+	pr->vars = NULL;
+	if (pr->pred) {
+		struct type t = check(c, pr->pred);
+
+		if (c->prog->err)
+			return -1;
+		if (t.kind != TY_INT) {
+			lang__error(c->prog, pr->pred->loc, "the predicate is not an integer");
+			return -1;
+		}
+	}
+	return check_block(c, pr->body);
+}
+
+/* the layout BPF sees: key and value sizes, map type */
+static void layout_maps(struct program *prog)
+{
+	for (struct mapinfo *m = prog->maps; m; m = m->next) {
+		uint32_t ks = 0;
+
+		for (int i = 0; i < m->key.ntup; i++)
+			ks += round8(m->key.tup[i].size);
+		if (m->agg == AGG_HIST || m->agg == AGG_LHIST)
+			ks += 8;
+		m->key_size = ks ? ks : 8;
+		m->max_entries = prog->cfg.max_map_keys;
+		switch (m->agg) {
+		case AGG_NONE:
+			m->value_size = round8(m->val.size ? m->val.size : 8);
+			m->bpf_type = 1;	/* BPF_MAP_TYPE_HASH */
+			break;
+		case AGG_AVG: case AGG_STATS: case AGG_MIN: case AGG_MAX:
+			m->value_size = 16;
+			m->bpf_type = 5;	/* BPF_MAP_TYPE_PERCPU_HASH */
+			m->percpu = true;
+			break;
+		default:
+			m->value_size = 8;
+			m->bpf_type = 5;
+			m->percpu = true;
+			break;
+		}
+	}
+}
+
+int lang__check(struct program *prog)
+{
+	struct ck c = { .prog = prog };
+
+	for (int pass = 0; pass < 2 && !prog->err; pass++) {
+		c.final = pass == 1;
+		for (struct probe *pr = prog->probes; pr && !prog->err; pr = pr->next) {
+			/* each instance may see different tracepoint fields: check them all */
+			for (struct ap_inst *in = pr->inst; in && !prog->err; in = in->next) {
+				c.pr = pr;
+				c.in = in;
+				if (check_probe(&c, pr))
+					break;
+				if (!pr->inst)
+					break;
+			}
+			if (!pr->inst && !prog->err)
+				check_probe(&c, pr);
+		}
+	}
+	if (prog->err)
+		return -EINVAL;
+	for (struct mapinfo *m = prog->maps; m; m = m->next)
+		if (m->val.kind == TY_NONE) {
+			lang__error(prog, m->loc, "'%s' is used but never assigned", m->name);
+			return -EINVAL;
+		}
+	layout_maps(prog);
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gen.h - the code generator: one probe instance's AST to an array of
+ * struct bpf_insn, with the places where map file descriptors go. The caller
+ * owns the returned code and frees it with bpf_code__free().
+ */
+#ifndef SONDE_LANG_GEN_H
+#define SONDE_LANG_GEN_H
+
+#include "lang/lang.h"
+#include "lang/provider.h"
+
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* map references other than the program's own maps (which are >= 0) */
+enum { MAPREF_RINGBUF = -1, MAPREF_KSTACK = -2, MAPREF_USTACK = -3 };
+
+struct gen_env {
+	uint64_t start_ns;	/* CLOCK_MONOTONIC at start, for `elapsed` */
+	pid_t cpid;		/* the -c child, for `cpid` */
+	int ncpus;
+};
+
+struct bpf_reloc {
+	int insn;		/* the first half of an LD_IMM64 */
+	int map;		/* mapinfo index or MAPREF_* */
+};
+
+struct bpf_code {
+	struct bpf_insn *insns;
+	int n, cap;
+	struct bpf_reloc *rel;
+	int nrel;
+	int stack;		/* bytes of BPF stack used */
+};
+
+/* 0 or -EINVAL with prog->err (pointing at the source) */
+int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const struct gen_env *env,
+	       struct bpf_code *out);
+void bpf_code__free(struct bpf_code *c);
+/* a readable listing of the instructions (-v) */
+void bpf_code__dump(const struct bpf_code *c, FILE *f);
+
+#endif

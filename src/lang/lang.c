@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lang.c - what the probe language's passes share: the arena, error messages
+ * pointing at the source with a caret (file:line:col, as jq does), types' names.
+ */
+#include "lang/lang.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	_Alignas(16) char data[];
+};
+
+struct arena {
+	struct chunk *head;
+};
+
+struct arena *arena__new(void)
+{
+	return calloc(1, sizeof(struct arena));
+}
+
+void arena__free(struct arena *a)
+{
+	if (!a)
+		return;
+	for (struct chunk *c = a->head, *n; c; c = n) {
+		n = c->next;
+		free(c);
+	}
+	free(a);
+}
+
+void *arena__alloc(struct arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!a->head || a->head->used + n > a->head->cap) {
+		size_t cap = n > 65536 ? n : 65536;
+		struct chunk *c = malloc(sizeof(*c) + cap);
+
+		if (!c)
+			abort();	/* out of memory: nothing sensible to say */
+		c->next = a->head;
+		c->used = 0;
+		c->cap = cap;
+		a->head = c;
+	}
+	void *p = a->head->data + a->head->used;
+
+	a->head->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *arena__strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena__alloc(a, n + 1);
+
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+struct program *lang__new(const char *file, const char *src, size_t len)
+{
+	struct program *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->arena = arena__new();
+	if (!p->arena) {
+		free(p);
+		return NULL;
+	}
+	p->file = file ? file : "stdin";
+	p->src = src;
+	p->srclen = len;
+	p->cfg.max_strlen = 64;
+	p->cfg.stack_depth = 127;
+	p->cfg.max_map_keys = 4096;
+	return p;
+}
+
+void lang__free(struct program *p)
+{
+	if (!p)
+		return;
+	free(p->sites);
+	free(p->err);
+	arena__free(p->arena);
+	free(p);
+}
+
+void lang__error(struct program *p, struct loc loc, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	p->nerr++;
+	if (p->err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+
+	/* the source line */
+	const char *s = p->src, *end = p->src + p->srclen;
+	int line = 1;
+
+	while (s < end && line < loc.line) {
+		if (*s++ == '\n')
+			line++;
+	}
+	const char *e = s;
+
+	while (e < end && *e != '\n')
+		e++;
+	int llen = (int)(e - s);
+
+	if (llen > 400)
+		llen = 400;
+	size_t cap = strlen(p->file) + strlen(msg) + 3 * (size_t)llen + 128;
+	char *out = malloc(cap);
+
+	if (!out)
+		return;
+	int n = snprintf(out, cap, "%s:%d:%d: error: %s\n%.*s\n", p->file, loc.line, loc.col, msg, llen, s);
+
+	for (int i = 1; i < loc.col && i <= llen && n + 2 < (int)cap; i++)
+		out[n++] = s[i - 1] == '\t' ? '\t' : ' ';
+	int carets = loc.len > 0 ? loc.len : 1;
+
+	if (loc.col - 1 + carets > llen + 1)
+		carets = llen + 1 - (loc.col - 1);
+	if (carets < 1)
+		carets = 1;
+	for (int i = 0; i < carets && n + 2 < (int)cap; i++)
+		out[n++] = '^';
+	out[n] = 0;
+	p->err = out;
+}
+
+/* every spelling of a provider: current names, 0.17 names, short aliases */
+static const struct {
+	const char *spelling, *name;
+} providers[] = {
+	{ "BEGIN", "BEGIN" }, { "begin", "BEGIN" }, { "END", "END" }, { "end", "END" },
+	{ "tracepoint", "tracepoint" }, { "t", "tracepoint" },
+	{ "rawtracepoint", "rawtracepoint" }, { "rt", "rawtracepoint" },
+	{ "uprobe", "uprobe" }, { "u", "uprobe" }, { "uretprobe", "uretprobe" }, { "ur", "uretprobe" },
+	{ "usdt", "usdt" }, { "U", "usdt" },
+	{ "kprobe", "kprobe" }, { "k", "kprobe" }, { "kretprobe", "kretprobe" }, { "kr", "kretprobe" },
+	{ "kfunc", "fentry" }, { "f", "fentry" }, { "fentry", "fentry" },
+	{ "kretfunc", "fexit" }, { "fr", "fexit" }, { "fexit", "fexit" },
+	{ "profile", "profile" }, { "p", "profile" }, { "interval", "interval" }, { "i", "interval" },
+	{ "software", "software" }, { "s", "software" }, { "hardware", "hardware" }, { "h", "hardware" },
+	{ "watchpoint", "watchpoint" }, { "w", "watchpoint" }, { "asyncwatchpoint", "asyncwatchpoint" },
+	{ "aw", "asyncwatchpoint" }, { "iter", "iter" }, { "it", "iter" },
+};
+
+const char *lang__provider_name(const char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (strlen(providers[i].spelling) == n && !memcmp(providers[i].spelling, s, n))
+			return providers[i].name;
+	return NULL;
+}
+
+int lang__add_site(struct program *p, struct fmtsite *s)
+{
+	if (p->nsites == p->capsites) {
+		int cap = p->capsites ? p->capsites * 2 : 16;
+		struct fmtsite **n = realloc(p->sites, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->sites = n;
+		p->capsites = cap;
+	}
+	p->sites[p->nsites] = s;
+	return p->nsites++;
+}
+
+bool type__is_int(const struct type *t)
+{
+	return t->kind == TY_INT;
+}
+
+const char *type__str(const struct type *t, char *buf, size_t len)
+{
+	switch (t->kind) {
+	case TY_NONE: snprintf(buf, len, "none"); break;
+	case TY_VOID: snprintf(buf, len, "void"); break;
+	case TY_INT: snprintf(buf, len, "%sint%d", t->sign ? "" : "u", t->bits ? t->bits : 64); break;
+	case TY_STR: snprintf(buf, len, "string[%d]", t->size); break;
+	case TY_BUF: snprintf(buf, len, "buffer[%d]", t->size); break;
+	case TY_KSTACK: snprintf(buf, len, "kstack"); break;
+	case TY_USTACK: snprintf(buf, len, "ustack"); break;
+	case TY_KSYM: snprintf(buf, len, "ksym"); break;
+	case TY_USYM: snprintf(buf, len, "usym"); break;
+	case TY_INET: snprintf(buf, len, "inet"); break;
+	case TY_CTX: snprintf(buf, len, "args"); break;
+	case TY_AGG: snprintf(buf, len, "aggregation"); break;
+	case TY_MAPREF: snprintf(buf, len, "map"); break;
+	case TY_TUPLE: {
+		size_t n = snprintf(buf, len, "(");
+
+		for (int i = 0; i < t->ntup && n < len; i++) {
+			char sub[64];
+
+			n += snprintf(buf + n, len - n, "%s%s", i ? "," : "", type__str(&t->tup[i], sub, sizeof(sub)));
+		}
+		if (n < len)
+			snprintf(buf + n, len - n, ")");
+		break;
+	}
+	}
+	return buf;
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * lang.h - the probe language (bpftrace's): source -> tokens -> AST -> types ->
+ * BPF instructions. Everything the front end builds (nodes, types, strings,
+ * maps' descriptions) lives in the program's arena and is freed at once by
+ * lang__free(); error texts are in prog->err, owned by the program.
+ */
+#ifndef SONDE_LANG_H
+#define SONDE_LANG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- arena ---- */
+struct arena;
+struct arena *arena__new(void);
+void arena__free(struct arena *a);
+void *arena__alloc(struct arena *a, size_t n);	/* zeroed */
+char *arena__strndup(struct arena *a, const char *s, size_t n);
+
+struct loc {
+	int line, col, len;
+};
+
+/* ---- tokens ---- */
+enum tok {
+	T_EOF, T_INT, T_STR, T_IDENT, T_VAR, T_MAP, T_POS, T_NPOS, T_PROBE,
+	T_LBRACE, T_RBRACE, T_LPAREN, T_RPAREN, T_LBRACKET, T_RBRACKET,
+	T_SEMI, T_COMMA, T_COLON, T_DOT, T_ARROW, T_QUESTION, T_DOTDOT,
+	T_ASSIGN, T_ADD_ASSIGN, T_SUB_ASSIGN, T_MUL_ASSIGN, T_DIV_ASSIGN, T_MOD_ASSIGN,
+	T_AND_ASSIGN, T_OR_ASSIGN, T_XOR_ASSIGN, T_SHL_ASSIGN, T_SHR_ASSIGN,
+	T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT, T_INC, T_DEC,
+	T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE, T_LAND, T_LOR, T_NOT,
+	T_BAND, T_BOR, T_BXOR, T_BNOT, T_SHL, T_SHR,
+	T_ERROR,
+};
+
+struct token {
+	enum tok t;
+	struct loc loc;
+	const char *s;		/* identifier / string (unescaped) / probe spec text, in the arena */
+	size_t slen;
+	long long i;		/* T_INT, T_POS ($1 -> 1) */
+	const char *at;		/* where it starts in the source */
+};
+
+struct lexer {
+	const char *src, *p, *end;
+	int line;
+	const char *line_start;
+	int paren;
+	int depth;		/* brace depth: 0 means probe specs are read as text */
+	bool after_spec;	/* a probe spec was just read: '/' opens a predicate */
+	struct program *prog;
+};
+
+void lexer__init(struct lexer *lx, struct program *prog);
+/* the next token; a lexical error is a T_ERROR after lang__error() was called */
+struct token lexer__next(struct lexer *lx);
+
+/* ---- types ---- */
+enum ty_kind {
+	TY_NONE, TY_VOID, TY_INT, TY_STR, TY_BUF, TY_TUPLE, TY_KSTACK, TY_USTACK,
+	TY_KSYM, TY_USYM, TY_INET, TY_CTX, TY_AGG, TY_MAPREF,
+};
+
+struct type {
+	enum ty_kind kind;
+	uint16_t size;		/* bytes it takes in a map, a record or on the stack (8-aligned) */
+	bool sign;
+	uint8_t bits;		/* TY_INT: 8, 16, 32, 64 (casts) */
+	int ntup;
+	struct type *tup;	/* TY_TUPLE fields; each at an 8-aligned offset */
+	const char **names;	/* named tuple fields (records), or NULL */
+};
+
+/* ---- AST ---- */
+enum nk {
+	N_INT, N_STR, N_IDENT, N_VAR, N_MAP, N_POS, N_NPOS, N_CALL, N_BINOP, N_UNOP,
+	N_TERNARY, N_FIELD, N_INDEX, N_TUPLE, N_CAST, N_PREINC, N_POSTINC, N_SIZEOF,
+	/* statements */
+	N_EXPR, N_ASSIGN, N_LET, N_IF, N_WHILE, N_FOR_RANGE, N_FOR_MAP, N_UNROLL,
+	N_RETURN, N_BREAK, N_CONTINUE, N_BLOCK,
+};
+
+struct mapinfo;
+struct var;
+
+struct node {
+	enum nk kind;
+	int op;			/* enum tok of the operator */
+	struct loc loc;
+	struct node *l, *r, *x;
+	struct node *args;	/* call arguments, tuple elements, map keys, block statements */
+	struct node *next;
+	const char *s;		/* name, string literal, field, cast type */
+	size_t slen;
+	long long i;
+	bool arrow;		/* N_FIELD: '->' rather than '.' */
+	int ptr;		/* N_CAST: pointer depth */
+	/* filled by the type checker */
+	struct type ty;
+	struct mapinfo *map;
+	struct var *var;
+	int id;			/* builtin / function id, field index, call-site index */
+	int off;		/* tracepoint field offset, pt_regs offset */
+};
+
+struct attach {
+	const char *text;	/* as written */
+	struct loc loc;
+	const char *prov;	/* canonical provider name: "tracepoint" */
+	const char *a, *b, *c;	/* the fields after the provider */
+	long long n;		/* profile/interval/software count */
+	struct attach *next;
+};
+
+struct ap_inst;
+
+struct probe {
+	struct attach *aps;
+	struct ap_inst *inst;	/* the attach points after expansion (provider.h) */
+	int ninst;
+	struct var *vars;	/* scratch variables */
+	struct node *pred;
+	struct node *body;	/* N_BLOCK */
+	struct loc loc;
+	struct probe *next;
+	int index;
+};
+
+/* aggregations a map holds */
+enum agg {
+	AGG_NONE, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX, AGG_STATS, AGG_HIST, AGG_LHIST,
+};
+
+struct mapinfo {
+	const char *name;	/* "@x", "@" */
+	struct loc loc;
+	int nkeys;		/* -1 until known */
+	struct type key;	/* TY_TUPLE of the keys (ntup == nkeys) */
+	struct type val;	/* the stored value (TY_INT for counts) */
+	enum agg agg;
+	long long lmin, lmax, lstep;	/* lhist */
+	int bpf_type;		/* enum bpf_map_type */
+	uint32_t key_size, value_size, max_entries;
+	bool percpu;
+	int index;
+	int fd;
+	struct mapinfo *next;
+};
+
+struct var {
+	const char *name;
+	struct type ty;
+	int slot;		/* fp offset, codegen */
+	struct var *next;
+};
+
+/* a printf/print/system/cat call site: the format and the types of the record it sends */
+struct fmtsite {
+	int kind;		/* enum rec_kind */
+	const char *fmt;
+	int nargs;
+	struct type *args;	/* each at an 8-aligned offset after the 8-byte header */
+	uint32_t size;		/* the whole record */
+	struct mapinfo *map;	/* print(@m) */
+	long long top, div;
+	struct loc loc;
+};
+
+enum rec_kind {
+	REC_PRINTF = 1, REC_EXIT, REC_PRINT_MAP, REC_PRINT_VAL, REC_CLEAR, REC_ZERO,
+	REC_TIME, REC_SYSTEM, REC_CAT, REC_JOIN,
+};
+
+struct config {
+	int max_strlen;		/* bytes of str() (bpftrace 0.17: 64) */
+	int stack_depth;	/* frames kept for kstack/ustack */
+	int max_map_keys;
+	bool unsafe;
+};
+
+struct program {
+	struct arena *arena;
+	const char *file;	/* "stdin" / the script's path, for messages */
+	const char *src;
+	size_t srclen;
+	struct probe *probes;
+	int nprobes;
+	struct mapinfo *maps;
+	int nmaps;
+	struct fmtsite **sites;
+	int nsites, capsites;
+	int nstack_maps;	/* kstack/ustack maps wanted: 1 each (index 0 kernel, 1 user) */
+	bool need_kstack, need_ustack;
+	const char **params;	/* positional parameters $1.. */
+	int nparams;
+	struct config cfg;
+	char *err;		/* the first error, formatted with the source line and a caret */
+	int nerr;
+};
+
+/* parse src (not copied: keep it alive) into a program; 0 or -EINVAL with prog->err */
+struct program *lang__new(const char *file, const char *src, size_t len);
+int lang__parse(struct program *p);
+/* type check and give every map and call site its layout; 0 or -EINVAL with prog->err */
+int lang__check(struct program *p);
+void lang__free(struct program *p);
+
+/* record an error at loc (only the first is kept) */
+void lang__error(struct program *p, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* the provider's canonical name for a spelling ("t" -> "tracepoint"), or NULL */
+const char *lang__provider_name(const char *s, size_t n);
+/* a site for the runtime to format a record with */
+int lang__add_site(struct program *p, struct fmtsite *s);
+
+const char *type__str(const struct type *t, char *buf, size_t len);
+bool type__is_int(const struct type *t);
+
+#endif

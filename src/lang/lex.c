@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lex.c - the probe language's lexer. Outside braces (and outside a predicate,
+ * a `let`, a `config` or a `struct`) it reads attach points as raw text, since
+ * `uprobe:/usr/lib/libc.so.6:malloc` or `kprobe:vfs_*+4` are not expressions;
+ * everywhere else it reads C-like tokens.
+ */
+#include "lang/lang.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lexer__init(struct lexer *lx, struct program *prog)
+{
+	memset(lx, 0, sizeof(*lx));
+	lx->src = lx->p = prog->src;
+	lx->end = prog->src + prog->srclen;
+	lx->line = 1;
+	lx->line_start = lx->src;
+	lx->prog = prog;
+}
+
+static struct loc here(struct lexer *lx, const char *at, size_t len)
+{
+	struct loc l = { lx->line, (int)(at - lx->line_start) + 1, (int)len };
+	return l;
+}
+
+static void newline(struct lexer *lx, const char *nl)
+{
+	lx->line++;
+	lx->line_start = nl + 1;
+}
+
+/* whitespace and comments; -1 on an unterminated comment */
+static int skip_space(struct lexer *lx)
+{
+	while (lx->p < lx->end) {
+		char c = *lx->p;
+
+		if (c == '\n') {
+			newline(lx, lx->p);
+			lx->p++;
+		} else if (isspace((unsigned char)c)) {
+			lx->p++;
+		} else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '/') {
+			while (lx->p < lx->end && *lx->p != '\n')
+				lx->p++;
+		} else if (c == '/' && lx->p + 1 < lx->end && lx->p[1] == '*') {
+			const char *start = lx->p;
+			struct loc l = here(lx, start, 2);
+
+			lx->p += 2;
+			while (lx->p + 1 < lx->end && !(lx->p[0] == '*' && lx->p[1] == '/')) {
+				if (*lx->p == '\n')
+					newline(lx, lx->p);
+				lx->p++;
+			}
+			if (lx->p + 1 >= lx->end) {
+				lang__error(lx->prog, l, "unterminated comment");
+				lx->p = lx->end;
+				return -1;
+			}
+			lx->p += 2;
+		} else if (c == '#' && lx->depth == 0 && (lx->p == lx->line_start)) {
+			/* #include / #define lines: struct types come from BTF, not headers */
+			while (lx->p < lx->end && *lx->p != '\n')
+				lx->p++;
+		} else {
+			break;
+		}
+	}
+	return 0;
+}
+
+static bool spec_char(char c)
+{
+	return isalnum((unsigned char)c) || strchr("_:*.+-?[]!~@", c) != NULL;
+}
+
+static bool path_provider(const char *s, size_t n)
+{
+	const char *p = lang__provider_name(s, n);
+
+	return p && (!strcmp(p, "uprobe") || !strcmp(p, "uretprobe") || !strcmp(p, "usdt") ||
+		     !strcmp(p, "watchpoint"));
+}
+
+static struct token make(struct lexer *lx, enum tok t, const char *at)
+{
+	struct token k = { 0 };
+
+	k.t = t;
+	k.at = at;
+	k.loc = here(lx, at, lx->p - at);
+	return k;
+}
+
+/* an attach point as text, up to whitespace, ',' or '{' ('/' only inside a uprobe's path) */
+static struct token lex_spec(struct lexer *lx)
+{
+	const char *start = lx->p;
+	int field = 0;
+	size_t first_len = 0;
+
+	while (lx->p < lx->end) {
+		char c = *lx->p;
+
+		if (c == ':') {
+			if (field == 0)
+				first_len = lx->p - start;
+			field++;
+		} else if (c == '/') {
+			if (!(field == 1 && path_provider(start, first_len)))
+				break;
+		} else if (!spec_char(c)) {
+			break;
+		}
+		lx->p++;
+	}
+	struct token k = make(lx, T_PROBE, start);
+
+	k.s = arena__strndup(lx->prog->arena, start, lx->p - start);
+	k.slen = lx->p - start;
+	lx->after_spec = true;
+	return k;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower((unsigned char)c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static struct token lex_string(struct lexer *lx)
+{
+	const char *start = lx->p++;
+	char *buf = arena__alloc(lx->prog->arena, lx->end - start + 1);
+	size_t n = 0;
+
+	while (lx->p < lx->end && *lx->p != '"') {
+		char c = *lx->p++;
+
+		if (c == '\n') {
+			struct token k = make(lx, T_ERROR, start);
+
+			lang__error(lx->prog, k.loc, "unterminated string");
+			return k;
+		}
+		if (c == '\\' && lx->p < lx->end) {
+			char e = *lx->p++;
+
+			switch (e) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case 'r': c = '\r'; break;
+			case 'a': c = '\a'; break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case 'v': c = '\v'; break;
+			case 'e': c = 27; break;
+			case '\\': c = '\\'; break;
+			case '"': c = '"'; break;
+			case '\'': c = '\''; break;
+			case 'x': {
+				int v = 0, d, k = 0;
+
+				while (k < 2 && lx->p < lx->end && (d = hexval(*lx->p)) >= 0) {
+					v = v * 16 + d;
+					lx->p++;
+					k++;
+				}
+				c = (char)v;
+				break;
+			}
+			default:
+				if (e >= '0' && e <= '7') {
+					int v = e - '0', k = 1;
+
+					while (k < 3 && lx->p < lx->end && *lx->p >= '0' && *lx->p <= '7') {
+						v = v * 8 + (*lx->p++ - '0');
+						k++;
+					}
+					c = (char)v;
+				} else {
+					struct token k = make(lx, T_ERROR, lx->p - 2);
+
+					lang__error(lx->prog, k.loc, "invalid escape sequence '\\%c'", e);
+					return k;
+				}
+			}
+		}
+		buf[n++] = c;
+	}
+	if (lx->p >= lx->end) {
+		struct token k = make(lx, T_ERROR, start);
+
+		lang__error(lx->prog, k.loc, "unterminated string");
+		return k;
+	}
+	lx->p++;
+	struct token k = make(lx, T_STR, start);
+
+	k.s = buf;
+	k.slen = n;
+	return k;
+}
+
+static struct token lex_number(struct lexer *lx)
+{
+	const char *start = lx->p;
+	unsigned long long v = 0, base = 10;
+	bool any = false, overflow = false;
+
+	if (lx->p + 1 < lx->end && lx->p[0] == '0' && (lx->p[1] == 'x' || lx->p[1] == 'X'))
+		base = 16, lx->p += 2;
+	else if (lx->p + 1 < lx->end && lx->p[0] == '0' && (lx->p[1] == 'b' || lx->p[1] == 'B'))
+		base = 2, lx->p += 2;
+	else if (lx->p[0] == '0' && lx->p + 1 < lx->end && isdigit((unsigned char)lx->p[1]))
+		base = 8, lx->p++;
+	for (; lx->p < lx->end; lx->p++) {
+		int d = *lx->p == '_' ? -2 : hexval(*lx->p);
+
+		if (d == -2)
+			continue;
+		if (d < 0 || d >= (int)base)
+			break;
+		if (v > (~0ULL - d) / base)
+			overflow = true;
+		v = v * base + d;
+		any = true;
+	}
+	/* 1e6 */
+	if (base == 10 && lx->p + 1 < lx->end && (*lx->p == 'e' || *lx->p == 'E') &&
+	    isdigit((unsigned char)lx->p[1])) {
+		int e = 0;
+
+		lx->p++;
+		while (lx->p < lx->end && isdigit((unsigned char)*lx->p))
+			e = e * 10 + (*lx->p++ - '0');
+		while (e-- > 0 && !overflow) {
+			if (v > ~0ULL / 10)
+				overflow = true;
+			v *= 10;
+		}
+	}
+	/* C suffixes */
+	while (lx->p < lx->end && strchr("uUlL", *lx->p))
+		lx->p++;
+	struct token k = make(lx, T_INT, start);
+
+	if (!any || overflow || (lx->p < lx->end && (isalnum((unsigned char)*lx->p) || *lx->p == '_'))) {
+		while (lx->p < lx->end && (isalnum((unsigned char)*lx->p) || *lx->p == '_'))
+			lx->p++;
+		k = make(lx, T_ERROR, start);
+		lang__error(lx->prog, k.loc, overflow ? "integer literal is too large" : "invalid integer literal");
+		return k;
+	}
+	k.i = (long long)v;
+	return k;
+}
+
+static const struct { const char *s; enum tok t; } ops[] = {
+	{ "<<=", T_SHL_ASSIGN }, { ">>=", T_SHR_ASSIGN },
+	{ "->", T_ARROW }, { "..", T_DOTDOT }, { "==", T_EQ }, { "!=", T_NE }, { "<=", T_LE }, { ">=", T_GE },
+	{ "&&", T_LAND }, { "||", T_LOR }, { "<<", T_SHL }, { ">>", T_SHR }, { "++", T_INC }, { "--", T_DEC },
+	{ "+=", T_ADD_ASSIGN }, { "-=", T_SUB_ASSIGN }, { "*=", T_MUL_ASSIGN }, { "/=", T_DIV_ASSIGN },
+	{ "%=", T_MOD_ASSIGN }, { "&=", T_AND_ASSIGN }, { "|=", T_OR_ASSIGN }, { "^=", T_XOR_ASSIGN },
+	{ "{", T_LBRACE }, { "}", T_RBRACE }, { "(", T_LPAREN }, { ")", T_RPAREN }, { "[", T_LBRACKET },
+	{ "]", T_RBRACKET }, { ";", T_SEMI }, { ",", T_COMMA }, { ":", T_COLON }, { ".", T_DOT },
+	{ "?", T_QUESTION }, { "=", T_ASSIGN }, { "+", T_PLUS }, { "-", T_MINUS }, { "*", T_STAR },
+	{ "/", T_SLASH }, { "%", T_PERCENT }, { "<", T_LT }, { ">", T_GT }, { "!", T_NOT }, { "&", T_BAND },
+	{ "|", T_BOR }, { "^", T_BXOR }, { "~", T_BNOT },
+};
+
+static bool top_keyword(const char *s, size_t n)
+{
+	static const char *kw[] = { "config", "let", "struct", "union", "enum", "macro", "import", "fn", NULL };
+
+	for (int i = 0; kw[i]; i++)
+		if (strlen(kw[i]) == n && !memcmp(kw[i], s, n))
+			return true;
+	return false;
+}
+
+struct token lexer__next(struct lexer *lx)
+{
+	struct token k;
+
+	if (skip_space(lx))
+		return make(lx, T_ERROR, lx->p);
+	if (lx->p >= lx->end)
+		return make(lx, T_EOF, lx->p);
+
+	const char *start = lx->p;
+	char c = *lx->p;
+	bool spec_mode = lx->depth == 0 && !lx->after_spec;
+
+	if (spec_mode && (isalpha((unsigned char)c) || c == '_')) {
+		const char *q = lx->p;
+
+		while (q < lx->end && (isalnum((unsigned char)*q) || *q == '_'))
+			q++;
+		if (top_keyword(start, q - start)) {
+			lx->after_spec = true;	/* what follows is an expression */
+			lx->p = q;
+			k = make(lx, T_IDENT, start);
+			k.s = arena__strndup(lx->prog->arena, start, q - start);
+			k.slen = q - start;
+			return k;
+		}
+		return lex_spec(lx);
+	}
+	if (c == '"')
+		return lex_string(lx);
+	if (isdigit((unsigned char)c))
+		return lex_number(lx);
+	if (isalpha((unsigned char)c) || c == '_') {
+		while (lx->p < lx->end && (isalnum((unsigned char)*lx->p) || *lx->p == '_'))
+			lx->p++;
+		k = make(lx, T_IDENT, start);
+		k.s = arena__strndup(lx->prog->arena, start, lx->p - start);
+		k.slen = lx->p - start;
+		return k;
+	}
+	if (c == '$') {
+		lx->p++;
+		if (lx->p < lx->end && *lx->p == '#') {
+			lx->p++;
+			return make(lx, T_NPOS, start);
+		}
+		if (lx->p < lx->end && isdigit((unsigned char)*lx->p)) {
+			long long v = 0;
+
+			while (lx->p < lx->end && isdigit((unsigned char)*lx->p) && v < 100000)
+				v = v * 10 + (*lx->p++ - '0');
+			k = make(lx, T_POS, start);
+			k.i = v;
+			return k;
+		}
+		while (lx->p < lx->end && (isalnum((unsigned char)*lx->p) || *lx->p == '_'))
+			lx->p++;
+		if (lx->p == start + 1) {
+			k = make(lx, T_ERROR, start);
+			lang__error(lx->prog, k.loc, "'$' must be followed by a variable name or a number");
+			return k;
+		}
+		k = make(lx, T_VAR, start);
+		k.s = arena__strndup(lx->prog->arena, start, lx->p - start);
+		k.slen = lx->p - start;
+		return k;
+	}
+	if (c == '@') {
+		lx->p++;
+		while (lx->p < lx->end && (isalnum((unsigned char)*lx->p) || *lx->p == '_'))
+			lx->p++;
+		k = make(lx, T_MAP, start);
+		k.s = arena__strndup(lx->prog->arena, start, lx->p - start);
+		k.slen = lx->p - start;
+		return k;
+	}
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		size_t n = strlen(ops[i].s);
+
+		if ((size_t)(lx->end - lx->p) >= n && !memcmp(lx->p, ops[i].s, n)) {
+			lx->p += n;
+			k = make(lx, ops[i].t, start);
+			if (k.t == T_LPAREN) {
+				lx->paren++;
+			} else if (k.t == T_RPAREN) {
+				lx->paren -= lx->paren > 0;
+			} else if (k.t == T_LBRACE) {
+				lx->depth++;
+			} else if (k.t == T_RBRACE && lx->depth > 0) {
+				if (--lx->depth == 0)
+					lx->after_spec = false;
+			} else if (k.t == T_SEMI && lx->depth == 0) {
+				lx->after_spec = false;
+			} else if (k.t == T_COMMA && lx->depth == 0 && !lx->paren && lx->after_spec) {
+				/* "BEGIN, END": another attach point follows */
+				const char *q = lx->p;
+
+				while (q < lx->end && isspace((unsigned char)*q))
+					q++;
+				if (q < lx->end && (isalpha((unsigned char)*q) || *q == '_'))
+					lx->after_spec = false;
+			}
+			return k;
+		}
+	}
+	lx->p++;
+	k = make(lx, T_ERROR, start);
+	if (isprint((unsigned char)c))
+		lang__error(lx->prog, k.loc, "unexpected character '%c'", c);
+	else
+		lang__error(lx->prog, k.loc, "unexpected byte 0x%02x", (unsigned char)c);
+	return k;
+}

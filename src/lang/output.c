@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * output.c - printing as bpftrace 0.17 does: printf's verbs with C's widths
+ * (and its truncation of %d/%u to 32 bits), maps sorted by value, hist and
+ * lhist tables (16-wide labels, 8-wide counts, 52-wide bars), stats/avg lines,
+ * stacks as indented sym+off frames, and -f json events.
+ */
+#include "lang/output.h"
+#include "lib/symbol.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int round8(int n)
+{
+	return (n + 7) & ~7;
+}
+
+/* ---- values ---- */
+static void stack_text(struct out *o, FILE *f, const uint8_t *data, bool user, int indent)
+{
+	int64_t id = *(const int64_t *)data;
+	uint32_t pid = user ? (uint32_t)*(const uint64_t *)(data + 8) : 0;
+	uint64_t ips[128] = { 0 };
+	int fd = user ? o->ustack_fd : o->kstack_fd;
+
+	fputc('\n', f);
+	if (id < 0 || fd < 0 || bpf_map_lookup_elem(fd, &(uint32_t){ (uint32_t)id }, ips))
+		return;
+	if (user && o->sym)
+		symbolizer__load_proc_maps(o->sym, pid);
+	for (int i = 0; i < 127 && ips[i]; i++) {
+		struct sym_frame fr[1];
+		int n = o->sym ? symbolizer__resolve(o->sym, pid, ips[i], !user, fr, 1) : -1;
+
+		fprintf(f, "%*s", indent, "");
+		if (n > 0 && fr[0].sym)
+			fprintf(f, "%s+%llu\n", fr[0].sym, (unsigned long long)fr[0].offset);
+		else
+			fprintf(f, "0x%llx\n", (unsigned long long)ips[i]);
+	}
+}
+
+static void sym_text(struct out *o, FILE *f, uint64_t addr, pid_t pid, bool user)
+{
+	struct sym_frame fr[1];
+	int n;
+
+	if (user && o->sym)
+		symbolizer__load_proc_maps(o->sym, pid);
+	n = o->sym ? symbolizer__resolve(o->sym, pid, addr, !user, fr, 1) : -1;
+	if (n > 0 && fr[0].sym)
+		fputs(fr[0].sym, f);
+	else
+		fprintf(f, "0x%llx", (unsigned long long)addr);
+}
+
+static void value_text(struct out *o, FILE *f, const struct type *t, const uint8_t *d, int indent)
+{
+	switch (t->kind) {
+	case TY_INT:
+		if (t->sign)
+			fprintf(f, "%lld", (long long)*(const int64_t *)d);
+		else
+			fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)d);
+		break;
+	case TY_STR:
+		fprintf(f, "%.*s", t->size, (const char *)d);
+		break;
+	case TY_KSTACK: case TY_USTACK:
+		stack_text(o, f, d, t->kind == TY_USTACK, indent);
+		break;
+	case TY_KSYM: case TY_USYM:
+		sym_text(o, f, *(const uint64_t *)d, t->kind == TY_USYM ? (pid_t) * (const uint64_t *)(d + 8) : 0,
+			 t->kind == TY_USYM);
+		break;
+	case TY_TUPLE: {
+		int off = 0;
+
+		fputc('(', f);
+		for (int i = 0; i < t->ntup; i++) {
+			if (i)
+				fputs(", ", f);
+			value_text(o, f, &t->tup[i], d + off, indent);
+			off += round8(t->tup[i].size);
+		}
+		fputc(')', f);
+		break;
+	}
+	default:
+		fputs("?", f);
+	}
+}
+
+static char *value_str(struct out *o, const struct type *t, const uint8_t *d, int indent)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	value_text(o, f, t, d, indent);
+	fclose(f);
+	return buf;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\r')
+			fputs("\\r", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* ---- printf ---- */
+char *out__format(struct out *o, const struct fmtsite *s, const uint8_t *rec, size_t len)
+{
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *f = open_memstream(&buf, &blen);
+	const char *p = s->fmt;
+	uint32_t off = 8;
+	int arg = 0;
+
+	if (!f)
+		return NULL;
+	while (*p) {
+		if (*p != '%') {
+			fputc(*p++, f);
+			continue;
+		}
+		if (p[1] == '%') {
+			fputc('%', f);
+			p += 2;
+			continue;
+		}
+		/* one conversion: flags, width, precision, length, verb */
+		const char *start = p++;
+
+		while (*p && strchr("-+ #0123456789.", *p))
+			p++;
+		const char *lenmod = p;
+
+		while (*p && strchr("hlLzjt", *p))
+			p++;
+		char verb = *p ? *p++ : 0;
+		char spec[64];
+		int speclen = (int)(lenmod - start);
+
+		if (speclen > 40 || arg >= s->nargs)
+			break;
+		const struct type *t = &s->args[arg];
+		const uint8_t *d = rec + off;
+
+		if (off + t->size > len)
+			break;
+		off += round8(t->size);
+		arg++;
+		if (t->kind == TY_INT && strchr("diuxXoc", verb)) {
+			int64_t v = *(const int64_t *)d;
+			int l = 0;
+
+			for (const char *q = lenmod; q < p - 1; q++)
+				l += *q == 'l' || *q == 'z' || *q == 'j' || *q == 't' || *q == 'L' ? 1 : *q == 'h' ? -1 : 0;
+			snprintf(spec, sizeof(spec), "%.*sll%c", speclen, start, verb);
+			if (verb == 'c') {
+				snprintf(spec, sizeof(spec), "%.*sc", speclen, start);
+				fprintf(f, spec, (int)(unsigned char)v);
+			} else if (l > 0) {
+				fprintf(f, spec, (long long)v);
+			} else if (l == -1) {
+				fprintf(f, spec, (long long)(strchr("di", verb) ? (short)v : (unsigned short)v));
+			} else if (l < -1) {
+				fprintf(f, spec, (long long)(strchr("di", verb) ? (signed char)v : (unsigned char)v));
+			} else {
+				/* bpftrace hands %d and %u an int64 where libc reads 32 bits */
+				fprintf(f, spec, strchr("di", verb) ? (long long)(int)v : (long long)(unsigned int)v);
+			}
+		} else if (t->kind == TY_INT && verb == 'p') {
+			snprintf(spec, sizeof(spec), "%.*sp", speclen, start);
+			fprintf(f, spec, (void *)(uintptr_t)*(const uint64_t *)d);
+		} else {
+			char *v = value_str(o, t, d, 8);
+
+			snprintf(spec, sizeof(spec), "%.*ss", speclen, start);
+			fprintf(f, spec, v ? v : "");
+			free(v);
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+void out__printf(struct out *o, const char *text)
+{
+	if (o->json) {
+		fputs("{\"type\": \"printf\", \"data\": ", o->f);
+		json_str(o->f, text);
+		fputs("}\n", o->f);
+	} else {
+		fputs(text, o->f);
+	}
+}
+
+void out__value_line(struct out *o, const struct type *t, const uint8_t *data)
+{
+	char *v = value_str(o, t, data, 8);
+
+	if (o->json) {
+		fputs("{\"type\": \"value\", \"data\": ", o->f);
+		if (t->kind == TY_INT)
+			fputs(v ? v : "0", o->f);
+		else
+			json_str(o->f, v ? v : "");
+		fputs("}\n", o->f);
+	} else {
+		fprintf(o->f, "%s\n", v ? v : "");
+	}
+	free(v);
+}
+
+/* ---- histograms ---- */
+static void suffixed(char *buf, size_t len, long long n)
+{
+	static const char *sfx[] = { "", "K", "M", "G", "T", "P", "E" };
+	int i = 0;
+	bool neg = n < 0;
+	unsigned long long u = neg ? -(unsigned long long)n : (unsigned long long)n;
+
+	while (u >= 1024 && u % 1024 == 0 && i < 6) {
+		u /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%s%llu%s", neg ? "-" : "", u, sfx[i]);
+}
+
+void out__hist_label(char *buf, size_t len, int b)
+{
+	char lo[32], hi[32];
+
+	if (b == 0) {
+		snprintf(buf, len, "(..., 0)");
+	} else if (b == 1) {
+		snprintf(buf, len, "[0]");
+	} else if (b == 2) {
+		snprintf(buf, len, "[1]");
+	} else {
+		suffixed(lo, sizeof(lo), 1LL << (b - 2));
+		suffixed(hi, sizeof(hi), b - 1 >= 63 ? 0 : 1LL << (b - 1));
+		snprintf(buf, len, "[%s, %s)", lo, b - 1 >= 63 ? "..." : hi);
+	}
+}
+
+void out__lhist_label(char *buf, size_t len, int b, long long min, long long max, long long step)
+{
+	char lo[32], hi[32];
+	long long nb = (max - min) / step;
+
+	if (b == 0) {
+		suffixed(lo, sizeof(lo), min);
+		snprintf(buf, len, "(..., %s)", lo);
+	} else if (b > nb) {
+		suffixed(lo, sizeof(lo), max);
+		snprintf(buf, len, "[%s, ...)", lo);
+	} else {
+		suffixed(lo, sizeof(lo), min + (b - 1) * step);
+		suffixed(hi, sizeof(hi), min + b * step);
+		snprintf(buf, len, "[%s, %s)", lo, hi);
+	}
+}
+
+void out__bar(char *buf, size_t len, unsigned long long v, unsigned long long max)
+{
+	int w = max ? (int)((float)v / (float)max * 52) : 0;
+
+	if (w > 52)
+		w = 52;
+	if (len < 53)
+		return;
+	memset(buf, '@', w);
+	memset(buf + w, ' ', 52 - w);
+	buf[52] = 0;
+}
+
+/* ---- maps ---- */
+struct entry {
+	uint8_t *key;		/* the user key (without a hist bucket) */
+	int64_t v;		/* what entries are sorted by */
+	int64_t count, total;	/* avg/stats */
+	uint64_t *buckets;	/* hist/lhist */
+	int nb;
+	uint8_t *val;		/* non-aggregated value */
+};
+
+struct entries {
+	struct entry *e;
+	int n, cap;
+	int keylen;
+};
+
+static int key_cmp_len;
+
+static int cmp_key(const void *a, const void *b)
+{
+	return memcmp(((const struct entry *)a)->key, ((const struct entry *)b)->key, key_cmp_len);
+}
+
+static int cmp_val(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return memcmp(x->key, y->key, key_cmp_len);
+}
+
+static struct entry *find_or_add(struct entries *es, const uint8_t *key, int nb)
+{
+	for (int i = 0; i < es->n; i++)
+		if (!memcmp(es->e[i].key, key, es->keylen))
+			return &es->e[i];
+	if (es->n == es->cap) {
+		int cap = es->cap ? es->cap * 2 : 64;
+		struct entry *n = realloc(es->e, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		es->e = n;
+		es->cap = cap;
+	}
+	struct entry *e = &es->e[es->n];
+
+	memset(e, 0, sizeof(*e));
+	e->key = malloc(es->keylen ? es->keylen : 1);
+	if (!e->key)
+		return NULL;
+	memcpy(e->key, key, es->keylen);
+	if (nb) {
+		e->buckets = calloc(nb, sizeof(uint64_t));
+		e->nb = nb;
+	}
+	es->n++;
+	return e;
+}
+
+static void free_entries(struct entries *es)
+{
+	for (int i = 0; i < es->n; i++) {
+		free(es->e[i].key);
+		free(es->e[i].buckets);
+		free(es->e[i].val);
+	}
+	free(es->e);
+}
+
+static int hist_buckets(const struct mapinfo *m)
+{
+	return m->agg == AGG_HIST ? 66 : m->agg == AGG_LHIST ? (int)((m->lmax - m->lmin) / m->lstep) + 2 : 0;
+}
+
+static int read_map(struct out *o, struct mapinfo *m, struct entries *es)
+{
+	int ncpu = m->percpu ? o->ncpus : 1;
+	size_t vsz = (size_t)m->value_size * ncpu;
+	uint8_t *key = calloc(1, m->key_size), *next = calloc(1, m->key_size), *val = calloc(1, vsz);
+	bool first = true;
+	int nb = hist_buckets(m);
+	int rc = 0;
+
+	es->keylen = m->key_size - (nb ? 8 : 0);
+	if (!key || !next || !val) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	while (bpf_map_get_next_key(m->fd, first ? NULL : key, next) == 0) {
+		first = false;
+		memcpy(key, next, m->key_size);
+		if (bpf_map_lookup_elem(m->fd, key, val))
+			continue;
+		struct entry *e = find_or_add(es, key, nb);
+
+		if (!e) {
+			rc = -ENOMEM;
+			break;
+		}
+		switch (m->agg) {
+		case AGG_NONE:
+			free(e->val);
+			e->val = malloc(m->value_size);
+			if (e->val)
+				memcpy(e->val, val, m->value_size);
+			e->v = *(int64_t *)val;
+			break;
+		case AGG_COUNT: case AGG_SUM:
+			for (int c = 0; c < ncpu; c++)
+				e->v += *(int64_t *)(val + c * m->value_size);
+			break;
+		case AGG_AVG: case AGG_STATS:
+			for (int c = 0; c < ncpu; c++) {
+				e->count += *(int64_t *)(val + c * m->value_size);
+				e->total += *(int64_t *)(val + c * m->value_size + 8);
+			}
+			e->v = e->count ? e->total / e->count : 0;
+			break;
+		case AGG_MIN: case AGG_MAX: {
+			bool set = false;
+
+			for (int c = 0; c < ncpu; c++) {
+				int64_t x = *(int64_t *)(val + c * m->value_size);
+
+				if (!*(int64_t *)(val + c * m->value_size + 8))
+					continue;
+				if (!set || (m->agg == AGG_MIN ? x < e->v : x > e->v))
+					e->v = x;
+				set = true;
+			}
+			break;
+		}
+		case AGG_HIST: case AGG_LHIST: {
+			uint64_t b = *(uint64_t *)(key + m->key_size - 8), sum = 0;
+
+			for (int c = 0; c < ncpu; c++)
+				sum += *(uint64_t *)(val + c * m->value_size);
+			if (b < (uint64_t)nb)
+				e->buckets[b] += sum;
+			e->v += (int64_t)sum;
+			break;
+		}
+		}
+	}
+out:
+	free(key);
+	free(next);
+	free(val);
+	return rc;
+}
+
+static void key_text(struct out *o, FILE *f, const struct mapinfo *m, const uint8_t *key, bool json)
+{
+	int off = 0;
+
+	if (!m->nkeys)
+		return;
+	if (!json)
+		fputc('[', f);
+	for (int i = 0; i < m->key.ntup; i++) {
+		if (i)
+			fputs(json ? "," : ", ", f);
+		value_text(o, f, &m->key.tup[i], key + off, 4);
+		off += round8(m->key.tup[i].size);
+	}
+	if (!json)
+		fputc(']', f);
+}
+
+static void print_hist(struct out *o, const struct mapinfo *m, const struct entry *e, long long div)
+{
+	int lo = -1, hi = -1;
+	uint64_t max = 0;
+	char label[64], bar[64];
+
+	for (int b = 0; b < e->nb; b++)
+		if (e->buckets[b]) {
+			if (lo < 0)
+				lo = b;
+			hi = b;
+			if (e->buckets[b] > max)
+				max = e->buckets[b];
+		}
+	for (int b = lo; lo >= 0 && b <= hi; b++) {
+		uint64_t v = div > 1 ? e->buckets[b] / div : e->buckets[b];
+
+		if (m->agg == AGG_HIST)
+			out__hist_label(label, sizeof(label), b);
+		else
+			out__lhist_label(label, sizeof(label), b, m->lmin, m->lmax, m->lstep);
+		out__bar(bar, sizeof(bar), e->buckets[b], max);
+		fprintf(o->f, "%-16s%8llu |%s|\n", label, (unsigned long long)v, bar);
+	}
+}
+
+static void json_hist(struct out *o, const struct mapinfo *m, const struct entry *e)
+{
+	int lo = -1, hi = -1;
+	bool first = true;
+
+	for (int b = 0; b < e->nb; b++)
+		if (e->buckets[b]) {
+			if (lo < 0)
+				lo = b;
+			hi = b;
+		}
+	fputc('[', o->f);
+	for (int b = lo; lo >= 0 && b <= hi; b++) {
+		fputs(first ? "{" : ", {", o->f);
+		first = false;
+		if (m->agg == AGG_HIST) {
+			if (b == 0)
+				fprintf(o->f, "\"max\": -1, ");
+			else if (b == 1)
+				fprintf(o->f, "\"min\": 0, \"max\": 0, ");
+			else
+				fprintf(o->f, "\"min\": %llu, \"max\": %llu, ", 1ULL << (b - 2), (1ULL << (b - 1)) - 1);
+		} else {
+			long long nb = (m->lmax - m->lmin) / m->lstep;
+
+			if (b == 0)
+				fprintf(o->f, "\"max\": %lld, ", m->lmin - 1);
+			else if (b > nb)
+				fprintf(o->f, "\"min\": %lld, ", m->lmax);
+			else
+				fprintf(o->f, "\"min\": %lld, \"max\": %lld, ", m->lmin + (b - 1) * m->lstep,
+					m->lmin + b * m->lstep - 1);
+		}
+		fprintf(o->f, "\"count\": %llu}", (unsigned long long)e->buckets[b]);
+	}
+	fputc(']', o->f);
+}
+
+static void json_map(struct out *o, struct mapinfo *m, struct entries *es, int from, long long div)
+{
+	const char *type = m->agg == AGG_HIST || m->agg == AGG_LHIST ? "hist" :
+			   m->agg == AGG_STATS ? "stats" : "map";
+
+	fprintf(o->f, "{\"type\": \"%s\", \"data\": {", type);
+	json_str(o->f, m->name);
+	fputs(": ", o->f);
+	if (m->nkeys)
+		fputc('{', o->f);
+	for (int i = from; i < es->n; i++) {
+		struct entry *e = &es->e[i];
+
+		if (m->nkeys) {
+			char *k = NULL;
+			size_t kl = 0;
+			FILE *kf = open_memstream(&k, &kl);
+
+			if (kf) {
+				key_text(o, kf, m, e->key, true);
+				fclose(kf);
+			}
+			if (i > from)
+				fputs(", ", o->f);
+			json_str(o->f, k ? k : "");
+			fputs(": ", o->f);
+			free(k);
+		}
+		if (m->agg == AGG_HIST || m->agg == AGG_LHIST) {
+			json_hist(o, m, e);
+		} else if (m->agg == AGG_STATS) {
+			fprintf(o->f, "{\"count\": %lld, \"average\": %lld, \"total\": %lld}", (long long)e->count,
+				(long long)(e->count ? e->total / e->count : 0), (long long)e->total);
+		} else if (m->agg == AGG_NONE && m->val.kind != TY_INT) {
+			char *v = value_str(o, &m->val, e->val, 8);
+
+			json_str(o->f, v ? v : "");
+			free(v);
+		} else {
+			fprintf(o->f, "%lld", (long long)(div > 1 ? e->v / div : e->v));
+		}
+	}
+	if (m->nkeys)
+		fputc('}', o->f);
+	fputs("}}\n", o->f);
+}
+
+int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
+{
+	struct entries es = { 0 };
+	bool hist = m->agg == AGG_HIST || m->agg == AGG_LHIST;
+	int rc = read_map(o, m, &es);
+
+	if (rc) {
+		free_entries(&es);
+		return rc;
+	}
+	key_cmp_len = es.keylen;
+	if (m->agg == AGG_NONE && m->val.kind != TY_INT)
+		qsort(es.e, es.n, sizeof(*es.e), cmp_key);
+	else
+		qsort(es.e, es.n, sizeof(*es.e), cmp_val);
+	int from = top > 0 && es.n > top ? es.n - (int)top : 0;
+
+	if (o->json) {
+		json_map(o, m, &es, from, div);
+		free_entries(&es);
+		return 0;
+	}
+	for (int i = from; i < es.n; i++) {
+		struct entry *e = &es.e[i];
+
+		fputs(m->name, o->f);
+		key_text(o, o->f, m, e->key, false);
+		fputs(": ", o->f);
+		if (hist) {
+			fputc('\n', o->f);
+			print_hist(o, m, e, div);
+			fputc('\n', o->f);
+		} else if (m->agg == AGG_STATS) {
+			int64_t avg = e->count ? e->total / e->count : 0;
+
+			if (div > 1)
+				fprintf(o->f, "count %lld, average %lld, total %lld\n", (long long)(e->count / div),
+					(long long)(avg / div), (long long)(e->total / div));
+			else
+				fprintf(o->f, "count %lld, average %lld, total %lld\n", (long long)e->count,
+					(long long)avg, (long long)e->total);
+		} else if (m->agg == AGG_NONE && m->val.kind != TY_INT) {
+			value_text(o, o->f, &m->val, e->val, 8);
+			fputc('\n', o->f);
+		} else {
+			fprintf(o->f, "%lld\n", (long long)(div > 1 ? e->v / div : e->v));
+		}
+	}
+	/* bpftrace ends avg and stats maps, and empty maps, with an empty line */
+	if (!hist && (m->agg == AGG_AVG || m->agg == AGG_STATS || es.n == 0))
+		fputc('\n', o->f);
+	if (hist && es.n == 0)
+		fputc('\n', o->f);
+	free_entries(&es);
+	return 0;
+}
+
+static int cmp_map_name(const void *a, const void *b)
+{
+	return strcmp((*(struct mapinfo *const *)a)->name, (*(struct mapinfo *const *)b)->name);
+}
+
+void out__all_maps(struct out *o)
+{
+	struct mapinfo **v = calloc(o->prog->nmaps + 1, sizeof(*v));
+	int n = 0;
+
+	if (!v)
+		return;
+	for (struct mapinfo *m = o->prog->maps; m; m = m->next)
+		if (m->fd >= 0)
+			v[n++] = m;
+	qsort(v, n, sizeof(*v), cmp_map_name);
+	if (!o->json)
+		fputs("\n\n", o->f);
+	for (int i = 0; i < n; i++)
+		out__map(o, v[i], 0, 0);
+	free(v);
+}

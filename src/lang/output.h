@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * output.h - what `sonde probe` prints, byte for byte as bpftrace 0.17 prints
+ * it: printf records, values, maps at exit (sorted by value), hist/lhist
+ * tables, stacks, and the -f json event lines. It reads the maps but owns
+ * nothing of the program; strings it returns are malloc'd for the caller.
+ */
+#ifndef SONDE_LANG_OUTPUT_H
+#define SONDE_LANG_OUTPUT_H
+
+#include "lang/lang.h"
+
+#include <stdio.h>
+
+struct symbolizer;
+
+struct out {
+	FILE *f;
+	bool json;
+	struct program *prog;
+	struct symbolizer *sym;
+	int ncpus;		/* possible CPUs: per-CPU values come in that many slots */
+	int kstack_fd, ustack_fd;
+};
+
+/* printf/cat/system: the text of a record (malloc'd), or NULL */
+char *out__format(struct out *o, const struct fmtsite *s, const uint8_t *rec, size_t len);
+/* a printf's output as text or as a json "printf" event */
+void out__printf(struct out *o, const char *text);
+/* print(value) */
+void out__value_line(struct out *o, const struct type *t, const uint8_t *data);
+/* one map as bpftrace prints it (top: only the N largest; div: divide values) */
+int out__map(struct out *o, struct mapinfo *m, long long top, long long div);
+/* every map, in name order, after the two newlines bpftrace starts with */
+void out__all_maps(struct out *o);
+/* hist/lhist labels and bars (for unit tests) */
+void out__hist_label(char *buf, size_t len, int bucket);
+void out__lhist_label(char *buf, size_t len, int bucket, long long min, long long max, long long step);
+void out__bar(char *buf, size_t len, unsigned long long v, unsigned long long max);
+
+#endif

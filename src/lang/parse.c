@@ -1,0 +1,921 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * parse.c - recursive-descent parser of the probe language into an AST in the
+ * program's arena: probes with attach points, predicates and blocks; C-like
+ * expressions with bpftrace's maps, variables, tuples and casts; both the 0.17
+ * and the current spellings (BEGIN/begin, args->f/args.f, while and for).
+ */
+#include "lang/lang.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct parser {
+	struct program *prog;
+	struct token *toks;
+	int n, pos;
+	struct macro *macros;
+	bool in_pred;	/* a '/' outside parentheses ends the predicate */
+	int nest;
+};
+
+struct macro {
+	const char *name;
+	struct macro *next;
+};
+
+static struct token *peek(struct parser *ps, int k)
+{
+	int i = ps->pos + k;
+
+	return &ps->toks[i < ps->n ? i : ps->n - 1];
+}
+#define TOK(ps) (peek(ps, 0)->t)
+
+static struct token *advance(struct parser *ps)
+{
+	struct token *t = peek(ps, 0);
+
+	if (ps->pos < ps->n - 1)
+		ps->pos++;
+	return t;
+}
+
+static const char *tok_name(enum tok t)
+{
+	static const char *names[] = {
+		[T_EOF] = "end of input", [T_INT] = "integer", [T_STR] = "string", [T_IDENT] = "identifier",
+		[T_VAR] = "variable", [T_MAP] = "map", [T_POS] = "positional parameter", [T_NPOS] = "'$#'",
+		[T_PROBE] = "attach point", [T_LBRACE] = "'{'", [T_RBRACE] = "'}'", [T_LPAREN] = "'('",
+		[T_RPAREN] = "')'", [T_LBRACKET] = "'['", [T_RBRACKET] = "']'", [T_SEMI] = "';'",
+		[T_COMMA] = "','", [T_COLON] = "':'", [T_DOT] = "'.'", [T_ARROW] = "'->'", [T_QUESTION] = "'?'",
+		[T_DOTDOT] = "'..'", [T_ASSIGN] = "'='", [T_SLASH] = "'/'",
+	};
+	if (t < sizeof(names) / sizeof(names[0]) && names[t])
+		return names[t];
+	return "operator";
+}
+
+static void unexpected(struct parser *ps, const char *wanted)
+{
+	struct token *t = peek(ps, 0);
+
+	if (t->t == T_ERROR)
+		return;		/* the lexer said it */
+	if (t->t == T_EOF)
+		lang__error(ps->prog, t->loc, "syntax error: unexpected end of input, expecting %s", wanted);
+	else if (tok_name(t->t)[0] == '\'')
+		lang__error(ps->prog, t->loc, "syntax error: unexpected %s, expecting %s", tok_name(t->t), wanted);
+	else
+		lang__error(ps->prog, t->loc, "syntax error: unexpected %s '%.*s', expecting %s", tok_name(t->t),
+			    t->loc.len > 40 ? 40 : t->loc.len, t->at, wanted);
+}
+
+static bool expect(struct parser *ps, enum tok t, const char *wanted)
+{
+	if (TOK(ps) == t) {
+		advance(ps);
+		return true;
+	}
+	unexpected(ps, wanted);
+	return false;
+}
+
+static bool failed(struct parser *ps)
+{
+	return ps->prog->err != NULL;
+}
+
+static struct node *mk(struct parser *ps, enum nk kind, struct loc loc)
+{
+	struct node *n = arena__alloc(ps->prog->arena, sizeof(*n));
+
+	n->kind = kind;
+	n->loc = loc;
+	return n;
+}
+
+static struct loc span(struct loc a, struct loc b)
+{
+	if (b.line == a.line && b.col >= a.col)
+		a.len = b.col + b.len - a.col;
+	return a;
+}
+
+static struct node *expr(struct parser *ps);
+static struct node *block(struct parser *ps);
+
+/* (a, b, c) argument lists; n receives the count */
+static struct node *arglist(struct parser *ps, enum tok close, int *count)
+{
+	struct node *head = NULL, **tail = &head;
+	int n = 0;
+
+	ps->nest++;
+	while (TOK(ps) != close && !failed(ps)) {
+		struct node *a = expr(ps);
+
+		if (!a)
+			return NULL;
+		*tail = a;
+		tail = &a->next;
+		n++;
+		if (TOK(ps) != T_COMMA)
+			break;
+		advance(ps);
+	}
+	ps->nest--;
+	if (!expect(ps, close, close == T_RPAREN ? "',' or ')'" : "',' or ']'"))
+		return NULL;
+	if (count)
+		*count = n;
+	return head;
+}
+
+static bool is_type_name(const char *s)
+{
+	static const char *names[] = {
+		"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "int", "char",
+		"short", "long", "unsigned", "signed", "bool", "void", "struct", "union", "enum",
+		"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "size_t", "pid_t", NULL,
+	};
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(s, names[i]))
+			return true;
+	return false;
+}
+
+/* at '(' : is this a cast "(type *)"? returns the number of tokens of the type, or 0 */
+static int cast_len(struct parser *ps)
+{
+	int k = 1, words = 0;
+
+	while (peek(ps, k)->t == T_IDENT && is_type_name(peek(ps, k)->s)) {
+		const char *s = peek(ps, k)->s;
+
+		k++;
+		words++;
+		if (!strcmp(s, "struct") || !strcmp(s, "union") || !strcmp(s, "enum")) {
+			if (peek(ps, k)->t != T_IDENT)
+				return 0;
+			k++;
+		}
+	}
+	if (!words)
+		return 0;
+	while (peek(ps, k)->t == T_STAR)
+		k++;
+	/* "int64[4]" array casts */
+	if (peek(ps, k)->t == T_LBRACKET && peek(ps, k + 1)->t == T_INT && peek(ps, k + 2)->t == T_RBRACKET)
+		k += 3;
+	return peek(ps, k)->t == T_RPAREN ? k : 0;
+}
+
+static struct node *primary(struct parser *ps)
+{
+	struct token *t = peek(ps, 0);
+	struct node *n;
+
+	switch (t->t) {
+	case T_INT:
+		advance(ps);
+		n = mk(ps, N_INT, t->loc);
+		n->i = t->i;
+		return n;
+	case T_STR:
+		advance(ps);
+		n = mk(ps, N_STR, t->loc);
+		n->s = t->s;
+		n->slen = t->slen;
+		/* "a" "b" concatenate as in C */
+		while (TOK(ps) == T_STR) {
+			struct token *u = advance(ps);
+			char *s = arena__alloc(ps->prog->arena, n->slen + u->slen + 1);
+
+			memcpy(s, n->s, n->slen);
+			memcpy(s + n->slen, u->s, u->slen);
+			n->s = s;
+			n->slen += u->slen;
+		}
+		return n;
+	case T_POS:
+		advance(ps);
+		n = mk(ps, N_POS, t->loc);
+		n->i = t->i;
+		return n;
+	case T_NPOS:
+		advance(ps);
+		return mk(ps, N_NPOS, t->loc);
+	case T_VAR:
+		advance(ps);
+		n = mk(ps, N_VAR, t->loc);
+		n->s = t->s;
+		return n;
+	case T_MAP:
+		advance(ps);
+		n = mk(ps, N_MAP, t->loc);
+		n->s = t->s;
+		n->i = -1;	/* no key */
+		if (TOK(ps) == T_LBRACKET) {
+			int cnt = 0;
+
+			advance(ps);
+			n->args = arglist(ps, T_RBRACKET, &cnt);
+			if (failed(ps))
+				return NULL;
+			if (!cnt) {
+				lang__error(ps->prog, t->loc, "a map key cannot be empty: write '%s' or '%s[KEY]'", t->s, t->s);
+				return NULL;
+			}
+			n->i = cnt;
+		}
+		return n;
+	case T_IDENT:
+		advance(ps);
+		if (!strcmp(t->s, "sizeof") && TOK(ps) == T_LPAREN) {
+			int k = cast_len(ps);
+
+			n = mk(ps, N_SIZEOF, t->loc);
+			if (k) {
+				struct token *ty = peek(ps, 1);
+
+				n->s = ty->s;
+				if (!strcmp(ty->s, "struct") || !strcmp(ty->s, "union"))
+					n->s = arena__strndup(ps->prog->arena, ty->at, peek(ps, 2)->at + peek(ps, 2)->loc.len - ty->at);
+				n->ptr = peek(ps, k - 1)->t == T_STAR;
+				ps->pos += k + 1;
+				return n;
+			}
+			advance(ps);
+			n->l = expr(ps);
+			if (!n->l || !expect(ps, T_RPAREN, "')'"))
+				return NULL;
+			return n;
+		}
+		if (TOK(ps) == T_LPAREN) {
+			int cnt = 0;
+
+			advance(ps);
+			n = mk(ps, N_CALL, t->loc);
+			n->s = t->s;
+			n->args = arglist(ps, T_RPAREN, &cnt);
+			n->i = cnt;
+			return failed(ps) ? NULL : n;
+		}
+		n = mk(ps, N_IDENT, t->loc);
+		n->s = t->s;
+		return n;
+	case T_LPAREN: {
+		int k = cast_len(ps);
+
+		if (k) {
+			struct token *ty = peek(ps, 1);
+			int ptr = 0;
+
+			n = mk(ps, N_CAST, t->loc);
+			n->s = ty->s;
+			if (!strcmp(ty->s, "struct") || !strcmp(ty->s, "union") || !strcmp(ty->s, "enum"))
+				n->s = arena__strndup(ps->prog->arena, ty->at, peek(ps, 2)->at + peek(ps, 2)->loc.len - ty->at);
+			else if (peek(ps, 2)->t == T_IDENT)	/* "unsigned int" */
+				n->s = arena__strndup(ps->prog->arena, ty->at, peek(ps, 2)->at + peek(ps, 2)->loc.len - ty->at);
+			for (int i = 1; i < k; i++)
+				ptr += peek(ps, i)->t == T_STAR;
+			n->ptr = ptr;
+			ps->pos += k + 1;
+			n->l = NULL;
+			return n;	/* the operand is parsed by unary() */
+		}
+		advance(ps);
+		ps->nest++;
+		n = expr(ps);
+		ps->nest--;
+		if (!n)
+			return NULL;
+		ps->nest++;
+		if (TOK(ps) == T_COMMA) {
+			struct node *tup = mk(ps, N_TUPLE, t->loc), **tail = &n->next;
+			int cnt = 1;
+
+			tup->args = n;
+			while (TOK(ps) == T_COMMA) {
+				advance(ps);
+				if (TOK(ps) == T_RPAREN)
+					break;
+				struct node *e = expr(ps);
+
+				if (!e)
+					return NULL;
+				*tail = e;
+				tail = &e->next;
+				cnt++;
+			}
+			tup->i = cnt;
+			n = tup;
+		}
+		ps->nest--;
+		if (!expect(ps, T_RPAREN, "')'"))
+			return NULL;
+		return n;
+	}
+	default:
+		unexpected(ps, "an expression");
+		return NULL;
+	}
+}
+
+static struct node *postfix(struct parser *ps)
+{
+	struct node *n = primary(ps);
+
+	while (n && !failed(ps)) {
+		struct token *t = peek(ps, 0);
+
+		if (t->t == T_DOT || t->t == T_ARROW) {
+			struct node *f = mk(ps, N_FIELD, t->loc);
+
+			advance(ps);
+			f->arrow = t->t == T_ARROW;
+			f->l = n;
+			if (TOK(ps) == T_INT && !f->arrow) {
+				f->i = peek(ps, 0)->i;
+				f->s = NULL;
+				f->loc = span(n->loc, peek(ps, 0)->loc);
+				advance(ps);
+			} else if (TOK(ps) == T_IDENT) {
+				f->s = peek(ps, 0)->s;
+				f->i = -1;
+				f->loc = peek(ps, 0)->loc;
+				advance(ps);
+			} else {
+				unexpected(ps, "a field name");
+				return NULL;
+			}
+			n = f;
+		} else if (t->t == T_LBRACKET && n->kind != N_MAP) {
+			struct node *x = mk(ps, N_INDEX, t->loc);
+
+			advance(ps);
+			x->l = n;
+			x->r = expr(ps);
+			if (!x->r || !expect(ps, T_RBRACKET, "']'"))
+				return NULL;
+			n = x;
+		} else if (t->t == T_INC || t->t == T_DEC) {
+			struct node *x = mk(ps, N_POSTINC, t->loc);
+
+			advance(ps);
+			x->op = t->t;
+			x->l = n;
+			n = x;
+		} else {
+			break;
+		}
+	}
+	return n;
+}
+
+static struct node *unary(struct parser *ps)
+{
+	struct token *t = peek(ps, 0);
+
+	if (t->t == T_MINUS || t->t == T_NOT || t->t == T_BNOT || t->t == T_STAR || t->t == T_BAND ||
+	    t->t == T_PLUS) {
+		struct node *n = mk(ps, N_UNOP, t->loc);
+
+		advance(ps);
+		n->op = t->t;
+		n->l = unary(ps);
+		if (!n->l)
+			return NULL;
+		if (t->t == T_PLUS)
+			return n->l;
+		/* fold -INT so that lhist(x, -10, 10, 1) has constants */
+		if (t->t == T_MINUS && n->l->kind == N_INT) {
+			n->l->i = -n->l->i;
+			n->l->loc = span(t->loc, n->l->loc);
+			return n->l;
+		}
+		return n;
+	}
+	if (t->t == T_INC || t->t == T_DEC) {
+		struct node *n = mk(ps, N_PREINC, t->loc);
+
+		advance(ps);
+		n->op = t->t;
+		n->l = unary(ps);
+		return n->l ? n : NULL;
+	}
+	struct node *n = postfix(ps);
+
+	if (n && n->kind == N_CAST && !n->l) {
+		n->l = unary(ps);
+		if (!n->l)
+			return NULL;
+	}
+	return n;
+}
+
+static int precedence(enum tok t)
+{
+	switch (t) {
+	case T_LOR: return 1;
+	case T_LAND: return 2;
+	case T_BOR: return 3;
+	case T_BXOR: return 4;
+	case T_BAND: return 5;
+	case T_EQ: case T_NE: return 6;
+	case T_LT: case T_LE: case T_GT: case T_GE: return 7;
+	case T_SHL: case T_SHR: return 8;
+	case T_PLUS: case T_MINUS: return 9;
+	case T_STAR: case T_SLASH: case T_PERCENT: return 10;
+	default: return 0;
+	}
+}
+
+static struct node *binary(struct parser *ps, int minprec)
+{
+	struct node *l = unary(ps);
+
+	while (l && !failed(ps)) {
+		struct token *t = peek(ps, 0);
+		int p = precedence(t->t);
+
+		if (!p || p < minprec)
+			break;
+		if (t->t == T_SLASH && ps->in_pred && !ps->nest)
+			break;
+		advance(ps);
+		struct node *r = binary(ps, p + 1);
+
+		if (!r)
+			return NULL;
+		struct node *n = mk(ps, N_BINOP, t->loc);
+
+		n->op = t->t;
+		n->l = l;
+		n->r = r;
+		l = n;
+	}
+	return l;
+}
+
+static struct node *expr(struct parser *ps)
+{
+	struct node *c = binary(ps, 1);
+
+	if (c && TOK(ps) == T_QUESTION) {
+		struct node *n = mk(ps, N_TERNARY, peek(ps, 0)->loc);
+
+		advance(ps);
+		n->l = c;
+		n->r = expr(ps);
+		if (!n->r || !expect(ps, T_COLON, "':'"))
+			return NULL;
+		n->x = expr(ps);
+		return n->x ? n : NULL;
+	}
+	return c;
+}
+
+static bool is_assign(enum tok t)
+{
+	return t == T_ASSIGN || (t >= T_ADD_ASSIGN && t <= T_SHR_ASSIGN);
+}
+
+static bool ident_is(struct parser *ps, const char *s)
+{
+	return TOK(ps) == T_IDENT && !strcmp(peek(ps, 0)->s, s);
+}
+
+static struct node *statement(struct parser *ps, bool *needs_semi)
+{
+	struct token *t = peek(ps, 0);
+	struct node *n;
+
+	*needs_semi = true;
+	if (t->t == T_LBRACE) {
+		*needs_semi = false;
+		return block(ps);
+	}
+	if (t->t == T_IDENT) {
+		if (!strcmp(t->s, "if")) {
+			advance(ps);
+			n = mk(ps, N_IF, t->loc);
+			if (!expect(ps, T_LPAREN, "'(' after if"))
+				return NULL;
+			n->l = expr(ps);
+			if (!n->l || !expect(ps, T_RPAREN, "')'"))
+				return NULL;
+			n->r = block(ps);
+			if (!n->r)
+				return NULL;
+			if (ident_is(ps, "else")) {
+				advance(ps);
+				if (ident_is(ps, "if")) {
+					bool dummy;
+					struct node *b = mk(ps, N_BLOCK, peek(ps, 0)->loc);
+
+					b->args = statement(ps, &dummy);
+					if (!b->args)
+						return NULL;
+					n->x = b;
+				} else {
+					n->x = block(ps);
+					if (!n->x)
+						return NULL;
+				}
+			}
+			*needs_semi = false;
+			return n;
+		}
+		if (!strcmp(t->s, "while")) {
+			advance(ps);
+			n = mk(ps, N_WHILE, t->loc);
+			if (!expect(ps, T_LPAREN, "'(' after while"))
+				return NULL;
+			n->l = expr(ps);
+			if (!n->l || !expect(ps, T_RPAREN, "')'"))
+				return NULL;
+			n->r = block(ps);
+			*needs_semi = false;
+			return n->r ? n : NULL;
+		}
+		if (!strcmp(t->s, "unroll")) {
+			advance(ps);
+			n = mk(ps, N_UNROLL, t->loc);
+			if (!expect(ps, T_LPAREN, "'(' after unroll"))
+				return NULL;
+			n->l = expr(ps);
+			if (!n->l || !expect(ps, T_RPAREN, "')'"))
+				return NULL;
+			n->r = block(ps);
+			*needs_semi = false;
+			return n->r ? n : NULL;
+		}
+		if (!strcmp(t->s, "for")) {
+			advance(ps);
+			if (!expect(ps, T_LPAREN, "'(' after for"))
+				return NULL;
+			if (TOK(ps) != T_VAR) {
+				unexpected(ps, "a variable ('for ($i : 0..10)' or 'for ($kv : @map)')");
+				return NULL;
+			}
+			struct token *v = advance(ps);
+
+			if (!expect(ps, T_COLON, "':'"))
+				return NULL;
+			if (TOK(ps) == T_MAP && peek(ps, 1)->t == T_RPAREN) {
+				n = mk(ps, N_FOR_MAP, t->loc);
+				n->l = primary(ps);
+			} else {
+				n = mk(ps, N_FOR_RANGE, t->loc);
+				n->l = expr(ps);
+				if (!n->l || !expect(ps, T_DOTDOT, "'..'"))
+					return NULL;
+				n->x = expr(ps);
+				if (!n->x)
+					return NULL;
+			}
+			n->s = v->s;
+			n->i = v->loc.col;
+			if (!n->l || !expect(ps, T_RPAREN, "')'"))
+				return NULL;
+			n->r = block(ps);
+			*needs_semi = false;
+			return n->r ? n : NULL;
+		}
+		if (!strcmp(t->s, "return") || !strcmp(t->s, "break") || !strcmp(t->s, "continue")) {
+			advance(ps);
+			n = mk(ps, t->s[0] == 'r' ? N_RETURN : t->s[0] == 'b' ? N_BREAK : N_CONTINUE, t->loc);
+			if (n->kind == N_RETURN && TOK(ps) != T_SEMI && TOK(ps) != T_RBRACE) {
+				n->l = expr(ps);
+				if (!n->l)
+					return NULL;
+			}
+			return n;
+		}
+		if (!strcmp(t->s, "let")) {
+			advance(ps);
+			if (TOK(ps) != T_VAR) {
+				unexpected(ps, "a variable after let");
+				return NULL;
+			}
+			struct token *v = advance(ps);
+
+			n = mk(ps, N_LET, v->loc);
+			n->s = v->s;
+			if (TOK(ps) == T_COLON) {	/* let $x: uint8 = 1 */
+				advance(ps);
+				while (TOK(ps) == T_IDENT || TOK(ps) == T_STAR || TOK(ps) == T_LBRACKET ||
+				       TOK(ps) == T_RBRACKET || TOK(ps) == T_INT) {
+					if (TOK(ps) == T_IDENT && !n->x) {
+						n->x = mk(ps, N_CAST, peek(ps, 0)->loc);
+						n->x->s = peek(ps, 0)->s;
+					}
+					advance(ps);
+				}
+			}
+			if (TOK(ps) == T_ASSIGN) {
+				advance(ps);
+				n->r = expr(ps);
+				if (!n->r)
+					return NULL;
+			}
+			return n;
+		}
+	}
+	n = expr(ps);
+	if (!n)
+		return NULL;
+	if (is_assign(TOK(ps))) {
+		struct token *op = advance(ps);
+		struct node *a = mk(ps, N_ASSIGN, op->loc);
+
+		a->op = op->t;
+		a->l = n;
+		a->r = expr(ps);
+		if (!a->r)
+			return NULL;
+		if (n->kind != N_MAP && n->kind != N_VAR && n->kind != N_FIELD) {
+			lang__error(ps->prog, n->loc, "cannot assign to this expression: only maps, variables and fields can be");
+			return NULL;
+		}
+		return a;
+	}
+	struct node *s = mk(ps, N_EXPR, n->loc);
+
+	s->l = n;
+	return s;
+}
+
+static struct node *block(struct parser *ps)
+{
+	struct token *open = peek(ps, 0);
+	struct node *b, *head = NULL, **tail = &head;
+
+	if (!expect(ps, T_LBRACE, "'{'"))
+		return NULL;
+	b = mk(ps, N_BLOCK, open->loc);
+	while (TOK(ps) != T_RBRACE && !failed(ps)) {
+		bool needs_semi;
+
+		if (TOK(ps) == T_SEMI) {
+			advance(ps);
+			continue;
+		}
+		if (TOK(ps) == T_EOF) {
+			lang__error(ps->prog, open->loc, "syntax error: this '{' is never closed");
+			return NULL;
+		}
+		struct node *s = statement(ps, &needs_semi);
+
+		if (!s)
+			return NULL;
+		*tail = s;
+		tail = &s->next;
+		if (needs_semi && TOK(ps) != T_RBRACE && !expect(ps, T_SEMI, "';'"))
+			return NULL;
+	}
+	if (!expect(ps, T_RBRACE, "'}'"))
+		return NULL;
+	b->args = head;
+	return b;
+}
+
+/* "provider:a:b:c" into its fields */
+static struct attach *attach_point(struct parser *ps, struct token *t)
+{
+	struct attach *ap = arena__alloc(ps->prog->arena, sizeof(*ap));
+	const char *s = t->s;
+	const char *colon = strchr(s, ':');
+	size_t plen = colon ? (size_t)(colon - s) : strlen(s);
+
+	ap->text = s;
+	ap->loc = t->loc;
+	ap->prov = lang__provider_name(s, plen);
+	if (!ap->prov) {
+		struct loc l = t->loc;
+
+		l.len = plen;
+		lang__error(ps->prog, l, "unknown probe type '%.*s' (known: BEGIN, END, tracepoint, rawtracepoint, "
+			    "uprobe, uretprobe, usdt, kprobe, kretprobe, profile, interval, software, hardware)",
+			    (int)plen, s);
+		return NULL;
+	}
+	const char *f[3] = { NULL, NULL, NULL };
+	const char *p = colon ? colon + 1 : NULL;
+
+	for (int i = 0; i < 3 && p; i++) {
+		const char *e = strchr(p, ':');
+
+		if (i == 2 || !e) {
+			f[i] = arena__strndup(ps->prog->arena, p, strlen(p));
+			break;
+		}
+		f[i] = arena__strndup(ps->prog->arena, p, e - p);
+		p = e + 1;
+	}
+	ap->a = f[0];
+	ap->b = f[1];
+	ap->c = f[2];
+	return ap;
+}
+
+static int skip_braces(struct parser *ps)
+{
+	int depth = 0;
+
+	do {
+		if (TOK(ps) == T_EOF) {
+			unexpected(ps, "'}'");
+			return -1;
+		}
+		if (TOK(ps) == T_LBRACE)
+			depth++;
+		else if (TOK(ps) == T_RBRACE)
+			depth--;
+		advance(ps);
+	} while (depth > 0);
+	return 0;
+}
+
+static int config_block(struct parser *ps)
+{
+	if (!expect(ps, T_ASSIGN, "'=' after config") || !expect(ps, T_LBRACE, "'{'"))
+		return -1;
+	while (TOK(ps) == T_IDENT) {
+		struct token *k = advance(ps);
+
+		if (!expect(ps, T_ASSIGN, "'='"))
+			return -1;
+		struct token *v = advance(ps);
+		const char *key = k->s;
+
+		if (!strncmp(key, "BPFTRACE_", 9))
+			key += 9;
+		if (v->t == T_INT) {
+			if (!strcasecmp(key, "max_strlen") || !strcasecmp(key, "strlen")) {
+				if (v->i < 1 || v->i > 200) {
+					lang__error(ps->prog, v->loc, "max_strlen must be between 1 and 200 (the BPF stack is 512 bytes)");
+					return -1;
+				}
+				ps->prog->cfg.max_strlen = (int)v->i;
+			} else if (!strcasecmp(key, "stack_depth") || !strcasecmp(key, "max_stack_depth")) {
+				ps->prog->cfg.stack_depth = v->i < 1 ? 1 : v->i > 127 ? 127 : (int)v->i;
+			} else if (!strcasecmp(key, "max_map_keys")) {
+				ps->prog->cfg.max_map_keys = v->i < 1 ? 1 : (int)v->i;
+			}
+		} else if (v->t != T_STR && v->t != T_IDENT) {
+			lang__error(ps->prog, v->loc, "a config value is a number or a string");
+			return -1;
+		}
+		if (TOK(ps) == T_SEMI)
+			advance(ps);
+	}
+	return expect(ps, T_RBRACE, "'}' or a config key") ? 0 : -1;
+}
+
+static int map_decl(struct parser *ps)
+{
+	/* let @a = hash(1024); */
+	if (TOK(ps) != T_MAP) {
+		unexpected(ps, "a map after let");
+		return -1;
+	}
+	advance(ps);
+	if (!expect(ps, T_ASSIGN, "'='"))
+		return -1;
+	if (TOK(ps) != T_IDENT) {
+		unexpected(ps, "a map type (hash, lruhash, percpuhash, percpulruhash, percpuarray)");
+		return -1;
+	}
+	struct token *ty = advance(ps);
+	static const char *types[] = { "hash", "lruhash", "percpuhash", "percpulruhash", "percpuarray", NULL };
+	bool ok = false;
+
+	for (int i = 0; types[i]; i++)
+		ok |= !strcmp(ty->s, types[i]);
+	if (!ok) {
+		lang__error(ps->prog, ty->loc, "unknown map type '%s' (hash, lruhash, percpuhash, percpulruhash, percpuarray)", ty->s);
+		return -1;
+	}
+	if (!expect(ps, T_LPAREN, "'('"))
+		return -1;
+	if (TOK(ps) == T_INT)
+		advance(ps);
+	if (!expect(ps, T_RPAREN, "')'"))
+		return -1;
+	if (TOK(ps) == T_SEMI)
+		advance(ps);
+	return 0;
+}
+
+static int probe(struct parser *ps)
+{
+	struct probe *pr = arena__alloc(ps->prog->arena, sizeof(*pr));
+	struct attach **tail = &pr->aps;
+
+	pr->loc = peek(ps, 0)->loc;
+	for (;;) {
+		struct token *t = peek(ps, 0);
+
+		if (t->t != T_PROBE) {
+			unexpected(ps, "an attach point");
+			return -1;
+		}
+		advance(ps);
+		struct attach *ap = attach_point(ps, t);
+
+		if (!ap)
+			return -1;
+		*tail = ap;
+		tail = &ap->next;
+		if (TOK(ps) != T_COMMA)
+			break;
+		advance(ps);
+	}
+	if (TOK(ps) == T_SLASH) {
+		advance(ps);
+		ps->in_pred = true;
+		ps->nest = 0;
+		pr->pred = expr(ps);
+		ps->in_pred = false;
+		if (!pr->pred || !expect(ps, T_SLASH, "'/' closing the predicate"))
+			return -1;
+	}
+	pr->body = block(ps);
+	if (!pr->body)
+		return -1;
+	pr->index = ps->prog->nprobes++;
+	struct probe **pt = &ps->prog->probes;
+
+	while (*pt)
+		pt = &(*pt)->next;
+	*pt = pr;
+	return 0;
+}
+
+int lang__parse(struct program *prog)
+{
+	struct lexer lx;
+	struct parser ps = { .prog = prog };
+	int cap = 256;
+
+	lexer__init(&lx, prog);
+	ps.toks = malloc(cap * sizeof(*ps.toks));
+	if (!ps.toks)
+		return -ENOMEM;
+	for (;;) {
+		struct token t = lexer__next(&lx);
+
+		if (ps.n == cap) {
+			struct token *n = realloc(ps.toks, (cap *= 2) * sizeof(*n));
+
+			if (!n) {
+				free(ps.toks);
+				return -ENOMEM;
+			}
+			ps.toks = n;
+		}
+		ps.toks[ps.n++] = t;
+		if (t.t == T_EOF || t.t == T_ERROR)
+			break;
+	}
+	while (TOK(&ps) != T_EOF && !failed(&ps)) {
+		struct token *t = peek(&ps, 0);
+
+		if (t->t == T_IDENT && !strcmp(t->s, "config")) {
+			advance(&ps);
+			config_block(&ps);
+		} else if (t->t == T_IDENT && !strcmp(t->s, "let")) {
+			advance(&ps);
+			map_decl(&ps);
+		} else if (t->t == T_IDENT && (!strcmp(t->s, "struct") || !strcmp(t->s, "union") ||
+					       !strcmp(t->s, "enum"))) {
+			/* C type declarations: kept for casts of user data (not yet typed) */
+			while (TOK(&ps) != T_LBRACE && TOK(&ps) != T_SEMI && TOK(&ps) != T_EOF)
+				advance(&ps);
+			if (TOK(&ps) == T_LBRACE && skip_braces(&ps) == 0)
+				while (TOK(&ps) == T_SEMI)
+					advance(&ps);
+			else if (TOK(&ps) == T_SEMI)
+				advance(&ps);
+		} else if (t->t == T_IDENT && (!strcmp(t->s, "macro") || !strcmp(t->s, "fn"))) {
+			lang__error(prog, t->loc, "%s definitions are not supported by sonde probe yet", t->s);
+		} else if (t->t == T_IDENT && !strcmp(t->s, "import")) {
+			lang__error(prog, t->loc, "import is not supported by sonde probe yet");
+		} else if (t->t == T_SEMI) {
+			advance(&ps);
+		} else {
+			probe(&ps);
+		}
+	}
+	free(ps.toks);
+	if (!failed(&ps) && !prog->probes) {
+		struct loc l = { 1, 1, 0 };
+
+		lang__error(prog, l, "the program has no probes");
+	}
+	return prog->err ? -EINVAL : 0;
+}

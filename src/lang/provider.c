@@ -1,0 +1,825 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * provider.c - the probe types of the language as a table: how each attach
+ * point expands (tracepoint globs, uprobe symbols in binaries and libraries)
+ * and how a loaded program is attached through the kernel ABI
+ * (perf_event_open + PERF_EVENT_IOC_SET_BPF, BPF_RAW_TRACEPOINT_OPEN).
+ */
+#include "lang/provider.h"
+#include "lib/tracefs.h"
+
+#include <bpf/bpf.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int perf_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int add_fd(struct ap_inst *in, int fd)
+{
+	int *n = realloc(in->fds, (in->nfds + 1) * sizeof(int));
+
+	if (!n) {
+		close(fd);
+		return -ENOMEM;
+	}
+	in->fds = n;
+	in->fds[in->nfds++] = fd;
+	return 0;
+}
+
+/* a perf event running inst's program */
+static int attach_perf(struct ap_inst *in, struct perf_event_attr *attr, pid_t pid, int cpu,
+		       char *err, size_t errlen)
+{
+	int fd = perf_open(attr, pid, cpu);
+
+	if (fd < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "cannot open the perf event of '%s': %s", in->name, strerror(e));
+		return -e;
+	}
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, in->prog_fd) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		int e = errno;
+
+		close(fd);
+		snprintf(err, errlen, "cannot attach the program of '%s': %s", in->name, strerror(e));
+		return -e;
+	}
+	return add_fd(in, fd);
+}
+
+static struct ap_inst *new_inst(struct program *prog, struct probe *pr, struct attach *ap,
+				struct ap_inst ***tail, const char *name)
+{
+	struct ap_inst *in = arena__alloc(prog->arena, sizeof(*in));
+
+	in->prov = provider__find(ap->prov);
+	in->ap = ap;
+	in->name = arena__strndup(prog->arena, name, strlen(name));
+	in->prog_fd = -1;
+	**tail = in;
+	*tail = &in->next;
+	pr->ninst++;
+	return in;
+}
+
+/* ---- BEGIN / END ---- */
+static int special_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
+{
+	if (ap->a) {
+		lang__error(prog, ap->loc, "%s takes no arguments", ap->prov);
+		return -EINVAL;
+	}
+	new_inst(prog, pr, ap, tail, ap->prov);
+	return 0;
+}
+
+/* ---- tracepoint ---- */
+static int tp_format(struct program *prog, struct ap_inst *in)
+{
+	char path[512], line[1024];
+	const char *dir = tracefs__dir();
+	FILE *f;
+
+	if (!dir)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", dir, in->group, in->event);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *fld = strstr(line, "field:"), *semi;
+		int off, size, sign = 0;
+		char *o = strstr(line, "offset:"), *s = strstr(line, "size:"), *g = strstr(line, "signed:");
+
+		if (!fld || !o || !s)
+			continue;
+		fld += 6;
+		semi = strchr(fld, ';');
+		if (!semi)
+			continue;
+		*semi = 0;
+		off = atoi(o + 7);
+		size = atoi(s + 5);
+		if (g)
+			sign = atoi(g + 7);
+		/* the name is the last identifier, before any [N] */
+		char *end = fld + strlen(fld);
+		char *br = strchr(fld, '[');
+		char *nend = end;
+
+		if (br && !strstr(fld, "__data_loc"))
+			nend = br;
+		while (nend > fld && !(isalnum((unsigned char)nend[-1]) || nend[-1] == '_'))
+			nend--;
+		char *nstart = nend;
+
+		while (nstart > fld && (isalnum((unsigned char)nstart[-1]) || nstart[-1] == '_'))
+			nstart--;
+		if (nstart == nend)
+			continue;
+		struct tp_field *nf = arena__alloc(prog->arena, (in->nfields + 1) * sizeof(*nf));
+
+		memcpy(nf, in->fields, in->nfields * sizeof(*nf));
+		in->fields = nf;
+		struct tp_field *tf = &nf[in->nfields++];
+
+		tf->name = arena__strndup(prog->arena, nstart, nend - nstart);
+		tf->off = off;
+		tf->size = size;
+		tf->sign = sign;
+		tf->data_loc = strstr(fld, "__data_loc") != NULL;
+		tf->array = !tf->data_loc && br != NULL;
+		tf->ptr = !tf->data_loc && strchr(fld, '*') != NULL;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int tp_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
+{
+	struct tp_name *names = NULL;
+	int n;
+
+	if (!ap->a || !ap->b || ap->c) {
+		lang__error(prog, ap->loc, "a tracepoint is written tracepoint:GROUP:NAME");
+		return -EINVAL;
+	}
+	if (!tracefs__dir()) {
+		lang__error(prog, ap->loc, "cannot read tracepoints: tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+		return -ENOENT;
+	}
+	n = tracefs__glob(ap->a, ap->b, &names);
+	if (n <= 0) {
+		lang__error(prog, ap->loc, "no tracepoint matches '%s:%s' (see 'sonde probe -l \"tracepoint:*\"')", ap->a, ap->b);
+		return n < 0 ? n : -ENOENT;
+	}
+	for (int i = 0; i < n; i++) {
+		char name[512];
+
+		snprintf(name, sizeof(name), "tracepoint:%s:%s", names[i].group, names[i].name);
+		struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
+
+		in->group = arena__strndup(prog->arena, names[i].group, strlen(names[i].group));
+		in->event = arena__strndup(prog->arena, names[i].name, strlen(names[i].name));
+		if (tp_format(prog, in)) {
+			lang__error(prog, ap->loc, "cannot read the format of tracepoint '%s:%s'", in->group, in->event);
+			tracefs__free_names(names, n);
+			return -ENOENT;
+		}
+	}
+	tracefs__free_names(names, n);
+	return 0;
+}
+
+static int tp_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen)
+{
+	struct perf_event_attr attr = { 0 };
+	long long id = tracefs__event_id(in->group, in->event);
+
+	if (id < 0) {
+		snprintf(err, errlen, "no tracepoint '%s:%s': %s", in->group, in->event, strerror((int)-id));
+		return (int)id;
+	}
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = id;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	return attach_perf(in, &attr, -1, 0, err, errlen);
+}
+
+/* ---- raw tracepoint ---- */
+static int rt_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
+{
+	const char *ev = ap->b ? ap->b : ap->a;
+	char name[256];
+
+	if (!ev || !*ev || strpbrk(ev, "*?[")) {
+		lang__error(prog, ap->loc, "a raw tracepoint is written rawtracepoint:NAME (no wildcards)");
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "rawtracepoint:%s", ev);
+	struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
+
+	in->event = ev;
+	return 0;
+}
+
+static int rt_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen)
+{
+	int fd = bpf_raw_tracepoint_open(in->event, in->prog_fd);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot attach raw tracepoint '%s': %s", in->event, strerror(-fd));
+		return fd;
+	}
+	return add_fd(in, fd);
+}
+
+/* ---- uprobe / uretprobe ---- */
+int provider__resolve_path(const char *name, char *out, size_t len)
+{
+	static const char *libdirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+					 "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib", NULL };
+	struct stat st;
+
+	if (strchr(name, '/')) {
+		if (stat(name, &st) || !S_ISREG(st.st_mode))
+			return -ENOENT;
+		if (!realpath(name, out))
+			snprintf(out, len, "%s", name);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
+	for (char *save, *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(out, len, "%s/%s", d, name);
+		if (!stat(out, &st) && S_ISREG(st.st_mode) && !access(out, X_OK))
+			return 0;
+	}
+	static const char *forms[] = { "%s/%s", "%s/%s.so", "%s/%s.so.6", "%s/%s.so.1", "%s/%s.so.0",
+				       "%s/lib%s.so", "%s/lib%s.so.6", "%s/lib%s.so.1", "%s/lib%s.so.0", NULL };
+	for (int i = 0; libdirs[i]; i++)
+		for (int j = 0; forms[j]; j++) {
+			snprintf(out, len, forms[j], libdirs[i], name);
+			if (!stat(out, &st) && S_ISREG(st.st_mode))
+				return 0;
+		}
+	return -ENOENT;
+}
+
+int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
+	Elf *e;
+	GElf_Addr value = 0;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e) {
+		close(fd);
+		return -EINVAL;
+	}
+	for (Elf_Scn *scn = NULL; !value && (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+
+		for (size_t i = 0; d && i < n; i++) {
+			GElf_Sym s;
+			const char *nm;
+
+			if (!gelf_getsym(d, i, &s) || !s.st_value || s.st_shndx == SHN_UNDEF)
+				continue;
+			nm = elf_strptr(e, sh.sh_link, s.st_name);
+			if (!nm)
+				continue;
+			/* "malloc" matches "malloc@@GLIBC_2.2.5" too */
+			size_t l = strlen(sym);
+
+			if (!strncmp(nm, sym, l) && (nm[l] == 0 || nm[l] == '@')) {
+				value = s.st_value;
+				break;
+			}
+		}
+	}
+	if (value) {
+		size_t nph;
+
+		rc = -ENOENT;
+		if (!elf_getphdrnum(e, &nph))
+			for (size_t i = 0; i < nph; i++) {
+				GElf_Phdr ph;
+
+				if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+				    value >= ph.p_vaddr && value < ph.p_vaddr + ph.p_memsz) {
+					*offset = value - ph.p_vaddr + ph.p_offset;
+					rc = 0;
+					break;
+				}
+			}
+	}
+	elf_end(e);
+	close(fd);
+	return rc;
+}
+
+static void list_elf_funcs(const char *path, const char *pat, void (*cb)(const char *, void *), void *ctx)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	char buf[4600];
+	const char *kind = !strncmp(pat, "uretprobe:", 10) ? "uretprobe" : "uprobe";
+
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	for (Elf_Scn *scn = NULL; e && (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+
+		for (size_t i = 0; d && i < n; i++) {
+			GElf_Sym s;
+			const char *nm;
+
+			if (!gelf_getsym(d, i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value ||
+			    s.st_shndx == SHN_UNDEF || !(nm = elf_strptr(e, sh.sh_link, s.st_name)) || !*nm)
+				continue;
+			snprintf(buf, sizeof(buf), "%s:%s:%s", kind, path, nm);
+			if (!fnmatch(pat, buf, 0))
+				cb(buf, ctx);
+		}
+		if (sh.sh_type == SHT_SYMTAB)
+			break;	/* .symtab has everything .dynsym has */
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+}
+
+static int u_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
+{
+	char path[4096], name[4352];
+	const char *sym = ap->b;
+	uint64_t off = 0;
+	int rc;
+
+	if (!ap->a || !ap->b) {
+		lang__error(prog, ap->loc, "a uprobe is written %s:BINARY:FUNCTION", ap->prov);
+		return -EINVAL;
+	}
+	if (ap->c) {	/* uprobe:bin:lang:sym forms: the last field is the function */
+		sym = ap->c;
+	}
+	if (provider__resolve_path(ap->a, path, sizeof(path))) {
+		lang__error(prog, ap->loc, "cannot find binary or library '%s'", ap->a);
+		return -ENOENT;
+	}
+	if (strpbrk(sym, "*?[")) {
+		lang__error(prog, ap->loc, "wildcards in uprobe functions are not supported by sonde probe yet");
+		return -EINVAL;
+	}
+	if (!strncmp(sym, "0x", 2)) {
+		off = strtoull(sym, NULL, 16);
+	} else {
+		rc = provider__elf_sym_offset(path, sym, &off);
+		if (rc) {
+			lang__error(prog, ap->loc, "cannot find function '%s' in '%s'%s", sym, path,
+				    rc == -ENOENT ? " (no such symbol)" : "");
+			return rc;
+		}
+	}
+	snprintf(name, sizeof(name), "%s:%s:%s", ap->prov, path, sym);
+	struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
+
+	in->path = arena__strndup(prog->arena, path, strlen(path));
+	in->sym = sym;
+	in->offset = off;
+	return 0;
+}
+
+static int read_int_file(const char *path, int *v)
+{
+	FILE *f = fopen(path, "r");
+	int rc = -ENOENT;
+
+	if (f) {
+		rc = fscanf(f, "%d", v) == 1 ? 0 : -EINVAL;
+		fclose(f);
+	}
+	return rc;
+}
+
+/* the retprobe bit of a dynamic PMU ("config:0") */
+static int retprobe_bit(const char *pmu)
+{
+	char path[256], buf[64] = "";
+	FILE *f;
+	int bit = 0;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/retprobe", pmu);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			sscanf(buf, "config:%d", &bit);
+		fclose(f);
+	}
+	return bit;
+}
+
+static int dyn_attach(struct ap_inst *in, const struct attach_ctx *ctx, const char *pmu, bool ret,
+		      uint64_t config1, uint64_t config2, pid_t pid, char *err, size_t errlen)
+{
+	struct perf_event_attr attr = { 0 };
+	char path[256];
+	int type;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	if (read_int_file(path, &type)) {
+		if (!strcmp(pmu, "kprobe"))
+			snprintf(err, errlen, "cannot attach '%s': this kernel has no kprobes (no %s: CONFIG_KPROBES is off); "
+				 "use a tracepoint or a raw tracepoint instead", in->name, path);
+		else
+			snprintf(err, errlen, "cannot attach '%s': this kernel has no %s PMU (%s is missing)", in->name, pmu, path);
+		return -EOPNOTSUPP;
+	}
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = ret ? 1ULL << retprobe_bit(pmu) : 0;
+	attr.config1 = config1;
+	attr.config2 = config2;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	return attach_perf(in, &attr, pid, pid >= 0 ? -1 : 0, err, errlen);
+}
+
+static int u_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen)
+{
+	return dyn_attach(in, ctx, "uprobe", !strcmp(in->prov->name, "uretprobe"), (uint64_t)(uintptr_t)in->path,
+			  in->offset, ctx->pid > 0 ? ctx->pid : -1, err, errlen);
+}
+
+/* ---- kprobe / kretprobe ---- */
+static int k_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
+{
+	char name[512], fn[256];
+	const char *plus;
+
+	if (!ap->a || ap->b) {
+		lang__error(prog, ap->loc, "a kprobe is written %s:FUNCTION[+OFFSET]", ap->prov);
+		return -EINVAL;
+	}
+	if (strpbrk(ap->a, "*?[")) {
+		lang__error(prog, ap->loc, "wildcards in kprobes need available_filter_functions, not supported by sonde probe yet");
+		return -EINVAL;
+	}
+	plus = strchr(ap->a, '+');
+	snprintf(fn, sizeof(fn), "%.*s", plus ? (int)(plus - ap->a) : (int)strlen(ap->a), ap->a);
+	snprintf(name, sizeof(name), "%s:%s", ap->prov, ap->a);
+	struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
+
+	in->sym = arena__strndup(prog->arena, fn, strlen(fn));
+	in->offset = plus ? strtoull(plus + 1, NULL, 0) : 0;
+	return 0;
+}
+
+static int k_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen)
+{
+	return dyn_attach(in, ctx, "kprobe", !strcmp(in->prov->name, "kretprobe"), (uint64_t)(uintptr_t)in->sym,
+			  in->offset, -1, err, errlen);
+}
+
+/* ---- profile / interval ---- */
+static long long unit_ns(const char *u)
+{
+	if (!strcmp(u, "s") || !strcmp(u, "sec"))
+		return 1000000000LL;
+	if (!strcmp(u, "ms"))
+		return 1000000LL;
+	if (!strcmp(u, "us"))
+		return 1000LL;
+	if (!strcmp(u, "ns"))
+		return 1;
+	return -1;
+}
+
+static int timer_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
+{
+	const char *unit = ap->a, *num = ap->b;
+	char ubuf[16], name[128];
+	char *end;
+
+	if (ap->a && !ap->b) {	/* profile:99, interval:1s */
+		const char *p = ap->a;
+
+		while (isdigit((unsigned char)*p))
+			p++;
+		snprintf(ubuf, sizeof(ubuf), "%s", *p ? p : "hz");
+		unit = ubuf;
+		num = arena__strndup(prog->arena, ap->a, p - ap->a);
+	}
+	if (!unit || !num || ap->c) {
+		lang__error(prog, ap->loc, "%s is written %s:UNIT:N with UNIT hz, s, ms, us or ns", ap->prov, ap->prov);
+		return -EINVAL;
+	}
+	long long n = strtoll(num, &end, 10);
+
+	if (*end || n <= 0) {
+		lang__error(prog, ap->loc, "'%s' is not a positive number", num);
+		return -EINVAL;
+	}
+	bool hz = !strcmp(unit, "hz");
+
+	if (!hz && unit_ns(unit) < 0) {
+		lang__error(prog, ap->loc, "unknown unit '%s' (hz, s, ms, us, ns)", unit);
+		return -EINVAL;
+	}
+	if (hz && !strcmp(ap->prov, "interval") && 0) {
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "%s:%s:%lld", ap->prov, unit, n);
+	struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
+
+	in->n = n;
+	in->unit = hz ? 0 : (int)(unit_ns(unit) > 1000000000LL ? 1000000000LL : unit_ns(unit));
+	return 0;
+}
+
+static void timer_attr(const struct ap_inst *in, struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_CPU_CLOCK;
+	if (in->unit == 0) {
+		attr->freq = 1;
+		attr->sample_freq = in->n;
+	} else {
+		attr->sample_period = (uint64_t)in->n * in->unit;
+	}
+}
+
+static int profile_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen)
+{
+	struct perf_event_attr attr;
+
+	timer_attr(in, &attr);
+	for (int i = 0; i < ctx->ncpus; i++) {
+		int rc = attach_perf(in, &attr, -1, ctx->cpus[i], err, errlen);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int interval_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen)
+{
+	struct perf_event_attr attr;
+
+	timer_attr(in, &attr);
+	return attach_perf(in, &attr, -1, ctx->ncpus ? ctx->cpus[0] : 0, err, errlen);
+}
+
+/* ---- software / hardware ---- */
+static const struct evname {
+	const char *name, *alias;
+	int type;
+	uint64_t config;
+	long long period;
+} evnames[] = {
+	{ "cpu-clock", "cpu", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1000000 },
+	{ "task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1000000 },
+	{ "page-faults", "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 100 },
+	{ "context-switches", "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 1000 },
+	{ "cpu-migrations", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 1 },
+	{ "minor-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, 100 },
+	{ "major-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1 },
+	{ "alignment-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, 1 },
+	{ "emulation-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, 1 },
+	{ "dummy", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, 1 },
+	{ "bpf-output", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT, 1 },
+	{ "cpu-cycles", "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000000 },
+	{ "instructions", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1000000 },
+	{ "cache-references", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 1000000 },
+	{ "cache-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 1000000 },
+	{ "branch-instructions", "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100000 },
+	{ "branch-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 100000 },
+	{ "bus-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, 100000 },
+	{ "frontend-stalls", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 1000000 },
+	{ "backend-stalls", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 1000000 },
+	{ "ref-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 1000000 },
+};
+
+static int event_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
+{
+	int want = !strcmp(ap->prov, "software") ? PERF_TYPE_SOFTWARE : PERF_TYPE_HARDWARE;
+	char name[128];
+
+	for (size_t i = 0; ap->a && i < sizeof(evnames) / sizeof(evnames[0]); i++) {
+		const struct evname *e = &evnames[i];
+
+		if (e->type != want || (strcmp(ap->a, e->name) && (!e->alias || strcmp(ap->a, e->alias))))
+			continue;
+		long long n = e->period;
+
+		if (ap->b) {
+			char *end;
+
+			n = strtoll(ap->b, &end, 10);
+			if (*end || n <= 0) {
+				lang__error(prog, ap->loc, "'%s' is not a positive count", ap->b);
+				return -EINVAL;
+			}
+		}
+		snprintf(name, sizeof(name), "%s:%s:%lld", ap->prov, e->name, n);
+		struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
+
+		in->n = n;
+		in->config = e->config;
+		return 0;
+	}
+	lang__error(prog, ap->loc, "unknown %s event '%s'", ap->prov, ap->a ? ap->a : "");
+	return -EINVAL;
+}
+
+static int event_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen)
+{
+	struct perf_event_attr attr = { 0 };
+	bool hw = !strcmp(in->prov->name, "hardware");
+
+	attr.size = sizeof(attr);
+	attr.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
+	attr.config = in->config;
+	attr.sample_period = in->n;
+	for (int i = 0; i < ctx->ncpus; i++) {
+		int rc = attach_perf(in, &attr, -1, ctx->cpus[i], err, errlen);
+
+		if (rc) {
+			if (hw && (rc == -ENOENT || rc == -EOPNOTSUPP || rc == -ENODEV))
+				snprintf(err, errlen, "cannot open '%s': not supported by this CPU "
+					 "(no hardware PMU, as in most VMs); use a software event such as software:cpu-clock",
+					 in->name);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- what is not here yet ---- */
+static int unsupported_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
+{
+	if (!strcmp(ap->prov, "fentry") || !strcmp(ap->prov, "fexit"))
+		lang__error(prog, ap->loc, "%s probes are not supported by sonde probe yet (BPF trampolines; "
+			    "use a tracepoint or a raw tracepoint)", ap->prov);
+	else
+		lang__error(prog, ap->loc, "%s probes are not supported by sonde probe yet", ap->prov);
+	return -EOPNOTSUPP;
+}
+
+static const struct provider providers[] = {
+	{ "BEGIN", BPF_PROG_TYPE_RAW_TRACEPOINT, false, false, false, special_expand, NULL },
+	{ "END", BPF_PROG_TYPE_RAW_TRACEPOINT, false, false, false, special_expand, NULL },
+	{ "tracepoint", BPF_PROG_TYPE_TRACEPOINT, false, false, true, tp_expand, tp_attach },
+	{ "rawtracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, true, false, false, rt_expand, rt_attach },
+	{ "uprobe", BPF_PROG_TYPE_KPROBE, true, false, false, u_expand, u_attach },
+	{ "uretprobe", BPF_PROG_TYPE_KPROBE, false, true, false, u_expand, u_attach },
+	{ "kprobe", BPF_PROG_TYPE_KPROBE, true, false, false, k_expand, k_attach },
+	{ "kretprobe", BPF_PROG_TYPE_KPROBE, false, true, false, k_expand, k_attach },
+	{ "profile", BPF_PROG_TYPE_PERF_EVENT, false, false, false, timer_expand, profile_attach },
+	{ "interval", BPF_PROG_TYPE_PERF_EVENT, false, false, false, timer_expand, interval_attach },
+	{ "software", BPF_PROG_TYPE_PERF_EVENT, false, false, false, event_expand, event_attach },
+	{ "hardware", BPF_PROG_TYPE_PERF_EVENT, false, false, false, event_expand, event_attach },
+	{ "usdt", BPF_PROG_TYPE_KPROBE, true, false, false, unsupported_expand, NULL },
+	{ "fentry", BPF_PROG_TYPE_TRACING, true, false, false, unsupported_expand, NULL },
+	{ "fexit", BPF_PROG_TYPE_TRACING, true, true, false, unsupported_expand, NULL },
+	{ "watchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, unsupported_expand, NULL },
+	{ "asyncwatchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, unsupported_expand, NULL },
+	{ "iter", BPF_PROG_TYPE_TRACING, false, false, false, unsupported_expand, NULL },
+};
+
+const struct provider *provider__find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)
+		if (!strcmp(providers[i].name, name))
+			return &providers[i];
+	return NULL;
+}
+
+int provider__expand_all(struct program *prog, pid_t target_pid)
+{
+	for (struct probe *pr = prog->probes; pr; pr = pr->next) {
+		struct ap_inst **tail = &pr->inst;
+
+		for (struct attach *ap = pr->aps; ap; ap = ap->next) {
+			const struct provider *p = provider__find(ap->prov);
+
+			if (!p || p->expand(prog, pr, ap, &tail))
+				return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+const struct tp_field *provider__field(const struct ap_inst *in, const char *name)
+{
+	for (int i = 0; i < in->nfields; i++)
+		if (!strcmp(in->fields[i].name, name))
+			return &in->fields[i];
+	return NULL;
+}
+
+void provider__detach(struct ap_inst *in)
+{
+	for (int i = 0; i < in->nfds; i++)
+		close(in->fds[i]);
+	free(in->fds);
+	in->fds = NULL;
+	in->nfds = 0;
+	if (in->prog_fd >= 0)
+		close(in->prog_fd);
+	in->prog_fd = -1;
+}
+
+int provider__arg_offset(int n)
+{
+	/* struct pt_regs on x86-64: di, si, dx, cx, r8, r9 */
+	static const int off[] = { 112, 104, 96, 88, 72, 64 };
+
+	return n >= 0 && n < 6 ? off[n] : -1;
+}
+
+int provider__retval_offset(void)
+{
+	return 80;	/* ax */
+}
+
+/* ---- -l ---- */
+static void list_one(const char *name, const char *pat, void (*cb)(const char *, void *), void *ctx)
+{
+	const char *colon = strchr(name, ':');
+
+	if (!pat || !*pat || !fnmatch(pat, name, 0) || (colon && !fnmatch(pat, colon + 1, 0)))
+		cb(name, ctx);
+}
+
+int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx)
+{
+	char buf[512];
+	struct tp_name *names = NULL;
+	int n;
+
+	/* "t:a:b" and "tracepoint:a:b" name the same probes */
+	char *norm = NULL;
+
+	if (pat) {
+		const char *c = strchr(pat, ':');
+		const char *p = c ? lang__provider_name(pat, c - pat) : NULL;
+
+		if (p && asprintf(&norm, "%s%s", p, c) > 0)
+			pat = norm;
+	}
+	list_one("BEGIN", pat, cb, ctx);
+	list_one("END", pat, cb, ctx);
+	for (size_t i = 0; i < sizeof(evnames) / sizeof(evnames[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s:%s:", evnames[i].type == PERF_TYPE_SOFTWARE ? "software" : "hardware",
+			 evnames[i].name);
+		list_one(buf, pat, cb, ctx);
+	}
+	n = tracefs__glob("*", "*", &names);
+	for (int i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "tracepoint:%s:%s", names[i].group, names[i].name);
+		list_one(buf, pat, cb, ctx);
+	}
+	for (int i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "rawtracepoint:%s", names[i].name);
+		if (pat && !strncmp(pat, "rawtracepoint:", 14))
+			list_one(buf, pat, cb, ctx);
+	}
+	if (n > 0)
+		tracefs__free_names(names, n);
+	/* uprobe:/path:pattern lists the functions of a binary */
+	if (pat && (!strncmp(pat, "uprobe:", 7) || !strncmp(pat, "uretprobe:", 10))) {
+		const char *p = strchr(pat, ':') + 1;
+		const char *c = strrchr(p, ':');
+		char path[4096], file[4096];
+
+		if (c && (size_t)(c - p) < sizeof(file)) {
+			snprintf(file, sizeof(file), "%.*s", (int)(c - p), p);
+			if (!provider__resolve_path(file, path, sizeof(path)))
+				list_elf_funcs(path, pat, cb, ctx);
+		}
+	}
+	free(norm);
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * provider.h - probe types as a table of hooks (ply's shape): each provider
+ * expands an attach point into instances (wildcards, lists), says which BPF
+ * program type runs there and what the builtins read from its context, and
+ * attaches a loaded program. Instances live in the program's arena; the file
+ * descriptors they open are closed by provider__detach().
+ */
+#ifndef SONDE_LANG_PROVIDER_H
+#define SONDE_LANG_PROVIDER_H
+
+#include "lang/lang.h"
+
+#include <sys/types.h>
+
+struct tp_field {
+	const char *name;
+	int off, size;
+	bool sign;
+	bool array;		/* char comm[16] */
+	bool data_loc;		/* __data_loc char[] */
+	bool ptr;		/* const char * */
+};
+
+struct ap_inst {
+	const struct provider *prov;
+	struct attach *ap;
+	const char *name;	/* the full probe name the `probe` builtin gives */
+	const char *group, *event;	/* tracepoint */
+	const char *path, *sym;	/* uprobe, kprobe */
+	uint64_t offset;	/* uprobe: file offset; kprobe: +off */
+	long long n;		/* profile/interval: hz or period; software/hardware: period */
+	int unit;		/* profile/interval: 0 hz, else ns per unit */
+	uint64_t config;	/* software/hardware event */
+	struct tp_field *fields;
+	int nfields;
+	/* run time */
+	int prog_fd;
+	int *fds;
+	int nfds;
+	struct ap_inst *next;
+};
+
+struct attach_ctx {
+	pid_t pid;		/* -p / -c: uprobes only fire in it; -1 for all */
+	int *cpus;
+	int ncpus;
+};
+
+struct provider {
+	const char *name;
+	int prog_type;		/* enum bpf_prog_type */
+	bool has_args;		/* arg0..N */
+	bool has_retval;
+	bool has_fields;	/* args->f */
+	/* fill p->inst for every attach point; 0 or -errno with a message through lang__error */
+	int (*expand)(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail);
+	/* attach inst->prog_fd; 0 or -errno with err filled */
+	int (*attach)(struct ap_inst *inst, const struct attach_ctx *ctx, char *err, size_t errlen);
+};
+
+const struct provider *provider__find(const char *name);
+/* expand every probe's attach points; 0 or -EINVAL with prog->err */
+int provider__expand_all(struct program *prog, pid_t target_pid);
+const struct tp_field *provider__field(const struct ap_inst *in, const char *name);
+void provider__detach(struct ap_inst *inst);
+/* the pt_regs offset of argN / the return value (x86-64), or -1 */
+int provider__arg_offset(int n);
+int provider__retval_offset(void);
+
+/* every probe whose name matches the fnmatch pattern (NULL: all), for -l */
+int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx);
+
+/* ELF: the file offset of symbol `sym` in `path` for a uprobe; 0 or -errno */
+int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset);
+/* the full path of a binary or library named on an attach point; 0 or -ENOENT */
+int provider__resolve_path(const char *name, char *out, size_t len);
+
+#endif

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * runtime.c - the life of a probe program: maps (bpf_map_create), programs
+ * (bpf_prog_load; the verifier's log is shown when it refuses one), BEGIN and
+ * END through BPF_PROG_TEST_RUN, attach through the providers, one ring buffer
+ * for printf/exit/print/clear read with epoll (no timeouts: exit is immediate),
+ * then maps printed before detaching, and detach in parallel (closing a
+ * perf-event tracepoint costs ~60 ms in the kernel).
+ */
+#include "lang/gen.h"
+#include "lang/output.h"
+#include "lang/provider.h"
+#include "lang/runtime.h"
+#include "lib/symbol.h"
+#include "lib/target.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct rt {
+	struct program *prog;
+	const struct run_opts *o;
+	struct out out;
+	int rb_fd, kstack_fd, ustack_fd;
+	struct ring_buffer *rb;
+	bool exiting;
+	int nattached;
+};
+
+void bpf_code__dump(const struct bpf_code *c, FILE *f);
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void map_name(char *buf, size_t len, const char *name)
+{
+	size_t n = 0;
+
+	for (const char *p = name; *p && n + 1 < len && n < 15; p++)
+		if (*p != '@')
+			buf[n++] = *p;
+	if (!n)
+		buf[n++] = 'm';
+	buf[n] = 0;
+}
+
+static int create_maps(struct rt *rt, char *err, size_t errlen)
+{
+	struct program *p = rt->prog;
+
+	rt->rb_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "sonde_out", 0, 0, 1 << 22, NULL);
+	if (rt->rb_fd < 0) {
+		snprintf(err, errlen, "cannot create the output ring buffer: %s%s", strerror(-rt->rb_fd),
+			 rt->rb_fd == -EPERM ? " (BPF needs root or CAP_BPF and CAP_PERFMON)" : "");
+		return rt->rb_fd;
+	}
+	if (p->need_kstack || p->need_ustack) {
+		uint32_t vs = 8 * 127;
+
+		if (p->need_kstack)
+			rt->kstack_fd = bpf_map_create(BPF_MAP_TYPE_STACK_TRACE, "sonde_kstack", 4, vs, 4096, NULL);
+		if (p->need_ustack)
+			rt->ustack_fd = bpf_map_create(BPF_MAP_TYPE_STACK_TRACE, "sonde_ustack", 4, vs, 4096, NULL);
+		if (rt->kstack_fd < -1 || rt->ustack_fd < -1) {
+			snprintf(err, errlen, "cannot create a stack map: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	for (struct mapinfo *m = p->maps; m; m = m->next) {
+		char name[16];
+
+		map_name(name, sizeof(name), m->name);
+		m->fd = bpf_map_create(m->bpf_type, name, m->key_size, m->value_size, m->max_entries, NULL);
+		if (m->fd < 0) {
+			int e = m->fd;
+
+			m->fd = -1;
+			snprintf(err, errlen, "cannot create map '%s': %s", m->name, strerror(-e));
+			return e;
+		}
+	}
+	return 0;
+}
+
+static int map_fd(struct rt *rt, int ref)
+{
+	if (ref == MAPREF_RINGBUF)
+		return rt->rb_fd;
+	if (ref == MAPREF_KSTACK)
+		return rt->kstack_fd;
+	if (ref == MAPREF_USTACK)
+		return rt->ustack_fd;
+	for (struct mapinfo *m = rt->prog->maps; m; m = m->next)
+		if (m->index == ref)
+			return m->fd;
+	return -1;
+}
+
+static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	char name[16];
+	int fd;
+
+	for (int i = 0; i < c->nrel; i++)
+		c->insns[c->rel[i].insn].imm = map_fd(rt, c->rel[i].map);
+	snprintf(name, sizeof(name), "sonde_%.9s", in->prov->name);
+	fd = bpf_prog_load(in->prov->prog_type, name, "GPL", c->insns, c->n, &opts);
+	if (fd >= 0) {
+		in->prog_fd = fd;
+		return 0;
+	}
+	int e = fd;
+	size_t logsz = 1 << 22;
+	char *log = malloc(logsz);
+
+	if (log) {
+		LIBBPF_OPTS(bpf_prog_load_opts, lopts, .log_buf = log, .log_size = logsz, .log_level = 1);
+
+		log[0] = 0;
+		fd = bpf_prog_load(in->prov->prog_type, name, "GPL", c->insns, c->n, &lopts);
+		if (fd >= 0)
+			close(fd);
+		/* the verifier's last lines say why */
+		size_t n = strlen(log);
+
+		while (n > 0 && log[n - 1] == '\n')
+			log[--n] = 0;
+		const char *tail = log + n;
+
+		for (int lines = 0; tail > log && lines < 4; tail--)
+			if (tail[-1] == '\n')
+				lines++;
+		snprintf(err, errlen, "the kernel refused the program of '%s': %s%s%s", in->name, strerror(-e),
+			 *tail ? "\nverifier: " : "", tail);
+		free(log);
+	} else {
+		snprintf(err, errlen, "the kernel refused the program of '%s': %s", in->name, strerror(-e));
+	}
+	if (e == -EPERM)
+		snprintf(err + strlen(err), errlen - strlen(err), " (BPF needs root or CAP_BPF and CAP_PERFMON)");
+	return e;
+}
+
+static void clear_map(struct rt *rt, struct mapinfo *m, bool zero_only)
+{
+	int ncpu = m->percpu ? rt->out.ncpus : 1;
+	uint8_t *key = calloc(1, m->key_size), *next = calloc(1, m->key_size);
+	uint8_t *z = calloc(ncpu, m->value_size);
+	bool first = true;
+
+	if (!key || !next || !z)
+		goto out;
+	/* a map without keys and not a histogram is set to zero, as bpftrace 0.17 does */
+	if (!zero_only && m->nkeys == 0 && m->agg != AGG_HIST && m->agg != AGG_LHIST)
+		zero_only = true;
+	if (!zero_only) {
+		while (bpf_map_get_next_key(m->fd, NULL, next) == 0)
+			if (bpf_map_delete_elem(m->fd, next))
+				break;
+		goto out;
+	}
+	while (bpf_map_get_next_key(m->fd, first ? NULL : key, next) == 0) {
+		first = false;
+		memcpy(key, next, m->key_size);
+		bpf_map_update_elem(m->fd, key, z, BPF_EXIST);
+	}
+out:
+	free(key);
+	free(next);
+	free(z);
+}
+
+static void run_system(struct rt *rt, const char *cmd)
+{
+	fflush(rt->out.f);
+	FILE *p = popen(cmd, "r");
+	char buf[4096];
+	size_t n;
+
+	if (!p)
+		return;
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		fwrite(buf, 1, n, rt->out.f);
+	pclose(p);
+}
+
+static void run_cat(struct rt *rt, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char buf[4096];
+	size_t n;
+
+	if (!f) {
+		fprintf(stderr, "sonde: cat: cannot open '%s': %s\n", path, strerror(errno));
+		return;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, rt->out.f);
+	fclose(f);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct rt *rt = ctx;
+	struct program *p = rt->prog;
+	const uint32_t *h = data;
+
+	if (size < 8 || rt->exiting)
+		return 0;
+	uint32_t kind = h[0], arg = h[1];
+	const struct fmtsite *s = arg < (uint32_t)p->nsites ? p->sites[arg] : NULL;
+
+	switch (kind) {
+	case REC_PRINTF: case REC_CAT: case REC_SYSTEM: {
+		char *text = s ? out__format(&rt->out, s, data, size) : NULL;
+
+		if (text) {
+			if (kind == REC_PRINTF)
+				out__printf(&rt->out, text);
+			else if (kind == REC_CAT)
+				run_cat(rt, text);
+			else
+				run_system(rt, text);
+		}
+		free(text);
+		break;
+	}
+	case REC_EXIT:
+		rt->exiting = true;
+		break;
+	case REC_PRINT_MAP:
+		if (s && s->map && s->map->fd >= 0)
+			out__map(&rt->out, s->map, s->top, s->div);
+		break;
+	case REC_PRINT_VAL:
+		if (s && size >= 8u + s->args[0].size)
+			out__value_line(&rt->out, &s->args[0], (const uint8_t *)data + 8);
+		break;
+	case REC_CLEAR: case REC_ZERO:
+		for (struct mapinfo *m = p->maps; m; m = m->next)
+			if (m->index == (int)arg && m->fd >= 0)
+				clear_map(rt, m, kind == REC_ZERO);
+		break;
+	case REC_TIME: {
+		char buf[256];
+		time_t t = time(NULL);
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		if (strftime(buf, sizeof(buf), s && s->fmt ? s->fmt : "%H:%M:%S\n", &tm) > 0)
+			out__printf(&rt->out, buf);
+		break;
+	}
+	}
+	return 0;
+}
+
+static int test_run(struct rt *rt, struct ap_inst *in, char *err, size_t errlen)
+{
+	uint64_t args[8] = { 0 };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
+	int rc = bpf_prog_test_run_opts(in->prog_fd, &opts);
+
+	if (rc) {
+		snprintf(err, errlen, "cannot run %s: %s", in->name, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+struct closer {
+	int *fds;
+	int n;
+};
+
+static void *close_fds(void *arg)
+{
+	struct closer *c = arg;
+
+	for (int i = 0; i < c->n; i++)
+		close(c->fds[i]);
+	return NULL;
+}
+
+/* close every attachment; in parallel when there are many (each tracepoint close waits ~60 ms) */
+static void detach_all(struct program *prog)
+{
+	int total = 0, k = 0;
+
+	for (struct probe *pr = prog->probes; pr; pr = pr->next)
+		for (struct ap_inst *in = pr->inst; in; in = in->next)
+			total += in->nfds;
+	int *all = malloc((total + 1) * sizeof(int));
+
+	if (all) {
+		for (struct probe *pr = prog->probes; pr; pr = pr->next)
+			for (struct ap_inst *in = pr->inst; in; in = in->next) {
+				memcpy(all + k, in->fds, in->nfds * sizeof(int));
+				k += in->nfds;
+				free(in->fds);
+				in->fds = NULL;
+				in->nfds = 0;
+			}
+		int nth = total > 4 ? (total < 64 ? total : 64) : 1;
+		pthread_t th[64];
+		struct closer cl[64];
+		int started = 0;
+
+		for (int t = 0; t < nth; t++) {
+			int lo = total * t / nth, hi = total * (t + 1) / nth;
+
+			cl[t].fds = all + lo;
+			cl[t].n = hi - lo;
+			if (nth == 1 || pthread_create(&th[started], NULL, close_fds, &cl[t]))
+				close_fds(&cl[t]);
+			else
+				started++;
+		}
+		for (int t = 0; t < started; t++)
+			pthread_join(th[t], NULL);
+		free(all);
+	}
+	for (struct probe *pr = prog->probes; pr; pr = pr->next)
+		for (struct ap_inst *in = pr->inst; in; in = in->next)
+			provider__detach(in);
+}
+
+static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (ep < 0)
+		return -errno;
+	ev.data.u32 = 0;
+	epoll_ctl(ep, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rt->rb), &ev);
+	ev.data.u32 = 1;
+	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+	while (!rt->exiting) {
+		struct epoll_event got[2];
+		int n = epoll_wait(ep, got, 2, -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			if (got[i].data.u32 == 0) {
+				ring_buffer__consume(rt->rb);
+				fflush(rt->out.f);
+				continue;
+			}
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo == SIGCHLD) {
+				int st;
+
+				if (rt->o->cpid > 0 && waitpid(rt->o->cpid, &st, WNOHANG) == rt->o->cpid) {
+					if (rt->o->child_status)
+						*rt->o->child_status = st;
+					ring_buffer__consume(rt->rb);
+					rt->exiting = true;
+				}
+			} else {
+				rt->exiting = true;
+			}
+		}
+	}
+	close(ep);
+	return 0;
+}
+
+int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen)
+{
+	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1 };
+	struct gen_env env = { .start_ns = mono_ns(), .cpid = o->cpid };
+	int *cpus = NULL, ncpus = 0, rc = 0, ninst = 0, sfd = -1;
+	sigset_t mask, old;
+	struct bpf_code *codes;
+
+	for (struct probe *pr = prog->probes; pr; pr = pr->next)
+		ninst += pr->ninst;
+	codes = calloc(ninst + 1, sizeof(*codes));
+	if (!codes)
+		return -ENOMEM;
+	target__online_cpus(&cpus, &ncpus);
+	env.ncpus = ncpus;
+	rt.out.f = o->out;
+	rt.out.json = o->json;
+	rt.out.prog = prog;
+	rt.out.ncpus = libbpf_num_possible_cpus();
+	rt.out.kstack_fd = rt.out.ustack_fd = -1;
+
+	int k = 0;
+
+	for (struct probe *pr = prog->probes; pr; pr = pr->next)
+		for (struct ap_inst *in = pr->inst; in; in = in->next, k++) {
+			rc = gen__probe(prog, pr, in, &env, &codes[k]);
+			if (rc)
+				goto out;
+			if (o->dump) {
+				FILE *f = o->dry_run ? o->out : stderr;
+
+				fprintf(f, "; %s: %d instructions, %d bytes of stack\n", in->name, codes[k].n, codes[k].stack);
+				bpf_code__dump(&codes[k], f);
+			}
+		}
+	if (o->dry_run)
+		goto out;
+
+	rc = create_maps(&rt, err, errlen);
+	if (rc)
+		goto out;
+	rt.out.kstack_fd = rt.kstack_fd;
+	rt.out.ustack_fd = rt.ustack_fd;
+	if (prog->need_kstack || prog->need_ustack)
+		rt.out.sym = symbolizer__new(0);
+	k = 0;
+	for (struct probe *pr = prog->probes; pr; pr = pr->next)
+		for (struct ap_inst *in = pr->inst; in; in = in->next, k++) {
+			rc = load(&rt, in, &codes[k], err, errlen);
+			if (rc)
+				goto out;
+		}
+	rt.rb = ring_buffer__new(rt.rb_fd, on_record, &rt, NULL);
+	if (!rt.rb) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot read the ring buffer: %s", strerror(errno));
+		goto out;
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+
+	if (o->json)
+		fprintf(o->out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %d}}\n", ninst);
+	else
+		fprintf(o->out, "Attaching %d probe%s...\n", ninst, ninst == 1 ? "" : "s");
+	fflush(o->out);
+
+	/* BEGIN runs before the other probes are attached, as in bpftrace */
+	for (struct probe *pr = prog->probes; pr; pr = pr->next)
+		for (struct ap_inst *in = pr->inst; in; in = in->next)
+			if (!strcmp(in->prov->name, "BEGIN") && (rc = test_run(&rt, in, err, errlen)))
+				goto out_sig;
+	ring_buffer__consume(rt.rb);
+	fflush(o->out);
+
+	struct attach_ctx actx = { .pid = o->pid > 0 ? o->pid : -1, .cpus = cpus, .ncpus = ncpus };
+
+	if (!rt.exiting) {
+		for (struct probe *pr = prog->probes; pr; pr = pr->next)
+			for (struct ap_inst *in = pr->inst; in; in = in->next) {
+				if (!in->prov->attach)
+					continue;
+				rc = in->prov->attach(in, &actx, err, errlen);
+				if (rc)
+					goto out_detach;
+				rt.nattached++;
+			}
+		if (o->start_child && (rc = o->start_child(o->child_ctx))) {
+			snprintf(err, errlen, "cannot run the command: %s", strerror(-rc));
+			goto out_detach;
+		}
+		loop(&rt, sfd, err, errlen);
+	}
+	/* END, the last records, the maps: then detach */
+	rt.exiting = false;
+	for (struct probe *pr = prog->probes; pr; pr = pr->next)
+		for (struct ap_inst *in = pr->inst; in; in = in->next)
+			if (!strcmp(in->prov->name, "END"))
+				test_run(&rt, in, err, errlen);
+	ring_buffer__consume(rt.rb);
+	rt.exiting = true;
+	out__all_maps(&rt.out);
+	fflush(o->out);
+out_detach:
+	detach_all(prog);
+out_sig:
+	if (sfd >= 0)
+		close(sfd);
+	/* reap a child that ended while we were printing */
+	if (o->cpid > 0 && o->child_status && rc == 0 && *o->child_status == -1) {
+		kill(o->cpid, SIGTERM);
+		waitpid(o->cpid, o->child_status, 0);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+out:
+	for (int i = 0; i < ninst; i++)
+		bpf_code__free(&codes[i]);
+	free(codes);
+	free(cpus);
+	if (rt.rb)
+		ring_buffer__free(rt.rb);
+	for (struct probe *pr = prog->probes; pr; pr = pr->next)
+		for (struct ap_inst *in = pr->inst; in; in = in->next)
+			provider__detach(in);
+	for (struct mapinfo *m = prog->maps; m; m = m->next)
+		if (m->fd >= 0) {
+			close(m->fd);
+			m->fd = -1;
+		}
+	if (rt.rb_fd >= 0)
+		close(rt.rb_fd);
+	if (rt.kstack_fd >= 0)
+		close(rt.kstack_fd);
+	if (rt.ustack_fd >= 0)
+		close(rt.ustack_fd);
+	if (rt.out.sym)
+		symbolizer__free(rt.out.sym);
+	if (rc && prog->err && !err[0])
+		snprintf(err, errlen, "%s", prog->err);
+	return rc;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * runtime.h - run a checked program: generate and load one BPF program per
+ * attach point, create its maps, run BEGIN, attach, read the ring buffer until
+ * exit(), Ctrl-C, SIGTERM or the end of the -c child, run END, print the maps
+ * and detach. Everything it opens it closes before returning.
+ */
+#ifndef SONDE_LANG_RUNTIME_H
+#define SONDE_LANG_RUNTIME_H
+
+#include "lang/lang.h"
+
+#include <stdio.h>
+#include <sys/types.h>
+
+struct run_opts {
+	bool dry_run;		/* compile (and with dump, show the bytecode); load nothing */
+	bool dump;		/* print the generated instructions */
+	bool json;
+	pid_t pid;		/* -p: uprobes only in this process; 0 for all */
+	pid_t cpid;		/* -c: the prepared child */
+	int (*start_child)(void *ctx);	/* lets the -c child exec, after attaching */
+	void *child_ctx;
+	int *child_status;	/* where its wait status goes */
+	FILE *out;
+};
+
+/* 0 when the program ran (or compiled, for a dry run); -errno with err filled, or with prog->err */
+int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen);
+
+#endif
