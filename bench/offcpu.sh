@@ -1,0 +1,76 @@
+#!/bin/bash
+# offcpu.sh - the cost of off-CPU tracing on a context-switch-heavy workload (two
+# threads ping-ponging a byte over pipes: every round trip blocks each thread):
+# `sonde offcpu -a` against bpftrace running the same offcputime-like program
+# (sched_switch, user + kernel stacks, in-kernel sums), both system-wide, and
+# against no tracing. BCC's offcputime is used too where it can run (it needs a
+# kprobe on finish_task_switch and kernel headers; this VM has neither).
+set -u
+. "$(dirname "$0")/lib.sh"
+PP=$BUILD/workloads/pingpong
+N=${N:-100000}
+REPS=${REPS:-3}
+T=$(mktemp -d /tmp/sonde-bench-offcpu.XXXXXX)
+trap 'rm -rf "$T"; [ -n "${tp:-}" ] && kill $tp 2>/dev/null' EXIT
+
+cat >"$T/offcpu.bt" <<'EOT'
+tracepoint:sched:sched_switch
+{
+	@ts[tid] = nsecs;
+	@k[tid] = kstack;
+	@u[tid] = ustack;
+	$t = @ts[args->next_pid];
+	if ($t) {
+		@us[args->next_comm, @k[args->next_pid], @u[args->next_pid]] = sum((nsecs - $t) / 1000);
+		delete(@ts[args->next_pid]);
+	}
+}
+END { clear(@ts); clear(@k); clear(@u); }
+EOT
+
+loop_s() { "$PP" "$N" | sed -n 's/.* in \([0-9.]*\) s$/\1/p'; }
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+# under TOOL...: start the tracer, wait until it is attached (WAITFOR in its stderr), time the loop REPS times
+under() {
+	local waitfor=$1 i
+	shift
+	"$@" >"$T/out" 2>"$T/err" &
+	tp=$!
+	for i in $(seq 200); do grep -q "$waitfor" "$T/err" "$T/out" 2>/dev/null && break; sleep 0.05; done
+	sleep 0.3
+	for i in $(seq "$REPS"); do loop_s; done | median
+	local s=$(date +%s.%N)
+	kill -INT $tp; wait $tp 2>/dev/null
+	tp=
+	echo "stop $(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.3f", b-a}')" >>"$T/stops"
+}
+
+bare=$(for i in $(seq "$REPS"); do loop_s; done | median)
+sonde=$(under "Tracing off-CPU" "$SONDE" offcpu -a)
+sonde_stop=$(tail -1 "$T/stops" | cut -d' ' -f2)
+sonde_f=$(under "hook:" "$SONDE" -v offcpu -a -f)	# -v: a debug line says it is attached
+if command -v bpftrace >/dev/null; then
+	bt=$(under "Attaching" bpftrace "$T/offcpu.bt")
+	bt_stop=$(tail -1 "$T/stops" | cut -d' ' -f2)
+else
+	bt=
+fi
+bare2=$(for i in $(seq "$REPS"); do loop_s; done | median)
+
+bcc=/usr/sbin/offcputime-bpfcc
+if [ -x $bcc ] && timeout 20 $bcc 1 >"$T/bcc" 2>&1; then
+	bcc_t=$(under "Tracing" $bcc)
+	bcc_note="BCC offcputime: ${bcc_t}s"
+else
+	bcc_note="BCC offcputime cannot run here: $( [ -x $bcc ] && grep -m1 -iE 'unable|error|cannot|fail' "$T/bcc" | cut -c1-120 || echo 'bpfcc-tools not installed')"
+fi
+
+printf 'pingpong %s round trips, median of %s runs; bare %ss (again after: %ss)\n' "$N" "$REPS" "$bare" "$bare2"
+printf 'sonde offcpu -a:        %ss  slowdown %sx   (exit after Ctrl-C: %ss)\n' "$sonde" "$(ratio "$sonde" "$bare")" "$sonde_stop"
+printf 'sonde offcpu -a -f:     %ss  slowdown %sx\n' "$sonde_f" "$(ratio "$sonde_f" "$bare")"
+if [ -n "$bt" ]; then
+	printf 'bpftrace (same work):   %ss  slowdown %sx   (exit after Ctrl-C: %ss)\n' "$bt" "$(ratio "$bt" "$bare")" "$bt_stop"
+	printf 'added cost sonde/bpftrace = %s\n' "$(ratio "$(added "$sonde" "$bare")" "$(added "$bt" "$bare")")"
+fi
+echo "$bcc_note"
