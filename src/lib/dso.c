@@ -11,6 +11,7 @@
  * and in the debug directories (DIR/.build-id/xx/rest.debug) are tried, and if
  * none matches the DSO resolves nothing (a replaced file must not give names).
  */
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -286,7 +287,7 @@ static int load_symbols(struct dso *d)
 		} else if (t != STT_FUNC && t != STT_GNU_IFUNC) {
 			continue;
 		}
-		tmp[k].s = (struct dso_sym){ addr - d->bias, sym.st_size, name };
+		tmp[k].s = (struct dso_sym){ .start = addr - d->bias, .size = sym.st_size, .name = name };
 		tmp[k].bind = b;
 		tmp[k].idx = i;
 		k++;
@@ -358,7 +359,37 @@ uint64_t dso__vaddr(const struct dso *d, uint64_t off)
 	return off;
 }
 
-static const struct dso_sym *find_sym(const struct dso *d, uint64_t vaddr)
+/*
+ * C++ (and legacy Rust) names as people read them, with the C++ runtime's own
+ * demangler when the machine has libstdc++ (loaded on first use; otherwise the
+ * names stay mangled); perf demangles by default too
+ */
+static const char *demangle(struct symbolizer *s, const char *name)
+{
+	typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+	static cxa_demangle_fn fn;
+	static bool tried;
+	const char *shown = NULL;
+	char *out;
+	int status = -1;
+
+	if ((s->flags & SYM_RAW_NAMES) || strncmp(name, "_Z", 2))
+		return name;
+	if (!tried) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		tried = true;
+		if (h)
+			fn = (cxa_demangle_fn)dlsym(h, "__cxa_demangle");
+	}
+	out = fn ? fn(name, NULL, NULL, &status) : NULL;
+	if (out && !status)
+		shown = symbolizer__intern(s, out);
+	free(out);
+	return shown ? shown : name;
+}
+
+static struct dso_sym *find_sym(const struct dso *d, uint64_t vaddr)
 {
 	size_t lo = 0, hi = d->nsyms;
 
@@ -372,7 +403,7 @@ static const struct dso_sym *find_sym(const struct dso *d, uint64_t vaddr)
 	}
 	if (!lo)
 		return NULL;
-	const struct dso_sym *sym = &d->syms[lo - 1];
+	struct dso_sym *sym = &d->syms[lo - 1];
 
 	return vaddr - sym->start < (sym->size ? sym->size : 1) ? sym : NULL;
 }
@@ -396,7 +427,7 @@ static const char *call_file(Dwarf_Die *cu, Dwarf_Die *die, int *line)
 /* frames for vaddr without the cache: inline chain (innermost first) then the function */
 static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr, struct sym_frame *f)
 {
-	const struct dso_sym *sym = find_sym(d, vaddr);
+	struct dso_sym *sym = find_sym(d, vaddr);
 	Dwarf_Addr maddr = vaddr + d->bias, dbias;
 	const char *file = NULL;
 	int n = 0, line = 0;
@@ -426,7 +457,9 @@ static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr,
 			}
 		}
 	}
-	f[n] = (struct sym_frame){ .sym = sym ? sym->name : NULL, .srcfile = file, .srcline = file ? line : 0 };
+	if (sym && !sym->shown)
+		sym->shown = demangle(s, sym->name);
+	f[n] = (struct sym_frame){ .sym = sym ? sym->shown : NULL, .srcfile = file, .srcline = file ? line : 0 };
 	n++;
 	for (int i = 0; i < n; i++) {
 		f[i].offset = sym ? vaddr - sym->start : 0;

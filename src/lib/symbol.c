@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -410,24 +411,58 @@ static pid_t ns_pid(pid_t pid)
 	return nspid;
 }
 
-static const struct jit_sym *find_jit(struct proc *p, uint64_t addr, const char **path)
+static void jit_load(struct proc *p)
 {
 	char file[128];
+	struct stat st;
 
-	if (!p->jit_state) {
-		snprintf(file, sizeof(file), "/tmp/perf-%d.map", (int)p->pid);
+	jitmap__free(p->jit);
+	p->jit = NULL;
+	snprintf(file, sizeof(file), "/tmp/perf-%d.map", (int)p->pid);
+	p->jit_state = jitmap__load(&p->jit, file);
+	if (p->jit_state && p->live) {	/* a container's JIT writes in its own /tmp, with its own pid */
+		snprintf(file, sizeof(file), "/proc/%d/root/tmp/perf-%d.map", (int)p->pid, (int)ns_pid(p->pid));
 		p->jit_state = jitmap__load(&p->jit, file);
-		if (p->jit_state && p->live) {
-			snprintf(file, sizeof(file), "/proc/%d/root/tmp/perf-%d.map", (int)p->pid, (int)ns_pid(p->pid));
-			p->jit_state = jitmap__load(&p->jit, file);
-		}
-		if (!p->jit_state)
-			p->jit_state = 1;
 	}
-	if (p->jit_state != 1)
-		return NULL;
-	*path = jitmap__path(p->jit);
-	return jitmap__find(p->jit, addr);
+	if (!p->jit_state)
+		p->jit_state = 1;
+	p->jit_checked_at = now();
+	p->jit_size = p->jit_mtime = -1;
+	if (p->jit && stat(jitmap__path(p->jit), &st) == 0) {
+		p->jit_size = st.st_size;
+		p->jit_mtime = st.st_mtime;
+	}
+}
+
+/* has the live process's JIT written more since we read its map? (looked at once a second at most) */
+static bool jit_stale(struct proc *p)
+{
+	struct stat st;
+
+	if (!p->live || now() - p->jit_checked_at < 1.0)
+		return false;
+	p->jit_checked_at = now();
+	if (!p->jit)
+		return true;	/* not there before: maybe now */
+	return stat(jitmap__path(p->jit), &st) == 0 && (st.st_size != p->jit_size || st.st_mtime != p->jit_mtime);
+}
+
+static const struct jit_sym *find_jit(struct proc *p, uint64_t addr, const char **path)
+{
+	const struct jit_sym *j = NULL;
+
+	if (!p->jit_state)
+		jit_load(p);
+	if (p->jit_state == 1)
+		j = jitmap__find(p->jit, addr);
+	if (!j && jit_stale(p)) {
+		jit_load(p);
+		if (p->jit_state == 1)
+			j = jitmap__find(p->jit, addr);
+	}
+	if (j)
+		*path = jitmap__path(p->jit);
+	return j;
 }
 
 static int resolve_kernel(struct symbolizer *s, uint64_t addr, struct sym_frame *out)

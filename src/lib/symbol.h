@@ -26,6 +26,7 @@ struct symbolizer;
 enum {
 	SYM_INLINE = 1,		/* expand inlined frames (DWARF) */
 	SYM_SRCLINE = 2,	/* fill srcfile/srcline (DWARF) */
+	SYM_RAW_NAMES = 4,	/* keep C++/Rust names mangled (perf --no-demangle); demangled by default */
 };
 
 struct symbolizer *symbolizer__new(unsigned flags);

@@ -24,6 +24,7 @@ struct dso_seg {		/* a PT_LOAD segment: file offsets to ELF vaddrs */
 struct dso_sym {
 	uint64_t start, size;	/* ELF vaddr */
 	const char *name;	/* owned by the DSO's Dwfl */
+	const char *shown;	/* name demangled (interned), once asked for */
 };
 
 struct addr_entry {		/* per-address cache */
@@ -76,6 +77,8 @@ struct proc {
 	double loaded_at;
 	int jit_state;		/* 0 not tried, 1 loaded, -errno none */
 	struct jitmap *jit;
+	double jit_checked_at;	/* live processes: the JIT keeps appending to its map */
+	long long jit_size, jit_mtime;
 	struct unwind_state *uw;
 	struct proc *next;
 };

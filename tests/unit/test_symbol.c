@@ -472,3 +472,65 @@ TEST(symbol_jit_map)
 	unlink(path);
 	symbolizer__free(s);
 }
+
+TEST(symbol_jit_map_of_live_process_grows)
+{
+	struct symbolizer *s = symbolizer__new(0);
+	char path[64];
+	struct sym_frame f[2];
+	FILE *m;
+
+	CHECK(s);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	unlink(path);
+	CHECK_INT(symbolizer__load_proc_maps(s, getpid()), 0);
+	CHECK_INT(symbolizer__resolve(s, getpid(), 0x10010, false, f, 2), 1);	/* no map, no JIT map yet */
+	CHECK(!f[0].sym);
+	m = fopen(path, "w");
+	CHECK(m);
+	fprintf(m, "10000 100 jitted_later\n");
+	fclose(m);
+	usleep(1100 * 1000);	/* it looks again once a second at most */
+	CHECK_INT(symbolizer__resolve(s, getpid(), 0x10010, false, f, 2), 1);
+	unlink(path);
+	CHECK_STR(f[0].sym, "jitted_later");
+	CHECK_STR(f[0].dso, path);
+	symbolizer__free(s);
+}
+
+TEST(symbol_cplusplus_demangled)
+{
+	char *dir = st_tmpdir(), path[4200], cmd[4400];
+	unsigned long long vaddr = 0;
+	struct sym_frame f[2];
+	FILE *p;
+
+	CHECK(dir);
+	CHECK_INT(st_sh("cd %s && printf 'namespace ns { template <class T> struct box { T v; "
+			"__attribute__((noinline)) T twice(T x) { return v + x * 2; } }; }\\n"
+			"int main(int c, char **) { ns::box<long> b{c}; return (int)b.twice(c); }\\n' >x.cc && "
+			"g++ -O1 -g -o x x.cc", dir), 0);
+	snprintf(path, sizeof(path), "%s/x", dir);
+	snprintf(cmd, sizeof(cmd), "nm %s | awk '/twice/ {print $1}'", path);
+	p = popen(cmd, "r");
+	CHECK(p);
+	if (fscanf(p, "%llx", &vaddr) != 1)
+		vaddr = 0;
+	pclose(p);
+	CHECK(vaddr);
+	struct symbolizer *s = symbolizer__new(0);
+
+	CHECK(s);
+	CHECK_INT(symbolizer__resolve_file(s, path, vaddr + 1, f, 2), 1);
+	CHECK_STR(f[0].sym, "ns::box<long>::twice(long)");
+	CHECK_INT(f[0].offset, 1);
+	symbolizer__free(s);
+	s = symbolizer__new(SYM_RAW_NAMES);
+	CHECK(s);
+	CHECK_INT(symbolizer__resolve_file(s, path, vaddr, f, 2), 1);
+	CHECK_STR(f[0].sym, "_ZN2ns3boxIlE5twiceEl");
+	CHECK_INT(symbolizer__resolve_file(s, "/nonexistent", 0, f, 2), -ENOENT);
+	CHECK_INT(symbolizer__resolve_file(s, "/etc/passwd", 0, f, 2), -ENOEXEC);
+	symbolizer__free(s);
+	st_rmdir(dir);
+}
