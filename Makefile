@@ -24,7 +24,7 @@ endif
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation -D_GNU_SOURCE -Isrc -I$(BUILD)/gen $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-LDLIBS := -lelf -ldw -lbpf -lz -lm
+LDLIBS := -lelf -ldw -lbpf -ltraceevent -lz -lm
 
 SRCS := $(wildcard src/*.c src/cmd/*.c src/lib/*.c src/ui/*.c src/lang/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
@@ -34,7 +34,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 WORKLOADS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
 	     $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps deps-test test test-unit test-e2e demo bench clean workloads fuzz
+.PHONY: all deps deps-test test test-unit test-e2e demo bench clean workloads fuzz test-vm
 all: deps $(BUILD)/sonde
 
 deps:
@@ -117,6 +117,15 @@ test: deps-test
 	@$(MAKE) --no-print-directory SANITIZE=1 all build-san/unit-tests
 	@$(MAKE) --no-print-directory fuzz
 	@tests/run.sh
+
+# test-vm: boot Debian's cloud kernel (kprobes, fentry, function tracer) in qemu and run tests/vm/ there
+test-vm: all workloads $(BUILD)/vm/sonde
+	@tests/vm/run.sh
+# the VM gets a static sonde where the -dev packages ship archives, else build/sonde plus what ldd lists
+$(BUILD)/vm/sonde: $(BUILD)/sonde
+	@mkdir -p $(dir $@)
+	@$(CC) -static -o $@ $(OBJS) -Wl,--start-group $(LDLIBS) -lbz2 -llzma -Wl,--end-group 2>$@.log || \
+		{ echo "no static sonde for the VM ($$(grep -m1 -e error $@.log)): using $(BUILD)/sonde"; cp $(BUILD)/sonde $@; }
 
 demo: all workloads
 	@scripts/demo.sh
