@@ -1,0 +1,7 @@
+#!/bin/bash
+# The tests that need kprobes, fentry or the function tracer, which this machine's
+# kernel lacks: tests/vm/run.sh boots Debian's cloud kernel in qemu with sonde inside
+# and runs them there (tests/vm/README.md). Their results are counted with the rest
+# (vm/NAME: ...); without the VM's packages or kernel they report one skip, with why.
+# -nosan: once per `make test` (the VM gets the plain static build).
+exec "$(dirname "$0")/../vm/run.sh"
