@@ -258,7 +258,10 @@ static void draw(struct render *r, uint32_t id, uint32_t depth, double stime, bo
 	flame__xml_escape(r->out, name, slen);
 	fprintf(r->out, " (%s ", cnt);
 	flame__xml_escape(r->out, o->countname, strlen(o->countname));
-	fprintf(r->out, ", %.2f%%", 100 * n->total / r->timemax);
+	if (id == 0 && n->total == r->timemax)
+		fputs(", 100%", r->out);	/* the root, as flamegraph.pl writes it */
+	else
+		fprintf(r->out, ", %.2f%%", 100 * n->total / r->timemax);
 	if (r->diff) {
 		double d = 100 * node_delta(r, id) / r->timemax;
 

@@ -23,6 +23,11 @@ struct name {
 	uint32_t hash;
 };
 
+/* the key lives in the slot: a lookup touches one cache line, not the node too */
+struct child_slot {
+	uint32_t parent, name, node;
+};
+
 struct arena_chunk {
 	struct arena_chunk *prev;
 	size_t used, size;
@@ -35,7 +40,7 @@ struct folded {
 	uint32_t nr_nodes, cap_nodes;
 	double *before_self, *before_total;	/* NULL until a before count arrives */
 	uint32_t *last_child;			/* flame charts: the tail of each child list */
-	uint32_t *child_tab;			/* (parent, name) -> node */
+	struct child_slot *child_tab;		/* (parent, name) -> node */
 	uint32_t child_mask;
 	struct name *names;
 	uint32_t nr_names, cap_names;
@@ -43,6 +48,9 @@ struct folded {
 	uint32_t name_mask;
 	struct arena_chunk *arena;
 	bool diff;
+	/* the previous stack's nodes: sorted input shares prefixes with the line before */
+	uint32_t *path;
+	size_t path_len, path_cap;
 	/* parser scratch */
 	const char **fr;
 	size_t *fl;
@@ -51,15 +59,21 @@ struct folded {
 	size_t hexcap;
 };
 
+/* a word-at-a-time hash: names are hashed once per frame of every input line */
 static uint32_t hash_bytes(const char *s, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = len * 0x9e3779b97f4a7c15ULL, w;
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
+	for (; len >= 8; s += 8, len -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
 	}
-	return (uint32_t)(h ^ (h >> 32));
+	w = 0;
+	memcpy(&w, s, len);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 29;
+	return (uint32_t)h;
 }
 
 static inline uint32_t hash_pair(uint32_t parent, uint32_t name)
@@ -127,9 +141,34 @@ static uint32_t name_hash_of(struct folded *f, uint32_t id)
 	return f->names[id].hash;
 }
 
-static uint32_t node_hash_of(struct folded *f, uint32_t id)
+static int grow_children(struct folded *f)
 {
-	return hash_pair(f->nodes[id].parent, f->nodes[id].name);
+	uint32_t size = f->child_mask + 1, nsize, nmask;
+	struct child_slot *nt;
+
+	if (f->child_tab && (uint64_t)f->nr_nodes * 2 < size)
+		return 0;
+	nsize = f->child_tab ? size * 2 : 1024;
+	if (nsize < size)
+		return -EOVERFLOW;
+	nmask = nsize - 1;
+	if (!(nt = malloc(sizeof(*nt) * nsize)))
+		return -ENOMEM;
+	memset(nt, 0xff, sizeof(*nt) * nsize);
+	for (uint32_t i = 0; f->child_tab && i < size; i++) {
+		struct child_slot *e = &f->child_tab[i];
+		uint32_t h;
+
+		if (e->node == FOLDED_NONE)
+			continue;
+		for (h = hash_pair(e->parent, e->name) & nmask; nt[h].node != FOLDED_NONE; h = (h + 1) & nmask)
+			;
+		nt[h] = *e;
+	}
+	free(f->child_tab);
+	f->child_tab = nt;
+	f->child_mask = nmask;
+	return 0;
 }
 
 static int intern(struct folded *f, const char *s, size_t len, uint32_t *out)
@@ -241,19 +280,19 @@ static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 		}
 		return new_node(f, parent, name, out);
 	}
-	for (i = hash_pair(parent, name) & f->child_mask; f->child_tab[i] != FOLDED_NONE;
+	for (i = hash_pair(parent, name) & f->child_mask; f->child_tab[i].node != FOLDED_NONE;
 	     i = (i + 1) & f->child_mask) {
-		struct folded_node *n = &f->nodes[f->child_tab[i]];
+		const struct child_slot *e = &f->child_tab[i];
 
-		if (n->parent == parent && n->name == name) {
-			*out = f->child_tab[i];
+		if (e->parent == parent && e->name == name) {
+			*out = e->node;
 			return 0;
 		}
 	}
 	if ((rc = new_node(f, parent, name, out)))
 		return rc;
-	f->child_tab[i] = *out;
-	return grow_table(&f->child_tab, &f->child_mask, f->nr_nodes, node_hash_of, f);
+	f->child_tab[i] = (struct child_slot){ parent, name, *out };
+	return grow_children(f);
 }
 
 struct folded *folded__new(unsigned flags)
@@ -269,7 +308,7 @@ struct folded *folded__new(unsigned flags)
 		f->last_child = malloc(sizeof(uint32_t) * f->cap_nodes);
 	if (!f->nodes || ((flags & FOLDED_FLAMECHART) && !f->last_child) ||
 	    grow_table(&f->name_tab, &f->name_mask, 0, name_hash_of, f) ||
-	    grow_table(&f->child_tab, &f->child_mask, 0, node_hash_of, f)) {
+	    grow_children(f)) {
 		folded__free(f);
 		return NULL;
 	}
@@ -299,6 +338,7 @@ void folded__free(struct folded *f)
 	free(f->name_tab);
 	free(f->fr);
 	free(f->fl);
+	free(f->path);
 	free(f->hexbuf);
 	free(f);
 }
@@ -307,17 +347,40 @@ int folded__add_frames(struct folded *f, const char *const *frames, const size_t
 		       size_t nframes, double after, double before)
 {
 	uint32_t cur = 0;
+	size_t k = 0;
 	int rc;
 
 	if (before != 0 && (rc = ensure_before(f)))
 		return rc;
-	for (size_t k = 0; k < nframes; k++) {
+	if (nframes > f->path_cap) {
+		size_t cap = nframes + 64;
+		uint32_t *p = realloc(f->path, sizeof(*p) * cap);
+
+		if (!p)
+			return -ENOMEM;
+		f->path = p;
+		f->path_cap = cap;
+	}
+	/* frames equal to the previous stack's reuse its nodes: no hashing */
+	for (; k < nframes && k < f->path_len; k++) {
+		size_t i = (f->flags & FOLDED_REVERSE) ? nframes - 1 - k : k;
+		const struct name *n = &f->names[f->nodes[f->path[k]].name];
+
+		if (n->len != lens[i] || memcmp(n->s, frames[i], lens[i]))
+			break;
+		cur = f->path[k];
+	}
+	for (; k < nframes; k++) {
 		size_t i = (f->flags & FOLDED_REVERSE) ? nframes - 1 - k : k;
 		uint32_t name;
 
-		if ((rc = intern(f, frames[i], lens[i], &name)) || (rc = child_of(f, cur, name, &cur)))
+		if ((rc = intern(f, frames[i], lens[i], &name)) || (rc = child_of(f, cur, name, &cur))) {
+			f->path_len = 0;
 			return rc;
+		}
+		f->path[k] = cur;
 	}
+	f->path_len = nframes;
 	f->nodes[cur].self += after;
 	if (f->before_self)
 		f->before_self[cur] += before;
