@@ -185,6 +185,19 @@ static bool any_alive(const pid_t *pids, int n)
 	return false;
 }
 
+/* SIGTERM, then SIGKILL after a second, and reap */
+static void end_child(pid_t pid, int *status)
+{
+	kill(pid, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+}
+
 /* set up the instance for the target; -1 after an error line */
 static int setup(struct ftrace *ft, const struct ftrace_opts *o, const pid_t *pids, int npids)
 {
@@ -359,6 +372,12 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		if (o->pids && !any_alive(pids, npids))
 			stop = true;	/* everything traced has exited */
 	}
+	if (child_running) {
+		/* stopped early (Ctrl-C, --duration, SIGTERM): end the command as perf record does, traced to its exit */
+		end_child(w.pid, &status);
+		child_running = false;
+		rc = workload__exit_code(status);
+	}
 	ftrace__stop(&ft);
 	if (drain(ft.pipe_fd, out, &bytes) && errno != EPIPE)
 		error("cannot write the trace: %s", strerror(errno));
@@ -371,16 +390,8 @@ out:
 	ftrace__close(&ft);
 	if (child_held)
 		workload__abort(&w);
-	if (child_running) {
-		/* stopped early (Ctrl-C, --duration, SIGTERM): end the command as perf record does */
-		kill(w.pid, SIGTERM);
-		for (int i = 0; i < 100 && waitpid(w.pid, &status, WNOHANG) == 0; i++)
-			usleep(10000);
-		if (waitpid(w.pid, &status, WNOHANG) == 0) {
-			kill(w.pid, SIGKILL);
-			waitpid(w.pid, &status, 0);
-		}
-	}
+	if (child_running)
+		end_child(w.pid, &status);
 	if (out != stdout && fclose(out)) {
 		error("cannot write '%s': %s", o->output, strerror(errno));
 		rc = rc ? rc : 1;
