@@ -28,9 +28,12 @@ const volatile bool want_stats = false;	/* -c or -C or --histogram */
 const volatile bool failed_only = false;
 const volatile __u64 min_ns = 0;
 const volatile __u32 self_tgid = 0;
+const volatile __u64 wake_bytes = 0;	/* wake the reader once this much is waiting */
 const volatile __u64 sc_mask[TRACE_NR_MAX / 64];
 const volatile struct sc_cap caps[TRACE_NR_MAX][TRACE_NCAP];
 
+#define NR_RT_SIGRETURN	15
+#define UC_SIGMASK_OFF	296	/* x86-64 struct ucontext: flags, link, stack, sigcontext, then the mask */
 #define NR_EXECVE	59
 #define NR_EXIT		60
 #define NR_EXIT_GROUP	231
@@ -338,8 +341,10 @@ static __always_inline void cap_exit(struct sc_event *ev, int i, long nr, long r
 	case CAP_STR:	/* the page was not resident at entry: the syscall has faulted it in */
 		if (ev->cap_flags[i] & CAPF_FAULT) {
 			cap_str(ev, i, p);
-			if (!(ev->cap_flags[i] & CAPF_FAULT))
+			if (!(ev->cap_flags[i] & CAPF_FAULT)) {
 				ev->cap_flags[i] |= CAPF_REREAD;
+				count(TRC_REREAD);
+			}
 		}
 		break;
 	case CAP_BUF_RET:
@@ -358,16 +363,23 @@ static __always_inline void cap_exit(struct sc_event *ev, int i, long nr, long r
 	}
 }
 
-static __always_inline void submit(struct sc_event *ev)
+/*
+ * Waking the reader for every record costs an IPI per syscall (most of the
+ * tracing cost on a VM): wake it only once wake_bytes are waiting, and for
+ * the records that end something; the reader also drains on a short timer.
+ */
+static __always_inline void submit(struct sc_event *ev, bool urgent)
 {
+	__u64 fl = urgent || bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wake_bytes ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	long rc;
 
 	if (ev->cap_len[1] || (ev->cap_flags[1] & CAPF_FAULT))
-		rc = bpf_ringbuf_output(&rb, ev, sizeof(*ev), 0);
+		rc = bpf_ringbuf_output(&rb, ev, sizeof(*ev), fl);
 	else if (ev->cap_len[0] || (ev->cap_flags[0] & CAPF_FAULT))
-		rc = bpf_ringbuf_output(&rb, ev, TRACE_EV_HDR + TRACE_CAP_MAX, 0);
+		rc = bpf_ringbuf_output(&rb, ev, TRACE_EV_HDR + TRACE_CAP_MAX, fl);
 	else
-		rc = bpf_ringbuf_output(&rb, ev, TRACE_EV_HDR, 0);
+		rc = bpf_ringbuf_output(&rb, ev, TRACE_EV_HDR, fl);
 	count(rc ? TRC_LOST : TRC_EVENTS);
 }
 
@@ -405,12 +417,19 @@ int BPF_PROG(trace_enter, struct pt_regs *regs, long id)
 	read_args(ev, regs);
 	cap_enter(s, 0, id);
 	cap_enter(s, 1, id);
+	if (id == NR_RT_SIGRETURN) {
+		/* the signal mask being restored: uc_sigmask of the frame at the stack pointer */
+		__u64 sp = BPF_CORE_READ(regs, sp);
+
+		if (!bpf_probe_read_user(ev->data[0], 8, (void *)(sp + UC_SIGMASK_OFF)))
+			ev->cap_len[0] = 8;
+	}
 	if (id == NR_EXIT || id == NR_EXIT_GROUP) {
 		if (want_stats)
 			account(id, 0, 0);
 		ev->type = TEV_ENTER;
 		if (!failed_only && !min_ns)
-			submit(ev);
+			submit(ev, true);
 		return 0;
 	}
 	if (bpf_map_update_elem(&inflight, &tid, s, BPF_ANY))
@@ -451,7 +470,7 @@ int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 	}
 	cap_exit(ev, 0, nr, ret);
 	cap_exit(ev, 1, nr, ret);
-	submit(ev);
+	submit(ev, false);
 	bpf_map_delete_elem(&inflight, &tid);
 	return 0;
 }
@@ -492,7 +511,7 @@ int BPF_PROG(trace_proc_exit, struct task_struct *task)
 	s->ev.nr = -1;
 	s->ev.type = TEV_EXIT;
 	s->ev.ret = BPF_CORE_READ(task, exit_code);
-	submit(&s->ev);
+	submit(&s->ev, true);
 	bpf_map_delete_elem(&inflight, &tid);
 	return 0;
 }
@@ -526,6 +545,6 @@ int BPF_PROG(trace_signal, int sig, void *info, void *ka)
 		s->ev.cap_len[0] = 48;
 	else
 		s->ev.cap_flags[0] = CAPF_FAULT;
-	submit(&s->ev);
+	submit(&s->ev, false);
 	return 0;
 }

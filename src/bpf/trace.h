@@ -77,6 +77,7 @@ enum trc_counter {
 	TRC_LOST = 0,		/* ring buffer full: records dropped */
 	TRC_INFLIGHT_FULL,	/* no room to remember a syscall in progress */
 	TRC_EVENTS,		/* records sent */
+	TRC_REREAD,		/* strings not resident at entry, read at exit */
 	TRC_NR,
 };
 

@@ -13,6 +13,7 @@
 #include "lib/workload.h"
 #include "ui/strace_print.h"
 
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@ struct trace_cmd {
 	pid_t *pid_list;
 	int nr_pids;
 	struct strace_printer pr;
+	struct bpf_loop *loop;
 	int write_err;
 };
 
@@ -80,11 +82,18 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* -p: end when every traced process is gone */
-static int pids_tick(void *ctx)
+/*
+ * Every 20 ms: drain the ring buffer (the kernel side wakes the reader only
+ * when a good part of it is full), and with -p end when every process is gone.
+ */
+static int trace_tick(void *ctx)
 {
 	struct trace_cmd *c = ctx;
 
+	if (c->loop->rb)
+		ring_buffer__consume(c->loop->rb);
+	if (!c->nr_pids)
+		return 0;
 	for (int i = 0; i < c->nr_pids; i++)
 		if (kill(c->pid_list[i], 0) == 0 || errno != ESRCH)
 			return 0;
@@ -210,8 +219,11 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (c.seconds > 0)
 		bpf_loop__set_duration(&loop, c.seconds);
-	if (c.nr_pids)
-		bpf_loop__set_tick(&loop, 200, pids_tick, &c);
+	c.loop = &loop;
+	if (bpf_loop__set_tick(&loop, 20, trace_tick, &c)) {
+		error("cannot set up the event loop's timer: %s", strerror(errno));
+		goto out;
+	}
 	if (w.pid) {
 		bpf_loop__set_child(&loop, w.pid);
 		rc = workload__start(&w);
@@ -241,6 +253,8 @@ int cmd_trace(int argc, char **argv)
 	}
 	lost = tracer__counter(t, TRC_LOST);
 	full = tracer__counter(t, TRC_INFLIGHT_FULL);
+	debug(1, "%llu records, %llu strings read again at exit (not resident at entry)",
+	      (unsigned long long)tracer__counter(t, TRC_EVENTS), (unsigned long long)tracer__counter(t, TRC_REREAD));
 	if (lost)
 		warning("%llu syscall records lost: the ring buffer was full (raise --buffer-size, "
 			"or narrow the trace with -e trace=)", (unsigned long long)lost);

@@ -290,6 +290,16 @@ static const struct sd_name futex_ops[] = {
 	{ 10, "FUTEX_WAKE_BITSET" }, { 0, NULL }
 };
 
+static const struct sd_name ipprotos[] = {
+	{ 0, "IPPROTO_IP" }, { 1, "IPPROTO_ICMP" }, { 6, "IPPROTO_TCP" }, { 17, "IPPROTO_UDP" },
+	{ 41, "IPPROTO_IPV6" }, { 58, "IPPROTO_ICMPV6" }, { 132, "IPPROTO_SCTP" }, { 255, "IPPROTO_RAW" },
+	{ 0, NULL }
+};
+/* the flags of pipe2, dup3, eventfd2, epoll_create1...: no access mode */
+static const struct sd_name fd_flags[] = {
+	{ 04000, "O_NONBLOCK" }, { 040000, "O_DIRECT" }, { 02000000, "O_CLOEXEC" }, { 0, NULL }
+};
+
 static void fd(struct sbuf *b, uint64_t v)
 {
 	sbuf__printf(b, "%d", (int)v);
@@ -359,7 +369,7 @@ static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct sysc
 	case A_LONG: sbuf__printf(b, "%lld", (long long)v); break;
 	case A_ULONG: sbuf__printf(b, "%llu", (unsigned long long)v); break;
 	case A_HEX: sbuf__printf(b, "%#llx", (unsigned long long)v); break;
-	case A_OCT: sbuf__printf(b, "%#03o", (unsigned)v); break;
+	case A_OCT: case A_OPENMODE: sbuf__printf(b, "%#03o", (unsigned)v); break;
 	case A_FD: fd(b, v); break;
 	case A_DIRFD:
 		if ((int)v == -100)
@@ -453,6 +463,13 @@ static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct sysc
 			sbuf__printf(b, " /* %u var%s */", ev->aux, ev->aux == 1 ? "" : "s");
 		break;
 	case A_AF: sysdecode__value(b, v, families, "%u"); break;
+	case A_SOCKPROTO:	/* by family: IPPROTO_* for inet sockets, a number otherwise */
+		if (ev->args[0] == 2 || ev->args[0] == 10)
+			sysdecode__value(b, v, ipprotos, "%d");
+		else
+			sbuf__printf(b, "%d", (int)v);
+		break;
+	case A_FDFLAGS: sysdecode__flags(b, (unsigned)v, fd_flags, NULL); break;
 	case A_SOCKTYPE:
 		sysdecode__value(b, v & 0xf, socktypes, "%u");
 		if (v & ~0xfull) {
@@ -466,7 +483,7 @@ static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct sysc
 	case A_SOCKADDRIN: case A_SOCKADDROUT:
 		if (!v)
 			sbuf__puts(b, "NULL");
-		else if (!p || failed(ev))
+		else if (!p || (d->args[i] == A_SOCKADDROUT && failed(ev)))
 			ptr(b, v);
 		else
 			sysdecode__sockaddr(b, p, d->args[i] == A_SOCKADDRIN ? len : 128);
@@ -583,6 +600,12 @@ void sysdecode__call(struct sbuf *b, const struct sc_event *ev, const struct sys
 	sbuf__printf(b, "%s(", d->name);
 	if (d->nr == 56) {
 		clone_call(b, ev);
+	} else if (d->nr == 15) {	/* rt_sigreturn: the mask it restores, read from the signal frame */
+		if (ev->cap_len[0] >= 8) {
+			sbuf__puts(b, "{mask=");
+			sysdecode__sigset(b, rd64(ev->data[0]));
+			sbuf__puts(b, "}");
+		}
 	} else {
 		ncap = sysdecode__capplan(d, caps);
 		n = shown_args(ev, d);

@@ -1,0 +1,138 @@
+#!/bin/bash
+# t0600: sonde trace against strace on the same deterministic programs: the
+# lines agree (after masking addresses and pids), and so do the -c counts.
+. "$(dirname "$0")/../lib.sh"
+
+if ! command -v strace >/dev/null; then
+	test_skip 'sonde trace lines equal strace lines' 'strace is not installed'
+	test_done
+	exit
+fi
+if ! $SONDE trace -e trace=getppid -o /dev/null -- true 2>"$TMP/probe.err"; then
+	test_skip 'sonde trace lines equal strace lines' "sonde trace cannot run here: $(head -1 "$TMP/probe.err")"
+	test_done
+	exit
+fi
+
+# addresses differ between runs (ASLR): mask them, and where a masked address
+# changed the width of the call, the padding before "= " with it
+mask_addr() {
+	awk '{ if ($0 ~ /0x[0-9a-f]+/) { gsub(/0x[0-9a-f]+/, "ADDR"); gsub(/\)  +=/, ") =") } print }'
+}
+
+# -f output: one stream per process, pids numbered by first appearance;
+# strace's <unfinished ...>/<... resumed> pairs joined into one line; the
+# SIGCHLD lines dropped from strace's side: an ignored SIGCHLD is only
+# delivered to a ptraced process (strace changes what it traces, sonde does not)
+per_process() {
+	awk '
+	{ pid = $1; if (!(pid in id)) id[pid] = "P" (++n); line = substr($0, length(pid) + 2) }
+	line ~ / <unfinished \.\.\.>$/ { sub(/ <unfinished \.\.\.>$/, "", line); pend[pid] = line; next }
+	line ~ /^<\.\.\. [a-z0-9_]+ resumed>/ { sub(/^<\.\.\. [a-z0-9_]+ resumed>/, "", line); line = pend[pid] line }
+	line ~ /^--- SIGCHLD / { next }
+	{ out[++m] = pid; txt[m] = line }
+	function pids(t,   r) {
+		r = ""
+		while (match(t, /[0-9]+/)) {
+			num = substr(t, RSTART, RLENGTH)
+			r = r substr(t, 1, RSTART - 1) ((num in id) ? id[num] : num)
+			t = substr(t, RSTART + RLENGTH)
+		}
+		return r t
+	}
+	END {
+		for (i = 1; i <= m; i++) {
+			t = pids(txt[i])
+			gsub(/0x[0-9a-f]+/, "ADDR", t); gsub(/\) +=/, ") =", t)
+			print id[out[i]] " " t
+		}
+	}' "$1" | sort -s -k1,1
+}
+
+# the syscall, calls and errors columns of a -c table, by name
+counts() {
+	awk '/^-/ { sep++; next } sep >= 1 && NF >= 5 { e = (NF == 6) ? $5 : 0; print $NF, $4, e }' "$1" | sort
+}
+
+test_expect_success 'the lines of a whole run equal strace -o (loader included)' '
+	strace -o st.txt "$WORKLOADS/syscalls" 3 &&
+	$SONDE trace -o so.txt "$WORKLOADS/syscalls" 3 &&
+	# getppid and set_tid_address return pids
+	sed -E "s/^(getppid\(\) +|set_tid_address\(0x[0-9a-f]+\) +)= [0-9]+$/\1= PID/" st.txt | mask_addr >expect &&
+	sed -E "s/^(getppid\(\) +|set_tid_address\(0x[0-9a-f]+\) +)= [0-9]+$/\1= PID/" so.txt | mask_addr >actual &&
+	test $(wc -l <expect) -gt 40 &&
+	test_cmp expect actual
+'
+
+test_expect_success 'open flags, ENOENT, mmap, signals, sockets, pipes, fork with -f equal strace -f' '
+	mkdir -p w &&
+	strace -f -o st.txt "$WORKLOADS/trace_mix" "$TMP/w" &&
+	$SONDE trace -f -o so.txt "$WORKLOADS/trace_mix" "$TMP/w" &&
+	per_process st.txt >expect &&
+	per_process so.txt >actual &&
+	grep -q "ENOENT" actual && grep -q "^P2 exit_group(7)" actual &&
+	grep -q "SIGUSR1 {si_signo" actual && grep -q "inet_addr(\"127.0.0.1\")" actual &&
+	test_cmp expect actual
+'
+
+test_expect_success '-c counts and errors equal strace -c' '
+	strace -c -o st.txt "$WORKLOADS/syscalls" 1000 &&
+	$SONDE trace -c -o so.txt "$WORKLOADS/syscalls" 1000 &&
+	counts st.txt >expect && counts so.txt >actual &&
+	grep -q "^getppid 1000 0$" actual && grep -q "^total 4031 1$" actual &&
+	test_cmp expect actual &&
+	strace -f -c -o st.txt "$WORKLOADS/trace_mix" "$TMP/w" &&
+	$SONDE trace -f -c -o so.txt "$WORKLOADS/trace_mix" "$TMP/w" &&
+	counts st.txt >expect && counts so.txt >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success '-c keeps strace -c layout' '
+	head -2 so.txt >actual &&
+	printf "%s\n" "% time     seconds  usecs/call     calls    errors syscall" \
+		"------ ----------- ----------- --------- --------- ----------------" >expect &&
+	test_cmp expect actual &&
+	grep -E "^ *[0-9]+\.[0-9]{2} +[0-9]+\.[0-9]{6} +[0-9]+ +[0-9]+ +([0-9]+ )? *total$" so.txt
+'
+
+test_expect_success '-e trace= sets and classes select what strace selects' '
+	for e in "trace=%file" "trace=openat,close" "trace=!write,getppid" "trace=%memory,%signal" \
+		 "trace=%network" "status=failed"; do
+		strace -f -e "$e" -o st.txt "$WORKLOADS/trace_mix" "$TMP/w" &&
+		$SONDE trace -f -e "$e" -o so.txt "$WORKLOADS/trace_mix" "$TMP/w" &&
+		per_process st.txt | grep -v "^P[0-9]* +++ exited" >expect &&
+		per_process so.txt | grep -v "^P[0-9]* +++ exited" >actual &&
+		test_cmp expect actual || return 1
+	done
+'
+
+test_expect_success '-s cuts strings as strace -s does' '
+	strace -s 4 -o st.txt "$WORKLOADS/trace_mix" "$TMP/w" &&
+	$SONDE trace -s 4 -o so.txt "$WORKLOADS/trace_mix" "$TMP/w" &&
+	grep "\"hell\"\.\.\." so.txt &&
+	grep -E "^(write|read)\(" st.txt | mask_addr >expect &&
+	grep -E "^(write|read)\(" so.txt | mask_addr >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a path not yet paged in is read again at exit (fresh binary)' '
+	cp "$WORKLOADS/coldpath" ./fresh &&
+	strace -e trace=openat -o st.txt ./fresh &&
+	$SONDE trace -v -e trace=openat -o so.txt ./fresh 2>err &&
+	grep "\"/etc/hostname\"" so.txt &&
+	test_cmp st.txt so.txt &&
+	grep -E "[1-9][0-9]* strings read again at exit" err
+'
+
+test_expect_success '-tt -T and -r lines have strace layout' '
+	strace -tt -T -e trace=getppid,close -o st.txt "$WORKLOADS/syscalls" 2 &&
+	$SONDE trace -tt -T -e trace=getppid,close -o so.txt "$WORKLOADS/syscalls" 2 &&
+	mask_numbers <st.txt >expect && mask_numbers <so.txt >actual &&
+	test_cmp expect actual &&
+	strace -r -e trace=getppid -o st.txt "$WORKLOADS/syscalls" 2 &&
+	$SONDE trace -r -e trace=getppid -o so.txt "$WORKLOADS/syscalls" 2 &&
+	mask_numbers <st.txt >expect && mask_numbers <so.txt >actual &&
+	test_cmp expect actual
+'
+
+test_done

@@ -1,0 +1,69 @@
+#!/bin/bash
+# t0601: sonde trace's own behaviour: exit status, errors, -p, lost events,
+# --duration, --histogram.
+. "$(dirname "$0")/../lib.sh"
+
+if ! $SONDE trace -e trace=getppid -o /dev/null -- true 2>"$TMP/probe.err"; then
+	test_skip 'sonde trace behaviour' "sonde trace cannot run here: $(head -1 "$TMP/probe.err")"
+	test_done
+	exit
+fi
+
+test_expect_success 'the exit status of the traced command is sonde'"'"'s' '
+	test_expect_code() { want=$1; shift; "$@"; rc=$?; test $rc -eq $want; }
+	test_expect_code 5 $SONDE trace -o /dev/null "$WORKLOADS/syscalls" 2 5 &&
+	test_expect_code 0 $SONDE trace -c -o /dev/null "$WORKLOADS/syscalls" 2 &&
+	test_expect_code 127 $SONDE trace -o /dev/null ./no-such-program 2>err &&
+	grep "no-such-program" err
+'
+
+test_expect_success 'unknown syscall names in -e are an error that names them' '
+	! $SONDE trace -e trace=opne,read,%bogus true 2>err &&
+	grep "'"'"'opne'"'"'" err && grep "%bogus" err
+'
+
+test_expect_success 'bad options: one error line, exit 129' '
+	rc=0 && $SONDE trace -S bogus true 2>err || rc=$? &&
+	test $rc -eq 129 && grep "bogus" err &&
+	rc=0 && $SONDE trace 2>err || rc=$? &&
+	test $rc -eq 129 && grep "nothing to trace" err
+'
+
+test_expect_success '-p attaches to a running process and ends when it is gone' '
+	"$WORKLOADS/syscalls" 150000 &
+	pid=$! &&
+	$SONDE trace -p $pid -e trace=getppid -o so.txt &&
+	wait $pid &&
+	test $(grep -c "^getppid() " so.txt) -gt 0
+'
+
+test_expect_success '-p of a pid that does not exist is an error' '
+	! $SONDE trace -p 999999999 2>err && grep "999999999" err
+'
+
+test_expect_success 'every event is printed or counted as lost' '
+	# a 1 MiB ring buffer against 400,000 calls as fast as they come: some are lost here
+	$SONDE trace --buffer-size 1 -e trace=getppid,write -o so.txt "$WORKLOADS/cheap" 400000 >/dev/null 2>err &&
+	printed=$(grep -c -E "^(getppid|write)\(" so.txt) &&
+	lost=$(sed -n "s/.* \([0-9]*\) syscall records lost.*/\1/p" err) &&
+	echo "printed $printed lost ${lost:-0}" &&
+	test $((printed + ${lost:-0})) -eq 400001
+'
+
+test_expect_success '--duration keeps only slow calls (filtered in the kernel)' '
+	$SONDE trace --duration 3 -o so.txt sleep 0.01 &&
+	grep -E "nanosleep|clock_nanosleep" so.txt &&
+	! grep -E "^(mmap|openat|close)\(" so.txt
+'
+
+test_expect_success '--histogram buckets add up to the calls' '
+	$SONDE trace --histogram -e trace=getppid -o so.txt "$WORKLOADS/syscalls" 1000 &&
+	grep "^getppid (ns), 1000 calls" so.txt &&
+	test $(awk "/^\[/ { s += \$3 } END { print s }" so.txt) -eq 1000
+'
+
+test_expect_success 'sonde trace --help exits 0' '
+	$SONDE trace --help >out && grep -e "--follow-forks" out
+'
+
+test_done
