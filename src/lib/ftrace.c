@@ -234,11 +234,8 @@ static bool has_tracer(const char *root, const char *name)
 	return false;
 }
 
-static const char *eperm_why(void)
-{
-	return "the kernel refuses the function tracer here (EPERM: locked down by the kernel or its hypervisor); "
-	       "tracepoints (-e) still work";
-}
+#define EPERM_FMT "cannot use the function tracer: the kernel refuses it (writing %s: Operation not permitted; " \
+		  "this kernel or its hypervisor forbids function tracing); tracepoints (-e) still work"
 
 static int set_globs(struct ftrace *ft, const char *file, char *const *globs, int n, char *err, size_t errlen)
 {
@@ -246,7 +243,7 @@ static int set_globs(struct ftrace *ft, const char *file, char *const *globs, in
 		int rc = put(ft->dir, file, globs[i], i > 0);
 
 		if (rc == -EPERM || rc == -EACCES) {
-			ERR("cannot use the function tracer: %s", eperm_why());
+			ERR(EPERM_FMT, file);
 			return -EPERM;
 		}
 		if (rc == -EINVAL || rc == -ENOENT || rc == -ENODEV) {
@@ -277,7 +274,7 @@ int ftrace__set_functions(struct ftrace *ft, char *const *funcs, int n, char *co
 		return rc;
 	rc = put(ft->dir, "current_tracer", "function", false);
 	if (rc == -EPERM || rc == -EACCES) {
-		ERR("cannot use the function tracer: %s", eperm_why());
+		ERR(EPERM_FMT, "current_tracer");
 		return -EPERM;
 	}
 	if (rc) {
