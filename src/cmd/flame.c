@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flame.c - `sonde flame`: folded stacks (files, stdin, or two profiles to
- * compare) to an interactive SVG flame graph, or to speedscope / pprof files.
- * flamegraph.pl's options keep their names and meanings.
+ * flame.c - `sonde flame`: folded stacks (files, stdin, two profiles to
+ * compare, or a recording) to an interactive SVG flame graph, or to
+ * speedscope / pprof files. flamegraph.pl's options keep their names and
+ * meanings.
+ *
+ * A recording (-i FILE) is folded by `sonde collapse -i FILE`, run as a child
+ * whose output streams into the tree: the collapse (name tidying, event
+ * filter, annotations) lives in src/cmd/collapse.c, and running it keeps one
+ * definition of it. When it moves to src/lib/, call it directly instead.
  */
 #include "sonde.h"
 #include "opt.h"
@@ -13,10 +19,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static const char *const flame_usage[] = {
 	"sonde flame [<options>] [FILE...]",
 	"sonde flame --diff [<options>] BEFORE AFTER",
+	"sonde flame [<options>] -i sonde.data",
 	NULL,
 };
 
@@ -24,7 +33,7 @@ static const char *const flame_usage[] = {
 
 struct flame_cmd {
 	struct flame_opts fo;
-	const char *output, *format, *minwidth;
+	const char *output, *format, *minwidth, *recording;
 	bool diff, normalize, strip_hex, reverse, cp;
 	unsigned long warned;
 };
@@ -68,6 +77,53 @@ static int read_input(struct folded *f, struct flame_cmd *c, const char *path, e
 		fclose(in);
 	if (bad < 0) {
 		error("cannot read '%s': %s", name, strerror((int)-bad));
+		return -1;
+	}
+	return 0;
+}
+
+/* a recording, folded by `sonde collapse -i` in a child process */
+static int read_recording(struct folded *f, struct flame_cmd *c, const char *path)
+{
+	int pfd[2], st;
+	pid_t pid;
+	FILE *in;
+	long bad;
+
+	if (pipe(pfd)) {
+		error("cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		error("cannot fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(pfd[1], STDOUT_FILENO);
+		close(pfd[0]);
+		close(pfd[1]);
+		execl("/proc/self/exe", "sonde", "collapse", "-i", path, (char *)NULL);
+		error("cannot run 'sonde collapse': %s", strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (!(in = fdopen(pfd[0], "r"))) {
+		close(pfd[0]);
+		waitpid(pid, &st, 0);
+		error("cannot read the folded stacks of '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	bad = folded__read(f, in, path, FOLDED_AFTER, warn_line, c);
+	fclose(in);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		error("cannot fold the stacks of '%s' (sonde collapse -i failed, see above)", path);
+		return -1;
+	}
+	if (bad < 0) {
+		error("cannot read the folded stacks of '%s': %s", path, strerror((int)-bad));
 		return -1;
 	}
 	return 0;
@@ -132,6 +188,7 @@ int cmd_flame(int argc, char **argv)
 	flame_opts__init(&c.fo);
 	const struct opt opts[] = {
 		OPT_GROUP("input and output"),
+		OPT_STRING('i', "input", &c.recording, "FILE", "a recording (sonde record, perf record), folded as sonde collapse -i does"),
 		OPT_STRING('o', "output", &c.output, "FILE", "write to FILE instead of stdout"),
 		OPT_STRING(0, "format", &c.format, "FMT", "svg (default), speedscope (JSON), pprof (gzip'd profile.proto), folded (merged stacks)"),
 		OPT_BOOL(0, "diff", &c.diff, "differential graph of two profiles: BEFORE AFTER (difffolded.pl)"),
@@ -179,6 +236,8 @@ int cmd_flame(int argc, char **argv)
 	if (strcmp(c.format, "svg") && strcmp(c.format, "speedscope") && strcmp(c.format, "pprof") &&
 	    strcmp(c.format, "folded"))
 		opt__usage_error(flame_usage, opts, "unknown format '%s' (svg, speedscope, pprof or folded)", c.format);
+	if (c.recording && (c.diff || argc))
+		opt__usage_error(flame_usage, opts, "-i takes the recording: no folded files or --diff with it");
 	if (c.diff && argc != 2)
 		opt__usage_error(flame_usage, opts, "--diff takes two files, BEFORE and AFTER");
 	if (c.normalize && !c.diff)
@@ -196,7 +255,10 @@ int cmd_flame(int argc, char **argv)
 		error("out of memory");
 		return 1;
 	}
-	if (c.diff) {
+	if (c.recording) {
+		if (read_recording(f, &c, c.recording))
+			goto fail;
+	} else if (c.diff) {
 		if (read_input(f, &c, argv[0], FOLDED_BEFORE) || read_input(f, &c, argv[1], FOLDED_AFTER))
 			goto fail;
 		if (c.normalize)
