@@ -118,10 +118,12 @@ static int read_recording(struct folded *f, struct flame_cmd *c, const char *pat
 	}
 	bad = folded__read(f, in, path, FOLDED_AFTER, warn_line, c);
 	fclose(in);
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		error("cannot fold the stacks of '%s' (sonde collapse -i failed, see above)", path);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st)) {
+		error("cannot fold the stacks of '%s': sonde collapse -i died", path);
 		return -1;
 	}
+	if (WEXITSTATUS(st))
+		return -1;	/* collapse said why, in one line */
 	if (bad < 0) {
 		error("cannot read the folded stacks of '%s': %s", path, strerror((int)-bad));
 		return -1;

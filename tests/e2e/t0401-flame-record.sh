@@ -31,7 +31,7 @@ test_expect_success 'speedscope and pprof straight from a recording' '
 test_expect_success 'a file that is not a recording: an error, exit 1' '
 	echo "not a recording" >bogus.data &&
 	rc=0 && $SONDE flame -i bogus.data >out.svg 2>err || rc=$? &&
-	[ $rc = 1 ] && grep -q "sonde: cannot" err &&
+	[ $rc = 1 ] && grep -q "sonde: cannot" err && [ $(wc -l <err) = 1 ] &&
 	rc=0 && $SONDE flame -i demo.data extra.folded 2>err || rc=$? && [ $rc = 129 ]
 '
 
