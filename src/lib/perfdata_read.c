@@ -679,7 +679,7 @@ int perfdata_reader__open(struct perfdata_reader **out, const char *path, char *
 	struct perfdata_reader *r;
 	struct stat sb;
 	int fd, rc;
-	char msg[224];
+	char msg[256];
 
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -712,7 +712,7 @@ int perfdata_reader__open(struct perfdata_reader **out, const char *path, char *
 	rc = open_common(r, msg, sizeof(msg));
 	if (rc) {
 		perfdata_reader__free(r);
-		return fail(err, errlen, rc, "%s: %s", path, msg);
+		return fail(err, errlen, rc, "%s", msg);
 	}
 	*out = r;
 	return 0;

@@ -39,6 +39,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sink += strlen(f->build_ids[i].filename) + f->build_ids[i].id[19];
 	if (f->hostname)
 		sink += strlen(f->hostname);
+	if (f->tracing_data) {
+		struct perfdata_tracing *t;
+
+		if (perfdata_tracing__parse(&t, f->tracing_data, f->tracing_data_size, err, sizeof(err)) == 0) {
+			uint8_t raw[64] = { 0 };
+			char buf[512];
+
+			for (int i = 0; i < nr; i++) {
+				const struct perfdata_tp_format *tf = perfdata_tracing__find(t, a[i].attr.config);
+
+				if (tf)
+					perfdata_tracing__format(tf, raw, sizeof(raw), buf, sizeof(buf));
+			}
+			perfdata_tracing__free(t);
+		} else if (!err[0] || strchr(err, '\n')) {
+			abort();
+		}
+	}
 	while ((rc = perfdata_reader__next(r, &ev)) != 0) {
 		if (rc < 0) {
 			if (!strstr(perfdata_reader__error(r), "offset"))

@@ -1,0 +1,106 @@
+#!/bin/bash
+# sonde script and the perf.data reader: perf script's text for sonde's and perf's
+# recordings (fp and dwarf call graphs, several events, tracepoints), -F fields,
+# and truncated or corrupted files (one error line with the offset, no crash).
+. "$(dirname "$0")/../lib.sh"
+
+if ! command -v perf >/dev/null 2>&1; then
+	test_skip 'sonde script against perf script' 'perf is not installed'
+	test_done
+	exit
+fi
+
+# kernel modules and BPF programs (0xffffffffc...) resolve through the live
+# /proc/kallsyms for sonde and not at all for perf: leave them out of comparisons
+nomod() { sed -E '/^\tffffffffc[0-9a-f]{7} /d'; }
+
+test_expect_success 'setup: one fp recording by sonde, fp and dwarf ones by perf' '
+	$SONDE record -q -g -F 499 -o s.data -- $EXAMPLES/demo 0.5 >/dev/null &&
+	perf record -q -g -F 499 -o p.data -- $EXAMPLES/demo 0.5 >/dev/null 2>&1 &&
+	perf record -q --call-graph dwarf,2048 -F 199 -o pd.data -- $EXAMPLES/demo 0.5 >/dev/null 2>&1 &&
+	ls -l s.data p.data pd.data
+'
+
+test_expect_success 'sonde script prints what perf script prints for a sonde recording' '
+	$SONDE script -i s.data | nomod >ours &&
+	perf script -i s.data 2>/dev/null | nomod >theirs &&
+	[ -s ours ] && test_cmp theirs ours
+'
+
+test_expect_success 'and for perf'\''s own frame-pointer recording' '
+	$SONDE script -i p.data | nomod >ours &&
+	perf script -i p.data 2>/dev/null | nomod >theirs &&
+	[ -s ours ] && test_cmp theirs ours
+'
+
+test_expect_success 'the reader counts as many samples as perf report --stats (fp and dwarf)' '
+	for f in s.data p.data pd.data; do
+		n=$($SONDE script -i $f -G -F comm | wc -l) &&
+		p=$(perf report -i $f --stats 2>/dev/null | awk "/SAMPLE events:/ {print \$3; exit}") &&
+		echo "$f: sonde $n perf $p" && [ "$n" -gt 0 ] && [ "$n" = "$p" ] || exit 1
+	done
+'
+
+test_expect_success 'perf'\''s dwarf recording: unwound by sonde to work and main' '
+	$SONDE script -i pd.data >dw &&
+	grep -A3 " hot_loop+0x" dw | grep -q " work+0x" &&
+	grep -A4 " hot_loop+0x" dw | grep -q " main+0x"
+'
+
+test_expect_success '-F picks fields, +f/-f change the defaults, as perf script does' '
+	$SONDE script -i s.data -F comm,tid,time,ip,sym | nomod >ours &&
+	perf script -i s.data -F comm,tid,time,ip,sym 2>/dev/null | nomod >theirs && test_cmp theirs ours &&
+	$SONDE script -i s.data -G -F pid,tid,event,ip,sym,dso >ours &&
+	perf script -i s.data -G -F pid,tid,event,ip,sym,dso >theirs 2>/dev/null && test_cmp theirs ours &&
+	rc=0; $SONDE script -i s.data -F comm,bogus 2>err || rc=$? &&
+	[ $rc -eq 129 ] && grep -q "unknown field .bogus." err
+'
+
+test_expect_success 'several events and tracepoints: names aligned, fields decoded' '
+	$SONDE record -q -e cpu-clock -e syscalls:sys_enter_openat -F 499 -o two.data -- $EXAMPLES/demo 0.3 >/dev/null &&
+	$SONDE script -i two.data -F comm,tid,time,event >ours &&
+	perf script -i two.data -F comm,tid,time,event >theirs 2>/dev/null && test_cmp theirs ours &&
+	$SONDE script -i two.data | grep "syscalls:sys_enter_openat: " >tp &&
+	grep -q "dfd=0xffffff9c filename=0x[0-9a-f]* flags=0x[0-9a-f]* mode=0x" tp &&
+	[ $(wc -l <tp) = $(perf script -i two.data 2>/dev/null | grep -c sys_enter_openat:) ]
+'
+
+test_expect_success '--show-task-events and --show-mmap-events print the side-band records' '
+	$SONDE script -i s.data --show-task-events --show-mmap-events | grep PERF_RECORD >ours &&
+	grep -q "PERF_RECORD_COMM exec: demo:" ours &&
+	grep -q "PERF_RECORD_MMAP2 .*r-xp .*examples/demo$" ours &&
+	grep -q "PERF_RECORD_EXIT" ours
+'
+
+test_expect_success 'a truncated file is one error line with the offset' '
+	size=$(stat -c %s s.data) &&
+	for cut in 50 200 $((size / 2)) $((size - 10)); do
+		head -c $cut s.data >t.data &&
+		rc=0; $SONDE script -i t.data >out 2>err || rc=$? &&
+		cat err && [ $rc -eq 1 ] && [ $(wc -l <err) -eq 1 ] &&
+		grep -qE "truncated|offset|not a perf.data" err || exit 1
+	done
+'
+
+test_expect_success 'corrupted files never crash: an error line or a warning naming the offset' '
+	for seed in 1 2 3 4 5 6 7 8 9 10 11 12; do
+		python3 -c "
+import random, sys
+b = bytearray(open(\"s.data\", \"rb\").read())
+r = random.Random($seed)
+for _ in range(1 + $seed % 5):
+    b[r.randrange(len(b))] ^= r.randrange(1, 256)
+open(\"c.data\", \"wb\").write(b)" &&
+		rc=0; timeout 20 $SONDE script -i c.data >out 2>err || rc=$? &&
+		[ $rc -eq 0 ] || [ $rc -eq 1 ] || { echo "seed $seed: exit $rc"; cat err; exit 1; }
+		if [ -s err ]; then grep -qE "offset|truncated|not a perf.data|corrupted|bad" err || { cat err; exit 1; }; fi
+	done
+'
+
+test_expect_success 'not a perf.data file, or a missing one' '
+	echo "hello" >x.data &&
+	rc=0; $SONDE script -i x.data 2>err || rc=$? && [ $rc -eq 1 ] && grep -q "not a perf.data file" err &&
+	rc=0; $SONDE script -i nope.data 2>err || rc=$? && [ $rc -eq 1 ] && grep -q "nope.data" err
+'
+
+test_done
