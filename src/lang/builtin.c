@@ -18,7 +18,7 @@ static const struct bvar_desc vars[] = {
 };
 
 static const struct bfunc_desc funcs[] = {
-	{ "printf", F_PRINTF, 1, 8, BF_STMT },
+	{ "printf", F_PRINTF, 1, 17, BF_STMT },
 	{ "print", F_PRINT, 1, 3, BF_STMT },
 	{ "exit", F_EXIT, 0, 1, BF_STMT },
 	{ "clear", F_CLEAR, 1, 1, BF_STMT | BF_MAPARG },

@@ -117,7 +117,7 @@ static int map_keys(struct ck *c, struct node *n)
 		} else if (!same_kind(&m->key.tup[i], &t)) {
 			char a[64], b[64];
 
-			lang__error(c->prog, k->loc, "key %d of '%s' is a %s here but a %s elsewhere", i + 1, m->name,
+			lang__error(c->prog, k->loc, "key %d of '%s' is %s here but %s elsewhere", i + 1, m->name,
 				    type__str(&t, a, sizeof(a)), type__str(&m->key.tup[i], b, sizeof(b)));
 			return -1;
 		} else if (t.size > m->key.tup[i].size) {
@@ -144,7 +144,7 @@ static int set_map_value(struct ck *c, struct node *mapn, struct type t, enum ag
 		if (m->agg != agg)
 			lang__error(c->prog, loc, "'%s' is assigned %s here but %s elsewhere", m->name, aggs[agg], aggs[m->agg]);
 		else
-			lang__error(c->prog, loc, "'%s' is assigned a %s here but a %s elsewhere", m->name,
+			lang__error(c->prog, loc, "'%s' is assigned %s here but %s elsewhere", m->name,
 				    type__str(&t, a, sizeof(a)), type__str(&m->val, b, sizeof(b)));
 		return -1;
 	}
@@ -183,7 +183,7 @@ static int assign_var(struct ck *c, struct node *lhs, struct type t, struct loc 
 	} else if (!same_kind(&v->ty, &t)) {
 		char a[64], b[64];
 
-		lang__error(c->prog, loc, "'%s' is a %s and cannot be assigned a %s", lhs->s,
+		lang__error(c->prog, loc, "'%s' is %s and cannot be assigned %s", lhs->s,
 			    type__str(&v->ty, a, sizeof(a)), type__str(&t, b, sizeof(b)));
 		return -1;
 	} else if (t.size > v->ty.size) {
@@ -435,9 +435,16 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 				lang__error(c->prog, n->loc, "lhist(): step must be > 0, max > min, and at most 1000 buckets");
 				return none;
 			}
-			assign_to->map->lmin = mn;
-			assign_to->map->lmax = mx;
-			assign_to->map->lstep = st;
+			struct mapinfo *m = assign_to->map;
+
+			if (m->lstep && (m->lmin != mn || m->lmax != mx || m->lstep != st)) {
+				lang__error(c->prog, n->loc, "'%s' is an lhist(%lld, %lld, %lld) elsewhere: one map has one "
+					    "bucket layout", m->name, m->lmin, m->lmax, m->lstep);
+				return none;
+			}
+			m->lmin = mn;
+			m->lmax = mx;
+			m->lstep = st;
 		}
 		if (f->id == F_HIST && a0->next) {
 			if (!is_const_int(a0->next, &v) || v != 0) {

@@ -537,7 +537,7 @@ static void json_hist(struct out *o, const struct mapinfo *m, const struct entry
 static void json_map(struct out *o, struct mapinfo *m, struct entries *es, int from, long long div)
 {
 	const char *type = m->agg == AGG_HIST || m->agg == AGG_LHIST ? "hist" :
-			   m->agg == AGG_STATS ? "stats" : "map";
+			   m->agg == AGG_STATS || m->agg == AGG_AVG ? "stats" : "map";
 
 	fprintf(o->f, "{\"type\": \"%s\", \"data\": {", type);
 	json_str(o->f, m->name);
@@ -654,8 +654,7 @@ void out__all_maps(struct out *o)
 		if (m->fd >= 0)
 			v[n++] = m;
 	qsort(v, n, sizeof(*v), cmp_map_name);
-	if (!o->json)
-		fputs("\n\n", o->f);
+	fputs("\n\n", o->f);	/* bpftrace 0.17 writes them in json mode too */
 	for (int i = 0; i < n; i++)
 		out__map(o, v[i], 0, 0);
 	free(v);

@@ -235,6 +235,17 @@ static int rt_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err
 }
 
 /* ---- uprobe / uretprobe ---- */
+static bool is_elf(const char *path)
+{
+	char m[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool ok = fd >= 0 && read(fd, m, 4) == 4 && !memcmp(m, "\177ELF", 4);
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 int provider__resolve_path(const char *name, char *out, size_t len)
 {
 	static const char *libdirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
@@ -262,7 +273,7 @@ int provider__resolve_path(const char *name, char *out, size_t len)
 	for (int i = 0; libdirs[i]; i++)
 		for (int j = 0; forms[j]; j++) {
 			snprintf(out, len, forms[j], libdirs[i], name);
-			if (!stat(out, &st) && S_ISREG(st.st_mode))
+			if (!stat(out, &st) && S_ISREG(st.st_mode) && is_elf(out))
 				return 0;
 		}
 	return -ENOENT;
