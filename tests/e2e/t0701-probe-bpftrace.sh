@@ -1,0 +1,131 @@
+#!/bin/bash
+# sonde probe against bpftrace 0.17 on deterministic workloads: the same map
+# output byte for byte (counts, hist/lhist layout, stats, printf), and the
+# probe types and options bpftrace has; where bpftrace lacks a feature
+# (raw tracepoints in 0.17), the counts are checked against the workload's.
+. "$(dirname "$0")/../lib.sh"
+
+W=$WORKLOADS/syscalls
+if [ "$(id -u)" != 0 ]; then
+	test_skip 'sonde probe against bpftrace' 'BPF needs root'
+	test_done
+	exit
+fi
+have_bpftrace=false
+command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1 && have_bpftrace=true
+
+# both tools on one program and workload; bpftrace's stderr has a harmless RLIMIT line
+compare() {	# program command
+	$SONDE probe -e "$1" -c "$2" >sonde.out &&
+	bpftrace -e "$1" -c "$2" >bpftrace.out 2>bpftrace.err &&
+	test_cmp bpftrace.out sonde.out
+}
+
+P_COUNTS='tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @n = count(); @p[comm] = count(); }
+tracepoint:syscalls:sys_enter_openat /pid == cpid && str(args->filename) == "/etc/hostname"/ { @f[str(args->filename)] = count(); @h = hist(args->flags + 1000); }
+tracepoint:syscalls:sys_enter_write /pid == cpid/ { @w = sum(args->count); @l = lhist(args->count, 0, 10, 1); @s = stats(args->count); @a = avg(args->count * 3); @mx = max(args->fd); }
+tracepoint:syscalls:sys_exit_write /pid == cpid/ { @r[args->ret] = count(); }'
+if $have_bpftrace; then
+	test_expect_success 'syscall counts, sum, stats, avg, max, hist, lhist as bpftrace prints them' '
+		compare "$P_COUNTS" "$W 1000" &&
+		grep -q "^@n: 1000$" sonde.out && grep -q "^@w: 1000$" sonde.out
+	'
+	test_expect_success 'hist of a spread of values, keyed hist sorted by total' '
+		P="tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @i++; @h = hist(@i); @k[@i % 3 == 0 ? \"a\" : \"b\"] = hist(@i * 1000); @l = lhist(@i, 0, 1000, 100); }" &&
+		compare "$P" "$W 700"
+	'
+	test_expect_success 'printf of tracepoint fields, ternaries and strings in order' '
+		P="tracepoint:syscalls:sys_enter_write /pid == cpid/ { @c++; printf(\"%d fd=%d n=%d %s\\n\", @c, args->fd > 2 ? 1 : 0, args->count, comm); }" &&
+		compare "$P" "$W 5"
+	'
+	test_expect_success 'uprobe and uretprobe on a binary: arguments and return value' '
+		P="uprobe:$W:main { printf(\"main argc=%d\\n\", arg0); } uretprobe:$W:main { printf(\"returned %d\\n\", retval); }" &&
+		compare "$P" "$W 3 7" &&
+		grep -q "returned 7" sonde.out
+	'
+	test_expect_success 'uprobe on a shared library by name (libc)' '
+		P="uprobe:libc:syscall /pid == cpid/ { @ = count(); }" &&
+		compare "$P" "$W 250" && grep -q "^@: 250$" sonde.out
+	'
+	test_expect_success 'json output (-f json) as bpftrace writes it' '
+		P="tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @n = count(); @h = hist(5); @st = stats(2); @m[comm, 1] = sum(3); printf(\"x\\n\"); }" &&
+		$SONDE probe -f json -e "$P" -c "$W 3" >sonde.out &&
+		bpftrace -f json -e "$P" -c "$W 3" >bpftrace.out 2>/dev/null &&
+		test_cmp bpftrace.out sonde.out
+	'
+	test_expect_success 'positional parameters' '
+		P="BEGIN { printf(\"%d %s %d\\n\", \$1, str(\$2), \$#); exit(); }" &&
+		$SONDE probe -e "$P" 42 hello >sonde.out &&
+		bpftrace -e "$P" 42 hello >bpftrace.out 2>/dev/null &&
+		test_cmp bpftrace.out sonde.out
+	'
+	test_expect_success '-l lists the tracepoints bpftrace lists' '
+		$SONDE probe -l "tracepoint:sched:*" | sort >sonde.out &&
+		bpftrace -l "tracepoint:sched:*" 2>/dev/null | sort >bpftrace.out &&
+		test_cmp bpftrace.out sonde.out && [ $(wc -l <sonde.out) -gt 5 ]
+	'
+else
+	test_skip 'comparisons with bpftrace' 'bpftrace is not installed (scripts/deps.sh test)'
+fi
+
+test_expect_success 'args.field (current spelling) reads what args->field reads' '
+	$SONDE probe -e "t:syscalls:sys_enter_write /pid == cpid/ { @a = sum(args.count); @b = sum(args->count); }" -c "$W 321" >out &&
+	grep -q "^@a: 321$" out && grep -q "^@b: 321$" out
+'
+
+test_expect_success 'rawtracepoint: every getppid of the workload (bpftrace 0.17 has no raw tracepoints)' '
+	$SONDE probe -e "rawtracepoint:sys_enter /pid == cpid && arg1 == 110/ { @ = count(); }" -c "$W 432" >out &&
+	grep -q "^@: 432$" out
+'
+
+test_expect_success 'interval and profile fire; exit() ends the run' '
+	timeout 20 $SONDE probe -e "interval:ms:50 { @i++; if (@i == 3) { exit(); } } profile:hz:99 { @p = count(); }" >out &&
+	grep -q "^@i: 3$" out && grep -q "^@p: [0-9]" out
+'
+
+test_expect_success 'software events: page faults of a command' '
+	$SONDE probe -e "software:page-faults:1 /pid == cpid/ { @ = count(); }" -c "$W 10" >out &&
+	grep -q "^@: [1-9]" out
+'
+
+test_expect_success 'kstack in a tracepoint: symbolized frames indented by 4 in keys' '
+	$SONDE probe -e "t:syscalls:sys_enter_getppid /pid == cpid/ { @[kstack] = count(); }" -c "$W 20" >out &&
+	grep -q "^    [a-z_0-9.]*+[0-9]*$" out && grep -q "^\]: 20$" out
+'
+
+test_expect_success 'Ctrl-C (SIGINT) ends the run and prints the maps' '
+	$SONDE probe -e "interval:ms:10 { @ticks = count(); }" >out 2>err &
+	pid=$! && sleep 1 && kill -INT $pid && wait $pid &&
+	grep -q "^@ticks: [0-9]" out
+'
+
+test_expect_success 'kprobe: a clear error on a kernel without kprobes' '
+	if [ -e /sys/bus/event_source/devices/kprobe ]; then exit 0; fi
+	! $SONDE probe -e "kprobe:do_sys_openat2 { @ = count(); }" 2>err &&
+	grep -q "this kernel has no kprobes" err && [ $(wc -l <err) -eq 1 ]
+'
+
+test_expect_success 'hardware: a clear error without a PMU' '
+	if $SONDE probe -e "hardware:cycles:100000 { exit(); }" >out 2>err; then exit 0; fi
+	grep -q "no hardware PMU" err
+'
+
+test_expect_success '-v shows the bytecode, --dry-run loads nothing' '
+	$SONDE probe -v --dry-run -e "BEGIN { @x = count(); }" >out &&
+	grep -q "call 1$" out && grep -q "exit$" out && ! grep -q Attaching out
+'
+
+test_expect_success 'a script file with a shebang-style comment and params' '
+	printf "#!/usr/bin/env bpftrace\n// a tool\nBEGIN {\n  printf(\"%%s\\\\n\", str(\$1));\n  exit();\n}\n" >t.bt &&
+	$SONDE probe t.bt world >out && grep -q "^world$" out
+'
+
+test_expect_success 'garbage programs: one error, no crash' '
+	for p in "\x01\x02" "BEGIN {{{{" "@@@@" "BEGIN { printf(\"%\"); }" "tracepoint:" "u:::" ")" "BEGIN { \$x = (1,(2,3)); }"; do
+		printf "%b" "$p" >g.bt
+		$SONDE probe --dry-run g.bt >out 2>err; rc=$?
+		[ $rc -eq 1 ] || { echo "rc $rc for $p"; exit 1; }
+		grep -q "error" err || { cat err; exit 1; }
+	done
+'
+test_done
