@@ -93,6 +93,48 @@ int symbolizer__set_debug_path(struct symbolizer *s, const char *path)
 	return 0;
 }
 
+int symbolizer__set_root(struct symbolizer *s, const char *dir)
+{
+	char *r = dir ? strdup(dir) : NULL;
+
+	if (dir && !r)
+		return -ENOMEM;
+	free(s->root);
+	s->root = r;
+	if (r && !s->debug_path) {	/* and its debug files */
+		char *dbg;
+
+		if (asprintf(&dbg, ":.debug:%s/usr/lib/debug", r) < 0)
+			return -ENOMEM;
+		s->debug_path = dbg;
+	}
+	return 0;
+}
+
+int symbolizer__add_build_id(struct symbolizer *s, const char *path, const uint8_t *build_id, size_t len)
+{
+	const char *key = path ? symbolizer__intern(s, path) : NULL;
+	struct known_build_id *b;
+
+	if (!path || !build_id || !len)
+		return -EINVAL;
+	if (!key)
+		return -ENOMEM;
+	for (b = s->build_ids; b && b->path != key; b = b->next)
+		;
+	if (!b) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		b->path = key;
+		b->next = s->build_ids;
+		s->build_ids = b;
+	}
+	b->len = len < sizeof(b->id) ? len : sizeof(b->id);
+	memcpy(b->id, build_id, b->len);
+	return 0;
+}
+
 static void proc_free(struct proc *p)
 {
 	free(p->maps);
@@ -114,6 +156,11 @@ void symbolizer__free(struct symbolizer *s)
 		next = fd->next;
 		free(fd);
 	}
+	for (struct known_build_id *b = s->build_ids, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(s->root);
 	dso__free_all(s);
 	kallsyms__free(s->kallsyms);
 	if (s->vdso_fd >= 0)
@@ -263,6 +310,23 @@ int symbolizer__add_mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64
 		return -ENOMEM;
 	if (!path || start + len < start)
 		return -EINVAL;
+	if (!build_id || !build_id_len) {	/* the recording's header may know it */
+		const char *key = s->build_ids ? symbolizer__intern(s, path) : NULL;
+
+		for (struct known_build_id *b = s->build_ids; b; b = b->next)
+			if (b->path == key) {
+				build_id = b->id;
+				build_id_len = b->len;
+				break;
+			}
+	}
+	if (s->root && path[0] == '/') {
+		char file[PATH_MAX];
+
+		snprintf(file, sizeof(file), "%s%s", s->root, path);
+		if (access(file, R_OK) == 0)
+			return add_map(s, p, start, start + len, pgoff, path, file, build_id, build_id_len);
+	}
 	return add_map(s, p, start, start + len, pgoff, path, NULL, build_id, build_id_len);
 }
 

@@ -40,6 +40,21 @@ void symbolizer__free(struct symbolizer *s);
  */
 int symbolizer__set_debug_path(struct symbolizer *s, const char *path);
 
+/*
+ * Look for every file under dir first, as perf report --symfs does: a copy of the
+ * recorded machine's files (and, unless symbolizer__set_debug_path said otherwise,
+ * their debug files under dir/usr/lib/debug). The string is copied. Call before
+ * adding maps.
+ */
+int symbolizer__set_root(struct symbolizer *s, const char *dir);
+
+/*
+ * the build id a recording's header (perf.data HEADER_BUILD_ID) gives for path: later
+ * symbolizer__add_mmap calls for path that carry no build id of their own check this one,
+ * so that a file rebuilt since the recording gives no names rather than wrong ones
+ */
+int symbolizer__add_build_id(struct symbolizer *s, const char *path, const uint8_t *build_id, size_t len);
+
 /* a process's memory map as a recording saw it (PERF_RECORD_MMAP/MMAP2); build_id may be NULL */
 int symbolizer__add_mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 			 const char *path, const uint8_t *build_id, size_t build_id_len);

@@ -91,6 +91,15 @@ struct file_dso {		/* symbolizer__resolve_file's paths */
 	struct file_dso *next;
 };
 
+struct known_build_id {	/* symbolizer__add_build_id */
+	const char *path;	/* interned */
+	uint8_t id[32];
+	size_t len;
+	struct known_build_id *next;
+};
+
+#define UNWIND_MAX_STATES 64	/* processes with a libdwfl unwinding state at once (LRU) */
+
 struct symbolizer {
 	unsigned flags;
 	char *debug_path;
@@ -102,6 +111,10 @@ struct symbolizer {
 	int kallsyms_state;
 	int vdso_fd;		/* -2: not tried */
 	struct file_dso *files;
+	struct known_build_id *build_ids;
+	char *root;
+	int nr_unwind;		/* unwinding states alive */
+	unsigned long unwind_tick;
 	struct symbolizer_stats stats;
 };
 

@@ -18,6 +18,8 @@
 struct unwind_state {
 	Dwfl *dwfl;
 	unsigned gen;
+	unsigned long last_used;
+	int *alive;		/* the symbolizer's count of states */
 	pid_t pid;
 	bool given;		/* next_thread: the one thread was handed out */
 	/* the sample being unwound */
@@ -106,6 +108,7 @@ void unwind__free_state(struct unwind_state *u)
 		return;
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
+	(*u->alive)--;
 	free(u);
 }
 
@@ -162,6 +165,21 @@ static int build(struct symbolizer *s, struct proc *p, struct unwind_state *u)
 	return 0;
 }
 
+/* a system-wide recording has thousands of processes: keep the states of the recently unwound ones */
+static void evict_one(struct symbolizer *s)
+{
+	struct proc *oldest = NULL;
+
+	for (size_t h = 0; h < sizeof(s->procs) / sizeof(s->procs[0]); h++)
+		for (struct proc *p = s->procs[h]; p; p = p->next)
+			if (p->uw && (!oldest || p->uw->last_used < oldest->uw->last_used))
+				oldest = p;
+	if (oldest) {
+		unwind__free_state(oldest->uw);
+		oldest->uw = NULL;
+	}
+}
+
 static int frame_cb(Dwfl_Frame *state, void *arg)
 {
 	struct unwind_state *u = arg;
@@ -190,11 +208,16 @@ int unwind__user(struct symbolizer *s, pid_t pid, const uint64_t *regs, uint64_t
 		return p ? -ENOENT : -ESRCH;
 	}
 	if (!p->uw) {
+		if (s->nr_unwind >= UNWIND_MAX_STATES)
+			evict_one(s);
 		p->uw = calloc(1, sizeof(*p->uw));
 		if (!p->uw)
 			return -ENOMEM;
+		p->uw->alive = &s->nr_unwind;
+		s->nr_unwind++;
 	}
 	u = p->uw;
+	u->last_used = ++s->unwind_tick;
 	if (!u->dwfl || u->gen != p->gen) {
 		err = build(s, p, u);
 		if (err) {

@@ -299,7 +299,7 @@ TEST(symbol_buildid_mismatch)
 		fclose(m);
 	st_reap(&c);
 	CHECK(len);
-	CHECK_INT(st_sh("cd %s && rm symchain && gcc -O0 -g -DREPLACED -o symchain %s/tests/workloads/symchain.c",
+	CHECK_INT(st_sh("cd %s && mv symchain saved && gcc -O0 -g -DREPLACED -o symchain %s/tests/workloads/symchain.c",
 			dir, st_root()), 0);
 	CHECK_INT(read_build_id(path, other), 20);
 	CHECK(memcmp(id, other, 20));
@@ -327,6 +327,28 @@ TEST(symbol_buildid_mismatch)
 	CHECK_INT(symbolizer__add_mmap(s, 201, start, len, pgoff, path, other, 20), 0);
 	CHECK_INT(symbolizer__resolve(s, 201, chain_b, false, f, 2), 1);
 	CHECK(!f[0].sym || strcmp(f[0].sym, "chain_b") || f[0].offset);
+	symbolizer__free(s);
+
+	/* the build id from a recording's header applies to maps that carry none */
+	s = symbolizer__new(0);
+	CHECK(s);
+	CHECK_INT(symbolizer__add_build_id(s, path, id, 20), 0);
+	CHECK_INT(symbolizer__add_mmap(s, 202, start, len, pgoff, path, NULL, 0), 0);
+	CHECK_INT(symbolizer__resolve(s, 202, chain_b, false, f, 2), 1);
+	CHECK(!f[0].sym);
+	symbolizer__free(s);
+
+	/* a copy of the recorded machine's files under a root directory (perf --symfs) */
+	s = symbolizer__new(0);
+	CHECK(s);
+	CHECK_INT(st_sh("cd %s && mkdir -p root%s root/usr/lib/debug && cp saved root%s/symchain && "
+			"cp -r dbg/.build-id root/usr/lib/debug/", dir, dir, dir), 0);
+	snprintf(line, sizeof(line), "%s/root", dir);
+	CHECK_INT(symbolizer__set_root(s, line), 0);
+	CHECK_INT(symbolizer__add_mmap(s, 203, start, len, pgoff, path, id, 20), 0);
+	CHECK_INT(symbolizer__resolve(s, 203, chain_b, false, f, 2), 1);
+	CHECK_STR(f[0].sym, "chain_b");
+	CHECK_STR(f[0].dso, path);
 	symbolizer__free(s);
 	st_rmdir(dir);
 }

@@ -187,3 +187,26 @@ TEST(unwind_bad_input)
 	CHECK_INT(ips[0], (uintptr_t)symbolizer__new);
 	symbolizer__free(s);
 }
+
+TEST(unwind_many_processes)
+{
+	/* more processes than unwinding states kept: the oldest are dropped and rebuilt on demand */
+	struct symbolizer *s = symbolizer__new(0);
+	uint64_t regs[17] = { 0 }, ips[8];
+	uint8_t stack[256] = { 0 };
+
+	CHECK(s);
+	CHECK_INT(symbolizer__load_proc_maps(s, getpid()), 0);
+	regs[PERF_REG_X86_IP] = (uintptr_t)symbolizer__new;
+	regs[PERF_REG_X86_SP] = (uintptr_t)stack;
+	for (int round = 0; round < 2; round++)
+		for (pid_t pid = 1000; pid < 1100; pid++) {
+			if (!round)
+				CHECK_INT(symbolizer__fork(s, getpid(), pid), 0);
+			int n = unwind__user(s, pid, regs, (1ULL << 17) - 1, stack, sizeof(stack), ips, 8);
+
+			CHECK(n >= 1);
+			CHECK_INT(ips[0], (uintptr_t)symbolizer__new);
+		}
+	symbolizer__free(s);
+}
