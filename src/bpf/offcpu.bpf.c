@@ -30,6 +30,7 @@ const volatile long state_filter = -1;	/* report bits: 0 R, 1 S, 2 D, 0x80 I; -1
 const volatile __u64 min_ns = 0;
 const volatile __u64 max_ns = ~0ULL;
 const volatile __u32 self_tgid = 0;	/* sonde itself is never traced */
+const volatile __u32 dwarf_size = 0;	/* > 0: --call-graph dwarf, copy up to this much user stack */
 /* classic tracepoint layouts, read from tracefs by the user side */
 const volatile __u32 tp_prev_state_off = 32;
 const volatile __u32 tp_prev_state_size = 8;
@@ -84,6 +85,26 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
+/* --call-graph dwarf: a staging buffer, the copies of threads off CPU, and the ring buffer */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_dwarf);
+} dscratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);		/* sized by the user side in dwarf mode */
+	__type(key, __u32);
+	__type(value, struct offcpu_dwarf);
+} dstart SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);	/* sized by the user side in dwarf mode */
+} devents SEC(".maps");
+
 static __always_inline void stat_inc(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
@@ -107,7 +128,7 @@ static __always_inline void fill_stacks(void *ctx, struct offcpu_key *k)
 {
 	k->user_stack_id = -1;
 	k->kern_stack_id = -1;
-	if (!kern_only) {
+	if (!kern_only && !dwarf_size) {	/* dwarf: the user side unwinds a stack copy */
 		k->user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 		/* kernel threads have no user stack: -EFAULT is not a loss */
 		if (k->user_stack_id < 0 && k->user_stack_id != -14)
@@ -119,6 +140,92 @@ static __always_inline void fill_stacks(void *ctx, struct offcpu_key *k)
 		if (k->kern_stack_id < 0 && k->kern_stack_id != -14)
 			stat_inc(OFFCPU_STAT_KSTACK_ERR);
 	}
+}
+
+/* the kernel's pt_regs field names (user space headers spell them rbp, rbx...) */
+struct pt_regs___k {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di, orig_ax, ip;
+	unsigned long cs, flags, sp, ss;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___k {
+	int dummy;
+} __attribute__((preserve_access_index));
+
+struct task_struct___k {
+	struct mm_struct___k *mm;
+} __attribute__((preserve_access_index));
+
+/* copy current's user registers and as much user stack as can be read, keyed by tid */
+static __always_inline void dwarf_save(__u32 pid, const struct offcpu_key *key)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pt_regs___k *r;
+	struct offcpu_dwarf *d;
+	__u32 zero = 0;
+	__u64 sp;
+
+	d = bpf_map_lookup_elem(&dscratch, &zero);
+	if (!d)
+		return;
+	d->key = *key;
+	d->ns = 0;
+	d->stack_size = 0;
+	if (!BPF_CORE_READ((struct task_struct___k *)t, mm)) {	/* a kernel thread */
+		__builtin_memset(d->regs, 0, sizeof(d->regs));
+	} else {
+		r = (struct pt_regs___k *)bpf_task_pt_regs(t);
+		d->regs[0] = BPF_CORE_READ(r, ax);
+		d->regs[1] = BPF_CORE_READ(r, bx);
+		d->regs[2] = BPF_CORE_READ(r, cx);
+		d->regs[3] = BPF_CORE_READ(r, dx);
+		d->regs[4] = BPF_CORE_READ(r, si);
+		d->regs[5] = BPF_CORE_READ(r, di);
+		d->regs[6] = BPF_CORE_READ(r, bp);
+		d->regs[7] = sp = BPF_CORE_READ(r, sp);
+		d->regs[8] = BPF_CORE_READ(r, ip);
+		d->regs[9] = BPF_CORE_READ(r, r8);
+		d->regs[10] = BPF_CORE_READ(r, r9);
+		d->regs[11] = BPF_CORE_READ(r, r10);
+		d->regs[12] = BPF_CORE_READ(r, r11);
+		d->regs[13] = BPF_CORE_READ(r, r12);
+		d->regs[14] = BPF_CORE_READ(r, r13);
+		d->regs[15] = BPF_CORE_READ(r, r14);
+		d->regs[16] = BPF_CORE_READ(r, r15);
+		/* the stack's top may be closer than the whole copy: try smaller ones */
+		if (dwarf_size >= 8192 && !bpf_probe_read_user(d->stack, 8192, (void *)sp))
+			d->stack_size = 8192;
+		else if (dwarf_size >= 4096 && !bpf_probe_read_user(d->stack, 4096, (void *)sp))
+			d->stack_size = 4096;
+		else if (dwarf_size >= 2048 && !bpf_probe_read_user(d->stack, 2048, (void *)sp))
+			d->stack_size = 2048;
+		else if (!bpf_probe_read_user(d->stack, 1024, (void *)sp))
+			d->stack_size = 1024;
+		else if (!bpf_probe_read_user(d->stack, 256, (void *)sp))
+			d->stack_size = 256;
+		else
+			stat_inc(OFFCPU_STAT_DWARF_NOSTACK);
+	}
+	bpf_map_update_elem(&dstart, &pid, d, BPF_ANY);
+}
+
+/* next comes back after delta ns: send its saved registers and stack */
+static __always_inline void dwarf_send(__u32 next_pid, __u64 delta, bool keep)
+{
+	struct offcpu_dwarf *d = bpf_map_lookup_elem(&dstart, &next_pid);
+	__u64 n;
+
+	if (!d)
+		return;
+	if (keep) {
+		d->ns = delta;
+		n = offsetof(struct offcpu_dwarf, stack) + (d->stack_size & (OFFCPU_DWARF_STACK * 2 - 1));
+		if (n > sizeof(*d))
+			n = sizeof(*d);
+		if (bpf_ringbuf_output(&devents, d, n, 0))
+			stat_inc(OFFCPU_STAT_RB_LOST);
+	}
+	bpf_map_delete_elem(&dstart, &next_pid);
 }
 
 /* prev (== current) leaves the CPU in report state `state`; next comes back */
@@ -137,6 +244,8 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid)
 		fill_stacks(ctx, &rec.key);
 		if (bpf_map_update_elem(&start, &pid, &rec, BPF_ANY))
 			stat_inc(OFFCPU_STAT_START_FULL);
+		else if (dwarf_size)
+			dwarf_save(pid, &rec.key);
 	}
 
 	r = bpf_map_lookup_elem(&start, &next_pid);
@@ -146,6 +255,10 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid)
 	struct offcpu_key key = r->key;
 
 	bpf_map_delete_elem(&start, &next_pid);
+	if (dwarf_size) {	/* aggregated in user space, after unwinding */
+		dwarf_send(next_pid, delta, delta >= min_ns && delta <= max_ns);
+		return 0;
+	}
 	if (delta < min_ns || delta > max_ns)
 		return 0;
 	struct offcpu_val *v = bpf_map_lookup_elem(&info, &key);

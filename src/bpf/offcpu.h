@@ -40,7 +40,28 @@ enum offcpu_stat {
 	OFFCPU_STAT_USTACK_ERR,	/* user stack not captured (stack map full or fault) */
 	OFFCPU_STAT_KSTACK_ERR,	/* kernel stack not captured */
 	OFFCPU_STAT_SAMPLES,	/* --wall: on-CPU samples of tracked threads */
+	OFFCPU_STAT_RB_LOST,	/* --call-graph dwarf: blocks lost, ring buffer full */
+	OFFCPU_STAT_DWARF_NOSTACK,	/* --call-graph dwarf: no user stack could be copied */
 	OFFCPU_STAT_NR,
+};
+
+/*
+ * --call-graph dwarf: the user registers (perf_regs order, UNWIND_REGS_MASK:
+ * AX BX CX DX SI DI BP SP IP R8..R15) and a copy of the user stack from SP,
+ * taken when the thread leaves the CPU, kept while it is off CPU, and sent
+ * through the ring buffer with the time it stayed off when it comes back.
+ * The record is sent up to stack[stack_size].
+ */
+#define OFFCPU_DWARF_STACK 8192
+#define OFFCPU_DWARF_NREGS 17
+
+struct offcpu_dwarf {
+	struct offcpu_key key;	/* user_stack_id is not used: the user side unwinds */
+	__u64 ns;
+	__u64 regs[OFFCPU_DWARF_NREGS];
+	__u32 stack_size;
+	__u32 pad;
+	__u8 stack[OFFCPU_DWARF_STACK];
 };
 
 #endif

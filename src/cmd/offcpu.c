@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const offcpu_usage[] = {
@@ -31,7 +32,7 @@ static const char *const offcpu_usage[] = {
 };
 
 struct offcpu_cmd {
-	const char *pids, *tids, *state, *output;
+	const char *pids, *tids, *state, *output, *call_graph;
 	bool all, folded, delimited, user_only, kern_only, wall, no_follow, tracepoint;
 	double duration, min_us, max_us;
 	int freq, stack_storage;
@@ -154,6 +155,7 @@ struct maps_watch {
 	int nr_seen;
 	const pid_t *watched;	/* -p/-t: stop when all are gone */
 	int nr_watched;
+	double last_drain;
 };
 
 static bool seen(struct maps_watch *w, pid_t p)
@@ -193,6 +195,16 @@ static void snapshot_maps(struct symbolizer *s, pid_t pid)
 	fclose(f);
 }
 
+static void mark_seen(struct maps_watch *w, pid_t p)
+{
+	pid_t *ns;
+
+	if (seen(w, p) || !(ns = realloc(w->seen, (w->nr_seen + 1) * sizeof(*ns))))
+		return;
+	w->seen = ns;
+	w->seen[w->nr_seen++] = p;
+}
+
 static int maps_tick(void *ctx)
 {
 	struct maps_watch *w = ctx;
@@ -205,19 +217,38 @@ static int maps_tick(void *ctx)
 		k = next;
 		prev = &k;
 		snapshot_maps(w->sym, k);
-		if (!seen(w, k)) {
-			pid_t *ns = realloc(w->seen, (w->nr_seen + 1) * sizeof(*ns));
-
-			if (ns) {
-				w->seen = ns;
-				w->seen[w->nr_seen++] = k;
-			}
-		}
+		mark_seen(w, k);
 	}
 	for (int i = 0; i < w->nr_watched; i++)
 		if (!kill(w->watched[i], 0) || errno == EPERM)
 			alive = true;
 	return w->nr_watched && !alive;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* --call-graph dwarf: the maps of tgid must be known before its stack is unwound */
+static void before_unwind(void *ctx, pid_t tgid)
+{
+	struct maps_watch *w = ctx;
+	double t = now_s();
+
+	if (w->mm) {	/* new maps arrive as records: read them often, and for every new process */
+		if (!seen(w, tgid) || t - w->last_drain > 0.005) {
+			bpf_mmaps__drain(w->mm);
+			w->last_drain = t;
+			mark_seen(w, tgid);
+		}
+	} else if (!seen(w, tgid)) {
+		symbolizer__load_proc_maps(w->sym, tgid);
+		mark_seen(w, tgid);
+	}
 }
 
 static bool warn_losses(const struct offcpu_profile *p, const struct offcpu_cmd *o)
@@ -290,14 +321,8 @@ static int report(const struct offcpu_cmd *o, struct offcpu *oc, struct symboliz
 	}
 	/* processes still alive at the end: their current maps */
 	for (int i = 0; i < p.n; i++)
-		if (!seen(mw, p.e[i].key.tgid) && symbolizer__load_proc_maps(sym, p.e[i].key.tgid) == 0) {
-			pid_t *ns = realloc(mw->seen, (mw->nr_seen + 1) * sizeof(*ns));
-
-			if (ns) {
-				mw->seen = ns;
-				mw->seen[mw->nr_seen++] = p.e[i].key.tgid;
-			}
-		}
+		if (!seen(mw, p.e[i].key.tgid) && symbolizer__load_proc_maps(sym, p.e[i].key.tgid) == 0)
+			mark_seen(mw, p.e[i].key.tgid);
 	if (o->output && !(out = fopen(o->output, "w"))) {
 		error("cannot open '%s': %s", o->output, strerror(errno));
 		offcpu_profile__free(&p);
@@ -309,9 +334,14 @@ static int report(const struct offcpu_cmd *o, struct offcpu *oc, struct symboliz
 		else
 			print_entry(out, sym, &p.e[i], o);
 	warn_losses(&p, o);
-	if (!o->kern_only && fp_gap(sym, &p))
+	if (p.stats[OFFCPU_STAT_RB_LOST])
+		warning("%llu blocks lost: the ring buffer of stack copies was full (--call-graph dwarf)",
+			(unsigned long long)p.stats[OFFCPU_STAT_RB_LOST]);
+	if (p.dwarf_failed)
+		debug(1, "%llu user stacks could not be unwound", (unsigned long long)p.dwarf_failed);
+	if (!o->kern_only && !o->call_graph && fp_gap(sym, &p))
 		hint("user stacks are walked with frame pointers: the caller of a function in a library "
-		     "built without them (Debian's libc) may be missing from a stack");
+		     "built without them (Debian's libc) may be missing; --call-graph dwarf unwinds them");
 	debug(1, "%llu switch-outs traced, %d stacks, %llu on-CPU samples, hook %s",
 	      (unsigned long long)p.stats[OFFCPU_STAT_SWITCHES], p.n,
 	      (unsigned long long)p.stats[OFFCPU_STAT_SAMPLES], offcpu__hook(oc));
@@ -341,6 +371,8 @@ int cmd_offcpu(int argc, char **argv)
 			   "only threads that blocked in this state: S, D (uninterruptible), I (idle), R (preempted) or a number"),
 		OPT_BOOL('U', "user-only", &o.user_only, "user stacks only"),
 		OPT_BOOL('K', "kernel-only", &o.kern_only, "kernel stacks only"),
+		OPT_STRING('g', "call-graph", &o.call_graph, "MODE",
+			   "user stacks: fp (frame pointers, the default) or dwarf[,SIZE] (copy SIZE bytes of stack, unwind with DWARF CFI)"),
 		OPT_BOOL(0, "wall", &o.wall, "wall-clock profile: add on-CPU samples, weighted by time (implies -f)"),
 		OPT_INT('F', "freq", &o.freq, "HZ", "with --wall: on-CPU samples per second (default 99)"),
 		OPT_INT(0, "stack-storage-size", &o.stack_storage, "N", "stacks the BPF maps can hold (default 10240)"),
@@ -380,6 +412,21 @@ int cmd_offcpu(int argc, char **argv)
 		opt__usage_error(offcpu_usage, opts, "--duration takes seconds");
 	if (o.wall)
 		o.folded = true;
+	if (o.call_graph && strcmp(o.call_graph, "fp")) {
+		char *end;
+
+		if (strncmp(o.call_graph, "dwarf", 5) || (o.call_graph[5] && o.call_graph[5] != ','))
+			opt__usage_error(offcpu_usage, opts, "--call-graph takes fp or dwarf[,SIZE], not '%s'", o.call_graph);
+		oo.dwarf_size = OFFCPU_DWARF_STACK;
+		if (o.call_graph[5]) {
+			oo.dwarf_size = strtol(o.call_graph + 6, &end, 0);
+			if (*end || oo.dwarf_size < 256 || oo.dwarf_size > OFFCPU_DWARF_STACK)
+				opt__usage_error(offcpu_usage, opts, "--call-graph dwarf,SIZE takes 256 to %d bytes",
+						 OFFCPU_DWARF_STACK);
+		}
+		if (o.kern_only)
+			oo.dwarf_size = 0;	/* no user stacks to unwind */
+	}
 	if ((o.pids && target__parse_pids(o.pids, &ids, &nids)) || (o.tids && target__parse_pids(o.tids, &ids, &nids)))
 		opt__usage_error(offcpu_usage, opts, "'%s' is not a list of ids", o.pids ? o.pids : o.tids);
 	for (int i = 0; i < nids; i++)
@@ -421,6 +468,10 @@ int cmd_offcpu(int argc, char **argv)
 	oo.wall_hz = o.wall ? o.freq : 0;
 	oo.max_stacks = o.stack_storage;
 	oo.force_tracepoint = o.tracepoint;
+	oo.sym = sym;
+	oo.before_unwind = before_unwind;
+	oo.before_unwind_ctx = &mw;
+	mw.sym = sym;
 	rc = offcpu__new(&oc, &oo, err, sizeof(err));
 	if (!rc)
 		rc = offcpu__attach(oc, err, sizeof(err));
@@ -445,8 +496,6 @@ int cmd_offcpu(int argc, char **argv)
 		mw.targets_fd = offcpu__targets_fd(oc);
 	if (o.duration > 0)
 		bpf_loop__set_duration(&loop, o.duration);
-	if (!o.folded && !o.output)
-		describe_target(stdout, &o, argc, argv), fflush(stdout);
 	if (argc) {
 		bpf_loop__set_child(&loop, w.pid);
 		rc = workload__start(&w);
@@ -462,12 +511,21 @@ int cmd_offcpu(int argc, char **argv)
 		mw.watched = ids;
 		mw.nr_watched = nids;
 	}
+	if (!o.folded && !o.output)
+		describe_target(stdout, &o, argc, argv), fflush(stdout);
 	bpf_loop__set_tick(&loop, 100, maps_tick, &mw);
+	if (offcpu__dwarf_fd(oc) >= 0 &&
+	    (rc = bpf_loop__add_ringbuf(&loop, offcpu__dwarf_fd(oc), offcpu__dwarf_event, oc))) {
+		error("cannot poll the BPF ring buffer: %s", strerror(-rc));
+		rc = 1;
+		goto out;
+	}
 	end = bpf_loop__run(&loop);
 	if (end == BPF_LOOP_ERROR)
 		error("polling failed: %s", strerror(-loop.err));
 	maps_tick(&mw);
 	offcpu__detach(oc);
+	bpf_loop__drain(&loop);
 	if (argc && end != BPF_LOOP_CHILD) {
 		/* --duration or a signal: the command ends with us (it may have had SIGINT already) */
 		kill(w.pid, end == BPF_LOOP_SIGNAL ? loop.signo : SIGTERM);

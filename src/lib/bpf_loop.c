@@ -162,6 +162,12 @@ enum bpf_loop_end bpf_loop__run(struct bpf_loop *l)
 	return end;
 }
 
+void bpf_loop__drain(struct bpf_loop *l)
+{
+	if (l->rb)
+		ring_buffer__consume(l->rb);
+}
+
 void bpf_loop__fini(struct bpf_loop *l)
 {
 	ring_buffer__free(l->rb);

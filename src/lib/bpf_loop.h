@@ -50,6 +50,8 @@ int bpf_loop__set_tick(struct bpf_loop *l, int ms, bpf_loop_tick_fn fn, void *ct
 int bpf_loop__add_ringbuf(struct bpf_loop *l, int map_fd, bpf_loop_rb_fn fn, void *ctx);
 /* run until one of the ends above; the ring buffers are drained before it returns */
 enum bpf_loop_end bpf_loop__run(struct bpf_loop *l);
+/* consume what the ring buffers hold now (after detaching, before reading results) */
+void bpf_loop__drain(struct bpf_loop *l);
 void bpf_loop__fini(struct bpf_loop *l);
 
 #endif

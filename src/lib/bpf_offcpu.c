@@ -6,6 +6,7 @@
 #include "lib/bpf_offcpu.h"
 #include "lib/bpf_util.h"
 #include "lib/target.h"
+#include "lib/unwind.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -19,8 +20,25 @@
 
 #include "offcpu.skel.h"
 
+/* --call-graph dwarf: blocked time by unwound stack, aggregated here */
+struct dw_agg {
+	struct offcpu_key key;
+	uint64_t ns, count;
+	int nips;
+	uint64_t *ips;
+	uint64_t hash;
+	struct dw_agg *next;
+};
+#define DW_BUCKETS 4096
+
 struct offcpu {
 	struct offcpu_bpf *skel;
+	struct symbolizer *sym;
+	void (*before_unwind)(void *ctx, pid_t tgid);
+	void *before_unwind_ctx;
+	bool dwarf;
+	struct dw_agg **dw;		/* DW_BUCKETS chains */
+	uint64_t dw_failed;		/* stacks the unwinder could not walk */
 	enum bpf_hook hook;
 	int wall_hz;
 	int *pfds;			/* --wall: one cpu-clock event per CPU */
@@ -63,6 +81,11 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 	const char *why = NULL;
 
 	*out = NULL;
+	if (o->dwarf_size > 0 && (o->force_tracepoint || !bpf_probe__tp_btf("sched_switch", &why))) {
+		snprintf(err, errlen, "--call-graph dwarf needs the tp_btf sched_switch hook: %s",
+			 o->force_tracepoint ? "--tracepoint asks for the classic tracepoint" : why);
+		return -ENOTSUP;
+	}
 	hook = bpf_hook__choose(prefs + o->force_tracepoint, 2 - o->force_tracepoint, "sched", "sched_switch");
 	if (hook < 0) {
 		bpf_probe__tracepoint("sched", "sched_switch", &why);
@@ -74,6 +97,14 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 		return -ENOMEM;
 	oc->hook = hook;
 	oc->wall_hz = o->wall_hz;
+	oc->sym = o->sym;
+	oc->before_unwind = o->before_unwind;
+	oc->before_unwind_ctx = o->before_unwind_ctx;
+	oc->dwarf = o->dwarf_size > 0;
+	if (oc->dwarf && !(oc->dw = calloc(DW_BUCKETS, sizeof(*oc->dw)))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
 	skel = oc->skel = offcpu_bpf__open();
 	if (!skel) {
 		rc = -errno;
@@ -92,6 +123,13 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 		bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
 		bpf_map__set_max_entries(skel->maps.info, o->max_stacks);
 		bpf_map__set_max_entries(skel->maps.oncpu, o->max_stacks);
+	}
+	if (oc->dwarf) {
+		skel->rodata->dwarf_size = o->dwarf_size > OFFCPU_DWARF_STACK ? OFFCPU_DWARF_STACK : o->dwarf_size;
+		/* one ~8 KB copy per thread off CPU: allocate as threads block, not up front */
+		bpf_map__set_map_flags(skel->maps.dstart, BPF_F_NO_PREALLOC);
+		bpf_map__set_max_entries(skel->maps.dstart, 10240);
+		bpf_map__set_max_entries(skel->maps.devents, 32 << 20);
 	}
 	if (hook == BPF_HOOK_TP_BTF) {
 		bpf_program__set_autoload(skel->progs.offcpu_switch_tp, false);
@@ -130,6 +168,73 @@ fail:
 int offcpu__add_targets(struct offcpu *oc, const pid_t *pids, int n)
 {
 	return bpf_targets__add(bpf_map__fd(oc->skel->maps.targets), pids, n);
+}
+
+int offcpu__dwarf_fd(const struct offcpu *oc)
+{
+	return oc->dwarf ? bpf_map__fd(oc->skel->maps.devents) : -1;
+}
+
+static uint64_t dw_hash(const struct offcpu_key *k, const uint64_t *ips, int n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const uint8_t *p = (const uint8_t *)k;
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	for (int i = 0; i < n; i++)
+		h = (h ^ ips[i]) * 1099511628211ULL;
+	return h;
+}
+
+int offcpu__dwarf_event(void *ctx, void *data, size_t size)
+{
+	struct offcpu *oc = ctx;
+	const struct offcpu_dwarf *d = data;
+	uint64_t ips[OFFCPU_MAX_DEPTH], h;
+	struct offcpu_key k;
+	struct dw_agg *a;
+	size_t got;
+	int n = 0;
+
+	if (size < offsetof(struct offcpu_dwarf, stack))
+		return 0;
+	got = size - offsetof(struct offcpu_dwarf, stack);
+	k = d->key;
+	k.user_stack_id = -1;
+	if (d->regs[8]) {	/* IP: a user task */
+		if (oc->before_unwind)
+			oc->before_unwind(oc->before_unwind_ctx, k.tgid);
+		n = unwind__user(oc->sym, k.tgid, (const uint64_t *)d->regs, UNWIND_REGS_MASK, d->stack,
+				 d->stack_size < got ? d->stack_size : got, ips, OFFCPU_MAX_DEPTH);
+		if (n <= 0) {
+			oc->dw_failed++;
+			ips[0] = d->regs[8];	/* at least where it blocked */
+			n = 1;
+		}
+		k.user_stack_id = 0;
+	}
+	h = dw_hash(&k, ips, n);
+	for (a = oc->dw[h % DW_BUCKETS]; a; a = a->next)
+		if (a->hash == h && a->nips == n && !memcmp(&a->key, &k, sizeof(k)) &&
+		    !memcmp(a->ips, ips, n * sizeof(*ips)))
+			break;
+	if (!a) {
+		a = calloc(1, sizeof(*a));
+		if (!a || (n && !(a->ips = malloc(n * sizeof(*ips))))) {
+			free(a);
+			return -ENOMEM;
+		}
+		a->key = k;
+		a->nips = n;
+		memcpy(a->ips, ips, n * sizeof(*ips));
+		a->hash = h;
+		a->next = oc->dw[h % DW_BUCKETS];
+		oc->dw[h % DW_BUCKETS] = a;
+	}
+	a->ns += d->ns;
+	a->count++;
+	return 0;
 }
 
 int offcpu__targets_fd(const struct offcpu *oc)
@@ -278,6 +383,23 @@ int offcpu__read(struct offcpu *oc, struct offcpu_profile *p)
 		if (rc)
 			return rc;
 	}
+	for (int b = 0; oc->dwarf && b < DW_BUCKETS; b++)
+		for (struct dw_agg *a = oc->dw[b]; a; a = a->next) {
+			struct offcpu_key k = a->key;
+			struct offcpu_entry *e;
+
+			k.user_stack_id = -1;	/* not a stack-map id: the unwound frames follow */
+			rc = add_entry(p, stacks_fd, &k, false, a->ns, a->count);
+			if (rc)
+				return rc;
+			e = &p->e[p->n - 1];
+			e->key.user_stack_id = a->key.user_stack_id;
+			if (a->nips && (e->user = malloc(a->nips * sizeof(*a->ips)))) {
+				memcpy(e->user, a->ips, a->nips * sizeof(*a->ips));
+				e->nr_user = a->nips;
+			}
+		}
+	p->dwarf_failed = oc->dw_failed;
 	prev = NULL;
 	while (oc->wall_hz > 0 && !bpf_map_get_next_key(oncpu_fd, prev, &next)) {
 		uint64_t samples;
@@ -314,5 +436,12 @@ void offcpu__free(struct offcpu *oc)
 	free(oc->pfds);
 	free(oc->plinks);
 	free(oc->cpus);
+	for (int b = 0; oc->dw && b < DW_BUCKETS; b++)
+		for (struct dw_agg *a = oc->dw[b], *next; a; a = next) {
+			next = a->next;
+			free(a->ips);
+			free(a);
+		}
+	free(oc->dw);
 	free(oc);
 }

@@ -29,6 +29,13 @@ struct offcpu_opts {
 	int wall_hz;		/* > 0: also sample on-CPU stacks at this rate (wall-clock profile) */
 	int max_stacks;		/* entries of the stack and aggregation maps; 0: 10240 */
 	bool force_tracepoint;	/* do not use tp_btf even where it works (tests) */
+	/* --call-graph dwarf: copy this much user stack (<= OFFCPU_DWARF_STACK) at each
+	 * block and unwind it with DWARF CFI in user space (needs tp_btf) */
+	int dwarf_size;
+	struct symbolizer *sym;	/* dwarf: the unwinder's memory maps */
+	/* dwarf: called before unwinding a stack of tgid, to bring its maps up to date */
+	void (*before_unwind)(void *ctx, pid_t tgid);
+	void *before_unwind_ctx;
 };
 
 struct offcpu_entry {
@@ -44,6 +51,7 @@ struct offcpu_profile {
 	struct offcpu_entry *e;
 	int n;
 	uint64_t stats[OFFCPU_STAT_NR];
+	uint64_t dwarf_failed;	/* dwarf: stacks the unwinder could not walk (kept with their IP) */
 };
 
 struct offcpu;
@@ -55,6 +63,9 @@ int offcpu__add_targets(struct offcpu *oc, const pid_t *pids, int n);
 int offcpu__attach(struct offcpu *oc, char *err, size_t errlen);
 /* the map of target tgids/tids (grows on fork with opts.follow) */
 int offcpu__targets_fd(const struct offcpu *oc);
+/* dwarf: the ring buffer to poll (-1 otherwise) and its consumer (ctx is the struct offcpu) */
+int offcpu__dwarf_fd(const struct offcpu *oc);
+int offcpu__dwarf_event(void *ctx, void *data, size_t size);
 /* stop collecting: detach the programs, so that what is read next is final */
 void offcpu__detach(struct offcpu *oc);
 /* "tp_btf" or "tracepoint": the sched_switch hook in use */

@@ -114,13 +114,25 @@ else
 test_skip 'total blocked time agrees with bpftrace' 'bpftrace is not installed'
 fi
 
+test_expect_success '--call-graph dwarf: complete user stacks through libc (wait_pipe, msleep)' '
+	$SONDE offcpu -f --call-graph dwarf -- $W 10 100 50 >out 2>err &&
+	near $(weight "main;block_here;msleep;[^;]*nanosleep" out) 1000000 3 &&
+	near $(weight "main;wait_pipe;read;.*anon_pipe_read" out) 500000 5 &&
+	near $(weight "start_thread;feeder;msleep;" out) 500000 5 &&
+	! grep -q "frame pointers" err &&
+	$SONDE offcpu -f -- $W 2 20 10 >fp 2>err && grep -q "frame pointers" err && ! grep -q wait_pipe fp
+'
+
 test_expect_success 'errors: one line, exit 129 for usage, 1 for a missing process' '
 	rc=0; $SONDE offcpu -U -K true 2>err || rc=$?; [ $rc -eq 129 ] && grep -q "exclude each other" err &&
 	rc=0; $SONDE offcpu --state X true 2>err || rc=$?; [ $rc -eq 129 ] &&
 	rc=0; $SONDE offcpu -p 1,x 2>err || rc=$?; [ $rc -eq 129 ] &&
 	rc=0; $SONDE offcpu -p 999999 2>err || rc=$?; [ $rc -eq 1 ] && [ $(wc -l <err) -eq 1 ] &&
 	grep -q "no process or thread 999999" err &&
-	rc=0; $SONDE offcpu -- /nonexistent/cmd 2>err || rc=$?; [ $rc -eq 127 ]
+	rc=0; $SONDE offcpu -- /nonexistent/cmd 2>err || rc=$?; [ $rc -eq 127 ] &&
+	rc=0; $SONDE offcpu --call-graph lbr true 2>err || rc=$?; [ $rc -eq 129 ] &&
+	rc=0; $SONDE offcpu --call-graph dwarf --tracepoint true 2>err || rc=$?; [ $rc -eq 1 ] &&
+	grep -q "needs the tp_btf" err
 '
 
 test_done
