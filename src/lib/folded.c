@@ -23,9 +23,14 @@ struct name {
 	uint32_t hash;
 };
 
-/* the key lives in the slot: a lookup touches one cache line, not the node too */
+/*
+ * The key lives in the slot, so a lookup touches one cache line, not the node
+ * too. Slots are placed by a hash of the whole path (the names from the root),
+ * known before any lookup: all of a stack's slots are prefetched at once
+ * instead of waiting for one cache miss after another.
+ */
 struct child_slot {
-	uint32_t parent, name, node;
+	uint32_t parent, name, node, hash;
 };
 
 struct arena_chunk {
@@ -49,7 +54,8 @@ struct folded {
 	struct arena_chunk *arena;
 	bool diff;
 	/* the previous stack's nodes: sorted input shares prefixes with the line before */
-	uint32_t *path;
+	uint32_t *path, *ids;
+	uint64_t *phash;
 	size_t path_len, path_cap;
 	/* parser scratch */
 	const char **fr;
@@ -76,12 +82,15 @@ static uint32_t hash_bytes(const char *s, size_t len)
 	return (uint32_t)h;
 }
 
-static inline uint32_t hash_pair(uint32_t parent, uint32_t name)
+/* the path hash of a child: its parent's path hash mixed with its name */
+static inline uint64_t hash_path(uint64_t parent, uint32_t name)
 {
-	uint64_t k = ((uint64_t)parent << 32 | name) * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = (parent ^ name) * 0x9e3779b97f4a7c15ULL;
 
-	return (uint32_t)(k >> 32);
+	return h ^ (h >> 29);
 }
+
+#define PATH_SEED 0x243f6a8885a308d3ULL
 
 static char *arena_copy(struct folded *f, const char *s, size_t len)
 {
@@ -161,7 +170,7 @@ static int grow_children(struct folded *f)
 
 		if (e->node == FOLDED_NONE)
 			continue;
-		for (h = hash_pair(e->parent, e->name) & nmask; nt[h].node != FOLDED_NONE; h = (h + 1) & nmask)
+		for (h = e->hash & nmask; nt[h].node != FOLDED_NONE; h = (h + 1) & nmask)
 			;
 		nt[h] = *e;
 	}
@@ -266,7 +275,7 @@ static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 	return 0;
 }
 
-static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint32_t *out)
+static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint32_t hash, uint32_t *out)
 {
 	uint32_t i;
 	int rc;
@@ -280,7 +289,7 @@ static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 		}
 		return new_node(f, parent, name, out);
 	}
-	for (i = hash_pair(parent, name) & f->child_mask; f->child_tab[i].node != FOLDED_NONE;
+	for (i = hash & f->child_mask; f->child_tab[i].node != FOLDED_NONE;
 	     i = (i + 1) & f->child_mask) {
 		const struct child_slot *e = &f->child_tab[i];
 
@@ -291,7 +300,7 @@ static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 	}
 	if ((rc = new_node(f, parent, name, out)))
 		return rc;
-	f->child_tab[i] = (struct child_slot){ parent, name, *out };
+	f->child_tab[i] = (struct child_slot){ parent, name, *out, hash };
 	return grow_children(f);
 }
 
@@ -339,6 +348,8 @@ void folded__free(struct folded *f)
 	free(f->fr);
 	free(f->fl);
 	free(f->path);
+	free(f->ids);
+	free(f->phash);
 	free(f->hexbuf);
 	free(f);
 }
@@ -347,18 +358,27 @@ int folded__add_frames(struct folded *f, const char *const *frames, const size_t
 		       size_t nframes, double after, double before)
 {
 	uint32_t cur = 0;
-	size_t k = 0;
+	size_t k = 0, k0;
+	uint64_t h;
 	int rc;
 
 	if (before != 0 && (rc = ensure_before(f)))
 		return rc;
 	if (nframes > f->path_cap) {
 		size_t cap = nframes + 64;
-		uint32_t *p = realloc(f->path, sizeof(*p) * cap);
+		uint32_t *p = realloc(f->path, sizeof(*p) * cap), *ids;
+		uint64_t *ph;
 
-		if (!p)
+		if (p)
+			f->path = p;
+		ids = realloc(f->ids, sizeof(*ids) * cap);
+		if (ids)
+			f->ids = ids;
+		ph = realloc(f->phash, sizeof(*ph) * cap);
+		if (ph)
+			f->phash = ph;
+		if (!p || !ids || !ph)
 			return -ENOMEM;
-		f->path = p;
 		f->path_cap = cap;
 	}
 	/* frames equal to the previous stack's reuse its nodes: no hashing */
@@ -370,14 +390,24 @@ int folded__add_frames(struct folded *f, const char *const *frames, const size_t
 			break;
 		cur = f->path[k];
 	}
+	k0 = k;
+	f->path_len = 0;	/* until the new path is complete */
 	for (; k < nframes; k++) {
 		size_t i = (f->flags & FOLDED_REVERSE) ? nframes - 1 - k : k;
-		uint32_t name;
 
-		if ((rc = intern(f, frames[i], lens[i], &name)) || (rc = child_of(f, cur, name, &cur))) {
-			f->path_len = 0;
+		if ((rc = intern(f, frames[i], lens[i], &f->ids[k])))
 			return rc;
-		}
+	}
+	h = k0 ? f->phash[k0 - 1] : PATH_SEED;
+	for (k = k0; k < nframes; k++) {
+		h = hash_path(h, f->ids[k]);
+		f->phash[k] = h;
+		if (!(f->flags & FOLDED_FLAMECHART))
+			__builtin_prefetch(&f->child_tab[(uint32_t)h & f->child_mask]);
+	}
+	for (k = k0; k < nframes; k++) {
+		if ((rc = child_of(f, cur, f->ids[k], (uint32_t)f->phash[k], &cur)))
+			return rc;
 		f->path[k] = cur;
 	}
 	f->path_len = nframes;
