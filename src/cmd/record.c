@@ -395,6 +395,11 @@ int cmd_record(int argc, char **argv)
 	o.cfg.period = o.period;
 	o.cfg.no_inherit = o.no_inherit || (o.tids && !o.pids);
 	o.cfg.mmap_pages = o.mmap_pages ? o.mmap_pages : o.cfg.callgraph == CALLGRAPH_DWARF ? 1024 : 256;
+	if (o.cfg.callgraph == CALLGRAPH_DWARF &&
+	    (size_t)o.cfg.mmap_pages * sysconf(_SC_PAGESIZE) < 2 * (o.cfg.stack_size + 1024))
+		opt__usage_error(record_usage, opts, "-m %d: a buffer of %ld KiB cannot hold two samples with %u-byte "
+				 "stack copies; give more pages", o.cfg.mmap_pages,
+				 o.cfg.mmap_pages * sysconf(_SC_PAGESIZE) / 1024, o.cfg.stack_size);
 
 	if (setup_target(&o, &t))
 		goto out;

@@ -37,6 +37,17 @@ test_expect_success 'perf report reads it without a warning and finds hot_loop, 
 	[ "$hot" -ge 45 ] && [ "$hot" -le 75 ] && [ "$warm" -ge 18 ] && [ "$warm" -le 42 ]
 '
 
+test_expect_success 'the percentages are close to perf'\''s own recording of the same workload' '
+	perf record -q -g -F 499 -o perf.data -- $EXAMPLES/demo 1 >/dev/null 2>&1 &&
+	pct() { perf report -i $1 --stdio --no-children 2>/dev/null |
+		awk -v s="$2" "\$0 ~ \"\\\\[\\\\.\\\\] \"s\"\$\" {sub(\"%\",\"\",\$1); print int(\$1 + 0.5); exit}"; } &&
+	for f in hot_loop warm_loop; do
+		a=$(pct demo.data $f) && b=$(pct perf.data $f) &&
+		echo "$f: sonde $a% perf $b%" >&2 && [ -n "$a" ] && [ -n "$b" ] &&
+		d=$((a - b)) && [ ${d#-} -le 10 ] || exit 1
+	done
+'
+
 test_expect_success 'perf script shows the frame-pointer call chains (hot_loop called from main)' '
 	perf script -i demo.data >script.out 2>script.err &&
 	! grep -iE "warning|error" script.err &&
@@ -54,7 +65,7 @@ test_expect_success 'the header has hostname, os release, cmdline, nr_cpus, buil
 	perf report -i demo.data --header-only >hdr 2>&1 &&
 	grep -q "^# hostname : $(uname -n)" hdr &&
 	grep -q "^# os release : $(uname -r)" hdr &&
-	grep -q "^# cmdline : .*sonde record -g -F 499 -o demo.data" hdr &&
+	grep -q "^# cmdline : .*sonde[^ ]* record -g -F 499 -o demo.data" hdr &&
 	grep -q "^# nrcpus online : $(nproc)" hdr &&
 	grep -q "^# event : name = cpu-clock" hdr &&
 	perf buildid-list -i demo.data >ids 2>&1 &&
@@ -63,6 +74,19 @@ test_expect_success 'the header has hostname, os release, cmdline, nr_cpus, buil
 else
 	test_skip 'perf reads sonde files' 'perf is not installed'
 fi
+
+test_expect_success 'lost samples are counted and reported, as perf counts them' '
+	rc=0; $SONDE record -m 1 --call-graph dwarf,2048 -o lost.data -- true 2>err || rc=$? &&
+	[ $rc -eq 129 ] && grep -q "cannot hold two samples" err &&
+	$SONDE record -m 1 --call-graph dwarf,1024 -F 20000 -o lost.data -- $EXAMPLES/demo 0.3 >/dev/null 2>err &&
+	cat err && lost=$(sed -nE "s/.* ([0-9]+) lost \]$/\1/p" err) && [ "$lost" -gt 0 ] &&
+	grep -q "warning: lost $lost samples in [0-9]* overflows.*raise -m or lower -F" err &&
+	if have_perf; then
+		chunks=$(sed -nE "s/.* in ([0-9]+) overflows.*/\1/p" err) &&
+		p=$(perf report -i lost.data --stats 2>/dev/null | awk "/LOST events:/ {print \$3; exit}") &&
+		[ "$chunks" = "$p" ]
+	fi
+'
 
 test_expect_success 'the exit status of the command is sonde record'\''s' '
 	rc=0; $SONDE record -q -o x.data -- sh -c "exit 3" || rc=$? && [ $rc -eq 3 ] &&
