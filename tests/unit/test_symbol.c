@@ -8,6 +8,7 @@
  * overlapping mmaps).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -555,4 +556,59 @@ TEST(symbol_cplusplus_demangled)
 	CHECK_INT(symbolizer__resolve_file(s, "/etc/passwd", 0, f, 2), -ENOEXEC);
 	symbolizer__free(s);
 	st_rmdir(dir);
+}
+
+TEST(symbol_container_jit_map)
+{
+	/* a "container": own pid and mount namespaces, its own /tmp with perf-1.map (pid 1 inside) */
+	struct symbolizer *s = symbolizer__new(0);
+	char path[128], line[64] = "";
+	struct sym_frame f[2];
+	pid_t outer, inner = 0;
+	FILE *c;
+
+	CHECK(s);
+	outer = fork();
+	CHECK(outer >= 0);
+	if (!outer) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);	/* unshare complains when its child is killed */
+		execlp("unshare", "unshare", "-m", "-p", "-f", "--mount-proc", "sh", "-c",
+		       "mount -t tmpfs none /tmp && echo '10000 100 container_jitted' >/tmp/perf-1.map && exec sleep 10",
+		       (char *)NULL);
+		_exit(127);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)outer, (int)outer);
+	for (int i = 0; i < 200 && !inner; i++) {	/* up to 2 s for the namespaces to be ready */
+		c = fopen(path, "r");
+		if (c && fgets(line, sizeof(line), c))
+			inner = atoi(line);
+		if (c)
+			fclose(c);
+		snprintf(line, sizeof(line), "/proc/%d/root/tmp/perf-1.map", (int)inner);
+		if (inner && access(line, R_OK))
+			inner = 0;
+		if (!inner)
+			usleep(10000);
+	}
+	if (!inner) {	/* no namespaces here (not root, or unshare missing): nothing to compare */
+		printf("# symbol_container_jit_map: cannot create namespaces with unshare, not checked\n");
+		kill(outer, SIGKILL);
+		waitpid(outer, NULL, 0);
+		symbolizer__free(s);
+		return;
+	}
+	int err = symbolizer__load_proc_maps(s, inner);
+	int n = symbolizer__resolve(s, inner, 0x10010, false, f, 2);
+
+	kill(inner, SIGKILL);
+	waitpid(outer, NULL, 0);
+	CHECK_INT(err, 0);
+	CHECK_INT(n, 1);
+	CHECK_STR(f[0].sym, "container_jitted");
+	CHECK_INT(f[0].offset, 0x10);
+	snprintf(path, sizeof(path), "/proc/%d/root/tmp/perf-1.map", (int)inner);
+	CHECK_STR(f[0].dso, path);
+	symbolizer__free(s);
 }
