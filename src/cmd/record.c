@@ -171,6 +171,7 @@ static int record_loop(struct session *ss, bool have_cmd, const char *cmd)
 	bool tty = isatty(2) && !ss->o->quiet, child_done = false, stop = false;
 	int nb = sampler__pollfds(&ss->s, pf + 2, 1024), signals = 0, rc = 0, status = 0;
 	double t0 = now_s(), last_status = 0;
+	uint64_t before;
 
 	pf[0] = (struct pollfd){ ss->sfd, POLLIN, 0 };
 	pf[1] = (struct pollfd){ ss->dfd, POLLIN, 0 };
@@ -209,8 +210,10 @@ static int record_loop(struct session *ss, bool have_cmd, const char *cmd)
 			else
 				stop = true;
 		}
+		before = ss->s.bytes;
 		rc = sampler__drain(&ss->s, write_recs, ss->w);
-		if (!rc)
+		/* a round per pass that found data: readers may sort what precedes it */
+		if (!rc && ss->s.bytes != before)
 			rc = perfdata_writer__finished_round(ss->w);
 		if (rc) {
 			error("cannot write '%s': %s", ss->o->output, strerror(-rc));
