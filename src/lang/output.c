@@ -592,9 +592,9 @@ int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 		return rc;
 	}
 	key_cmp_len = es.keylen;
-	if (m->agg == AGG_NONE && m->val.kind != TY_INT)
+	if (es.n && m->agg == AGG_NONE && m->val.kind != TY_INT)
 		qsort(es.e, es.n, sizeof(*es.e), cmp_key);
-	else
+	else if (es.n)
 		qsort(es.e, es.n, sizeof(*es.e), cmp_val);
 	int from = top > 0 && es.n > top ? es.n - (int)top : 0;
 

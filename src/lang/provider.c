@@ -137,7 +137,8 @@ static int tp_format(struct program *prog, struct ap_inst *in)
 			continue;
 		struct tp_field *nf = arena__alloc(prog->arena, (in->nfields + 1) * sizeof(*nf));
 
-		memcpy(nf, in->fields, in->nfields * sizeof(*nf));
+		if (in->nfields)
+			memcpy(nf, in->fields, in->nfields * sizeof(*nf));
 		in->fields = nf;
 		struct tp_field *tf = &nf[in->nfields++];
 

@@ -311,7 +311,8 @@ static void detach_all(struct program *prog)
 	if (all) {
 		for (struct probe *pr = prog->probes; pr; pr = pr->next)
 			for (struct ap_inst *in = pr->inst; in; in = in->next) {
-				memcpy(all + k, in->fds, in->nfds * sizeof(int));
+				if (in->nfds)
+					memcpy(all + k, in->fds, in->nfds * sizeof(int));
 				k += in->nfds;
 				free(in->fds);
 				in->fds = NULL;
