@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/perfdata.h"
 #include "lib/symbol.h"
 #include "lib/unwind.h"
 #include "test_symbol_util.h"
@@ -209,4 +210,115 @@ TEST(unwind_many_processes)
 			CHECK_INT(ips[0], (uintptr_t)symbolizer__new);
 		}
 	symbolizer__free(s);
+}
+
+/* the user frames of each sample of `perf script -F comm,ip,sym,dso --no-inline`, as "a;b;c" lines */
+static int perf_stacks(const char *data, char ***out)
+{
+	char cmd[4400], line[1024], cur[4096] = "";
+	int n = 0, cap = 0;
+	char **v = NULL;
+	FILE *p;
+
+	/* each sample: a header line (the comm), then one tab-indented line per frame */
+	snprintf(cmd, sizeof(cmd), "perf script -i %s -F comm,ip,sym,dso --no-inline 2>/dev/null; echo END", data);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	bool in_sample = false;
+
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long ip;
+		char sym[512], dso[512];
+
+		if (line[0] == '\n')
+			continue;
+		if (line[0] != '\t') {
+			if (in_sample) {
+				if (n == cap) {
+					cap = cap ? cap * 2 : 256;
+					v = realloc(v, cap * sizeof(*v));
+				}
+				v[n++] = strdup(cur);
+			}
+			cur[0] = 0;
+			in_sample = true;
+			continue;
+		}
+		if (sscanf(line, " %llx %511s (%511[^)])", &ip, sym, dso) != 3 || !strcmp(dso, "[kernel.kallsyms]"))
+			continue;
+		char *plus = strrchr(sym, '+');
+
+		if (plus)
+			*plus = 0;
+		snprintf(cur + strlen(cur), sizeof(cur) - strlen(cur), "%s%s", cur[0] ? ";" : "", sym);
+	}
+	pclose(p);
+	*out = v;
+	return n;
+}
+
+TEST(unwind_agrees_with_perf_dwarf)
+{
+	char *dir = st_tmpdir(), path[4200], data[4200];
+	struct perfdata_reader *r = NULL;
+	struct perfdata_event ev;
+	char err[256], **want = NULL;
+	int nwant, i = 0, same = 0, compared = 0;
+	char first_bad[1200] = "";
+
+	CHECK(dir);
+	if (st_sh("command -v perf >/dev/null")) {
+		printf("# perf is not installed: unwind_agrees_with_perf_dwarf compared nothing\n");
+		st_rmdir(dir);
+		return;
+	}
+	CHECK_INT(st_build(dir, "symchain", "nofp"), 0);
+	snprintf(path, sizeof(path), "%s/symchain", dir);
+	snprintf(data, sizeof(data), "%s/perf.data", dir);
+	CHECK_INT(st_sh("perf record -q --call-graph dwarf,8192 -F 999 -o %s -- %s 0.4 >/dev/null 2>&1", data, path), 0);
+	nwant = perf_stacks(data, &want);
+	CHECK(nwant > 20);
+	CHECK_INT(perfdata_reader__open(&r, data, err, sizeof(err)), 0);
+	struct symbolizer *s = symbolizer__new(0);
+
+	while (s && perfdata_reader__next(r, &ev) > 0) {
+		if (ev.type == PERF_RECORD_MMAP || ev.type == PERF_RECORD_MMAP2) {
+			symbolizer__add_mmap(s, ev.mmap.pid, ev.mmap.start, ev.mmap.len, ev.mmap.pgoff, ev.mmap.filename,
+					     ev.mmap.build_id, ev.mmap.build_id_size);
+			continue;
+		}
+		if (ev.type != PERF_RECORD_SAMPLE || i >= nwant)
+			continue;
+		const struct perfdata_sample *ps = &ev.sample;
+		uint64_t ips[128];
+		char got[4096] = "";
+		int n = unwind__user(s, ps->pid, ps->user_regs, ps->user_regs_mask, ps->user_stack,
+				     ps->user_stack_size, ips, 128);
+
+		for (int k = 0; k < n; k++) {
+			struct sym_frame f;
+
+			symbolizer__resolve(s, ps->pid, ips[k], false, &f, 1);
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", k ? ";" : "",
+				 f.sym ? f.sym : "[unknown]");
+		}
+		compared++;
+		if (!strcmp(got, want[i]))
+			same++;
+		else if (!first_bad[0])
+			snprintf(first_bad, sizeof(first_bad), "sample %d: perf %s, sonde %s", i, want[i], got);
+		i++;
+	}
+	for (int k = 0; k < nwant; k++)
+		free(want[k]);
+	free(want);
+	perfdata_reader__free(r);
+	symbolizer__free(s);
+	st_rmdir(dir);
+	CHECK_INT(compared, nwant);
+	/* the same stacks, frame for frame, in (nearly) every sample */
+	if (same * 100 < compared * 95)
+		unit__fail(__FILE__, __LINE__, "%d of %d stacks differ from perf's DWARF unwinding; %s",
+			   compared - same, compared, first_bad);
 }
