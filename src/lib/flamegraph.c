@@ -3,7 +3,8 @@
  * flamegraph.c - the SVG flame graph renderer (see flamegraph.h).
  *
  * The layout is flamegraph.pl's: x is the running sum of counts (siblings in
- * the tree's order), a frame is drawn when it is at least minwidth pixels
+ * the tree's order, a frame's own count before its children, as the sorted
+ * "a 5" comes before "a;b 3" in flamegraph.pl's input), a frame is drawn when it is at least minwidth pixels
  * wide, the image is as tall as the deepest drawn frame. The tree is walked
  * twice without recursion: once for the depth and the count of drawn frames
  * (the header needs the height), once to write. Subtrees narrower than
@@ -329,7 +330,7 @@ static int walk(struct render *r, bool write)
 		size_t len;
 		const char *name = folded__name(r->f, n->name, &len);
 
-		st[d + 1] = (struct walk_level){ n->child, x,
+		st[d + 1] = (struct walk_level){ n->child, x + n->self,
 			st[d].waker || (len == 2 && !memcmp(name, "--", 2)) };
 		d++;
 	}
