@@ -65,3 +65,13 @@ same = sum(1 for a, fr in a2l.items()
 print("agreement     same inline chain and line numbers as addr2line: %d of %d addresses (%.1f%%)"
       % (same, len(a2l), 100.0 * same / max(len(a2l), 1)))
 PY
+
+# DWARF unwinding: a perf --call-graph dwarf recording of a program without frame
+# pointers, reported by both (the unwinding dominates: every sample carries 8 KB of stack)
+gcc -O2 -g -fomit-frame-pointer -o "$T/nofp" "$(dirname "$0")/../tests/workloads/symchain.c"
+perf record -q --call-graph dwarf,8192 -F 999 -o "$T/dwarf.data" -- "$T/nofp" 3 >/dev/null 2>&1
+samples=$(perf report -i "$T/dwarf.data" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
+s=$(best_of 3 "$SONDE" report -i "$T/dwarf.data" --stdio)
+p=$(best_of 3 perf report -i "$T/dwarf.data" --stdio)
+printf 'dwarf report  %s samples   sonde %.3fs (%s samples/s)  perf %.3fs  sonde/perf time = %s\n' "$samples" "$s" \
+	"$(awk -v n="$samples" -v t="$s" 'BEGIN { printf "%.0f", n / t }')" "$p" "$(ratio "$s" "$p")"
