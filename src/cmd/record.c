@@ -307,6 +307,8 @@ static int synthesize(struct session *ss)
 
 	if (rc)
 		debug(1, "no kernel map record: %s (kernel.kptr_restrict?)", strerror(-rc));
+	else if ((rc = perfdata_writer__synth_bpf(ss->w)))
+		debug(1, "no BPF program symbols: %s", strerror(-rc));
 	if (ss->t->system_wide)
 		return perfdata_writer__synth_all(ss->w);
 	if (ss->t->nr_pids) {

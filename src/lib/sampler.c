@@ -97,6 +97,7 @@ void sampler__config_attrs(struct evlist *evl, const struct target *t, const str
 		a->wakeup_watermark = (cfg->mmap_pages ? cfg->mmap_pages : 256) * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
 		/* side-band records once, on the first event */
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = e == 0;
+		a->ksymbol = e == 0;	/* BPF programs loaded while recording (5.1+; dropped if refused) */
 		if (cfg->callgraph == CALLGRAPH_DWARF) {
 			a->exclude_callchain_user = 1;	/* the user part comes from the stack copy */
 			a->mmap_data = e == 0;		/* unwinders read .eh_frame from read-only maps */
@@ -257,6 +258,10 @@ retry:
 				if (fd < 0) {
 					int en = errno;
 
+					if (en == EINVAL && ev->attr.ksymbol) {
+						ev->attr.ksymbol = 0;	/* a kernel older than 5.1 */
+						goto retry;
+					}
 					if ((en == EACCES || en == EPERM) && !ev->attr.exclude_kernel && !t->system_wide) {
 						/* perf's fallback: user space only where the kernel is refused */
 						ev->attr.exclude_kernel = 1;

@@ -48,6 +48,12 @@ test_expect_success 'the percentages are close to perf'\''s own recording of the
 	done
 '
 
+test_expect_success 'the kernel map record is the one perf writes ([_text, _etext))' '
+	perf script -i demo.data --show-mmap-events 2>/dev/null | grep -o "PERF_RECORD_MMAP -1/0: .*" >ours &&
+	perf script -i perf.data --show-mmap-events 2>/dev/null | grep -o "PERF_RECORD_MMAP -1/0: .*kernel.kallsyms.*" >theirs &&
+	[ -s ours ] && test_cmp theirs ours
+'
+
 test_expect_success 'perf script shows the frame-pointer call chains (hot_loop called from main)' '
 	perf script -i demo.data >script.out 2>script.err &&
 	! grep -iE "warning|error" script.err &&
