@@ -47,7 +47,7 @@ struct gen {
 	struct ap_inst *in;
 	const struct gen_env *env;
 	struct bpf_code *c;
-	int sp;
+	int sp, maxsp;
 	int *ret, nret;
 	struct loopctx *loop;
 	bool fail;
@@ -127,6 +127,8 @@ static int round8(int n)
 static int slot(struct gen *g, int n, struct loc loc)
 {
 	g->sp += round8(n > 0 ? n : 8);
+	if (g->sp > g->maxsp)
+		g->maxsp = g->sp;
 	if (g->sp > STACK_MAX && !g->fail) {
 		lang__error(g->prog, loc, "this probe needs more than the %d bytes of BPF stack (strings are %d bytes: "
 			    "config = { max_strlen = N } makes them smaller)", STACK_MAX, g->prog->cfg.max_strlen);
@@ -1292,7 +1294,7 @@ int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const
 	free(g.ret);
 	emit(&g, MOV_IMM(R0, 0));
 	emit(&g, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
-	out->stack = g.sp;
+	out->stack = g.maxsp;
 	if (g.fail || out->n > 1000000) {
 		if (!prog->err)
 			lang__error(prog, pr->loc, "cannot generate code for this probe");
