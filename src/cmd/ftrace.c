@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 static const char *const ftrace_usage[] = {
-	"sonde ftrace -e GROUP:EVENT [--filter EXPR] [-f FUNC] [-p PID | [--] <command> [<args>]]",
+	"sonde ftrace -e GROUP:EVENT [--filter EXPR] [-u BIN:FUNC] [-f FUNC] [-p PID | [--] <command> [<args>]]",
 	"sonde ftrace --list-events [PATTERN]",
 	"sonde ftrace --list-functions PATTERN",
 	NULL,
@@ -33,6 +33,7 @@ struct ev_spec {
 	const char *spec;
 	const char *filter;
 	char *owned;	/* the strdup'd -e argument the specs point into, on its first spec */
+	int uprobe;	/* 0: a tracepoint spec; 1: BINARY:FUNC for a uprobe; 2: for a uretprobe */
 };
 
 struct ftrace_opts {
@@ -60,11 +61,32 @@ static int add_event(const struct opt *opt, const char *arg)
 		if (!n)
 			return -1;
 		o->ev = n;
-		o->ev[o->nr_ev++] = (struct ev_spec){ tok, NULL, copy };
+		o->ev[o->nr_ev++] = (struct ev_spec){ tok, NULL, copy, 0 };
 		copy = NULL;
 	}
 	free(copy);	/* an argument of commas only */
 	return 0;
+}
+
+static int add_uprobe_spec(struct ftrace_opts *o, const char *arg, int kind)
+{
+	struct ev_spec *n = realloc(o->ev, (o->nr_ev + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	o->ev = n;
+	o->ev[o->nr_ev++] = (struct ev_spec){ arg, NULL, NULL, kind };
+	return 0;
+}
+
+static int add_uprobe(const struct opt *opt, const char *arg)
+{
+	return add_uprobe_spec(opt->value, arg, 1);
+}
+
+static int add_uretprobe(const struct opt *opt, const char *arg)
+{
+	return add_uprobe_spec(opt->value, arg, 2);
 }
 
 static int add_filter(const struct opt *opt, const char *arg)
@@ -72,7 +94,7 @@ static int add_filter(const struct opt *opt, const char *arg)
 	struct ftrace_opts *o = opt->value;
 
 	if (!o->nr_ev) {
-		error("--filter applies to the -e before it: give -e GROUP:EVENT first");
+		error("--filter applies to the -e (or -u) before it: give -e GROUP:EVENT first");
 		return -1;
 	}
 	if (o->ev[o->nr_ev - 1].filter) {
@@ -220,7 +242,17 @@ static int setup(struct ftrace *ft, const struct ftrace_opts *o, const pid_t *pi
 		}
 	}
 	for (int i = 0; i < o->nr_ev; i++) {
-		rc = ftrace__enable_events(ft, o->ev[i].spec, o->ev[i].filter, err, sizeof(err));
+		char up[128];
+		const char *spec = o->ev[i].spec;
+
+		if (o->ev[i].uprobe) {
+			if (ftrace__add_uprobe(ft, spec, o->ev[i].uprobe == 2, up, sizeof(up), err, sizeof(err))) {
+				error("%s", err);
+				return -1;
+			}
+			spec = up;
+		}
+		rc = ftrace__enable_events(ft, spec, o->ev[i].filter, err, sizeof(err));
 		if (rc < 0) {
 			error("%s", err);
 			return -1;
@@ -383,8 +415,8 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		error("cannot write the trace: %s", strerror(errno));
 	lost = ftrace__overruns(&ft);
 	if (lost)
-		warning("%llu events were lost: the buffers filled faster than they were read (raise -b, now %s kB per CPU)",
-			lost, o->buffer_kb > 0 ? "set" : "the default");
+		warning("%llu events were lost: the buffers filled faster than they were read (a larger -b KB per CPU helps)",
+			lost);
 	debug(1, "%llu bytes of trace", bytes);
 out:
 	ftrace__close(&ft);
@@ -410,7 +442,9 @@ int cmd_ftrace(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_GROUP("what to trace"),
 		OPT_CALLBACK('e', "event", &o, "GROUP:EVENT", "tracepoints (globs; GROUP alone or EVENT alone; repeatable)", add_event),
-		OPT_CALLBACK(0, "filter", &o, "EXPR", "filter for the -e before it ('prev_pid == 1 && next_prio < 100')", add_filter),
+		OPT_CALLBACK('u', "uprobe", &o, "BIN:FUNC", "a uprobe on a user function (or BIN:0xOFFSET) as an event", add_uprobe),
+		OPT_CALLBACK(0, "uretprobe", &o, "BIN:FUNC", "a uprobe on the function's return", add_uretprobe),
+		OPT_CALLBACK(0, "filter", &o, "EXPR", "filter for the -e/-u before it ('prev_pid == 1 && next_prio < 100')", add_filter),
 		OPT_CALLBACK('f', "function", &o, "FUNC", "function tracer on the kernel functions matching FUNC (repeatable)", add_func),
 		OPT_CALLBACK(0, "notrace", &o, "FUNC", "leave out the functions matching FUNC (repeatable)", add_notrace),
 		OPT_GROUP("whom"),
@@ -434,7 +468,7 @@ int cmd_ftrace(int argc, char **argv)
 			opt__usage_error(ftrace_usage, opts, "unexpected argument '%s'", argv[o.list_events ? 1 : 0]);
 		rc = list(&o, argc ? argv[0] : NULL);
 	} else if (!o.nr_ev && !o.nr_funcs && !o.nr_notrace) {
-		opt__usage_error(ftrace_usage, opts, "nothing to trace: give -e GROUP:EVENT or -f FUNCTION");
+		opt__usage_error(ftrace_usage, opts, "nothing to trace: give -e GROUP:EVENT, -u BIN:FUNC or -f FUNCTION");
 	} else if (o.pids && argc) {
 		opt__usage_error(ftrace_usage, opts, "-p and a command do not go together");
 	} else if (o.duration < 0 || o.buffer_kb < 0) {

@@ -11,10 +11,13 @@
 #include "lib/ftrace.h"
 #include "lib/tracefs.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +95,39 @@ static void remove_stale(const char *root)
 	closedir(dir);
 }
 
+/* uprobe events of groups sonde_PID whose process is gone: remove them */
+static void remove_stale_uprobes(const char *root)
+{
+	char path[PATH_MAX], line[1024];
+	char *del[64];
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", root);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	/* "p:sonde_123/main /bin/x:0x0000000000001139" */
+	while (n < 64 && fgets(line, sizeof(line), f)) {
+		char *g = strchr(line, ':'), *sp, *end;
+		long pid;
+
+		if (!g || strncmp(g + 1, "sonde_", 6) || !(sp = strchr(g, ' ')))
+			continue;
+		*sp = 0;
+		pid = strtol(g + 7, &end, 10);
+		if (*end != '/' || pid <= 0 || !(kill(pid, 0) && errno == ESRCH))
+			continue;
+		if (asprintf(&del[n], "-:%s", g + 1) > 0)
+			n++;
+	}
+	fclose(f);
+	for (int i = 0; i < n; i++) {
+		put(root, "uprobe_events", del[i], true);
+		free(del[i]);
+	}
+}
+
 int ftrace__open(struct ftrace *ft, char *err, size_t errlen)
 {
 	const char *root = tracefs__dir();
@@ -104,6 +140,8 @@ int ftrace__open(struct ftrace *ft, char *err, size_t errlen)
 	}
 	snprintf(ft->root, sizeof(ft->root), "%s", root);
 	remove_stale(root);
+	remove_stale_uprobes(root);
+	snprintf(ft->uprobe_group, sizeof(ft->uprobe_group), "sonde_%d", (int)getpid());
 	snprintf(ft->dir, sizeof(ft->dir), "%s/instances/sonde-%d", root, (int)getpid());
 	if (mkdir(ft->dir, 0700)) {
 		int e = errno;
@@ -285,6 +323,158 @@ int ftrace__set_functions(struct ftrace *ft, char *const *funcs, int n, char *co
 	return 0;
 }
 
+int ftrace__elf_func_offset(const char *path, const char *func, unsigned long long *off)
+{
+	unsigned long long vaddr = 0;
+	bool found = false;
+	Elf_Scn *scn = NULL;
+	size_t nph;
+	Elf *e;
+	int fd, rc = -ENOENT;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		rc = -ENOEXEC;
+		goto out;
+	}
+	/* .symtab first (every function), then .dynsym (exported ones) */
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		while (!found && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) || !sh.sh_entsize)
+				continue;
+			d = elf_getdata(scn, NULL);
+			for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+				const char *name;
+
+				if (!gelf_getsym(d, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value)
+					continue;
+				name = elf_strptr(e, sh.sh_link, sym.st_name);
+				if (name && !strcmp(name, func)) {
+					vaddr = sym.st_value;
+					found = true;
+					break;
+				}
+			}
+		}
+		scn = NULL;
+	}
+	if (!found)
+		goto out;
+	/* the file offset: through the loadable segment that holds the address */
+	rc = -ENOEXEC;
+	if (elf_getphdrnum(e, &nph))
+		goto out;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			rc = 0;
+			break;
+		}
+	}
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}
+
+int ftrace__add_uprobe(struct ftrace *ft, const char *spec, bool ret, char *ev, size_t evlen,
+		       char *err, size_t errlen)
+{
+	char bin[PATH_MAX], real[PATH_MAX], name[64], cmd[PATH_MAX + 160];
+	const char *colon = strrchr(spec, ':'), *func;
+	unsigned long long off;
+	char **nv;
+	int rc;
+
+	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= sizeof(bin)) {
+		ERR("bad uprobe '%s': BINARY:FUNCTION or BINARY:0xOFFSET", spec);
+		return -EINVAL;
+	}
+	snprintf(bin, sizeof(bin), "%.*s", (int)(colon - spec), spec);
+	func = colon + 1;
+	if (!strchr(bin, '/')) {	/* a command name: where PATH finds it */
+		const char *path = getenv("PATH");
+		char *dirs = strdup(path ? path : "/usr/bin:/bin"), *d, *sv;
+		bool found = false;
+
+		for (d = dirs ? strtok_r(dirs, ":", &sv) : NULL; d && !found; d = strtok_r(NULL, ":", &sv)) {
+			snprintf(real, sizeof(real), "%s/%s", d, bin);
+			found = !access(real, X_OK);
+		}
+		free(dirs);
+		if (found)
+			snprintf(bin, sizeof(bin), "%s", real);
+	}
+	if (!realpath(bin, real)) {
+		rc = -errno;
+		ERR("bad uprobe '%s': cannot find '%s': %s", spec, bin, strerror(-rc));
+		return rc;
+	}
+	if (!strncmp(func, "0x", 2)) {
+		char *end;
+
+		off = strtoull(func, &end, 16);
+		if (*end) {
+			ERR("bad uprobe '%s': '%s' is not an offset", spec, func);
+			return -EINVAL;
+		}
+		snprintf(name, sizeof(name), "%s_%llx", ret ? "ret" : "off", off);
+	} else {
+		size_t j = 0;
+
+		rc = ftrace__elf_func_offset(real, func, &off);
+		if (rc) {
+			ERR("bad uprobe '%s': %s", spec, rc == -ENOENT ? "no such function in its symbol tables" :
+			    rc == -ENOEXEC ? "not an ELF executable or library" : strerror(-rc));
+			return rc;
+		}
+		/* an event name is [A-Za-z0-9_]: C++ and versioned names are folded */
+		for (const char *c = func; *c && j < sizeof(name) - 9; c++)
+			name[j++] = isalnum((unsigned char)*c) ? *c : '_';
+		name[j] = 0;
+		if (ret)
+			strcat(name, "__return");
+	}
+	for (int i = 0; i < ft->nr_uprobes; i++)
+		if (!strcmp(ft->uprobes[i], name)) {
+			ERR("uprobe '%s' given twice", spec);
+			return -EEXIST;
+		}
+	snprintf(cmd, sizeof(cmd), "%c:%s/%s %s:0x%llx", ret ? 'r' : 'p', ft->uprobe_group, name, real, off);
+	rc = put(ft->root, "uprobe_events", cmd, true);
+	if (rc) {
+		ERR("cannot create the uprobe '%s' (uprobe_events): %s%s", spec, strerror(-rc),
+		    rc == -ENOENT || rc == -ENODEV ? " (a kernel without CONFIG_UPROBE_EVENTS)" : "");
+		return rc;
+	}
+	nv = realloc(ft->uprobes, (ft->nr_uprobes + 1) * sizeof(*nv));
+	if (!nv || !(nv[ft->nr_uprobes] = strdup(name))) {
+		if (nv)
+			ft->uprobes = nv;
+		snprintf(cmd, sizeof(cmd), "-:%s/%s", ft->uprobe_group, name);
+		put(ft->root, "uprobe_events", cmd, true);
+		return -ENOMEM;
+	}
+	ft->uprobes = nv;
+	ft->nr_uprobes++;
+	snprintf(ev, evlen, "%s:%s", ft->uprobe_group, name);
+	return 0;
+}
+
 int ftrace__set_buffer_kb(struct ftrace *ft, unsigned kb, char *err, size_t errlen)
 {
 	char buf[32];
@@ -365,6 +555,16 @@ void ftrace__close(struct ftrace *ft)
 		rmdir(ft->dir);
 	}
 	ft->created = false;
+	for (int i = 0; i < ft->nr_uprobes; i++) {
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "-:%s/%s", ft->uprobe_group, ft->uprobes[i]);
+		put(ft->root, "uprobe_events", cmd, true);
+		free(ft->uprobes[i]);
+	}
+	free(ft->uprobes);
+	ft->uprobes = NULL;
+	ft->nr_uprobes = 0;
 }
 
 struct line_list {

@@ -23,6 +23,9 @@ struct ftrace {
 	int pipe_fd;		/* trace_pipe, non-blocking, once started */
 	int nr_events;		/* events enabled */
 	bool function;		/* the function tracer is on */
+	char uprobe_group[32];	/* sonde_PID, the group of the uprobe events sonde created */
+	char **uprobes;		/* their names, removed from uprobe_events at close */
+	int nr_uprobes;
 };
 
 /* create instances/sonde-PID (first removing instances of sonde processes that are gone) */
@@ -44,6 +47,18 @@ int ftrace__set_pids(struct ftrace *ft, const pid_t *pids, int n, bool follow, c
  */
 int ftrace__set_functions(struct ftrace *ft, char *const *funcs, int n, char *const *notrace, int nn,
 			  char *err, size_t errlen);
+
+/*
+ * Create a uprobe event on BINARY:SYMBOL (or BINARY:0xOFFSET), on its return
+ * with ret, in uprobe_events (which is global: the event is removed again by
+ * ftrace__close, and events left by a sonde killed with SIGKILL by the next
+ * ftrace__open). Writes "group:name" for ftrace__enable_events into ev.
+ */
+int ftrace__add_uprobe(struct ftrace *ft, const char *spec, bool ret, char *ev, size_t evlen,
+		       char *err, size_t errlen);
+
+/* the file offset of a function in an ELF file (for uprobes); 0 or -errno */
+int ftrace__elf_func_offset(const char *path, const char *func, unsigned long long *off);
 
 /* per-CPU buffer size in kB; 0 or -errno */
 int ftrace__set_buffer_kb(struct ftrace *ft, unsigned kb, char *err, size_t errlen);

@@ -70,6 +70,31 @@ test_expect_success '-p PID traces that process and its new children only, --dur
 	! grep -v "filename=/bin/true\|filename=/usr/bin/sleep\|filename=/bin/sleep" out | grep -q sched_process_exec
 '
 
+test_expect_success 'uprobes (-u, --uretprobe): the calls of a user function, as perf probe + perf stat count them' '
+	state >before &&
+	$SONDE ftrace -u $WORKLOADS/ftrace_calls:tick --uretprobe $WORKLOADS/ftrace_calls:tock \
+		-- $WORKLOADS/ftrace_calls 500 >out &&
+	state >after && test_cmp before after &&
+	[ $(grep -c ": tick: (0x" out) -eq 500 ] &&
+	[ $(grep -c ": tock__return: (0x[0-9a-f]* <- 0x" out) -eq 1 ] &&
+	perf probe -q -x $WORKLOADS/ftrace_calls tick 2>/dev/null &&
+	{ perf stat -x, -e probe_ftrace_calls:tick -- $WORKLOADS/ftrace_calls 500 2>perf.out >/dev/null; rc=$?;
+	  perf probe -q -d "probe_ftrace_calls:*" 2>/dev/null; [ $rc -eq 0 ]; } &&
+	[ "$(cut -d, -f1 perf.out)" -eq $(grep -c ": tick: (0x" out) ] &&
+	$SONDE ftrace -u $WORKLOADS/ftrace_calls:tick --filter "common_pid == 1" -- $WORKLOADS/ftrace_calls 50 >out2 &&
+	! grep -q tick out2 &&
+	expect_rc 1 $SONDE ftrace -u $WORKLOADS/ftrace_calls:no_such_function -- /bin/true 2>err &&
+	grep -q "no such function in its symbol tables" err &&
+	state >after && test_cmp before after
+'
+
+test_expect_success 'uprobe events left by a killed sonde are removed by the next run' '
+	echo "p:sonde_999999/stale $WORKLOADS/ftrace_calls:0x1000" >>$T/uprobe_events &&
+	grep -q sonde_999999 $T/uprobe_events &&
+	$SONDE ftrace -e sched:sched_process_exec -- /bin/true >/dev/null &&
+	! grep -q sonde_999999 $T/uprobe_events
+'
+
 test_expect_success '-o FILE gets the trace, stdout stays empty' '
 	$SONDE ftrace -e sched:sched_process_exec -o trace.txt -- /bin/true >out &&
 	[ ! -s out ] && grep -q "filename=/bin/true" trace.txt
@@ -84,10 +109,10 @@ test_expect_success 'the instance is gone after a normal exit' '
 for sig in INT TERM; do
 test_expect_success "SIG$sig: the trace ends, the instance is gone, nothing changed" '
 	state >before &&
-	{ $SONDE ftrace -e sched:sched_switch -o sw.txt & } && pid=$! &&
-	for i in $(seq 100); do [ -d $T/instances/sonde-$pid ] && break; sleep 0.05; done &&
-	[ -d $T/instances/sonde-$pid ] &&
+	{ $SONDE ftrace -e sched:sched_switch -o sw.txt -d 30 & } && pid=$! &&
+	up=0 && for i in $(seq 200); do [ -d $T/instances/sonde-$pid ] && up=1 && break; sleep 0.05; done &&
 	sleep 0.3 && kill -'$sig' $pid && wait $pid &&
+	[ $up = 1 ] &&
 	no_instance $pid && state >after && test_cmp before after &&
 	grep -q "sched_switch: prev_comm=" sw.txt
 '
@@ -145,7 +170,7 @@ test_expect_success 'errors: unknown event, bad filter, no target; one line each
 	expect_rc 1 $SONDE ftrace -e sched:sched_switch --filter "bogus_field == 1" -- /bin/true 2>err &&
 	[ $(wc -l <err) -eq 1 ] && grep -q "bad filter .bogus_field == 1. for sched:sched_switch: Field not found" err &&
 	expect_rc 129 $SONDE ftrace --filter "x == 1" -e sched:sched_switch 2>err &&
-	grep -q "applies to the -e before it" err &&
+	grep -q "applies to the -e (or -u) before it" err &&
 	expect_rc 129 $SONDE ftrace -- /bin/true 2>err &&
 	grep -q "nothing to trace" err &&
 	expect_rc 1 $SONDE ftrace -e sched:sched_switch -p 999999 2>err &&
