@@ -307,8 +307,6 @@ static int synthesize(struct session *ss)
 
 	if (rc)
 		debug(1, "no kernel map record: %s (kernel.kptr_restrict?)", strerror(-rc));
-	else if ((rc = perfdata_writer__synth_bpf(ss->w)))
-		debug(1, "no BPF program symbols: %s", strerror(-rc));
 	if (ss->t->system_wide)
 		return perfdata_writer__synth_all(ss->w);
 	if (ss->t->nr_pids) {
@@ -368,6 +366,9 @@ int cmd_record(int argc, char **argv)
 	the_opts = &o;
 	ss.t = &t;
 	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGCHLD);
 	orig_argv = calloc(argc + 1, sizeof(char *));
 	if (orig_argv)
 		memcpy(orig_argv, argv, argc * sizeof(char *));
@@ -406,6 +407,8 @@ int cmd_record(int argc, char **argv)
 				 "stack copies; give more pages", o.cfg.mmap_pages,
 				 o.cfg.mmap_pages * sysconf(_SC_PAGESIZE) / 1024, o.cfg.stack_size);
 
+	/* from here a Ctrl-C or SIGTERM ends the recording cleanly, even during the setup */
+	sigprocmask(SIG_BLOCK, &mask, NULL);
 	if (setup_target(&o, &t))
 		goto out;
 	if (!o.evl.nr && add_default_event(&o.evl)) {
@@ -453,10 +456,6 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
 	ss.sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	ss.dfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (o.duration > 0) {

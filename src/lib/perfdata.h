@@ -99,15 +99,13 @@ int perfdata_writer__finished_round(struct perfdata_writer *w);
 /*
  * Synthesized records for what already ran when recording started (time 0 in
  * their sample_id trailer, as perf writes them):
- *  - kernel: the [kernel.kallsyms]_text MMAP that lets tools relocate kernel ips;
- *  - bpf: a KSYMBOL for each loaded BPF program;
+ *  - kernel: the [kernel.kallsyms]_text MMAP ([_text, _etext), as perf writes it)
+ *    that lets tools relocate kernel ips, and a KSYMBOL for each loaded BPF program;
  *  - task: COMM of every thread of pid and MMAP2 of its executable mappings,
  *    from /proc (-ESRCH when it is gone);
  *  - all: task for every process in /proc.
  */
 int perfdata_writer__synth_kernel(struct perfdata_writer *w);
-/* KSYMBOL records for the BPF programs already loaded (their code is in kernel stacks) */
-int perfdata_writer__synth_bpf(struct perfdata_writer *w);
 /* task/all also synthesize the non-executable file mappings and [stack] (what
    attr.mmap_data records live; DWARF unwinders read .eh_frame from them) */
 void perfdata_writer__synth_data_maps(struct perfdata_writer *w, bool on);

@@ -393,70 +393,84 @@ void perfdata_writer__synth_data_maps(struct perfdata_writer *w, bool on)
 	w->synth_data = on;
 }
 
+struct ksym {
+	unsigned long long addr;
+	char name[128];
+};
+
+/* KSYMBOL records for the BPF programs loaded now (their JIT code is in kernel stacks) */
+static int synth_bpf(struct perfdata_writer *w, const struct ksym *bpf, size_t nb,
+		     const unsigned long long *tagged, size_t nt)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < nb && !rc; i++) {
+		uint8_t rec[8 + 16 + 128 + 64] = { 0 };
+		struct perf_event_header h = { PERF_RECORD_KSYMBOL, PERF_RECORD_MISC_KERNEL, 0 };
+		unsigned long long next = bpf[i].addr + 4096;
+		uint16_t type = PERF_RECORD_KSYMBOL_TYPE_BPF, flags = 0;
+		size_t nl = strlen(bpf[i].name), off;
+		uint32_t len;
+
+		/* up to the next module or BPF symbol, at most a page */
+		for (size_t j = 0; j < nt; j++)
+			if (tagged[j] > bpf[i].addr && tagged[j] < next)
+				next = tagged[j];
+		len = (uint32_t)(next - bpf[i].addr);
+		memcpy(rec + 8, &bpf[i].addr, 8);
+		memcpy(rec + 16, &len, 4);
+		memcpy(rec + 20, &type, 2);
+		memcpy(rec + 22, &flags, 2);
+		memcpy(rec + 24, bpf[i].name, nl);
+		off = 24 + ((nl + 1 + 7) & ~(size_t)7);
+		off += synth_trailer(w, rec + off, (uint32_t)-1, 0);
+		h.size = (uint16_t)off;
+		memcpy(rec, &h, sizeof(h));
+		rc = perfdata_writer__write(w, rec, off);
+	}
+	return rc;
+}
+
 int perfdata_writer__synth_kernel(struct perfdata_writer *w)
 {
 	FILE *f = fopen("/proc/kallsyms", "re");
 	char line[512];
-	unsigned long long text = 0, stext = 0, etext = 0;
+	unsigned long long text = 0, stext = 0, etext = 0, *tagged = NULL;
+	struct ksym *bpf = NULL;
+	size_t nb = 0, ab = 0, nt = 0, at = 0;
+	int rc;
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char t, name[256];
-
-		if (sscanf(line, "%llx %c %255s", &a, &t, name) != 3)
-			continue;
-		if (!strcmp(name, "_text"))
-			text = a;
-		else if (!strcmp(name, "_stext"))
-			stext = a;
-		else if (!strcmp(name, "_etext"))
-			etext = a;
-		if (text && etext)
-			break;
-	}
-	fclose(f);
-	if (!text)
-		text = stext;
-	if (!text)
-		return -EACCES;	/* kptr_restrict hides the addresses */
-	/* the kernel's text ends at _etext, as perf maps it: modules and BPF JIT code lie beyond */
-	return synth_mmap(w, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, (uint32_t)-1, 0, text,
-			  etext > text ? etext - text : ~0ULL - text, text, 0, 0, 0, PROT_READ | PROT_EXEC, 0,
-			  "[kernel.kallsyms]_text");
-}
-
-/*
- * KSYMBOL records for the BPF programs loaded now (their JIT code shows up in
- * kernel stacks): names and addresses from /proc/kallsyms ("[bpf]" entries),
- * each one's length up to the next kernel symbol, at most a page.
- */
-int perfdata_writer__synth_bpf(struct perfdata_writer *w)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	struct ksym { unsigned long long addr; char name[128]; } *bpf = NULL;
-	unsigned long long *addrs = NULL;
-	size_t nb = 0, ab = 0, na = 0, aa = 0;
-	char line[512];
-	int rc = 0;
-
-	if (!f)
-		return -errno;
+	/* one pass: _text, _etext, and the module/BPF symbols (tagged "[name]") */
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long a;
 		char t, name[256], mod[64] = "";
+		bool is_tagged = strchr(line, '[') != NULL;
 
-		if (sscanf(line, "%llx %c %255s %63s", &a, &t, name, mod) < 3 || !a)
+		if (!is_tagged && text && etext)
 			continue;
-		if (na == aa) {
-			unsigned long long *n = realloc(addrs, (aa = aa ? aa * 2 : 4096) * sizeof(*n));
+		if (sscanf(line, "%llx %c %255s %63s", &a, &t, name, mod) < 3)
+			continue;
+		if (!is_tagged) {
+			if (!strcmp(name, "_text"))
+				text = a;
+			else if (!strcmp(name, "_stext"))
+				stext = a;
+			else if (!strcmp(name, "_etext"))
+				etext = a;
+			continue;
+		}
+		if (!a)
+			continue;
+		if (nt == at) {
+			unsigned long long *n = realloc(tagged, (at = at ? at * 2 : 1024) * sizeof(*n));
 
 			if (!n)
 				break;
-			addrs = n;
+			tagged = n;
 		}
-		addrs[na++] = a;
+		tagged[nt++] = a;
 		if (strcmp(mod, "[bpf]"))
 			continue;
 		if (nb == ab) {
@@ -471,31 +485,21 @@ int perfdata_writer__synth_bpf(struct perfdata_writer *w)
 		nb++;
 	}
 	fclose(f);
-	for (size_t i = 0; i < nb && !rc; i++) {
-		uint8_t rec[8 + 16 + 128 + 64] = { 0 };
-		struct perf_event_header h = { PERF_RECORD_KSYMBOL, PERF_RECORD_MISC_KERNEL, 0 };
-		unsigned long long next = bpf[i].addr + 4096;
-		uint32_t len;
-		uint16_t type = PERF_RECORD_KSYMBOL_TYPE_BPF, flags = 0;
-		size_t nl = strlen(bpf[i].name), off;
-
-		for (size_t j = 0; j < na; j++)
-			if (addrs[j] > bpf[i].addr && addrs[j] < next)
-				next = addrs[j];
-		len = (uint32_t)(next - bpf[i].addr);
-		memcpy(rec + 8, &bpf[i].addr, 8);
-		memcpy(rec + 16, &len, 4);
-		memcpy(rec + 20, &type, 2);
-		memcpy(rec + 22, &flags, 2);
-		memcpy(rec + 24, bpf[i].name, nl);
-		off = 24 + ((nl + 1 + 7) & ~(size_t)7);
-		off += synth_trailer(w, rec + off, (uint32_t)-1, 0);
-		h.size = (uint16_t)off;
-		memcpy(rec, &h, sizeof(h));
-		rc = perfdata_writer__write(w, rec, off);
+	if (!text)
+		text = stext;
+	if (!text) {
+		rc = -EACCES;	/* kptr_restrict hides the addresses */
+		goto out;
 	}
+	/* the kernel's text ends at _etext, as perf maps it: modules and BPF JIT code lie beyond */
+	rc = synth_mmap(w, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, (uint32_t)-1, 0, text,
+			etext > text ? etext - text : ~0ULL - text, text, 0, 0, 0, PROT_READ | PROT_EXEC, 0,
+			"[kernel.kallsyms]_text");
+	if (!rc)
+		rc = synth_bpf(w, bpf, nb, tagged, nt);
+out:
 	free(bpf);
-	free(addrs);
+	free(tagged);
 	return rc;
 }
 
