@@ -266,6 +266,12 @@ int cmd_flame(int argc, char **argv)
 		if (c.normalize)
 			folded__normalize(f);
 	} else if (argc == 0) {
+		if (isatty(STDIN_FILENO)) {
+			error("no input: give folded files, pipe folded stacks in, or -i a recording");
+			hint("perf script | stackcollapse-perf.pl | sonde flame >cpu.svg, or sonde flame -i sonde.data -o cpu.svg");
+			folded__free(f);
+			return 129;
+		}
 		if (read_input(f, &c, "-", FOLDED_AFTER))
 			goto fail;
 	} else {

@@ -62,4 +62,14 @@ test_expect_success 'a search for another term reports its own percentage' '
 	grep -qx "parents 2" seen2
 '
 
+test_expect_success 'an icicle graph zooms the same way (ancestors above)' '
+	$SONDE flame --inverted in.folded -o ice.svg 2>/dev/null &&
+	timeout 120 node "$ROOT/tests/e2e/flame-browser.js" svg "$TMP/ice.svg" "memcpy" hot_loop "" >seen3 &&
+	grep -qx "matched $(matched_pct "memcpy" in.folded)" seen3 &&
+	grep -qx "details Function: hot_loop (640 samples, 61.54%)" seen3 &&
+	grep -q "^zoomwidth [0-9.]* -> 1180.00$" seen3 &&
+	grep -qx "parents 3" seen3 &&
+	grep -qx "errors none" seen3
+'
+
 test_done
