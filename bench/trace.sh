@@ -36,6 +36,12 @@ if perf trace -s -o "$out/p.c" -- true >/dev/null 2>&1; then
 else
 	echo "perf trace: does not run here"
 fi
+# the workload's own loop time (start-up and teardown of the tracer left out), one run each
+self() { "$@" 2>/dev/null | tail -1; }
+printf 'loop time alone: bare %s  sonde -c %s  strace -c %s  sonde -o %s  strace -o %s\n' \
+	"$(self "$W" "$N")" "$(self "$SONDE" trace -c -o "$out/s.c" -- "$W" "$N")" \
+	"$(self strace -c -o "$out/t.c" -- "$W" "$N")" "$(self "$SONDE" trace -o "$out/s.o" -- "$W" "$N")" \
+	"$(self strace -o "$out/t.o" -- "$W" "$N")"
 sc_calls=$(awk '$NF == "getppid" { print $4 }' "$out/s.c")
 so_lines=$(grep -c '^getppid()' "$out/s.o")
 echo "sonde trace counted getppid ${sc_calls:-?} times with -c, printed ${so_lines:-?} lines with -o (of $((N / 2)))"

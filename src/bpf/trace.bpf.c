@@ -26,6 +26,7 @@ const volatile bool follow = false;	/* -f */
 const volatile bool count_only = false;	/* -c: statistics, no records */
 const volatile bool want_stats = false;	/* -c or -C or --histogram */
 const volatile bool failed_only = false;
+const volatile bool emit_begin = false;	/* several tasks: send entries too, for <unfinished ...> */
 const volatile __u64 min_ns = 0;
 const volatile __u32 self_tgid = 0;
 const volatile __u64 wake_bytes = 0;	/* wake the reader once this much is waiting */
@@ -69,7 +70,8 @@ struct {
 
 struct start {
 	__u64 ts;
-	__s64 nr;
+	__s32 nr;
+	__u32 pending_exec;
 };
 
 struct {
@@ -113,23 +115,30 @@ static __always_inline bool wanted_nr(long nr)
 	return sc_mask[(nr >> 6) & (TRACE_NR_MAX / 64 - 1)] & (1ULL << (nr & 63));
 }
 
-static __always_inline bool wanted_task(__u32 tgid, __u32 tid, long nr)
+/* 0: not traced, 1: traced, 2: an execve of a child waiting for its exec (traced if it succeeds) */
+static __always_inline int wanted_task(__u32 tgid, __u32 tid, long nr)
 {
 	__u8 *st;
 
 	if (tgid == self_tgid)
-		return false;
+		return 0;
 	if (all_tasks)
-		return true;
+		return 1;
 	st = bpf_map_lookup_elem(&targets, &tgid);
 	if (!st)
-		return false;
-	if (*st == 2) {
-		if (nr != NR_EXECVE && nr != NR_EXECVEAT)
-			return false;
-		*st = 1;
-	}
+		return 0;
+	if (*st == 2)
+		return nr == NR_EXECVE || nr == NR_EXECVEAT ? 2 : 0;
 	return follow || tid == tgid;
+}
+
+/* the child's exec succeeded: trace it from now on */
+static __always_inline void exec_done(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u8 one = 1;
+
+	bpf_map_update_elem(&targets, &tgid, &one, BPF_EXIST);
 }
 
 static __always_inline __u32 log2l(__u64 v)
@@ -338,9 +347,18 @@ static __always_inline void cap_exit(struct sc_event *ev, int i, long nr, long r
 	if (c.mode == CAP_NONE || !p)
 		return;
 	switch (c.mode) {
-	case CAP_STR:	/* the page was not resident at entry: the syscall has faulted it in */
+	/*
+	 * The page was not resident at entry (a fresh binary, or file pages a
+	 * child has not touched since fork): the syscall itself has faulted it in.
+	 */
+	case CAP_STR:
+	case CAP_BUF_IN:
+	case CAP_FIX_IN:
 		if (ev->cap_flags[i] & CAPF_FAULT) {
-			cap_str(ev, i, p);
+			if (c.mode == CAP_STR)
+				cap_str(ev, i, p);
+			else
+				cap_buf(ev, i, p, c.mode == CAP_FIX_IN ? c.size : arg_at(ev, c.size));
 			if (!(ev->cap_flags[i] & CAPF_FAULT)) {
 				ev->cap_flags[i] |= CAPF_REREAD;
 				count(TRC_REREAD);
@@ -390,11 +408,12 @@ int BPF_PROG(trace_enter, struct pt_regs *regs, long id)
 	__u32 tgid = pt >> 32, tid = (__u32)pt, zero = 0;
 	struct scratch *s;
 	struct sc_event *ev;
+	int want = wanted_task(tgid, tid, id);
 
-	if (!wanted_task(tgid, tid, id) || !wanted_nr(id))
+	if (!want || (!wanted_nr(id) && want != 2))
 		return 0;
 	if (count_only) {
-		struct start st = { .ts = bpf_ktime_get_ns(), .nr = id };
+		struct start st = { .ts = bpf_ktime_get_ns(), .nr = id, .pending_exec = want == 2 };
 
 		if (bpf_map_update_elem(&starts, &tid, &st, BPF_ANY))
 			count(TRC_INFLIGHT_FULL);
@@ -414,6 +433,7 @@ int BPF_PROG(trace_enter, struct pt_regs *regs, long id)
 	ev->aux = 0;
 	ev->cap_len[0] = ev->cap_len[1] = 0;
 	ev->cap_flags[0] = ev->cap_flags[1] = 0;
+	ev->eflags = want == 2 ? EVF_PENDING_EXEC : 0;
 	read_args(ev, regs);
 	cap_enter(s, 0, id);
 	cap_enter(s, 1, id);
@@ -432,8 +452,14 @@ int BPF_PROG(trace_enter, struct pt_regs *regs, long id)
 			submit(ev, true);
 		return 0;
 	}
-	if (bpf_map_update_elem(&inflight, &tid, s, BPF_ANY))
+	if (bpf_map_update_elem(&inflight, &tid, s, BPF_ANY)) {
 		count(TRC_INFLIGHT_FULL);
+		return 0;
+	}
+	if (emit_begin && want == 1 && !failed_only && !min_ns) {
+		ev->type = TEV_BEGIN;
+		submit(ev, false);
+	}
 	return 0;
 }
 
@@ -451,6 +477,17 @@ int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 
 		if (!st)
 			return 0;
+		if (st->pending_exec) {
+			if (ret) {	/* execvp trying the next PATH entry: not the command yet */
+				bpf_map_delete_elem(&starts, &tid);
+				return 0;
+			}
+			exec_done();
+			if (!wanted_nr(st->nr)) {
+				bpf_map_delete_elem(&starts, &tid);
+				return 0;
+			}
+		}
 		account(st->nr, now - st->ts, ret);
 		bpf_map_delete_elem(&starts, &tid);
 		return 0;
@@ -460,6 +497,15 @@ int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 		return 0;
 	ev = &s->ev;
 	nr = ev->nr;
+	if (ev->eflags & EVF_PENDING_EXEC) {
+		if (ret || !wanted_nr(nr)) {
+			if (!ret)
+				exec_done();
+			bpf_map_delete_elem(&inflight, &tid);
+			return 0;
+		}
+		exec_done();
+	}
 	ev->dur = now - ev->ts;
 	ev->ret = ret;
 	if (want_stats)

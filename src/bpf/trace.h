@@ -38,8 +38,12 @@ enum trace_ev_type {
 	TEV_SYSCALL = 1,	/* a finished syscall: entry and exit in one record */
 	TEV_ENTER,		/* a syscall that does not return (exit, exit_group) or --unfinished */
 	TEV_EXIT,		/* a traced thread ended: ret holds its exit code (wait status) */
-	TEV_SIGNAL,		/* a signal was delivered: args[0] sig, [1] si_code, [2] si_pid, [3] si_uid */
+	TEV_SIGNAL,		/* a signal was delivered: args[0] sig, data[0] the kernel's siginfo */
+	TEV_BEGIN,		/* a syscall entered (only with several tasks: lines may interleave) */
 };
+
+/* sc_event.eflags */
+#define EVF_PENDING_EXEC	1	/* an execve of a `-- CMD` child: traced only if it succeeds */
 
 /* trace_event.cap_flags[] */
 #define CAPF_FAULT	1	/* the user memory could not be read */
@@ -57,7 +61,8 @@ struct sc_event {
 	unsigned short aux;		/* execve: envp count; TEV_EXIT: 1 if the whole group */
 	unsigned short cap_len[TRACE_NCAP];
 	unsigned char cap_flags[TRACE_NCAP];
-	unsigned char pad[2];
+	unsigned char eflags;		/* EVF_* */
+	unsigned char pad;
 	unsigned char data[TRACE_NCAP][TRACE_CAP_MAX];
 };
 

@@ -185,6 +185,7 @@ int cmd_trace(int argc, char **argv)
 	to.count_only = c.count && !c.histogram;
 	to.stats = c.count || c.count_too || c.histogram;
 	to.failed_only = c.failed;
+	to.begins = c.follow || c.all || c.nr_pids > 1;
 	to.min_ns = c.duration_ms > 0 ? (uint64_t)(c.duration_ms * 1e6) : 0;
 	to.set = c.set;
 	to.pids = c.pid_list;
@@ -240,6 +241,8 @@ int cmd_trace(int argc, char **argv)
 	if (end == BPF_LOOP_ERROR)
 		error("reading the ring buffer failed: %s", strerror(-loop.err));
 
+	if (!c.count && strace_printer__flush(&c.pr))
+		c.write_err = 1;
 	if (c.count || c.count_too || c.histogram) {
 		struct sc_stat *st = calloc(TRACE_NR_MAX, sizeof(*st));
 

@@ -46,6 +46,7 @@ int tracer__new(struct tracer **out, const struct tracer_opts *o, char *err, siz
 	skel->rodata->count_only = o->count_only;
 	skel->rodata->want_stats = o->count_only || o->stats;
 	skel->rodata->failed_only = o->failed_only;
+	skel->rodata->emit_begin = o->begins && !o->count_only;
 	skel->rodata->min_ns = o->min_ns;
 	skel->rodata->self_tgid = getpid();
 	for (int nr = 0; nr < TRACE_NR_MAX && nr < SYSCALL_NR_MAX; nr++) {

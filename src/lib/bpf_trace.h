@@ -23,6 +23,7 @@ struct tracer_opts {
 	bool count_only;	/* -c: statistics only, no records */
 	bool stats;		/* keep statistics beside the records (-C, --histogram) */
 	bool failed_only;	/* --failed */
+	bool begins;		/* send a record at entry too (several tasks: <unfinished ...> lines) */
 	uint64_t min_ns;	/* --duration */
 	const bool *set;	/* SYSCALL_NR_MAX entries: the syscalls to trace */
 	const pid_t *pids;	/* -p: traced now */

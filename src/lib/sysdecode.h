@@ -64,8 +64,13 @@ struct sysdecode_opts {
 	int strsize;		/* -s: bytes of strings and buffers shown (default 32) */
 };
 
-/* "name(arg, arg, ..." for event ev (no closing parenthesis when `unfinished`) */
-void sysdecode__call(struct sbuf *b, const struct sc_event *ev, const struct sysdecode_opts *o);
+/*
+ * The call part of a line: SD_WHOLE "name(arg, arg)"; when another task's line
+ * came between entry and exit, strace splits it: SD_ENTRY "name(in, in, " (the
+ * arguments known at entry) and SD_RESUME "out, out)" (the rest).
+ */
+enum sd_part { SD_WHOLE, SD_ENTRY, SD_RESUME };
+void sysdecode__call(struct sbuf *b, const struct sc_event *ev, const struct sysdecode_opts *o, enum sd_part part);
 /* "= 3", "= -1 ENOENT (No such file or directory)", "= 0x7f..", "= ?" */
 void sysdecode__ret(struct sbuf *b, const struct sc_event *ev);
 

@@ -567,14 +567,29 @@ static int shown_args(const struct sc_event *ev, const struct syscall_desc *d)
 	return d->nargs;
 }
 
-static void clone_call(struct sbuf *b, const struct sc_event *ev)
+static bool is_output(int kind)
+{
+	switch (kind) {
+	case A_BUFOUT: case A_BUFOUTSTR: case A_STATOUT: case A_TSOUT: case A_SOCKADDROUT:
+	case A_IOVOUT: case A_PIPEFDS: case A_RLIMOUT: case A_SIGACTOUT: case A_SIGSETOUT: case A_WSTATUS:
+		return true;
+	}
+	return false;
+}
+
+/* clone: strace shows the stack and flags at entry, the tid pointers and tls with the result */
+static void clone_call(struct sbuf *b, const struct sc_event *ev, enum sd_part part)
 {
 	uint64_t fl = ev->args[0];
 
-	sbuf__puts(b, "child_stack=");
-	ptr(b, ev->args[1]);
-	sbuf__puts(b, ", flags=");
-	sysdecode__clone_flags(b, fl);
+	if (part != SD_RESUME) {
+		sbuf__puts(b, "child_stack=");
+		ptr(b, ev->args[1]);
+		sbuf__puts(b, ", flags=");
+		sysdecode__clone_flags(b, fl);
+	}
+	if (part == SD_ENTRY)
+		return;
 	if (fl & 0x100000)
 		sbuf__printf(b, ", parent_tid=%#llx", (unsigned long long)ev->args[2]);
 	if (fl & 0x1200000)
@@ -583,25 +598,28 @@ static void clone_call(struct sbuf *b, const struct sc_event *ev)
 		sbuf__printf(b, ", tls=%#llx", (unsigned long long)ev->args[4]);
 }
 
-void sysdecode__call(struct sbuf *b, const struct sc_event *ev, const struct sysdecode_opts *o)
+void sysdecode__call(struct sbuf *b, const struct sc_event *ev, const struct sysdecode_opts *o, enum sd_part part)
 {
 	const struct syscall_desc *d = syscall__by_nr(ev->nr);
 	struct sc_cap caps[TRACE_NCAP];
-	int ncap, n;
+	int ncap, n, k, from, to;
 
 	if (!d) {
-		sbuf__printf(b, "syscall_%#x(", ev->nr);
-		for (int i = 0; i < 6; i++)
-			sbuf__printf(b, "%s%#llx", i ? ", " : "", (unsigned long long)ev->args[i]);
-		if (ev->type == TEV_SYSCALL)
+		if (part != SD_RESUME) {
+			sbuf__printf(b, "syscall_%#x(", ev->nr);
+			for (int i = 0; i < 6; i++)
+				sbuf__printf(b, "%s%#llx", i ? ", " : "", (unsigned long long)ev->args[i]);
+		}
+		if (part != SD_ENTRY)
 			sbuf__puts(b, ")");
 		return;
 	}
-	sbuf__printf(b, "%s(", d->name);
+	if (part != SD_RESUME)
+		sbuf__printf(b, "%s(", d->name);
 	if (d->nr == 56) {
-		clone_call(b, ev);
+		clone_call(b, ev, part);
 	} else if (d->nr == 15) {	/* rt_sigreturn: the mask it restores, read from the signal frame */
-		if (ev->cap_len[0] >= 8) {
+		if (ev->cap_len[0] >= 8 && part != SD_RESUME) {
 			sbuf__puts(b, "{mask=");
 			sysdecode__sigset(b, rd64(ev->data[0]));
 			sbuf__puts(b, "}");
@@ -609,8 +627,12 @@ void sysdecode__call(struct sbuf *b, const struct sc_event *ev, const struct sys
 	} else {
 		ncap = sysdecode__capplan(d, caps);
 		n = shown_args(ev, d);
-		for (int i = 0; i < n; i++) {
-			if (i)
+		for (k = 0; k < n && !is_output(d->args[k]); k++)
+			;
+		from = part == SD_RESUME ? k : 0;
+		to = part == SD_ENTRY ? k : n;
+		for (int i = from; i < to; i++) {
+			if (i > from)
 				sbuf__puts(b, ", ");
 			if (d->nr == 72 && i == 2) {	/* fcntl's argument by command */
 				int cmd = (int)ev->args[1];
@@ -627,8 +649,10 @@ void sysdecode__call(struct sbuf *b, const struct sc_event *ev, const struct sys
 			}
 			one_arg(b, ev, d, i, caps, ncap, o);
 		}
+		if (part == SD_ENTRY && k < n && k > 0)
+			sbuf__puts(b, ", ");
 	}
-	if (ev->type == TEV_SYSCALL)
+	if (part != SD_ENTRY)
 		sbuf__puts(b, ")");
 }
 

@@ -27,6 +27,8 @@ void strace_printer__init(struct strace_printer *p, FILE *out)
 void strace_printer__fini(struct strace_printer *p)
 {
 	sbuf__free(&p->line);
+	free(p->open_ev);
+	p->open_ev = NULL;
 }
 
 static void track(struct strace_printer *p, unsigned tid, bool gone)
@@ -41,16 +43,17 @@ static void track(struct strace_printer *p, unsigned tid, bool gone)
 		p->tids[p->ntids++] = tid;
 }
 
-static void prefix(struct strace_printer *p, const struct sc_event *ev)
+static void prefix(struct strace_printer *p, unsigned tid, uint64_t ts)
 {
 	struct sbuf *b = &p->line;
 
+	sbuf__reset(b);
 	if (p->prefix == PFX_PLAIN)
-		sbuf__printf(b, "%-5u ", ev->tid);
+		sbuf__printf(b, "%-5u ", tid);
 	else if (p->prefix == PFX_BRACKET && p->ntids > 1)
-		sbuf__printf(b, "[pid %5u] ", ev->tid);
+		sbuf__printf(b, "[pid %5u] ", tid);
 	if (p->tflag) {
-		uint64_t ns = ev->ts + p->real_off_ns;
+		uint64_t ns = ts + p->real_off_ns;
 		time_t sec = ns / 1000000000ULL;
 		struct tm tm;
 		char hms[16];
@@ -66,12 +69,59 @@ static void prefix(struct strace_printer *p, const struct sc_event *ev)
 				sbuf__printf(b, "%s ", hms);
 		}
 	} else if (p->rflag) {
-		uint64_t d = p->last_ts && ev->ts > p->last_ts ? ev->ts - p->last_ts : 0;
+		uint64_t d = p->last_ts && ts > p->last_ts ? ts - p->last_ts : 0;
 
 		sbuf__printf(b, "%6llu.%06llu ", (unsigned long long)(d / 1000000000ULL),
 			     (unsigned long long)(d % 1000000000ULL) / 1000);
 	}
-	p->last_ts = ev->ts;
+	p->last_ts = ts;
+}
+
+static int end_line(struct strace_printer *p)
+{
+	struct sbuf *b = &p->line;
+
+	sbuf__add(b, "\n", 1);
+	p->lines++;
+	if (fwrite(b->buf, 1, b->len, p->out) != b->len)
+		return -EIO;
+	return 0;
+}
+
+static bool in_set(const unsigned *set, int n, unsigned tid)
+{
+	for (int i = 0; i < n; i++)
+		if (set[i] == tid)
+			return true;
+	return false;
+}
+
+static void set_del(unsigned *set, int *n, unsigned tid)
+{
+	for (int i = 0; i < *n; i++)
+		if (set[i] == tid) {
+			set[i] = set[--*n];
+			return;
+		}
+}
+
+/* the open entry gets " <unfinished ...>": another task's line comes first */
+static int close_open(struct strace_printer *p)
+{
+	if (!p->open)
+		return 0;
+	p->open = false;
+	prefix(p, p->open_ev->tid, p->open_ev->ts);
+	sysdecode__call(&p->line, p->open_ev, &p->dopts, SD_ENTRY);
+	sbuf__puts(&p->line, " <unfinished ...>");
+	if (p->nunf < (int)(sizeof(p->unfinished) / sizeof(p->unfinished[0])))
+		p->unfinished[p->nunf++] = p->open_ev->tid;
+	return end_line(p);
+}
+
+int strace_printer__flush(struct strace_printer *p)
+{
+	return close_open(p);
 }
 
 static void signal_line(struct strace_printer *p, const struct sc_event *ev)
@@ -124,39 +174,76 @@ static void signal_line(struct strace_printer *p, const struct sc_event *ev)
 	sbuf__puts(b, " ---");
 }
 
+static void result(struct strace_printer *p, const struct sc_event *ev)
+{
+	struct sbuf *b = &p->line;
+	size_t col;
+
+	sbuf__puts(b, " ");
+	col = b->len;
+	if (col < ACOLUMN)
+		sbuf__printf(b, "%*s", (int)(ACOLUMN - col), "");
+	sysdecode__ret(b, ev);
+	if (p->Tflag && ev->type == TEV_SYSCALL)
+		sbuf__printf(b, " <%llu.%06llu>", (unsigned long long)(ev->dur / 1000000000ULL),
+			     (unsigned long long)(ev->dur % 1000000000ULL) / 1000);
+}
+
 int strace_printer__event(struct strace_printer *p, const struct sc_event *ev, size_t size)
 {
 	struct sbuf *b = &p->line;
+	int rc = 0;
 
 	if (size < TRACE_EV_HDR)
 		return 0;
-	sbuf__reset(b);
 	track(p, ev->tid, false);
-	prefix(p, ev);
 	switch (ev->type) {
+	case TEV_BEGIN:
+		if (p->open && p->open_ev->tid != ev->tid)
+			rc = close_open(p);
+		if (!p->open_ev && !(p->open_ev = malloc(sizeof(*p->open_ev))))
+			return -ENOMEM;
+		memset(p->open_ev, 0, sizeof(*p->open_ev));
+		memcpy(p->open_ev, ev, size < sizeof(*ev) ? size : sizeof(*ev));
+		p->open = true;
+		return rc;
 	case TEV_SYSCALL:
-	case TEV_ENTER: {
-		size_t col;
+		if (p->open && p->open_ev->tid == ev->tid) {
+			p->open = false;
+		} else {
+			rc = close_open(p);
+			if (in_set(p->unfinished, p->nunf, ev->tid)) {
+				const struct syscall_desc *d = syscall__by_nr(ev->nr);
 
-		sysdecode__call(b, ev, &p->dopts);
-		if (ev->type == TEV_ENTER)
-			sbuf__puts(b, ")");
-		sbuf__puts(b, " ");
-		col = b->len;
-		if (col < ACOLUMN)
-			sbuf__printf(b, "%*s", (int)(ACOLUMN - col), "");
-		sysdecode__ret(b, ev);
-		if (p->Tflag && ev->type == TEV_SYSCALL)
-			sbuf__printf(b, " <%llu.%06llu>", (unsigned long long)(ev->dur / 1000000000ULL),
-				     (unsigned long long)(ev->dur % 1000000000ULL) / 1000);
+				set_del(p->unfinished, &p->nunf, ev->tid);
+				prefix(p, ev->tid, ev->ts + ev->dur);
+				sbuf__printf(b, "<... %s resumed>", d ? d->name : "syscall");
+				sysdecode__call(b, ev, &p->dopts, SD_RESUME);
+				result(p, ev);
+				return end_line(p) ? -EIO : rc;
+			}
+		}
+		prefix(p, ev->tid, ev->ts);
+		sysdecode__call(b, ev, &p->dopts, SD_WHOLE);
+		result(p, ev);
 		break;
-	}
+	case TEV_ENTER:
+		rc = close_open(p);
+		prefix(p, ev->tid, ev->ts);
+		sysdecode__call(b, ev, &p->dopts, SD_WHOLE);
+		result(p, ev);
+		break;
 	case TEV_SIGNAL:
+		rc = close_open(p);
+		prefix(p, ev->tid, ev->ts);
 		signal_line(p, ev);
 		break;
 	case TEV_EXIT: {
 		int st = (int)ev->ret;
 
+		rc = close_open(p);
+		set_del(p->unfinished, &p->nunf, ev->tid);
+		prefix(p, ev->tid, ev->ts);
 		if (st & 0x7f) {
 			const char *n = sysdecode__signame(st & 0x7f);
 
@@ -170,11 +257,7 @@ int strace_printer__event(struct strace_printer *p, const struct sc_event *ev, s
 	default:
 		return 0;
 	}
-	sbuf__add(b, "\n", 1);
-	p->lines++;
-	if (fwrite(b->buf, 1, b->len, p->out) != b->len)
-		return -EIO;
-	return 0;
+	return end_line(p) ? -EIO : rc;
 }
 
 struct row {

@@ -32,12 +32,19 @@ struct strace_printer {
 	struct sbuf line;
 	unsigned tids[64];	/* live traced tasks, for PFX_BRACKET */
 	int ntids;
+	/* with several tasks: the entry not printed yet, and the tasks whose line was cut */
+	struct sc_event *open_ev;
+	bool open;
+	unsigned unfinished[256];
+	int nunf;
 	uint64_t lines;
 };
 
 void strace_printer__init(struct strace_printer *p, FILE *out);
 /* print one record from the BPF side; 0, or -EIO when writing failed */
 int strace_printer__event(struct strace_printer *p, const struct sc_event *ev, size_t size);
+/* print the entry still waiting for its exit as <unfinished ...> (at the end of a trace) */
+int strace_printer__flush(struct strace_printer *p);
 void strace_printer__fini(struct strace_printer *p);
 
 /* strace -c's table for stats[TRACE_NR_MAX]; sortby: "time" (default), "calls", "errors", "name", "nothing" */

@@ -77,6 +77,14 @@ test_expect_success 'open flags, ENOENT, mmap, signals, sockets, pipes, fork wit
 	test_cmp expect actual
 '
 
+test_expect_success 'interleaved calls are cut with <unfinished ...> and <... resumed> as strace does' '
+	$SONDE trace -f -e trace=read,write,clock_nanosleep -o so.txt "$WORKLOADS/trace_mix" "$TMP/w" &&
+	parent=$(head -1 so.txt | cut -d" " -f1) &&
+	grep -E "^$parent +read\([0-9]+,  <unfinished \.\.\.>$" so.txt &&
+	grep -E "^$parent +<\.\.\. read resumed>\"y\", 1\) += 1$" so.txt &&
+	grep -E "^[0-9]+ +clock_nanosleep\(CLOCK_REALTIME, 0, \{tv_sec=0, tv_nsec=50000000\}, NULL\) += 0$" so.txt
+'
+
 test_expect_success '-c counts and errors equal strace -c' '
 	strace -c -o st.txt "$WORKLOADS/syscalls" 1000 &&
 	$SONDE trace -c -o so.txt "$WORKLOADS/syscalls" 1000 &&

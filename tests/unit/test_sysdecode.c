@@ -141,7 +141,7 @@ static const char *line(const struct sc_event *ev, int strsize)
 	struct sysdecode_opts o = { .strsize = strsize };
 
 	sbuf__reset(&b);
-	sysdecode__call(&b, ev, &o);
+	sysdecode__call(&b, ev, &o, SD_WHOLE);
 	sbuf__puts(&b, " ");
 	sysdecode__ret(&b, ev);
 	return b.buf;
@@ -189,7 +189,7 @@ TEST(sysdecode_whole_calls)
 	ev = event(231, 0);	/* exit_group never returns */
 	ev->type = TEV_ENTER;
 	ev->args[0] = 3;
-	CHECK_STR(line(ev, 32), "exit_group(3 = ?");
+	CHECK_STR(line(ev, 32), "exit_group(3) = ?");
 
 	ev = event(302, 0);	/* prlimit64 with a struct out */
 	ev->args[1] = 3;

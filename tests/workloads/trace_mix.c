@@ -4,7 +4,7 @@
  * with strace: open flags, calls failing with ENOENT, long and binary
  * buffers, mmap/mprotect/munmap, a signal with a handler, sockets (a failed
  * TCP connect, a unix socketpair), pipes, writev, a sleep, and a child that
- * exits 7 and is waited for.
+ * exits 7 and is waited for, and a read that blocks while a child runs.
  * usage: trace_mix DIR   (works in DIR, leaves it as it found it; exits 0)
  */
 #define _GNU_SOURCE
@@ -136,6 +136,32 @@ static void child(void)
 	wait4(pid, &st, 0, NULL);
 }
 
+/* the parent blocks in read() while its child sleeps 50 ms and writes: lines interleave */
+static void interleave(void)
+{
+	struct timespec ts = { 0, 50000000 };
+	int go[2], back[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(go) || pipe(back))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		read(go[0], &c, 1);
+		nanosleep(&ts, NULL);
+		write(back[1], "y", 1);
+		_exit(0);
+	}
+	write(go[1], "g", 1);
+	read(back[0], &c, 1);
+	waitpid(pid, NULL, 0);
+	close(go[0]);
+	close(go[1]);
+	close(back[0]);
+	close(back[1]);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || chdir(argv[1]))
@@ -146,5 +172,6 @@ int main(int argc, char **argv)
 	sockets();
 	pipes();
 	child();
+	interleave();
 	return got == SIGUSR1 ? 0 : 1;
 }
