@@ -252,21 +252,164 @@ static int ranked_cmp(const void *a, const void *b)
 	return x->idx - y->idx;
 }
 
-/* the function symbols, sorted by address, one per address (see ranked_cmp) */
-static int load_symbols(struct dso *d)
+static Elf_Scn *section(Elf *elf, const char *name, GElf_Shdr *sh)
 {
-	int n = dwfl_module_getsymtab(d->mod);
-	struct ranked_sym *tmp;
-	size_t k = 0, m = 0;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
 
-	if (n <= 0)
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh)) {
+			const char *n = elf_strptr(elf, shstrndx, sh->sh_name);
+
+			if (n && !strcmp(n, name))
+				return scn;
+		}
+	return NULL;
+}
+
+struct plt_rel {
+	uint64_t got;		/* r_offset: the GOT slot the stub jumps through */
+	const char *name;
+};
+
+static int plt_rel_cmp(const void *a, const void *b)
+{
+	const struct plt_rel *x = a, *y = b;
+
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+/* the GOT slot a 16-byte x86-64 PLT stub jumps through: its "jmp *disp32(%rip)" (ff 25), maybe after endbr64/bnd */
+static bool plt_stub_got(const uint8_t *code, uint64_t addr, uint64_t *got)
+{
+	for (int p = 0; p <= 8; p++)
+		if (code[p] == 0xff && code[p + 1] == 0x25) {
+			int32_t disp;
+
+			memcpy(&disp, code + p + 2, sizeof(disp));
+			*got = addr + p + 6 + (int64_t)disp;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * "read@plt": the PLT stubs have no symbols; name them after the .rela.plt
+ * relocation of the GOT slot each stub jumps through, as objdump does (x86-64:
+ * 16-byte stubs in .plt.sec when the binary has one, else in .plt after PLT0;
+ * IRELATIVE slots have no symbol and read "*ABS*+0xADDEND@plt")
+ */
+static int plt_symbols(struct symbolizer *s, struct dso *d, struct ranked_sym **out)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
+	GElf_Shdr rela_sh, plt_sh, sym_sh;
+	Elf_Scn *rela, *plt, *syms;
+	Elf_Data *rd, *sd, *pd;
+	struct ranked_sym *r = NULL;
+	struct plt_rel *rels;
+	GElf_Ehdr eh;
+	size_t nrel, nstub, first, k = 0;
+	int err = 0;
+
+	*out = NULL;
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
 		return 0;
-	tmp = calloc(n, sizeof(*tmp));
-	d->syms = calloc(n, sizeof(*d->syms));
-	if (!tmp || !d->syms) {
-		free(tmp);
+	rela = section(elf, ".rela.plt", &rela_sh);
+	plt = section(elf, ".plt.sec", &plt_sh);
+	first = 0;
+	if (!plt) {
+		plt = section(elf, ".plt", &plt_sh);
+		first = 1;	/* PLT0 */
+	}
+	if (!rela || !plt || rela_sh.sh_type != SHT_RELA || !rela_sh.sh_entsize || plt_sh.sh_type != SHT_PROGBITS ||
+	    !(rd = elf_getdata(rela, NULL)) || !(pd = elf_getdata(plt, NULL)) || pd->d_size < plt_sh.sh_size)
+		return 0;
+	syms = elf_getscn(elf, rela_sh.sh_link);
+	if (!syms || !gelf_getshdr(syms, &sym_sh) || !(sd = elf_getdata(syms, NULL)))
+		return 0;
+	nrel = rela_sh.sh_size / rela_sh.sh_entsize;
+	nstub = plt_sh.sh_size / 16;
+	if (nrel > 1 << 20 || nstub <= first)
+		return 0;
+	rels = calloc(nrel ? nrel : 1, sizeof(*rels));
+	r = calloc(nstub, sizeof(*r));
+	if (!rels || !r) {
+		free(rels);
+		free(r);
 		return -ENOMEM;
 	}
+	for (size_t i = 0; i < nrel && !err; i++) {
+		const char *name = NULL;
+		char buf[512];
+		GElf_Rela rel;
+		GElf_Sym sym;
+
+		if (!gelf_getrela(rd, i, &rel))
+			break;
+		if (GELF_R_SYM(rel.r_info) && gelf_getsym(sd, GELF_R_SYM(rel.r_info), &sym))
+			name = elf_strptr(elf, sym_sh.sh_link, sym.st_name);
+		if (name && *name)
+			snprintf(buf, sizeof(buf), "%s@plt", name);
+		else
+			snprintf(buf, sizeof(buf), "*ABS*+0x%llx@plt", (unsigned long long)rel.r_addend);
+		rels[i] = (struct plt_rel){ rel.r_offset, symbolizer__intern(s, buf) };
+		if (!rels[i].name)
+			err = -ENOMEM;
+	}
+	qsort(rels, nrel, sizeof(*rels), plt_rel_cmp);
+	for (size_t i = first; i < nstub && !err; i++) {
+		uint64_t addr = plt_sh.sh_addr + i * 16, got;
+		struct plt_rel key, *hit;
+
+		if (!plt_stub_got((const uint8_t *)pd->d_buf + i * 16, addr, &got))
+			continue;
+		key.got = got;
+		hit = bsearch(&key, rels, nrel, sizeof(*rels), plt_rel_cmp);
+		if (!hit)
+			continue;
+		r[k].s = (struct dso_sym){ .start = addr, .size = 16, .name = hit->name };
+		r[k].bind = STB_LOCAL;
+		r[k].idx = INT32_MAX;	/* after every real symbol at the same address */
+		k++;
+	}
+	free(rels);
+	if (err) {
+		free(r);
+		return err;
+	}
+	*out = r;
+	return k;
+}
+
+/* the function symbols, sorted by address, one per address (see ranked_cmp), and the PLT's */
+static int load_symbols(struct symbolizer *s, struct dso *d)
+{
+	int n = dwfl_module_getsymtab(d->mod);
+	struct ranked_sym *tmp, *plt;
+	int nplt = plt_symbols(s, d, &plt);
+	size_t k = 0, m = 0;
+
+	if (nplt < 0)
+		return nplt;
+	if (n < 0)
+		n = 0;
+	if (n + nplt == 0) {
+		free(plt);
+		return 0;
+	}
+	tmp = calloc(n + nplt, sizeof(*tmp));
+	d->syms = calloc(n + nplt, sizeof(*d->syms));
+	if (!tmp || !d->syms) {
+		free(tmp);
+		free(plt);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < nplt; i++)
+		tmp[k++] = plt[i];
+	free(plt);
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -340,7 +483,7 @@ int dso__load(struct symbolizer *s, struct dso *d)
 	if (!err)
 		err = load_segments(d);
 	if (!err)
-		err = load_symbols(d);
+		err = load_symbols(s, d);
 	s->stats.dsos += !err;
 	d->state = err ? err : 1;
 	if (err)
