@@ -13,6 +13,7 @@
 
 #include <asm/perf_regs.h>
 #include <errno.h>
+#include <pthread.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,18 +405,66 @@ int sampler__drain(struct sampler *s, int (*fn)(void *ctx, const void *recs, siz
 	return 0;
 }
 
+/*
+ * Releasing a tracepoint event waits for an RCU grace period (0.1-0.25 s here),
+ * one after another when closed in a row: 'sched:*' on 2 CPUs took 12.8 s to
+ * close, 1.6 s from several threads. (Tracepoints of one kind that share a
+ * kernel lock, like the syscalls ones, still wait in turn: ~30 ms each.)
+ */
+struct closer {
+	const int *fds;
+	size_t n;
+};
+
+static void *close_some(void *arg)
+{
+	struct closer *c = arg;
+
+	for (size_t i = 0; i < c->n; i++)
+		close(c->fds[i]);
+	return NULL;
+}
+
+static void close_all(int *fds, size_t n)
+{
+	enum { MAX_THREADS = 32, PER_THREAD_MIN = 2 };
+	pthread_t th[MAX_THREADS];
+	struct closer cl[MAX_THREADS];
+	size_t nt = n / PER_THREAD_MIN, started = 0, done = 0;
+
+	if (nt > MAX_THREADS)
+		nt = MAX_THREADS;
+	for (size_t t = 0; t < nt; t++) {
+		size_t lo = n * t / nt, hi = n * (t + 1) / nt;
+
+		cl[t] = (struct closer){ fds + lo, hi - lo };
+		if (pthread_create(&th[t], NULL, close_some, &cl[t]))
+			break;
+		started++;
+		done = hi;
+	}
+	for (size_t t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	for (size_t i = done; i < n; i++)	/* what no thread took */
+		close(fds[i]);
+}
+
 void sampler__close(struct sampler *s)
 {
-	size_t page = sysconf(_SC_PAGESIZE);
+	size_t page = sysconf(_SC_PAGESIZE), n = 0;
 
 	if (s->bufs)
 		for (int c = 0; c < s->nr_cpus; c++)
 			if (s->bufs[c].base)
 				munmap(s->bufs[c].base, s->bufs[c].data_size + page);
-	if (s->fd && s->evl)
-		for (size_t i = 0; i < (size_t)s->evl->nr * s->nr_cpus * s->nr_threads; i++)
+	if (s->fd && s->evl) {
+		size_t total = (size_t)s->evl->nr * s->nr_cpus * s->nr_threads;
+
+		for (size_t i = 0; i < total; i++)
 			if (s->fd[i] >= 0)
-				close(s->fd[i]);
+				s->fd[n++] = s->fd[i];
+		close_all(s->fd, n);
+	}
 	if (s->ids && s->evl)
 		for (int e = 0; e < s->evl->nr; e++)
 			free(s->ids[e]);
