@@ -15,7 +15,6 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include <linux/bpf.h>
-#include <linux/bpf_perf_event.h>
 
 typedef __u8 u8;
 typedef __u16 u16;
@@ -29,15 +28,35 @@ typedef int pid_t;
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 #endif
 
+struct mm_struct {
+	unsigned long task_size;
+};
+
 struct task_struct {
 	unsigned int __state;
 	int pid;
 	int tgid;
 	char comm[16];
+	struct mm_struct *mm;
+	int exit_code;
+};
+
+/* x86-64, with the kernel's field names (the UAPI header says rdi, rsi...) */
+struct pt_regs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
 };
 
 #ifndef BPF_NO_PRESERVE_ACCESS_INDEX
 #pragma clang attribute pop
 #endif
+
+/* the context of perf_event programs (linux/bpf_perf_event.h, without the UAPI pt_regs) */
+typedef struct pt_regs bpf_user_pt_regs_t;
+struct bpf_perf_event_data {
+	bpf_user_pt_regs_t regs;
+	__u64 sample_period;
+	__u64 addr;
+};
 
 #endif
