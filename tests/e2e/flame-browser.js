@@ -88,11 +88,13 @@ async function speedscopeTest(index, profile, shot) {
 	const alerts = [];
 	page.on('pageerror', e => errors.push(e.message));
 	page.on('dialog', d => { alerts.push(d.message()); d.dismiss(); });
+	page.on('console', m => { if (m.type() === 'error' || /^Failed to load|Unrecognized format/.test(m.text())) errors.push(m.text().split('\n')[0]); });
 	await page.goto('file://' + index);
 	await page.setInputFiles('input[type=file]', profile);
 	// speedscope names the tab after the imported profile once it has loaded it
-	await page.waitForFunction(() => / - speedscope$/.test(document.title), null, { timeout: 20000 })
-		.catch(() => {});
+	// or says why it could not, in an alert
+	for (let i = 0; i < 100 && !alerts.length && !errors.length && !/ - speedscope$/.test(await page.title()); i++)
+		await page.waitForTimeout(200);
 	say('title', await page.title());
 	say('alerts', alerts.length ? alerts.join(' | ') : 'none');
 	say('errors', errors.length ? errors.join(' | ') : 'none');

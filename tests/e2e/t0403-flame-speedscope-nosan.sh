@@ -37,7 +37,8 @@ test_expect_success 'the check can fail: speedscope rejects a file with weights 
 	sed "s/\"weights\":\[[0-9,]*\]/\"weights\":[1]/" in.speedscope.json >broken.json &&
 	! cmp -s broken.json in.speedscope.json &&
 	timeout 120 node "$ROOT/tests/e2e/flame-browser.js" speedscope "$INDEX" "$TMP/broken.json" "" >seen2 &&
-	cat seen2 && ! grep -qx "title sonde test - speedscope" seen2
+	cat seen2 && ! grep -qx "title sonde test - speedscope" seen2 &&
+	grep -q "^errors .*Expected samples.length (4) to equal weights.length (1)" seen2
 '
 
 test_expect_success 'names with quotes, backslashes and invalid UTF-8 still import' '
