@@ -539,15 +539,15 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 			return fail(err, errlen, -EINVAL, "truncated record header at offset %#llx",
 				    (unsigned long long)off);
 		memcpy(&h, rec, sizeof(h));
+		if (h.type == PERFDATA_RECORD_COMPRESSED || h.type == 83 /* COMPRESSED2 */)
+			return fail(err, errlen, -EOPNOTSUPP, "compressed records at offset %#llx (perf record -z): "
+				    "not supported; record without -z", (unsigned long long)off);
 		if (h.size < sizeof(h) || (h.size & 7))
 			return fail(err, errlen, -EINVAL, "bad record size %u at offset %#llx (type %u)",
 				    h.size, (unsigned long long)off, h.type);
 		if (h.size > end - off)
 			return fail(err, errlen, -EINVAL, "truncated record at offset %#llx: %u bytes, %llu left",
 				    (unsigned long long)off, h.size, (unsigned long long)(end - off));
-		if (h.type == PERFDATA_RECORD_COMPRESSED)
-			return fail(err, errlen, -EOPNOTSUPP, "compressed records at offset %#llx (perf record -z): "
-				    "not supported; record without -z", (unsigned long long)off);
 		if (h.type == PERFDATA_RECORD_HEADER_ATTR)
 			return fail(err, errlen, -EOPNOTSUPP, "attr record at offset %#llx: pipe-mode data is not supported",
 				    (unsigned long long)off);

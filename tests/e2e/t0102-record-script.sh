@@ -97,6 +97,14 @@ open(\"c.data\", \"wb\").write(b)" &&
 	done
 '
 
+test_expect_success 'compressed and pipe-mode perf files are refused with the reason' '
+	perf record -q -z -o z.data -- $EXAMPLES/demo 0.1 >/dev/null 2>&1 &&
+	rc=0; $SONDE script -i z.data 2>err || rc=$? && [ $rc -eq 1 ] &&
+	grep -q "compressed records at offset 0x[0-9a-f]* (perf record -z): not supported" err &&
+	perf record -q -o - -- true 2>/dev/null >pipe.data &&
+	rc=0; $SONDE script -i pipe.data 2>err || rc=$? && [ $rc -eq 1 ] && grep -q "pipe-mode" err
+'
+
 test_expect_success 'not a perf.data file, or a missing one' '
 	echo "hello" >x.data &&
 	rc=0; $SONDE script -i x.data 2>err || rc=$? && [ $rc -eq 1 ] && grep -q "not a perf.data file" err &&
