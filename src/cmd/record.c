@@ -437,6 +437,9 @@ int cmd_record(int argc, char **argv)
 		error("%s", err);
 		goto out;
 	}
+	if (ss.s.shrunk_pages)
+		warning("the locked memory limit allows only %u-page buffers (%u asked): more samples may be lost; "
+			"raise 'ulimit -l' or kernel.perf_event_mlock_kb", ss.s.shrunk_pages, o.cfg.mmap_pages);
 	if (ss.s.user_only_fallback)
 		warning("kernel sampling is not allowed here: sampling user space only (kernel.perf_event_paranoid)");
 	for (int e = 0; e < o.evl.nr; e++) {

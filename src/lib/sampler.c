@@ -281,9 +281,17 @@ retry:
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0)
 					s->ids[e][s->nr_ids[e]++] = id;
 				if (s->bufs[c].fd < 0) {
-					size_t len = (pages + 1) * page;
+					unsigned p = pages;
+					size_t len = (p + 1) * page;
 					void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
+					/* over the locked-memory allowance: smaller buffers lose more, but work */
+					while (m == MAP_FAILED && errno == EPERM && p > 8) {
+						p /= 2;
+						len = (p + 1) * page;
+						m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+						s->shrunk_pages = p;
+					}
 					if (m == MAP_FAILED) {
 						int en = errno;
 
@@ -297,7 +305,7 @@ retry:
 					}
 					s->bufs[c].fd = fd;
 					s->bufs[c].base = m;
-					s->bufs[c].data_size = pages * page;
+					s->bufs[c].data_size = p * page;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, s->bufs[c].fd)) {
 					int en = errno;
 

@@ -55,6 +55,7 @@ struct sampler {
 	size_t *nr_ids;
 	uint8_t *bounce;		/* for a record that wraps around a buffer's end */
 	bool user_only_fallback;	/* kernel sampling was refused: :u used */
+	unsigned shrunk_pages;		/* non-zero: a buffer got only this many pages (locked memory limit) */
 	uint64_t bytes;			/* drained so far */
 };
 

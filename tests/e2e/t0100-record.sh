@@ -94,6 +94,18 @@ test_expect_success 'lost samples are counted and reported, as perf counts them'
 	fi
 '
 
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+test_expect_success 'unprivileged, small locked-memory limit: user-space samples, smaller buffers, said so' '
+	mkdir -p u && chmod 777 u &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
+		"ulimit -l 512; $SONDE record -g -o u/u.data -- $EXAMPLES/demo 0.3" >/dev/null 2>err &&
+	cat err && grep -q "allows only [0-9]*-page buffers" err &&
+	n=$(sed -nE "s/.*: ([0-9]+) samples.*/\1/p" err) && [ "$n" -gt 0 ]
+'
+else
+	test_skip 'unprivileged recording' 'needs root to switch to an unprivileged user'
+fi
+
 test_expect_success 'the exit status of the command is sonde record'\''s' '
 	rc=0; $SONDE record -q -o x.data -- sh -c "exit 3" || rc=$? && [ $rc -eq 3 ] &&
 	rc=0; $SONDE record -q -o x.data -- /nonexistent/cmd 2>err || rc=$? && [ $rc -eq 127 ] &&
