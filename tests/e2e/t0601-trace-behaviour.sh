@@ -11,6 +11,14 @@ if ! $SONDE trace -e trace=getppid -o /dev/null -- true 2>"$TMP/probe.err" &&
 	exit
 fi
 
+# start a command in the background; $pid is the command itself (not a subshell around it)
+start_bg() {
+	rm -f pidfile
+	sh -c 'echo $$ >pidfile; exec "$0" "$@"' "$@" &
+	for _ in $(seq 100); do [ -s pidfile ] && break; sleep 0.01; done
+	pid=$(cat pidfile)
+}
+
 test_expect_success 'the exit status of the traced command is sonde'"'"'s' '
 	test_expect_code() { want=$1; shift; "$@"; rc=$?; test $rc -eq $want; }
 	test_expect_code 5 $SONDE trace -o /dev/null "$WORKLOADS/syscalls" 2 5 &&
@@ -32,11 +40,27 @@ test_expect_success 'bad options: one error line, exit 129' '
 '
 
 test_expect_success '-p attaches to a running process and ends when it is gone' '
-	"$WORKLOADS/syscalls" 150000 &
-	pid=$! &&
+	start_bg "$WORKLOADS/syscalls" 150000 &&
 	$SONDE trace -p $pid -e trace=getppid -o so.txt &&
 	wait $pid &&
 	test $(grep -c "^getppid() " so.txt) -gt 0
+'
+
+# (a background job of a script ignores SIGINT, so the test sends SIGTERM: the same path)
+test_expect_success 'SIGTERM detaches from -p and leaves the process running' '
+	start_bg "$WORKLOADS/syscalls" 400000 3
+	$SONDE trace -p $pid -e trace=write -o so.txt &
+	sonde=$!
+	sleep 1.5
+	kill -TERM $sonde
+	rc=0 && wait $sonde || rc=$?
+	echo "sonde exited $rc, $(wc -l <so.txt) lines"
+	test $rc -eq 0 &&
+	kill -0 $pid &&
+	rc=0 && wait $pid || rc=$?
+	echo "the workload exited $rc"
+	test $rc -eq 3 &&
+	grep -q "^write(3, \"x\", 1)  *= 1$" so.txt
 '
 
 test_expect_success '-p of a pid that does not exist is an error' '
