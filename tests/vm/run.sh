@@ -13,7 +13,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
-standalone=${RESULTS:+no}
+collected=${RESULTS:+yes}	# by tests/run.sh, with every other test
 RESULTS=${RESULTS:-/dev/null}
 VM_TIMEOUT=${VM_TIMEOUT:-240}
 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
@@ -31,8 +31,8 @@ report() {
 }
 finish() {
 	# under tests/run.sh a summary like tests/lib.sh's; alone, the closing line of `make test`
-	if [ -z "$standalone" ]; then echo; echo "$npass passed, $nfail failed, $nskip skipped"
-	else echo "# vm: $npass passed, $nfail failed, $nskip skipped"; fi
+	if [ -n "$collected" ]; then echo "# vm: $npass passed, $nfail failed, $nskip skipped"
+	else echo; echo "$npass passed, $nfail failed, $nskip skipped"; fi
 	[ "$nfail" -eq 0 ]
 	exit
 }
@@ -125,6 +125,7 @@ if ! err=$(stage 2>&1); then
 	finish
 fi
 ntests=$(wc -l <"$root/sonde/tests/run.list")
+if ldd build/vm/sonde >/dev/null 2>&1; then linkage="build/sonde with its libraries"; else linkage="a static sonde"; fi
 
 # 3. boot: the kernel console goes to console.log, the tests' output to results.log
 #    (second serial port); /init powers off at the end, -no-reboot turns a panic into an exit.
@@ -165,6 +166,7 @@ while IFS= read -r line; do
 	"vm: end "*)
 		code=${line##*rc=}; code=${code%% *}
 		name=$(basename "$current" .sh)
+		echo "   (vm/$name: ${line##*secs=}s)"
 		if [ "$code" = timeout ]; then
 			report FAIL "vm/$name: the script finished" \
 				"(killed after ${VM_TEST_TIMEOUT}s inside the VM: the test after its last result hung)"
@@ -190,7 +192,7 @@ elif ! grep -q '^vm: done' "$work/results.txt"; then
 	console_tail
 else
 	report ok "vm: the VM booted, ran every script and powered off"
-	echo "# vm: ${booted%% *} booted in ${booted#* }s (tcg, 2 CPUs), $ntests scripts, ${elapsed}s in all"
+	echo "# vm: ${booted%% *} booted in ${booted#* }s (tcg, 2 CPUs), $linkage, $ntests scripts, ${elapsed}s in all"
 fi
 # the kernel's own complaints are failures whoever caused them
 oops=$(console | grep -aE 'Oops|BUG:|WARNING:|Kernel panic|Call Trace' | head -5)
