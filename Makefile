@@ -1,6 +1,7 @@
 # sonde - tracing and profiling for Linux in one binary.
 #   make            build build/sonde (installs missing Debian packages first)
 #   make test       unit and end-to-end tests, also under ASan/UBSan; ends "N passed, N failed"
+#   make test-vm    the tests that need kprobes/fentry/function tracer, in a qemu VM (part of make test)
 #   make demo       sonde on the bundled workload in examples/
 #   make bench      compare with perf/strace/bpftrace (not part of make test)
 #   make SANITIZE=1 an ASan+UBSan build in build-san/
