@@ -230,7 +230,7 @@ static void gen_bvar(struct gen *g, struct node *n)
 		stackid(g, false);
 		break;
 	case BV_ARG:
-		if (g->in->prov->prog_type == BPF_PROG_TYPE_RAW_TRACEPOINT)
+		if (g->in->prog_type == BPF_PROG_TYPE_RAW_TRACEPOINT)
 			emit(g, LDX(BPF_DW, R0, R6, (int)n->i * 8));
 		else
 			emit(g, LDX(BPF_DW, R0, R6, provider__arg_offset((int)n->i)));
@@ -429,8 +429,57 @@ static int tuple_off(const struct type *t, int idx)
 	return off;
 }
 
+/* [fp+slot] = the u64 at offset off of the syscall's pt_regs */
+static void sc_regs_read(struct gen *g, int off, int slot_off)
+{
+	fp_addr(g, R1, slot_off);
+	emit(g, MOV_IMM(R2, 8));
+	emit(g, LDX(BPF_DW, R3, R6, 0));
+	emit(g, ALU_IMM(BPF_ADD, R3, off));
+	emit(g, CALL(BPF_FUNC_probe_read_kernel));
+}
+
+/* a field of a syscalls:sys_enter_X/sys_exit_X tracepoint, from the raw tracepoint's context */
+static void sc_field(struct gen *g, struct node *n, const struct tp_field *f)
+{
+	/* the syscall ABI's argument registers in struct pt_regs: di, si, dx, r10, r8, r9 */
+	static const int regs[] = { 112, 104, 96, 56, 72, 64 };
+
+	if (!strcmp(f->name, "__syscall_nr")) {
+		ld_imm64(g, R0, (uint64_t)g->in->sc_nr);
+		return;
+	}
+	if (g->in->sc_exit && !strcmp(f->name, "ret")) {
+		emit(g, LDX(BPF_DW, R0, R6, 8));
+		return;
+	}
+	int i = (f->off - 16) / 8;
+
+	if (f->off < 16 || i >= 6 || g->in->sc_exit) {
+		if (!g->fail)
+			lang__error(g->prog, n->loc, "field '%s' of a syscall tracepoint is not readable here "
+				    "(SONDE_PROBE_PERF_TRACEPOINTS=1 uses perf-event tracepoints, which have it)", f->name);
+		g->fail = true;
+		return;
+	}
+	int mark = g->sp, t = slot(g, 8, n->loc);
+
+	sc_regs_read(g, regs[i], t);
+	emit(g, LDX(BPF_DW, R0, FP, t));
+	g->sp = mark;
+	if (f->size < 8)
+		extend(g, f->size * 8, f->sign);
+}
+
 static void gen_field_int(struct gen *g, struct node *n)
 {
+	if (n->l->ty.kind == TY_CTX && g->in->sc_nr >= 0) {
+		const struct tp_field *f = field_of(g, n);
+
+		if (f)
+			sc_field(g, n, f);
+		return;
+	}
 	if (n->l->ty.kind == TY_CTX) {
 		const struct tp_field *f = field_of(g, n);
 		static const int sizes[] = { [1] = BPF_B, [2] = BPF_H, [4] = BPF_W, [8] = BPF_DW };
@@ -1279,6 +1328,18 @@ int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const
 
 	memset(out, 0, sizeof(*out));
 	emit(&g, MOV_REG(R6, R1));
+	if (in->sc_nr >= 0) {
+		/* raw_syscalls:sys_enter/sys_exit: args[0] is the pt_regs, args[1] the number (or the return value) */
+		if (in->sc_exit) {
+			int t = slot(&g, 8, pr->loc);
+
+			sc_regs_read(&g, 120, t);	/* orig_ax */
+			emit(&g, LDX(BPF_DW, R1, FP, t));
+		} else {
+			emit(&g, LDX(BPF_DW, R1, R6, 8));
+		}
+		push_fix(&g, &g.ret, &g.nret, emit(&g, JMP_IMM(BPF_JNE, R1, in->sc_nr, 0)));
+	}
 	/* scratch variables: a zeroed slot each, for the whole program */
 	for (struct var *v = pr->vars; v; v = v->next) {
 		v->slot = slot(&g, v->ty.size ? v->ty.size : 8, pr->loc);

@@ -34,6 +34,10 @@ struct ap_inst {
 	uint64_t config;	/* software/hardware event */
 	struct tp_field *fields;
 	int nfields;
+	int prog_type;		/* enum bpf_prog_type (the provider's, or raw for syscalls) */
+	int sc_nr;		/* syscalls:sys_enter_X/sys_exit_X run as raw tracepoints: X's number; else -1 */
+	bool sc_exit;
+	bool dispatched;	/* reached through a tail call from one program for many syscalls */
 	/* run time */
 	int prog_fd;
 	int *fds;

@@ -120,7 +120,7 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 	for (int i = 0; i < c->nrel; i++)
 		c->insns[c->rel[i].insn].imm = map_fd(rt, c->rel[i].map);
 	snprintf(name, sizeof(name), "sonde_%.9s", in->prov->name);
-	fd = bpf_prog_load(in->prov->prog_type, name, "GPL", c->insns, c->n, &opts);
+	fd = bpf_prog_load(in->prog_type, name, "GPL", c->insns, c->n, &opts);
 	if (fd >= 0) {
 		in->prog_fd = fd;
 		return 0;
@@ -133,7 +133,7 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 		LIBBPF_OPTS(bpf_prog_load_opts, lopts, .log_buf = log, .log_size = logsz, .log_level = 1);
 
 		log[0] = 0;
-		fd = bpf_prog_load(in->prov->prog_type, name, "GPL", c->insns, c->n, &lopts);
+		fd = bpf_prog_load(in->prog_type, name, "GPL", c->insns, c->n, &lopts);
 		if (fd >= 0)
 			close(fd);
 		/* the verifier's last lines say why */
@@ -281,6 +281,86 @@ static int test_run(struct rt *rt, struct ap_inst *in, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot run %s: %s", in->name, strerror(-rc));
 		return rc;
 	}
+	return 0;
+}
+
+/*
+ * A probe on many syscalls (sys_enter_*) gets one program per raw tracepoint that
+ * tail-calls the instance for the syscall's number: O(1) per syscall however many
+ * syscalls the probe names, and one raw tracepoint to detach.
+ */
+static int dispatch(struct rt *rt, struct probe *pr, bool exit_side, char *err, size_t errlen)
+{
+	struct ap_inst *first = NULL;
+	int n = 0, pa, fd;
+
+	for (struct ap_inst *in = pr->inst; in; in = in->next)
+		if (in->sc_nr >= 0 && in->sc_exit == exit_side && in->sc_nr < 512) {
+			n++;
+			if (!first)
+				first = in;
+		}
+	if (n < 2)
+		return 0;
+	pa = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "sonde_sc", 4, 4, 512, NULL);
+	if (pa < 0) {
+		snprintf(err, errlen, "cannot create a program array: %s", strerror(-pa));
+		return pa;
+	}
+	for (struct ap_inst *in = pr->inst; in; in = in->next)
+		if (in->sc_nr >= 0 && in->sc_exit == exit_side && in->sc_nr < 512) {
+			uint32_t k = in->sc_nr, v = in->prog_fd;
+
+			if (bpf_map_update_elem(pa, &k, &v, BPF_ANY) == 0)
+				in->dispatched = true;
+		}
+	struct bpf_insn code[24];
+	int i = 0;
+#define I(c, d, s, o, v) (code[i++] = (struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (v) })
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0);
+	if (exit_side) {
+		I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 10, 0, 0);
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, -8);
+		I(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 8);
+		I(BPF_LDX | BPF_MEM | BPF_DW, 3, 6, 0, 0);
+		I(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, 120);	/* orig_ax */
+		I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_probe_read_kernel);
+		I(BPF_LDX | BPF_MEM | BPF_DW, 3, 10, -8, 0);
+	} else {
+		I(BPF_LDX | BPF_MEM | BPF_DW, 3, 6, 8, 0);
+	}
+	I(BPF_JMP | BPF_JGT | BPF_K, 3, 0, 4, 511);
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0);
+	I(BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_MAP_FD, 0, pa);
+	I(0, 0, 0, 0, 0);
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_tail_call);
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0);	/* also the target of the range check */
+	I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+#undef I
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "sonde_syscalls", "GPL", code, i, NULL);
+	if (fd >= 0) {
+		int lfd = bpf_raw_tracepoint_open(exit_side ? "sys_exit" : "sys_enter", fd);
+
+		close(fd);	/* the attachment keeps it */
+		fd = lfd;
+	}
+	if (fd < 0) {
+		for (struct ap_inst *in = pr->inst; in; in = in->next)
+			in->dispatched = false;
+		close(pa);
+		return 0;	/* each instance attaches by itself instead */
+	}
+	/* the first instance owns the attachment and the array: detach closes them */
+	int *nf = realloc(first->fds, (first->nfds + 2) * sizeof(int));
+
+	if (!nf) {
+		close(fd);
+		close(pa);
+		return -ENOMEM;
+	}
+	first->fds = nf;
+	first->fds[first->nfds++] = fd;
+	first->fds[first->nfds++] = pa;
 	return 0;
 }
 
@@ -472,6 +552,9 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	struct attach_ctx actx = { .pid = o->pid > 0 ? o->pid : -1, .cpus = cpus, .ncpus = ncpus };
 
 	if (!rt.exiting) {
+		for (struct probe *pr = prog->probes; pr; pr = pr->next)
+			if ((rc = dispatch(&rt, pr, false, err, errlen)) || (rc = dispatch(&rt, pr, true, err, errlen)))
+				goto out_detach;
 		for (struct probe *pr = prog->probes; pr; pr = pr->next)
 			for (struct ap_inst *in = pr->inst; in; in = in->next) {
 				if (!in->prov->attach)

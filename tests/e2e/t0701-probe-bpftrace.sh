@@ -68,6 +68,24 @@ else
 	test_skip 'comparisons with bpftrace' 'bpftrace is not installed (scripts/deps.sh test)'
 fi
 
+test_expect_success 'sys_enter_* (hundreds of probes) counts exactly and exits in seconds, not bpftrace'"'"'s minutes' '
+	start=$(date +%s) &&
+	$SONDE probe -e "tracepoint:syscalls:sys_enter_* /pid == cpid/ { @[probe] = count(); }" -c "$W 100" >out &&
+	end=$(date +%s) && [ $((end - start)) -lt 10 ] &&
+	grep -q "^Attaching [0-9][0-9][0-9] probes" out &&
+	grep -q "^@\[tracepoint:syscalls:sys_enter_getppid\]: 100$" out &&
+	grep -q "^@\[tracepoint:syscalls:sys_enter_write\]: 100$" out
+'
+
+test_expect_success 'syscall tracepoints on raw_syscalls read what perf-event tracepoints read' '
+	P="t:syscalls:sys_exit_getppid,t:syscalls:sys_exit_write,t:syscalls:sys_exit_close /pid == cpid/ { @[probe, args->ret > 0] = count(); } t:syscalls:sys_enter_openat /pid == cpid/ { @o[str(args->filename), args->flags, args->__syscall_nr] = count(); }" &&
+	$SONDE probe -e "$P" -c "$W 50" >raw.out &&
+	SONDE_PROBE_PERF_TRACEPOINTS=1 $SONDE probe -e "$P" -c "$W 50" >perf.out &&
+	sort raw.out >a && sort perf.out >b && test_cmp b a &&
+	grep -q "^@\[tracepoint:syscalls:sys_exit_write, 1\]: 50$" raw.out &&
+	grep -q "^@o\[/etc/hostname, 0, 257\]: 50$" raw.out
+'
+
 test_expect_success 'args.field (current spelling) reads what args->field reads' '
 	$SONDE probe -e "t:syscalls:sys_enter_write /pid == cpid/ { @a = sum(args.count); @b = sum(args->count); }" -c "$W 321" >out &&
 	grep -q "^@a: 321$" out && grep -q "^@b: 321$" out
