@@ -39,6 +39,7 @@ const volatile struct sc_cap caps[TRACE_NR_MAX][TRACE_NCAP];
 #define NR_EXIT		60
 #define NR_EXIT_GROUP	231
 #define NR_EXECVEAT	322
+#define NR_CLONE3	435
 
 /* targets: 1 traced, 2 waiting for its execve (a `-- CMD` child held before exec) */
 struct {
@@ -516,6 +517,13 @@ int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 	}
 	cap_exit(ev, 0, nr, ret);
 	cap_exit(ev, 1, nr, ret);
+	if (nr == NR_CLONE3 && ret > 0 && ev->cap_len[0] >= 32) {
+		/* the new tid, written through clone_args.parent_tid */
+		__u64 ptid = *(__u64 *)&ev->data[0][24];
+
+		if (ptid && !bpf_probe_read_user(ev->data[1], 4, (void *)ptid))
+			ev->cap_len[1] = 4;
+	}
 	submit(ev, false);
 	bpf_map_delete_elem(&inflight, &tid);
 	return 0;

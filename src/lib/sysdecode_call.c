@@ -41,6 +41,7 @@ int sysdecode__capplan(const struct syscall_desc *d, struct sc_cap caps[TRACE_NC
 		case A_SIGSETOUT: c.mode = CAP_FIX_OUT; c.size = 8; break;
 		case A_WSTATUS: c.mode = CAP_FIX_OUT; c.size = 4; break;
 		case A_ARGV: c.mode = CAP_ARGV; break;
+		case A_CLONEARGS: c.mode = CAP_FIX_IN; c.size = 88; break;	/* and *parent_tid at exit */
 		default: continue;
 		}
 		if (c.mode == CAP_IOV_IN || c.mode == CAP_IOV_RET) {
@@ -598,6 +599,48 @@ static void clone_call(struct sbuf *b, const struct sc_event *ev, enum sd_part p
 		sbuf__printf(b, ", tls=%#llx", (unsigned long long)ev->args[4]);
 }
 
+/* clone3: struct clone_args at entry; the tid written through parent_tid with the result */
+static void clone3_call(struct sbuf *b, const struct sc_event *ev, enum sd_part part)
+{
+	const unsigned char *a = ev->data[0];
+	uint64_t fl;
+
+	if (part != SD_RESUME) {
+		if (ev->cap_len[0] < 64 || (ev->cap_flags[0] & CAPF_FAULT)) {
+			ptr(b, ev->args[0]);
+		} else {
+			const char *sig = sysdecode__signame((int)rd64(a + 32));
+
+			fl = rd64(a);
+			sbuf__puts(b, "{flags=");
+			sysdecode__clone_flags(b, fl & ~0xffull);
+			if (fl & 0x1000)
+				sbuf__printf(b, ", pidfd=%#llx", (unsigned long long)rd64(a + 8));
+			if (fl & 0x1200000)
+				sbuf__printf(b, ", child_tid=%#llx", (unsigned long long)rd64(a + 16));
+			if (fl & 0x100000)
+				sbuf__printf(b, ", parent_tid=%#llx", (unsigned long long)rd64(a + 24));
+			if (sig)
+				sbuf__printf(b, ", exit_signal=%s", sig);
+			else
+				sbuf__printf(b, ", exit_signal=%llu", (unsigned long long)rd64(a + 32));
+			sbuf__puts(b, ", stack=");
+			ptr(b, rd64(a + 40));
+			sbuf__printf(b, ", stack_size=%#llx", (unsigned long long)rd64(a + 48));
+			if (fl & 0x80000)
+				sbuf__printf(b, ", tls=%#llx", (unsigned long long)rd64(a + 56));
+			sbuf__puts(b, "}");
+		}
+	}
+	if (part == SD_ENTRY)
+		return;
+	if (part == SD_RESUME)
+		sbuf__puts(b, " ");
+	if (ev->cap_len[0] >= 64 && (rd64(a) & 0x100000) && ev->cap_len[1] >= 4 && !failed(ev))
+		sbuf__printf(b, "%s=> {parent_tid=[%d]}", part == SD_RESUME ? "" : " ", (int)rd32(ev->data[1]));
+	sbuf__printf(b, ", %llu", (unsigned long long)ev->args[1]);
+}
+
 void sysdecode__call(struct sbuf *b, const struct sc_event *ev, const struct sysdecode_opts *o, enum sd_part part)
 {
 	const struct syscall_desc *d = syscall__by_nr(ev->nr);
@@ -618,6 +661,8 @@ void sysdecode__call(struct sbuf *b, const struct sc_event *ev, const struct sys
 		sbuf__printf(b, "%s(", d->name);
 	if (d->nr == 56) {
 		clone_call(b, ev, part);
+	} else if (d->nr == 435) {
+		clone3_call(b, ev, part);
 	} else if (d->nr == 15) {	/* rt_sigreturn: the mask it restores, read from the signal frame */
 		if (ev->cap_len[0] >= 8 && part != SD_RESUME) {
 			sbuf__puts(b, "{mask=");

@@ -85,6 +85,14 @@ test_expect_success 'interleaved calls are cut with <unfinished ...> and <... re
 	grep -E "^[0-9]+ +clock_nanosleep\(CLOCK_REALTIME, 0, \{tv_sec=0, tv_nsec=50000000\}, NULL\) += 0$" so.txt
 '
 
+test_expect_success 'threads (clone3, exit) followed with -f equal strace -f' '
+	strace -f -e trace=clone3,exit,exit_group,rt_sigprocmask -o st.txt "$WORKLOADS/spin" 0.1 2 >/dev/null &&
+	$SONDE trace -f -e trace=clone3,exit,exit_group,rt_sigprocmask -o so.txt "$WORKLOADS/spin" 0.1 2 >/dev/null &&
+	per_process st.txt >expect && per_process so.txt >actual &&
+	grep -q "=> {parent_tid=\[P2\]}, 88) = P2" actual &&
+	test_cmp expect actual
+'
+
 test_expect_success '-c counts and errors equal strace -c' '
 	strace -c -o st.txt "$WORKLOADS/syscalls" 1000 &&
 	$SONDE trace -c -o so.txt "$WORKLOADS/syscalls" 1000 &&
