@@ -1072,6 +1072,17 @@ static void send(struct gen *g, int buf, int size)
 	emit(g, MOV_IMM(R3, size));
 	emit(g, MOV_IMM(R4, 0));
 	emit(g, CALL(BPF_FUNC_ringbuf_output));
+	/* a full ring buffer loses the record: count it (a per-CPU array, key 0) */
+	int ok = emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
+	int k = slot(g, 8, g->pr->loc);
+
+	emit(g, ST(BPF_DW, FP, k, 0));
+	lookup(g, MAPREF_LOST, k);
+	emit(g, JMP_IMM(BPF_JEQ, R0, 0, 2));
+	emit(g, MOV_IMM(R1, 1));
+	emit(g, XADD(R0, R1, 0));
+	g->sp -= 8;
+	patch(g, ok);
 }
 
 static void record(struct gen *g, struct node *call, int kind, int arg)

@@ -31,7 +31,7 @@ struct rt {
 	struct program *prog;
 	const struct run_opts *o;
 	struct out out;
-	int rb_fd, kstack_fd, ustack_fd;
+	int rb_fd, kstack_fd, ustack_fd, lost_fd;
 	struct ring_buffer *rb;
 	bool exiting;
 	int nattached;
@@ -63,7 +63,9 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 {
 	struct program *p = rt->prog;
 
-	rt->rb_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "sonde_out", 0, 0, 1 << 22, NULL);
+	/* 512 KB: its pages are resident (mapped twice by libbpf); a full buffer counts what it loses */
+	rt->rb_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "sonde_out", 0, 0, 1 << 19, NULL);
+	rt->lost_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_lost", 4, 8, 1, NULL);
 	if (rt->rb_fd < 0) {
 		snprintf(err, errlen, "cannot create the output ring buffer: %s%s", strerror(-rt->rb_fd),
 			 rt->rb_fd == -EPERM ? " (BPF needs root or CAP_BPF and CAP_PERFMON)" : "");
@@ -105,6 +107,8 @@ static int map_fd(struct rt *rt, int ref)
 		return rt->kstack_fd;
 	if (ref == MAPREF_USTACK)
 		return rt->ustack_fd;
+	if (ref == MAPREF_LOST)
+		return rt->lost_fd;
 	for (struct mapinfo *m = rt->prog->maps; m; m = m->next)
 		if (m->index == ref)
 			return m->fd;
@@ -269,6 +273,19 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 	}
 	return 0;
+}
+
+static uint64_t lost_events(struct rt *rt)
+{
+	int n = rt->out.ncpus > 0 ? rt->out.ncpus : 1;
+	uint64_t *v = calloc(n, sizeof(uint64_t)), sum = 0;
+	uint32_t k = 0;
+
+	if (v && rt->lost_fd >= 0 && !bpf_map_lookup_elem(rt->lost_fd, &k, v))
+		for (int i = 0; i < n; i++)
+			sum += v[i];
+	free(v);
+	return sum;
 }
 
 static int test_run(struct rt *rt, struct ap_inst *in, char *err, size_t errlen)
@@ -472,7 +489,7 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 
 int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen)
 {
-	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1 };
+	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1 };
 	struct gen_env env = { .start_ns = mono_ns(), .cpid = o->cpid };
 	int *cpus = NULL, ncpus = 0, rc = 0, ninst = 0, sfd = -1;
 	sigset_t mask, old;
@@ -580,6 +597,11 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	rt.exiting = true;
 	out__all_maps(&rt.out);
 	fflush(o->out);
+	uint64_t lost = lost_events(&rt);
+
+	if (lost)
+		fprintf(stderr, "sonde: warning: %llu events lost: the output ring buffer was full "
+			"(printf faster than the terminal reads)\n", (unsigned long long)lost);
 out_detach:
 	detach_all(prog);
 out_sig:
@@ -612,6 +634,8 @@ out:
 		close(rt.kstack_fd);
 	if (rt.ustack_fd >= 0)
 		close(rt.ustack_fd);
+	if (rt.lost_fd >= 0)
+		close(rt.lost_fd);
 	if (rt.out.sym)
 		symbolizer__free(rt.out.sym);
 	if (rc && prog->err && !err[0])
