@@ -668,4 +668,16 @@ TEST(symbol_plt_stubs_as_objdump)
 	check_plt(demo, &checked);
 	check_plt("/usr/lib/x86_64-linux-gnu/libc.so.6", &checked);	/* IRELATIVE slots first */
 	CHECK(checked >= 10);
+	/* with IBT the stubs move to .plt.sec (endbr64; bnd jmp *GOT) */
+	char *dir = st_tmpdir(), path[4200];
+	int before = checked;
+
+	CHECK(dir);
+	CHECK_INT(st_sh("cd %s && printf '#include <stdio.h>\\n#include <stdlib.h>\\nint main(int c, char **v) "
+			"{ puts(v[0]); return abs(atoi(v[0]) + c); }\\n' >p.c && "
+			"gcc -Os -fcf-protection=full -Wl,-z,ibtplt -o p p.c && readelf -SW p | grep -q plt.sec", dir), 0);
+	snprintf(path, sizeof(path), "%s/p", dir);
+	check_plt(path, &checked);
+	st_rmdir(dir);
+	CHECK(checked >= before + 2);
 }
