@@ -31,42 +31,55 @@ EOT
 loop_s() { "$PP" "$N" | sed -n 's/.* in \([0-9.]*\) s$/\1/p'; }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
-# under TOOL...: start the tracer, wait until it is attached (WAITFOR in its stderr), time the loop REPS times
+# under WAITFOR TOOL...: start the tracer, wait until it is attached (WAITFOR in its
+# output), time one loop, stop it with SIGINT; prints "loop_s stop_s"
 under() {
-	local waitfor=$1 i
+	local waitfor=$1 i t s
 	shift
 	"$@" >"$T/out" 2>"$T/err" &
 	tp=$!
 	for i in $(seq 200); do grep -q "$waitfor" "$T/err" "$T/out" 2>/dev/null && break; sleep 0.05; done
 	sleep 0.3
-	for i in $(seq "$REPS"); do loop_s; done | median
-	local s=$(date +%s.%N)
+	t=$(loop_s)
+	s=$(date +%s.%N)
 	kill -INT $tp; wait $tp 2>/dev/null
 	tp=
-	echo "stop $(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.3f", b-a}')" >>"$T/stops"
+	echo "$t $(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN{printf "%.3f", b-a}')"
 }
 
-bare=$(for i in $(seq "$REPS"); do loop_s; done | median)
-sonde=$(under "Tracing off-CPU" "$SONDE" offcpu -a)
-sonde_stop=$(tail -1 "$T/stops" | cut -d' ' -f2)
-sonde_f=$(under "hook:" "$SONDE" -v offcpu -a -f)	# -v: a debug line says it is attached
-if command -v bpftrace >/dev/null; then
-	bt=$(under "Attaching" bpftrace "$T/offcpu.bt")
-	bt_stop=$(tail -1 "$T/stops" | cut -d' ' -f2)
-else
-	bt=
-fi
-bare2=$(for i in $(seq "$REPS"); do loop_s; done | median)
+# the configurations take turns, REPS rounds, so that a change in the machine's
+# load (other jobs on this VM) hits them all alike; medians are reported
+declare -A L S
+configs="bare sonde sonde_f"
+command -v bpftrace >/dev/null && configs="$configs bpftrace"
+for rep in $(seq "$REPS"); do
+	for c in $configs; do
+		case $c in
+		bare) r="$(loop_s) 0" ;;
+		sonde) r=$(under "Tracing off-CPU" "$SONDE" offcpu -a) ;;
+		sonde_f) r=$(under "hook:" "$SONDE" -v offcpu -a -f) ;;	# -v: a debug line says it is attached
+		bpftrace) r=$(under "Attaching" bpftrace "$T/offcpu.bt") ;;
+		esac
+		L[$c]="${L[$c]:-} ${r% *}"
+		S[$c]="${S[$c]:-} ${r#* }"
+	done
+done
+for c in $configs; do
+	L[$c]=$(echo ${L[$c]} | tr ' ' '\n' | median)
+	S[$c]=$(echo ${S[$c]} | tr ' ' '\n' | median)
+done
+bare=${L[bare]} sonde=${L[sonde]} sonde_f=${L[sonde_f]} bt=${L[bpftrace]:-}
+sonde_stop=${S[sonde]} bt_stop=${S[bpftrace]:-}
 
 bcc=/usr/sbin/offcputime-bpfcc
 if [ -x $bcc ] && timeout 20 $bcc 1 >"$T/bcc" 2>&1; then
 	bcc_t=$(under "Tracing" $bcc)
-	bcc_note="BCC offcputime: ${bcc_t}s"
+	bcc_note="BCC offcputime: ${bcc_t% *}s"
 else
 	bcc_note="BCC offcputime cannot run here: $( [ -x $bcc ] && grep -m1 -iE 'unable|error|cannot|fail' "$T/bcc" | cut -c1-120 || echo 'bpfcc-tools not installed')"
 fi
 
-printf 'pingpong %s round trips, median of %s runs; bare %ss (again after: %ss)\n' "$N" "$REPS" "$bare" "$bare2"
+printf 'pingpong %s round trips, median of %s interleaved rounds; bare %ss\n' "$N" "$REPS" "$bare"
 printf 'sonde offcpu -a:        %ss  slowdown %sx   (exit after Ctrl-C: %ss)\n' "$sonde" "$(ratio "$sonde" "$bare")" "$sonde_stop"
 printf 'sonde offcpu -a -f:     %ss  slowdown %sx\n' "$sonde_f" "$(ratio "$sonde_f" "$bare")"
 if [ -n "$bt" ]; then
