@@ -23,6 +23,7 @@ const struct cmd sonde_cmds[] = {
 	{ "collapse", cmd_collapse, "folded stacks from a recording or perf script text (stackcollapse)", 0 },
 	{ "report", cmd_report, "the hottest functions of a recording, with call graphs", 0 },
 	{ "script", cmd_script, "the samples of a recording as perf script text", 0 },
+	{ "top", cmd_top, "the hottest functions right now, refreshed live (perf top)", RUN_MEMLOCK },
 	{ "stat", cmd_stat, "count events for a command, processes or the whole system", RUN_TRACEFS },
 	{ "use", cmd_use, "utilization, saturation and errors of every resource (the USE checklist)", 0 },
 	{ "ftrace", cmd_ftrace, "trace kernel events and functions through a private tracefs instance", RUN_TRACEFS },

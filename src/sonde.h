@@ -54,6 +54,7 @@ void hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cmd_stat(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_use(int argc, char **argv);

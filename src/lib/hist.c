@@ -225,6 +225,9 @@ static bool key_eq(const struct hist *h, const struct hist_entry *a, const struc
 static int grow_index(struct hist *h)
 {
 	size_t nc = h->index_cap ? h->index_cap * 2 : 1024;
+
+	while (nc < 2 * (h->n + 1))	/* never full: the probe loop must end */
+		nc *= 2;
 	size_t *ni = malloc(nc * sizeof(*ni));
 
 	if (!ni)

@@ -133,28 +133,35 @@ struct symbolizer *session__symbolizer(struct session *s) { return s->sym; }
 unsigned long session__bad_records(const struct session *s) { return s->bad; }
 const char *session__first_error(const struct session *s) { return s->first_error[0] ? s->first_error : NULL; }
 
+struct stack_ctx {
+	struct symbolizer *sym;
+	unsigned sym_flags;
+	struct session_frame *frames;
+	int cap, n;
+	bool truncated;
+};
+
 /* add the frames of one address (its inline chain first); false when full */
-static bool push_ip(struct session *s, struct session_sample *smp, uint32_t pid, uint64_t ip, bool kernel)
+static bool push_ip(struct stack_ctx *c, uint32_t pid, uint64_t ip, bool kernel)
 {
 	struct sym_frame tmp[MAX_INLINE];
-	int n, room = s->frames_cap - smp->nr_frames;
+	int n, room = c->cap - c->n;
 
 	if (room <= 0) {
-		smp->truncated = true;
+		c->truncated = true;
 		return false;
 	}
-	n = symbolizer__resolve(s->sym, (pid_t)pid, ip, kernel, tmp,
-				(s->o.sym_flags & SYM_INLINE) ? MAX_INLINE : 1);
+	n = symbolizer__resolve(c->sym, (pid_t)pid, ip, kernel, tmp, (c->sym_flags & SYM_INLINE) ? MAX_INLINE : 1);
 	if (n < 1) {
 		memset(tmp, 0, sizeof(tmp[0]));
 		n = 1;
 	}
 	if (n > room) {
 		n = room;
-		smp->truncated = true;
+		c->truncated = true;
 	}
 	for (int i = 0; i < n; i++) {
-		struct session_frame *f = &s->frames[smp->nr_frames++];
+		struct session_frame *f = &c->frames[c->n++];
 
 		f->ip = ip;
 		f->kernel = kernel;
@@ -163,63 +170,74 @@ static bool push_ip(struct session *s, struct session_sample *smp, uint32_t pid,
 	return true;
 }
 
-static bool is_kernel_misc(uint16_t misc)
+bool session__kernel_sample(uint16_t misc)
 {
 	uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 
 	return mode == PERF_RECORD_MISC_KERNEL || mode == PERF_RECORD_MISC_GUEST_KERNEL;
 }
 
-static void build_stack(struct session *s, struct session_sample *smp)
+int session__resolve_stack(struct symbolizer *sym, unsigned sym_flags, const struct perf_event_attr *a,
+			   const struct perfdata_sample *ps, bool kernel, int max_stack,
+			   struct session_frame *frames, int cap, uint64_t *ips, bool *truncated)
 {
-	const struct perfdata_sample *ps = smp->s;
-	const struct perf_event_attr *a = &smp->ev->attr->attr;
+	struct stack_ctx c = { sym, sym_flags, frames, cap, 0, false };
 	bool dwarf = ps->user_abi && ps->user_stack && ps->user_stack_size &&
-		     (a->sample_type & PERF_SAMPLE_STACK_USER);
+		     (a->sample_type & PERF_SAMPLE_STACK_USER) && ips;
 	bool have_user = false;
 	int depth = 0;
 
-	smp->nr_frames = 0;
-	smp->frames = s->frames;
-	if (s->o.no_callchain || !(a->sample_type & PERF_SAMPLE_CALLCHAIN) || !ps->nr_callchain) {
-		push_ip(s, smp, ps->pid, ps->ip, smp->kernel);
-		if (!dwarf || smp->kernel || s->o.no_callchain)
-			return;
-		smp->nr_frames = 0;	/* the unwinder gives the ip again */
+	if (max_stack <= 0 || !(a->sample_type & PERF_SAMPLE_CALLCHAIN) || !ps->nr_callchain) {
+		push_ip(&c, ps->pid, ps->ip, kernel);
+		if (!dwarf || kernel || max_stack <= 0)
+			goto out;
+		c.n = 0;	/* the unwinder gives the ip again */
 	} else {
-		bool kernel = smp->kernel;
+		bool k = kernel;
 
-		for (uint64_t i = 0; i < ps->nr_callchain && depth < s->o.max_stack; i++) {
+		for (uint64_t i = 0; i < ps->nr_callchain && depth < max_stack; i++) {
 			uint64_t ip = ps->callchain[i];
 
 			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-				kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL || ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
+				k = ip == (uint64_t)PERF_CONTEXT_KERNEL || ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
 				if (ip == (uint64_t)PERF_CONTEXT_USER && dwarf)
 					break;	/* the user part comes from unwinding */
 				continue;
 			}
-			if (!kernel)
+			if (!k)
 				have_user = true;
-			if (!push_ip(s, smp, ps->pid, ip, kernel))
-				return;
+			if (!push_ip(&c, ps->pid, ip, k))
+				goto out;
 			depth++;
 		}
 		if (!dwarf || have_user)
-			return;
+			goto out;
 	}
 	/* --call-graph dwarf: unwind the user stack copy with the sampled registers */
 	{
-		int n = unwind__user(s->sym, (pid_t)ps->pid, ps->user_regs, ps->user_regs_mask,
-				     ps->user_stack, ps->user_stack_size, s->ips, s->o.max_stack - depth);
+		int n = unwind__user(sym, (pid_t)ps->pid, ps->user_regs, ps->user_regs_mask,
+				     ps->user_stack, ps->user_stack_size, ips, max_stack - depth);
 
-		if (n <= 0 && !smp->nr_frames) {
-			push_ip(s, smp, ps->pid, ps->ip, smp->kernel);
-			return;
+		if (n <= 0 && !c.n) {
+			push_ip(&c, ps->pid, ps->ip, kernel);
+			goto out;
 		}
 		for (int i = 0; i < n; i++)
-			if (!push_ip(s, smp, ps->pid, s->ips[i], false))
-				return;
+			if (!push_ip(&c, ps->pid, ips[i], false))
+				break;
 	}
+out:
+	if (truncated)
+		*truncated = c.truncated;
+	return c.n;
+}
+
+static void build_stack(struct session *s, struct session_sample *smp)
+{
+	smp->frames = s->frames;
+	smp->nr_frames = session__resolve_stack(s->sym, s->o.sym_flags, &smp->ev->attr->attr, smp->s, smp->kernel,
+						s->o.no_callchain ? 0 : s->o.max_stack, s->frames, s->frames_cap,
+						s->ips, &smp->truncated);
 }
 
 static void note_error(struct session *s, const char *msg)
@@ -278,7 +296,7 @@ int session__walk(struct session *s, session_sample_fn on_sample, session_event_
 				snprintf(s->unknown_comm, sizeof(s->unknown_comm), ":%u", ev.sample.tid);
 				smp.comm = s->unknown_comm;
 			}
-			smp.kernel = is_kernel_misc(ev.misc);
+			smp.kernel = session__kernel_sample(ev.misc);
 			build_stack(s, &smp);
 			rc = on_sample ? on_sample(&smp, arg) : 0;
 		} else {

@@ -70,4 +70,17 @@ const char *session__first_error(const struct session *s);
 /* a thread's name as known now ("" if unknown) */
 const char *session__comm(struct session *s, uint32_t tid);
 
+/*
+ * Resolve one sample's stack with sym, as session__walk does (for live
+ * commands that read ring buffers themselves): the kernel callchain, the user
+ * callchain or, with a user stack copy and ips[] scratch room for max_stack
+ * addresses, the DWARF-unwound user stack. max_stack 0: the sample ip only.
+ * Writes at most cap frames, leaf first; returns how many.
+ */
+int session__resolve_stack(struct symbolizer *sym, unsigned sym_flags, const struct perf_event_attr *attr,
+			   const struct perfdata_sample *s, bool kernel, int max_stack,
+			   struct session_frame *frames, int cap, uint64_t *ips, bool *truncated);
+/* the sample was taken in the kernel (its header's misc) */
+bool session__kernel_sample(uint16_t misc);
+
 #endif

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * top.c - `sonde top`: the hottest functions right now, refreshed in the terminal
+ * (perf top). Samples with perf_event_open ring buffers (src/lib/sampler.c),
+ * symbolizes live processes from /proc/PID/maps, and groups as sonde report does.
+ */
+#include "sonde.h"
+#include "opt.h"
+#include "lib/event.h"
+#include "lib/hist.h"
+#include "lib/perfdata.h"
+#include "lib/sampler.h"
+#include "lib/session.h"
+#include "lib/symbol.h"
+#include "lib/target.h"
+#include "ui/report_print.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const top_usage[] = {
+	"sonde top [<options>]",
+	NULL,
+};
+
+#define MAX_TRACKED 65536
+#define TOP_MAX_STACK 127
+
+struct top {
+	struct evlist evl;
+	struct sampler smp;
+	struct symbolizer *sym;
+	struct hist *h;
+	struct hist_opts ho;
+	bool hide_kernel, hide_user, callchain;
+	const char *comms;
+	pid_t *loaded;			/* processes whose maps were read */
+	size_t nloaded;
+	struct session_frame frames[TOP_MAX_STACK + 1];
+	uint64_t samples, kernel_samples, lost, interval_samples;
+	int err;
+};
+
+static bool maps_loaded(struct top *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nloaded; i++)
+		if (t->loaded[i] == pid)
+			return true;
+	if (t->nloaded < MAX_TRACKED) {
+		t->loaded[t->nloaded++] = pid;
+		symbolizer__load_proc_maps(t->sym, pid);
+	}
+	return false;
+}
+
+static int on_records(void *ctx, const void *recs, size_t len)
+{
+	struct top *t = ctx;
+	const uint8_t *p = recs, *end = p + len;
+
+	while (p + sizeof(struct perf_event_header) <= end) {
+		const struct perf_event_header *hdr = (const void *)p;
+		struct perfdata_sample s;
+		struct session_sample ss = { 0 };
+		struct perfdata_event ev = { 0 };
+		struct perfdata_attr pa = { 0 };
+		char comm[32];
+
+		if (hdr->size < sizeof(*hdr) || p + hdr->size > end)
+			break;
+		if (hdr->type == PERF_RECORD_LOST) {
+			uint64_t lost;
+
+			memcpy(&lost, p + sizeof(*hdr) + 8, sizeof(lost));
+			t->lost += lost;
+		} else if (hdr->type == PERF_RECORD_SAMPLE &&
+			   !perfdata__parse_sample(&t->evl.ev[0].attr, p, hdr->size, &s)) {
+			bool kernel = session__kernel_sample(hdr->misc);
+
+			t->samples++;
+			t->interval_samples++;
+			t->kernel_samples += kernel;
+			if ((kernel && t->hide_kernel) || (!kernel && t->hide_user))
+				goto next;
+			if (!kernel)
+				maps_loaded(t, (pid_t)s.pid);
+			target__comm(s.tid, comm, sizeof(comm));
+			if (t->comms && !strstr(t->comms, comm))
+				goto next;
+			pa.attr = t->evl.ev[0].attr;
+			ev.attr = &pa;
+			ev.misc = hdr->misc;
+			ss.ev = &ev;
+			ss.s = &s;
+			ss.comm = comm;
+			ss.kernel = kernel;
+			ss.frames = t->frames;
+			ss.nr_frames = session__resolve_stack(t->sym, 0, &pa.attr, &s, kernel,
+							      t->callchain ? TOP_MAX_STACK : 0, t->frames,
+							      TOP_MAX_STACK + 1, NULL, NULL);
+			if ((t->err = hist__add(t->h, &ss)))
+				return t->err;
+		}
+next:
+		p += hdr->size;
+	}
+	return 0;
+}
+
+static void show(struct top *t, const struct report_print *pr, bool tty, double secs, const char *what)
+{
+	double rate = secs > 0 ? t->interval_samples / secs : 0;
+	double kpct = t->samples ? 100.0 * t->kernel_samples / t->samples : 0;
+	int w = 79;
+
+	if (tty)
+		fputs("\033[H\033[2J", stdout);
+	printf("   PerfTop: %7.0f irqs/sec  kernel:%4.1f%% lost: %llu [%s],  (%s)\n",
+	       rate, kpct, (unsigned long long)t->lost, t->evl.ev[0].name, what);
+	for (int i = 0; i < w; i++)
+		putchar('-');
+	printf("\n\n");
+	hist__sort(t->h);
+	report_print__entries(pr, t->h);
+	fflush(stdout);
+	t->interval_samples = 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top t = { 0 };
+	const char *event = NULL, *pids = NULL, *tids = NULL, *cpus = NULL, *sort = "dso,sym";
+	struct sampler_config cfg = { .freq = 999 };
+	double delay = 2.0, duration = 0;
+	int entries = 0;
+	bool zero = false, stdio_ = false, all = false;
+	struct report_print pr = { .out = stdout };
+	const struct opt opts[] = {
+		OPT_STRING('e', "event", &event, "EVENT", "the event to sample (default cpu-clock, cycles where there is a PMU)"),
+		OPT_UINT64('F', "freq", &cfg.freq, "HZ", "samples per second per CPU (default 999)"),
+		OPT_UINT64('c', "count", &cfg.period, "N", "a sample every N events instead"),
+		OPT_BOOL('g', NULL, &t.callchain, "with call graphs: children (inclusive) percentages"),
+		OPT_BOOL('a', "all-cpus", &all, "the whole system (the default)"),
+		OPT_STRING('p', "pid", &pids, "PID", "only these processes"),
+		OPT_STRING('t', "tid", &tids, "TID", "only these threads"),
+		OPT_STRING('C', "cpu", &cpus, "CPUS", "only these CPUs"),
+		OPT_DOUBLE('d', "delay", &delay, "SECONDS", "refresh every SECONDS (default 2)"),
+		OPT_INT('E', "entries", &entries, "N", "show the N hottest (default: what fits)"),
+		OPT_STRING('s', "sort", &sort, "KEYS", "group by comm,pid,tid,dso,sym (default dso,sym)"),
+		OPT_BOOL('K', "hide-kernel-symbols", &t.hide_kernel, "leave kernel samples out"),
+		OPT_BOOL('U', "hide-user-symbols", &t.hide_user, "leave user samples out"),
+		OPT_BOOL('z', "zero", &zero, "start each refresh from zero"),
+		OPT_STRING(0, "comms", &t.comms, "COMMS", "only these commands"),
+		OPT_DOUBLE(0, "percent-limit", &pr.percent_limit, "PCT", "hide entries below PCT percent"),
+		OPT_BOOL(0, "stdio", &stdio_, "print each refresh below the last instead of redrawing"),
+		OPT_DOUBLE(0, "duration", &duration, "SECONDS", "stop after SECONDS"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+	struct target tg = { 0 };
+	struct pollfd pf[256 + 2];
+	char err[512], what[64];
+	const char *bad;
+	sigset_t mask;
+	int rc = 1, sfd = -1, tfd = -1, npf;
+	bool tty, stop = false;
+	struct timespec t0, t1;
+
+	argc = opt__parse(argc, argv, opts, top_usage, 0);
+	if (argc)
+		opt__usage_error(top_usage, opts, "unexpected argument '%s'", argv[0]);
+	if (delay < 0.05 || duration < 0 || entries < 0)
+		opt__usage_error(top_usage, opts, "-d must be at least 0.05 s; --duration and -E cannot be negative");
+	if ((pids != NULL) + (tids != NULL) + (cpus != NULL || all) > 1)
+		opt__usage_error(top_usage, opts, "-p, -t and -a/-C cannot be combined");
+	if (hist__parse_sort(&t.ho, sort, &bad))
+		opt__usage_error(top_usage, opts, "unknown sort key '%s' (comm, pid, tid, dso, sym, cpu)", bad);
+	t.ho.children = t.callchain;
+	pr.top = entries ? (size_t)entries : 0;
+	tty = isatty(1) && !stdio_;
+	if (!entries && tty) {
+		pr.top = 20;
+		const char *lines = getenv("LINES");
+
+		if (lines && atoi(lines) > 8)
+			pr.top = atoi(lines) - 6;
+	}
+	pr.quiet = true;
+
+	if (evlist__parse(&t.evl, event ? event : "cpu-clock", err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
+	if (t.evl.nr != 1) {
+		error("sonde top samples one event at a time ('%s' names %d)", event, t.evl.nr);
+		goto out;
+	}
+	if (pids || tids) {
+		pid_t *list;
+		int n;
+
+		if (target__parse_pids(pids ? pids : tids, &list, &n))
+			opt__usage_error(top_usage, opts, "expected ids like 12 or 12,34, not '%s'", pids ? pids : tids);
+		for (int i = 0; i < n; i++) {
+			pid_t *th;
+			int nt;
+
+			if (pids) {
+				if (target__threads(list[i], &th, &nt)) {
+					error("cannot attach to process %d: no such process", (int)list[i]);
+					free(list);
+					goto out;
+				}
+			} else {
+				th = malloc(sizeof(pid_t));
+				if (!th)
+					break;
+				th[0] = list[i];
+				nt = 1;
+			}
+			pid_t *nl = realloc(tg.tids, (tg.nr_tids + nt) * sizeof(pid_t));
+
+			if (nl) {
+				tg.tids = nl;
+				memcpy(tg.tids + tg.nr_tids, th, nt * sizeof(pid_t));
+				tg.nr_tids += nt;
+			}
+			free(th);
+		}
+		free(list);
+		snprintf(what, sizeof(what), "%s %s", pids ? "pid" : "tid", pids ? pids : tids);
+	} else {
+		if (cpus ? target__parse_cpus(cpus, &tg.cpus, &tg.nr_cpus) : target__online_cpus(&tg.cpus, &tg.nr_cpus))
+			opt__usage_error(top_usage, opts, "cannot use the CPU list '%s'", cpus ? cpus : "online");
+		tg.system_wide = true;
+		snprintf(what, sizeof(what), "all, %d CPU%s", tg.nr_cpus, tg.nr_cpus > 1 ? "s" : "");
+	}
+	cfg.callgraph = t.callchain ? CALLGRAPH_FP : CALLGRAPH_NONE;
+	cfg.mmap_pages = 64;
+	sampler__config_attrs(&t.evl, &tg, &cfg);
+	if (sampler__open(&t.smp, &t.evl, &tg, &cfg, err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
+	t.sym = symbolizer__new(0);
+	t.h = hist__new(&t.ho);
+	t.loaded = calloc(MAX_TRACKED, sizeof(pid_t));
+	if (!t.sym || !t.h || !t.loaded) {
+		error("out of memory");
+		goto out;
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	{
+		struct itimerspec it = { 0 };
+
+		it.it_value.tv_sec = (time_t)delay;
+		it.it_value.tv_nsec = (long)((delay - (time_t)delay) * 1e9);
+		it.it_interval = it.it_value;
+		timerfd_settime(tfd, 0, &it, NULL);
+	}
+	sampler__enable(&t.smp);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	{
+		struct timespec start = t0;
+
+		while (!stop) {
+			npf = sampler__pollfds(&t.smp, pf + 2, 256);
+			pf[0] = (struct pollfd){ sfd, POLLIN, 0 };
+			pf[1] = (struct pollfd){ tfd, POLLIN, 0 };
+			if (poll(pf, npf + 2, 100) < 0 && errno != EINTR)
+				break;
+			if (sampler__drain(&t.smp, on_records, &t)) {
+				error("cannot keep the samples: %s", strerror(-t.err));
+				goto out;
+			}
+			if (pf[0].revents & POLLIN)
+				stop = true;
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			if (duration > 0 && (t1.tv_sec - start.tv_sec) + (t1.tv_nsec - start.tv_nsec) / 1e9 >= duration)
+				stop = true;
+			if ((pf[1].revents & POLLIN) || stop) {
+				uint64_t x;
+
+				if (pf[1].revents & POLLIN && read(tfd, &x, sizeof(x)) < 0)
+					debug(1, "timerfd: %s", strerror(errno));
+				show(&t, &pr, tty, (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, what);
+				t0 = t1;
+				if (zero && !stop) {
+					hist__free(t.h);
+					t.h = hist__new(&t.ho);
+					if (!t.h)
+						goto out;
+				}
+			}
+		}
+	}
+	rc = 0;
+out:
+	if (sfd >= 0)
+		close(sfd);
+	if (tfd >= 0)
+		close(tfd);
+	sampler__close(&t.smp);
+	hist__free(t.h);
+	symbolizer__free(t.sym);
+	free(t.loaded);
+	target__free(&tg);
+	evlist__free(&t.evl);
+	return rc;
+}
