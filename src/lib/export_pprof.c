@@ -163,7 +163,7 @@ int export__pprof(const struct folded *f, FILE *out, const char *type, const cha
 	uint32_t nnames = folded__nr_names(f);
 	int rc;
 
-	if ((uint64_t)folded__total(f) > (uint64_t)INT64_MAX) {
+	if (!(folded__total(f) < 9.2e18)) {
 		snprintf(err, errlen, "counts too large for pprof's int64 values");
 		return -ERANGE;
 	}

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -653,7 +654,7 @@ void folded__normalize(struct folded *f)
 	if (tb == 0)
 		return;
 	for (uint32_t i = 0; i < f->nr_nodes; i++)
-		f->before_self[i] = (double)(long long)(f->before_self[i] * ta / tb);
+		f->before_self[i] = trunc(f->before_self[i] * ta / tb);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -810,7 +811,7 @@ size_t folded__nr_stacks(const struct folded *f)
 
 void folded__format_count(char *buf, size_t len, double v)
 {
-	if (v == (double)(long long)v && v < 1e18 && v > -1e18) {
+	if (v < 1e18 && v > -1e18 && v == (double)(long long)v) {
 		snprintf(buf, len, "%lld", (long long)v);
 		return;
 	}
