@@ -44,7 +44,6 @@ struct perfdata_reader {
 	size_t nr_ids;
 	int id_pos;			/* u64 index of the id in a sample body, or -1 */
 	int is_pos;			/* u64 index of the id from a record's end, or -1 */
-	size_t id_hdr_size;
 	struct perfdata_features feat;
 	const char **cmdline;
 	struct perfdata_build_id *bids;
@@ -283,10 +282,11 @@ static bool trailer(const struct perfdata_reader *r, const struct perf_event_att
 {
 	uint64_t st = a->sample_type;
 	const uint8_t *p;
+	size_t hdr = pd_id_hdr_size(st);
 
-	if (!a->sample_id_all || size < 8 + r->id_hdr_size)
+	if (!a->sample_id_all || size < 8 + hdr)
 		return false;
-	p = rec + size - r->id_hdr_size;
+	p = rec + size - hdr;
 	if (st & PERF_SAMPLE_TID) {
 		*pid = rd32(p);
 		p += 8;
@@ -451,6 +451,27 @@ static int cmp_rindex(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* where the id sits, as the kernel lays records out: u64 index in a sample body */
+static int id_pos_of(uint64_t st)
+{
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		return 0;
+	if (!(st & PERF_SAMPLE_ID))
+		return -1;
+	return !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
+	       !!(st & PERF_SAMPLE_ADDR);
+}
+
+/* ... and counted in u64s back from the end of a non-sample record */
+static int is_pos_of(uint64_t st)
+{
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		return 1;
+	if (!(st & PERF_SAMPLE_ID))
+		return -1;
+	return 1 + !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_STREAM_ID);
+}
+
 static int parse_attrs(struct perfdata_reader *r, const struct pd_header *h, char *err, size_t errlen)
 {
 	size_t asz = h->attr_size, nids = 0;
@@ -493,9 +514,13 @@ static int parse_attrs(struct perfdata_reader *r, const struct pd_header *h, cha
 			snprintf(r->names[i], 64, "event%d:%u:%#llx", i, a->attr.type,
 				 (unsigned long long)a->attr.config);
 		a->name = r->names[i];
-		if (pd_id_hdr_size(a->attr.sample_type) != pd_id_hdr_size(r->attrs[0].attr.sample_type))
-			return fail(err, errlen, -EINVAL, "attr %d at offset %#zx: its sample_id layout differs from the first's",
-				    i, (size_t)(p - r->data));
+		/* events may lay their records out differently only if the id sits at the same place
+		   in all of them (perf's rule: PERF_SAMPLE_IDENTIFIER, or the same id positions) */
+		if (id_pos_of(a->attr.sample_type) != id_pos_of(r->attrs[0].attr.sample_type) ||
+		    is_pos_of(a->attr.sample_type) != is_pos_of(r->attrs[0].attr.sample_type) ||
+		    (a->attr.sample_id_all != r->attrs[0].attr.sample_id_all && r->nr_attrs > 1))
+			return fail(err, errlen, -EINVAL, "attr %d at offset %#zx: its sample id is not where the first "
+				    "event has it: the records cannot be told apart", i, (size_t)(p - r->data));
 	}
 	r->ids = calloc(nids ? nids : 1, sizeof(*r->ids));
 	if (!r->ids)
@@ -508,17 +533,8 @@ static int parse_attrs(struct perfdata_reader *r, const struct pd_header *h, cha
 	/* where the id sits, as the kernel lays records out (the first attr decides) */
 	uint64_t st = r->attrs[0].attr.sample_type;
 
-	r->id_hdr_size = pd_id_hdr_size(st);
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		r->id_pos = 0;
-		r->is_pos = 1;
-	} else if (st & PERF_SAMPLE_ID) {
-		r->id_pos = !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
-			    !!(st & PERF_SAMPLE_ADDR);
-		r->is_pos = 1 + !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_STREAM_ID);
-	} else {
-		r->id_pos = r->is_pos = -1;
-	}
+	r->id_pos = id_pos_of(st);
+	r->is_pos = is_pos_of(st);
 	return 0;
 }
 
@@ -801,7 +817,7 @@ int perfdata_reader__next(struct perfdata_reader *r, struct perfdata_event *ev)
 
 		ev->has_sample_id = trailer(r, &ev->attr->attr, rec, h.size, &ev->time, &ev->cpu, &pid);
 		if (ev->has_sample_id)
-			end -= r->id_hdr_size;
+			end -= pd_id_hdr_size(ev->attr->attr.sample_type);
 	}
 	switch (h.type) {
 	case PERF_RECORD_SAMPLE:

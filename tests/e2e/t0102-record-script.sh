@@ -41,6 +41,13 @@ test_expect_success 'the reader counts as many samples as perf report --stats (f
 	done
 '
 
+test_expect_success 'perf files whose events lay records out differently (cpu-clock + a tracepoint)' '
+	perf record -q -e cpu-clock -e sched:sched_switch -F 499 -o mix.data -- $EXAMPLES/demo 0.3 >/dev/null 2>&1 &&
+	$SONDE script -i mix.data -F comm,tid,time,event >ours &&
+	perf script -i mix.data -F comm,tid,time,event >theirs 2>/dev/null &&
+	grep -q sched:sched_switch ours && grep -q cpu-clock ours && test_cmp theirs ours
+'
+
 test_expect_success 'perf'\''s dwarf recording: unwound by sonde to work and main' '
 	$SONDE script -i pd.data >dw &&
 	grep -A3 " hot_loop+0x" dw | grep -q " work+0x" &&
