@@ -533,6 +533,8 @@ int cmd_offcpu(int argc, char **argv)
 			;
 	}
 	rc = report(&o, oc, sym, &mw, argc, argv);
+	if (!rc && end == BPF_LOOP_CHILD)	/* as a shell would: the command's status */
+		rc = workload__exit_code(loop.child_status);
 out:
 	if (loop_ready)
 		bpf_loop__fini(&loop);

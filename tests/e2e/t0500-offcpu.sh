@@ -126,13 +126,14 @@ test_expect_success '--call-graph dwarf: complete user stacks through libc (wait
 	$SONDE offcpu -f -- $W 2 20 10 >fp 2>err && grep -q "frame pointers" err && ! grep -q wait_pipe fp
 '
 
-test_expect_success 'errors: one line, exit 129 for usage, 1 for a missing process' '
+test_expect_success 'errors: one line, exit 129 for usage, 1 for a missing process; a command'\''s status' '
 	rc=0; $SONDE offcpu -U -K true 2>err || rc=$?; [ $rc -eq 129 ] && grep -q "exclude each other" err &&
 	rc=0; $SONDE offcpu --state X true 2>err || rc=$?; [ $rc -eq 129 ] &&
 	rc=0; $SONDE offcpu -p 1,x 2>err || rc=$?; [ $rc -eq 129 ] &&
 	rc=0; $SONDE offcpu -p 999999 2>err || rc=$?; [ $rc -eq 1 ] && [ $(wc -l <err) -eq 1 ] &&
 	grep -q "no process or thread 999999" err &&
 	rc=0; $SONDE offcpu -- /nonexistent/cmd 2>err || rc=$?; [ $rc -eq 127 ] &&
+	rc=0; $SONDE offcpu -f -o /dev/null -- sh -c "exit 3" || rc=$?; [ $rc -eq 3 ] &&
 	rc=0; $SONDE offcpu --call-graph lbr true 2>err || rc=$?; [ $rc -eq 129 ] &&
 	rc=0; $SONDE offcpu --call-graph dwarf --tracepoint true 2>err || rc=$?; [ $rc -eq 1 ] &&
 	grep -q "needs the tp_btf" err
