@@ -116,21 +116,26 @@ for r in rows: assert \"event-runtime\" in r
 "
 '
 
-test_expect_success '-p PID --duration: counts an existing process for that long' '
-	$WORKLOADS/spin 3 >spin.out & spid=$! &&
-	sleep 0.2 &&
-	$SONDE stat -p $spid -x, -e task-clock --duration 0.5 2>out; kill $spid; wait $spid || : &&
-	ms=$(cut -d, -f1 out) && echo "task-clock $ms ms" &&
-	awk -v ms=$ms "BEGIN { exit !(ms > 100 && ms < 650) }"
+# the CPU time /proc says a task used, in ms (utime + stime, in clock ticks)
+cpu_ms() { awk -v hz=$(getconf CLK_TCK) '{ print ($14 + $15) * 1000 / hz }' "/proc/$1/stat"; }
+# sonde's task-clock (ms) against what /proc saw over a window that encloses it
+near() { awk -v s="$1" -v p="$2" 'BEGIN { d = s - p; if (d < 0) d = -d; print "sonde", s, "ms, /proc", p, "ms"; exit !(d <= 25 + 0.1 * p && s > 0) }'; }
+
+test_expect_success '-p PID --duration: the CPU time /proc sees for the process' '
+	$WORKLOADS/spin 4 >spin.out & spid=$! &&
+	sleep 0.2 && a=$(cpu_ms $spid) &&
+	$SONDE stat -p $spid -x, -e task-clock --duration 0.5 2>out &&
+	b=$(cpu_ms $spid); kill $spid; wait $spid || : &&
+	near "$(cut -d, -f1 out)" "$(awk -v a=$a -v b=$b "BEGIN {print b - a}")"
 '
 
 test_expect_success '-p PID -- sleep: the command is the timer, as with perf' '
-	$WORKLOADS/spin 3 >spin.out & spid=$! &&
-	sleep 0.2 &&
-	$SONDE stat -p $spid -e task-clock -- sleep 0.4 2>out; kill $spid; wait $spid || : &&
+	$WORKLOADS/spin 4 >spin.out & spid=$! &&
+	sleep 0.2 && a=$(cpu_ms $spid) &&
+	$SONDE stat -p $spid -e task-clock -- sleep 0.4 2>out &&
+	b=$(cpu_ms $spid); kill $spid; wait $spid || : &&
 	grep -q "for process id .$spid.:" out &&
-	ms=$(grep task-clock out | awk "{print \$1}" | tr -d ,) &&
-	awk -v ms=$ms "BEGIN { exit !(ms > 80 && ms < 550) }"
+	near "$(grep task-clock out | awk "{print \$1}" | tr -d ,)" "$(awk -v a=$a -v b=$b "BEGIN {print b - a}")"
 '
 
 test_expect_success '--per-thread: one row per thread of the process' '
@@ -141,11 +146,13 @@ test_expect_success '--per-thread: one row per thread of the process' '
 '
 
 test_expect_success '-t TID: one thread only' '
-	$WORKLOADS/spin 3 2 >spin.out & spid=$! &&
+	$WORKLOADS/spin 4 2 >spin.out & spid=$! &&
 	sleep 0.3 &&
-	tid=$(ls /proc/$spid/task | sort -n | tail -1) &&
-	$SONDE stat -t $tid -x, -e task-clock --duration 0.3 2>out; kill $spid; wait $spid || : &&
-	ms=$(cut -d, -f1 out) && awk -v ms=$ms "BEGIN { exit !(ms > 50 && ms < 400) }"
+	tid=$(ls /proc/$spid/task | sort -n | tail -1) && a=$(cpu_ms $spid/task/$tid) && p0=$(cpu_ms $spid) &&
+	$SONDE stat -t $tid -x, -e task-clock --duration 0.4 2>out &&
+	b=$(cpu_ms $spid/task/$tid) && p1=$(cpu_ms $spid); kill $spid; wait $spid || : &&
+	near "$(cut -d, -f1 out)" "$(awk -v a=$a -v b=$b "BEGIN {print b - a}")" &&
+	awk -v s=$(cut -d, -f1 out) -v p=$(awk -v a=$p0 -v b=$p1 "BEGIN {print b - a}") "BEGIN { exit !(s < p - 20) }"
 '
 
 test_expect_success '-n: only the elapsed time, perf'"'"'s layout' '
