@@ -811,11 +811,19 @@ size_t folded__nr_stacks(const struct folded *f)
 
 void folded__format_count(char *buf, size_t len, double v)
 {
-	if (v < 1e18 && v > -1e18 && v == (double)(long long)v) {
-		snprintf(buf, len, "%lld", (long long)v);
+	size_t n;
+
+	/* never an exponent: the folded format only takes digits and one dot */
+	if (v == floor(v) || !isfinite(v)) {
+		snprintf(buf, len, "%.0f", v);
 		return;
 	}
-	snprintf(buf, len, "%.15g", v);
+	snprintf(buf, len, "%.9f", v);
+	n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '0')
+		buf[--n] = 0;
+	if (n > 1 && buf[n - 1] == '.')
+		buf[--n] = 0;
 }
 
 struct line_ref {

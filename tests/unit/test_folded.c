@@ -267,4 +267,8 @@ TEST(folded_format_count)
 	CHECK_STR(b, "1.5");
 	folded__format_count(b, sizeof(b), 123456789012.0);
 	CHECK_STR(b, "123456789012");
+	folded__format_count(b, sizeof(b), 1e20);
+	CHECK_STR(b, "100000000000000000000");
+	folded__format_count(b, sizeof(b), 0.000001);
+	CHECK_STR(b, "0.000001");
 }
