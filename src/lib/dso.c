@@ -56,8 +56,12 @@ struct dso *dso__get(struct symbolizer *s, const char *name, const char *file, c
 	/* perf pads build ids to 20 bytes with zeros: drop the padding */
 	while (build_id_len > 0 && build_id && build_id[build_id_len - 1] == 0)
 		build_id_len--;
-	if (vdso) {
-		snprintf(key, sizeof(key), "[vdso]");
+	if (vdso) {	/* another kernel's [vdso] (a recording from elsewhere) is another DSO */
+		char hx[2 * sizeof(d->build_id) + 1] = "";
+
+		if (build_id_len)
+			hex(hx, build_id, build_id_len);
+		snprintf(key, sizeof(key), "[vdso]%s", hx);
 	} else if (build_id_len) {
 		char hx[2 * sizeof(d->build_id) + 1];
 
@@ -457,6 +461,14 @@ int dso__load(struct symbolizer *s, struct dso *d)
 	if (d->state)
 		return d->state < 0 ? d->state : 0;
 	err = try_open(s, d, d->file);
+	if (err && !d->file && d->build_id_len) {
+		/* not this kernel's [vdso]: perf record keeps a copy of the one it saw */
+		hex(hx, d->build_id, d->build_id_len);
+		snprintf(path, sizeof(path), "%s/.debug/[vdso]/%s/vdso", home ? home : "/root", hx);
+		err = try_open(s, d, path);
+		if (!err && !(d->file = strdup(path)))
+			err = -ENOMEM;
+	}
 	if (err && d->file && d->build_id_len) {
 		hex(hx, d->build_id, d->build_id_len);
 		/* perf's build-id cache keeps the exact file perf record saw */

@@ -11,7 +11,8 @@
  * every resolved address is cached per DSO.
  *
  * The symbolizer owns every string it returns; they stay valid until
- * symbolizer__free(). Errors are -errno; nothing is printed.
+ * symbolizer__free(). Errors are -errno; nothing is printed. One symbolizer
+ * is for one thread at a time.
  */
 #ifndef SONDE_SYMBOL_H
 #define SONDE_SYMBOL_H

@@ -432,6 +432,20 @@ TEST(symbol_vdso)
 	}
 	symbolizer__free(s);
 	CHECK(seen);
+
+	/* a recording's [vdso] with another build id (another kernel's): no names from ours */
+	static const uint8_t other[20] = { 1, 2, 3 };
+
+	s = symbolizer__new(0);
+	CHECK(s);
+	CHECK_INT(symbolizer__add_build_id(s, "[vdso]", other, sizeof(other)), 0);
+	CHECK_INT(symbolizer__add_mmap(s, 300, base, 0x2000, 0, "[vdso]", NULL, 0), 0);
+	for (uint64_t a = base; a < base + 0x2000; a += 4) {
+		CHECK_INT(symbolizer__resolve(s, 300, a, false, f, 2), 1);
+		CHECK(!f[0].sym);
+		CHECK_STR(f[0].dso, "[vdso]");
+	}
+	symbolizer__free(s);
 }
 
 TEST(symbol_kallsyms)
