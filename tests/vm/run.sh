@@ -9,6 +9,7 @@
 #   VM_TESTS=t01      run only the scripts whose names contain this
 #   VM_TIMEOUT=240    hard limit in seconds for the whole VM (qemu is killed after it)
 #   VM_TEST_TIMEOUT=120  limit for each script inside the VM (its processes are killed)
+#   VM_BOOT_TIMEOUT=60   limit for the kernel to reach /init
 #   VM_KEEP=1         keep the work dir (initramfs, console and result logs) and say where
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -17,6 +18,7 @@ collected=${RESULTS:+yes}	# by tests/run.sh, with every other test
 RESULTS=${RESULTS:-/dev/null}
 VM_TIMEOUT=${VM_TIMEOUT:-240}
 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
+VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-60}
 KDIR=$ROOT/build/vm/kernel
 npass=0 nfail=0 nskip=0
 
@@ -139,6 +141,13 @@ timeout -k 5 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -m 1G -sm
 	-append "console=ttyS0 quiet panic=-1 sonde.timeout=$VM_TEST_TIMEOUT" \
 	</dev/null >"$work/qemu.log" 2>&1 &
 qemu_pid=$!
+# a kernel that does not get to /init within VM_BOOT_TIMEOUT is stopped there
+boot_by=$((SECONDS + VM_BOOT_TIMEOUT)) stuck=
+while kill -0 "$qemu_pid" 2>/dev/null; do
+	if [ -n "$boot_by" ] && grep -q '^vm: booted' "$work/results.log" 2>/dev/null; then boot_by=
+	elif [ -n "$boot_by" ] && [ $SECONDS -ge "$boot_by" ]; then stuck=1; kill "$qemu_pid"; break; fi
+	sleep 0.5
+done
 wait "$qemu_pid"
 rc=$?
 qemu_pid=
@@ -151,7 +160,8 @@ console() { tr -d '\r' <"$work/console.log" 2>/dev/null | sed 's/\x1b\[[0-9;?]*[
 console_tail() { console | tail -n 25 | sed 's/^/    | /'; }
 booted=$(sed -n 's/^vm: booted //p' "$work/results.txt")
 if [ -z "$booted" ]; then
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then why="nothing from /init after ${VM_TIMEOUT}s"
+	if [ -n "$stuck" ]; then why="nothing from /init after ${VM_BOOT_TIMEOUT}s: qemu stopped"
+	elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then why="nothing from /init after ${VM_TIMEOUT}s"
 	elif [ "$rc" -ne 0 ]; then why="qemu exited with $rc: $(grep -v '^\s*$' "$work/qemu.log" | tail -1)"
 	elif console | grep -q 'Kernel panic'; then why=$(console | grep -m1 -o 'Kernel panic.*')
 	else why="the VM stopped before /init said anything: the kernel's console ends with the lines below"; fi
