@@ -492,7 +492,11 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 			c->prog->need_kstack = true;
 		else
 			c->prog->need_ustack = true;
-		return n->ty = f->id == F_KSTACK ? ty_kind(TY_KSTACK, 8) : ty_kind(TY_USTACK, 16);
+		n->ty = f->id == F_KSTACK ? ty_kind(TY_KSTACK, 8) : ty_kind(TY_USTACK, 16);
+		for (struct node *a = a0; a; a = a->next)
+			if (a->kind == N_INT)
+				n->ty.bits = a->i < 1 ? 1 : a->i > 127 ? 127 : (uint8_t)a->i;	/* frames shown */
+		return n->ty;
 	case F_BSWAP:
 		if (a0->ty.kind != TY_INT) {
 			lang__error(c->prog, a0->loc, "bswap() takes an integer");

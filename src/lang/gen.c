@@ -814,6 +814,38 @@ static void gen_str(struct gen *g, struct node *n, int off, int size)
 	unsupported(g, n, "this string expression");
 }
 
+static void send(struct gen *g, int buf, int size);
+
+/*
+ * The first user address of a process tells user space to read its memory
+ * map now, while it runs: its stacks are then symbolized even after it exits.
+ * [fp+pidoff] holds the pid.
+ */
+static void new_pid(struct gen *g, int pidoff)
+{
+	int mark = g->sp, rec = slot(g, 8, g->pr->loc), one = slot(g, 8, g->pr->loc);
+
+	emit(g, LDX(BPF_DW, R1, FP, pidoff));
+	emit(g, STX(BPF_W, FP, R1, rec + 4));
+	emit(g, ST(BPF_W, FP, rec, REC_PID));
+	lookup(g, MAPREF_PIDS, rec + 4);
+	int seen = emit(g, JMP_IMM(BPF_JNE, R0, 0, 0));
+
+	emit(g, ST(BPF_DW, FP, one, 1));
+	ld_map(g, R1, MAPREF_PIDS);
+	fp_addr(g, R2, rec + 4);
+	fp_addr(g, R3, one);
+	emit(g, MOV_IMM(R4, BPF_NOEXIST));
+	emit(g, CALL(BPF_FUNC_map_update_elem));
+	emit(g, JMP_IMM(BPF_JNE, R0, 0, 0));
+	int dup = g->c->n - 1;
+
+	send(g, rec, 8);
+	patch(g, seen);
+	patch(g, dup);
+	g->sp = mark;
+}
+
 static void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 {
 	if (g->fail)
@@ -839,6 +871,7 @@ static void gen_to(struct gen *g, struct node *n, int off, const struct type *dt
 		emit(g, CALL(BPF_FUNC_get_current_pid_tgid));
 		emit(g, ALU_IMM(BPF_RSH, R0, 32));
 		emit(g, STX(BPF_DW, FP, R0, off + 8));
+		new_pid(g, off + 8);
 		return;
 	case TY_STR:
 		gen_str(g, n, off, dt->kind == TY_STR ? dt->size : n->ty.size);

@@ -15,7 +15,7 @@
 #include <sys/types.h>
 
 /* map references other than the program's own maps (which are >= 0) */
-enum { MAPREF_RINGBUF = -1, MAPREF_KSTACK = -2, MAPREF_USTACK = -3, MAPREF_LOST = -4 };
+enum { MAPREF_RINGBUF = -1, MAPREF_KSTACK = -2, MAPREF_USTACK = -3, MAPREF_LOST = -4, MAPREF_PIDS = -5 };
 
 struct gen_env {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at start, for `elapsed` */

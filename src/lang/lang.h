@@ -172,7 +172,7 @@ struct fmtsite {
 
 enum rec_kind {
 	REC_PRINTF = 1, REC_EXIT, REC_PRINT_MAP, REC_PRINT_VAL, REC_CLEAR, REC_ZERO,
-	REC_TIME, REC_SYSTEM, REC_CAT, REC_JOIN,
+	REC_TIME, REC_SYSTEM, REC_CAT, REC_JOIN, REC_PID,
 };
 
 struct config {

@@ -19,7 +19,39 @@ static int round8(int n)
 }
 
 /* ---- values ---- */
-static void stack_text(struct out *o, FILE *f, const uint8_t *data, bool user, int indent)
+void out__pid_seen(struct out *o, pid_t pid)
+{
+	for (int i = 0; i < o->npids; i++)
+		if (o->pids[i] == pid)
+			return;
+	pid_t *n = realloc(o->pids, (o->npids + 1) * sizeof(pid_t));
+
+	if (!n)
+		return;
+	o->pids = n;
+	o->pids[o->npids++] = pid;
+	if (!o->sym || symbolizer__load_proc_maps(o->sym, pid))
+		return;
+	/* open each executable mapping's ELF file now: after the process exits its files may be gone */
+	char path[64], line[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start;
+		char perm[8];
+		struct sym_frame fr[1];
+
+		if (sscanf(line, "%llx-%*x %7s", &start, perm) == 2 && perm[2] == 'x')
+			symbolizer__resolve(o->sym, pid, start, false, fr, 1);
+	}
+	fclose(f);
+}
+
+static void stack_text(struct out *o, FILE *f, const uint8_t *data, bool user, int indent, int depth)
 {
 	int64_t id = *(const int64_t *)data;
 	uint32_t pid = user ? (uint32_t)*(const uint64_t *)(data + 8) : 0;
@@ -30,8 +62,8 @@ static void stack_text(struct out *o, FILE *f, const uint8_t *data, bool user, i
 	if (id < 0 || fd < 0 || bpf_map_lookup_elem(fd, &(uint32_t){ (uint32_t)id }, ips))
 		return;
 	if (user && o->sym)
-		symbolizer__load_proc_maps(o->sym, pid);
-	for (int i = 0; i < 127 && ips[i]; i++) {
+		out__pid_seen(o, pid);
+	for (int i = 0; i < (depth ? depth : 127) && ips[i]; i++) {
 		struct sym_frame fr[1];
 		int n = o->sym ? symbolizer__resolve(o->sym, pid, ips[i], !user, fr, 1) : -1;
 
@@ -49,7 +81,7 @@ static void sym_text(struct out *o, FILE *f, uint64_t addr, pid_t pid, bool user
 	int n;
 
 	if (user && o->sym)
-		symbolizer__load_proc_maps(o->sym, pid);
+		out__pid_seen(o, pid);
 	n = o->sym ? symbolizer__resolve(o->sym, pid, addr, !user, fr, 1) : -1;
 	if (n > 0 && fr[0].sym)
 		fputs(fr[0].sym, f);
@@ -70,7 +102,7 @@ static void value_text(struct out *o, FILE *f, const struct type *t, const uint8
 		fprintf(f, "%.*s", t->size, (const char *)d);
 		break;
 	case TY_KSTACK: case TY_USTACK:
-		stack_text(o, f, d, t->kind == TY_USTACK, indent);
+		stack_text(o, f, d, t->kind == TY_USTACK, indent, t->bits);
 		break;
 	case TY_KSYM: case TY_USYM:
 		sym_text(o, f, *(const uint64_t *)d, t->kind == TY_USYM ? (pid_t) * (const uint64_t *)(d + 8) : 0,

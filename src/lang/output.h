@@ -11,6 +11,7 @@
 #include "lang/lang.h"
 
 #include <stdio.h>
+#include <sys/types.h>
 
 struct symbolizer;
 
@@ -21,7 +22,12 @@ struct out {
 	struct symbolizer *sym;
 	int ncpus;		/* possible CPUs: per-CPU values come in that many slots */
 	int kstack_fd, ustack_fd;
+	pid_t *pids;		/* processes whose memory maps were read */
+	int npids;
 };
+
+/* read pid's memory map once, the first time one of its user addresses is seen */
+void out__pid_seen(struct out *o, pid_t pid);
 
 /* printf/cat/system: the text of a record (malloc'd), or NULL */
 char *out__format(struct out *o, const struct fmtsite *s, const uint8_t *rec, size_t len);

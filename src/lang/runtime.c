@@ -31,7 +31,7 @@ struct rt {
 	struct program *prog;
 	const struct run_opts *o;
 	struct out out;
-	int rb_fd, kstack_fd, ustack_fd, lost_fd;
+	int rb_fd, kstack_fd, ustack_fd, lost_fd, pids_fd;
 	struct ring_buffer *rb;
 	bool exiting;
 	int nattached;
@@ -76,8 +76,10 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 
 		if (p->need_kstack)
 			rt->kstack_fd = bpf_map_create(BPF_MAP_TYPE_STACK_TRACE, "sonde_kstack", 4, vs, 4096, NULL);
-		if (p->need_ustack)
+		if (p->need_ustack) {
 			rt->ustack_fd = bpf_map_create(BPF_MAP_TYPE_STACK_TRACE, "sonde_ustack", 4, vs, 4096, NULL);
+			rt->pids_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "sonde_pids", 4, 8, 65536, NULL);
+		}
 		if (rt->kstack_fd < -1 || rt->ustack_fd < -1) {
 			snprintf(err, errlen, "cannot create a stack map: %s", strerror(errno));
 			return -errno;
@@ -109,6 +111,8 @@ static int map_fd(struct rt *rt, int ref)
 		return rt->ustack_fd;
 	if (ref == MAPREF_LOST)
 		return rt->lost_fd;
+	if (ref == MAPREF_PIDS)
+		return rt->pids_fd;
 	for (struct mapinfo *m = rt->prog->maps; m; m = m->next)
 		if (m->index == ref)
 			return m->fd;
@@ -225,9 +229,16 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct program *p = rt->prog;
 	const uint32_t *h = data;
 
-	if (size < 8 || rt->exiting)
+	if (size < 8)
 		return 0;
 	uint32_t kind = h[0], arg = h[1];
+
+	if (kind == REC_PID) {	/* even after exit(): the maps printed next need it */
+		out__pid_seen(&rt->out, (pid_t)arg);
+		return 0;
+	}
+	if (rt->exiting)
+		return 0;
 	const struct fmtsite *s = arg < (uint32_t)p->nsites ? p->sites[arg] : NULL;
 
 	switch (kind) {
@@ -248,6 +259,7 @@ static int on_record(void *ctx, void *data, size_t size)
 	case REC_EXIT:
 		rt->exiting = true;
 		break;
+
 	case REC_PRINT_MAP:
 		if (s && s->map && s->map->fd >= 0)
 			out__map(&rt->out, s->map, s->top, s->div);
@@ -489,7 +501,7 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 
 int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen)
 {
-	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1 };
+	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1 };
 	struct gen_env env = { .start_ns = mono_ns(), .cpid = o->cpid };
 	int *cpus = NULL, ncpus = 0, rc = 0, ninst = 0, sfd = -1;
 	sigset_t mask, old;
@@ -636,6 +648,9 @@ out:
 		close(rt.ustack_fd);
 	if (rt.lost_fd >= 0)
 		close(rt.lost_fd);
+	if (rt.pids_fd >= 0)
+		close(rt.pids_fd);
+	free(rt.out.pids);
 	if (rt.out.sym)
 		symbolizer__free(rt.out.sym);
 	if (rc && prog->err && !err[0])

@@ -111,6 +111,11 @@ test_expect_success 'kstack in a tracepoint: symbolized frames indented by 4 in 
 	grep -q "^    [a-z_0-9.]*+[0-9]*$" out && grep -q "^\]: 20$" out
 '
 
+test_expect_success 'ustack of a process that has exited is symbolized (bpftrace prints addresses)' '
+	$SONDE probe -e "profile:hz:999 /pid == cpid/ { @[ustack(4)] = count(); }" -c "$EXAMPLES/demo 1" >out &&
+	grep -q "^    hot_loop+[0-9]*$" out && grep -q "^    main+[0-9]*$" out
+'
+
 test_expect_success 'Ctrl-C (SIGINT) ends the run and prints the maps' '
 	$SONDE probe -e "interval:ms:10 { @ticks = count(); }" >out 2>err &
 	pid=$! && sleep 1 && kill -INT $pid && wait $pid &&
