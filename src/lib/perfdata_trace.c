@@ -120,9 +120,15 @@ static int parse_format(const char *sys, const char *txt, size_t len, struct per
 			size = strtoul(z + 5, NULL, 10);
 			sgn = g ? atoi(g + 7) : 0;
 		}
-		/* the name is the last identifier before any [N] */
-		char *br = strchr(fld, '[');
-		char *end = br ? br : fld + strlen(fld);
+		/* the name is the last identifier, before a trailing [N] ("char comm[16]";
+		   "__data_loc char[] name" has its brackets before the name) */
+		char *end = fld + strlen(fld), *br = NULL;
+
+		while (end > fld && end[-1] == ' ')
+			end--;
+		if (end > fld && end[-1] == ']' && (br = strrchr(fld, '[')))
+			end = br;
+		br = strchr(fld, '[');
 
 		while (end > fld && end[-1] == ' ')
 			end--;
@@ -269,7 +275,8 @@ int perfdata_tracing__format(const struct perfdata_tp_format *f, const uint8_t *
 					     fl->size == 4 ? (int32_t)v : (int64_t)v;
 
 				o += snprintf(buf + o, len - o, "%s%s=%lld", sep, fl->name, (long long)sv);
-			} else if (fl->is_pointer || fl->size == 8) {
+			} else if (fl->is_pointer || !strcmp(f->system, "syscalls")) {
+				/* perf's syscall formats print every argument as 0x%lx */
 				o += snprintf(buf + o, len - o, "%s%s=0x%llx", sep, fl->name, (unsigned long long)v);
 			} else {
 				o += snprintf(buf + o, len - o, "%s%s=%llu", sep, fl->name, (unsigned long long)v);

@@ -72,6 +72,13 @@ test_expect_success 'several events and tracepoints: names aligned, fields decod
 	[ $(wc -l <tp) = $(perf script -i two.data 2>/dev/null | grep -c sys_enter_openat:) ]
 '
 
+test_expect_success 'tracepoint fields whose print fmt is name=value come out as perf prints them' '
+	$SONDE record -q -e sched:sched_process_exec -o exec.data -- sh -c "true; /bin/true" &&
+	$SONDE script -i exec.data >ours && perf script -i exec.data >theirs 2>/dev/null &&
+	grep -q "sched:sched_process_exec: filename=/bin/true pid=[0-9]* old_pid=[0-9]*$" ours &&
+	test_cmp theirs ours
+'
+
 test_expect_success '--show-task-events and --show-mmap-events print the side-band records' '
 	$SONDE script -i s.data --show-task-events --show-mmap-events | grep PERF_RECORD >ours &&
 	grep -q "PERF_RECORD_COMM exec: demo:" ours &&
