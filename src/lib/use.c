@@ -480,7 +480,7 @@ static void misc_model(struct use_report *r, const struct ps_snap *a, const stru
 			double thr_ms = a->cg.throttled_us >= 0 && b->cg.throttled_us >= 0 ? D(cg.throttled_us) / 1000.0 : 0;
 
 			add_m(res, USE_U, "cpu_limit", (double)b->cg.cpu_quota_us / b->cg.cpu_period_us, UNIT_NUM);
-			add_m(res, USE_S, "throttled", thr, UNIT_COUNT);
+			add_m(res, USE_S, "nr_throttled", thr, UNIT_COUNT);
 			add_m(res, USE_S, "throttled_ms", thr_ms, UNIT_MS);
 			if (thr > 0)
 				add_flag(r, res, USE_S, "sonde record -F 99 -a -g -- sleep 10; sonde report",
