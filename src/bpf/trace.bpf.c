@@ -40,6 +40,7 @@ const volatile struct sc_cap caps[TRACE_NR_MAX][TRACE_NCAP];
 #define NR_EXIT_GROUP	231
 #define NR_EXECVEAT	322
 #define NR_CLONE3	435
+#define NR_GETDENTS64	217
 
 /* targets: 1 traced, 2 waiting for its execve (a `-- CMD` child held before exec) */
 struct {
@@ -370,6 +371,10 @@ static __always_inline void cap_exit(struct sc_event *ev, int i, long nr, long r
 		if (ret > 0)
 			cap_buf(ev, i, p, ret);
 		break;
+	case CAP_BUF_RET4:
+		if (ret > 0)
+			cap_buf(ev, i, p, ret * 4);
+		break;
 	case CAP_FIX_OUT:
 	case CAP_BUF_ARGOUT:
 		if (ret >= 0)
@@ -387,6 +392,22 @@ static __always_inline void cap_exit(struct sc_event *ev, int i, long nr, long r
  * tracing cost on a VM): wake it only once wake_bytes are waiting, and for
  * the records that end something; the reader also drains on a short timer.
  */
+/* getdents64: strace shows how many entries came back; walk their d_reclen fields */
+static __always_inline __u16 count_dirents(const void *buf, long len)
+{
+	__u32 off = 0;
+	__u16 n;
+
+	for (n = 0; n < 1024 && off < len; n++) {
+		__u16 reclen = 0;
+
+		if (bpf_probe_read_user(&reclen, sizeof(reclen), buf + off + 16) || !reclen)
+			break;
+		off += reclen;
+	}
+	return n;
+}
+
 static __always_inline void submit(struct sc_event *ev, bool urgent)
 {
 	__u64 fl = urgent || bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wake_bytes ?
@@ -517,6 +538,8 @@ int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 	}
 	cap_exit(ev, 0, nr, ret);
 	cap_exit(ev, 1, nr, ret);
+	if (nr == NR_GETDENTS64 && ret > 0)
+		ev->aux = count_dirents((const void *)ev->args[1], ret);
 	if (nr == NR_CLONE3 && ret > 0 && ev->cap_len[0] >= 32) {
 		/* the new tid, written through clone_args.parent_tid */
 		__u64 ptid = *(__u64 *)&ev->data[0][24];

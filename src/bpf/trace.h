@@ -25,7 +25,8 @@ enum trace_cap_mode {
 	CAP_ARGV,	/* execve's argv: strings one after another, each NUL-ended */
 	CAP_IOV_IN,	/* iovec array at entry (writev): [iov_base, iov_len] pairs, then data */
 	CAP_IOV_RET,	/* iovec array, data at exit (readv) */
-	CAP_BUF_ARGOUT,	/* arg[size] bytes at exit when ret >= 0 (pipe2's int[2], socketpair) */
+	CAP_BUF_ARGOUT,	/* `size` bytes at exit when ret >= 0 (pipe2's int[2], socketpair) */
+	CAP_BUF_RET4,	/* 4 * ret bytes at exit when ret > 0 (getgroups' gid list) */
 };
 
 struct sc_cap {

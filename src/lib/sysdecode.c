@@ -250,12 +250,13 @@ const char *sysdecode__signame(int sig)
 	return NULL;
 }
 
+/* strace's order, not the bits': O_DIRECTORY comes after O_CLOEXEC */
 static const struct sd_name open_flags[] = {
 	{ 0100, "O_CREAT" }, { 0200, "O_EXCL" }, { 0400, "O_NOCTTY" }, { 01000, "O_TRUNC" },
 	{ 02000, "O_APPEND" }, { 04000, "O_NONBLOCK" }, { 04010000, "O_SYNC" }, { 010000, "O_DSYNC" },
-	{ 020000, "O_ASYNC" }, { 040000, "O_DIRECT" }, { 0100000, "O_LARGEFILE" },
-	{ 020200000, "O_TMPFILE" }, { 0200000, "O_DIRECTORY" }, { 0400000, "O_NOFOLLOW" },
+	{ 040000, "O_DIRECT" }, { 0100000, "O_LARGEFILE" }, { 0400000, "O_NOFOLLOW" },
 	{ 01000000, "O_NOATIME" }, { 02000000, "O_CLOEXEC" }, { 010000000, "O_PATH" },
+	{ 020200000, "O_TMPFILE" }, { 0200000, "O_DIRECTORY" }, { 020000, "O_ASYNC" },
 	{ 0, NULL }
 };
 

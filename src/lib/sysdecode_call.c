@@ -42,6 +42,9 @@ int sysdecode__capplan(const struct syscall_desc *d, struct sc_cap caps[TRACE_NC
 		case A_WSTATUS: c.mode = CAP_FIX_OUT; c.size = 4; break;
 		case A_ARGV: c.mode = CAP_ARGV; break;
 		case A_CLONEARGS: c.mode = CAP_FIX_IN; c.size = 88; break;	/* and *parent_tid at exit */
+		case A_STATXOUT: c.mode = CAP_FIX_OUT; c.size = 256; break;
+		case A_UTSNAME: c.mode = CAP_FIX_OUT; c.size = 390; break;
+		case A_GIDLIST: c.mode = CAP_BUF_RET4; break;
 		default: continue;
 		}
 		if (c.mode == CAP_IOV_IN || c.mode == CAP_IOV_RET) {
@@ -229,7 +232,7 @@ static const struct sd_name socktypes[] = {
 	{ 5, "SOCK_SEQPACKET" }, { 6, "SOCK_DCCP" }, { 10, "SOCK_PACKET" }, { 0, NULL }
 };
 static const struct sd_name sockflags[] = {
-	{ 04000, "SOCK_NONBLOCK" }, { 02000000, "SOCK_CLOEXEC" }, { 0, NULL }
+	{ 02000000, "SOCK_CLOEXEC" }, { 04000, "SOCK_NONBLOCK" }, { 0, NULL }
 };
 static const struct sd_name msgflags[] = {
 	{ 1, "MSG_OOB" }, { 2, "MSG_PEEK" }, { 4, "MSG_DONTROUTE" }, { 8, "MSG_CTRUNC" },
@@ -300,6 +303,51 @@ static const struct sd_name ipprotos[] = {
 static const struct sd_name fd_flags[] = {
 	{ 04000, "O_NONBLOCK" }, { 040000, "O_DIRECT" }, { 02000000, "O_CLOEXEC" }, { 0, NULL }
 };
+static const struct sd_name ioctl_cmds[] = {
+	{ 0x5401, "TCGETS" }, { 0x5402, "TCSETS" }, { 0x5403, "TCSETSW" }, { 0x5404, "TCSETSF" },
+	{ 0x540b, "TCFLSH" }, { 0x540e, "TIOCSCTTY" }, { 0x540f, "TIOCGPGRP" }, { 0x5410, "TIOCSPGRP" },
+	{ 0x5413, "TIOCGWINSZ" }, { 0x5414, "TIOCSWINSZ" }, { 0x541b, "FIONREAD" }, { 0x5421, "FIONBIO" },
+	{ 0x5450, "FIONCLEX" }, { 0x5451, "FIOCLEX" }, { 0x5452, "FIOASYNC" }, { 0x80045430, "TIOCGPTN" },
+	{ 0x40045431, "TIOCSPTLCK" }, { 0, NULL }
+};
+static const struct sd_name statx_masks[] = {
+	{ 0x7ff, "STATX_BASIC_STATS" }, { 1, "STATX_TYPE" }, { 2, "STATX_MODE" }, { 4, "STATX_NLINK" },
+	{ 8, "STATX_UID" }, { 0x10, "STATX_GID" }, { 0x20, "STATX_ATIME" }, { 0x40, "STATX_MTIME" },
+	{ 0x80, "STATX_CTIME" }, { 0x100, "STATX_INO" }, { 0x200, "STATX_SIZE" }, { 0x400, "STATX_BLOCKS" },
+	{ 0x800, "STATX_BTIME" }, { 0x1000, "STATX_MNT_ID" }, { 0x2000, "STATX_DIOALIGN" },
+	{ 0x4000, "STATX_MNT_ID_UNIQUE" }, { 0x8000, "STATX_SUBVOL" }, { 0x10000, "STATX_WRITE_ATOMIC" },
+	{ 0, NULL }
+};
+static const struct sd_name statx_attrs[] = {
+	{ 0x4, "STATX_ATTR_COMPRESSED" }, { 0x10, "STATX_ATTR_IMMUTABLE" }, { 0x20, "STATX_ATTR_APPEND" },
+	{ 0x40, "STATX_ATTR_NODUMP" }, { 0x800, "STATX_ATTR_ENCRYPTED" }, { 0x1000, "STATX_ATTR_AUTOMOUNT" },
+	{ 0x2000, "STATX_ATTR_MOUNT_ROOT" }, { 0x100000, "STATX_ATTR_VERITY" }, { 0x200000, "STATX_ATTR_DAX" },
+	{ 0, NULL }
+};
+
+static void statx_flags(struct sbuf *b, uint64_t v)
+{
+	static const char *const sync[] = { "AT_STATX_SYNC_AS_STAT", "AT_STATX_FORCE_SYNC",
+					    "AT_STATX_DONT_SYNC", "AT_STATX_SYNC_TYPE" };
+
+	sbuf__puts(b, sync[(v >> 13) & 3]);
+	v &= ~0x6000ull & 0xffffffffull;
+	if (v) {
+		sbuf__puts(b, "|");
+		sysdecode__flags(b, v, at_flags, NULL);
+	}
+}
+
+static void statx_struct(struct sbuf *b, const unsigned char *p)
+{
+	sbuf__puts(b, "{stx_mask=");
+	sysdecode__flags(b, rd32(p), statx_masks, NULL);
+	sbuf__puts(b, ", stx_attributes=");
+	sysdecode__flags(b, rd64(p + 8), statx_attrs, NULL);
+	sbuf__puts(b, ", stx_mode=");
+	sysdecode__mode(b, p[28] | p[29] << 8);
+	sbuf__printf(b, ", stx_size=%llu, ...}", (unsigned long long)rd64(p + 40));
+}
 
 static void fd(struct sbuf *b, uint64_t v)
 {
@@ -533,6 +581,45 @@ static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct sysc
 	case A_CLOCKID: sysdecode__value(b, v, clocks, "%d"); break;
 	case A_GRND: sysdecode__flags(b, v, grnd, NULL); break;
 	case A_FCNTLCMD: sysdecode__value(b, v, fcntl_cmds, "%d"); break;
+	case A_IOCTLCMD: sysdecode__value(b, (unsigned)v, ioctl_cmds, NULL); break;
+	case A_STATXFLAGS: statx_flags(b, v); break;
+	case A_STATXMASK: sysdecode__flags(b, (unsigned)v, statx_masks, "0"); break;
+	case A_STATXOUT:
+		if (!p || len < 48 || failed(ev))
+			ptr(b, v);
+		else
+			statx_struct(b, p);
+		break;
+	case A_UTSNAME:
+		if (!p || len < 130 || failed(ev)) {
+			ptr(b, v);
+		} else {
+			sbuf__puts(b, "{sysname=");
+			sysdecode__quote(b, p, 65, 65, false, SDQ_NUL_ENDS);
+			sbuf__puts(b, ", nodename=");
+			sysdecode__quote(b, p + 65, 65, 65, false, SDQ_NUL_ENDS);
+			sbuf__puts(b, ", ...}");
+		}
+		break;
+	case A_GIDLIST:		/* getgroups(size, list): the list when the call filled it */
+		if (failed(ev) || (ev->args[0] && !p) || (ev->args[0] == 0 && ev->ret != 0 && !v)) {
+			ptr(b, v);
+		} else if (ev->args[0] == 0) {
+			sbuf__puts(b, v ? "[]" : "NULL");
+		} else {
+			sbuf__puts(b, "[");
+			for (size_t k = 0; k < (size_t)ev->ret && (k + 1) * 4 <= len; k++)
+				sbuf__printf(b, "%s%u", k ? ", " : "", rd32(p + k * 4));
+			if ((size_t)ev->ret * 4 > len)
+				sbuf__puts(b, ", ...");
+			sbuf__puts(b, "]");
+		}
+		break;
+	case A_DIRENTS:		/* the BPF side counted the entries */
+		ptr(b, v);
+		if (!failed(ev) && ev->type == TEV_SYSCALL)
+			sbuf__printf(b, " /* %u entries */", ev->aux);
+		break;
 	case A_FUTEXOP: {
 		unsigned op = v & 0x7f;
 
@@ -571,7 +658,8 @@ static int shown_args(const struct sc_event *ev, const struct syscall_desc *d)
 static bool is_output(int kind)
 {
 	switch (kind) {
-	case A_BUFOUT: case A_BUFOUTSTR: case A_STATOUT: case A_TSOUT: case A_SOCKADDROUT:
+	case A_BUFOUT: case A_BUFOUTSTR: case A_STATOUT: case A_STATXOUT: case A_DIRENTS: case A_TSOUT: case A_SOCKADDROUT:
+	case A_UTSNAME: case A_GIDLIST:
 	case A_IOVOUT: case A_PIPEFDS: case A_RLIMOUT: case A_SIGACTOUT: case A_SIGSETOUT: case A_WSTATUS:
 		return true;
 	}

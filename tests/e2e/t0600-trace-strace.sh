@@ -66,6 +66,18 @@ test_expect_success 'the lines of a whole run equal strace -o (loader included)'
 	test_cmp expect actual
 '
 
+test_expect_success 'the lines of ls -la, id and uname -a equal strace -o' '
+	mkdir -p d && touch d/a d/b &&
+	for cmd in "ls -la d" "id" "uname -a"; do
+		strace -o st.txt $cmd >/dev/null &&
+		$SONDE trace -o so.txt $cmd >/dev/null &&
+		# pids and random bytes differ from run to run
+		sed -E "s/^(set_tid_address\(0x[0-9a-f]+\) +)= [0-9]+$/\1= PID/; s/^getrandom\(\"[^\"]*\"/getrandom(RANDOM/" st.txt | mask_addr >expect &&
+		sed -E "s/^(set_tid_address\(0x[0-9a-f]+\) +)= [0-9]+$/\1= PID/; s/^getrandom\(\"[^\"]*\"/getrandom(RANDOM/" so.txt | mask_addr >actual &&
+		test_cmp expect actual || return 1
+	done
+'
+
 test_expect_success 'open flags, ENOENT, mmap, signals, sockets, pipes, fork with -f equal strace -f' '
 	mkdir -p w &&
 	strace -f -o st.txt "$WORKLOADS/trace_mix" "$TMP/w" &&

@@ -46,6 +46,9 @@ TEST(sysdecode_flags_by_name)
 	sysdecode__open_flags(&b, 02 | 02000 | 0200000 | 040000000);
 	CHECK_STR(b.buf, "O_RDWR|O_APPEND|O_DIRECTORY|0x800000");
 	sbuf__reset(&b);
+	sysdecode__open_flags(&b, 04000 | 0200000 | 02000000);	/* strace puts O_DIRECTORY last */
+	CHECK_STR(b.buf, "O_RDONLY|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY");
+	sbuf__reset(&b);
 	sysdecode__open_flags(&b, 020200000 | 2);
 	CHECK_STR(b.buf, "O_RDWR|O_TMPFILE");
 	sbuf__reset(&b);
@@ -230,6 +233,43 @@ TEST(sysdecode_whole_calls)
 	ev->args[0] = 3;
 	ev->args[1] = 3;
 	CHECK_STR(line(ev, 32), "fcntl(3, F_GETFL) = 0x8002 (flags O_RDWR|O_LARGEFILE)");
+
+	ev = event(63, 0);	/* uname: the first two fields, then ... */
+	ev->args[0] = 0x7ffc0000;
+	memcpy(ev->data[0], "Linux", 6);
+	memcpy(ev->data[0] + 65, "vm", 3);
+	ev->cap_len[0] = 390;
+	CHECK_STR(line(ev, 32), "uname({sysname=\"Linux\", nodename=\"vm\", ...}) = 0");
+
+	ev = event(115, 2);	/* getgroups */
+	ev->args[0] = 8;
+	ev->args[1] = 0x7ffc0000;
+	{
+		uint32_t g[2] = { 0, 27 };
+
+		memcpy(ev->data[0], g, 8);
+		ev->cap_len[0] = 8;
+	}
+	CHECK_STR(line(ev, 32), "getgroups(8, [0, 27]) = 2");
+	ev->args[0] = 0;
+	CHECK_STR(line(ev, 32), "getgroups(0, []) = 2");
+
+	ev = event(332, 0);	/* statx: sync type, AT_ flags, mask */
+	ev->args[0] = (uint64_t)-100;
+	ev->args[1] = 0x1000;
+	ev->args[2] = 0x100 | 0x800;
+	ev->args[3] = 0x25e;
+	ev->args[4] = 0x2000;
+	strcpy((char *)ev->data[0], "/tmp");
+	ev->cap_len[0] = 5;
+	ev->ret = -ENOENT;
+	CHECK_STR(line(ev, 32), "statx(AT_FDCWD, \"/tmp\", AT_STATX_SYNC_AS_STAT|AT_SYMLINK_NOFOLLOW|AT_NO_AUTOMOUNT, "
+		  "STATX_MODE|STATX_NLINK|STATX_UID|STATX_GID|STATX_MTIME|STATX_SIZE, 0x2000) = -1 ENOENT (No such file or directory)");
+
+	ev = event(41, 3);	/* socket: strace's flag order, IPPROTO_ for inet */
+	ev->args[0] = 2;
+	ev->args[1] = 1 | 04000 | 02000000;
+	CHECK_STR(line(ev, 32), "socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK, IPPROTO_IP) = 3");
 
 	ev = event(400, 0);
 	ev->nr = 999;	/* not in the table: a raw line, no crash */
