@@ -109,7 +109,7 @@ int cmd_report(int argc, char **argv)
 	struct hist_opts ho = { 0 };
 	struct perfdata_reader_stats st;
 	const struct perfdata_attr *attrs;
-	bool caller = true, graph = true, has_callchain = false;
+	bool caller = true, graph = true, has_callchain = false, order_given = false;
 	char err[512];
 	const char *bad;
 	int rc = 1, nattrs;
@@ -131,9 +131,11 @@ int cmd_report(int argc, char **argv)
 			if (!strcmp(t, "none") || !strcmp(t, "no"))
 				graph = false;
 			else if (!strcmp(t, "caller"))
-				caller = true;
-			else if (!strcmp(t, "callee"))
+				caller = order_given = true;
+			else if (!strcmp(t, "callee")) {
 				caller = false;
+				order_given = true;
+			}
 			else if (!strcmp(t, "graph") || !strcmp(t, "function") || !strcmp(t, "percent"))
 				;
 			else if (end != t && !*end)
@@ -164,7 +166,7 @@ int cmd_report(int argc, char **argv)
 	ho.children = children && !no_children && has_callchain;
 	ho.callchain = has_callchain && graph;
 	/* perf: caller-first graphs under inclusive entries, callee-first under self ones */
-	ho.caller = callgraph ? caller : ho.children;
+	ho.caller = order_given ? caller : ho.children;
 	pr.graph = ho.callchain;
 	ctx.nr_attrs = nattrs;
 	ctx.hists = calloc(nattrs ? nattrs : 1, sizeof(*ctx.hists));

@@ -202,11 +202,10 @@ void report_print__entries(const struct report_print *p, const struct hist *h)
 
 	for (int k = 0; k < o->nr_keys; k++)
 		width[k] = strlen(key_header(o->keys[k]));
+	/* perf sizes the columns over every entry, shown or not */
 	for (size_t i = 0; i < n; i++) {
 		const struct hist_entry *e = hist__entry(h, i);
 
-		if (!shown(p, h, e))
-			continue;
 		for (int k = 0; k < o->nr_keys; k++) {
 			int l = key_value(buf, sizeof(buf), e, o->keys[k]);
 

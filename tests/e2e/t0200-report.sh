@@ -6,6 +6,9 @@ DEMO=$EXAMPLES/demo
 
 # the tip at the end differs on purpose
 strip_tip() { grep -v '^# (Tip:'; }
+# the entries, blanks squeezed; BPF programs other tests load come and go (their
+# symbols are known only while loaded) and unresolved frames are left out
+entries() { grep "^ *[0-9]" "$1" | grep -v -e "\[unknown\]" -e bpf | sed -E "s/ +/ /g" | sort; }
 
 test_expect_success 'setup: perf and sonde record the demo workload with call graphs' '
 	perf record -q -F 999 -g -o $TMP/perf.data -- $DEMO 1 >/dev/null 2>&1 &&
@@ -22,27 +25,27 @@ test_expect_success 'report on perf'"'"'s recording: the same entries and percen
 	head -3 sonde.txt | grep -q "hot_loop" || grep -m1 "^ *[0-9]" sonde.txt | grep -q "\[\.\] hot_loop"
 '
 
-test_expect_success 'report --children with call graphs: perf report --stdio'"'"'s text for the top entries' '
-	$SONDE report -i $TMP/perf.data | strip_tip >sonde.txt &&
-	perf report -i $TMP/perf.data --stdio 2>/dev/null | strip_tip >perf.txt &&
-	n=$(grep -n "\[\.\] cold_path$" perf.txt | cut -d: -f1) && [ -n "$n" ] &&
-	head -n $((n + 5)) perf.txt >expect && head -n $((n + 5)) sonde.txt >actual &&
-	test_cmp expect actual
+# above 5% (entries and graph branches) the demo's profile has no ties, whose
+# order perf leaves to its rb-trees: there the whole text must be perf's
+test_expect_success 'report --children with call graphs: perf report --stdio'"'"'s text' '
+	$SONDE report -i $TMP/perf.data --percent-limit 5 -g graph,5 | strip_tip >sonde.txt &&
+	perf report -i $TMP/perf.data --stdio --percent-limit 5 -g graph,5 2>/dev/null | strip_tip >perf.txt &&
+	test_cmp perf.txt sonde.txt && grep -q -- "---main" sonde.txt
 '
 
-test_expect_success 'report --no-children with callee graphs: the same text as perf' '
-	$SONDE report -i $TMP/perf.data --no-children | strip_tip >sonde.txt &&
-	perf report -i $TMP/perf.data --stdio --no-children 2>/dev/null | strip_tip >perf.txt &&
-	n=$(grep -n "\[\.\] cold_path$" perf.txt | cut -d: -f1) && [ -n "$n" ] &&
-	head -n $((n + 5)) perf.txt >expect && head -n $((n + 5)) sonde.txt >actual &&
-	test_cmp expect actual
+test_expect_success 'report --no-children with callee graphs, and -g caller: perf'"'"'s text' '
+	$SONDE report -i $TMP/perf.data --no-children --percent-limit 5 -g graph,5 | strip_tip >sonde.txt &&
+	perf report -i $TMP/perf.data --stdio --no-children --percent-limit 5 -g graph,5 2>/dev/null | strip_tip >perf.txt &&
+	test_cmp perf.txt sonde.txt &&
+	$SONDE report -i $TMP/perf.data --no-children --percent-limit 5 -g caller,5 | strip_tip >sonde.txt &&
+	perf report -i $TMP/perf.data --stdio --no-children --percent-limit 5 -g caller,5 2>/dev/null | strip_tip >perf.txt &&
+	test_cmp perf.txt sonde.txt
 '
 
 test_expect_success 'report on sonde'"'"'s recording agrees with perf report on the same file' '
 	$SONDE report -i $TMP/sonde.data --no-children -g none >sonde.txt &&
 	perf report -i $TMP/sonde.data --stdio --no-children -g none 2>/dev/null >perf.txt &&
-	grep "^ *[0-9]" perf.txt | grep -v "\[unknown\]" | sort >expect &&
-	grep "^ *[0-9]" sonde.txt | grep -v "\[unknown\]" | sort >actual &&
+	entries perf.txt >expect && entries sonde.txt >actual &&
 	test_cmp expect actual &&
 	hot=$(grep "\[\.\] hot_loop$" sonde.txt | awk "{print \$1}" | tr -d %) &&
 	awk -v h=$hot "BEGIN { exit !(h > 45 && h < 75) }"
@@ -80,7 +83,7 @@ test_expect_success 'collapse of perf'"'"'s recording equals perf script report 
 test_expect_success 'collapse of sonde'"'"'s recording equals perf'"'"'s stackcollapse of it' '
 	$SONDE collapse -i $TMP/sonde.data >actual &&
 	perf script report stackcollapse -i $TMP/sonde.data 2>/dev/null >expect &&
-	[ -s expect ] && test_cmp expect actual
+	[ -s expect ] && grep -v bpf expect >e && grep -v bpf actual >a && test_cmp e a
 '
 
 test_expect_success 'collapse of perf script text on stdin: the same stacks' '
