@@ -75,3 +75,12 @@ s=$(best_of 3 "$SONDE" report -i "$T/dwarf.data" --stdio)
 p=$(best_of 3 perf report -i "$T/dwarf.data" --stdio)
 printf 'dwarf report  %s samples   sonde %.3fs (%s samples/s)  perf %.3fs  sonde/perf time = %s\n' "$samples" "$s" \
 	"$(awk -v n="$samples" -v t="$s" 'BEGIN { printf "%.0f", n / t }')" "$p" "$(ratio "$s" "$p")"
+
+# a big frame-pointer recording (~50,000 samples of the demo at 20 kHz), reported by both:
+# every frame of every sample goes through the symbolizer (per-address cache)
+perf record -q -g -e cpu-clock -c 50000 -o "$T/fp.data" -- "$BUILD/examples/demo" 6 >/dev/null 2>&1
+samples=$(perf report -i "$T/fp.data" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
+s=$(best_of 3 "$SONDE" report -i "$T/fp.data" --stdio)
+p=$(best_of 3 perf report -i "$T/fp.data" --stdio)
+printf 'fp report     %s samples sonde %.3fs (%s samples/s)  perf %.3fs  sonde/perf time = %s\n' "$samples" "$s" \
+	"$(awk -v n="$samples" -v t="$s" 'BEGIN { printf "%.0f", n / t }')" "$p" "$(ratio "$s" "$p")"
