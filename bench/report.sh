@@ -1,0 +1,24 @@
+#!/bin/bash
+# report.sh - reading a big recording (100k+ samples with call graphs):
+# sonde collapse vs perf script report stackcollapse, sonde report vs
+# perf report --stdio, sonde script vs perf script; the same perf.data for both.
+set -u
+. "$(dirname "$0")/lib.sh"
+T=$(mktemp -d /tmp/sonde-bench-report.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+# cpu-clock every 50 us: 20,000 samples a second of the demo's CPU time
+perf record -q -e cpu-clock -c 50000 -g -o $T/big.data -- $BUILD/examples/demo 6 >/dev/null 2>&1
+n=$(perf script -i $T/big.data -F ip 2>/dev/null | grep -c .)
+echo "recording: $n samples with call graphs"
+
+sc=$(best_of 3 "$SONDE" collapse -i $T/big.data)
+pc=$(best_of 1 perf script report stackcollapse -i $T/big.data)
+printf 'collapse   sonde %.3fs  perf script report stackcollapse %.3fs  perf/sonde = %s\n' "$sc" "$pc" "$(ratio "$pc" "$sc")"
+
+sr=$(best_of 3 "$SONDE" report -i $T/big.data)
+pr=$(best_of 1 perf report --stdio -i $T/big.data)
+printf 'report     sonde %.3fs  perf report --stdio %.3fs  perf/sonde = %s\n' "$sr" "$pr" "$(ratio "$pr" "$sr")"
+
+ss=$(best_of 3 "$SONDE" script -i $T/big.data)
+ps=$(best_of 1 perf script -i $T/big.data)
+printf 'script     sonde %.3fs  perf script %.3fs  perf/sonde = %s\n' "$ss" "$ps" "$(ratio "$ps" "$ss")"
