@@ -61,9 +61,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();	/* input text never closes the script's CDATA */
 	export__speedscope(f, out, "fuzz", "none", err, sizeof(err));
 	export__pprof(f, out, "samples", "count", err, sizeof(err));
-	folded__write(f, out, folded__is_diff(f) ? FOLDED_WRITE_DIFF : 0);
 	fclose(out);
 	free(buf);
+
+	/* what folded__write prints reads back whole, to the same totals */
+	if (!(mode & 2) && folded__total(f) < 1e15) {
+		struct folded *g = folded__new(0);
+		char *text = NULL;
+		size_t tlen = 0;
+		FILE *w = open_memstream(&text, &tlen), *r;
+		long bad;
+
+		folded__write(f, w, folded__is_diff(f) ? FOLDED_WRITE_DIFF : 0);
+		fclose(w);
+		if (tlen && g && (r = fmemopen(text, tlen, "r"))) {
+			bad = folded__read(g, r, "again", FOLDED_AFTER, NULL, NULL);
+			fclose(r);
+			folded__finish(g);
+			if (bad != 0 || fabs(folded__total(g) - folded__total(f)) >
+			    1e-6 * (folded__total(f) > 1 ? folded__total(f) : 1) + 1e-6 * folded__nr_nodes(f))
+				abort();
+		}
+		free(text);
+		folded__free(g);
+	}
 	folded__free(f);
 	return 0;
 }
