@@ -150,6 +150,8 @@ int cmd_probe(int argc, char **argv)
 		rc = provider__expand_all(prog, pid);
 	if (!rc)
 		rc = lang__check(prog);
+	if (prog->warn)
+		fputs(prog->warn, stderr);
 	if (rc) {
 		fprintf(stderr, "%s\n", prog->err ? prog->err : "sonde: cannot compile the program");
 		rc = 1;

@@ -49,7 +49,8 @@ static const struct bfunc_desc funcs[] = {
 	{ "errorf", F_ERRORF, 1, 8, BF_STMT },
 	{ "warnf", F_ERRORF, 1, 8, BF_STMT },
 	/* known to bpftrace, not (yet) to sonde: a clear error rather than "unknown function" */
-	{ "buf", F_UNSUPPORTED, 0, 9, 0 }, { "join", F_UNSUPPORTED, 0, 9, 0 },
+	{ "join", F_JOIN, 1, 2, BF_STMT },
+	{ "buf", F_UNSUPPORTED, 0, 9, 0 },
 	{ "ntop", F_UNSUPPORTED, 0, 9, 0 }, { "pton", F_UNSUPPORTED, 0, 9, 0 },
 	{ "uaddr", F_UNSUPPORTED, 0, 9, 0 }, { "strftime", F_UNSUPPORTED, 0, 9, 0 },
 	{ "cgroup_path", F_UNSUPPORTED, 0, 9, 0 }, { "cgroupid", F_UNSUPPORTED, 0, 9, 0 },

@@ -401,6 +401,21 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 		return n->ty = ty_kind(TY_VOID, 0);
 	case F_EXIT:
 		return n->ty = ty_kind(TY_VOID, 0);
+	case F_JOIN:
+		if (a0->ty.kind != TY_INT || (a0->next && a0->next->kind != N_STR)) {
+			lang__error(c->prog, n->loc, "join() takes an array of string pointers and a separator literal");
+			return none;
+		}
+		c->prog->need_join = true;
+		if (!n->id) {
+			struct fmtsite *s = arena__alloc(c->prog->arena, sizeof(*s));
+
+			s->kind = REC_JOIN;
+			s->fmt = a0->next ? a0->next->s : " ";
+			s->loc = n->loc;
+			n->id = lang__add_site(c->prog, s) + 1;
+		}
+		return n->ty = ty_kind(TY_VOID, 0);
 	case F_STR:
 		if (a0->ty.kind != TY_INT && a0->ty.kind != TY_STR) {
 			char b[64];

@@ -1180,6 +1180,48 @@ static void gen_call_stmt(struct gen *g, struct node *n)
 	case F_EXIT:
 		record(g, n, REC_EXIT, 0);
 		return;
+	case F_JOIN: {
+		/* the record is too big for the stack: build it in a per-CPU map value (r7) */
+		int mark = g->sp, arr = slot(g, 8, n->loc), k = slot(g, 8, n->loc), tmp = slot(g, 8, n->loc);
+		int *ends = NULL, nends = 0;
+
+		gen_int(g, a0);
+		emit(g, STX(BPF_DW, FP, R0, arr));
+		emit(g, ST(BPF_DW, FP, k, 0));
+		lookup(g, MAPREF_JOIN, k);
+		int none = emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
+
+		emit(g, MOV_REG(R7, R0));
+		emit(g, ST(BPF_W, R7, 0, REC_JOIN));
+		emit(g, ST(BPF_W, R7, 4, n->id - 1));
+		for (int i = 0; i < JOIN_ARGS; i++)
+			emit(g, ST(BPF_B, R7, 8 + JOIN_LEN * i, 0));
+		for (int i = 0; i < JOIN_ARGS; i++) {
+			fp_addr(g, R1, tmp);
+			emit(g, MOV_IMM(R2, 8));
+			emit(g, LDX(BPF_DW, R3, FP, arr));
+			emit(g, ALU_IMM(BPF_ADD, R3, 8 * i));
+			emit(g, CALL(BPF_FUNC_probe_read));
+			push_fix(g, &ends, &nends, emit(g, JMP_IMM(BPF_JNE, R0, 0, 0)));
+			emit(g, LDX(BPF_DW, R3, FP, tmp));
+			push_fix(g, &ends, &nends, emit(g, JMP_IMM(BPF_JEQ, R3, 0, 0)));
+			emit(g, MOV_REG(R1, R7));
+			emit(g, ALU_IMM(BPF_ADD, R1, 8 + JOIN_LEN * i));
+			emit(g, MOV_IMM(R2, JOIN_LEN));
+			emit(g, CALL(BPF_FUNC_probe_read_str));
+		}
+		for (int i = 0; i < nends; i++)
+			patch(g, ends[i]);
+		free(ends);
+		ld_map(g, R1, MAPREF_RINGBUF);
+		emit(g, MOV_REG(R2, R7));
+		emit(g, MOV_IMM(R3, 8 + JOIN_LEN * JOIN_ARGS));
+		emit(g, MOV_IMM(R4, 0));
+		emit(g, CALL(BPF_FUNC_ringbuf_output));
+		patch(g, none);
+		g->sp = mark;
+		return;
+	}
 	case F_CLEAR: case F_ZERO:
 		record(g, n, n->op == F_CLEAR ? REC_CLEAR : REC_ZERO, a0->map->index);
 		return;

@@ -15,7 +15,9 @@
 #include <sys/types.h>
 
 /* map references other than the program's own maps (which are >= 0) */
-enum { MAPREF_RINGBUF = -1, MAPREF_KSTACK = -2, MAPREF_USTACK = -3, MAPREF_LOST = -4, MAPREF_PIDS = -5 };
+enum { MAPREF_RINGBUF = -1, MAPREF_KSTACK = -2, MAPREF_USTACK = -3, MAPREF_LOST = -4, MAPREF_PIDS = -5, MAPREF_JOIN = -6 };
+/* join(): up to JOIN_ARGS strings of JOIN_LEN bytes after the 8-byte header, built in a per-CPU map */
+enum { JOIN_ARGS = 16, JOIN_LEN = 64 };
 
 struct gen_env {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at start, for `elapsed` */

@@ -93,6 +93,7 @@ void lang__free(struct program *p)
 		return;
 	free(p->sites);
 	free(p->err);
+	free(p->warn);
 	arena__free(p->arena);
 	free(p);
 }
@@ -144,6 +145,24 @@ void lang__error(struct program *p, struct loc loc, const char *fmt, ...)
 		out[n++] = '^';
 	out[n] = 0;
 	p->err = out;
+}
+
+void lang__warn(struct program *p, struct loc loc, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	size_t old = p->warn ? strlen(p->warn) : 0;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	size_t add = strlen(p->file) + strlen(msg) + 64;
+	char *n = realloc(p->warn, old + add);
+
+	if (!n)
+		return;
+	p->warn = n;
+	snprintf(n + old, add, "%s:%d:%d: warning: %s\n", p->file, loc.line, loc.col, msg);
 }
 
 /* every spelling of a provider: current names, 0.17 names, short aliases */

@@ -194,11 +194,12 @@ struct program {
 	struct fmtsite **sites;
 	int nsites, capsites;
 	int nstack_maps;	/* kstack/ustack maps wanted: 1 each (index 0 kernel, 1 user) */
-	bool need_kstack, need_ustack;
+	bool need_kstack, need_ustack, need_join;
 	const char **params;	/* positional parameters $1.. */
 	int nparams;
 	struct config cfg;
 	char *err;		/* the first error, formatted with the source line and a caret */
+	char *warn;		/* warnings, one per line (the caller prints them) */
 	int nerr;
 };
 
@@ -212,6 +213,9 @@ void lang__free(struct program *p);
 /* record an error at loc (only the first is kept) */
 void lang__error(struct program *p, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* add a warning about loc (file:line:col: warning: ...) */
+void lang__warn(struct program *p, struct loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* the provider's canonical name for a spelling ("t" -> "tracepoint"), or NULL */
 const char *lang__provider_name(const char *s, size_t n);

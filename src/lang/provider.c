@@ -436,6 +436,23 @@ static int u_expand(struct program *prog, struct probe *pr, struct attach *ap, s
 		off = strtoull(sym, NULL, 16);
 	} else {
 		rc = provider__elf_sym_offset(path, sym, &off);
+		/* glibc 2.34 moved libpthread's, libdl's and librt's functions into libc */
+		if (rc == -ENOENT && (strstr(path, "/libpthread.so") || strstr(path, "/libdl.so") || strstr(path, "/librt.so"))) {
+			char libc[4096];
+
+			if (!provider__resolve_path("libc.so.6", libc, sizeof(libc)) &&
+			    !provider__elf_sym_offset(libc, sym, &off)) {
+				lang__warn(prog, ap->loc, "'%s' is in '%s' since glibc 2.34, not in '%s': probing it there",
+					   sym, libc, path);
+				snprintf(path, sizeof(path), "%s", libc);
+				rc = 0;
+			}
+		}
+		if (rc && pr->aps->next) {
+			/* one of several attach points: bpftrace 0.17 skips it silently; say it */
+			lang__warn(prog, ap->loc, "skipping '%s': no function '%s' in '%s'", ap->text, sym, path);
+			return 0;
+		}
 		if (rc) {
 			lang__error(prog, ap->loc, "cannot find function '%s' in '%s'%s", sym, path,
 				    rc == -ENOENT ? " (no such symbol)" : "");
@@ -769,6 +786,10 @@ int provider__expand_all(struct program *prog, pid_t target_pid)
 
 			if (!p || p->expand(prog, pr, ap, &tail))
 				return -EINVAL;
+		}
+		if (!pr->ninst) {
+			lang__error(prog, pr->aps->loc, "none of this probe's attach points exists here (see the warnings)");
+			return -ENOENT;
 		}
 	}
 	return 0;

@@ -31,7 +31,7 @@ struct rt {
 	struct program *prog;
 	const struct run_opts *o;
 	struct out out;
-	int rb_fd, kstack_fd, ustack_fd, lost_fd, pids_fd;
+	int rb_fd, kstack_fd, ustack_fd, lost_fd, pids_fd, join_fd;
 	struct ring_buffer *rb;
 	bool exiting;
 	int nattached;
@@ -70,6 +70,13 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create the output ring buffer: %s%s", strerror(-rt->rb_fd),
 			 rt->rb_fd == -EPERM ? " (BPF needs root or CAP_BPF and CAP_PERFMON)" : "");
 		return rt->rb_fd;
+	}
+	if (p->need_join) {
+		rt->join_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_join", 4, 8 + JOIN_LEN * JOIN_ARGS, 1, NULL);
+		if (rt->join_fd < 0) {
+			snprintf(err, errlen, "cannot create the map of join(): %s", strerror(-rt->join_fd));
+			return rt->join_fd;
+		}
 	}
 	if (p->need_kstack || p->need_ustack) {
 		uint32_t vs = 8 * 127;
@@ -113,6 +120,8 @@ static int map_fd(struct rt *rt, int ref)
 		return rt->lost_fd;
 	if (ref == MAPREF_PIDS)
 		return rt->pids_fd;
+	if (ref == MAPREF_JOIN)
+		return rt->join_fd;
 	for (struct mapinfo *m = rt->prog->maps; m; m = m->next)
 		if (m->index == ref)
 			return m->fd;
@@ -259,6 +268,26 @@ static int on_record(void *ctx, void *data, size_t size)
 	case REC_EXIT:
 		rt->exiting = true;
 		break;
+	case REC_JOIN: {
+		char *buf = NULL;
+		size_t blen = 0;
+		FILE *f = open_memstream(&buf, &blen);
+
+		if (!f)
+			break;
+		for (int i = 0; i < JOIN_ARGS && 8 + (size_t)JOIN_LEN * (i + 1) <= size; i++) {
+			const char *a = (const char *)data + 8 + JOIN_LEN * i;
+
+			if (!*a)
+				break;
+			fprintf(f, "%s%.*s", i ? (s && s->fmt ? s->fmt : " ") : "", JOIN_LEN, a);
+		}
+		fputc('\n', f);
+		fclose(f);
+		out__printf(&rt->out, buf);
+		free(buf);
+		break;
+	}
 
 	case REC_PRINT_MAP:
 		if (s && s->map && s->map->fd >= 0)
@@ -501,7 +530,7 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 
 int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen)
 {
-	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1 };
+	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1 };
 	struct gen_env env = { .start_ns = mono_ns(), .cpid = o->cpid };
 	int *cpus = NULL, ncpus = 0, rc = 0, ninst = 0, sfd = -1;
 	sigset_t mask, old;
@@ -650,6 +679,8 @@ out:
 		close(rt.lost_fd);
 	if (rt.pids_fd >= 0)
 		close(rt.pids_fd);
+	if (rt.join_fd >= 0)
+		close(rt.join_fd);
 	free(rt.out.pids);
 	if (rt.out.sym)
 		symbolizer__free(rt.out.sym);
