@@ -136,6 +136,37 @@ const struct ksym *kallsyms__find(const struct kallsyms *k, uint64_t addr)
 	return &k->syms[lo - 1];
 }
 
+/* the running kernel's build id, from the GNU note in /sys/kernel/notes; returns its length or -errno */
+int kallsyms__running_build_id(uint8_t *out, size_t max)
+{
+	uint8_t buf[4096];
+	size_t n, off = 0;
+	FILE *f = fopen("/sys/kernel/notes", "re");
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	/* notes: namesz, descsz, type (4 bytes each), then name and desc, each padded to 4 */
+	while (off + 12 <= n) {
+		uint32_t namesz, descsz, type;
+
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		size_t name = off + 12, desc = name + ((namesz + 3) & ~3U), next = desc + ((descsz + 3) & ~3U);
+
+		if (namesz > n || descsz > n || next > n)
+			break;
+		if (type == 3 && namesz == 4 && !memcmp(buf + name, "GNU", 4) && descsz <= max) {	/* NT_GNU_BUILD_ID */
+			memcpy(out, buf + desc, descsz);
+			return descsz;
+		}
+		off = next;
+	}
+	return -ENOENT;
+}
+
 void kallsyms__free(struct kallsyms *k)
 {
 	if (!k)

@@ -161,6 +161,7 @@ void symbolizer__free(struct symbolizer *s)
 		free(b);
 	}
 	free(s->root);
+	free(s->kallsyms_path);
 	dso__free_all(s);
 	kallsyms__free(s->kallsyms);
 	if (s->vdso_fd >= 0)
@@ -529,12 +530,46 @@ static const struct jit_sym *find_jit(struct proc *p, uint64_t addr, const char 
 	return j;
 }
 
+int symbolizer__set_kallsyms(struct symbolizer *s, const char *path)
+{
+	char *p = path ? strdup(path) : NULL;
+
+	if (path && !p)
+		return -ENOMEM;
+	free(s->kallsyms_path);
+	s->kallsyms_path = p;
+	return 0;
+}
+
+/* a recording of another kernel (its build id from the header differs): this one's symbols would lie */
+static int kernel_check(struct symbolizer *s)
+{
+	const char *key = s->build_ids ? symbolizer__intern(s, "[kernel.kallsyms]") : NULL;
+	uint8_t running[64];
+	int n;
+
+	if (s->kallsyms_path)
+		return 0;
+	for (struct known_build_id *b = s->build_ids; b; b = b->next) {
+		size_t len = b->len;
+
+		if (b->path != key)
+			continue;
+		while (len && !b->id[len - 1])
+			len--;		/* perf pads to 20 bytes */
+		n = kallsyms__running_build_id(running, sizeof(running));
+		if (n > 0 && ((size_t)n != len || memcmp(running, b->id, len)))
+			return -ESTALE;
+	}
+	return 0;
+}
+
 static int resolve_kernel(struct symbolizer *s, uint64_t addr, struct sym_frame *out)
 {
 	const struct ksym *k = NULL;
 
 	if (!s->kallsyms_state)
-		s->kallsyms_state = kallsyms__load(&s->kallsyms, "/proc/kallsyms") ?: 1;
+		s->kallsyms_state = kernel_check(s) ?: kallsyms__load(&s->kallsyms, s->kallsyms_path ?: "/proc/kallsyms") ?: 1;
 	if (s->kallsyms_state == 1)
 		k = kallsyms__find(s->kallsyms, addr);
 	*out = (struct sym_frame){ .dso = "[kernel.kallsyms]", .dso_addr = addr };

@@ -56,6 +56,13 @@ int symbolizer__set_root(struct symbolizer *s, const char *dir);
  */
 int symbolizer__add_build_id(struct symbolizer *s, const char *path, const uint8_t *build_id, size_t len);
 
+/*
+ * kernel symbols from a copy of the recorded machine's /proc/kallsyms (perf report --kallsyms)
+ * instead of this machine's. Without it, a recording whose "[kernel.kallsyms]" build id
+ * (symbolizer__add_build_id) is not the running kernel's gets no kernel names.
+ */
+int symbolizer__set_kallsyms(struct symbolizer *s, const char *path);
+
 /* a process's memory map as a recording saw it (PERF_RECORD_MMAP/MMAP2); build_id may be NULL */
 int symbolizer__add_mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 			 const char *path, const uint8_t *build_id, size_t build_id_len);

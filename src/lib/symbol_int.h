@@ -109,6 +109,7 @@ struct symbolizer {
 	struct strtab *names;
 	struct kallsyms *kallsyms;
 	int kallsyms_state;
+	char *kallsyms_path;	/* symbolizer__set_kallsyms */
 	int vdso_fd;		/* -2: not tried */
 	struct file_dso *files;
 	struct known_build_id *build_ids;
@@ -141,6 +142,7 @@ struct ksym {
 int kallsyms__load(struct kallsyms **out, const char *path);
 const struct ksym *kallsyms__find(const struct kallsyms *k, uint64_t addr);
 void kallsyms__free(struct kallsyms *k);
+int kallsyms__running_build_id(uint8_t *out, size_t max);
 
 /* jitmap.c: /tmp/perf-PID.map, "START SIZE name" in hex */
 struct jit_sym {
