@@ -1,6 +1,7 @@
 #!/bin/bash
-# run.sh - every test: unit tests (plain and ASan/UBSan), then the end-to-end
-# scripts against build/sonde, then the same scripts against the ASan build.
+# run.sh - every test: unit tests (plain and ASan/UBSan), the fuzz targets, the
+# end-to-end scripts against build/sonde, then those of tests/e2e/asan-list
+# against the ASan build.
 # Ends with "N passed, N failed, N skipped"; exits 1 if anything failed.
 # TESTS=t0100 limits the end-to-end scripts to names containing that string.
 set -u
@@ -25,14 +26,14 @@ unit build/unit-tests ""
 echo "== unit tests under ASan/UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 unit build-san/unit-tests "-asan"
 
-echo "== fuzz targets (seed corpus, then ${FUZZ_SECONDS:-5}s of new inputs each)"
+echo "== fuzz targets (seed corpus, then ${FUZZ_SECONDS:-3}s of new inputs each)"
 for f in build-fuzz/fuzz_*; do
 	[ -x "$f" ] || continue
 	name=${f#build-fuzz/fuzz_}
 	corpus=tests/fuzz/corpus/$name
 	work=$(mktemp -d /tmp/sonde-fuzz.XXXXXX)
 	[ -d "$corpus" ] && cp -r "$corpus/." "$work/"
-	if "$f" -max_total_time="${FUZZ_SECONDS:-5}" -max_len=65536 -rss_limit_mb=2048 "$work" >"$work.log" 2>&1; then
+	if "$f" -max_total_time="${FUZZ_SECONDS:-3}" -max_len=65536 -rss_limit_mb=2048 "$work" >"$work.log" 2>&1; then
 		echo "ok - fuzz $name ($(grep -o 'Done [0-9]* runs' "$work.log" | head -1))"
 		echo "pass fuzz: $name" >>"$results"
 	else
@@ -53,8 +54,12 @@ for mode in plain asan; do
 	fi
 	for t in tests/e2e/t*.sh; do
 		case "$t" in *"${TESTS:-}"*) ;; *) continue ;; esac
-		# scripts named *-nosan.sh do not run under ASan (timing-bound or slow)
-		[ $mode = asan ] && case "$t" in *-nosan.sh) continue ;; esac
+		# scripts named *-nosan.sh never run under ASan (timing-bound or slow);
+		# the others do when tests/e2e/asan-list names them (or ASAN_ALL=1)
+		if [ $mode = asan ]; then
+			case "$t" in *-nosan.sh) continue ;; esac
+			[ -n "${ASAN_ALL:-}" ] || grep -qx "$(basename "$t" .sh)" tests/e2e/asan-list || continue
+		fi
 		start=$SECONDS
 		if ! bash "$t"; then :; fi
 		echo "   ($t: $((SECONDS - start))s)"
