@@ -76,7 +76,8 @@ int tracer__new(struct tracer **out, const struct tracer_opts *o, char *err, siz
 		bpf_program__set_autoload(skel->progs.trace_fork, false);
 	rc = trace_bpf__load(skel);
 	if (rc) {
-		snprintf(err, errlen, "cannot load the BPF programs of trace: %s", bpfutil__strerror(rc));
+		snprintf(err, errlen, "cannot load the BPF programs of trace: %s%s", bpfutil__strerror(rc),
+			 geteuid() == 0 ? " (-vvv shows the kernel verifier's log)" : "");
 		goto fail;
 	}
 	if (o->nr_pids) {
