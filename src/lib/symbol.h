@@ -4,11 +4,14 @@
  * recording saw their memory maps, or live from /proc/PID/maps) and of the kernel
  * to function names, DSOs, inlined frames and source lines.
  *
- * Built on elfutils: ELF .symtab/.dynsym, separate debug info by build id and by
- * .gnu_debuglink, MiniDebugInfo (.gnu_debugdata), DWARF for inline chains and
- * lines; /proc/kallsyms for the kernel; /tmp/perf-PID.map for JITs; [vdso].
- * Each ELF file is loaded once and shared by every process that maps it, and
- * every resolved address is cached per DSO.
+ * Built on elfutils: ELF .symtab/.dynsym (and "name@plt" for PLT stubs), separate
+ * debug info by build id and by .gnu_debuglink, MiniDebugInfo (.gnu_debugdata),
+ * DWARF for inline chains and lines; /proc/kallsyms for the kernel;
+ * /tmp/perf-PID.map for JITs (inside containers too); [vdso]. Names are the ones
+ * perf picks among aliases, C++ demangled. A file whose build id is not the
+ * recorded one gives no names rather than wrong ones. Each ELF file is loaded
+ * once and shared by every process that maps it, and every resolved address is
+ * cached per DSO. pid is always the process (tgid): its threads share its maps.
  *
  * The symbolizer owns every string it returns; they stay valid until
  * symbolizer__free(). Errors are -errno; nothing is printed. One symbolizer
