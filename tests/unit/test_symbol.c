@@ -759,3 +759,29 @@ TEST(symbol_plt_stubs_as_objdump)
 	st_rmdir(dir);
 	CHECK(checked >= before + 2);
 }
+
+TEST(symbol_deleted_binary_of_live_process)
+{
+	/* a daemon whose binary was upgraded (removed) since it started: /proc/PID/map_files still has it */
+	struct symbolizer *s = symbolizer__new(0);
+	char *dir = st_tmpdir(), path[4200];
+	struct sym_frame f[2];
+	struct st_child c;
+
+	CHECK(s && dir);
+	CHECK_INT(st_build(dir, "symchain", "pie"), 0);
+	snprintf(path, sizeof(path), "%s/symchain", dir);
+	CHECK_INT(st_spawn(&c, path, "10"), 0);
+	CHECK_INT(unlink(path), 0);
+	int err = symbolizer__load_proc_maps(s, c.pid);
+	int n = symbolizer__resolve(s, c.pid, st_addr(&c, "chain_b") + 2, false, f, 2);
+
+	st_reap(&c);
+	st_rmdir(dir);
+	CHECK_INT(err, 0);
+	CHECK_INT(n, 1);
+	CHECK_STR(f[0].sym, "chain_b");
+	CHECK_INT(f[0].offset, 2);
+	CHECK_STR(f[0].dso, path);	/* the path it had, without " (deleted)" */
+	symbolizer__free(s);
+}
