@@ -71,13 +71,15 @@ workloads: $(WORKLOADS)
 # runs each over its seeds in tests/fuzz/corpus/NAME/ and for a few seconds more.
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB_OBJS := $(patsubst $(BUILD)/%,build-fuzz/%,$(LIB_OBJS))
+FUZZ_LIB_OBJS := $(patsubst $(BUILD)/%,build-fuzz/%,$(filter-out $(BUILD)/src/cmd/%,$(LIB_OBJS)))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -std=gnu11 -D_GNU_SOURCE -Isrc -Ibuild-fuzz/gen -w
 build-fuzz/src/%.o: src/%.c $(wildcard src/*.h src/*/*.h) | deps
 	@mkdir -p $(dir $@) build-fuzz/gen
-	clang $(FUZZ_FLAGS) -c -o $@ $<
+	@echo "  FUZZCC  $@"
+	@clang $(FUZZ_FLAGS) -c -o $@ $<
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
-	clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	@echo "  FUZZLD  $@"
+	@clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 fuzz: $(FUZZ_BINS)
 
 # BPF programs (src/bpf/*.bpf.c). Every build dir (build, build-san, build-fuzz)
@@ -113,10 +115,11 @@ $(FUZZ_LIB_OBJS): | $(BPF_NAMES:%=build-fuzz/gen/%.skel.h)
 $(SKEL_USERS:%.c=$(BUILD)/%.o): $(BPF_NAMES:%=$(BUILD)/gen/%.skel.h)
 $(SKEL_USERS:%.c=build-fuzz/%.o): $(BPF_NAMES:%=build-fuzz/gen/%.skel.h)
 
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps-test
-	@$(MAKE) --no-print-directory all workloads $(BUILD)/unit-tests
-	@$(MAKE) --no-print-directory SANITIZE=1 all build-san/unit-tests
-	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory -j$(JOBS) all workloads $(BUILD)/unit-tests
+	@$(MAKE) --no-print-directory -j$(JOBS) SANITIZE=1 all build-san/unit-tests
+	@$(MAKE) --no-print-directory -j$(JOBS) fuzz
 	@tests/run.sh
 
 # test-vm: boot Debian's cloud kernel (kprobes, fentry, function tracer) in qemu and run tests/vm/ there
