@@ -68,6 +68,60 @@ static int on_sample(const struct session_sample *smp, void *arg)
 	return rc;
 }
 
+/* perf report --header's block, from the file's feature sections */
+static void print_header(struct perfdata_reader *r, const struct perfdata_attr *attrs, int nattrs)
+{
+	const struct perfdata_features *f = perfdata_reader__features(r);
+	struct perfdata_reader_stats st;
+
+	perfdata_reader__stats(r, &st);
+	printf("# ========\n");
+	printf("# data offset    : %llu\n", (unsigned long long)st.data_offset);
+	printf("# data size      : %llu\n", (unsigned long long)st.data_size);
+	if (f->hostname)
+		printf("# hostname : %s\n", f->hostname);
+	if (f->osrelease)
+		printf("# os release : %s\n", f->osrelease);
+	if (f->version)
+		printf("# perf version : %s\n", f->version);
+	if (f->arch)
+		printf("# arch : %s\n", f->arch);
+	if (f->nr_cpus_online) {
+		printf("# nrcpus online : %u\n", f->nr_cpus_online);
+		printf("# nrcpus avail : %u\n", f->nr_cpus_avail);
+	}
+	if (f->cpudesc)
+		printf("# cpudesc : %s\n", f->cpudesc);
+	if (f->cpuid)
+		printf("# cpuid : %s\n", f->cpuid);
+	if (f->total_mem_kb)
+		printf("# total memory : %llu kB\n", (unsigned long long)f->total_mem_kb);
+	if (f->nr_cmdline) {
+		printf("# cmdline :");
+		for (uint32_t i = 0; i < f->nr_cmdline; i++)
+			printf(" %s", f->cmdline[i]);
+		printf("\n");
+	}
+	for (int i = 0; i < nattrs; i++) {
+		const struct perf_event_attr *a = &attrs[i].attr;
+
+		printf("# event : name = %s, type = %u, config = %#llx, size = %u, %s = %llu, sample_type = %#llx\n",
+		       attrs[i].name ? attrs[i].name : "", a->type, (unsigned long long)a->config, a->size,
+		       a->freq ? "sample_freq" : "sample_period", (unsigned long long)a->sample_period,
+		       (unsigned long long)a->sample_type);
+	}
+	printf("# samples : %llu, lost : %llu\n", (unsigned long long)st.nr_samples, (unsigned long long)st.lost);
+	for (size_t i = 0; i < f->nr_build_ids; i++) {
+		const struct perfdata_build_id *b = &f->build_ids[i];
+
+		printf("# build id : ");
+		for (int k = 0; k < b->size; k++)
+			printf("%02x", b->id[k]);
+		printf(" %s\n", b->filename ? b->filename : "");
+	}
+	printf("# ========\n#\n");
+}
+
 /* sonde.data, or perf.data when only that one is here */
 const char *default_recording(void)
 {
@@ -80,6 +134,7 @@ int cmd_report(int argc, char **argv)
 {
 	const char *input = NULL, *sort = "comm,dso,sym", *callgraph = NULL;
 	bool children = true, no_children = false, json = false, stdio_ = true, inline_ = false;
+	bool header = false, header_only = false;
 	struct report_print pr = { .out = stdout, .graph_min = 0.5 };
 	struct report_ctx ctx = { 0 };
 	int max_stack = 0;
@@ -101,6 +156,8 @@ int cmd_report(int argc, char **argv)
 		OPT_INT(0, "max-stack", &max_stack, "N", "use at most N frames of each stack"),
 		OPT_BOOL(0, "inline", &inline_, "show inlined functions as frames of their own"),
 		OPT_BOOL('q', "quiet", &pr.quiet, "no header"),
+		OPT_BOOL(0, "header", &header, "first the recording's header: host, kernel, CPUs, command line, events"),
+		OPT_BOOL(0, "header-only", &header_only, "only the recording's header"),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
@@ -160,6 +217,13 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	attrs = perfdata_reader__attrs(session__reader(s), &nattrs);
+	if (header || header_only) {
+		print_header(session__reader(s), attrs, nattrs);
+		if (header_only) {
+			session__free(s);
+			return 0;
+		}
+	}
 	for (int i = 0; i < nattrs; i++)
 		has_callchain |= !!(attrs[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN) ||
 				 !!(attrs[i].attr.sample_type & PERF_SAMPLE_STACK_USER);

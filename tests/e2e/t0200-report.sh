@@ -50,6 +50,15 @@ test_expect_success 'report on sonde'"'"'s recording agrees with perf report on 
 	awk -v h=$hot "BEGIN { exit !(h > 45 && h < 75) }"
 '
 
+test_expect_success 'report --header-only: what the file says of its host and events, as perf reads it' '
+	$SONDE report -i $TMP/sonde.data --header-only >out &&
+	perf report -i $TMP/sonde.data --header-only 2>/dev/null >perf.out &&
+	for k in "hostname" "os release" "arch" "nrcpus online" "nrcpus avail" "cpudesc" "total memory"; do
+		grep "^# $k :" out >a && grep "^# $k :" perf.out >b && test_cmp b a || exit 1
+	done &&
+	grep -q "^# cmdline : .*record" out && grep -q "^# build id : [0-9a-f]* .*/demo$" out
+'
+
 test_expect_success 'report --json: entries with the same percentages' '
 	$SONDE report -i $TMP/perf.data --no-children --json >out.json &&
 	python3 -c "
