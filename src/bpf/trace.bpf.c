@@ -63,11 +63,12 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
+/* the syscalls in progress, by thread (without the scratch's slack: a smaller copy per call) */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
-	__type(value, struct scratch);
+	__type(value, struct sc_event);
 } inflight SEC(".maps");
 
 struct start {
@@ -474,7 +475,7 @@ int BPF_PROG(trace_enter, struct pt_regs *regs, long id)
 			submit(ev, true);
 		return 0;
 	}
-	if (bpf_map_update_elem(&inflight, &tid, s, BPF_ANY)) {
+	if (bpf_map_update_elem(&inflight, &tid, ev, BPF_ANY)) {
 		count(TRC_INFLIGHT_FULL);
 		return 0;
 	}
@@ -489,7 +490,6 @@ SEC("raw_tp/sys_exit")
 int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct scratch *s;
 	struct sc_event *ev;
 	__u64 now = bpf_ktime_get_ns();
 	long nr;
@@ -514,10 +514,9 @@ int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 		bpf_map_delete_elem(&starts, &tid);
 		return 0;
 	}
-	s = bpf_map_lookup_elem(&inflight, &tid);
-	if (!s)
+	ev = bpf_map_lookup_elem(&inflight, &tid);
+	if (!ev)
 		return 0;
-	ev = &s->ev;
 	nr = ev->nr;
 	if (ev->eflags & EVF_PENDING_EXEC) {
 		if (ret || !wanted_nr(nr)) {
