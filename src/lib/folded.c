@@ -46,6 +46,7 @@ struct folded {
 	uint32_t nr_nodes, cap_nodes;
 	double *before_self, *before_total;	/* NULL until a before count arrives */
 	uint32_t *last_child;			/* flame charts: the tail of each child list */
+	uint64_t *multi;			/* bit per node: it has two children or more */
 	struct child_slot *child_tab;		/* (parent, name) -> node */
 	uint32_t child_mask;
 	struct name *names;
@@ -249,6 +250,10 @@ static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 				return -ENOMEM;
 			f->before_total = p;
 		}
+		if (!(p = realloc(f->multi, sizeof(uint64_t) * (cap / 64 + 1))))
+			return -ENOMEM;
+		f->multi = p;
+		memset(f->multi + f->cap_nodes / 64 + 1, 0, sizeof(uint64_t) * (cap / 64 - f->cap_nodes / 64));
 		if (f->last_child) {
 			if (!(p = realloc(f->last_child, sizeof(uint32_t) * cap)))
 				return -ENOMEM;
@@ -268,6 +273,8 @@ static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 			f->nodes[f->last_child[parent]].next = id;
 		f->last_child[parent] = id;
 	} else {
+		if (f->nodes[parent].child != FOLDED_NONE)
+			f->multi[parent / 64] |= 1ULL << (parent % 64);
 		f->nodes[id].next = f->nodes[parent].child;
 		f->nodes[parent].child = id;
 	}
@@ -316,7 +323,8 @@ struct folded *folded__new(unsigned flags)
 	f->nodes = malloc(sizeof(*f->nodes) * f->cap_nodes);
 	if (flags & FOLDED_FLAMECHART)
 		f->last_child = malloc(sizeof(uint32_t) * f->cap_nodes);
-	if (!f->nodes || ((flags & FOLDED_FLAMECHART) && !f->last_child) ||
+	f->multi = calloc(f->cap_nodes / 64 + 1, sizeof(uint64_t));
+	if (!f->nodes || !f->multi || ((flags & FOLDED_FLAMECHART) && !f->last_child) ||
 	    grow_table(&f->name_tab, &f->name_mask, 0, name_hash_of, f) ||
 	    grow_children(f)) {
 		folded__free(f);
@@ -343,6 +351,7 @@ void folded__free(struct folded *f)
 	free(f->before_self);
 	free(f->before_total);
 	free(f->last_child);
+	free(f->multi);
 	free(f->child_tab);
 	free(f->names);
 	free(f->name_tab);
@@ -666,37 +675,51 @@ static int cmp_u64(const void *a, const void *b)
 
 static const struct folded *sort_ctx;
 
-static int cmp_names(const void *a, const void *b)
+/*
+ * flamegraph.pl sorts whole lines, so a frame compares as its name followed by
+ * ';' when it has children, by ' ' when the line ends there: "f_1443;..."
+ * sorts before "f_144;..." ('3' < ';'). Keys are name << 1 | has children.
+ */
+static int cmp_keys(const void *a, const void *b)
 {
-	const struct name *x = &sort_ctx->names[*(const uint32_t *)a];
-	const struct name *y = &sort_ctx->names[*(const uint32_t *)b];
-	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+	uint32_t ka = *(const uint32_t *)a, kb = *(const uint32_t *)b;
+	const struct name *x = &sort_ctx->names[ka >> 1], *y = &sort_ctx->names[kb >> 1];
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->s, y->s, n);
+	unsigned char cx, cy;
 
-	return c ? c : (x->len > y->len) - (x->len < y->len);
+	if (c)
+		return c;
+	cx = x->len > n ? (unsigned char)x->s[n] : (ka & 1 ? ';' : ' ');
+	cy = y->len > n ? (unsigned char)y->s[n] : (kb & 1 ? ';' : ' ');
+	if (cx != cy)
+		return cx < cy ? -1 : 1;
+	return x->len != y->len ? (x->len < y->len ? -1 : 1) : (int)(ka & 1) - (int)(kb & 1);
 }
 
-/* order every child list by name: one sort of the names, then of each list by rank */
+/* order every child list as flamegraph.pl's sorted lines do: one sort of the keys, then by rank */
 static int sort_children(struct folded *f)
 {
-	uint32_t *order = malloc(sizeof(uint32_t) * (f->nr_names + 1));
-	uint32_t *rank = malloc(sizeof(uint32_t) * (f->nr_names + 1));
+	uint32_t nkeys = f->nr_names * 2;
+	uint32_t *order = malloc(sizeof(uint32_t) * (nkeys + 1));
+	uint32_t *rank = malloc(sizeof(uint32_t) * (nkeys + 1));
 	uint64_t *kids = NULL;
 	size_t cap = 0;
 
 	if (!order || !rank)
 		goto nomem;
-	for (uint32_t i = 0; i < f->nr_names; i++)
+	for (uint32_t i = 0; i < nkeys; i++)
 		order[i] = i;
 	sort_ctx = f;
-	qsort(order, f->nr_names, sizeof(*order), cmp_names);
-	for (uint32_t i = 0; i < f->nr_names; i++)
+	qsort(order, nkeys, sizeof(*order), cmp_keys);
+	for (uint32_t i = 0; i < nkeys; i++)
 		rank[order[i]] = i;
 	for (uint32_t p = 0; p < f->nr_nodes; p++) {
 		size_t n = 0;
 		uint32_t c = f->nodes[p].child;
 
-		if (c == FOLDED_NONE || f->nodes[c].next == FOLDED_NONE)
-			continue;
+		if (!(f->multi[p / 64] & (1ULL << (p % 64))))
+			continue;	/* one child or none: nothing to order, no cache miss */
 		for (; c != FOLDED_NONE; c = f->nodes[c].next) {
 			if (n == cap) {
 				size_t nc = cap ? cap * 2 : 64;
@@ -707,7 +730,7 @@ static int sort_children(struct folded *f)
 				kids = k;
 				cap = nc;
 			}
-			kids[n++] = (uint64_t)rank[f->nodes[c].name] << 32 | c;
+			kids[n++] = (uint64_t)rank[f->nodes[c].name << 1 | (f->nodes[c].child != FOLDED_NONE)] << 32 | c;
 		}
 		qsort(kids, n, sizeof(*kids), cmp_u64);
 		f->nodes[p].child = (uint32_t)kids[0];

@@ -36,9 +36,9 @@ agree() {
 	     END { exit bad > 0 }' "$2" "$1"
 }
 
-awk 'BEGIN { srand(7); split("main parse lex eval gc io read write alloc free hash_[k] sys_read_[k]", n, " ")
+awk 'BEGIN { srand(7); split("main parse lex eval gc io read write alloc free hash_[k] sys_read_[k] io-wait read2", n, " ")
 	for (i = 0; i < 3000; i++) { d = 2 + int(rand() * 6); s = "main"
-		for (j = 0; j < d; j++) s = s ";" n[2 + int(rand() * 11)]
+		for (j = 0; j < d; j++) s = s ";" n[2 + int(rand() * 13)]
 		print s, 1 + int(rand() * rand() * 500) } }' >"$TMP/gen.folded"
 
 test_expect_success 'the same frames, depths, tooltips, x and widths as flamegraph.pl' '

@@ -72,6 +72,18 @@ TEST(folded_siblings_sorted_by_name)
 	folded__free(f);
 }
 
+TEST(folded_siblings_sorted_as_flamegraph_pl_sorts_lines)
+{
+	long bad;
+	/* "r;f_1443;x" < "r;f_144;x" ('3' < ';') but "r;f_144 1" < "r;f_1443 1" (' ' < '3') */
+	struct folded *f = parse(0, "r;f_144;x 1\nr;f_1443;x 1\ns;f_144 1\ns;f_1443 1\n", &bad);
+	uint32_t r = child(f, 0, "r"), s = child(f, 0, "s");
+
+	CHECK_STR(folded__name(f, folded__node(f, folded__node(f, r)->child)->name, NULL), "f_1443");
+	CHECK_STR(folded__name(f, folded__node(f, folded__node(f, s)->child)->name, NULL), "f_144");
+	folded__free(f);
+}
+
 TEST(folded_malformed_lines)
 {
 	static const struct { const char *line, *why; } cases[] = {
