@@ -234,6 +234,8 @@ int strace_printer__event(struct strace_printer *p, const struct sc_event *ev, s
 		result(p, ev);
 		break;
 	case TEV_SIGNAL:
+		if (ev->args[0] == 9)	/* SIGKILL ends the task at once: strace never shows it delivered */
+			return 0;
 		rc = close_open(p);
 		prefix(p, ev->tid, ev->ts);
 		signal_line(p, ev);

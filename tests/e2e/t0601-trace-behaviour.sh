@@ -27,6 +27,12 @@ test_expect_success 'the exit status of the traced command is sonde'"'"'s' '
 	grep "no-such-program" err
 '
 
+test_expect_success 'a command killed by a signal: +++ killed by +++, and 128+N as sonde'"'"'s status' '
+	rc=0 && $SONDE trace -o so.txt -- sh -c "kill -9 \$\$" || rc=$? &&
+	test $rc -eq 137 &&
+	test "$(tail -1 so.txt)" = "+++ killed by SIGKILL +++"
+'
+
 test_expect_success 'unknown syscall names in -e are an error that names them' '
 	! $SONDE trace -e trace=opne,read,%bogus true 2>err &&
 	grep "'"'"'opne'"'"'" err && grep "%bogus" err
