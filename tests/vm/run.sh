@@ -11,6 +11,7 @@
 #   VM_TEST_TIMEOUT=120  limit for each script inside the VM (its processes are killed)
 #   VM_BOOT_TIMEOUT=60   limit for the kernel to reach /init
 #   VM_KEEP=1         keep the work dir (initramfs, console and result logs) and say where
+#   VM_SHELL=1        the VM's console on this terminal, and a shell there after the tests
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
@@ -133,23 +134,32 @@ if ldd build/vm/sonde >/dev/null 2>&1; then linkage="build/sonde with its librar
 #    (second serial port); /init powers off at the end, -no-reboot turns a panic into an exit.
 #    Two CPUs on one host thread (thread=single): with multi-threaded tcg, turning
 #    function_graph on or off hung the guest in about one boot of two (soft lockups).
-start=$(date +%s%N)
-timeout -k 5 "$VM_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=single -m 1G -smp 2 -nographic -no-reboot \
-	-monitor none -nic none -pidfile "$work/qemu.pid" \
-	-serial "file:$work/console.log" -serial "file:$work/results.log" \
-	-kernel "$KDIR/vmlinuz" -initrd "$work/initramfs.gz" \
-	-append "console=ttyS0 quiet panic=-1 sonde.timeout=$VM_TEST_TIMEOUT" \
-	</dev/null >"$work/qemu.log" 2>&1 &
-qemu_pid=$!
-# a kernel that does not get to /init within VM_BOOT_TIMEOUT is stopped there
-boot_by=$((SECONDS + VM_BOOT_TIMEOUT)) stuck=
-while kill -0 "$qemu_pid" 2>/dev/null; do
-	if [ -n "$boot_by" ] && grep -q '^vm: booted' "$work/results.log" 2>/dev/null; then boot_by=
-	elif [ -n "$boot_by" ] && [ $SECONDS -ge "$boot_by" ]; then stuck=1; kill "$qemu_pid"; break; fi
-	sleep 0.5
-done
-wait "$qemu_pid"
-rc=$?
+#    VM_SHELL=1: the console is this terminal, with a shell after the tests ('exit' ends).
+console=file:$work/console.log shell=
+[ "${VM_SHELL:-0}" = 1 ] && console=stdio shell=" sonde.shell=1"
+qemu=(qemu-system-x86_64 -accel tcg,thread=single -m 1G -smp 2 -nographic -no-reboot
+	-monitor none -nic none -pidfile "$work/qemu.pid"
+	-serial "$console" -serial "file:$work/results.log"
+	-kernel "$KDIR/vmlinuz" -initrd "$work/initramfs.gz"
+	-append "console=ttyS0 quiet panic=-1 sonde.timeout=$VM_TEST_TIMEOUT$shell")
+start=$(date +%s%N) stuck=
+if [ -n "$shell" ]; then
+	"${qemu[@]}"
+	rc=$?
+	: >"$work/console.log"; : >"$work/qemu.log"
+else
+	timeout -k 5 "$VM_TIMEOUT" "${qemu[@]}" </dev/null >"$work/qemu.log" 2>&1 &
+	qemu_pid=$!
+	# a kernel that does not get to /init within VM_BOOT_TIMEOUT is stopped there
+	boot_by=$((SECONDS + VM_BOOT_TIMEOUT))
+	while kill -0 "$qemu_pid" 2>/dev/null; do
+		if [ -n "$boot_by" ] && grep -q '^vm: booted' "$work/results.log" 2>/dev/null; then boot_by=
+		elif [ -n "$boot_by" ] && [ $SECONDS -ge "$boot_by" ]; then stuck=1; kill "$qemu_pid"; break; fi
+		sleep 0.5
+	done
+	wait "$qemu_pid"
+	rc=$?
+fi
 qemu_pid=
 ms=$((($(date +%s%N) - start) / 1000000)) elapsed=$((ms / 1000)).$((ms % 1000 / 100))
 tr -d '\r' <"$work/results.log" >"$work/results.txt" 2>/dev/null
