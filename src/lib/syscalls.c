@@ -6,6 +6,7 @@
 #include "lib/syscalls.h"
 
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -476,6 +477,15 @@ int syscall__parse_set(const char *expr, bool *set, char *err, int errlen)
 				set[i] = table[i].name != NULL;
 		} else if (!strcmp(tok, "none")) {
 			continue;
+		} else if (*tok == '/') {	/* strace 5.2's /REGEX over the names */
+			regex_t re;
+
+			if (regcomp(&re, tok + 1, REG_EXTENDED | REG_NOSUB))
+				goto unknown;
+			for (int i = 0; i < SYSCALL_NR_MAX; i++)
+				if (table[i].name && !regexec(&re, table[i].name, 0, NULL, 0))
+					set[i] = true;
+			regfree(&re);
 		} else if (*tok == '%') {
 			unsigned c = syscall__class(tok);
 

@@ -69,7 +69,7 @@ const struct syscall_desc *syscall__at(int i);
 
 /*
  * Parse strace's -e trace= expression ("open,read", "%file,%network",
- * "!write", "all", "none", "/regex" not supported) into set[] (one bool per
+ * "!write", "all", "none", "/^open" a regular expression) into set[] (one bool per
  * number, SYSCALL_NR_MAX of them). Returns 0 or -EINVAL with the offending
  * names in err ("unknown syscall 'opne'").
  */

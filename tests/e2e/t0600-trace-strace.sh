@@ -127,7 +127,7 @@ test_expect_success '-c keeps strace -c layout' '
 
 test_expect_success '-e trace= sets and classes select what strace selects' '
 	for e in "trace=%file" "trace=openat,close" "trace=!write,getppid" "trace=%memory,%signal" \
-		 "trace=%network" "status=failed"; do
+		 "trace=%network" "status=failed" "trace=/^(open|close|mmap)"; do
 		strace -f -e "$e" -o st.txt "$WORKLOADS/trace_mix" "$TMP/w" &&
 		$SONDE trace -f -e "$e" -o so.txt "$WORKLOADS/trace_mix" "$TMP/w" &&
 		per_process st.txt | grep -v "^P[0-9]* +++ exited" >expect &&

@@ -297,6 +297,9 @@ TEST(syscalls_table_and_sets)
 	CHECK_INT(syscall__parse_set("opne,read,%bogus", set, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "'opne', '%bogus'");
 	CHECK_INT(syscall__parse_set("?opne,read", set, err, sizeof(err)), 0);
+	CHECK_INT(syscall__parse_set("/^open", set, err, sizeof(err)), 0);
+	CHECK(set[2] && set[257] && set[437] && set[304] && !set[0]);
+	CHECK_INT(syscall__parse_set("/(", set, err, sizeof(err)), -EINVAL);
 }
 
 /* the argument counts agree with this kernel's tracefs formats wherever it has them */
