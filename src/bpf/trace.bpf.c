@@ -127,12 +127,13 @@ static __always_inline int wanted_task(__u32 tgid, __u32 tid, long nr)
 		return 0;
 	if (all_tasks)
 		return 1;
-	st = bpf_map_lookup_elem(&targets, &tgid);
+	/* with -f a process and all its threads; without, the one thread named (as strace -p TID) */
+	st = bpf_map_lookup_elem(&targets, follow ? &tgid : &tid);
 	if (!st)
 		return 0;
 	if (*st == 2)
 		return nr == NR_EXECVE || nr == NR_EXECVEAT ? 2 : 0;
-	return follow || tid == tgid;
+	return 1;
 }
 
 /* the child's exec succeeded: trace it from now on */
@@ -573,8 +574,8 @@ int BPF_PROG(trace_proc_exit, struct task_struct *task)
 	if (count_only || tgid == self_tgid)
 		return 0;
 	if (!all_tasks) {
-		st = bpf_map_lookup_elem(&targets, &tgid);
-		if (!st || *st != 1 || (!follow && tid != tgid))
+		st = bpf_map_lookup_elem(&targets, follow ? &tgid : &tid);
+		if (!st || *st != 1)
 			return 0;
 	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
@@ -603,8 +604,8 @@ int BPF_PROG(trace_signal, int sig, void *info, void *ka)
 	if (count_only || tgid == self_tgid)
 		return 0;
 	if (!all_tasks) {
-		st = bpf_map_lookup_elem(&targets, &tgid);
-		if (!st || *st != 1 || (!follow && tid != tgid))
+		st = bpf_map_lookup_elem(&targets, follow ? &tgid : &tid);
+		if (!st || *st != 1)
 			return 0;
 	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
