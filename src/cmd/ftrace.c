@@ -159,7 +159,9 @@ static int list(const struct ftrace_opts *o, const char *pattern)
 		return 1;
 	}
 	if (n < 0) {
-		error("cannot list: %s", strerror(-n));
+		error("cannot list the %s: reading tracefs' %s: %s%s", o->list_functions ? "kernel functions" : "tracepoints",
+		      o->list_functions ? "available_filter_functions" : "available_events", strerror(-n),
+		      n == -EACCES || n == -EPERM ? " (tracing needs root or CAP_SYS_ADMIN)" : "");
 		return 1;
 	}
 	if (n == 0) {

@@ -148,4 +148,10 @@ test_expect_success 'bad options: exit 129 with one error line' '
 	expect_rc 129 $SONDE use extra 2>err
 '
 
+test_expect_success 'unprivileged: the same report (it only reads /proc and /sys)' '
+	cp $SONDE ./sonde-copy && chmod 755 . ./sonde-copy &&
+	setpriv --reuid 65534 --regid 65534 --clear-groups ./sonde-copy use -d 0.2 >out &&
+	for r in cpu memory tasks; do grep -q "^$r  *U " out || exit 1; done
+'
+
 test_done

@@ -179,4 +179,14 @@ test_expect_success 'errors: unknown event, bad filter, no target; one line each
 	state >after && test_cmp before after
 '
 
+test_expect_success 'unprivileged: one line saying tracing needs root, nothing created' '
+	cp $SONDE ./sonde-copy && chmod 755 . ./sonde-copy &&
+	state >before &&
+	expect_rc 1 setpriv --reuid 65534 --regid 65534 --clear-groups ./sonde-copy ftrace -e sched:sched_switch -- true 2>err &&
+	[ $(wc -l <err) -eq 1 ] && grep -q "Permission denied (tracing needs root or CAP_SYS_ADMIN)" err &&
+	expect_rc 1 setpriv --reuid 65534 --regid 65534 --clear-groups ./sonde-copy ftrace --list-events 2>err &&
+	[ $(wc -l <err) -eq 1 ] && grep -q "needs root" err &&
+	state >after && test_cmp before after
+'
+
 test_done
