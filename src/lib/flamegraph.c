@@ -146,7 +146,7 @@ static void js_string(FILE *out, const char *str)
 static size_t shown_len(const char *s, size_t len)
 {
 	if (len >= 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' &&
-	    strchr("kwij", s[len - 2]) && s[len - 2])
+	    s[len - 2] && strchr("kwij", s[len - 2]))
 		return len - 4;
 	return len;
 }
@@ -278,7 +278,7 @@ static void draw(struct render *r, uint32_t id, uint32_t depth, double stime, bo
 	fputs("</text></g>\n", r->out);
 }
 
-/* visit every frame at least minwidth wide, parents first; draw them when out is set */
+/* visit every frame at least minwidth wide, parents first; draw them when write is set */
 static int walk(struct render *r, bool write)
 {
 	struct walk_level *st = NULL;
