@@ -44,6 +44,8 @@ struct perfdata_reader {
 	size_t nr_ids;
 	int id_pos;			/* u64 index of the id in a sample body, or -1 */
 	int is_pos;			/* u64 index of the id from a record's end, or -1 */
+	uint64_t attrs_offset;		/* for messages */
+	bool pipe;			/* pipe mode: attrs and features are records */
 	struct perfdata_features feat;
 	const char **cmdline;
 	struct perfdata_build_id *bids;
@@ -362,6 +364,7 @@ static int parse_feature(struct perfdata_reader *r, int bit, uint64_t off, uint6
 		o += 4;
 		if (nr > size / 4)
 			goto bad;
+		free(r->cmdline);	/* a second CMDLINE (pipe mode) replaces the first */
 		r->cmdline = calloc(nr ? nr : 1, sizeof(char *));
 		if (!r->cmdline)
 			return fail(err, errlen, -ENOMEM, "out of memory");
@@ -472,10 +475,56 @@ static int is_pos_of(uint64_t st)
 	return 1 + !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_STREAM_ID);
 }
 
+/* names, the id -> attr map and the id positions, once r->attrs is filled */
+static int finish_attrs(struct perfdata_reader *r, char *err, size_t errlen)
+{
+	size_t nids = 0;
+
+	r->names = calloc(r->nr_attrs, sizeof(*r->names));
+	if (!r->names)
+		return fail(err, errlen, -ENOMEM, "out of memory");
+	for (int i = 0; i < r->nr_attrs; i++) {
+		struct perfdata_attr *a = &r->attrs[i];
+
+		nids += a->nr_ids;
+		if (a->attr.type == PERF_TYPE_SOFTWARE && a->attr.config == PERF_COUNT_SW_CPU_CLOCK)
+			snprintf(r->names[i], 64, "cpu-clock");
+		else if (a->attr.type == PERF_TYPE_SOFTWARE && a->attr.config == PERF_COUNT_SW_TASK_CLOCK)
+			snprintf(r->names[i], 64, "task-clock");
+		else if (a->attr.type == PERF_TYPE_HARDWARE && a->attr.config == PERF_COUNT_HW_CPU_CYCLES)
+			snprintf(r->names[i], 64, "cycles");
+		else
+			snprintf(r->names[i], 64, "event%d:%u:%#llx", i, a->attr.type,
+				 (unsigned long long)a->attr.config);
+		if (!a->name)		/* pipe mode: EVENT_DESC may have come first */
+			a->name = r->names[i];
+		/* events may lay their records out differently only if the id sits at the same place
+		   in all of them (perf's rule: PERF_SAMPLE_IDENTIFIER, or the same id positions) */
+		if (id_pos_of(a->attr.sample_type) != id_pos_of(r->attrs[0].attr.sample_type) ||
+		    is_pos_of(a->attr.sample_type) != is_pos_of(r->attrs[0].attr.sample_type) ||
+		    (a->attr.sample_id_all != r->attrs[0].attr.sample_id_all && r->nr_attrs > 1))
+			return fail(err, errlen, -EINVAL, "attr %d: its sample id is not where the first event "
+				    "has it: the records cannot be told apart (attrs at offset %#llx)", i,
+				    (unsigned long long)r->attrs_offset);
+	}
+	r->ids = calloc(nids ? nids : 1, sizeof(*r->ids));
+	if (!r->ids)
+		return fail(err, errlen, -ENOMEM, "out of memory");
+	for (int i = 0; i < r->nr_attrs; i++)
+		for (size_t j = 0; j < r->attrs[i].nr_ids; j++)
+			r->ids[r->nr_ids++] = (struct idmap){ rd64((const uint8_t *)&r->attrs[i].ids[j]), i };
+	qsort(r->ids, r->nr_ids, sizeof(*r->ids), cmp_idmap);
+	/* where the id sits, as the kernel lays records out (the first attr decides) */
+	r->id_pos = id_pos_of(r->attrs[0].attr.sample_type);
+	r->is_pos = is_pos_of(r->attrs[0].attr.sample_type);
+	return 0;
+}
+
 static int parse_attrs(struct perfdata_reader *r, const struct pd_header *h, char *err, size_t errlen)
 {
-	size_t asz = h->attr_size, nids = 0;
+	size_t asz = h->attr_size;
 
+	r->attrs_offset = h->attrs.offset;
 	if (asz < PERF_ATTR_SIZE_VER0 + 16 || asz > 4096 + 16 || h->attrs.size % asz)
 		return fail(err, errlen, -EINVAL, "bad attr size %zu in the header at offset 0x10", asz);
 	if (h->attrs.offset > r->size || h->attrs.size > r->size - h->attrs.offset)
@@ -486,8 +535,7 @@ static int parse_attrs(struct perfdata_reader *r, const struct pd_header *h, cha
 		return fail(err, errlen, -EINVAL, "%d attrs at offset %#llx: expected 1 to %d",
 			    r->nr_attrs, (unsigned long long)h->attrs.offset, MAX_ATTRS);
 	r->attrs = calloc(r->nr_attrs, sizeof(*r->attrs));
-	r->names = calloc(r->nr_attrs, sizeof(*r->names));
-	if (!r->attrs || !r->names)
+	if (!r->attrs)
 		return fail(err, errlen, -ENOMEM, "out of memory");
 	for (int i = 0; i < r->nr_attrs; i++) {
 		const uint8_t *p = r->data + h->attrs.offset + i * asz;
@@ -503,39 +551,85 @@ static int parse_attrs(struct perfdata_reader *r, const struct pd_header *h, cha
 				    i, (size_t)(p + asz - 16 - r->data));
 		a->ids = (const uint64_t *)(r->data + ids.offset);
 		a->nr_ids = ids.size / 8;
-		nids += a->nr_ids;
-		if (a->attr.type == PERF_TYPE_SOFTWARE && a->attr.config == PERF_COUNT_SW_CPU_CLOCK)
-			snprintf(r->names[i], 64, "cpu-clock");
-		else if (a->attr.type == PERF_TYPE_SOFTWARE && a->attr.config == PERF_COUNT_SW_TASK_CLOCK)
-			snprintf(r->names[i], 64, "task-clock");
-		else if (a->attr.type == PERF_TYPE_HARDWARE && a->attr.config == PERF_COUNT_HW_CPU_CYCLES)
-			snprintf(r->names[i], 64, "cycles");
-		else
-			snprintf(r->names[i], 64, "event%d:%u:%#llx", i, a->attr.type,
-				 (unsigned long long)a->attr.config);
-		a->name = r->names[i];
-		/* events may lay their records out differently only if the id sits at the same place
-		   in all of them (perf's rule: PERF_SAMPLE_IDENTIFIER, or the same id positions) */
-		if (id_pos_of(a->attr.sample_type) != id_pos_of(r->attrs[0].attr.sample_type) ||
-		    is_pos_of(a->attr.sample_type) != is_pos_of(r->attrs[0].attr.sample_type) ||
-		    (a->attr.sample_id_all != r->attrs[0].attr.sample_id_all && r->nr_attrs > 1))
-			return fail(err, errlen, -EINVAL, "attr %d at offset %#zx: its sample id is not where the first "
-				    "event has it: the records cannot be told apart", i, (size_t)(p - r->data));
 	}
-	r->ids = calloc(nids ? nids : 1, sizeof(*r->ids));
-	if (!r->ids)
-		return fail(err, errlen, -ENOMEM, "out of memory");
-	for (int i = 0; i < r->nr_attrs; i++)
-		for (size_t j = 0; j < r->attrs[i].nr_ids; j++)
-			r->ids[r->nr_ids++] = (struct idmap){ rd64((const uint8_t *)&r->attrs[i].ids[j]), i };
-	qsort(r->ids, r->nr_ids, sizeof(*r->ids), cmp_idmap);
+	return finish_attrs(r, err, errlen);
+}
 
-	/* where the id sits, as the kernel lays records out (the first attr decides) */
-	uint64_t st = r->attrs[0].attr.sample_type;
+/*
+ * Pipe mode (perf record -o -): no header sections; the attrs, the features and
+ * the tracing data arrive as records ahead of the kernel's. Collect them here;
+ * index_records() then skips them.
+ */
+static int parse_pipe_header(struct perfdata_reader *r, char *err, size_t errlen)
+{
+	uint64_t off = 16;
+	int alloc = 0;
 
-	r->id_pos = id_pos_of(st);
-	r->is_pos = is_pos_of(st);
-	return 0;
+	r->pipe = true;
+	r->attrs_offset = 16;
+	while (off < r->size) {
+		struct perf_event_header h;
+		const uint8_t *rec = r->data + off;
+
+		if (r->size - off < sizeof(h))
+			break;	/* index_records() reports it */
+		memcpy(&h, rec, sizeof(h));
+		if (h.size < sizeof(h) || (h.size & 7) || h.size > r->size - off)
+			break;
+		if (h.type == PERFDATA_RECORD_HEADER_ATTR) {
+			uint32_t asz;
+			struct perfdata_attr *a;
+
+			if (h.size < 8 + PERF_ATTR_SIZE_VER0)
+				return fail(err, errlen, -EINVAL, "bad attr record at offset %#llx", (unsigned long long)off);
+			asz = rd32(rec + 8 + 4);
+			if (asz < PERF_ATTR_SIZE_VER0 || asz > h.size - 8u || (asz & 7))
+				return fail(err, errlen, -EINVAL, "bad attr size %u at offset %#llx", asz,
+					    (unsigned long long)off + 12);
+			if (r->nr_attrs == MAX_ATTRS)
+				return fail(err, errlen, -EINVAL, "more than %d attrs at offset %#llx", MAX_ATTRS,
+					    (unsigned long long)off);
+			if (r->nr_attrs == alloc) {
+				struct perfdata_attr *na = realloc(r->attrs, (alloc = alloc ? 2 * alloc : 8) * sizeof(*na));
+
+				if (!na)
+					return fail(err, errlen, -ENOMEM, "out of memory");
+				r->attrs = na;
+			}
+			a = &r->attrs[r->nr_attrs++];
+			memset(a, 0, sizeof(*a));
+			memcpy(&a->attr, rec + 8, asz < sizeof(a->attr) ? asz : sizeof(a->attr));
+			a->attr.size = sizeof(a->attr);
+			a->ids = (const uint64_t *)(rec + 8 + asz);
+			a->nr_ids = (h.size - 8 - asz) / 8;
+		} else if (h.type == PERFDATA_RECORD_HEADER_TRACING_DATA) {
+			uint32_t sz = h.size >= 12 ? rd32(rec + 8) : 0;
+			uint64_t padded = ((uint64_t)sz + 7) & ~7ULL;
+
+			if (padded > r->size - off - h.size)
+				return fail(err, errlen, -EINVAL, "truncated tracing data at offset %#llx",
+					    (unsigned long long)off);
+			r->feat.tracing_data = rec + h.size;
+			r->feat.tracing_data_size = sz;
+			r->feat.bits[0] |= 1ULL << PERFDATA_FEAT_TRACING_DATA;
+			off += padded;
+		} else if (h.type == PERFDATA_RECORD_HEADER_FEATURE && h.size >= 16) {
+			uint64_t feat = rd64(rec + 8);
+			int rc;
+
+			if (feat < PERFDATA_FEAT_MAX && feat != PERFDATA_FEAT_TRACING_DATA) {
+				rc = parse_feature(r, (int)feat, off + 16, h.size - 16, err, errlen);
+				if (rc)
+					return rc;
+				r->feat.bits[feat / 64] |= 1ULL << (feat % 64);
+			}
+		}
+		off += h.size;
+	}
+	if (!r->nr_attrs)
+		return fail(err, errlen, -EINVAL, "pipe-mode data without an attr record before offset %#llx",
+			    (unsigned long long)off);
+	return finish_attrs(r, err, errlen);
 }
 
 /* walk the data section: check every record's framing and index it by time */
@@ -564,9 +658,18 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 		if (h.size > end - off)
 			return fail(err, errlen, -EINVAL, "truncated record at offset %#llx: %u bytes, %llu left",
 				    (unsigned long long)off, h.size, (unsigned long long)(end - off));
-		if (h.type == PERFDATA_RECORD_HEADER_ATTR)
-			return fail(err, errlen, -EOPNOTSUPP, "attr record at offset %#llx: pipe-mode data is not supported",
+		if (h.type == PERFDATA_RECORD_HEADER_ATTR && !r->pipe)
+			return fail(err, errlen, -EINVAL, "attr record at offset %#llx in a file that is not pipe-mode",
 				    (unsigned long long)off);
+		if (h.type == PERFDATA_RECORD_HEADER_TRACING_DATA && r->pipe) {
+			/* its payload follows the record, outside its size */
+			uint64_t padded = h.size >= 12 ? ((uint64_t)rd32(rec + 8) + 7) & ~7ULL : 0;
+
+			if (padded > end - off - h.size)
+				return fail(err, errlen, -EINVAL, "truncated tracing data at offset %#llx",
+					    (unsigned long long)off);
+			off += padded;
+		}
 		r->st.nr_records++;
 		if (h.type < PERF_RECORD_MAX)
 			r->st.nr_by_type[h.type]++;
@@ -607,6 +710,79 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 	return 0;
 }
 
+/*
+ * perf pads neither its feature records nor some others in pipe mode, which leaves
+ * the kernel's records after them at offsets that are not 8-aligned. Copy the stream
+ * so that every record starts 8-aligned (offsets in messages then count in the copy).
+ */
+static int align_pipe(struct perfdata_reader *r)
+{
+	size_t off = 16, need = 16, o;
+	uint8_t *n = NULL;
+	bool aligned = true;
+
+	for (int pass = 0; pass < 2; pass++) {
+		off = 16;
+		o = 16;
+		if (pass == 1) {
+			if (aligned)
+				return 0;
+			n = calloc(1, need);
+			if (!n)
+				return -ENOMEM;
+			memcpy(n, r->data, 16);
+		}
+		while (r->size - off >= sizeof(struct perf_event_header)) {
+			struct perf_event_header h;
+			size_t len, padded;
+
+			memcpy(&h, r->data + off, sizeof(h));
+			if (h.size < sizeof(h) || h.size > r->size - off)
+				break;
+			len = h.size;
+			if (h.type == PERFDATA_RECORD_HEADER_TRACING_DATA && h.size >= 12) {
+				uint64_t extra = ((uint64_t)rd32(r->data + off + 8) + 7) & ~7ULL;
+
+				if (extra > r->size - off - h.size)
+					break;
+				if (pass == 1) {
+					memcpy(n + o, r->data + off, h.size);
+					memcpy(n + o + ((h.size + 7) & ~7u), r->data + off + h.size, extra);
+				}
+				padded = ((h.size + 7) & ~7u) + extra;
+				len = h.size + extra;
+			} else {
+				padded = (h.size + 7) & ~7u;
+				if (padded != h.size && h.type < PERFDATA_RECORD_HEADER_ATTR)
+					break;	/* a kernel record with a bad size: index_records() says so */
+				if (pass == 1) {
+					uint16_t ps = (uint16_t)padded;
+
+					memcpy(n + o, r->data + off, h.size);
+					memcpy(n + o + 6, &ps, 2);
+				}
+			}
+			if (padded != len)
+				aligned = false;
+			off += len;
+			o += padded;
+		}
+		if (pass == 0) {
+			need = o + (r->size - off);
+		} else {
+			memcpy(n + o, r->data + off, r->size - off);	/* what could not be walked */
+			if (r->mapped)
+				munmap(r->data, r->size);
+			else
+				free(r->data);
+			r->mapped = false;
+			r->data = n;
+			r->size = need;
+		}
+	}
+	return 0;
+}
+
 static int open_common(struct perfdata_reader *r, char *err, size_t errlen)
 {
 	struct pd_header h;
@@ -622,9 +798,14 @@ static int open_common(struct perfdata_reader *r, char *err, size_t errlen)
 		return fail(err, errlen, -EOPNOTSUPP, "a version 1 perf.data file (PERFFILE): not supported");
 	if (magic != PERFDATA_MAGIC)
 		return fail(err, errlen, -EINVAL, "not a perf.data file: bad magic at offset 0");
-	if (rd64(r->data + 8) == 16)
-		return fail(err, errlen, -EOPNOTSUPP, "a pipe-mode perf.data (perf record -o -): not supported; "
-			    "record to a file");
+	if (rd64(r->data + 8) == 16) {
+		rc = align_pipe(r);
+		if (!rc)
+			rc = parse_pipe_header(r, err, errlen);
+		if (rc)
+			return rc;
+		return index_records(r, 16, r->size - 16, err, errlen);
+	}
 	if (r->size < sizeof(h))
 		return fail(err, errlen, -EINVAL, "truncated header: %zu bytes of %zu", r->size, sizeof(h));
 	memcpy(&h, r->data, sizeof(h));
@@ -690,41 +871,88 @@ int perfdata_reader__open_mem(struct perfdata_reader **out, const void *buf, siz
 	return 0;
 }
 
+/* a pipe or a terminal: read it all (pipe-mode data from `perf record -o -`) */
+static int slurp_fd(int fd, uint8_t **out, size_t *size)
+{
+	size_t n = 0, alloc = 1 << 20;
+	uint8_t *p = malloc(alloc);
+
+	while (p) {
+		ssize_t r;
+
+		if (n == alloc) {
+			uint8_t *q = realloc(p, alloc *= 2);
+
+			if (!q)
+				break;
+			p = q;
+		}
+		r = read(fd, p + n, alloc - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(p);
+			return -e;
+		}
+		if (!r) {
+			*out = p;
+			*size = n;
+			return 0;
+		}
+		n += r;
+	}
+	free(p);
+	return -ENOMEM;
+}
+
 int perfdata_reader__open(struct perfdata_reader **out, const char *path, char *err, size_t errlen)
 {
 	struct perfdata_reader *r;
 	struct stat sb;
 	int fd, rc;
 	char msg[256];
+	bool is_stdin = !strcmp(path, "-");
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = is_stdin ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
 		return fail(err, errlen, rc, "cannot open '%s': %s", path, strerror(-rc));
 	}
-	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+	if (fstat(fd, &sb) || S_ISDIR(sb.st_mode)) {
 		close(fd);
-		return fail(err, errlen, -EINVAL, "cannot read '%s': not a regular file", path);
+		return fail(err, errlen, -EISDIR, "cannot read '%s': a directory (perf record --threads "
+			    "recordings are not supported)", path);
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		close(fd);
 		return fail(err, errlen, -ENOMEM, "out of memory");
 	}
-	r->size = sb.st_size;
-	if (r->size) {
-		r->data = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (r->data == MAP_FAILED) {
-			rc = -errno;
-			r->data = NULL;
-			close(fd);
+	if (!S_ISREG(sb.st_mode)) {
+		rc = slurp_fd(fd, &r->data, &r->size);
+		close(fd);
+		if (rc) {
 			free(r);
-			return fail(err, errlen, rc, "cannot map '%s': %s", path, strerror(-rc));
+			return fail(err, errlen, rc, "cannot read '%s': %s", path, strerror(-rc));
 		}
-		r->mapped = true;
+	} else {
+		r->size = sb.st_size;
+		if (r->size) {
+			r->data = mmap(NULL, r->size, PROT_READ, MAP_PRIVATE, fd, 0);
+			if (r->data == MAP_FAILED) {
+				rc = -errno;
+				r->data = NULL;
+				close(fd);
+				free(r);
+				return fail(err, errlen, rc, "cannot map '%s': %s", path, strerror(-rc));
+			}
+			r->mapped = true;
+		}
+		close(fd);
 	}
-	close(fd);
 	rc = open_common(r, msg, sizeof(msg));
 	if (rc) {
 		perfdata_reader__free(r);

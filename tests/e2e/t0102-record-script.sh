@@ -111,12 +111,20 @@ open(\"c.data\", \"wb\").write(b)" &&
 	done
 '
 
-test_expect_success 'compressed and pipe-mode perf files are refused with the reason' '
+test_expect_success 'compressed perf files are refused with the reason' '
 	perf record -q -z -o z.data -- $EXAMPLES/demo 0.1 >/dev/null 2>&1 &&
 	rc=0; $SONDE script -i z.data 2>err || rc=$? && [ $rc -eq 1 ] &&
-	grep -q "compressed records at offset 0x[0-9a-f]* (perf record -z): not supported" err &&
-	perf record -q -o - -- true 2>/dev/null >pipe.data &&
-	rc=0; $SONDE script -i pipe.data 2>err || rc=$? && [ $rc -eq 1 ] && grep -q "pipe-mode" err
+	grep -q "compressed records at offset 0x[0-9a-f]* (perf record -z): not supported" err
+'
+
+test_expect_success 'pipe mode (perf record -o -): from a file and from stdin, as perf script reads it' '
+	perf record -q -g -F 499 -o - -- $EXAMPLES/demo 0.3 2>/dev/null >pipe.data &&
+	$SONDE script -i pipe.data | nomod >ours && perf script -i pipe.data 2>/dev/null | nomod >theirs &&
+	[ -s ours ] && test_cmp theirs ours &&
+	$SONDE script -i - <pipe.data | nomod >ours2 && test_cmp theirs ours2 &&
+	perf record -q -e cpu-clock -e sched:sched_switch -o - -- $EXAMPLES/demo 0.2 2>/dev/null |
+		$SONDE script -i - -F comm,tid,event >mixed &&
+	grep -q " sched:sched_switch: *$" mixed && grep -qE " cpu-clock(:ppp)?: *$" mixed
 '
 
 test_expect_success 'not a perf.data file, or a missing one' '
