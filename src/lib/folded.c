@@ -630,6 +630,7 @@ long folded__read(struct folded *f, FILE *in, const char *src, enum folded_slot 
 	long bad = 0;
 	int rc = 0;
 
+	errno = 0;
 	while ((len = getline(&line, &cap, in)) >= 0) {
 		const char *why;
 
@@ -645,7 +646,7 @@ long folded__read(struct folded *f, FILE *in, const char *src, enum folded_slot 
 		rc = 0;
 	}
 	if (!rc && ferror(in))
-		rc = -EIO;
+		rc = errno ? -errno : -EIO;
 	free(line);
 	return rc ? rc : bad;
 }

@@ -253,6 +253,8 @@ test_expect_success 'two-count lines (difffolded.pl output) are read as a diff' 
 test_expect_success 'a file that cannot be read or written is one error line' '
 	! $SONDE flame /nonexistent/x.folded >/dev/null 2>err &&
 	[ $(wc -l <err) = 1 ] && grep -q "cannot open '\''/nonexistent/x.folded'\''" err &&
+	mkdir adir && ! $SONDE flame adir >/dev/null 2>err &&
+	[ $(wc -l <err) = 1 ] && grep -q "cannot read '\''adir'\'': Is a directory" err &&
 	! $SONDE flame -o /nonexistent/dir/out.svg simple.folded 2>err &&
 	grep -q "cannot create" err
 '
