@@ -77,10 +77,11 @@ struct start {
 	__u32 pending_exec;
 };
 
+/* -c: when the current syscall of each thread began, in task-local storage (no hash update per call) */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct start);
 } starts SEC(".maps");
 
@@ -437,10 +438,16 @@ int BPF_PROG(trace_enter, struct pt_regs *regs, long id)
 	if (!want || (!wanted_nr(id) && want != 2))
 		return 0;
 	if (count_only) {
-		struct start st = { .ts = bpf_ktime_get_ns(), .nr = id, .pending_exec = want == 2 };
+		struct start *st = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0,
+							BPF_LOCAL_STORAGE_GET_F_CREATE);
 
-		if (bpf_map_update_elem(&starts, &tid, &st, BPF_ANY))
+		if (!st) {
 			count(TRC_INFLIGHT_FULL);
+			return 0;
+		}
+		st->ts = bpf_ktime_get_ns();
+		st->nr = id;
+		st->pending_exec = want == 2;
 		return 0;
 	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
@@ -496,23 +503,23 @@ int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 	long nr;
 
 	if (count_only) {
-		struct start *st = bpf_map_lookup_elem(&starts, &tid);
+		struct start *st = bpf_task_storage_get(&starts, bpf_get_current_task_btf(), 0, 0);
 
-		if (!st)
+		if (!st || !st->ts)
 			return 0;
 		if (st->pending_exec) {
 			if (ret) {	/* execvp trying the next PATH entry: not the command yet */
-				bpf_map_delete_elem(&starts, &tid);
+				st->ts = 0;
 				return 0;
 			}
 			exec_done();
 			if (!wanted_nr(st->nr)) {
-				bpf_map_delete_elem(&starts, &tid);
+				st->ts = 0;
 				return 0;
 			}
 		}
 		account(st->nr, now - st->ts, ret);
-		bpf_map_delete_elem(&starts, &tid);
+		st->ts = 0;
 		return 0;
 	}
 	ev = bpf_map_lookup_elem(&inflight, &tid);
