@@ -18,13 +18,12 @@ svg_frames() {
 # expect_code N command...: the command exits with N
 expect_code() { local rc=0; "${@:2}" || rc=$?; [ $rc = $1 ] || { echo "exit $rc, expected $1: ${*:2}"; return 1; }; }
 
-cat >simple.folded <<EOF
+cat >"$TMP/simple.folded" <<EOF
 main;do_work;hot_loop 60
 main;do_work;warm_loop 30
 main;cold_path 6
 main;do_io;write;sys_write_[k] 4
 EOF
-cp simple.folded "$TMP/"
 
 test_expect_success 'a folded file gives a well-formed SVG with one frame per tree node' '
 	$SONDE flame simple.folded >out.svg 2>err &&
