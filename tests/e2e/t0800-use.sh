@@ -74,6 +74,22 @@ test_expect_success "$ncpu spinning threads on $ncpu CPUs: utilization near 100%
 	grep -q "sonde record -F 99 -a -g" j
 '
 
+test_expect_success "one thread spinning on cpu0: the hot CPU is flagged, with sonde record -C 0" '
+	{ taskset -c 0 $WORKLOADS/spin 3 1 >spin.out & } && sp=$! &&
+	while ! grep -q ready spin.out; do sleep 0.05; done &&
+	$SONDE use -d 1.5 --json >j; kill $sp 2>/dev/null; wait $sp || :
+	python3 -c "
+import json; r = json.load(open(\"j\"))
+res = {x[\"name\"]: x for x in r[\"resources\"] if x[\"type\"] == \"cpu\"}
+avg, cpu0 = res[\"cpu\"][\"utilization\"][\"busy_pct\"], res[\"cpu0\"][\"utilization\"][\"busy_pct\"]
+hot = [f for f in r[\"flags\"] if \"cpu0 is\" in f[\"what\"] and \"-C 0\" in f[\"next\"]]
+print(\"cpu0\", cpu0, \"average\", avg, \"flagged\", bool(hot))
+assert cpu0 >= 90, cpu0
+# the rule: a CPU at 90% or more while the average is at most 70% (else the machine is just busy)
+assert bool(hot) == (avg <= 70), (avg, hot)
+"
+'
+
 test_expect_success "$((ncpu * 2)) spinning threads on $ncpu CPUs: a run queue longer than the CPUs, saturation flagged" '
 	$WORKLOADS/spin 4 $((ncpu * 2)) >spin.out & sp=$! &&
 	while ! grep -q ready spin.out; do sleep 0.05; done &&
