@@ -311,6 +311,14 @@ int symbolizer__add_mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64
 		return -ENOMEM;
 	if (!path || start + len < start)
 		return -EINVAL;
+	/* "/usr/sbin/foo (deleted)": the file was replaced while it ran; the path may hold the same build */
+	char trimmed[PATH_MAX];
+	size_t plen = strlen(path), dl = strlen(" (deleted)");
+
+	if (path[0] == '/' && plen > dl && plen - dl < sizeof(trimmed) && !strcmp(path + plen - dl, " (deleted)")) {
+		snprintf(trimmed, sizeof(trimmed), "%.*s", (int)(plen - dl), path);
+		path = trimmed;
+	}
 	if (!build_id || !build_id_len) {	/* the recording's header may know it */
 		const char *key = s->build_ids ? symbolizer__intern(s, path) : NULL;
 

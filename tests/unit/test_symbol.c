@@ -349,6 +349,18 @@ static void test_buildid_mismatch_in(const char *dir)
 	CHECK(!f[0].sym || strcmp(f[0].sym, "chain_b") || f[0].offset);
 	symbolizer__free(s);
 
+	/* a map recorded as "PATH (deleted)" is looked up at PATH: with the build id, the original's debug file */
+	s = symbolizer__new(0);
+	CHECK(s);
+	snprintf(line, sizeof(line), "%s/dbg", dir);
+	CHECK_INT(symbolizer__set_debug_path(s, line), 0);
+	snprintf(line, sizeof(line), "%s (deleted)", path);
+	CHECK_INT(symbolizer__add_mmap(s, 204, start, len, pgoff, line, id, 20), 0);
+	CHECK_INT(symbolizer__resolve(s, 204, chain_b, false, f, 2), 1);
+	CHECK_STR(f[0].sym, "chain_b");
+	CHECK_STR(f[0].dso, path);
+	symbolizer__free(s);
+
 	/* the build id from a recording's header applies to maps that carry none */
 	s = symbolizer__new(0);
 	CHECK(s);
