@@ -407,7 +407,11 @@ int cmd_record(int argc, char **argv)
 				 "stack copies; give more pages", o.cfg.mmap_pages,
 				 o.cfg.mmap_pages * sysconf(_SC_PAGESIZE) / 1024, o.cfg.stack_size);
 
-	/* from here a Ctrl-C or SIGTERM ends the recording cleanly, even during the setup */
+	/* from here a Ctrl-C or SIGTERM ends the recording cleanly, even during the setup;
+	   they must not stay ignored (a shell's background job inherits SIGINT ignored): perf
+	   handles them too */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	if (setup_target(&o, &t))
 		goto out;
