@@ -63,12 +63,12 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-/* the syscalls in progress, by thread (without the scratch's slack: a smaller copy per call) */
+/* the syscall in progress of each thread, built in place in task-local storage */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__type(value, struct sc_event);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct scratch);
 } inflight SEC(".maps");
 
 struct start {
@@ -450,9 +450,15 @@ int BPF_PROG(trace_enter, struct pt_regs *regs, long id)
 		st->pending_exec = want == 2;
 		return 0;
 	}
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!s)
+	if (id == NR_EXIT || id == NR_EXIT_GROUP)	/* never returns: built in the per-CPU scratch */
+		s = bpf_map_lookup_elem(&scratch, &zero);
+	else
+		s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		count(TRC_INFLIGHT_FULL);
 		return 0;
+	}
 	ev = &s->ev;
 	ev->ts = bpf_ktime_get_ns();
 	ev->dur = 0;
@@ -483,13 +489,10 @@ int BPF_PROG(trace_enter, struct pt_regs *regs, long id)
 			submit(ev, true);
 		return 0;
 	}
-	if (bpf_map_update_elem(&inflight, &tid, ev, BPF_ANY)) {
-		count(TRC_INFLIGHT_FULL);
-		return 0;
-	}
 	if (emit_begin && want == 1 && !failed_only && !min_ns) {
 		ev->type = TEV_BEGIN;
 		submit(ev, false);
+		ev->type = TEV_SYSCALL;
 	}
 	return 0;
 }
@@ -497,7 +500,7 @@ int BPF_PROG(trace_enter, struct pt_regs *regs, long id)
 SEC("raw_tp/sys_exit")
 int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct scratch *s;
 	struct sc_event *ev;
 	__u64 now = bpf_ktime_get_ns();
 	long nr;
@@ -522,15 +525,16 @@ int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 		st->ts = 0;
 		return 0;
 	}
-	ev = bpf_map_lookup_elem(&inflight, &tid);
-	if (!ev)
+	s = bpf_task_storage_get(&inflight, bpf_get_current_task_btf(), 0, 0);
+	if (!s || !s->ev.ts)
 		return 0;
+	ev = &s->ev;
 	nr = ev->nr;
 	if (ev->eflags & EVF_PENDING_EXEC) {
 		if (ret || !wanted_nr(nr)) {
 			if (!ret)
 				exec_done();
-			bpf_map_delete_elem(&inflight, &tid);
+			ev->ts = 0;
 			return 0;
 		}
 		exec_done();
@@ -540,7 +544,7 @@ int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 	if (want_stats)
 		account(nr, ev->dur, ret);
 	if ((failed_only && !(ret < 0 && ret >= -4095)) || ev->dur < min_ns) {
-		bpf_map_delete_elem(&inflight, &tid);
+		ev->ts = 0;
 		return 0;
 	}
 	cap_exit(ev, 0, nr, ret);
@@ -555,7 +559,7 @@ int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 			ev->cap_len[1] = 4;
 	}
 	submit(ev, false);
-	bpf_map_delete_elem(&inflight, &tid);
+	ev->ts = 0;
 	return 0;
 }
 
@@ -596,7 +600,6 @@ int BPF_PROG(trace_proc_exit, struct task_struct *task)
 	s->ev.type = TEV_EXIT;
 	s->ev.ret = BPF_CORE_READ(task, exit_code);
 	submit(&s->ev, true);
-	bpf_map_delete_elem(&inflight, &tid);
 	return 0;
 }
 

@@ -68,8 +68,6 @@ int tracer__new(struct tracer **out, const struct tracer_opts *o, char *err, siz
 		mb &= mb - 1;
 	skel->rodata->wake_bytes = ((uint64_t)mb << 20) / 16;
 	bpf_map__set_max_entries(skel->maps.rb, o->count_only ? 4096 * 4 : mb << 20);
-	if (o->count_only)
-		bpf_map__set_max_entries(skel->maps.inflight, 1);
 	if (!o->follow && !o->all)
 		bpf_program__set_autoload(skel->progs.trace_fork, false);
 	rc = trace_bpf__load(skel);
