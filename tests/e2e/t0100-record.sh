@@ -106,6 +106,15 @@ else
 	test_skip 'unprivileged recording' 'needs root to switch to an unprivileged user'
 fi
 
+if command -v script >/dev/null; then
+test_expect_success 'on a terminal: a status line with samples, lost and how to stop' '
+	script -qec "$SONDE record -o tty.data -- $EXAMPLES/demo 0.8" /dev/null >tty.out &&
+	grep -aqE "sonde record: [0-9]+ samples, 0 lost, [0-9.]+ s \(Ctrl-C to stop\)" tty.out &&
+	grep -aq "\[ sonde record: wrote .tty.data." tty.out &&
+	$SONDE record -o notty.data -- $EXAMPLES/demo 0.3 2>err >/dev/null && ! grep -q "Ctrl-C to stop" err
+'
+fi
+
 test_expect_success 'the exit status of the command is sonde record'\''s' '
 	rc=0; $SONDE record -q -o x.data -- sh -c "exit 3" || rc=$? && [ $rc -eq 3 ] &&
 	rc=0; $SONDE record -q -o x.data -- /nonexistent/cmd 2>err || rc=$? && [ $rc -eq 127 ] &&
