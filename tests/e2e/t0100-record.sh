@@ -138,10 +138,19 @@ test_expect_success '--call-graph lbr says clearly that this machine lacks it' '
 	[ $rc -eq 1 ] && grep -q "lbr: no last branch record" err && [ ! -e l.data ]
 '
 
-test_expect_success 'bad --call-graph and -F/-c together are usage errors' '
+test_expect_success 'bad --call-graph, bad -F, -F with -c are usage errors' '
 	rc=0; $SONDE record --call-graph frames -- true 2>err || rc=$? && [ $rc -eq 129 ] &&
 	grep -q "expected fp, dwarf" err &&
-	rc=0; $SONDE record -F 99 -c 1000 -- true 2>err || rc=$? && [ $rc -eq 129 ]
+	rc=0; $SONDE record -F 99 -c 1000 -- true 2>err || rc=$? && [ $rc -eq 129 ] &&
+	rc=0; $SONDE record -F fast -- true 2>err || rc=$? && [ $rc -eq 129 ] && grep -q "or .max." err
+'
+
+test_expect_success '-F max samples at kernel.perf_event_max_sample_rate' '
+	$SONDE record -q -F max -o max.data -- true &&
+	if command -v perf >/dev/null; then
+		perf report -i max.data --header-only 2>/dev/null |
+			grep -q "sample_freq } = $(cat /proc/sys/kernel/perf_event_max_sample_rate),"
+	fi
 '
 
 test_expect_success '-p PID: attaches, follows threads, names the process' '
