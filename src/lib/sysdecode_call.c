@@ -6,6 +6,7 @@
  * gives it (the same function tells the printer which copy is which).
  */
 #include "lib/sysdecode.h"
+#include "lib/sysdecode_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -125,11 +126,6 @@ void sysdecode__stat(struct sbuf *b, const unsigned char *p, size_t len)
 	}
 }
 
-static const struct sd_name families[] = {
-	{ 0, "AF_UNSPEC" }, { 1, "AF_UNIX" }, { 2, "AF_INET" }, { 10, "AF_INET6" },
-	{ 16, "AF_NETLINK" }, { 17, "AF_PACKET" }, { 0, NULL }
-};
-
 void sysdecode__sockaddr(struct sbuf *b, const unsigned char *p, size_t len)
 {
 	unsigned fam;
@@ -140,7 +136,7 @@ void sysdecode__sockaddr(struct sbuf *b, const unsigned char *p, size_t len)
 	}
 	fam = p[0] | p[1] << 8;
 	sbuf__puts(b, "{sa_family=");
-	sysdecode__value(b, fam, families, "%u");
+	sysdecode__value(b, fam, sdn_families, "%u");
 	if (fam == 1) {
 		size_t n = len - 2;
 
@@ -188,12 +184,6 @@ static void rlim(struct sbuf *b, uint64_t v)
 		sbuf__printf(b, "%llu", (unsigned long long)v);
 }
 
-static const struct sd_name sa_flags[] = {
-	{ 1, "SA_NOCLDSTOP" }, { 2, "SA_NOCLDWAIT" }, { 4, "SA_SIGINFO" },
-	{ 0x04000000, "SA_RESTORER" }, { 0x08000000, "SA_ONSTACK" }, { 0x10000000, "SA_RESTART" },
-	{ 0x40000000, "SA_NODEFER" }, { 0x80000000, "SA_RESETHAND" }, { 0, NULL }
-};
-
 static void sigaction(struct sbuf *b, const unsigned char *p)
 {
 	uint64_t h = rd64(p), fl = rd64(p + 8);
@@ -208,122 +198,11 @@ static void sigaction(struct sbuf *b, const unsigned char *p)
 	sbuf__puts(b, ", sa_mask=");
 	sysdecode__sigset(b, rd64(p + 24));
 	sbuf__puts(b, ", sa_flags=");
-	sysdecode__flags(b, fl, sa_flags, NULL);
+	sysdecode__flags(b, fl, sdn_sa_flags, NULL);
 	if (fl & 0x04000000)
 		sbuf__printf(b, ", sa_restorer=%#llx", (unsigned long long)rd64(p + 16));
 	sbuf__puts(b, "}");
 }
-
-static const struct sd_name at_flags[] = {
-	{ 0x100, "AT_SYMLINK_NOFOLLOW" }, { 0x200, "AT_REMOVEDIR" }, { 0x400, "AT_SYMLINK_FOLLOW" },
-	{ 0x800, "AT_NO_AUTOMOUNT" }, { 0x1000, "AT_EMPTY_PATH" }, { 0x8000, "AT_RECURSIVE" }, { 0, NULL }
-};
-static const struct sd_name access_modes[] = {
-	{ 4, "R_OK" }, { 2, "W_OK" }, { 1, "X_OK" }, { 0, NULL }
-};
-static const struct sd_name whence[] = {
-	{ 0, "SEEK_SET" }, { 1, "SEEK_CUR" }, { 2, "SEEK_END" }, { 3, "SEEK_DATA" }, { 4, "SEEK_HOLE" }, { 0, NULL }
-};
-static const struct sd_name sighow[] = {
-	{ 0, "SIG_BLOCK" }, { 1, "SIG_UNBLOCK" }, { 2, "SIG_SETMASK" }, { 0, NULL }
-};
-static const struct sd_name socktypes[] = {
-	{ 1, "SOCK_STREAM" }, { 2, "SOCK_DGRAM" }, { 3, "SOCK_RAW" }, { 4, "SOCK_RDM" },
-	{ 5, "SOCK_SEQPACKET" }, { 6, "SOCK_DCCP" }, { 10, "SOCK_PACKET" }, { 0, NULL }
-};
-static const struct sd_name sockflags[] = {
-	{ 02000000, "SOCK_CLOEXEC" }, { 04000, "SOCK_NONBLOCK" }, { 0, NULL }
-};
-static const struct sd_name msgflags[] = {
-	{ 1, "MSG_OOB" }, { 2, "MSG_PEEK" }, { 4, "MSG_DONTROUTE" }, { 8, "MSG_CTRUNC" },
-	{ 0x10, "MSG_PROXY" }, { 0x20, "MSG_TRUNC" }, { 0x40, "MSG_DONTWAIT" }, { 0x80, "MSG_EOR" },
-	{ 0x100, "MSG_WAITALL" }, { 0x200, "MSG_FIN" }, { 0x400, "MSG_SYN" }, { 0x800, "MSG_CONFIRM" },
-	{ 0x1000, "MSG_RST" }, { 0x2000, "MSG_ERRQUEUE" }, { 0x4000, "MSG_NOSIGNAL" },
-	{ 0x8000, "MSG_MORE" }, { 0x10000, "MSG_WAITFORONE" }, { 0x40000000, "MSG_CMSG_CLOEXEC" }, { 0, NULL }
-};
-static const struct sd_name shuthow[] = {
-	{ 0, "SHUT_RD" }, { 1, "SHUT_WR" }, { 2, "SHUT_RDWR" }, { 0, NULL }
-};
-static const struct sd_name rlimits[] = {
-	{ 0, "RLIMIT_CPU" }, { 1, "RLIMIT_FSIZE" }, { 2, "RLIMIT_DATA" }, { 3, "RLIMIT_STACK" },
-	{ 4, "RLIMIT_CORE" }, { 5, "RLIMIT_RSS" }, { 6, "RLIMIT_NPROC" }, { 7, "RLIMIT_NOFILE" },
-	{ 8, "RLIMIT_MEMLOCK" }, { 9, "RLIMIT_AS" }, { 10, "RLIMIT_LOCKS" }, { 11, "RLIMIT_SIGPENDING" },
-	{ 12, "RLIMIT_MSGQUEUE" }, { 13, "RLIMIT_NICE" }, { 14, "RLIMIT_RTPRIO" }, { 15, "RLIMIT_RTTIME" },
-	{ 0, NULL }
-};
-static const struct sd_name archprctl[] = {
-	{ 0x1001, "ARCH_SET_GS" }, { 0x1002, "ARCH_SET_FS" }, { 0x1003, "ARCH_GET_FS" },
-	{ 0x1004, "ARCH_GET_GS" }, { 0x1011, "ARCH_GET_CPUID" }, { 0x1012, "ARCH_SET_CPUID" },
-	{ 0x3001, "ARCH_CET_STATUS" }, { 0x5001, "ARCH_SHSTK_ENABLE" }, { 0, NULL }
-};
-static const struct sd_name clocks[] = {
-	{ 0, "CLOCK_REALTIME" }, { 1, "CLOCK_MONOTONIC" }, { 2, "CLOCK_PROCESS_CPUTIME_ID" },
-	{ 3, "CLOCK_THREAD_CPUTIME_ID" }, { 4, "CLOCK_MONOTONIC_RAW" }, { 5, "CLOCK_REALTIME_COARSE" },
-	{ 6, "CLOCK_MONOTONIC_COARSE" }, { 7, "CLOCK_BOOTTIME" }, { 0, NULL }
-};
-static const struct sd_name grnd[] = {
-	{ 1, "GRND_NONBLOCK" }, { 2, "GRND_RANDOM" }, { 4, "GRND_INSECURE" }, { 0, NULL }
-};
-static const struct sd_name madv[] = {
-	{ 0, "MADV_NORMAL" }, { 1, "MADV_RANDOM" }, { 2, "MADV_SEQUENTIAL" }, { 3, "MADV_WILLNEED" },
-	{ 4, "MADV_DONTNEED" }, { 8, "MADV_FREE" }, { 9, "MADV_REMOVE" }, { 10, "MADV_DONTFORK" },
-	{ 11, "MADV_DOFORK" }, { 12, "MADV_MERGEABLE" }, { 13, "MADV_UNMERGEABLE" },
-	{ 14, "MADV_HUGEPAGE" }, { 15, "MADV_NOHUGEPAGE" }, { 16, "MADV_DONTDUMP" },
-	{ 17, "MADV_DODUMP" }, { 18, "MADV_WIPEONFORK" }, { 19, "MADV_KEEPONFORK" },
-	{ 20, "MADV_COLD" }, { 21, "MADV_PAGEOUT" }, { 100, "MADV_HWPOISON" }, { 0, NULL }
-};
-static const struct sd_name mremap_flags[] = {
-	{ 1, "MREMAP_MAYMOVE" }, { 2, "MREMAP_FIXED" }, { 4, "MREMAP_DONTUNMAP" }, { 0, NULL }
-};
-static const struct sd_name wopts[] = {
-	{ 1, "WNOHANG" }, { 2, "WSTOPPED" }, { 4, "WEXITED" }, { 8, "WCONTINUED" },
-	{ 0x01000000, "WNOWAIT" }, { 0x20000000, "__WNOTHREAD" }, { 0x40000000, "__WALL" },
-	{ 0x80000000, "__WCLONE" }, { 0, NULL }
-};
-static const struct sd_name fcntl_cmds[] = {
-	{ 0, "F_DUPFD" }, { 1, "F_GETFD" }, { 2, "F_SETFD" }, { 3, "F_GETFL" }, { 4, "F_SETFL" },
-	{ 5, "F_GETLK" }, { 6, "F_SETLK" }, { 7, "F_SETLKW" }, { 8, "F_SETOWN" }, { 9, "F_GETOWN" },
-	{ 10, "F_SETSIG" }, { 11, "F_GETSIG" }, { 1024, "F_SETLEASE" }, { 1025, "F_GETLEASE" },
-	{ 1026, "F_NOTIFY" }, { 1030, "F_DUPFD_CLOEXEC" }, { 1031, "F_SETPIPE_SZ" },
-	{ 1032, "F_GETPIPE_SZ" }, { 1033, "F_ADD_SEALS" }, { 1034, "F_GET_SEALS" }, { 0, NULL }
-};
-static const struct sd_name futex_ops[] = {
-	{ 0, "FUTEX_WAIT" }, { 1, "FUTEX_WAKE" }, { 2, "FUTEX_FD" }, { 3, "FUTEX_REQUEUE" },
-	{ 4, "FUTEX_CMP_REQUEUE" }, { 5, "FUTEX_WAKE_OP" }, { 6, "FUTEX_LOCK_PI" },
-	{ 7, "FUTEX_UNLOCK_PI" }, { 8, "FUTEX_TRYLOCK_PI" }, { 9, "FUTEX_WAIT_BITSET" },
-	{ 10, "FUTEX_WAKE_BITSET" }, { 0, NULL }
-};
-
-static const struct sd_name ipprotos[] = {
-	{ 0, "IPPROTO_IP" }, { 1, "IPPROTO_ICMP" }, { 6, "IPPROTO_TCP" }, { 17, "IPPROTO_UDP" },
-	{ 41, "IPPROTO_IPV6" }, { 58, "IPPROTO_ICMPV6" }, { 132, "IPPROTO_SCTP" }, { 255, "IPPROTO_RAW" },
-	{ 0, NULL }
-};
-/* the flags of pipe2, dup3, eventfd2, epoll_create1...: no access mode */
-static const struct sd_name fd_flags[] = {
-	{ 04000, "O_NONBLOCK" }, { 040000, "O_DIRECT" }, { 02000000, "O_CLOEXEC" }, { 0, NULL }
-};
-static const struct sd_name ioctl_cmds[] = {
-	{ 0x5401, "TCGETS" }, { 0x5402, "TCSETS" }, { 0x5403, "TCSETSW" }, { 0x5404, "TCSETSF" },
-	{ 0x540b, "TCFLSH" }, { 0x540e, "TIOCSCTTY" }, { 0x540f, "TIOCGPGRP" }, { 0x5410, "TIOCSPGRP" },
-	{ 0x5413, "TIOCGWINSZ" }, { 0x5414, "TIOCSWINSZ" }, { 0x541b, "FIONREAD" }, { 0x5421, "FIONBIO" },
-	{ 0x5450, "FIONCLEX" }, { 0x5451, "FIOCLEX" }, { 0x5452, "FIOASYNC" }, { 0x80045430, "TIOCGPTN" },
-	{ 0x40045431, "TIOCSPTLCK" }, { 0, NULL }
-};
-static const struct sd_name statx_masks[] = {
-	{ 0x7ff, "STATX_BASIC_STATS" }, { 1, "STATX_TYPE" }, { 2, "STATX_MODE" }, { 4, "STATX_NLINK" },
-	{ 8, "STATX_UID" }, { 0x10, "STATX_GID" }, { 0x20, "STATX_ATIME" }, { 0x40, "STATX_MTIME" },
-	{ 0x80, "STATX_CTIME" }, { 0x100, "STATX_INO" }, { 0x200, "STATX_SIZE" }, { 0x400, "STATX_BLOCKS" },
-	{ 0x800, "STATX_BTIME" }, { 0x1000, "STATX_MNT_ID" }, { 0x2000, "STATX_DIOALIGN" },
-	{ 0x4000, "STATX_MNT_ID_UNIQUE" }, { 0x8000, "STATX_SUBVOL" }, { 0x10000, "STATX_WRITE_ATOMIC" },
-	{ 0, NULL }
-};
-static const struct sd_name statx_attrs[] = {
-	{ 0x4, "STATX_ATTR_COMPRESSED" }, { 0x10, "STATX_ATTR_IMMUTABLE" }, { 0x20, "STATX_ATTR_APPEND" },
-	{ 0x40, "STATX_ATTR_NODUMP" }, { 0x800, "STATX_ATTR_ENCRYPTED" }, { 0x1000, "STATX_ATTR_AUTOMOUNT" },
-	{ 0x2000, "STATX_ATTR_MOUNT_ROOT" }, { 0x100000, "STATX_ATTR_VERITY" }, { 0x200000, "STATX_ATTR_DAX" },
-	{ 0, NULL }
-};
 
 static void statx_flags(struct sbuf *b, uint64_t v)
 {
@@ -334,16 +213,16 @@ static void statx_flags(struct sbuf *b, uint64_t v)
 	v &= ~0x6000ull & 0xffffffffull;
 	if (v) {
 		sbuf__puts(b, "|");
-		sysdecode__flags(b, v, at_flags, NULL);
+		sysdecode__flags(b, v, sdn_at_flags, NULL);
 	}
 }
 
 static void statx_struct(struct sbuf *b, const unsigned char *p)
 {
 	sbuf__puts(b, "{stx_mask=");
-	sysdecode__flags(b, rd32(p), statx_masks, NULL);
+	sysdecode__flags(b, rd32(p), sdn_statx_masks, NULL);
 	sbuf__puts(b, ", stx_attributes=");
-	sysdecode__flags(b, rd64(p + 8), statx_attrs, NULL);
+	sysdecode__flags(b, rd64(p + 8), sdn_statx_attrs, NULL);
 	sbuf__puts(b, ", stx_mode=");
 	sysdecode__mode(b, p[28] | p[29] << 8);
 	sbuf__printf(b, ", stx_size=%llu, ...}", (unsigned long long)rd64(p + 40));
@@ -457,13 +336,13 @@ static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct sysc
 		break;
 	}
 	case A_OPENFLAGS: sysdecode__open_flags(b, v); break;
-	case A_ATFLAGS: sysdecode__flags(b, (unsigned)v, at_flags, NULL); break;
-	case A_ACCESSMODE: sysdecode__flags(b, v, access_modes, "F_OK"); break;
-	case A_WHENCE: sysdecode__value(b, v, whence, "%u"); break;
+	case A_ATFLAGS: sysdecode__flags(b, (unsigned)v, sdn_at_flags, NULL); break;
+	case A_ACCESSMODE: sysdecode__flags(b, v, sdn_access_modes, "F_OK"); break;
+	case A_WHENCE: sysdecode__value(b, v, sdn_whence, "%u"); break;
 	case A_PROT: sysdecode__prot(b, v); break;
 	case A_MMAPFLAGS: sysdecode__mmap_flags(b, v); break;
-	case A_MREMAPFLAGS: sysdecode__flags(b, v, mremap_flags, NULL); break;
-	case A_MADV: sysdecode__value(b, v, madv, "%d"); break;
+	case A_MREMAPFLAGS: sysdecode__flags(b, v, sdn_mremap_flags, NULL); break;
+	case A_MADV: sysdecode__value(b, v, sdn_madv, "%d"); break;
 	case A_SIGNUM: {
 		const char *n = sysdecode__signame((int)v);
 
@@ -473,7 +352,7 @@ static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct sysc
 			sbuf__printf(b, "%d", (int)v);
 		break;
 	}
-	case A_SIGHOW: sysdecode__value(b, v, sighow, "%#x"); break;
+	case A_SIGHOW: sysdecode__value(b, v, sdn_sighow, "%#x"); break;
 	case A_SIGSETIN: case A_SIGSETOUT:
 		if (!v)
 			sbuf__puts(b, "NULL");
@@ -499,7 +378,7 @@ static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct sysc
 		else
 			sysdecode__wait_status(b, (int)rd32(p));
 		break;
-	case A_WOPTS: sysdecode__flags(b, (unsigned)v, wopts, NULL); break;
+	case A_WOPTS: sysdecode__flags(b, (unsigned)v, sdn_wopts, NULL); break;
 	case A_ARGV:
 		if (!p)
 			ptr(b, v);
@@ -511,24 +390,24 @@ static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct sysc
 		if (v)
 			sbuf__printf(b, " /* %u var%s */", ev->aux, ev->aux == 1 ? "" : "s");
 		break;
-	case A_AF: sysdecode__value(b, v, families, "%u"); break;
+	case A_AF: sysdecode__value(b, v, sdn_families, "%u"); break;
 	case A_SOCKPROTO:	/* by family: IPPROTO_* for inet sockets, a number otherwise */
 		if (ev->args[0] == 2 || ev->args[0] == 10)
-			sysdecode__value(b, v, ipprotos, "%d");
+			sysdecode__value(b, v, sdn_ipprotos, "%d");
 		else
 			sbuf__printf(b, "%d", (int)v);
 		break;
-	case A_FDFLAGS: sysdecode__flags(b, (unsigned)v, fd_flags, NULL); break;
+	case A_FDFLAGS: sysdecode__flags(b, (unsigned)v, sdn_fd_flags, NULL); break;
 	case A_SOCKTYPE:
-		sysdecode__value(b, v & 0xf, socktypes, "%u");
+		sysdecode__value(b, v & 0xf, sdn_socktypes, "%u");
 		if (v & ~0xfull) {
 			sbuf__puts(b, "|");
-			sysdecode__flags(b, v & ~0xfull, sockflags, NULL);
+			sysdecode__flags(b, v & ~0xfull, sdn_sockflags, NULL);
 		}
 		break;
-	case A_SOCKFLAGS: sysdecode__flags(b, v, sockflags, NULL); break;
-	case A_MSGFLAGS: sysdecode__flags(b, (unsigned)v, msgflags, NULL); break;
-	case A_SHUTHOW: sysdecode__value(b, v, shuthow, "%d"); break;
+	case A_SOCKFLAGS: sysdecode__flags(b, v, sdn_sockflags, NULL); break;
+	case A_MSGFLAGS: sysdecode__flags(b, (unsigned)v, sdn_msgflags, NULL); break;
+	case A_SHUTHOW: sysdecode__value(b, v, sdn_shuthow, "%d"); break;
 	case A_SOCKADDRIN: case A_SOCKADDROUT:
 		if (!v)
 			sbuf__puts(b, "NULL");
@@ -563,7 +442,7 @@ static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct sysc
 		else
 			sbuf__printf(b, "[%d, %d]", (int)rd32(p), (int)rd32(p + 4));
 		break;
-	case A_RLIMRES: sysdecode__value(b, v, rlimits, "%d"); break;
+	case A_RLIMRES: sysdecode__value(b, v, sdn_rlimits, "%d"); break;
 	case A_RLIMIN: case A_RLIMOUT:
 		if (!v)
 			sbuf__puts(b, "NULL");
@@ -577,13 +456,13 @@ static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct sysc
 			sbuf__puts(b, "}");
 		}
 		break;
-	case A_ARCHPRCTL: sysdecode__value(b, v, archprctl, "%#x"); break;
-	case A_CLOCKID: sysdecode__value(b, v, clocks, "%d"); break;
-	case A_GRND: sysdecode__flags(b, v, grnd, NULL); break;
-	case A_FCNTLCMD: sysdecode__value(b, v, fcntl_cmds, "%d"); break;
-	case A_IOCTLCMD: sysdecode__value(b, (unsigned)v, ioctl_cmds, NULL); break;
+	case A_ARCHPRCTL: sysdecode__value(b, v, sdn_archprctl, "%#x"); break;
+	case A_CLOCKID: sysdecode__value(b, v, sdn_clocks, "%d"); break;
+	case A_GRND: sysdecode__flags(b, v, sdn_grnd, NULL); break;
+	case A_FCNTLCMD: sysdecode__value(b, v, sdn_fcntl_cmds, "%d"); break;
+	case A_IOCTLCMD: sysdecode__value(b, (unsigned)v, sdn_ioctl_cmds, NULL); break;
 	case A_STATXFLAGS: statx_flags(b, v); break;
-	case A_STATXMASK: sysdecode__flags(b, (unsigned)v, statx_masks, "0"); break;
+	case A_STATXMASK: sysdecode__flags(b, (unsigned)v, sdn_statx_masks, "0"); break;
 	case A_STATXOUT:
 		if (!p || len < 48 || failed(ev))
 			ptr(b, v);
@@ -623,7 +502,7 @@ static void one_arg(struct sbuf *b, const struct sc_event *ev, const struct sysc
 	case A_FUTEXOP: {
 		unsigned op = v & 0x7f;
 
-		sysdecode__value(b, op, futex_ops, "%d");
+		sysdecode__value(b, op, sdn_futex_ops, "%d");
 		if (v & 128)
 			sbuf__puts(b, "_PRIVATE");
 		if (v & 256)
