@@ -15,6 +15,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 [ -x "$W" ] || { echo "build the workloads first: make workloads"; exit 1; }
+"$SONDE" trace -c -o /dev/null -- true || { echo "sonde trace does not run here: nothing to measure"; exit 1; }
 echo "workload: $W $N ($(nproc) CPUs); best of $R runs; wall time of the whole command"
 base=$(best_of 5 "$W" "$N")
 printf '%-34s %8.4fs\n' "bare" "$base"
