@@ -137,6 +137,7 @@ int cmd_report(int argc, char **argv)
 	bool header = false, header_only = false;
 	struct report_print pr = { .out = stdout, .graph_min = 0.5 };
 	struct report_ctx ctx = { 0 };
+	struct session_opts so = { 0 };
 	int max_stack = 0;
 	int top = 0;
 	const struct opt opts[] = {
@@ -155,13 +156,14 @@ int cmd_report(int argc, char **argv)
 		OPT_STRING(0, "tid", &ctx.tids, "TIDS", "only these threads"),
 		OPT_INT(0, "max-stack", &max_stack, "N", "use at most N frames of each stack"),
 		OPT_BOOL(0, "inline", &inline_, "show inlined functions as frames of their own"),
+		OPT_STRING(0, "symfs", &so.symfs, "DIR", "look for the recorded files under DIR first"),
+		OPT_STRING(0, "kallsyms", &so.kallsyms, "FILE", "kernel symbols from a copy of the recorded machine's /proc/kallsyms"),
 		OPT_BOOL('q', "quiet", &pr.quiet, "no header"),
 		OPT_BOOL(0, "header", &header, "first the recording's header: host, kernel, CPUs, command line, events"),
 		OPT_BOOL(0, "header-only", &header_only, "only the recording's header"),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
-	struct session_opts so = { 0 };
 	struct session *s = NULL;
 	struct hist_opts ho = { 0 };
 	struct perfdata_reader_stats st;

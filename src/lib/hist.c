@@ -316,7 +316,9 @@ static int cc_add(struct hist *h, struct hist_entry *e, const struct session_fra
 
 int hist__add(struct hist *h, const struct session_sample *smp)
 {
-	uint64_t period = smp->s->period ? smp->s->period : 1;
+	/* without PERF_SAMPLE_PERIOD every sample stands for the attr's period, as in perf */
+	uint64_t period = smp->ev->attr && !(smp->ev->attr->attr.sample_type & PERF_SAMPLE_PERIOD)
+				  ? smp->ev->attr->attr.sample_period : smp->s->period;
 	int nf = smp->nr_frames;
 	struct hist_entry key, *e;
 	size_t seen[128];	/* entries already counted for this sample (indices: the array moves) */
@@ -324,6 +326,8 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 
 	if (nf < 1)
 		return 0;
+	if (!period)
+		period = 1;
 	h->total += period;
 	h->samples++;
 	fill_key(&key, smp, &smp->frames[0]);

@@ -102,6 +102,25 @@ int session__open(struct session **out, const char *path, const struct session_o
 		return rc;
 	}
 	s->sym = symbolizer__new(s->o.sym_flags);
+	if (s->sym) {
+		const struct perfdata_features *f = perfdata_reader__features(s->r);
+
+		if (s->o.symfs && (rc = symbolizer__set_root(s->sym, s->o.symfs))) {
+			snprintf(err, errlen, "cannot use '%s' as the symbol root: %s", s->o.symfs, strerror(-rc));
+			session__free(s);
+			return rc;
+		}
+		if (s->o.kallsyms && (rc = symbolizer__set_kallsyms(s->sym, s->o.kallsyms))) {
+			snprintf(err, errlen, "cannot read kernel symbols from '%s': %s", s->o.kallsyms, strerror(-rc));
+			session__free(s);
+			return rc;
+		}
+		/* the header's build ids: a file rebuilt since the recording gives no names, not wrong ones */
+		for (size_t i = 0; i < f->nr_build_ids; i++)
+			if (f->build_ids[i].filename)
+				symbolizer__add_build_id(s->sym, f->build_ids[i].filename, f->build_ids[i].id,
+							 f->build_ids[i].size);
+	}
 	s->comm_cap = 1024;
 	s->comms = calloc(s->comm_cap, sizeof(*s->comms));
 	s->frames_cap = (s->o.max_stack + 1) * (s->o.sym_flags & SYM_INLINE ? MAX_INLINE : 1) + 8;

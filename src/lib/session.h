@@ -43,6 +43,8 @@ struct session_opts {
 	unsigned sym_flags;	/* SYM_INLINE, SYM_SRCLINE */
 	bool no_callchain;	/* only the sample ip */
 	int max_stack;		/* 0: the default (127, perf's) */
+	const char *symfs;	/* look for the recorded files under this directory first */
+	const char *kallsyms;	/* the recorded machine's /proc/kallsyms, copied */
 };
 
 /* open path and prepare its symbols; -errno with one line in err */
