@@ -6,7 +6,7 @@
  * sleeping PIPE_MS each time. With BURN_MS, burn_here() spins on CPU that long
  * before each sleep (for wall-clock profiles). At the end it prints to stderr the
  * time each function really took (CLOCK_MONOTONIC, so run-queue delays included):
- * "offcpu: block_here US us, wait_pipe US us, feeder US us".
+ * "offcpu: block_here US us, wait_pipe US us, feeder US us, burn_here US us".
  *
  *   offcpu [N [SLEEP_MS [PIPE_MS [BURN_MS]]]]    (default 10 100 50 0)
  */
@@ -19,7 +19,7 @@
 static int n = 10, sleep_ms = 100, pipe_ms = 50, burn_ms;
 static volatile unsigned long sink;
 static int fds[2];
-static double in_block, in_pipe, in_feeder;	/* ms spent in each */
+static double in_block, in_pipe, in_feeder, in_burn;	/* ms spent in each */
 
 static double now_ms(void);
 
@@ -46,6 +46,7 @@ __attribute__((noinline)) void burn_here(int ms)
 	while (now_ms() < end)
 		for (int i = 0; i < 10000; i++)
 			sink += i;
+	in_burn += now_ms() - end + ms;
 }
 
 __attribute__((noinline)) void block_here(int ms)
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		wait_pipe();
 	pthread_join(t, NULL);
-	fprintf(stderr, "offcpu: block_here %.0f us, wait_pipe %.0f us, feeder %.0f us\n",
-		in_block * 1000, in_pipe * 1000, in_feeder * 1000);
+	fprintf(stderr, "offcpu: block_here %.0f us, wait_pipe %.0f us, feeder %.0f us, burn_here %.0f us\n",
+		in_block * 1000, in_pipe * 1000, in_feeder * 1000, in_burn * 1000);
 	return 0;
 }
