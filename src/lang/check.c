@@ -471,6 +471,7 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 	case F_KSYM:
 		return n->ty = ty_kind(TY_KSYM, 8);
 	case F_USYM:
+		c->prog->need_ustack = true;	/* its pid-seen map comes with the user stacks' */
 		return n->ty = ty_kind(TY_USYM, 16);
 	case F_KADDR:
 		if (a0->kind != N_STR) {

@@ -421,7 +421,7 @@ static int read_map(struct out *o, struct mapinfo *m, struct entries *es)
 		rc = -ENOMEM;
 		goto out;
 	}
-	while (bpf_map_get_next_key(m->fd, first ? NULL : key, next) == 0) {
+	for (uint32_t n = 0; n < m->max_entries && bpf_map_get_next_key(m->fd, first ? NULL : key, next) == 0; n++) {
 		first = false;
 		memcpy(key, next, m->key_size);
 		if (bpf_map_lookup_elem(m->fd, key, val))

@@ -187,12 +187,24 @@ static void clear_map(struct rt *rt, struct mapinfo *m, bool zero_only)
 	if (!zero_only && m->nkeys == 0 && m->agg != AGG_HIST && m->agg != AGG_LHIST)
 		zero_only = true;
 	if (!zero_only) {
-		while (bpf_map_get_next_key(m->fd, NULL, next) == 0)
-			if (bpf_map_delete_elem(m->fd, next))
-				break;
+		/* the keys there now, then delete them: probes still running (our own bpf()
+		 * calls on raw_syscalls) would refill a delete-until-empty loop forever */
+		uint8_t *keys = malloc((size_t)m->key_size * m->max_entries);
+		uint32_t n = 0;
+
+		if (!keys)
+			goto out;
+		while (n < m->max_entries && bpf_map_get_next_key(m->fd, first ? NULL : key, next) == 0) {
+			first = false;
+			memcpy(key, next, m->key_size);
+			memcpy(keys + (size_t)n++ * m->key_size, next, m->key_size);
+		}
+		for (uint32_t i = 0; i < n; i++)
+			bpf_map_delete_elem(m->fd, keys + (size_t)i * m->key_size);
+		free(keys);
 		goto out;
 	}
-	while (bpf_map_get_next_key(m->fd, first ? NULL : key, next) == 0) {
+	for (uint32_t n = 0; n < m->max_entries && bpf_map_get_next_key(m->fd, first ? NULL : key, next) == 0; n++) {
 		first = false;
 		memcpy(key, next, m->key_size);
 		bpf_map_update_elem(m->fd, key, z, BPF_EXIST);
