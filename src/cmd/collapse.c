@@ -36,6 +36,7 @@ struct collapse {
 	struct folded *f;
 	char **names;		/* scratch: frame names of one stack, root first */
 	size_t *lens;
+	size_t *caps;		/* bytes allocated for each name: reused from stack to stack */
 	size_t cap;
 	unsigned long skipped;
 	int err;
@@ -56,8 +57,15 @@ static int reserve(struct collapse *c, size_t n)
 	if (!nl)
 		return -ENOMEM;
 	c->lens = nl;
-	for (size_t i = c->cap; i < nc; i++)
+	size_t *ncaps = realloc(c->caps, nc * sizeof(*ncaps));
+
+	if (!ncaps)
+		return -ENOMEM;
+	c->caps = ncaps;
+	for (size_t i = c->cap; i < nc; i++) {
 		c->names[i] = NULL;
+		c->caps[i] = 0;
+	}
 	c->cap = nc;
 	return 0;
 }
@@ -66,15 +74,30 @@ static void set_name(struct collapse *c, size_t i, const char *fmt, ...) __attri
 static void set_name(struct collapse *c, size_t i, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
-	free(c->names[i]);
 	va_start(ap, fmt);
-	if (vasprintf(&c->names[i], fmt, ap) < 0)
-		c->names[i] = NULL;
+	n = vsnprintf(c->names[i], c->caps[i], fmt, ap);
 	va_end(ap);
-	if (!c->names[i])
-		c->err = -ENOMEM;
-	c->lens[i] = c->names[i] ? strlen(c->names[i]) : 0;
+	if (n >= 0 && (size_t)n >= c->caps[i]) {
+		char *nb = realloc(c->names[i], n + 64);
+
+		if (!nb) {
+			c->err = -ENOMEM;
+			c->lens[i] = 0;
+			return;
+		}
+		c->names[i] = nb;
+		c->caps[i] = n + 64;
+		va_start(ap, fmt);
+		n = vsnprintf(c->names[i], c->caps[i], fmt, ap);
+		va_end(ap);
+	}
+	if (n < 0) {
+		c->err = -EINVAL;
+		n = 0;
+	}
+	c->lens[i] = n;
 }
 
 static char *process_name(const struct collapse *c, const char *comm, const char *pid, const char *tid)
@@ -138,9 +161,8 @@ static int on_sample(const struct session_sample *smp, void *arg)
 	pname = process_name(c, smp->comm, pid, tid);
 	if (!pname)
 		return -ENOMEM;
-	free(c->names[n]);
-	c->names[n] = pname;
-	c->lens[n++] = strlen(pname);
+	set_name(c, n++, "%s", pname);
+	free(pname);
 	for (int i = smp->nr_frames - 1; i >= 0; i--) {
 		const struct session_frame *f = &smp->frames[i];
 		const char *dso = f->sym.dso ? f->sym.dso : "";
@@ -215,9 +237,8 @@ static int on_text(const struct ps_sample *s, void *arg)
 	pname = process_name(c, s->comm, s->pid, s->tid);
 	if (!pname)
 		return -ENOMEM;
-	free(c->names[n]);
-	c->names[n] = pname;
-	c->lens[n++] = strlen(pname);
+	set_name(c, n++, "%s", pname);
+	free(pname);
 	for (size_t fi = s->nr_frames; fi-- > 0;) {
 		const struct ps_frame *fr = &s->frames[fi];
 		char *raw = strdup(fr->func), *save = NULL;
@@ -274,9 +295,10 @@ static int on_text(const struct ps_sample *s, void *arg)
 			else if (c->jit && !fnmatch("/tmp/perf-*.map", mod, 0))
 				suffix = "_[j]";
 			if (*suffix && c->names[n] && !strstr(c->names[n], suffix)) {
-				char *old = c->names[n];
+				char *old = strdup(c->names[n]);
 
-				c->names[n] = NULL;
+				if (!old)
+					return -ENOMEM;
 				set_name(c, n, "%s%s", old, suffix);
 				free(old);
 			}
@@ -422,6 +444,7 @@ out:
 		free(c.names[i]);
 	free(c.names);
 	free(c.lens);
+	free(c.caps);
 	free(c.event_seen);
 	folded__free(c.f);
 	return rc;

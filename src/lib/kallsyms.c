@@ -64,11 +64,32 @@ int kallsyms__load(struct kallsyms **out, const char *path)
 	kernel = keep(k, &scap, "[kernel.kallsyms]");
 	while (kernel && fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
-		char type, name[512], mod[256];
-		int n = sscanf(line, "%llx %c %511s [%255[^]]]", &addr, &type, name, mod);
+		char type, *name, *mod = NULL, *p, *e;
+		int n;
 
-		if (n < 3 || !strchr("tTwW", type))
+		/* "ADDR TYPE NAME\t[MODULE]": parsed by hand, sscanf made loading slow */
+		addr = strtoull(line, &e, 16);
+		if (e == line || *e != ' ')
 			continue;
+		type = e[1];
+		if (!type || e[2] != ' ' || !strchr("tTwW", type))
+			continue;
+		name = e + 3;
+		p = name + strcspn(name, " \t\n");
+		if (p == name)
+			continue;
+		n = 3;
+		if (*p && *p != '\n') {
+			*p++ = 0;
+			p += strspn(p, " \t");
+			if (*p == '[' && (e = strchr(p, ']'))) {
+				*e = 0;
+				mod = p + 1;
+				n = 4;
+			}
+		} else {
+			*p = 0;
+		}
 		if (!addr) {
 			zero++;
 			continue;
