@@ -206,7 +206,9 @@ static int on_sample(const struct session_sample *smp, void *arg)
 		return 0;
 	if (sc->tids && !in_list(sc->tids, s->tid))
 		return 0;
-	print_start(sc, f, cc, smp->comm, s->pid, s->tid, s->cpu, s->time);
+	/* the idle task never has a COMM record: perf calls it swapper */
+	print_start(sc, f, cc, s->tid == 0 && smp->comm[0] == ':' ? "swapper" : smp->comm,
+		    s->pid, s->tid, s->cpu, s->time);
 	if (f & BIT(F_PERIOD))
 		fprintf(sc->out, "%10llu ", (unsigned long long)s->period);
 	if (f & BIT(F_EVENT))

@@ -86,6 +86,13 @@ test_expect_success '--show-task-events and --show-mmap-events print the side-ba
 	grep -q "PERF_RECORD_EXIT" ours
 '
 
+test_expect_success 'system-wide: the idle task is swapper, CPUs shown, as perf script' '
+	$SONDE record -q -a -o all.data --duration 0.3 &&
+	$SONDE script -i all.data -F comm,tid,cpu,time,event | nomod >ours &&
+	perf script -i all.data -F comm,tid,cpu,time,event 2>/dev/null | nomod >theirs &&
+	test_cmp theirs ours
+'
+
 test_expect_success 'a truncated file is one error line with the offset' '
 	size=$(stat -c %s s.data) &&
 	for cut in 50 200 $((size / 2)) $((size - 10)); do
