@@ -40,6 +40,8 @@ struct trace_cmd {
 	int nr_pids;
 	struct strace_printer pr;
 	struct bpf_loop *loop;
+	struct tracer *tracer;
+	bool wait_targets;
 	int write_err;
 };
 
@@ -92,6 +94,8 @@ static int trace_tick(void *ctx)
 
 	if (c->loop->rb)
 		ring_buffer__consume(c->loop->rb);
+	if (c->wait_targets)	/* -f: the command is gone, its descendants maybe not */
+		return tracer__alive(c->tracer) == 0;
 	if (!c->nr_pids)
 		return 0;
 	for (int i = 0; i < c->nr_pids; i++)
@@ -236,7 +240,18 @@ int cmd_trace(int argc, char **argv)
 		}
 		started = true;
 	}
+	c.tracer = t;
 	end = bpf_loop__run(&loop);
+	if (end == BPF_LOOP_CHILD && c.follow) {
+		/* as strace -f: go on until the processes the command left behind are gone too */
+		int status = loop.child_status;
+
+		bpf_loop__set_child(&loop, 0);
+		c.wait_targets = true;
+		if (tracer__alive(t) > 0)
+			bpf_loop__run(&loop);	/* until they end, or Ctrl-C */
+		loop.child_status = status;
+	}
 	tracer__detach(t);
 	if (end == BPF_LOOP_ERROR)
 		error("reading the ring buffer failed: %s", strerror(-loop.err));

@@ -33,6 +33,12 @@ test_expect_success 'a command killed by a signal: +++ killed by +++, and 128+N 
 	test "$(tail -1 so.txt)" = "+++ killed by SIGKILL +++"
 '
 
+test_expect_success '-f goes on until what the command left behind ends (as strace -f)' '
+	rc=0 && $SONDE trace -f -e trace=write -o so.txt -- sh -c "(sleep 0.2; echo hi) & exit 4" >out || rc=$? &&
+	test $rc -eq 4 &&
+	grep "write(1, \"hi\\\\n\", 3)" so.txt
+'
+
 test_expect_success 'unknown syscall names in -e are an error that names them' '
 	! $SONDE trace -e trace=opne,read,%bogus true 2>err &&
 	grep "'"'"'opne'"'"'" err && grep "%bogus" err
