@@ -165,7 +165,7 @@ struct session {
 };
 
 /* sample until the command ends, the duration passes, the targets vanish or a signal comes */
-static int record_loop(struct session *ss, bool have_cmd, const char *cmd)
+static int record_loop(struct session *ss, bool have_cmd)
 {
 	struct pollfd pf[2 + 1024];
 	bool tty = isatty(2) && !ss->o->quiet, child_done = false, stop = false;
@@ -228,7 +228,6 @@ static int record_loop(struct session *ss, bool have_cmd, const char *cmd)
 			last_status = now_s();
 		}
 	}
-	(void)cmd;
 	sampler__disable(&ss->s);
 	if (!rc)
 		rc = sampler__drain(&ss->s, write_recs, ss->w);
@@ -512,7 +511,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
-	rc = record_loop(&ss, have_cmd, have_cmd ? argv[0] : NULL);
+	rc = record_loop(&ss, have_cmd);
 	if (rc) {
 		rc = 1;
 		goto out;
