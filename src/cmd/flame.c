@@ -5,21 +5,19 @@
  * speedscope / pprof files. flamegraph.pl's options keep their names and
  * meanings.
  *
- * A recording (-i FILE) is folded by `sonde collapse -i FILE`, run as a child
- * whose output streams into the tree: the collapse (name tidying, event
- * filter, annotations) lives in src/cmd/collapse.c, and running it keeps one
- * definition of it. When it moves to src/lib/, call it directly instead.
+ * A recording (-i FILE) is folded by src/lib/collapse.c, as `sonde collapse -i`
+ * folds it.
  */
 #include "sonde.h"
 #include "opt.h"
 #include "lib/export.h"
 #include "lib/flamegraph.h"
+#include "lib/collapse.h"
 #include "lib/folded.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *const flame_usage[] = {
@@ -82,52 +80,23 @@ static int read_input(struct folded *f, struct flame_cmd *c, const char *path, e
 	return 0;
 }
 
-/* a recording, folded by `sonde collapse -i` in a child process */
+/* a recording, folded as `sonde collapse -i` folds it */
 static int read_recording(struct folded *f, struct flame_cmd *c, const char *path)
 {
-	int pfd[2], st;
-	pid_t pid;
-	FILE *in;
-	long bad;
+	struct collapse_opts o = { 0 };
+	struct collapse_stats st;
+	char err[512];
 
-	if (pipe(pfd)) {
-		error("cannot create a pipe: %s", strerror(errno));
+	(void)c;
+	if (collapse__recording(f, path, &o, &st, err, sizeof(err)) < 0) {
+		error("cannot read '%s': %s", path, err);
 		return -1;
 	}
-	fflush(NULL);
-	if ((pid = fork()) < 0) {
-		error("cannot fork: %s", strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(pfd[1], STDOUT_FILENO);
-		close(pfd[0]);
-		close(pfd[1]);
-		execl("/proc/self/exe", "sonde", "collapse", "-i", path, (char *)NULL);
-		error("cannot run 'sonde collapse': %s", strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
-	if (!(in = fdopen(pfd[0], "r"))) {
-		close(pfd[0]);
-		waitpid(pid, &st, 0);
-		error("cannot read the folded stacks of '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	bad = folded__read(f, in, path, FOLDED_AFTER, warn_line, c);
-	fclose(in);
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st)) {
-		error("cannot fold the stacks of '%s': sonde collapse -i died", path);
-		return -1;
-	}
-	if (WEXITSTATUS(st))
-		return -1;	/* collapse said why, in one line */
-	if (bad < 0) {
-		error("cannot read the folded stacks of '%s': %s", path, strerror((int)-bad));
-		return -1;
-	}
+	if (st.bad_records)
+		warning("%lu records of '%s' could not be read and were skipped; the first: %s",
+			st.bad_records, path, st.first_error);
+	if (st.other_events)
+		warning("several events in '%s': drawing '%s' only", path, st.event);
 	return 0;
 }
 
