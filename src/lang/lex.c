@@ -239,8 +239,9 @@ static struct token lex_number(struct lexer *lx)
 		int e = 0;
 
 		lx->p++;
-		while (lx->p < lx->end && isdigit((unsigned char)*lx->p))
-			e = e * 10 + (*lx->p++ - '0');
+		for (; lx->p < lx->end && isdigit((unsigned char)*lx->p); lx->p++)
+			if (e < 1000)	/* 1e1000 overflows anyway */
+				e = e * 10 + (*lx->p - '0');
 		while (e-- > 0 && !overflow) {
 			if (v > ~0ULL / 10)
 				overflow = true;
