@@ -116,6 +116,17 @@ test_expect_success 'ustack of a process that has exited is symbolized (bpftrace
 	grep -q "^    hot_loop+[0-9]*$" out && grep -q "^    main+[0-9]*$" out
 '
 
+test_expect_success '-p PID: a uprobe fires in that process only' '
+	$EXAMPLES/demo 3 >/dev/null &
+	d1=$!
+	$EXAMPLES/demo 3 >/dev/null &
+	d2=$!
+	sleep 0.3 &&
+	$SONDE probe -p $d1 -e "uprobe:$EXAMPLES/demo:cold_path { @[pid] = count(); } interval:ms:700 { exit(); }" >out;
+	kill $d1 $d2; wait $d1 $d2 2>/dev/null || :; cat out;
+	grep -q "^@\[$d1\]: [1-9]" out && ! grep -q "^@\[$d2\]" out
+'
+
 test_expect_success 'Ctrl-C (SIGINT) ends the run and prints the maps' '
 	$SONDE probe -e "interval:ms:10 { @ticks = count(); }" >out 2>err &
 	pid=$! && sleep 1 && kill -INT $pid && wait $pid &&
