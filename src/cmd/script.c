@@ -9,6 +9,7 @@
 #include "opt.h"
 #include "lib/perfdata.h"
 #include "lib/session.h"
+#include "lib/tracedata.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ struct script {
 	int name_width;
 	unsigned *attr_fields;		/* per attr: the fields that apply */
 	bool *attr_callchain;		/* per attr: frames one per line */
-	struct perfdata_tracing *tracing;
+	struct tracedata *td;		/* tracepoint formats, through libtraceevent */
 	struct session *s;
 	char trace_buf[4096];
 };
@@ -216,15 +217,12 @@ static int on_sample(const struct session_sample *smp, void *arg)
 	if (f & BIT(F_ADDR))
 		fprintf(sc->out, "%16llx ", (unsigned long long)s->addr);
 	if ((f & BIT(F_TRACE)) && s->raw) {
-		const struct perfdata_tp_format *tf =
-			perfdata_tracing__find(sc->tracing, smp->ev->attr->attr.config);
-
-		if (tf) {
-			perfdata_tracing__format(tf, s->raw, s->raw_size, sc->trace_buf, sizeof(sc->trace_buf));
+		/* the event's print format, as perf script shows it */
+		if (sc->td && tracedata__format(sc->td, smp->ev->attr->attr.config, s->raw, s->raw_size,
+						s->cpu, s->time, sc->trace_buf, sizeof(sc->trace_buf)) >= 0)
 			fputs(sc->trace_buf, sc->out);
-		} else {
-			fprintf(sc->out, "[%u bytes, no format in the recording]", s->raw_size);
-		}
+		else
+			fprintf(sc->out, "[%u bytes, no format for this event]", s->raw_size);
 	}
 	if (f & (BIT(F_IP) | BIT(F_SYM) | BIT(F_DSO))) {
 		if (cc) {
@@ -400,9 +398,10 @@ int cmd_script(int argc, char **argv)
 		goto out;
 	}
 	setup_attrs(&sc, attrs, nattrs);
-	if (feat->tracing_data &&
-	    perfdata_tracing__parse(&sc.tracing, feat->tracing_data, feat->tracing_data_size, err, sizeof(err)))
-		warning("'%s': %s; tracepoint fields are not shown", input, err);
+	if (tracedata__new(&sc.td, feat->tracing_data, feat->tracing_data_size, err, sizeof(err))) {
+		warning("'%s': %s; tracepoint fields come from this machine's formats", input, err);
+		tracedata__new(&sc.td, NULL, 0, err, sizeof(err));
+	}
 	rc = session__walk(sc.s, on_sample, on_event, &sc);
 	if (rc < 0) {
 		if (rc != -EIO || !ferror(sc.out))
@@ -415,7 +414,7 @@ int cmd_script(int argc, char **argv)
 		warning("%lu records of '%s' could not be read and were skipped; the first: %s",
 			session__bad_records(sc.s), input, session__first_error(sc.s));
 out:
-	perfdata_tracing__free(sc.tracing);
+	tracedata__free(sc.td);
 	free(sc.attr_fields);
 	free(sc.attr_callchain);
 	session__free(sc.s);

@@ -270,31 +270,6 @@ const char *perfdata__record_name(uint32_t type);
 
 /* ------------------------------------------------- tracepoint formats */
 
-/*
- * The TRACING_DATA feature (perfdata_features.tracing_data) parsed: each
- * recorded tracepoint's tracefs format, to decode the RAW payload of its samples.
- * The tracing object owns the formats and their strings.
- */
-struct perfdata_tp_field {
-	char *name;
-	unsigned offset, size;
-	bool is_signed, is_string, is_dynamic, is_pointer;
-};
-
-struct perfdata_tp_format {
-	uint64_t id;			/* attr.config of the event */
-	char *system, *name;		/* "syscalls", "sys_enter_openat" */
-	struct perfdata_tp_field *fields;	/* without the common_* ones */
-	int nr_fields;
-};
-
-struct perfdata_tracing;
-int perfdata_tracing__parse(struct perfdata_tracing **out, const void *data, size_t size,
-			    char *err, size_t errlen);
-const struct perfdata_tp_format *perfdata_tracing__find(const struct perfdata_tracing *t, uint64_t id);
-/* the fields of one raw record as "name=value name=value" into buf; 0 or -ENOSPC */
-int perfdata_tracing__format(const struct perfdata_tp_format *f, const uint8_t *raw, size_t size,
-			     char *buf, size_t len);
-void perfdata_tracing__free(struct perfdata_tracing *t);
+/* tracepoint fields of a recording are formatted by src/lib/tracedata.h (libtraceevent) */
 
 #endif

@@ -310,7 +310,9 @@ int session__walk(struct session *s, session_sample_fn on_sample, session_event_
 			smp.attr_idx = ev.attr_idx;
 			smp.event_name = ev.attr && ev.attr->name ? ev.attr->name : "";
 			smp.comm = session__comm(s, ev.sample.tid);
-			if (!*smp.comm) {
+			if (!*smp.comm && ev.sample.tid == 0) {
+				smp.comm = "swapper";	/* the idle task, as perf names it */
+			} else if (!*smp.comm) {
 				/* perf's name for a thread it never saw a COMM of */
 				snprintf(s->unknown_comm, sizeof(s->unknown_comm), ":%u", ev.sample.tid);
 				smp.comm = s->unknown_comm;

@@ -144,6 +144,13 @@ test_expect_success 'collapse --diff: difffolded'"'"'s two columns' '
 	printf "a;b 10 20\na;c 5 0\na;d 0 1\n" >expect && test_cmp expect out
 '
 
+test_expect_success 'script: tracepoint records in each event'"'"'s print format, as perf script prints them' '
+	$SONDE record -e sched:sched_switch,syscalls:sys_enter_openat -o tp.data -- $WORKLOADS/syscalls 50 >/dev/null 2>&1 &&
+	$SONDE script -i tp.data >actual && perf script -i tp.data 2>/dev/null >expect &&
+	test_cmp expect actual &&
+	grep -q "sys_enter_openat: dfd: 0xffffff9c, filename: 0x" actual && grep -q "prev_state=.* ==> next_comm=" actual
+'
+
 test_expect_success 'bad input: a truncated recording is one error line, no crash' '
 	head -c 3000 $TMP/perf.data >trunc.data &&
 	rc=0; $SONDE report -i trunc.data >out 2>err || rc=$? &&
