@@ -33,14 +33,15 @@ for f in build-fuzz/fuzz_*; do
 	corpus=tests/fuzz/corpus/$name
 	work=$(mktemp -d /tmp/sonde-fuzz.XXXXXX)
 	[ -d "$corpus" ] && cp -r "$corpus/." "$work/"
-	if "$f" -max_total_time="${FUZZ_SECONDS:-3}" -max_len=65536 -rss_limit_mb=2048 "$work" >"$work.log" 2>&1; then
+	if "$f" -max_total_time="${FUZZ_SECONDS:-3}" -max_len=65536 -rss_limit_mb=2048 -artifact_prefix="$work.crash-" "$work" >"$work.log" 2>&1; then
 		echo "ok - fuzz $name ($(grep -o 'Done [0-9]* runs' "$work.log" | head -1))"
 		echo "pass fuzz: $name" >>"$results"
 	else
 		echo "FAIL - fuzz $name"; tail -n 30 "$work.log"
+		for a in "$work".crash-*; do [ -e "$a" ] && cp "$a" build-fuzz/ && echo "   input kept in build-fuzz/$(basename "$a")"; done
 		echo "fail fuzz: $name" >>"$results"
 	fi
-	rm -rf "$work" "$work.log"
+	rm -rf "$work" "$work.log" "$work".crash-*
 done
 
 for mode in plain asan; do
