@@ -410,6 +410,36 @@ static void list_elf_funcs(const char *path, const char *pat, void (*cb)(const c
 	close(fd);
 }
 
+struct u_glob {
+	struct program *prog;
+	struct probe *pr;
+	struct attach *ap;
+	struct ap_inst ***tail;
+	const char *path;
+	int n, err;
+};
+
+static void u_glob_one(const char *name, void *ctx)
+{
+	struct u_glob *g = ctx;
+	const char *fn = strrchr(name, ':') + 1;
+	uint64_t off;
+
+	if (g->err || g->n >= 4096)
+		return;
+	for (struct ap_inst *in = g->pr->inst; in; in = in->next)	/* .symtab and .dynsym both list it */
+		if (in->ap == g->ap && in->sym && !strcmp(in->sym, fn))
+			return;
+	if (provider__elf_sym_offset(g->path, fn, &off))
+		return;
+	struct ap_inst *in = new_inst(g->prog, g->pr, g->ap, g->tail, name);
+
+	in->path = arena__strndup(g->prog->arena, g->path, strlen(g->path));
+	in->sym = arena__strndup(g->prog->arena, fn, strlen(fn));
+	in->offset = off;
+	g->n++;
+}
+
 static int u_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
 {
 	char path[4096], name[4352];
@@ -429,8 +459,19 @@ static int u_expand(struct program *prog, struct probe *pr, struct attach *ap, s
 		return -ENOENT;
 	}
 	if (strpbrk(sym, "*?[")) {
-		lang__error(prog, ap->loc, "wildcards in uprobe functions are not supported by sonde probe yet");
-		return -EINVAL;
+		/* every function of the file that matches, each its own instance */
+		struct u_glob g = { .prog = prog, .pr = pr, .ap = ap, .tail = tail, .path = path };
+		char pat[4600];
+
+		snprintf(pat, sizeof(pat), "%s:%s:%s", ap->prov, path, sym);
+		list_elf_funcs(path, pat, u_glob_one, &g);
+		if (g.err)
+			return g.err;
+		if (!g.n && !pr->aps->next) {
+			lang__error(prog, ap->loc, "no function of '%s' matches '%s'", path, sym);
+			return -ENOENT;
+		}
+		return 0;
 	}
 	if (!strncmp(sym, "0x", 2)) {
 		off = strtoull(sym, NULL, 16);

@@ -127,6 +127,11 @@ test_expect_success '-p PID: a uprobe fires in that process only' '
 	grep -q "^@\[$d1\]: [1-9]" out && ! grep -q "^@\[$d2\]" out
 '
 
+test_expect_success 'uprobe wildcards: every matching function, each with its probe name' '
+	$SONDE probe -e "uprobe:$EXAMPLES/demo:*_loop /pid == cpid/ { @[func] = count(); }" -c "$EXAMPLES/demo 1" >out &&
+	grep -q "^@\[hot_loop\]: [1-9]" out && grep -q "^@\[warm_loop\]: [1-9]" out && [ $(grep -c "^@\[" out) -eq 2 ]
+'
+
 test_expect_success 'Ctrl-C (SIGINT) ends the run and prints the maps' '
 	$SONDE probe -e "interval:ms:10 { @ticks = count(); }" >out 2>err &
 	pid=$! && sleep 1 && kill -INT $pid && wait $pid &&
