@@ -7,6 +7,7 @@
  */
 #include "sonde.h"
 #include "lib/tracefs.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,35 +53,6 @@ static const struct cmd *find_cmd(const char *name)
 	return NULL;
 }
 
-/* Damerau-free Levenshtein distance, small strings only */
-static int distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	int row[64];
-
-	if (la > 62 || lb > 62)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		int prev = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			int cur = row[j];
-			int best = prev + (a[i - 1] != b[j - 1]);
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sonde [-v] [--version] [--help] <command> [<args>]\n\n"
@@ -98,7 +70,7 @@ static int unknown_cmd(const char *name)
 
 	error("'%s' is not a sonde command; see 'sonde --help'", name);
 	for (const struct cmd *c = sonde_cmds; c->name; c++) {
-		int d = distance(name, c->name);
+		int d = util__edit_distance(name, c->name, false);
 
 		if (d < best)
 			best = d;
@@ -106,7 +78,7 @@ static int unknown_cmd(const char *name)
 	if (best <= 2 || (best <= 3 && strlen(name) > 5)) {
 		fprintf(stderr, "\nthe most similar command%s:\n", "");
 		for (const struct cmd *c = sonde_cmds; c->name; c++)
-			if (distance(name, c->name) == best)
+			if (util__edit_distance(name, c->name, false) == best)
 				fprintf(stderr, "\t%s\n", c->name);
 	}
 	return 1;

@@ -6,6 +6,7 @@
  */
 #include "sonde.h"
 #include "opt.h"
+#include "lib/util.h"
 #include "lib/ftrace.h"
 #include "lib/target.h"
 #include "lib/workload.h"
@@ -189,18 +190,6 @@ static int drain(int fd, FILE *out, unsigned long long *bytes)
 	}
 }
 
-static void arm_once(int fd, double s)
-{
-	struct itimerspec it = { 0 };
-	long long ns = (long long)(s * 1e9);
-
-	if (ns <= 0)
-		ns = 1;
-	it.it_value.tv_sec = ns / 1000000000LL;
-	it.it_value.tv_nsec = ns % 1000000000LL;
-	timerfd_settime(fd, 0, &it, NULL);
-}
-
 static bool any_alive(const pid_t *pids, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -359,7 +348,7 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 	}
 	if (o->duration > 0) {
 		dfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		arm_once(dfd, o->duration);
+		util__timer_arm(dfd, (long long)((o->duration) * 1e9), false);
 	}
 	if (argc) {
 		int r = workload__start(&w);

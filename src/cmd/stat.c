@@ -9,6 +9,7 @@
 #include "lib/event.h"
 #include "lib/statmodel.h"
 #include "lib/target.h"
+#include "lib/util.h"
 #include "lib/workload.h"
 #include "ui/stat_print.h"
 
@@ -55,28 +56,6 @@ static int parse_event_opt(const struct opt *o, const char *arg)
 		return -1;
 	}
 	return 0;
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int arm_timer(int fd, double ms, bool periodic)
-{
-	struct itimerspec it = { 0 };
-	long long ns = (long long)(ms * 1e6);
-
-	if (ns <= 0)
-		ns = 1;
-	it.it_value.tv_sec = ns / 1000000000LL;
-	it.it_value.tv_nsec = ns % 1000000000LL;
-	if (periodic)
-		it.it_interval = it.it_value;
-	return timerfd_settime(fd, 0, &it, NULL);
 }
 
 static int add_detailed(struct evlist *l, int level)
@@ -200,16 +179,16 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (o->interval_ms) {
 		ifd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		arm_timer(ifd, o->interval_ms, true);
+		util__timer_arm(ifd, (long long)o->interval_ms * 1000000LL, true);
 	}
 	if (o->duration > 0 || o->timeout_ms) {
 		dfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		arm_timer(dfd, o->duration > 0 ? o->duration * 1000.0 : (double)o->timeout_ms, false);
+		util__timer_arm(dfd, (long long)(o->duration > 0 ? o->duration * 1e9 : (double)o->timeout_ms * 1e6), false);
 	}
 
 	if (o->delay_ms > 0 && !argc)
 		usleep(o->delay_ms * 1000);
-	t0 = now_ns();
+	t0 = (double)util__now_ns();
 	if (!counted_child)
 		counters__enable(&c);
 	if (argc) {
@@ -277,7 +256,7 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 		}
 		if (pf[1].revents & POLLIN) {
 			uint64_t x;
-			double tn = now_ns();
+			double tn = (double)util__now_ns();
 
 			if (read(ifd, &x, sizeof(x)) < 0)
 				debug(1, "timerfd: %s", strerror(errno));
@@ -295,7 +274,7 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 			}
 		}
 	}
-	t_end = now_ns();
+	t_end = (double)util__now_ns();
 	counters__read(&c);
 	if (o->interval_ms && t_end - t_last > 1e6 && !(o->interval_count && intervals >= o->interval_count)) {
 		/* the last partial interval, as perf prints it */

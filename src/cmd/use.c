@@ -7,6 +7,7 @@
  */
 #include "sonde.h"
 #include "opt.h"
+#include "lib/util.h"
 #include "lib/procstat.h"
 #include "lib/use.h"
 #include "ui/use_print.h"
@@ -43,20 +44,6 @@ static double mono(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int arm(int fd, double s, bool periodic)
-{
-	struct itimerspec it = { 0 };
-	long long ns = (long long)(s * 1e9);
-
-	if (ns <= 0)
-		ns = 1;
-	it.it_value.tv_sec = ns / 1000000000LL;
-	it.it_value.tv_nsec = ns % 1000000000LL;
-	if (periodic)
-		it.it_interval = it.it_value;
-	return timerfd_settime(fd, 0, &it, NULL);
 }
 
 static int snap(struct ps_snap *s, const struct use_opts *o)
@@ -129,7 +116,7 @@ static int run_once(struct use_opts *o, int sfd, int tfd)
 
 	if (snap(&a, o))
 		return 1;
-	arm(tfd, RUNQ_SAMPLE_MS / 1000.0, true);
+	util__timer_arm(tfd, (long long)((RUNQ_SAMPLE_MS / 1000.0) * 1e9), true);
 	wait_window(sfd, tfd, a.t + o->duration, o, &rq, progress);
 	if (progress)
 		fprintf(stderr, "\r%*s\r", 64, "");
@@ -163,7 +150,7 @@ static int run_intervals(struct use_opts *o, int sfd, int tfd)
 	t0 = prev.t;
 	if (!o->json)
 		use_print__row_header(stdout);
-	arm(tfd, RUNQ_SAMPLE_MS / 1000.0, true);
+	util__timer_arm(tfd, (long long)((RUNQ_SAMPLE_MS / 1000.0) * 1e9), true);
 	for (;;) {
 		struct use_runq rq = { 0 };
 		struct use_report r;

@@ -5,6 +5,7 @@
  * caller goes on to read its maps, print and destroy its skeleton.
  */
 #include "lib/bpf_loop.h"
+#include "lib/util.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -40,19 +41,11 @@ int bpf_loop__init(struct bpf_loop *l)
 
 static int arm(int *fd, long long ns, bool periodic)
 {
-	struct itimerspec it = { 0 };
-
 	if (*fd < 0)
 		*fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (*fd < 0)
 		return -errno;
-	if (ns <= 0)
-		ns = 1;
-	it.it_value.tv_sec = ns / 1000000000LL;
-	it.it_value.tv_nsec = ns % 1000000000LL;
-	if (periodic)
-		it.it_interval = it.it_value;
-	return timerfd_settime(*fd, 0, &it, NULL) ? -errno : 0;
+	return util__timer_arm(*fd, ns, periodic);
 }
 
 int bpf_loop__set_duration(struct bpf_loop *l, double seconds)

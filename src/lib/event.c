@@ -8,6 +8,7 @@
  */
 #include "lib/event.h"
 #include "lib/tracefs.h"
+#include "lib/util.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -146,34 +147,6 @@ static void seterr(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	int row[96];
-
-	if (la > 94 || lb > 94)
-		return 99;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		int prev = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			int cur = row[j];
-			int best = prev + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = cur;
-		}
-	}
-	return row[lb];
-}
-
 struct suggest_ctx {
 	const char *want;
 	char best[64];
@@ -183,7 +156,7 @@ struct suggest_ctx {
 static void consider(const char *name, void *p)
 {
 	struct suggest_ctx *s = p;
-	int d = edit_distance(s->want, name);
+	int d = util__edit_distance(s->want, name, true);
 
 	if (d < s->dist) {
 		s->dist = d;

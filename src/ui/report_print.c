@@ -4,6 +4,7 @@
  * their percentage columns and sort-key columns, and the call graph drawn with
  * perf's "|", "---" and "--NN.NN%--" art (as measured from perf 6.1 here).
  */
+#include "ui/json.h"
 #include "ui/report_print.h"
 
 #include <inttypes.h>
@@ -267,22 +268,6 @@ void report_print__entries(const struct report_print *p, const struct hist *h)
 	}
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 void report_print__json(const struct report_print *p, const struct hist *h, const char *event,
 			unsigned long long lost)
 {
@@ -291,7 +276,7 @@ void report_print__json(const struct report_print *p, const struct hist *h, cons
 	FILE *f = p->out;
 
 	fputs("{\"event\": ", f);
-	json_str(f, event);
+	json__str(f, event);
 	fprintf(f, ", \"samples\": %" PRIu64 ", \"event_count\": %" PRIu64 ", \"lost\": %llu, \"entries\": [",
 		hist__nr_samples(h), hist__total_period(h), lost);
 	for (size_t i = 0; i < n; i++) {
@@ -308,15 +293,15 @@ void report_print__json(const struct report_print *p, const struct hist *h, cons
 		fprintf(f, "\"self\": %.4f, \"samples\": %" PRIu64 ", \"period\": %" PRIu64 ", \"comm\": ",
 			pct(e->self, hist__total_period(h)), o->children ? e->nr_children : e->nr_self,
 			o->children ? e->children : e->self);
-		json_str(f, e->comm);
+		json__str(f, e->comm);
 		fprintf(f, ", \"pid\": %u, \"tid\": %u, \"dso\": ", e->pid, e->tid);
-		json_str(f, e->dso);
+		json__str(f, e->dso);
 		fputs(", \"symbol\": ", f);
 		if (e->sym) {
-			json_str(f, e->sym);
+			json__str(f, e->sym);
 		} else {
 			snprintf(addr, sizeof(addr), "%#" PRIx64, e->addr);
-			json_str(f, addr);
+			json__str(f, addr);
 		}
 		fprintf(f, ", \"kernel\": %s}", e->level == 'k' ? "true" : "false");
 	}

@@ -5,6 +5,7 @@
  * an 18-wide value, a 4-wide unit, a 32-wide name (25 when the value is a
  * <not ...> marker), then a 35-wide metric column.
  */
+#include "ui/json.h"
 #include "ui/stat_print.h"
 
 #include <math.h>
@@ -115,18 +116,6 @@ static void print_metric(const struct stat_print *p, const struct stat_metric *m
 	}
 }
 
-static void json_escape(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-}
-
 static void print_row(const struct stat_print *p, const struct stat_model *m, int e, int u, double ts)
 {
 	const struct event *ev = &m->evl->ev[e];
@@ -151,9 +140,9 @@ static void print_row(const struct stat_print *p, const struct stat_model *m, in
 			fprintf(p->out, "\"counter-value\" : \"%f\", ", shown);
 		else
 			fprintf(p->out, "\"counter-value\" : \"%s\", ", marker);
-		fprintf(p->out, "\"unit\" : \"%s\", \"event\" : \"", ev->unit);
-		json_escape(p->out, ev->name);
-		fprintf(p->out, "\", ");
+		fprintf(p->out, "\"unit\" : \"%s\", \"event\" : ", ev->unit);
+		json__str(p->out, ev->name);
+		fprintf(p->out, ", ");
 		if (p->runs > 1)
 			fprintf(p->out, "\"variance\" : %.2f, ", noise);
 		fprintf(p->out, "\"event-runtime\" : %llu, \"pcnt-running\" : %.2f",

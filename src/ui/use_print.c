@@ -2,6 +2,7 @@
 /*
  * use_print.c - the USE report as text, JSON and vmstat-like interval rows.
  */
+#include "ui/json.h"
 #include "ui/use_print.h"
 
 #include <math.h>
@@ -127,22 +128,6 @@ void use_print__text(FILE *f, const struct use_report *r, bool per_cpu)
 	}
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void json_num(FILE *f, double v)
 {
 	if (!isfinite(v))
@@ -174,9 +159,9 @@ void use_print__json(FILE *f, const struct use_report *r, double t)
 		const struct use_resource *res = &r->res[i];
 
 		fputs(i ? ",{\"type\":" : "{\"type\":", f);
-		json_str(f, res->type);
+		json__str(f, res->type);
 		fputs(",\"name\":", f);
-		json_str(f, res->name);
+		json__str(f, res->name);
 		for (int k = USE_U; k <= USE_E; k++) {
 			bool any = false;
 
@@ -186,7 +171,7 @@ void use_print__json(FILE *f, const struct use_report *r, double t)
 					continue;
 				if (any)
 					fputc(',', f);
-				json_str(f, res->m[j].key);
+				json__str(f, res->m[j].key);
 				fputc(':', f);
 				json_num(f, res->m[j].value);
 				any = true;
@@ -196,26 +181,26 @@ void use_print__json(FILE *f, const struct use_report *r, double t)
 		for (int k = USE_U; k <= USE_E; k++)
 			if (res->note[k][0]) {
 				fprintf(f, ",\"%s_note\":", use__kind_name(k));
-				json_str(f, res->note[k]);
+				json__str(f, res->note[k]);
 			}
 		fputc('}', f);
 	}
 	fputs("],\"flags\":[", f);
 	for (int i = 0; i < r->nr_flags; i++) {
 		fputs(i ? ",{\"resource\":" : "{\"resource\":", f);
-		json_str(f, r->flags[i].resource);
+		json__str(f, r->flags[i].resource);
 		fprintf(f, ",\"kind\":\"%s\",\"what\":", use__kind_name(r->flags[i].kind));
-		json_str(f, r->flags[i].what);
+		json__str(f, r->flags[i].what);
 		fputs(",\"next\":", f);
-		json_str(f, r->flags[i].next);
+		json__str(f, r->flags[i].next);
 		fputc('}', f);
 	}
 	fputs("],\"not_read\":[", f);
 	for (int i = 0; i < r->nr_missing; i++) {
 		fputs(i ? ",{\"file\":" : "{\"file\":", f);
-		json_str(f, r->missing[i].what);
+		json__str(f, r->missing[i].what);
 		fputs(",\"why\":", f);
-		json_str(f, r->missing[i].why);
+		json__str(f, r->missing[i].why);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);

@@ -2,6 +2,7 @@
 /* test_perfdata.c - perf.data written by the writer reads back through the reader */
 #include "unit.h"
 #include "lib/perfdata.h"
+#include "lib/tracedata.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -374,9 +375,9 @@ TEST(perfdata_tracing_roundtrip)
 {
 	struct perfdata_writer *w;
 	struct perfdata_reader *r;
-	struct perfdata_tracing *t;
+	struct tracedata *t;
 	struct perf_event_attr a = { .type = PERF_TYPE_TRACEPOINT, .sample_type = PERF_SAMPLE_RAW };
-	const struct perfdata_tp_format *tf;
+	uint16_t type;
 	char err[256], buf[512];
 	uint64_t id = 1;
 	uint8_t raw[128] = { 0 };
@@ -399,19 +400,17 @@ TEST(perfdata_tracing_roundtrip)
 	unlink(path);
 	const struct perfdata_features *ft = perfdata_reader__features(r);
 	CHECK(ft->tracing_data != NULL);
-	CHECK_INT(perfdata_tracing__parse(&t, ft->tracing_data, ft->tracing_data_size, err, sizeof(err)), 0);
-	tf = perfdata_tracing__find(t, a.config);
-	CHECK(tf != NULL);
-	CHECK_STR(tf->system, "sched");
-	CHECK_STR(tf->name, "sched_switch");
-	CHECK(tf->nr_fields >= 6);
-	CHECK_STR(tf->fields[0].name, "prev_comm");
-	memcpy(raw + tf->fields[0].offset, "worker", 7);
-	CHECK_INT(perfdata_tracing__format(tf, raw, sizeof(raw), buf, sizeof(buf)), 0);
+	CHECK_INT(tracedata__new(&t, ft->tracing_data, ft->tracing_data_size, err, sizeof(err)), 0);
+	/* a record: common_type first, prev_comm after the 8 bytes of common fields */
+	type = (uint16_t)a.config;
+	memcpy(raw, &type, sizeof(type));
+	memcpy(raw + 8, "worker", 7);
+	CHECK(tracedata__format(t, a.config, raw, sizeof(raw), 0, 0, buf, sizeof(buf)) > 0);
 	CHECK(!strncmp(buf, "prev_comm=worker prev_pid=0", 27));
+	CHECK(strstr(buf, " ==> next_comm=") != NULL);
 	/* a cut section is refused, not overrun */
-	perfdata_tracing__free(t);
-	CHECK(perfdata_tracing__parse(&t, ft->tracing_data, ft->tracing_data_size / 2, err, sizeof(err)) < 0);
+	tracedata__free(t);
+	CHECK(tracedata__new(&t, ft->tracing_data, ft->tracing_data_size / 2, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "offset") != NULL);
 	perfdata_reader__free(r);
 }

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/* util.c - timerfds, the monotonic clock, edit distance; see util.h */
+#include "lib/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+
+int util__timer_arm(int fd, long long ns, bool periodic)
+{
+	struct itimerspec it = { 0 };
+
+	if (ns <= 0)
+		ns = 1;
+	it.it_value.tv_sec = ns / 1000000000LL;
+	it.it_value.tv_nsec = ns % 1000000000LL;
+	if (periodic)
+		it.it_interval = it.it_value;
+	return timerfd_settime(fd, 0, &it, NULL) ? -errno : 0;
+}
+
+uint64_t util__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int util__edit_distance(const char *a, const char *b, bool ignore_case)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int row[96];
+
+	if (la > 94 || lb > 94)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		int prev = row[0];
+
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			int cur = row[j];
+			unsigned char x = a[i - 1], y = b[j - 1];
+			int best;
+
+			if (ignore_case) {
+				x = tolower(x);
+				y = tolower(y);
+			}
+			best = prev + (x != y);
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}

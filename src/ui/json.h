@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* json.h - writing JSON strings for every --json output */
+#ifndef SONDE_JSON_H
+#define SONDE_JSON_H
+
+#include <stdio.h>
+
+/* s as a JSON string, quotes included ("" for NULL) */
+void json__str(FILE *f, const char *s);
+
+#endif
