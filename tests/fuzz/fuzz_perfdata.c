@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/perfdata.h"
+#include "lib/tracedata.h"
 
 static volatile uint64_t sink;
 
@@ -40,19 +41,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (f->hostname)
 		sink += strlen(f->hostname);
 	if (f->tracing_data) {
-		struct perfdata_tracing *t;
+		struct tracedata *t;
 
-		if (perfdata_tracing__parse(&t, f->tracing_data, f->tracing_data_size, err, sizeof(err)) == 0) {
+		/* formats from the file (libtraceevent parses them); hostile ones must not crash */
+		if (tracedata__new(&t, f->tracing_data, f->tracing_data_size, err, sizeof(err)) == 0) {
 			uint8_t raw[64] = { 0 };
 			char buf[512];
 
 			for (int i = 0; i < nr; i++) {
-				const struct perfdata_tp_format *tf = perfdata_tracing__find(t, a[i].attr.config);
+				uint16_t type = (uint16_t)a[i].attr.config;
 
-				if (tf)
-					perfdata_tracing__format(tf, raw, sizeof(raw), buf, sizeof(buf));
+				memcpy(raw, &type, sizeof(type));
+				tracedata__format(t, a[i].attr.config, raw, sizeof(raw), 0, 0, buf, sizeof(buf));
 			}
-			perfdata_tracing__free(t);
+			tracedata__free(t);
 		} else if (!err[0] || strchr(err, '\n')) {
 			abort();
 		}
