@@ -7,6 +7,7 @@
  */
 #include "sonde.h"
 #include "opt.h"
+#include "lib/folded.h"
 #include "lib/bpf_loop.h"
 #include "lib/bpf_mmaps.h"
 #include "lib/bpf_offcpu.h"
@@ -118,32 +119,55 @@ static void print_entry(FILE *out, struct symbolizer *s, const struct offcpu_ent
 	fprintf(out, "        %llu\n\n", (unsigned long long)(e->ns / 1000));
 }
 
-/* folded: comm;user frames, root first;kernel frames, root first  microseconds */
-static void print_folded(FILE *out, struct symbolizer *s, const struct offcpu_entry *e,
-			 const struct offcpu_cmd *o)
+/*
+ * folded: comm;user frames, root first;kernel frames, root first  microseconds.
+ * Stacks go through a folded tree, so that two kernel stack ids whose frames
+ * have the same names become one line, as flame graph tools expect.
+ */
+static int add_folded(struct folded *f, struct symbolizer *s, const struct offcpu_entry *e,
+		      const struct offcpu_cmd *o)
 {
 	/* --wall: off-CPU frames carry flamegraph.pl's _[w] annotation (--colors chain) */
 	const char *mark = o->wall && !e->oncpu ? "_[w]" : "";
 	uint64_t us = e->ns / 1000;
+	size_t cap = (size_t)e->nr_user + e->nr_kern + 4, n = 0;
+	char **names;
+	size_t *lens;
+	int rc;
 
 	if (!us)
-		return;
-	fputs(e->key.comm, out);
+		return 0;
+	names = calloc(cap, sizeof(*names));
+	lens = calloc(cap, sizeof(*lens));
+	if (!names || !lens) {
+		free(names);
+		free(lens);
+		return -ENOMEM;
+	}
+#define PUSH(...) do { if (asprintf(&names[n], __VA_ARGS__) < 0) { rc = -ENOMEM; goto out; } lens[n] = strlen(names[n]); n++; } while (0)
+	PUSH("%s", e->key.comm);
 	if (!o->kern_only) {
 		if (stack_missed(e->key.user_stack_id))
-			fprintf(out, ";[Missed User Stack]%s", mark);
+			PUSH("[Missed User Stack]%s", mark);
 		for (int i = e->nr_user - 1; i >= 0; i--)
-			fprintf(out, ";%s%s", frame_name(s, e->key.tgid, e->user[i], false), mark);
+			PUSH("%s%s", frame_name(s, e->key.tgid, e->user[i], false), mark);
 	}
 	if (!o->user_only) {
 		if (o->delimited && !o->kern_only)
-			fputs(";-", out);
+			PUSH("-");
 		if (stack_missed(e->key.kern_stack_id))
-			fprintf(out, ";[Missed Kernel Stack]%s", mark);
+			PUSH("[Missed Kernel Stack]%s", mark);
 		for (int i = e->nr_kern - 1, skip = kern_skip(s, e); i >= skip; i--)
-			fprintf(out, ";%s%s", frame_name(s, e->key.tgid, e->kern[i], true), mark);
+			PUSH("%s%s", frame_name(s, e->key.tgid, e->kern[i], true), mark);
 	}
-	fprintf(out, " %llu\n", (unsigned long long)us);
+#undef PUSH
+	rc = folded__add_frames(f, (const char *const *)names, lens, n, (double)us, 0);
+out:
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(lens);
+	return rc;
 }
 
 /* the memory maps of the traced processes, read while they live */
@@ -328,11 +352,23 @@ static int report(const struct offcpu_cmd *o, struct offcpu *oc, struct symboliz
 		offcpu_profile__free(&p);
 		return 1;
 	}
-	for (int i = 0; i < p.n; i++)
-		if (o->folded)
-			print_folded(out, sym, &p.e[i], o);
-		else
+	if (o->folded) {
+		struct folded *f = folded__new(0);
+		int frc = f ? 0 : -ENOMEM;
+
+		for (int i = 0; i < p.n && !frc; i++)
+			frc = add_folded(f, sym, &p.e[i], o);
+		if (!frc)
+			frc = folded__finish(f);
+		if (!frc)
+			frc = folded__write(f, out, 0);
+		folded__free(f);
+		if (frc)
+			error("cannot write the folded stacks: %s", strerror(-frc));
+	} else {
+		for (int i = 0; i < p.n; i++)
 			print_entry(out, sym, &p.e[i], o);
+	}
 	warn_losses(&p, o);
 	if (p.stats[OFFCPU_STAT_RB_LOST])
 		warning("%llu blocks lost: the ring buffer of stack copies was full (--call-graph dwarf)",
