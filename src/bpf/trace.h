@@ -67,7 +67,7 @@ struct sc_event {
 	unsigned char data[TRACE_NCAP][TRACE_CAP_MAX];
 };
 
-#define TRACE_EV_HDR	((unsigned long)&((struct sc_event *)0)->data)
+#define TRACE_EV_HDR	__builtin_offsetof(struct sc_event, data)
 
 /* -c: in-kernel statistics per syscall number (a per-CPU array) */
 struct sc_stat {
