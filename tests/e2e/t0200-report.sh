@@ -145,7 +145,7 @@ test_expect_success 'collapse --diff: difffolded'"'"'s two columns' '
 '
 
 test_expect_success 'script: tracepoint records in each event'"'"'s print format, as perf script prints them' '
-	$SONDE record -e sched:sched_switch,syscalls:sys_enter_openat -o tp.data -- $WORKLOADS/syscalls 50 >/dev/null 2>&1 &&
+	$SONDE record -e sched:sched_switch,syscalls:sys_enter_openat -o tp.data -- $EXAMPLES/demo 0.1 >/dev/null 2>&1 &&
 	$SONDE script -i tp.data >actual && perf script -i tp.data 2>/dev/null >expect &&
 	test_cmp expect actual &&
 	grep -q "sys_enter_openat: dfd: 0xffffff9c, filename: 0x" actual && grep -q "prev_state=.* ==> next_comm=" actual
