@@ -448,6 +448,47 @@ unsigned syscall__class(const char *name)
 	return 0;
 }
 
+
+/*
+ * a /REGEX of -e trace= that regcomp can take without blowing up: glibc copies
+ * the pattern's tree for each repetition, so stacked (a+++...) or large ({m,n})
+ * repetitions take exponential memory; syscall names never need them
+ */
+static bool regex_is_tame(const char *re)
+{
+	int bounds = 0, quantifiers = 0;
+	bool after_quantifier = false;
+
+	if (strlen(re) > 256)
+		return false;
+	for (const char *p = re; *p; p++) {
+		bool q = *p == '+' || *p == '*' || *p == '?' || *p == '{';
+
+		if (*p == '\\' && p[1]) {
+			p++;
+			after_quantifier = false;
+			continue;
+		}
+		if (q && (after_quantifier || ++quantifiers > 16))
+			return false;
+		if (*p == '{') {
+			char *end;
+			long m = strtol(p + 1, &end, 10), n = m;
+
+			if (*end == ',')
+				n = end[1] == '}' ? m : strtol(end + 1, &end, 10);
+			if (++bounds > 2 || m > 32 || n > 32)
+				return false;
+			while (*p && *p != '}')
+				p++;
+			if (!*p)
+				return false;
+		}
+		after_quantifier = q;
+	}
+	return true;
+}
+
 int syscall__parse_set(const char *expr, bool *set, char *err, int errlen)
 {
 	bool neg = false;
@@ -480,7 +521,7 @@ int syscall__parse_set(const char *expr, bool *set, char *err, int errlen)
 		} else if (*tok == '/') {	/* strace 5.2's /REGEX over the names */
 			regex_t re;
 
-			if (regcomp(&re, tok + 1, REG_EXTENDED | REG_NOSUB))
+			if (!regex_is_tame(tok + 1) || regcomp(&re, tok + 1, REG_EXTENDED | REG_NOSUB))
 				goto unknown;
 			for (int i = 0; i < SYSCALL_NR_MAX; i++)
 				if (table[i].name && !regexec(&re, table[i].name, 0, NULL, 0))
