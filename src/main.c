@@ -19,20 +19,21 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+/* in the order of an investigation: the checklist, counters, profiles, tracing */
 const struct cmd sonde_cmds[] = {
+	{ "use", cmd_use, "utilization, saturation and errors of every resource (the USE checklist)", 0 },
+	{ "stat", cmd_stat, "count events for a command, processes or the whole system", RUN_TRACEFS },
 	{ "list", cmd_list, "list the events this machine can count or trace", RUN_TRACEFS },
-	{ "collapse", cmd_collapse, "folded stacks from a recording or perf script text (stackcollapse)", 0 },
+	{ "record", cmd_record, "sample stacks into a perf.data file (perf record)", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "report", cmd_report, "the hottest functions of a recording, with call graphs", 0 },
 	{ "script", cmd_script, "the samples of a recording as perf script text", 0 },
+	{ "collapse", cmd_collapse, "folded stacks from a recording or perf script text (stackcollapse)", 0 },
+	{ "flame", cmd_flame, "flame graphs (SVG) from folded stacks; speedscope and pprof exports", 0 },
 	{ "top", cmd_top, "the hottest functions right now, refreshed live (perf top)", RUN_MEMLOCK },
-	{ "stat", cmd_stat, "count events for a command, processes or the whole system", RUN_TRACEFS },
-	{ "use", cmd_use, "utilization, saturation and errors of every resource (the USE checklist)", 0 },
-	{ "ftrace", cmd_ftrace, "trace kernel events and functions through a private tracefs instance", RUN_TRACEFS },
-	{ "record", cmd_record, "sample stacks into a perf.data file (perf record)", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "offcpu", cmd_offcpu, "time blocked off CPU, by stack (BCC's offcputime), and wall-clock profiles", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "trace", cmd_trace, "syscalls as strace prints them, at a fraction of strace's cost (BPF)", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "probe", cmd_probe, "the bpftrace language compiled straight to BPF: probes, maps, histograms", RUN_MEMLOCK | RUN_TRACEFS },
-	{ "flame", cmd_flame, "flame graphs (SVG) from folded stacks; speedscope and pprof exports", 0 },
+	{ "ftrace", cmd_ftrace, "trace kernel events and functions through a private tracefs instance", RUN_TRACEFS },
 	{ "addr2sym", cmd_addr2sym, "addresses to functions, inlined frames and source lines (addr2line)", RUN_HIDDEN },
 	{ NULL, NULL, NULL, 0 },
 };
