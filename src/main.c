@@ -23,7 +23,7 @@
 const struct cmd sonde_cmds[] = {
 	{ "use", cmd_use, "utilization, saturation and errors of every resource (the USE checklist)", 0 },
 	{ "stat", cmd_stat, "count events for a command, processes or the whole system", RUN_TRACEFS },
-	{ "list", cmd_list, "list the events this machine can count or trace", RUN_TRACEFS },
+	{ "list", cmd_list, "list the events this machine can count or trace", RUN_TRACEFS | RUN_MEMLOCK },
 	{ "record", cmd_record, "sample stacks into a perf.data file (perf record)", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "report", cmd_report, "the hottest functions of a recording, with call graphs", 0 },
 	{ "script", cmd_script, "the samples of a recording as perf script text", 0 },

@@ -6,10 +6,12 @@
  */
 #include "sonde.h"
 #include "opt.h"
+#include "lib/bpf_util.h"
 #include "lib/event.h"
 #include "lib/tracefs.h"
 
 #include <dirent.h>
+#include <linux/bpf.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,11 +157,45 @@ static void list_tracepoints(struct list_ctx *l)
 	tracefs__free_names(tps, n);
 }
 
+/*
+ * --features: what this kernel lets sonde hook, each found by loading (and
+ * attaching where it matters) a tiny program, as the BPF commands choose.
+ */
+static int list_features(void)
+{
+	struct {
+		const char *what;
+		bool ok;
+		const char *why;
+	} f[8];
+	int n = 0;
+	const char *why;
+
+	bpfutil__setup_log(verbose);
+	bpfutil__quiet(true);
+#define FEATURE(name, call) do { why = NULL; f[n].what = name; f[n].ok = call; f[n].why = why; n++; } while (0)
+	FEATURE("BTF (/sys/kernel/btf/vmlinux)", bpf_probe__btf());
+	FEATURE("tp_btf (typed raw tracepoints)", bpf_probe__tp_btf("sched_switch", &why));
+	FEATURE("raw_tp (raw tracepoints)", bpf_probe__raw_tp("sched_switch", &why));
+	FEATURE("tracepoint (perf-event tracepoints)", bpf_probe__tracepoint("sched", "sched_switch", &why));
+	FEATURE("fentry (BPF trampolines)", bpf_probe__fentry("do_sys_openat2", &why));
+	FEATURE("kprobe", bpf_probe__kprobe("do_sys_openat2", &why));
+	FEATURE("perf_event (profile, software events)", bpf_probe__prog_type(BPF_PROG_TYPE_PERF_EVENT, &why));
+#undef FEATURE
+	bpfutil__quiet(false);
+	for (int i = 0; i < n; i++)
+		printf("  %-40s %s%s%s\n", f[i].what, f[i].ok ? "yes" : "no", f[i].why && !f[i].ok ? ": " : "",
+		       f[i].why && !f[i].ok ? f[i].why : "");
+	return 0;
+}
+
 int cmd_list(int argc, char **argv)
 {
 	struct list_ctx l = { 0 };
+	bool features = false;
 	const struct opt opts[] = {
 		OPT_BOOL(0, "all", &l.all, "also list hardware events this machine cannot count"),
+		OPT_BOOL(0, "features", &features, "the BPF hooks this kernel accepts (tp_btf, fentry, kprobe...), tried for real"),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
@@ -170,6 +206,8 @@ int cmd_list(int argc, char **argv)
 	};
 
 	argc = opt__parse(argc, argv, opts, list_usage, 0);
+	if (features)
+		return list_features();
 	if (argc == 1)
 		for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
 			if (!strcmp(argv[0], classes[i][0]))

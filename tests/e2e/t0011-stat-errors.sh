@@ -105,6 +105,21 @@ test_expect_success 'sonde list leaves out hardware events the machine cannot co
 		$SONDE list hw | grep -q "cpu-cycles OR cycles"
 	fi
 '
+test_expect_success 'list --features: the BPF hooks, as another tool finds them' '
+	$SONDE list --features >out && cat out &&
+	grep -q "^  raw_tp .* yes$" out && grep -q "^  perf_event .* yes$" out &&
+	if [ -e /sys/kernel/tracing/kprobe_events ] || [ -e /sys/bus/event_source/devices/kprobe ]; then
+		grep -q "^  kprobe .* yes$" out
+	else
+		grep -q "^  kprobe .* no: this kernel has no kprobes" out
+	fi &&
+	if timeout 20 bpftrace -e "kfunc:do_sys_openat2 { exit(); } interval:ms:100 { exit(); }" >/dev/null 2>&1; then
+		grep -q "^  fentry .* yes$" out
+	else
+		grep -q "^  fentry .* no: " out
+	fi
+'
+
 test_expect_success 'unprivileged: system-wide is refused naming perf_event_paranoid and CAP_PERFMON' '
 	cp $SONDE ./sonde-copy && chmod 755 . ./sonde-copy &&
 	rc=0; setpriv --reuid 65534 --regid 65534 --clear-groups ./sonde-copy stat -a -e cpu-clock -- true 2>err || rc=$? &&

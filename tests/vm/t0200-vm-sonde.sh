@@ -44,6 +44,11 @@ test_expect_success 'sonde stat -a -A counts cpu-clock on each of the VM CPUs' '
 	[ $(grep -c "^CPU[0-9]*,.*,msec,cpu-clock," out) -eq $(nproc) ]
 '
 
+test_expect_success 'the BPF layer loads fentry and kprobe programs on this kernel (list --features)' '
+	$SONDE list --features >out && cat out &&
+	grep -q "^  fentry .* yes$" out && grep -q "^  kprobe .* yes$" out && grep -q "^  tp_btf .* yes$" out
+'
+
 test_expect_success 'sonde leaves tracefs as it found it' '
 	test -z "$(grep -v "^#" $T/kprobe_events)" &&
 	[ "$(cat $T/current_tracer)" = nop ] &&
