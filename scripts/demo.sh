@@ -42,6 +42,7 @@ if $SONDE offcpu -f -o demo/offcpu.folded -- $DEMO 2 >/dev/null 2>demo/offcpu.er
 else
 	echo "(offcpu could not run here: $(head -1 demo/offcpu.err))"
 fi
+[ -s demo/offcpu.err ] || rm -f demo/offcpu.err
 
 step "6. its syscalls, strace-style, counted in the kernel" "sonde trace -c -- $DEMO 1"
 $SONDE trace -c -- $DEMO 1 2>&1 | head -14 || true
