@@ -97,8 +97,10 @@ test_expect_success 'lost samples are counted and reported, as perf counts them'
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 test_expect_success 'unprivileged, small locked-memory limit: user-space samples, smaller buffers, said so' '
 	chmod 755 "$TMP" && mkdir -p u && chmod 777 u &&
+	# copies the unprivileged user can reach, wherever the checkout lives
+	cp $SONDE u/sonde && cp $EXAMPLES/demo u/demo && chmod 755 u/sonde u/demo &&
 	setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
-		"ulimit -l 512; $SONDE record -g -o u/u.data -- $EXAMPLES/demo 0.3" >/dev/null 2>err &&
+		"ulimit -l 512; u/sonde record -g -o u/u.data -- u/demo 0.3" >/dev/null 2>err &&
 	cat err && grep -q "allows only [0-9]*-page buffers" err &&
 	n=$(sed -nE "s/.*: ([0-9]+) samples.*/\1/p" err) && [ "$n" -gt 0 ]
 '

