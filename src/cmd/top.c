@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +36,8 @@ static const char *const top_usage[] = {
 
 struct top {
 	struct evlist evl;
+	char zoom_comm[32], zoom_dso[256];	/* the interactive zoom, empty when off */
+	bool zero;
 	struct sampler smp;
 	struct symbolizer *sym;
 	struct hist *h;
@@ -114,7 +117,7 @@ next:
 	return 0;
 }
 
-static void show(struct top *t, const struct report_print *pr, bool tty, double secs, const char *what)
+static void show(struct top *t, struct report_print *pr, bool tty, double secs, const char *what)
 {
 	double rate = secs > 0 ? t->interval_samples / secs : 0;
 	double kpct = t->samples ? 100.0 * t->kernel_samples / t->samples : 0;
@@ -126,11 +129,97 @@ static void show(struct top *t, const struct report_print *pr, bool tty, double 
 	       rate, kpct, (unsigned long long)t->lost, t->evl.ev[0].name, what);
 	for (int i = 0; i < w; i++)
 		putchar('-');
-	printf("\n\n");
+	printf("\n");
+	if (t->zoom_comm[0] || t->zoom_dso[0])
+		printf("   zoomed into %s%s%s%s\n", t->zoom_comm[0] ? "command " : "", t->zoom_comm,
+		       t->zoom_dso[0] ? "DSO " : "", t->zoom_dso);
+	printf("\n");
 	hist__sort(t->h);
+	pr->only_comm = t->zoom_comm[0] ? t->zoom_comm : NULL;
+	pr->only_dso = t->zoom_dso[0] ? t->zoom_dso : NULL;
 	report_print__entries(pr, t->h);
+	if (tty)
+		printf("\n   q quit   c zoom into the top command   d zoom into the top DSO   z zero each refresh%s   K/U kernel/user\n",
+		       t->zero ? " (on)" : "");
 	fflush(stdout);
 	t->interval_samples = 0;
+}
+
+/* the first entry shown: what c and d zoom into */
+static const struct hist_entry *top_entry(const struct top *t)
+{
+	for (size_t i = 0; i < hist__nr_entries(t->h); i++) {
+		const struct hist_entry *e = hist__entry(t->h, i);
+
+		if ((!t->zoom_comm[0] || !strcmp(e->comm, t->zoom_comm)) &&
+		    (!t->zoom_dso[0] || !strcmp(e->dso, t->zoom_dso)))
+			return e;
+	}
+	return NULL;
+}
+
+/* one key of the interactive view; returns true to quit */
+static bool key(struct top *t, int c)
+{
+	const struct hist_entry *e = top_entry(t);
+
+	switch (c) {
+	case 'q':
+	case 'Q':
+	case 3:		/* Ctrl-C in raw mode */
+		return true;
+	case 'c':
+		if (t->zoom_comm[0])
+			t->zoom_comm[0] = 0;
+		else if (e)
+			snprintf(t->zoom_comm, sizeof(t->zoom_comm), "%s", e->comm);
+		break;
+	case 'd':
+		if (t->zoom_dso[0])
+			t->zoom_dso[0] = 0;
+		else if (e)
+			snprintf(t->zoom_dso, sizeof(t->zoom_dso), "%s", e->dso);
+		break;
+	case 'z':
+		t->zero = !t->zero;
+		break;
+	case 'K':
+		t->hide_kernel = !t->hide_kernel;
+		break;
+	case 'U':
+		t->hide_user = !t->hide_user;
+		break;
+	default:
+		break;
+	}
+	return false;
+}
+
+static struct termios saved_tio;
+static bool tio_saved;
+
+static void restore_terminal(void)
+{
+	if (tio_saved)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved_tio);
+	tio_saved = false;
+}
+
+/* keys without Enter, no echo; restored on every way out (atexit too) */
+static void raw_terminal(void)
+{
+	struct termios tio;
+
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &saved_tio))
+		return;
+	tio = saved_tio;
+	tio.c_lflag &= ~(ICANON | ECHO);
+	tio.c_cc[VMIN] = 0;
+	tio.c_cc[VTIME] = 0;
+	if (!tcsetattr(STDIN_FILENO, TCSANOW, &tio)) {
+		tio_saved = true;
+		atexit(restore_terminal);
+	}
 }
 
 int cmd_top(int argc, char **argv)
@@ -140,7 +229,7 @@ int cmd_top(int argc, char **argv)
 	struct sampler_config cfg = { .freq = 999 };
 	double delay = 2.0, duration = 0;
 	int entries = 0;
-	bool zero = false, stdio_ = false, all = false;
+	bool zero = false, stdio_ = false, batch = false, all = false;
 	struct report_print pr = { .out = stdout };
 	const struct opt opts[] = {
 		OPT_STRING('e', "event", &event, "EVENT", "the event to sample (default cpu-clock, cycles where there is a PMU)"),
@@ -160,6 +249,7 @@ int cmd_top(int argc, char **argv)
 		OPT_STRING(0, "comms", &t.comms, "COMMS", "only these commands"),
 		OPT_DOUBLE(0, "percent-limit", &pr.percent_limit, "PCT", "hide entries below PCT percent"),
 		OPT_BOOL(0, "stdio", &stdio_, "print each refresh below the last instead of redrawing"),
+		OPT_BOOL(0, "batch", &batch, "plain text snapshots, no keys (with --duration), as top -b"),
 		OPT_DOUBLE(0, "duration", &duration, "SECONDS", "stop after SECONDS"),
 		OPT_VERBOSE(),
 		OPT_END(),
@@ -184,7 +274,10 @@ int cmd_top(int argc, char **argv)
 		opt__usage_error(top_usage, opts, "unknown sort key '%s' (comm, pid, tid, dso, sym, cpu)", bad);
 	t.ho.children = t.callchain;
 	pr.top = entries ? (size_t)entries : 0;
+	if (batch)
+		stdio_ = true;
 	tty = isatty(1) && !stdio_;
+	t.zero = zero;
 	if (!entries && tty) {
 		pr.top = 20;
 		const char *lines = getenv("LINES");
@@ -271,16 +364,29 @@ int cmd_top(int argc, char **argv)
 		timerfd_settime(tfd, 0, &it, NULL);
 	}
 	sampler__enable(&t.smp);
+	if (tty)
+		raw_terminal();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	{
 		struct timespec start = t0;
 
 		while (!stop) {
-			npf = sampler__pollfds(&t.smp, pf + 2, 256);
+			bool redraw = false;
+
+			npf = sampler__pollfds(&t.smp, pf + 3, 255);
 			pf[0] = (struct pollfd){ sfd, POLLIN, 0 };
 			pf[1] = (struct pollfd){ tfd, POLLIN, 0 };
-			if (poll(pf, npf + 2, 100) < 0 && errno != EINTR)
+			pf[2] = (struct pollfd){ tio_saved ? STDIN_FILENO : -1, POLLIN, 0 };
+			if (poll(pf, npf + 3, 100) < 0 && errno != EINTR)
 				break;
+			if (pf[2].revents & POLLIN) {
+				char keys[16];
+				ssize_t nk = read(STDIN_FILENO, keys, sizeof(keys));
+
+				for (ssize_t k = 0; k < nk && !stop; k++)
+					stop = key(&t, (unsigned char)keys[k]);
+				redraw = nk > 0;
+			}
 			if (sampler__drain(&t.smp, on_records, &t)) {
 				error("cannot keep the samples: %s", strerror(-t.err));
 				goto out;
@@ -290,14 +396,14 @@ int cmd_top(int argc, char **argv)
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			if (duration > 0 && (t1.tv_sec - start.tv_sec) + (t1.tv_nsec - start.tv_nsec) / 1e9 >= duration)
 				stop = true;
-			if ((pf[1].revents & POLLIN) || stop) {
+			if ((pf[1].revents & POLLIN) || stop || redraw) {
 				uint64_t x;
 
 				if (pf[1].revents & POLLIN && read(tfd, &x, sizeof(x)) < 0)
 					debug(1, "timerfd: %s", strerror(errno));
 				show(&t, &pr, tty, (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, what);
 				t0 = t1;
-				if (zero && !stop) {
+				if (t.zero && !stop && !redraw) {
 					hist__free(t.h);
 					t.h = hist__new(&t.ho);
 					if (!t.h)
@@ -308,6 +414,7 @@ int cmd_top(int argc, char **argv)
 	}
 	rc = 0;
 out:
+	restore_terminal();
 	if (sfd >= 0)
 		close(sfd);
 	if (tfd >= 0)

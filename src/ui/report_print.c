@@ -50,6 +50,8 @@ static bool shown(const struct report_print *p, const struct hist *h, const stru
 {
 	uint64_t v = hist__opts(h)->children ? e->children : e->self;
 
+	if ((p->only_comm && strcmp(e->comm, p->only_comm)) || (p->only_dso && strcmp(e->dso, p->only_dso)))
+		return false;
 	return pct(v, hist__total_period(h)) >= p->percent_limit;
 }
 

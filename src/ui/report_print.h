@@ -15,6 +15,8 @@ struct report_print {
 	bool show_nr;		/* -n: a Samples column */
 	bool graph;		/* print the call graph under each entry */
 	bool quiet;		/* no header */
+	const char *only_comm;	/* show only entries of this command (top's zoom) */
+	const char *only_dso;	/* show only entries of this DSO */
 };
 
 /* the "# Samples: 651  of event 'cpu-clock'" block; first is true for the first event */

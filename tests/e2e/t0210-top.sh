@@ -33,6 +33,35 @@ test_expect_success 'top ends on SIGINT and SIGTERM' '
 	done
 '
 
+if command -v tmux >/dev/null; then
+test_expect_success 'full screen under tmux: keys zoom into a command and a DSO, q quits and restores the terminal' '
+	$DEMO 20 >/dev/null & d=$! &&
+	sess=sonde-top-$$ &&
+	tmux new-session -d -s $sess -x 120 -y 30 "stty -a >$TMP/stty.before; $SONDE top -d 0.5 -E 12; echo rc=\$? >$TMP/rc; stty -a >$TMP/stty.after; sleep 30" &&
+	sleep 2 && tmux capture-pane -p -t $sess >screen1 &&
+	grep -q "PerfTop:" screen1 && grep -q "q quit" screen1 &&
+	tmux send-keys -t $sess c && sleep 1.2 && tmux capture-pane -p -t $sess >screen2 &&
+	grep -q "zoomed into command" screen2 &&
+	grep -q "%  " screen2 &&
+	tmux send-keys -t $sess c d && sleep 1.2 && tmux capture-pane -p -t $sess >screen3 &&
+	grep -q "zoomed into DSO" screen3 &&
+	tmux send-keys -t $sess q &&
+	for i in $(seq 50); do [ -s $TMP/rc ] && break; sleep 0.2; done;
+	kill $d; wait $d || :;
+	cat screen1 screen2 screen3 | head -40;
+	tmux kill-session -t $sess 2>/dev/null;
+	grep -q "rc=0" $TMP/rc && test_cmp $TMP/stty.before $TMP/stty.after
+'
+else
+test_skip 'full screen under tmux' 'tmux is not installed'
+fi
+
+test_expect_success '--batch: plain snapshots without keys, for scripts' '
+	$DEMO 3 >/dev/null & d=$! &&
+	timeout -k 2 20 $SONDE top --batch -p $d -d 0.5 --duration 1.2 -E 3 </dev/null >out; rc=$?; kill $d 2>/dev/null; wait $d || :;
+	[ $rc -eq 0 ] && [ $(grep -c PerfTop out) -ge 2 ] && ! grep -q "q quit" out
+'
+
 test_expect_success 'top: bad options and targets' '
 	! $SONDE top -p 4000000 2>err && grep -q "no such process" err &&
 	! $SONDE top -e nosuch 2>err && grep -q "unknown event" err &&
