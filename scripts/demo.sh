@@ -44,6 +44,17 @@ else
 fi
 [ -s demo/offcpu.err ] || rm -f demo/offcpu.err
 
+step "5b. on CPU and off CPU in one wall-clock (hot/cold) graph" \
+	"sonde offcpu --wall -o demo/wall.folded -- $DEMO 2; sonde flame --colors chain --countname us ..."
+if $SONDE offcpu --wall -o demo/wall.folded -- $DEMO 2 >/dev/null 2>demo/wall.err; then
+	$SONDE flame --colors chain --countname us --title "demo: wall clock (on CPU purple, off CPU aqua)" \
+		demo/wall.folded -o demo/wall.svg
+	echo "demo/wall.svg: on-CPU frames in purple, off-CPU (_[w]) in aqua: hot_loop and warm_loop vs clock_nanosleep"
+else
+	echo "(the wall-clock profile could not run here: $(head -1 demo/wall.err))"
+fi
+[ -s demo/wall.err ] || rm -f demo/wall.err
+
 step "6. its syscalls, strace-style, counted in the kernel" "sonde trace -c -- $DEMO 1"
 $SONDE trace -c -- $DEMO 1 2>&1 | head -14 || true
 
