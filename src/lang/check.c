@@ -668,7 +668,7 @@ static struct type check(struct ck *c, struct node *n)
 {
 	struct type none = ty_kind(TY_NONE, 0);
 
-	if (c->prog->err)
+	if (c->prog->err || !n)	/* a missing operand was reported by the parser */
 		return none;
 	switch (n->kind) {
 	case N_INT:

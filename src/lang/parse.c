@@ -328,6 +328,10 @@ static struct node *postfix(struct parser *ps)
 {
 	struct node *n = primary(ps);
 
+	/* "(type)" still waits for its operand (unary() parses it): a ".f" or
+	 * "[i]" here belongs to that operand, not to the cast */
+	if (n && n->kind == N_CAST && !n->l)
+		return n;
 	while (n && !failed(ps)) {
 		struct token *t = peek(ps, 0);
 
