@@ -74,7 +74,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		folded__write(f, w, folded__is_diff(f) ? FOLDED_WRITE_DIFF : 0);
 		fclose(w);
-		if (tlen && g && (r = fmemopen(text, tlen, "r"))) {
+		/* a stack whose first frame starts with '#' reads back as a comment line:
+		 * folded text cannot say it otherwise, so such output is not compared */
+		bool comment = tlen && (text[0] == '#' || memmem(text, tlen, "\n#", 2));
+
+		if (tlen && g && !comment && (r = fmemopen(text, tlen, "r"))) {
 			bad = folded__read(g, r, "again", FOLDED_AFTER, NULL, NULL);
 			fclose(r);
 			folded__finish(g);
