@@ -492,6 +492,23 @@ static bool ident_is(struct parser *ps, const char *s)
 	return TOK(ps) == T_IDENT && !strcmp(peek(ps, 0)->s, s);
 }
 
+
+/* "while (EXPR) BLOCK" and "unroll (EXPR) BLOCK": the keyword is the current token */
+static struct node *paren_block(struct parser *ps, struct token *t, enum nk kind)
+{
+	struct node *n;
+
+	advance(ps);
+	n = mk(ps, kind, t->loc);
+	if (!expect(ps, T_LPAREN, kind == N_WHILE ? "'(' after while" : "'(' after unroll"))
+		return NULL;
+	n->l = expr(ps);
+	if (!n->l || !expect(ps, T_RPAREN, "')'"))
+		return NULL;
+	n->r = block(ps);
+	return n->r ? n : NULL;
+}
+
 static struct node *statement(struct parser *ps, bool *needs_semi)
 {
 	struct token *t = peek(ps, 0);
@@ -533,29 +550,9 @@ static struct node *statement(struct parser *ps, bool *needs_semi)
 			*needs_semi = false;
 			return n;
 		}
-		if (!strcmp(t->s, "while")) {
-			advance(ps);
-			n = mk(ps, N_WHILE, t->loc);
-			if (!expect(ps, T_LPAREN, "'(' after while"))
-				return NULL;
-			n->l = expr(ps);
-			if (!n->l || !expect(ps, T_RPAREN, "')'"))
-				return NULL;
-			n->r = block(ps);
+		if (!strcmp(t->s, "while") || !strcmp(t->s, "unroll")) {
 			*needs_semi = false;
-			return n->r ? n : NULL;
-		}
-		if (!strcmp(t->s, "unroll")) {
-			advance(ps);
-			n = mk(ps, N_UNROLL, t->loc);
-			if (!expect(ps, T_LPAREN, "'(' after unroll"))
-				return NULL;
-			n->l = expr(ps);
-			if (!n->l || !expect(ps, T_RPAREN, "')'"))
-				return NULL;
-			n->r = block(ps);
-			*needs_semi = false;
-			return n->r ? n : NULL;
+			return paren_block(ps, t, t->s[0] == 'w' ? N_WHILE : N_UNROLL);
 		}
 		if (!strcmp(t->s, "for")) {
 			advance(ps);
