@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gen_call.c - code for the language's functions: the ones with a value
+ * (kaddr, strncmp, ...), the statements (printf, exit, delete, ...) and the
+ * aggregations (count, sum, hist, lhist, ...), which update per-CPU maps.
+ */
+#include "lang/gen_int.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+long long g_kaddr(const char *sym)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], t;
+	unsigned long long a;
+	long long r = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &t, name) == 3 && !strcmp(name, sym)) {
+			r = (long long)a;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+void gen_call_int(struct gen *g, struct node *n)
+{
+	struct node *a0 = n->args;
+
+	switch (n->op) {
+	case F_KADDR: {
+		long long a = g_kaddr(a0->s);
+
+		if (a < 0 && !g->fail) {
+			lang__error(g->prog, a0->loc, "no kernel symbol '%s' in /proc/kallsyms (data symbols need "
+				    "CONFIG_KALLSYMS_ALL)", a0->s);
+			g->fail = true;
+		}
+		g_ld_imm64(g, R0, (uint64_t)a);
+		return;
+	}
+	case F_KSYM:
+		gen_int(g, a0);
+		return;
+	case F_STRNCMP:
+		gen_str_cmp(g, a0, a0->next, (int)a0->next->next->i, false);
+		return;
+	case F_STRCONTAINS: {
+		int mark = g->sp, h = g_slot(g, a0->ty.size, a0->loc);
+		const char *needle = a0->next->s;
+		int nl = (int)a0->next->slen;
+		int *found = NULL, nfound = 0, *ends = NULL, nends = 0;
+
+		gen_to(g, a0, h, &a0->ty);
+		for (int i = 0; i + nl <= a0->ty.size; i++) {
+			int *miss = NULL, nmiss = 0;
+
+			for (int k = 0; k < nl; k++) {
+				g_emit(g, LDX(BPF_B, R1, FP, h + i + k));
+				if (k == 0)
+					g_push_fix(g, &ends, &nends, g_emit(g, JMP_IMM(BPF_JEQ, R1, 0, 0)));
+				g_push_fix(g, &miss, &nmiss, g_emit(g, JMP_IMM(BPF_JNE, R1, (unsigned char)needle[k], 0)));
+			}
+			g_push_fix(g, &found, &nfound, g_emit(g, JA(0)));
+			for (int k = 0; k < nmiss; k++)
+				g_patch(g, miss[k]);
+			free(miss);
+		}
+		for (int k = 0; k < nends; k++)
+			g_patch(g, ends[k]);
+		g_emit(g, MOV_IMM(R0, nl == 0));
+		int done = g_emit(g, JA(0));
+
+		for (int k = 0; k < nfound; k++)
+			g_patch(g, found[k]);
+		g_emit(g, MOV_IMM(R0, 1));
+		g_patch(g, done);
+		free(found);
+		free(ends);
+		g->sp = mark;
+		return;
+	}
+	case F_BSWAP: {
+		int bits = n->ty.bits ? n->ty.bits : 64;
+
+		gen_int(g, a0);
+		g_emit(g, INSN(BPF_ALU | BPF_END | BPF_TO_BE, R0, 0, 0, bits < 16 ? 16 : bits));
+		if (bits == 8)
+			g_emit(g, ALU_IMM(BPF_RSH, R0, 8));
+		return;
+	}
+	case F_REG: {
+		static const struct { const char *n; int off; } regs[] = {
+			{ "r15", 0 }, { "r14", 8 }, { "r13", 16 }, { "r12", 24 }, { "bp", 32 }, { "rbp", 32 },
+			{ "bx", 40 }, { "rbx", 40 }, { "r11", 48 }, { "r10", 56 }, { "r9", 64 }, { "r8", 72 },
+			{ "ax", 80 }, { "rax", 80 }, { "cx", 88 }, { "rcx", 88 }, { "dx", 96 }, { "rdx", 96 },
+			{ "si", 104 }, { "rsi", 104 }, { "di", 112 }, { "rdi", 112 }, { "orig_ax", 120 },
+			{ "ip", 128 }, { "rip", 128 }, { "cs", 136 }, { "flags", 144 }, { "sp", 152 },
+			{ "rsp", 152 }, { "ss", 160 },
+		};
+		for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+			if (!strcmp(regs[i].n, a0->s)) {
+				g_emit(g, LDX(BPF_DW, R0, R6, regs[i].off));
+				return;
+			}
+		if (!g->fail)
+			lang__error(g->prog, a0->loc, "unknown register '%s'", a0->s);
+		g->fail = true;
+		return;
+	}
+	case F_KSTACK:
+		g_stackid(g, false);
+		return;
+	default:
+		g_unsupported(g, n, "this function as a value");
+	}
+}
+
+
+/* r0 = the log2 bucket of r0 (bpftrace's: <0 -> 0, 0 -> 1, [2^k, 2^k+1) -> k + 2) */
+void g_log2_bucket(struct gen *g)
+{
+	g_emit(g, JMP_IMM(BPF_JSGE, R0, 0, 2));
+	g_emit(g, MOV_IMM(R0, 0));
+	int d1 = g_emit(g, JA(0));
+
+	g_emit(g, JMP_IMM(BPF_JNE, R0, 0, 2));
+	g_emit(g, MOV_IMM(R0, 1));
+	int d2 = g_emit(g, JA(0));
+
+	g_emit(g, MOV_IMM(R1, 0));
+	for (int s = 32; s >= 1; s /= 2) {
+		g_emit(g, MOV_REG(R2, R0));
+		g_emit(g, ALU_IMM(BPF_RSH, R2, s));
+		g_emit(g, JMP_IMM(BPF_JEQ, R2, 0, 2));
+		g_emit(g, MOV_REG(R0, R2));
+		g_emit(g, ALU_IMM(BPF_ADD, R1, s));
+	}
+	g_emit(g, MOV_REG(R0, R1));
+	g_emit(g, ALU_IMM(BPF_ADD, R0, 2));
+	g_patch(g, d1);
+	g_patch(g, d2);
+}
+
+void g_lin_bucket(struct gen *g, const struct mapinfo *m)
+{
+	long long nb = (m->lmax - m->lmin) / m->lstep;
+
+	g_ld_imm64(g, R1, (uint64_t)m->lmin);
+	g_emit(g, JMP_REG(BPF_JSGE, R0, R1, 2));
+	g_emit(g, MOV_IMM(R0, 0));
+	int d1 = g_emit(g, JA(0));
+
+	g_ld_imm64(g, R1, (uint64_t)m->lmax);
+	g_emit(g, JMP_REG(BPF_JSLT, R0, R1, 2));
+	g_ld_imm64(g, R0, (uint64_t)nb + 1);
+	int d2 = g_emit(g, JA(0));
+
+	g_ld_imm64(g, R1, (uint64_t)m->lmin);
+	g_emit(g, ALU_REG(BPF_SUB, R0, R1));
+	g_ld_imm64(g, R1, (uint64_t)m->lstep);
+	g_emit(g, ALU_REG(BPF_DIV, R0, R1));
+	g_emit(g, ALU_IMM(BPF_ADD, R0, 1));
+	g_patch(g, d1);
+	g_patch(g, d2);
+}
+
+void gen_agg(struct gen *g, struct node *mapn, struct node *call)
+{
+	struct mapinfo *m = mapn->map;
+	int mark = g->sp;
+	int key = gen_key(g, mapn);
+	int v = g_slot(g, 8, call->loc), init = g_slot(g, 16, call->loc);
+
+	if (call->args)
+		gen_int(g, call->args);
+	else
+		g_emit(g, MOV_IMM(R0, 1));
+	g_emit(g, STX(BPF_DW, FP, R0, v));
+	if (m->agg == AGG_HIST || m->agg == AGG_LHIST) {
+		if (m->agg == AGG_HIST)
+			g_log2_bucket(g);
+		else
+			g_lin_bucket(g, m);
+		g_emit(g, STX(BPF_DW, FP, R0, key + (int)m->key_size - 8));
+		g_emit(g, ST(BPF_DW, FP, v, 1));
+	}
+	/* what a new entry starts with */
+	switch (m->agg) {
+	case AGG_AVG: case AGG_STATS:
+		g_emit(g, ST(BPF_DW, FP, init, 1));
+		g_emit(g, LDX(BPF_DW, R1, FP, v));
+		g_emit(g, STX(BPF_DW, FP, R1, init + 8));
+		break;
+	case AGG_MIN: case AGG_MAX:
+		g_emit(g, LDX(BPF_DW, R1, FP, v));
+		g_emit(g, STX(BPF_DW, FP, R1, init));
+		g_emit(g, ST(BPF_DW, FP, init + 8, 1));
+		break;
+	default:
+		g_emit(g, LDX(BPF_DW, R1, FP, v));
+		g_emit(g, STX(BPF_DW, FP, R1, init));
+		break;
+	}
+	g_lookup(g, m->index, key);
+	int have = g_emit(g, JMP_IMM(BPF_JNE, R0, 0, 0));
+
+	g_update(g, m->index, key, init, BPF_NOEXIST);
+	int done1 = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
+
+	g_lookup(g, m->index, key);	/* another CPU created it first */
+	int done2 = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
+
+	g_patch(g, have);
+	g_emit(g, LDX(BPF_DW, R1, FP, v));
+	switch (m->agg) {
+	case AGG_AVG: case AGG_STATS:
+		g_emit(g, MOV_IMM(R2, 1));
+		g_emit(g, XADD(R0, R2, 0));
+		g_emit(g, XADD(R0, R1, 8));
+		break;
+	case AGG_MIN: case AGG_MAX:
+		g_emit(g, LDX(BPF_DW, R2, R0, 8));
+		g_emit(g, JMP_IMM(BPF_JEQ, R2, 0, 2));
+		g_emit(g, LDX(BPF_DW, R2, R0, 0));
+		g_emit(g, JMP_REG(m->agg == AGG_MIN ? BPF_JSGE : BPF_JSLE, R1, R2, 2));
+		g_emit(g, STX(BPF_DW, R0, R1, 0));
+		g_emit(g, ST(BPF_DW, R0, 8, 1));
+		break;
+	default:	/* per-CPU value: no other CPU writes it */
+		g_emit(g, XADD(R0, R1, 0));
+		break;
+	}
+	g_patch(g, done1);
+	g_patch(g, done2);
+	g->sp = mark;
+}
+
+/* ---- records to user space ---- */
+void g_send(struct gen *g, int buf, int size)
+{
+	g_ld_map(g, R1, MAPREF_RINGBUF);
+	g_fp_addr(g, R2, buf);
+	g_emit(g, MOV_IMM(R3, size));
+	g_emit(g, MOV_IMM(R4, 0));
+	g_emit(g, CALL(BPF_FUNC_ringbuf_output));
+	/* a full ring buffer loses the record: count it (a per-CPU array, key 0) */
+	int ok = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
+	int k = g_slot(g, 8, g->pr->loc);
+
+	g_emit(g, ST(BPF_DW, FP, k, 0));
+	g_lookup(g, MAPREF_LOST, k);
+	g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 2));
+	g_emit(g, MOV_IMM(R1, 1));
+	g_emit(g, XADD(R0, R1, 0));
+	g->sp -= 8;
+	g_patch(g, ok);
+}
+
+void g_record(struct gen *g, struct node *call, int kind, int arg)
+{
+	int mark = g->sp, buf = g_slot(g, 8, call->loc);
+
+	g_emit(g, ST(BPF_W, FP, buf, kind));
+	g_emit(g, ST(BPF_W, FP, buf + 4, arg));
+	g_send(g, buf, 8);
+	g->sp = mark;
+}
+
+void g_site_record(struct gen *g, struct node *call, struct node *args)
+{
+	struct fmtsite *s = g->prog->sites[call->id - 1];
+	int mark = g->sp, buf = g_slot(g, s->size, call->loc), at = 8, i = 0;
+
+	g_emit(g, ST(BPF_W, FP, buf, s->kind));
+	g_emit(g, ST(BPF_W, FP, buf + 4, call->id - 1));
+	for (struct node *a = args; a && i < s->nargs; a = a->next, i++) {
+		gen_to(g, a, buf + at, &s->args[i]);
+		at += g_round8(s->args[i].size);
+	}
+	g_send(g, buf, s->size);
+	g->sp = mark;
+}
+
+int g_signo(struct node *a)
+{
+	static const struct { const char *n; int s; } sigs[] = {
+		{ "SIGHUP", SIGHUP }, { "SIGINT", SIGINT }, { "SIGQUIT", SIGQUIT }, { "SIGILL", SIGILL },
+		{ "SIGTRAP", SIGTRAP }, { "SIGABRT", SIGABRT }, { "SIGBUS", SIGBUS }, { "SIGFPE", SIGFPE },
+		{ "SIGKILL", SIGKILL }, { "SIGUSR1", SIGUSR1 }, { "SIGSEGV", SIGSEGV }, { "SIGUSR2", SIGUSR2 },
+		{ "SIGPIPE", SIGPIPE }, { "SIGALRM", SIGALRM }, { "SIGTERM", SIGTERM }, { "SIGCHLD", SIGCHLD },
+		{ "SIGCONT", SIGCONT }, { "SIGSTOP", SIGSTOP }, { "SIGTSTP", SIGTSTP },
+	};
+	if (a->kind == N_INT)
+		return (int)a->i;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!strcmp(a->s, sigs[i].n) || !strcmp(a->s, sigs[i].n + 3))
+			return sigs[i].s;
+	return -1;
+}
+
+void gen_call_stmt(struct gen *g, struct node *n)
+{
+	struct node *a0 = n->args;
+
+	switch (n->op) {
+	case F_PRINTF: case F_CAT: case F_SYSTEM: case F_ERRORF:
+		g_site_record(g, n, a0->next);
+		return;
+	case F_PRINT:
+		if (a0->kind == N_MAP && a0->i < 0)
+			g_record(g, n, REC_PRINT_MAP, n->id - 1);
+		else
+			g_site_record(g, n, a0);
+		return;
+	case F_TIME:
+		g_record(g, n, REC_TIME, n->id - 1);
+		return;
+	case F_EXIT:
+		g_record(g, n, REC_EXIT, 0);
+		return;
+	case F_JOIN: {
+		/* the record is too big for the stack: build it in a per-CPU map value (r7) */
+		int mark = g->sp, arr = g_slot(g, 8, n->loc), k = g_slot(g, 8, n->loc), tmp = g_slot(g, 8, n->loc);
+		int *ends = NULL, nends = 0;
+
+		gen_int(g, a0);
+		g_emit(g, STX(BPF_DW, FP, R0, arr));
+		g_emit(g, ST(BPF_DW, FP, k, 0));
+		g_lookup(g, MAPREF_JOIN, k);
+		int none = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
+
+		g_emit(g, MOV_REG(R7, R0));
+		g_emit(g, ST(BPF_W, R7, 0, REC_JOIN));
+		g_emit(g, ST(BPF_W, R7, 4, n->id - 1));
+		for (int i = 0; i < JOIN_ARGS; i++)
+			g_emit(g, ST(BPF_B, R7, 8 + JOIN_LEN * i, 0));
+		for (int i = 0; i < JOIN_ARGS; i++) {
+			g_fp_addr(g, R1, tmp);
+			g_emit(g, MOV_IMM(R2, 8));
+			g_emit(g, LDX(BPF_DW, R3, FP, arr));
+			g_emit(g, ALU_IMM(BPF_ADD, R3, 8 * i));
+			g_emit(g, CALL(BPF_FUNC_probe_read));
+			g_push_fix(g, &ends, &nends, g_emit(g, JMP_IMM(BPF_JNE, R0, 0, 0)));
+			g_emit(g, LDX(BPF_DW, R3, FP, tmp));
+			g_push_fix(g, &ends, &nends, g_emit(g, JMP_IMM(BPF_JEQ, R3, 0, 0)));
+			g_emit(g, MOV_REG(R1, R7));
+			g_emit(g, ALU_IMM(BPF_ADD, R1, 8 + JOIN_LEN * i));
+			g_emit(g, MOV_IMM(R2, JOIN_LEN));
+			g_emit(g, CALL(BPF_FUNC_probe_read_str));
+		}
+		for (int i = 0; i < nends; i++)
+			g_patch(g, ends[i]);
+		free(ends);
+		g_ld_map(g, R1, MAPREF_RINGBUF);
+		g_emit(g, MOV_REG(R2, R7));
+		g_emit(g, MOV_IMM(R3, 8 + JOIN_LEN * JOIN_ARGS));
+		g_emit(g, MOV_IMM(R4, 0));
+		g_emit(g, CALL(BPF_FUNC_ringbuf_output));
+		g_patch(g, none);
+		g->sp = mark;
+		return;
+	}
+	case F_CLEAR: case F_ZERO:
+		g_record(g, n, n->op == F_CLEAR ? REC_CLEAR : REC_ZERO, a0->map->index);
+		return;
+	case F_DELETE: {
+		int mark = g->sp, key = gen_key(g, a0);
+
+		g_ld_map(g, R1, a0->map->index);
+		g_fp_addr(g, R2, key);
+		g_emit(g, CALL(BPF_FUNC_map_delete_elem));
+		g->sp = mark;
+		return;
+	}
+	case F_SIGNAL: {
+		int s = g_signo(a0);
+
+		if (s <= 0 || s >= 64) {
+			if (!g->fail)
+				lang__error(g->prog, a0->loc, "unknown signal");
+			g->fail = true;
+			return;
+		}
+		g_emit(g, MOV_IMM(R1, s));
+		g_emit(g, CALL(BPF_FUNC_send_signal));
+		return;
+	}
+	default:
+		if (n->ty.kind == TY_INT)
+			gen_int(g, n);
+		else if (n->ty.kind != TY_VOID) {
+			int mark = g->sp, t = g_slot(g, n->ty.size, n->loc);
+
+			gen_to(g, n, t, &n->ty);
+			g->sp = mark;
+		}
+	}
+}
+
+/* ---- statements ---- */

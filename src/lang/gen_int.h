@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * gen_int.h - what the code generator's files share (gen.c: expressions and
+ * statements; gen_call.c: functions and aggregations). Not for use outside
+ * src/lang/gen*.c. Conventions: r6 holds the context, every integer
+ * expression leaves its value in r0, values wider than 8 bytes live in stack
+ * slots handed out by g_slot() and released by resetting g->sp.
+ */
+#ifndef SONDE_LANG_GEN_INT_H
+#define SONDE_LANG_GEN_INT_H
+
+#include "lang/builtin.h"
+#include "lang/gen.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define INSN(c, d, s, o, i) ((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
+#define ALU_REG(op, d, s) INSN(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
+#define ALU_IMM(op, d, i) INSN(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
+#define MOV_REG(d, s) ALU_REG(BPF_MOV, d, s)
+#define MOV_IMM(d, i) ALU_IMM(BPF_MOV, d, i)
+#define LDX(sz, d, s, o) INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
+#define STX(sz, d, s, o) INSN(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
+#define ST(sz, d, o, i) INSN(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
+#define JMP_IMM(op, d, i, o) INSN(BPF_JMP | (op) | BPF_K, d, 0, o, i)
+#define JMP_REG(op, d, s, o) INSN(BPF_JMP | (op) | BPF_X, d, s, o, 0)
+#define JA(o) INSN(BPF_JMP | BPF_JA, 0, 0, o, 0)
+#define CALL(f) INSN(BPF_JMP | BPF_CALL, 0, 0, 0, f)
+#define XADD(d, s, o) INSN(BPF_STX | BPF_ATOMIC | BPF_DW, d, s, o, BPF_ADD)
+
+enum { R0, R1, R2, R3, R4, R5, R6, R7, R8, R9, FP };
+#define STACK_MAX 512
+
+struct loopctx {
+	int *brk, nbrk;
+	int *cont, ncont;
+	struct loopctx *outer;
+};
+
+struct gen {
+	struct program *prog;
+	struct probe *pr;
+	struct ap_inst *in;
+	const struct gen_env *env;
+	struct bpf_code *c;
+	int sp, maxsp;
+	int *ret, nret;
+	struct loopctx *loop;
+	bool fail;
+};
+
+int g_emit(struct gen *g, struct bpf_insn i);
+void g_ld_imm64(struct gen *g, int reg, uint64_t v);
+void g_ld_map(struct gen *g, int reg, int map);
+void g_patch(struct gen *g, int at);
+void g_push_fix(struct gen *g, int **arr, int *n, int at);
+int g_round8(int n);
+int g_slot(struct gen *g, int n, struct loc loc);
+void g_zero(struct gen *g, int off, int n);
+void g_fp_addr(struct gen *g, int reg, int off);
+void g_copy(struct gen *g, int doff, int src, int soff, int n);
+void g_unsupported(struct gen *g, struct node *n, const char *what);
+void g_stackid(struct gen *g, bool user);
+void gen_bvar(struct gen *g, struct node *n);
+void g_extend(struct gen *g, int bits, bool sign);
+const struct tp_field *g_field_of(struct gen *g, struct node *n);
+int gen_key(struct gen *g, struct node *mapn);
+void g_lookup(struct gen *g, int map, int keyoff);
+void g_update(struct gen *g, int map, int keyoff, int valoff, int flags);
+void gen_map_read(struct gen *g, struct node *n);
+void g_str_equal(struct gen *g, int a, int b, int n);
+void gen_str_cmp(struct gen *g, struct node *l, struct node *r, int limit, bool eq_is_one);
+void gen_binop(struct gen *g, struct node *n);
+int g_tuple_base(struct gen *g, struct node *t);
+int g_tuple_off(const struct type *t, int idx);
+void g_sc_regs_read(struct gen *g, int off, int slot_off);
+void g_sc_field(struct gen *g, struct node *n, const struct tp_field *f);
+void gen_field_int(struct gen *g, struct node *n);
+void gen_int(struct gen *g, struct node *n);
+void g_str_literal(struct gen *g, const char *s, size_t len, int off, int size);
+void gen_str(struct gen *g, struct node *n, int off, int size);
+void g_new_pid(struct gen *g, int pidoff);
+void gen_to(struct gen *g, struct node *n, int off, const struct type *dt);
+void g_map_store(struct gen *g, struct node *mapn, struct node *val);
+void g_map_rmw(struct gen *g, struct node *mapn, int op, struct node *rhs, long long delta, bool post);
+void g_inc_target(struct gen *g, struct node *n, bool post);
+void gen_block(struct gen *g, struct node *b);
+void g_var_store(struct gen *g, struct var *v, struct node *val);
+void g_loop_end(struct gen *g, struct loopctx *l, int cont_target);
+void gen_stmt(struct gen *g, struct node *s);
+long long g_kaddr(const char *sym);
+void gen_call_int(struct gen *g, struct node *n);
+void g_log2_bucket(struct gen *g);
+void g_lin_bucket(struct gen *g, const struct mapinfo *m);
+void gen_agg(struct gen *g, struct node *mapn, struct node *call);
+void g_send(struct gen *g, int buf, int size);
+void g_record(struct gen *g, struct node *call, int kind, int arg);
+void g_site_record(struct gen *g, struct node *call, struct node *args);
+int g_signo(struct node *a);
+void gen_call_stmt(struct gen *g, struct node *n);
+
+#endif
