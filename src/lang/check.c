@@ -5,6 +5,7 @@
  * every printf/print its record layout; errors point at the source.
  */
 #include "lang/builtin.h"
+#include "lang/ktypes.h"
 #include "lang/lang.h"
 #include "lang/provider.h"
 
@@ -127,9 +128,21 @@ static int map_keys(struct ck *c, struct node *n)
 	return 0;
 }
 
+/* a kernel struct is an address read member by member: it is never copied whole */
+static int no_struct(struct ck *c, const struct type *t, struct loc loc)
+{
+	if (t->kind != TY_STRUCT)
+		return 0;
+	lang__error(c->prog, loc, "a kernel struct, union or array cannot be copied: keep a pointer to it, or read its members");
+	return -1;
+}
+
 static int set_map_value(struct ck *c, struct node *mapn, struct type t, enum agg agg, struct loc loc)
 {
 	struct mapinfo *m = mapn->map;
+
+	if (no_struct(c, &t, loc))
+		return -1;
 
 	if (m->val.kind == TY_NONE) {
 		m->val = t;
@@ -175,6 +188,8 @@ static int assign_var(struct ck *c, struct node *lhs, struct type t, struct loc 
 {
 	struct var *v = var_get(c, lhs->s);
 
+	if (no_struct(c, &t, loc))
+		return -1;
 	if (!v) {
 		v = var_new(c, lhs->s);
 		v->ty = t;
@@ -253,6 +268,8 @@ static int make_site(struct ck *c, struct node *call, int kind, struct node *fmt
 	int i = 0;
 
 	for (struct node *a = args; a; a = a->next, i++) {
+		if (no_struct(c, &a->ty, a->loc))
+			return -1;
 		s->args[i] = a->ty;
 		off += round8(a->ty.size);
 	}
@@ -561,9 +578,11 @@ static struct type check_ident(struct ck *c, struct node *n)
 	case BV_USTACK:
 		c->prog->need_ustack = true;
 		return n->ty = ty_kind(TY_USTACK, 16);
+	case BV_CURTASK:
+		return n->ty = ckbtf__curtask(c->prog);
 	case BV_FUNC:
 		if (!p || (strcmp(p->name, "uprobe") && strcmp(p->name, "uretprobe") && strcmp(p->name, "kprobe") &&
-			   strcmp(p->name, "kretprobe"))) {
+			   strcmp(p->name, "kretprobe") && strcmp(p->name, "fentry") && strcmp(p->name, "fexit"))) {
 			lang__error(c->prog, n->loc, "'func' is only available in uprobes and kprobes");
 			return ty_kind(TY_NONE, 0);
 		}
@@ -582,9 +601,11 @@ static struct type check_ident(struct ck *c, struct node *n)
 		return n->ty = ty_int(false, 64);
 	case BV_RETVAL:
 		if (!p || !p->has_retval) {
-			lang__error(c->prog, n->loc, "'retval' is only available in uretprobes and kretprobes");
+			lang__error(c->prog, n->loc, "'retval' is only available in uretprobes, kretprobes and fexit probes");
 			return ty_kind(TY_NONE, 0);
 		}
+		if (!strcmp(p->name, "fexit"))
+			return ckbtf__fentry_arg(c->prog, c->in, n, NULL);
 		return n->ty = ty_int(false, 64);
 	case BV_ARGS:
 		if (!p || !p->has_fields) {
@@ -607,6 +628,10 @@ static struct type check_field(struct ck *c, struct node *n)
 
 	if (c->prog->err)
 		return bt;
+	if (bt.kind == TY_CTX && c->in->prov->prog_type == 26 /* BPF_PROG_TYPE_TRACING: fentry, fexit */)
+		return ckbtf__fentry_arg(c->prog, c->in, n, n->s ? n->s : "");
+	if (bt.kind == TY_STRUCT || (bt.kind == TY_INT && bt.ptr))
+		return ckbtf__field(c->prog, n, &bt);
 	if (bt.kind == TY_CTX) {
 		const struct tp_field *f = n->s ? provider__field(c->in, n->s) : NULL;
 
@@ -639,8 +664,8 @@ static struct type check_field(struct ck *c, struct node *n)
 	{
 		char b[64];
 
-		lang__error(c->prog, n->loc, "a %s has no fields (struct types from BTF are not supported by sonde probe yet)",
-			    type__str(&bt, b, sizeof(b)));
+		lang__error(c->prog, n->loc, "a %s has no fields (cast it to a pointer to a kernel struct first: "
+			    "((struct task_struct *)arg0)->pid)", type__str(&bt, b, sizeof(b)));
 	}
 	return ty_kind(TY_NONE, 0);
 }
@@ -733,8 +758,15 @@ static struct type check(struct ck *c, struct node *n)
 		int bits = n->s ? cast_bits(n->s, &sign) : 0;
 
 		if (n->s && !bits && !n->ptr) {
-			lang__error(c->prog, n->loc, "sizeof(%s): struct types are not supported by sonde probe yet", n->s);
-			return none;
+			int sz = ckbtf__sizeof(c->prog, n->s);
+
+			if (sz < 0) {
+				lang__error(c->prog, n->loc, "sizeof(%s): the kernel's BTF has no such type", n->s);
+				return none;
+			}
+			n->kind = N_INT;
+			n->i = sz;
+			return n->ty = ty_int(false, 64);
 		}
 		if (n->l)
 			check(c, n->l);
@@ -758,6 +790,12 @@ static struct type check(struct ck *c, struct node *n)
 		}
 		bool cmp = n->op >= T_EQ && n->op <= T_NOT;
 
+		if (a.ptr && b.ptr && !cmp) {
+			lang__error(c->prog, n->loc, "arithmetic on two pointers is not supported (cast one to an integer)");
+			return none;
+		}
+		if ((n->op == T_PLUS || n->op == T_MINUS) && a.ptr && !b.ptr)
+			return n->ty = a;	/* pointer arithmetic: scaled by the size of what it points to */
 		return n->ty = ty_int(cmp ? false : (a.sign || b.sign), 64);
 	}
 	case N_UNOP: {
@@ -765,9 +803,11 @@ static struct type check(struct ck *c, struct node *n)
 
 		if (c->prog->err)
 			return none;
-		if (n->op == T_STAR || n->op == T_BAND) {
-			lang__error(c->prog, n->loc, "pointer %s is not supported by sonde probe yet",
-				    n->op == T_STAR ? "dereference" : "address-of");
+		if (n->op == T_STAR)
+			return ckbtf__deref(c->prog, n, &a);
+		if (n->op == T_BAND) {
+			lang__error(c->prog, n->loc, "'&' (address-of) is not supported: the BPF program has no addresses "
+				    "of kernel variables to give");
 			return none;
 		}
 		if (a.kind != TY_INT) {
@@ -793,9 +833,13 @@ static struct type check(struct ck *c, struct node *n)
 	}
 	case N_FIELD:
 		return check_field(c, n);
-	case N_INDEX:
-		lang__error(c->prog, n->loc, "indexing is not supported by sonde probe yet");
-		return none;
+	case N_INDEX: {
+		struct type a = check(c, n->l), i = check(c, n->r);
+
+		if (c->prog->err)
+			return none;
+		return ckbtf__index(c->prog, n, &a, &i);
+	}
 	case N_TUPLE: {
 		int k = 0, off = 0;
 
@@ -817,15 +861,13 @@ static struct type check(struct ck *c, struct node *n)
 	}
 	case N_CAST: {
 		struct type a = check(c, n->l);
-		bool sign;
+		bool sign = false;
 		int bits = cast_bits(n->s, &sign);
 
 		if (c->prog->err)
 			return none;
-		if (n->ptr) {
-			lang__error(c->prog, n->loc, "pointer casts are not supported by sonde probe yet");
-			return none;
-		}
+		if (n->ptr)
+			return n->ty = ckbtf__cast(c->prog, c->in, n, &a, bits, sign);
 		if (!bits || a.kind != TY_INT) {
 			lang__error(c->prog, n->loc, bits ? "only integers can be cast" : "unknown type '%s'", n->s);
 			return none;

@@ -197,7 +197,10 @@ void gen_bvar(struct gen *g, struct node *n)
 			g_emit(g, LDX(BPF_DW, R0, R6, provider__arg_offset((int)n->i)));
 		break;
 	case BV_RETVAL:
-		g_emit(g, LDX(BPF_DW, R0, R6, provider__retval_offset()));
+		if (g->in->prog_type == BPF_PROG_TYPE_TRACING)
+			gen_btf__ctx_arg(g, n);
+		else
+			g_emit(g, LDX(BPF_DW, R0, R6, provider__retval_offset()));
 		break;
 	default:
 		g_unsupported(g, n, n->s);
@@ -342,6 +345,8 @@ void gen_binop(struct gen *g, struct node *n)
 	g_emit(g, MOV_REG(R1, R0));
 	g_emit(g, LDX(BPF_DW, R0, FP, tmp));
 	g->sp = mark;
+	if ((n->op == T_PLUS || n->op == T_MINUS) && n->l->ty.ptr && !n->r->ty.ptr)
+		gen_btf__scale(g, &n->l->ty, R1);
 	bool sign = n->l->ty.sign || n->r->ty.sign;
 	int jop = -1;
 
@@ -434,6 +439,14 @@ void g_sc_field(struct gen *g, struct node *n, const struct tp_field *f)
 
 void gen_field_int(struct gen *g, struct node *n)
 {
+	if (gen_btf__handles(n)) {
+		gen_btf__int(g, n);
+		return;
+	}
+	if (n->l->ty.kind == TY_CTX && g->in->prog_type == BPF_PROG_TYPE_TRACING) {
+		gen_btf__ctx_arg(g, n);
+		return;
+	}
 	if (n->l->ty.kind == TY_CTX && g->in->sc_nr >= 0) {
 		const struct tp_field *f = g_field_of(g, n);
 
@@ -488,6 +501,10 @@ void gen_int(struct gen *g, struct node *n)
 		gen_binop(g, n);
 		return;
 	case N_UNOP:
+		if (n->op == T_STAR) {
+			gen_btf__int(g, n);
+			return;
+		}
 		gen_int(g, n->l);
 		if (n->op == T_MINUS)
 			g_emit(g, ALU_IMM(BPF_NEG, R0, 0));
@@ -514,6 +531,9 @@ void gen_int(struct gen *g, struct node *n)
 	}
 	case N_FIELD:
 		gen_field_int(g, n);
+		return;
+	case N_INDEX:
+		gen_btf__int(g, n);
 		return;
 	case N_CAST:
 		gen_int(g, n->l);
@@ -587,7 +607,17 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 		g->sp = mark;
 		return;
 	}
+	case N_INDEX: case N_UNOP:
+		if (gen_btf__handles(n)) {
+			gen_btf__str(g, n, off, size);
+			return;
+		}
+		break;
 	case N_FIELD:
+		if (gen_btf__handles(n)) {
+			gen_btf__str(g, n, off, size);
+			return;
+		}
 		if (n->l->ty.kind == TY_CTX) {
 			const struct tp_field *f = g_field_of(g, n);
 

@@ -100,4 +100,11 @@ void g_site_record(struct gen *g, struct node *call, struct node *args);
 int g_signo(struct node *a);
 void gen_call_stmt(struct gen *g, struct node *n);
 
+/* kernel types (gen_btf.c) */
+bool gen_btf__handles(const struct node *n);
+void gen_btf__int(struct gen *g, struct node *n);
+void gen_btf__str(struct gen *g, struct node *n, int off, int size);
+void gen_btf__ctx_arg(struct gen *g, struct node *n);
+void gen_btf__scale(struct gen *g, const struct type *ptr, int reg);
+
 #endif

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/btf.h>
+
 struct chunk {
 	struct chunk *next;
 	size_t used, cap;
@@ -94,6 +96,7 @@ void lang__free(struct program *p)
 	free(p->sites);
 	free(p->err);
 	free(p->warn);
+	btf__free(p->btf);
 	arena__free(p->arena);
 	free(p);
 }
@@ -216,7 +219,16 @@ const char *type__str(const struct type *t, char *buf, size_t len)
 	switch (t->kind) {
 	case TY_NONE: snprintf(buf, len, "none"); break;
 	case TY_VOID: snprintf(buf, len, "void"); break;
-	case TY_INT: snprintf(buf, len, "%sint%d", t->sign ? "" : "u", t->bits ? t->bits : 64); break;
+	case TY_INT:
+		if (t->ptr) {
+			char in[48];
+
+			snprintf(buf, len, "%s *", t->ptr->kind == TY_STRUCT ? "struct" : type__str(t->ptr, in, sizeof(in)));
+		} else {
+			snprintf(buf, len, "%sint%d", t->sign ? "" : "u", t->bits ? t->bits : 64);
+		}
+		break;
+	case TY_STRUCT: snprintf(buf, len, "struct"); break;
 	case TY_STR: snprintf(buf, len, "string[%d]", t->size); break;
 	case TY_BUF: snprintf(buf, len, "buffer[%d]", t->size); break;
 	case TY_KSTACK: snprintf(buf, len, "kstack"); break;

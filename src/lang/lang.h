@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct btf;
+
 /* ---- arena ---- */
 struct arena;
 struct arena *arena__new(void);
@@ -63,6 +65,7 @@ struct token lexer__next(struct lexer *lx);
 enum ty_kind {
 	TY_NONE, TY_VOID, TY_INT, TY_STR, TY_BUF, TY_TUPLE, TY_KSTACK, TY_USTACK,
 	TY_KSYM, TY_USYM, TY_INET, TY_CTX, TY_AGG, TY_MAPREF,
+	TY_STRUCT,	/* a kernel struct, union or array (BTF): its address, read member by member */
 };
 
 struct type {
@@ -73,6 +76,9 @@ struct type {
 	int ntup;
 	struct type *tup;	/* TY_TUPLE fields; each at an 8-aligned offset */
 	const char **names;	/* named tuple fields (records), or NULL */
+	struct type *ptr;	/* TY_INT: a pointer to this type (NULL: a plain integer) */
+	int btf_id;		/* TY_STRUCT: the BTF type (struct, union or array) */
+	bool user;		/* TY_STRUCT, pointers: in user memory (uprobes' casts), else the kernel's */
 };
 
 /* ---- AST ---- */
@@ -198,6 +204,8 @@ struct program {
 	const char **params;	/* positional parameters $1.. */
 	int nparams;
 	struct config cfg;
+	struct btf *btf;	/* the kernel's types, loaded on first use (ktypes.h) */
+	bool btf_tried;
 	char *err;		/* the first error, formatted with the source line and a caret */
 	char *warn;		/* warnings, one per line (the caller prints them) */
 	int nerr;

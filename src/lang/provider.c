@@ -802,8 +802,8 @@ static const struct provider providers[] = {
 	{ "software", BPF_PROG_TYPE_PERF_EVENT, false, false, false, event_expand, event_attach },
 	{ "hardware", BPF_PROG_TYPE_PERF_EVENT, false, false, false, event_expand, event_attach },
 	{ "usdt", BPF_PROG_TYPE_KPROBE, true, false, false, unsupported_expand, NULL },
-	{ "fentry", BPF_PROG_TYPE_TRACING, true, false, false, unsupported_expand, NULL },
-	{ "fexit", BPF_PROG_TYPE_TRACING, true, true, false, unsupported_expand, NULL },
+	{ "fentry", BPF_PROG_TYPE_TRACING, false, false, true, fentry__expand, fentry__attach },
+	{ "fexit", BPF_PROG_TYPE_TRACING, false, true, true, fentry__expand, fentry__attach },
 	{ "watchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, unsupported_expand, NULL },
 	{ "asyncwatchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, unsupported_expand, NULL },
 	{ "iter", BPF_PROG_TYPE_TRACING, false, false, false, unsupported_expand, NULL },
@@ -925,6 +925,20 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 				list_elf_funcs(path, pat, cb, ctx);
 		}
 	}
+	if (pat && (!strncmp(pat, "fentry:", 7) || !strncmp(pat, "fexit:", 6)))
+		fentry__list(pat, cb, ctx);
 	free(norm);
 	return 0;
+}
+
+/* for providers in other files (provider_fentry.c) */
+struct ap_inst *provider__new_inst(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail,
+				   const char *name)
+{
+	return new_inst(prog, pr, ap, tail, name);
+}
+
+int provider__add_fd(struct ap_inst *in, int fd)
+{
+	return add_fd(in, fd);
 }

@@ -38,6 +38,7 @@ struct ap_inst {
 	int sc_nr;		/* syscalls:sys_enter_X/sys_exit_X run as raw tracepoints: X's number; else -1 */
 	bool sc_exit;
 	bool dispatched;	/* reached through a tail call from one program for many syscalls */
+	int attach_btf_id;	/* fentry/fexit: the kernel function's BTF id */
 	/* run time */
 	int prog_fd;
 	int *fds;
@@ -79,5 +80,16 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset);
 /* the full path of a binary or library named on an attach point; 0 or -ENOENT */
 int provider__resolve_path(const char *name, char *out, size_t len);
+
+/* for providers outside provider.c: a new instance at *tail; an fd to close at detach */
+struct ap_inst *provider__new_inst(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail,
+				   const char *name);
+int provider__add_fd(struct ap_inst *in, int fd);
+
+/* fentry/fexit (provider_fentry.c): BPF trampolines on kernel functions, typed by BTF */
+int fentry__expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail);
+int fentry__attach(struct ap_inst *inst, const struct attach_ctx *ctx, char *err, size_t errlen);
+/* the traceable kernel functions whose "fentry:NAME" (or fexit:) matches pat */
+void fentry__list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx);
 
 #endif

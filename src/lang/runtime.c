@@ -137,6 +137,10 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 	for (int i = 0; i < c->nrel; i++)
 		c->insns[c->rel[i].insn].imm = map_fd(rt, c->rel[i].map);
 	snprintf(name, sizeof(name), "sonde_%.9s", in->prov->name);
+	if (in->prog_type == BPF_PROG_TYPE_TRACING) {	/* fentry/fexit: the function's BTF id */
+		opts.expected_attach_type = strcmp(in->prov->name, "fexit") ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
+		opts.attach_btf_id = in->attach_btf_id;
+	}
 	fd = bpf_prog_load(in->prog_type, name, "GPL", c->insns, c->n, &opts);
 	if (fd >= 0) {
 		in->prog_fd = fd;
@@ -150,6 +154,8 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 		LIBBPF_OPTS(bpf_prog_load_opts, lopts, .log_buf = log, .log_size = logsz, .log_level = 1);
 
 		log[0] = 0;
+		lopts.expected_attach_type = opts.expected_attach_type;
+		lopts.attach_btf_id = opts.attach_btf_id;
 		fd = bpf_prog_load(in->prog_type, name, "GPL", c->insns, c->n, &lopts);
 		if (fd >= 0)
 			close(fd);
@@ -169,7 +175,10 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 	} else {
 		snprintf(err, errlen, "the kernel refused the program of '%s': %s", in->name, strerror(-e));
 	}
-	if (e == -EPERM)
+	if (e == -EPERM && in->prog_type == BPF_PROG_TYPE_TRACING && geteuid() == 0)
+		snprintf(err + strlen(err), errlen - strlen(err), " (this kernel refuses fentry/fexit programs even to root: "
+			 "it has no BPF trampolines for its functions; use a tracepoint or a raw tracepoint)");
+	else if (e == -EPERM)
 		snprintf(err + strlen(err), errlen - strlen(err), " (BPF needs root or CAP_BPF and CAP_PERFMON)");
 	return e;
 }

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * check_btf.c - the type checker's rules for kernel types: curtask, casts to
+ * struct pointers, `p->f` and `s.f`, `*p`, `a[i]`, sizeof(struct x), and the
+ * arguments of fentry/fexit probes. Each function fills the node (n->off, the
+ * bitfield in n->id/n->op) and returns its type, or TY_NONE after an error.
+ */
+#include "lang/ktypes.h"
+#include "lang/provider.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static struct type none(void)
+{
+	struct type t = { .kind = TY_NONE };
+
+	return t;
+}
+
+/* uprobes see user memory through the pointers they are given; everything else the kernel's */
+static bool user_probe(const struct ap_inst *in)
+{
+	const char *pn = in && in->prov ? in->prov->name : "";
+
+	return !strcmp(pn, "uprobe") || !strcmp(pn, "uretprobe") || !strcmp(pn, "usdt");
+}
+
+static struct type fail(struct program *p, struct node *n, const char *msg)
+{
+	lang__error(p, n->loc, "%s", msg);
+	return none();
+}
+
+struct type ckbtf__curtask(struct program *p)
+{
+	struct type t = { .kind = TY_INT, .size = 8, .bits = 64 };
+	int id = ktypes__find(p, "struct task_struct");
+	char err[256];
+
+	if (id > 0) {
+		struct type *to = arena__alloc(p->arena, sizeof(*to));
+
+		if (!ktypes__type(p, id, false, to, err, sizeof(err)))
+			t.ptr = to;
+	}
+	return t;	/* without BTF, curtask is the address as bpftrace 0.17 gives it: an integer */
+}
+
+struct type ckbtf__cast(struct program *p, struct ap_inst *in, struct node *n, const struct type *a, int bits, bool sign)
+{
+	char err[256];
+	struct type t = { .kind = TY_INT, .size = 8, .bits = 64 };
+	struct type *to = arena__alloc(p->arena, sizeof(*to)), *at = to;
+
+	if (a->kind != TY_INT)
+		return fail(p, n, "only integers and pointers can be cast to a pointer");
+	for (int i = 1; i < n->ptr; i++) {	/* (struct x **) */
+		at->kind = TY_INT;
+		at->size = 8;
+		at->bits = 64;
+		at->user = a->ptr ? a->user : user_probe(in);
+		at->ptr = arena__alloc(p->arena, sizeof(*at));
+		at = at->ptr;
+	}
+	if (bits) {
+		at->kind = TY_INT;
+		at->size = 8;
+		at->bits = (uint8_t)bits;
+		at->sign = sign;
+	} else if (!strcmp(n->s, "void")) {
+		at->kind = TY_VOID;
+	} else {
+		int id = ktypes__find(p, n->s);
+
+		if (id <= 0) {
+			if (!ktypes__btf(p, err, sizeof(err)))
+				return fail(p, n, err);
+			lang__error(p, n->loc, "unknown type '%s': the kernel's BTF has no such type (only kernel types can be "
+				    "named here)", n->s);
+			return none();
+		}
+		if (ktypes__type(p, id, a->ptr ? a->user : user_probe(in), at, err, sizeof(err)))
+			return fail(p, n, err);
+		if (at->kind == TY_STR) {	/* (char *) as a pointer to bytes */
+			at->kind = TY_INT;
+			at->size = 8;
+			at->bits = 8;
+			at->sign = true;
+		}
+	}
+	t.ptr = to;
+	t.user = a->ptr ? a->user : user_probe(in);
+	return t;
+}
+
+/* a member of a struct (s.f) or of the struct a pointer points to (p->f) */
+struct type ckbtf__field(struct program *p, struct node *n, const struct type *bt)
+{
+	char err[256], name[128];
+	const struct type *st = bt;
+	struct type t;
+	int off, bitoff, bitsize, tid;
+
+	if (bt->kind == TY_INT && bt->ptr) {
+		st = bt->ptr;
+		if (!n->arrow && st->kind == TY_STRUCT)
+			return fail(p, n, "this is a pointer: use '->' to reach a member of what it points to");
+	} else if (bt->kind == TY_STRUCT && n->arrow) {
+		return fail(p, n, "this is a struct, not a pointer: use '.' to reach its member");
+	}
+	if (st->kind != TY_STRUCT || !n->s) {
+		lang__error(p, n->loc, "%s has no members", st->kind == TY_VOID ? "a void pointer" : "this value");
+		return none();
+	}
+	if (ktypes__member(p, st->btf_id, n->s, &off, &bitoff, &bitsize, &tid)) {
+		lang__error(p, n->loc, "%s has no member '%s'", ktypes__name(p, st->btf_id, name, sizeof(name)), n->s);
+		return none();
+	}
+	if (ktypes__type(p, tid, st->user, &t, err, sizeof(err)))
+		return fail(p, n, err);
+	if (bitsize && t.kind != TY_INT)
+		return fail(p, n, "a bitfield that is not an integer");
+	n->off = off;
+	n->id = bitoff;
+	n->op = bitsize;
+	if (bitsize) {
+		t.bits = 64;	/* extracted into a 64-bit value */
+		n->ty = t;
+	}
+	return n->ty = t;
+}
+
+/* *p */
+struct type ckbtf__deref(struct program *p, struct node *n, const struct type *a)
+{
+	if (a->kind != TY_INT || !a->ptr)
+		return fail(p, n, "only pointers can be dereferenced (cast the address first: *(uint32 *)arg0)");
+	if (a->ptr->kind == TY_VOID)
+		return fail(p, n, "a void pointer cannot be dereferenced: cast it to a pointer to a type first");
+	n->off = 0;
+	n->id = 0;
+	n->op = T_STAR;
+	return n->ty = *a->ptr;
+}
+
+/* a[i]: an array member, or a pointer indexed like one */
+struct type ckbtf__index(struct program *p, struct node *n, const struct type *a, const struct type *i)
+{
+	char err[256];
+	struct type t;
+	int eid, cnt;
+
+	if (i->kind != TY_INT)
+		return fail(p, n, "an index must be an integer");
+	if (a->kind == TY_INT && a->ptr) {
+		if (a->ptr->kind == TY_VOID)
+			return fail(p, n, "a void pointer cannot be indexed");
+		n->id = a->ptr->kind == TY_STRUCT ? ktypes__size(p, a->ptr->btf_id) : a->ptr->kind == TY_INT && !a->ptr->ptr ?
+			a->ptr->bits / 8 : 8;
+		n->i = -1;	/* no bound */
+		return n->ty = *a->ptr;
+	}
+	if (a->kind != TY_STRUCT || ktypes__array(p, a->btf_id, &eid, &cnt))
+		return fail(p, n, "only arrays and pointers can be indexed");
+	if (ktypes__type(p, eid, a->user, &t, err, sizeof(err)))
+		return fail(p, n, err);
+	n->id = ktypes__size(p, eid);
+	n->i = cnt;
+	if (n->id <= 0)
+		return fail(p, n, "the array's elements have no size");
+	return n->ty = t;
+}
+
+/* sizeof(struct x), sizeof(task_struct): -1 when it is not a kernel type */
+int ckbtf__sizeof(struct program *p, const char *name)
+{
+	int id = ktypes__find(p, name);
+
+	return id > 0 ? ktypes__size(p, id) : -1;
+}
+
+/* args.name / args->name / argN in fentry and fexit probes, typed from the function's BTF */
+struct type ckbtf__fentry_arg(struct program *p, struct ap_inst *in, struct node *n, const char *name)
+{
+	char err[256];
+	struct type t;
+	int fid, proto, tid, index;
+
+	if (ktypes__func(p, in->sym, &fid, &proto)) {
+		lang__error(p, n->loc, "the kernel's BTF has no function '%s'", in->sym);
+		return none();
+	}
+	if (!name) {	/* retval */
+		index = ktypes__nparams(p, proto);
+		tid = ktypes__ret(p, proto);
+	} else if (ktypes__param(p, proto, name, &index, &tid)) {
+		lang__error(p, n->loc, "%s() has no parameter '%s'", in->sym, name);
+		return none();
+	}
+	if (ktypes__type(p, tid, false, &t, err, sizeof(err)))
+		return fail(p, n, err);
+	if (t.kind == TY_STRUCT || t.kind == TY_STR)
+		return fail(p, n, "a struct passed by value cannot be read here");
+	if (t.kind == TY_VOID)
+		return fail(p, n, "the function returns nothing");
+	n->off = index * 8;
+	return n->ty = t;
+}

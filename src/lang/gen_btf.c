@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gen_btf.c - code for kernel types: the address of a struct member, an
+ * array element or what a pointer points to, and reading it with
+ * bpf_probe_read_kernel (or _user, for pointers uprobes were given) into a
+ * zeroed stack slot, so a faulting read gives 0 rather than a refused program.
+ * Bitfields are shifted and masked out of the bytes that hold them.
+ */
+#include "lang/gen_int.h"
+#include "lang/ktypes.h"
+
+#include <string.h>
+
+static bool is_kmem(const struct node *n)
+{
+	return n->l && (n->l->ty.kind == TY_STRUCT || (n->l->ty.kind == TY_INT && n->l->ty.ptr));
+}
+
+bool gen_btf__handles(const struct node *n)
+{
+	switch (n->kind) {
+	case N_FIELD:
+		return is_kmem(n);
+	case N_INDEX:
+		return true;
+	case N_UNOP:
+		return n->op == T_STAR;
+	default:
+		return false;
+	}
+}
+
+/* the size of what pointer type t points to, for p + n and p[n] */
+static int elem_size(struct gen *g, const struct type *t)
+{
+	const struct type *e = t->ptr;
+
+	if (!e || e->kind == TY_VOID)
+		return 1;
+	if (e->kind == TY_STRUCT) {
+		int n = ktypes__size(g->prog, e->btf_id);
+
+		return n > 0 ? n : 1;
+	}
+	if (e->kind == TY_INT && !e->ptr)
+		return e->bits ? e->bits / 8 : 8;
+	return 8;
+}
+
+/* r0 *= the pointer's element size (before p + r0) */
+void gen_btf__scale(struct gen *g, const struct type *ptr, int reg)
+{
+	int n = elem_size(g, ptr);
+
+	if (n != 1)
+		g_emit(g, ALU_IMM(BPF_MUL, reg, n));
+}
+
+static void addr(struct gen *g, struct node *n);
+
+/* r0 = the address the value of n is at (n: a struct-valued expression or an lvalue in kernel memory) */
+static void base(struct gen *g, struct node *l)
+{
+	if (l->ty.kind == TY_INT && l->ty.ptr)
+		gen_int(g, l);	/* a pointer: its value */
+	else
+		addr(g, l);	/* a struct: where it is */
+}
+
+static void addr(struct gen *g, struct node *n)
+{
+	if (g->fail)
+		return;
+	switch (n->kind) {
+	case N_FIELD:
+		base(g, n->l);
+		if (n->off)
+			g_emit(g, ALU_IMM(BPF_ADD, R0, n->off));
+		return;
+	case N_UNOP:
+		gen_int(g, n->l);
+		return;
+	case N_INDEX: {
+		int mark = g->sp, t = g_slot(g, 8, n->loc);
+
+		base(g, n->l);
+		g_emit(g, STX(BPF_DW, FP, R0, t));
+		gen_int(g, n->r);
+		if (n->i >= 0) {
+			/* out of the array's bounds: address 0, which reads as zeroes */
+			g_emit(g, JMP_IMM(BPF_JLT, R0, (int)n->i, 2));
+			g_emit(g, MOV_IMM(R0, 0));
+			int j = g_emit(g, JA(0));
+
+			g_emit(g, ALU_IMM(BPF_MUL, R0, n->id));
+			g_emit(g, LDX(BPF_DW, R1, FP, t));
+			g_emit(g, ALU_REG(BPF_ADD, R0, R1));
+			g_patch(g, j);
+		} else {
+			g_emit(g, ALU_IMM(BPF_MUL, R0, n->id));
+			g_emit(g, LDX(BPF_DW, R1, FP, t));
+			g_emit(g, ALU_REG(BPF_ADD, R0, R1));
+		}
+		g->sp = mark;
+		return;
+	}
+	default:
+		g_unsupported(g, n, "taking the address of this expression");
+	}
+}
+
+/* read n bytes at r0 into [fp+off] (zeroed first) */
+static void read_mem(struct gen *g, bool user, int off, int n)
+{
+	g_emit(g, MOV_REG(R3, R0));
+	g_fp_addr(g, R1, off);
+	g_emit(g, MOV_IMM(R2, n));
+	g_emit(g, CALL(user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel));
+}
+
+/* r0 = the integer (or pointer) n reads from kernel or user memory */
+void gen_btf__int(struct gen *g, struct node *n)
+{
+	int mark = g->sp, t = g_slot(g, 8, n->loc);
+	bool user = n->l->ty.user;
+	int bitsize = n->kind == N_FIELD ? n->op : 0, bitoff = n->kind == N_FIELD ? n->id : 0;
+	int size = n->ty.ptr ? 8 : n->ty.bits ? n->ty.bits / 8 : 8;
+
+	if (n->ty.kind == TY_STRUCT) {
+		addr(g, n);	/* a struct's value is its address */
+		g->sp = mark;
+		return;
+	}
+	if (bitsize)
+		size = (bitoff + bitsize + 7) / 8;
+	if (size > 8)
+		size = 8;
+	g_emit(g, ST(BPF_DW, FP, t, 0));
+	addr(g, n);
+	read_mem(g, user, t, size);
+	g_emit(g, LDX(BPF_DW, R0, FP, t));
+	g->sp = mark;
+	if (bitsize) {
+		g_emit(g, ALU_IMM(BPF_LSH, R0, 64 - bitoff - bitsize));
+		g_emit(g, ALU_IMM(n->ty.sign ? BPF_ARSH : BPF_RSH, R0, 64 - bitsize));
+		return;
+	}
+	if (!n->ty.ptr && n->ty.sign && size < 8)
+		g_extend(g, size * 8, true);
+}
+
+/* a char array member: copied as it is (a string ends at its first NUL when printed) */
+void gen_btf__str(struct gen *g, struct node *n, int off, int size)
+{
+	int elem, cnt = size;
+
+	g_zero(g, off, size);
+	if (!ktypes__array(g->prog, n->ty.btf_id, &elem, &cnt) && cnt < size)
+		size = cnt;
+	addr(g, n);
+	read_mem(g, n->l->ty.user, off, size);
+}
+
+/* args.name in fentry/fexit, and retval in fexit: the context is an array of u64 */
+void gen_btf__ctx_arg(struct gen *g, struct node *n)
+{
+	int fid, proto, idx = -1, tid, off = n->off;
+
+	/* a wildcard's functions differ: each instance finds its own parameter */
+	if (g->in->sym && !ktypes__func(g->prog, g->in->sym, &fid, &proto)) {
+		if (n->kind == N_FIELD && !ktypes__param(g->prog, proto, n->s, &idx, &tid))
+			off = idx * 8;
+		else if (n->kind == N_IDENT)
+			off = ktypes__nparams(g->prog, proto) * 8;
+		else if (!g->fail) {
+			lang__error(g->prog, n->loc, "%s() has no parameter '%s'", g->in->sym, n->s);
+			g->fail = true;
+			return;
+		}
+	}
+	g_emit(g, LDX(BPF_DW, R0, R6, off));
+	if (!n->ty.ptr && n->ty.bits && n->ty.bits < 64)
+		g_extend(g, n->ty.bits, n->ty.sign);
+}

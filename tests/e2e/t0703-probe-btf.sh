@@ -1,0 +1,78 @@
+#!/bin/bash
+# sonde probe with the kernel's types from BTF: curtask, casts to struct pointers,
+# members, bitfields, arrays, dereferences of user pointers in uprobes, and the
+# fentry/fexit probes (which this kernel refuses: the VM runs them, tests/vm/t0701).
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+	test_skip 'BTF types' 'BPF needs root'
+	test_done
+	exit
+fi
+if [ ! -r /sys/kernel/btf/vmlinux ]; then
+	test_skip 'BTF types' 'this kernel has no BTF'
+	test_done
+	exit
+fi
+LIBC=$(ldd $EXAMPLES/demo | awk '/libc.so/ { print $3 }')
+
+probe_err() {	# probe_err PROGRAM EXPECTED-FIRST-LINE
+	! $SONDE probe --dry-run -e "$1" >out 2>err &&
+	head -1 err >first && echo "$2" >exp && test_cmp exp first
+}
+
+test_expect_success 'a user struct read through a uprobe argument: nanosleep(&{0, 5 ms}) in the demo' '
+	$SONDE probe -e "uprobe:$LIBC:nanosleep /pid == cpid/ { printf(\"%d %d %d\\n\", ((struct __kernel_timespec *)arg0)->tv_nsec, *(int64 *)arg0, *((int64 *)arg0 + 1)); exit(); }" \
+		-c "$EXAMPLES/demo 2" >out 2>err &&
+	grep -qx "5000000 0 5000000" out
+'
+test_expect_success 'the same with bpftrace, when it is installed' '
+	if ! command -v bpftrace >/dev/null; then echo "no bpftrace: not compared"; exit 0; fi
+	P="uprobe:$LIBC:nanosleep /pid == cpid/ { printf(\"%d\\n\", ((struct __kernel_timespec *)arg0)->tv_nsec); exit(); }" &&
+	timeout 30 bpftrace -e "$P" -c "$EXAMPLES/demo 2" 2>/dev/null | grep -v "^$" >exp &&
+	$SONDE probe -e "$P" -c "$EXAMPLES/demo 2" 2>/dev/null | grep -v "^$" >got && test_cmp exp got
+'
+test_expect_success 'a tracepoint reads the task that the scheduler switches from' '
+	$SONDE probe -e "tracepoint:sched:sched_switch /args->prev_pid == cpid/ { @[curtask->pid == args->prev_pid, curtask->comm] = count(); }" \
+		-c "$EXAMPLES/demo 2" >out 2>err &&
+	grep -q "^@\[1, demo\]: [0-9]" out
+'
+test_expect_success 'errors: a member that does not exist' '
+	probe_err "BEGIN { print(curtask->pidd); }" "stdin:1:24: error: struct task_struct has no member '"'"'pidd'"'"'"
+'
+test_expect_success 'errors: a struct type that does not exist' '
+	probe_err "BEGIN { print(((struct nosuch *)0)->x); }" "stdin:1:16: error: unknown type '"'"'struct nosuch'"'"': the kernel'"'"'s BTF has no such type (only kernel types can be named here)"
+'
+test_expect_success 'errors: . on a pointer, -> on a struct' '
+	probe_err "BEGIN { print(curtask.pid); }" "stdin:1:23: error: this is a pointer: use '"'"'->'"'"' to reach a member of what it points to" &&
+	probe_err "BEGIN { print(curtask->se->on_rq); }" "stdin:1:28: error: this is a struct, not a pointer: use '"'"'.'"'"' to reach its member"
+'
+test_expect_success 'errors: a struct cannot be copied into a variable or a map' '
+	probe_err "BEGIN { \$t = *curtask; }" "stdin:1:12: error: a kernel struct, union or array cannot be copied: keep a pointer to it, or read its members" &&
+	probe_err "BEGIN { @t = curtask->se; }" "stdin:1:12: error: a kernel struct, union or array cannot be copied: keep a pointer to it, or read its members"
+'
+test_expect_success 'errors: void pointers and plain integers have no members' '
+	probe_err "BEGIN { print(*(void *)0); }" "stdin:1:15: error: a void pointer cannot be dereferenced: cast it to a pointer to a type first" &&
+	probe_err "BEGIN { print(pid->x); }" "stdin:1:20: error: a uint64 has no fields (cast it to a pointer to a kernel struct first: ((struct task_struct *)arg0)->pid)"
+'
+test_expect_success 'an array index beyond the array reads as 0, within it reads the element' '
+	$SONDE probe -e "BEGIN { \$i = 1000; printf(\"%d %d\\n\", curtask->mm->saved_auxv[\$i], curtask->mm->saved_auxv[0]); exit(); }" >out 2>err &&
+	grep -qx "0 33" out
+'
+test_expect_success 'fentry: listed from BTF with -l' '
+	$SONDE probe -l "fentry:vfs_rea*" >out && grep -qx "fentry:vfs_read" out &&
+	$SONDE probe -l "kfunc:vfs_read" >out && grep -qx "fentry:vfs_read" out
+'
+test_expect_success 'fentry: args typed from BTF, errors named' '
+	$SONDE probe --dry-run -e "fentry:vfs_read { @[comm] = sum(args.count); } fexit:vfs_read { @r = hist(retval); }" &&
+	probe_err "fentry:vfs_read { print(args.nope); }" "stdin:1:30: error: vfs_read() has no parameter '"'"'nope'"'"'" &&
+	probe_err "fentry:no_such_function_here { }" "stdin:1:1: error: the kernel has no function '"'"'no_such_function_here'"'"' (none in its BTF)" &&
+	probe_err "fentry:vfs_read { print(retval); }" "stdin:1:25: error: '"'"'retval'"'"' is only available in uretprobes, kretprobes and fexit probes"
+'
+test_expect_success 'fentry: runs where the kernel has trampolines, or one clear line where it refuses them' '
+	rc=0 && $SONDE probe -e "fentry:vfs_read /pid == cpid/ { @n = count(); }" -c "$WORKLOADS/syscalls 10" >out 2>err || rc=$?
+	if [ $rc = 0 ]; then grep -q "^@n: [1-9]" out
+	else [ $(wc -l <err) = 1 ] && grep -q "this kernel refuses fentry/fexit programs" err
+	fi
+'
+test_done
