@@ -114,6 +114,15 @@ static struct token lex_spec(struct lexer *lx)
 		} else if (c == '/') {
 			if (!(field == 1 && path_provider(start, first_len)))
 				break;
+		} else if (c == '"' && field >= 1 && lx->p[-1] == ':') {
+			/* a quoted function name: C++'s ns::f, Go's net/http.(*T).M */
+			const char *q = memchr(lx->p + 1, '"', lx->end - lx->p - 1);
+
+			if (!q)
+				break;
+			lx->p = q;
+		} else if ((c == '(' || c == ')') && field >= 2 && path_provider(start, first_len)) {
+			/* Go method names: main.(*T).M */
 		} else if (!spec_char(c)) {
 			break;
 		}

@@ -710,6 +710,16 @@ static struct attach *attach_point(struct parser *ps, struct token *t)
 	for (int i = 0; i < 3 && p; i++) {
 		const char *e = strchr(p, ':');
 
+		if (*p == '"') {	/* "quoted": taken as it is, without its quotes */
+			const char *q = strchr(p + 1, '"');
+
+			if (q) {
+				f[i] = arena__strndup(ps->prog->arena, p + 1, q - p - 1);
+				p = q[1] == ':' ? q + 2 : NULL;
+				continue;
+			}
+		}
+
 		if (i == 2 || !e) {
 			f[i] = arena__strndup(ps->prog->arena, p, strlen(p));
 			break;
