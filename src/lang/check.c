@@ -376,7 +376,7 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 		return n->ty;
 	}
 	for (struct node *a = n->args; a; a = a->next) {
-		if (f->id == F_KADDR || f->id == F_REG || f->id == F_SIGNAL)
+		if (f->id == F_KADDR || f->id == F_REG || f->id == F_SIGNAL || f->id == F_KSTACK || f->id == F_USTACK)
 			break;
 		check(c, a);
 		if (c->prog->err)
@@ -517,7 +517,8 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 		return n->ty = ty_kind(TY_VOID, 0);
 	case F_KSTACK: case F_USTACK:
 		for (struct node *a = a0; a; a = a->next)
-			if (a->kind != N_IDENT && a->kind != N_INT) {
+			if ((a->kind != N_IDENT || a != a0 || (strcmp(a->s, "bpftrace") && strcmp(a->s, "perf") &&
+							       strcmp(a->s, "raw"))) && a->kind != N_INT) {
 				lang__error(c->prog, a->loc, "%s() takes a mode (bpftrace, perf, raw) and a constant depth", n->s);
 				return none;
 			}
@@ -529,6 +530,8 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 		for (struct node *a = a0; a; a = a->next)
 			if (a->kind == N_INT)
 				n->ty.bits = a->i < 1 ? 1 : a->i > 127 ? 127 : (uint8_t)a->i;	/* frames shown */
+			else
+				n->ty.smode = !strcmp(a->s, "perf") ? STACK_PERF : !strcmp(a->s, "raw") ? STACK_RAW : STACK_BPFTRACE;
 		return n->ty;
 	case F_BSWAP:
 		if (a0->ty.kind != TY_INT) {

@@ -79,7 +79,11 @@ struct type {
 	struct type *ptr;	/* TY_INT: a pointer to this type (NULL: a plain integer) */
 	int btf_id;		/* TY_STRUCT: the BTF type (struct, union or array) */
 	bool user;		/* TY_STRUCT, pointers: in user memory (uprobes' casts), else the kernel's */
+	uint8_t smode;		/* TY_KSTACK/TY_USTACK: enum stack_mode */
 };
+
+/* how stacks print: kstack(bpftrace), kstack(perf), kstack(raw) */
+enum stack_mode { STACK_BPFTRACE, STACK_PERF, STACK_RAW };
 
 /* ---- AST ---- */
 enum nk {

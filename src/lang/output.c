@@ -51,22 +51,38 @@ void out__pid_seen(struct out *o, pid_t pid)
 	fclose(f);
 }
 
-static void stack_text(struct out *o, FILE *f, const uint8_t *data, bool user, int indent, int depth)
+static void stack_text(struct out *o, FILE *f, const uint8_t *data, bool user, int indent, int depth, int mode)
 {
 	int64_t id = *(const int64_t *)data;
 	uint32_t pid = user ? (uint32_t)*(const uint64_t *)(data + 8) : 0;
 	uint64_t ips[128] = { 0 };
 	int fd = user ? o->ustack_fd : o->kstack_fd;
 
-	fputc('\n', f);
-	if (id < 0 || fd < 0 || bpf_map_lookup_elem(fd, &(uint32_t){ (uint32_t)id }, ips))
+	/* bpftrace's: an empty stack is "", any other starts on a line of its own */
+	if (id < 0 || fd < 0 || bpf_map_lookup_elem(fd, &(uint32_t){ (uint32_t)id }, ips) || !ips[0])
 		return;
+	fputc('\n', f);
 	if (user && o->sym)
 		out__pid_seen(o, pid);
 	for (int i = 0; i < (depth ? depth : 127) && ips[i]; i++) {
 		struct sym_frame fr[1];
 		int n = o->sym ? symbolizer__resolve(o->sym, pid, ips[i], !user, fr, 1) : -1;
 
+		if (mode == STACK_RAW) {	/* addresses only */
+			fprintf(f, "%llx\n", (unsigned long long)ips[i]);
+			continue;
+		}
+		if (mode == STACK_PERF) {	/* perf script's: address, symbol+offset, (user) the object */
+			fprintf(f, "\t%llx ", (unsigned long long)ips[i]);
+			if (n > 0 && fr[0].sym)
+				fprintf(f, "%s+%llu", fr[0].sym, (unsigned long long)fr[0].offset);
+			else
+				fputs("[unknown]", f);
+			if (user)
+				fprintf(f, " (%s)", n > 0 && fr[0].dso ? fr[0].dso : "[unknown]");
+			fputc('\n', f);
+			continue;
+		}
 		fprintf(f, "%*s", indent, "");
 		if (n > 0 && fr[0].sym)
 			fprintf(f, "%s+%llu\n", fr[0].sym, (unsigned long long)fr[0].offset);
@@ -102,7 +118,7 @@ static void value_text(struct out *o, FILE *f, const struct type *t, const uint8
 		fprintf(f, "%.*s", t->size, (const char *)d);
 		break;
 	case TY_KSTACK: case TY_USTACK:
-		stack_text(o, f, d, t->kind == TY_USTACK, indent, t->bits);
+		stack_text(o, f, d, t->kind == TY_USTACK, indent, t->bits, t->smode);
 		break;
 	case TY_KSYM: case TY_USYM:
 		sym_text(o, f, *(const uint64_t *)d, t->kind == TY_USYM ? (pid_t) * (const uint64_t *)(d + 8) : 0,

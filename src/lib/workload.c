@@ -46,6 +46,10 @@ int workload__prepare(struct workload *w, char *const argv[])
 			sigemptyset(&none);
 			sigprocmask(SIG_SETMASK, &none, NULL);
 		}
+		/* ready: from here until exec the child makes no system call but the read,
+		 * so tracing attached after prepare() sees none of this set-up */
+		if (write(err[1], "r", 1) != 1)
+			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);	/* the parent gave up */
 		execvp(argv[0], argv);
@@ -59,6 +63,18 @@ int workload__prepare(struct workload *w, char *const argv[])
 	w->pid = pid;
 	w->go_fd = go[1];
 	w->err_fd = err[0];
+	{
+		char r;
+		ssize_t n;
+
+		do
+			n = read(w->err_fd, &r, 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1) {	/* the child died before it was ready */
+			workload__abort(w);
+			return -ECHILD;
+		}
+	}
 	return 0;
 }
 

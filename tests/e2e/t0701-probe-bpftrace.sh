@@ -167,4 +167,16 @@ test_expect_success 'garbage programs: one error, no crash' '
 		grep -q "error" err || { cat err; exit 1; }
 	done
 '
+test_expect_success 'stack modes: ustack(perf, N) as bpftrace prints it, raw addresses, an empty kstack is ""' '
+	P="uprobe:$EXAMPLES/demo:cold_path { print(ustack(perf, 2)); print(kstack(perf)); printf(\"X\\n\"); exit(); }" &&
+	$SONDE probe -e "$P" -c "$EXAMPLES/demo 1" | sed -E "s/^\t[0-9a-f]+ /\tADDR /" >sonde.out &&
+	printf "Attaching 1 probe...\n\n\tADDR cold_path+0 ($EXAMPLES/demo)\n\tADDR main+90 ($EXAMPLES/demo)\n\n\nX\n\n\n" >exp &&
+	test_cmp exp sonde.out &&
+	if $have_bpftrace; then
+		bpftrace -e "$P" -c "$EXAMPLES/demo 1" 2>/dev/null | sed -E "s/^\t[0-9a-f]+ /\tADDR /" >bpftrace.out &&
+		test_cmp bpftrace.out sonde.out
+	fi &&
+	$SONDE probe -e "uprobe:$EXAMPLES/demo:cold_path { print(ustack(raw, 2)); exit(); }" -c "$EXAMPLES/demo 1" >raw.out &&
+	[ $(grep -cE "^[0-9a-f]{6,16}$" raw.out) = 2 ]
+'
 test_done
