@@ -567,6 +567,13 @@ static struct type check_ident(struct ck *c, struct node *n)
 		return n->ty = ty_int(false, 64);
 	}
 	if (!b) {
+		long long v;
+
+		if (!ktypes__enum_value(c->prog, n->s, &v)) {	/* a kernel enumerator: TCP_ESTABLISHED */
+			n->kind = N_INT;
+			n->i = v;
+			return n->ty = ty_int(true, 64);
+		}
 		lang__error(c->prog, n->loc, "unknown identifier '%s'", n->s);
 		return ty_kind(TY_NONE, 0);
 	}
@@ -647,6 +654,13 @@ static struct type check_field(struct ck *c, struct node *n)
 			if (f->array && f->size > 1 && strstr(n->s, "") && 0)
 				return bt;
 			return n->ty = ty_str(f->data_loc ? c->prog->cfg.max_strlen : f->size);
+		}
+		if (f->ptr && f->ctype && strstr(f->ctype, "struct ")) {
+			/* a pointer to a kernel struct: typed from BTF (syscalls' arguments point to user memory) */
+			struct type pt;
+
+			if (!ckbtf__tp_ptr(c->prog, f->ctype, c->in->group && !strcmp(c->in->group, "syscalls"), &pt))
+				return n->ty = pt;
 		}
 		return n->ty = ty_int(f->sign, f->size * 8 > 64 ? 64 : f->size * 8);
 	}
@@ -807,7 +821,7 @@ static struct type check(struct ck *c, struct node *n)
 		if (c->prog->err)
 			return none;
 		if (n->op == T_STAR)
-			return ckbtf__deref(c->prog, n, &a);
+			return ckbtf__deref(c->prog, c->in, n, &a);
 		if (n->op == T_BAND) {
 			lang__error(c->prog, n->loc, "'&' (address-of) is not supported: the BPF program has no addresses "
 				    "of kernel variables to give");

@@ -132,8 +132,21 @@ struct type ckbtf__field(struct program *p, struct node *n, const struct type *b
 }
 
 /* *p */
-struct type ckbtf__deref(struct program *p, struct node *n, const struct type *a)
+struct type ckbtf__deref(struct program *p, struct ap_inst *in, struct node *n, const struct type *a)
 {
+	if (a->kind == TY_INT && !a->ptr) {	/* an address as an integer (kaddr()): 8 bytes, as bpftrace reads it */
+		struct type *to = arena__alloc(p->arena, sizeof(*to));
+		struct type *pa = arena__alloc(p->arena, sizeof(*pa));
+
+		to->kind = TY_INT;
+		to->size = 8;
+		to->bits = 64;
+		*pa = *a;
+		pa->ptr = to;
+		pa->user = user_probe(in);
+		n->l->ty = *pa;
+		a = pa;
+	}
 	if (a->kind != TY_INT || !a->ptr)
 		return fail(p, n, "only pointers can be dereferenced (cast the address first: *(uint32 *)arg0)");
 	if (a->ptr->kind == TY_VOID)
@@ -206,4 +219,34 @@ struct type ckbtf__fentry_arg(struct program *p, struct ap_inst *in, struct node
 		return fail(p, n, "the function returns nothing");
 	n->off = index * 8;
 	return n->ty = t;
+}
+
+int ckbtf__tp_ptr(struct program *p, const char *ctype, bool user, struct type *out)
+{
+	const char *s = strstr(ctype, "struct ");
+	char name[128], err[256];
+	int n = 0, stars = 0, id;
+
+	if (!s)
+		return -1;
+	s += 7;
+	while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= '0' && s[n] <= '9') || s[n] == '_')
+		n++;
+	if (!n || n >= (int)sizeof(name))
+		return -1;
+	for (const char *q = s + n; *q; q++)
+		stars += *q == '*';
+	if (stars != 1)
+		return -1;
+	snprintf(name, sizeof(name), "struct %.*s", n, s);
+	id = ktypes__find(p, name);
+	if (id <= 0)
+		return -1;
+	memset(out, 0, sizeof(*out));
+	out->kind = TY_INT;
+	out->size = 8;
+	out->bits = 64;
+	out->user = user;
+	out->ptr = arena__alloc(p->arena, sizeof(*out->ptr));
+	return ktypes__type(p, id, user, out->ptr, err, sizeof(err)) ? -1 : 0;
 }

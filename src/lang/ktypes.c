@@ -298,3 +298,32 @@ int ktypes__ret(struct program *p, int proto_id)
 
 	return t && btf_is_func_proto(t) ? (int)t->type : 0;
 }
+
+int ktypes__enum_value(struct program *p, const char *name, long long *value)
+{
+	const struct btf *btf = ktypes__btf(p, NULL, 0);
+	int cnt = btf ? (int)btf__type_cnt(btf) : 0;
+
+	for (int id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+
+		if (btf_is_enum(t)) {
+			const struct btf_enum *e = btf_enum(t);
+
+			for (int i = 0; i < btf_vlen(t); i++, e++)
+				if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
+					*value = btf_kflag(t) ? (long long)(int32_t)e->val : (long long)(uint32_t)e->val;
+					return 0;
+				}
+		} else if (btf_is_enum64(t)) {
+			const struct btf_enum64 *e = btf_enum64(t);
+
+			for (int i = 0; i < btf_vlen(t); i++, e++)
+				if (!strcmp(btf__name_by_offset(btf, e->name_off), name)) {
+					*value = (long long)btf_enum64_value(e);
+					return 0;
+				}
+		}
+	}
+	return -ENOENT;
+}

@@ -60,9 +60,13 @@ struct ap_inst;
 struct type ckbtf__curtask(struct program *p);
 struct type ckbtf__cast(struct program *p, struct ap_inst *in, struct node *n, const struct type *a, int bits, bool sign);
 struct type ckbtf__field(struct program *p, struct node *n, const struct type *bt);
-struct type ckbtf__deref(struct program *p, struct node *n, const struct type *a);
+struct type ckbtf__deref(struct program *p, struct ap_inst *in, struct node *n, const struct type *a);
 struct type ckbtf__index(struct program *p, struct node *n, const struct type *a, const struct type *i);
 int ckbtf__sizeof(struct program *p, const char *name);
+/* a tracepoint field's C type "struct x *" as a typed pointer; -1 when it is not one BTF knows */
+int ckbtf__tp_ptr(struct program *p, const char *ctype, bool user, struct type *out);
+/* the value of the enumerator `name` in the kernel's BTF (TCP_ESTABLISHED); -ENOENT */
+int ktypes__enum_value(struct program *p, const char *name, long long *value);
 /* args.name in fentry/fexit (name NULL: the return value in fexit) */
 struct type ckbtf__fentry_arg(struct program *p, struct ap_inst *in, struct node *n, const char *name);
 

@@ -152,6 +152,7 @@ static int tp_format(struct program *prog, struct ap_inst *in)
 		tf->data_loc = strstr(fld, "__data_loc") != NULL;
 		tf->array = !tf->data_loc && br != NULL;
 		tf->ptr = !tf->data_loc && strchr(fld, '*') != NULL;
+		tf->ctype = arena__strndup(prog->arena, fld, nstart - fld);
 	}
 	fclose(f);
 	return 0;
@@ -581,8 +582,39 @@ static int k_expand(struct program *prog, struct probe *pr, struct attach *ap, s
 		return -EINVAL;
 	}
 	if (strpbrk(ap->a, "*?[")) {
-		lang__error(prog, ap->loc, "wildcards in kprobes need available_filter_functions, not supported by sonde probe yet");
-		return -EINVAL;
+		char *list = provider__traceable(), *line, *save = NULL;
+		int n = 0;
+
+		if (!list) {
+			lang__error(prog, ap->loc, "a wildcard in a kprobe is matched against tracefs's available_filter_functions, "
+				    "which cannot be read here (%s)", strerror(errno));
+			return -errno;
+		}
+		for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			if (fnmatch(ap->a, line, 0) || strchr(line, '.'))	/* foo.cold, foo.isra.0: not attachable */
+				continue;
+			bool dup = false;	/* static functions of the same name in several files */
+
+			for (struct ap_inst *o = pr->inst; o && !dup; o = o->next)
+				dup = o->ap == ap && o->sym && !strcmp(o->sym, line);
+			if (dup)
+				continue;
+			if (++n > 1000) {
+				lang__error(prog, ap->loc, "'%s' matches more than 1000 kernel functions: narrow the pattern", ap->a);
+				free(list);
+				return -E2BIG;
+			}
+			snprintf(name, sizeof(name), "%s:%s", ap->prov, line);
+			struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
+
+			in->sym = arena__strndup(prog->arena, line, strlen(line));
+		}
+		free(list);
+		if (!n) {
+			lang__error(prog, ap->loc, "no traceable kernel function matches '%s'", ap->a);
+			return -ENOENT;
+		}
+		return 0;
 	}
 	plus = strchr(ap->a, '+');
 	snprintf(fn, sizeof(fn), "%.*s", plus ? (int)(plus - ap->a) : (int)strlen(ap->a), ap->a);

@@ -20,6 +20,7 @@ struct tp_field {
 	bool array;		/* char comm[16] */
 	bool data_loc;		/* __data_loc char[] */
 	bool ptr;		/* const char * */
+	const char *ctype;	/* the C type as the format writes it: "const struct __kernel_timespec * " */
 };
 
 struct ap_inst {
@@ -85,6 +86,13 @@ int provider__resolve_path(const char *name, char *out, size_t len);
 struct ap_inst *provider__new_inst(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail,
 				   const char *name);
 int provider__add_fd(struct ap_inst *in, int fd);
+
+/*
+ * The functions ftrace can patch (kprobes and trampolines can attach to), as
+ * "\nname\nname\n...\n" (free() it); NULL when available_filter_functions
+ * cannot be read (errno set).
+ */
+char *provider__traceable(void);
 
 /* fentry/fexit (provider_fentry.c): BPF trampolines on kernel functions, typed by BTF */
 int fentry__expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail);

@@ -23,19 +23,23 @@
 
 enum { FENTRY_MAX_WILDCARD = 512 };
 
-/* functions ftrace can patch (NULL when tracefs is not readable: then every BTF function is tried) */
-static char *traceable(void)
+char *provider__traceable(void)
 {
 	static const char *paths[] = { "/sys/kernel/tracing/available_filter_functions",
 				       "/sys/kernel/debug/tracing/available_filter_functions" };
+
+	int first = 0;
 
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		FILE *f = fopen(paths[i], "r");
 		char *buf = NULL;
 		size_t len = 0;
 
-		if (!f)
+		if (!f) {
+			if (!first)
+				first = errno;
 			continue;
+		}
 		FILE *m = open_memstream(&buf, &len);
 		char line[512];
 
@@ -52,6 +56,7 @@ static char *traceable(void)
 		fclose(m);
 		return buf;
 	}
+	errno = first;
 	return NULL;
 }
 
@@ -108,7 +113,7 @@ int fentry__expand(struct program *prog, struct probe *pr, struct attach *ap, st
 		}
 		return add(prog, pr, ap, tail, fn, fid);
 	}
-	char *list = traceable();
+	char *list = provider__traceable();
 	int n = 0, cnt = (int)btf__type_cnt(btf);
 
 	for (int id = 1; id < cnt; id++) {
@@ -159,7 +164,7 @@ void fentry__list(const char *pat, void (*cb)(const char *name, void *ctx), void
 
 	if (!btf)
 		return;
-	list = traceable();
+	list = provider__traceable();
 	for (int id = 1; id < (int)btf__type_cnt(btf); id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
 		const char *fn = t && btf_is_func(t) ? btf__name_by_offset(btf, t->name_off) : NULL;

@@ -32,6 +32,15 @@ test_expect_success 'the same with bpftrace, when it is installed' '
 	timeout 30 bpftrace -e "$P" -c "$EXAMPLES/demo 2" 2>/dev/null | grep -v "^$" >exp &&
 	$SONDE probe -e "$P" -c "$EXAMPLES/demo 2" 2>/dev/null | grep -v "^$" >got && test_cmp exp got
 '
+test_expect_success 'a tracepoint field that points to a struct is typed from BTF (syscalls: user memory)' '
+	P="tracepoint:syscalls:sys_enter_clock_nanosleep /pid == cpid/ { printf(\"%d %d\\n\", args->rqtp->tv_sec, args->rqtp->tv_nsec); exit(); }" &&
+	$SONDE probe -e "$P" -c "$EXAMPLES/demo 1" >out 2>err && grep -qx "0 5000000" out &&
+	SONDE_PROBE_PERF_TRACEPOINTS=1 $SONDE probe -e "$P" -c "$EXAMPLES/demo 1" >out 2>err && grep -qx "0 5000000" out
+'
+test_expect_success 'a plain integer dereferenced reads 8 bytes (loads.bt'"'"'s *kaddr())' '
+	$SONDE probe -e "uprobe:$LIBC:nanosleep /pid == cpid/ { \$a = arg0; printf(\"%d %d\\n\", *\$a, *(\$a + 8)); exit(); }" -c "$EXAMPLES/demo 1" >out 2>err &&
+	grep -qx "0 5000000" out
+'
 test_expect_success 'a tracepoint reads the task that the scheduler switches from' '
 	$SONDE probe -e "tracepoint:sched:sched_switch /args->prev_pid == cpid/ { @[curtask->pid == args->prev_pid, curtask->comm] = count(); }" \
 		-c "$EXAMPLES/demo 2" >out 2>err &&

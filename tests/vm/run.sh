@@ -91,6 +91,10 @@ stage() {
 	for f in build/workloads/* build/examples/*; do
 		[ -f "$f" ] && [ -x "$f" ] && { add "$f" "/sonde/$f" || return 1; }
 	done
+	# the bpftrace tools Debian ships (when installed here): the kprobe ones run there
+	for f in /usr/sbin/*.bt; do
+		[ -f "$f" ] && { add "$f" "/sonde/bt/$(basename "$f")" || return 1; }
+	done
 	cp tests/lib.sh "$root/sonde/tests/" || return 1
 	cp tests/vm/init "$root/init" && chmod +x "$root/init" || return 1
 	# the helpers of tests/vm/progs: BPF objects (clang) and programs (static when possible)
