@@ -5,6 +5,9 @@
 #include "lang/builtin.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,8 +56,8 @@ static const struct bfunc_desc funcs[] = {
 	{ "buf", F_UNSUPPORTED, 0, 9, 0 },
 	{ "ntop", F_UNSUPPORTED, 0, 9, 0 }, { "pton", F_UNSUPPORTED, 0, 9, 0 },
 	{ "uaddr", F_UNSUPPORTED, 0, 9, 0 }, { "strftime", F_UNSUPPORTED, 0, 9, 0 },
-	{ "cgroup_path", F_UNSUPPORTED, 0, 9, 0 }, { "cgroupid", F_UNSUPPORTED, 0, 9, 0 },
-	{ "macaddr", F_UNSUPPORTED, 0, 9, 0 }, { "override", F_UNSUPPORTED, 0, 9, 0 },
+	{ "cgroup_path", F_UNSUPPORTED, 0, 9, 0 }, { "cgroupid", F_CGROUPID, 1, 1, 0 },
+	{ "macaddr", F_UNSUPPORTED, 0, 9, 0 }, { "override", F_OVERRIDE, 1, 1, BF_STMT | BF_UNSAFE },
 	{ "path", F_UNSUPPORTED, 0, 9, 0 }, { "skboutput", F_UNSUPPORTED, 0, 9, 0 },
 	{ "strerror", F_UNSUPPORTED, 0, 9, 0 }, { "kptr", F_UNSUPPORTED, 0, 9, 0 },
 	{ "uptr", F_UNSUPPORTED, 0, 9, 0 }, { "offsetof", F_UNSUPPORTED, 0, 9, 0 },
@@ -67,6 +70,16 @@ const struct bvar_desc *builtin__var(const char *name, int *argn)
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		if (!strcmp(vars[i].name, name))
 			return &vars[i];
+	if (!strncmp(name, "sarg", 4) && isdigit((unsigned char)name[4])) {	/* sargN: the Nth argument on the stack */
+		static const struct bvar_desc sarg = { "sargN", BV_SARG };
+		char *end;
+		long n = strtol(name + 4, &end, 10);
+
+		if (*end || n > 63)
+			return NULL;
+		*argn = (int)n;
+		return &sarg;
+	}
 	if (!strncmp(name, "arg", 3) && isdigit((unsigned char)name[3])) {
 		static const struct bvar_desc arg = { "argN", BV_ARG };
 		char *end;
@@ -86,4 +99,24 @@ const struct bfunc_desc *builtin__func(const char *name)
 		if (!strcmp(funcs[i].name, name))
 			return &funcs[i];
 	return NULL;
+}
+
+int builtin__cgroupid(const char *path, long long *id)
+{
+	/* cgroupfs's file handle is the cgroup id, which bpf_get_current_cgroup_id() gives */
+	union {
+		struct file_handle fh;
+		char buf[sizeof(struct file_handle) + 64];
+	} h;
+	int mount_id;
+
+	h.fh.handle_bytes = 64;
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
+		return -1;
+	if (h.fh.handle_bytes != sizeof(uint64_t)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	memcpy(id, h.fh.f_handle, sizeof(*id));
+	return 0;
 }

@@ -12,13 +12,14 @@
 enum bvar {
 	BV_PID = 1, BV_TID, BV_UID, BV_GID, BV_NSECS, BV_ELAPSED, BV_CPU, BV_NUMAID, BV_CGROUP, BV_RAND,
 	BV_CPID, BV_COMM, BV_KSTACK, BV_USTACK, BV_FUNC, BV_PROBE, BV_RETVAL, BV_ARG, BV_ARGS, BV_CURTASK,
-	BV_NCPUS, BV_JIFFIES, BV_USERMODE,
+	BV_NCPUS, BV_JIFFIES, BV_USERMODE, BV_SARG,
 };
 
 enum bfunc {
 	F_PRINTF = 1, F_PRINT, F_EXIT, F_CLEAR, F_ZERO, F_DELETE, F_STR, F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX,
 	F_STATS, F_HIST, F_LHIST, F_KSYM, F_USYM, F_KADDR, F_STRNCMP, F_TIME, F_CAT, F_SYSTEM, F_SIGNAL,
 	F_KSTACK, F_USTACK, F_BSWAP, F_REG, F_CGROUPID, F_STRCONTAINS, F_ERRORF, F_JOIN,
+	F_OVERRIDE,
 	F_UNSUPPORTED,
 };
 
@@ -43,5 +44,7 @@ struct bfunc_desc {
 
 const struct bvar_desc *builtin__var(const char *name, int *argn);
 const struct bfunc_desc *builtin__func(const char *name);
+/* the id of the cgroup v2 directory at path (its inode's file handle); 0 or -1 with errno */
+int builtin__cgroupid(const char *path, long long *id);
 
 #endif

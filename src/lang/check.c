@@ -539,6 +539,33 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 			return none;
 		}
 		return n->ty = ty_int(false, a0->ty.bits ? a0->ty.bits : 64);
+	case F_CGROUPID: {
+		long long id;
+
+		if (a0->kind != N_STR) {
+			lang__error(c->prog, a0->loc, "cgroupid() takes a path literal");
+			return none;
+		}
+		if (builtin__cgroupid(a0->s, &id)) {
+			lang__error(c->prog, a0->loc, errno == ENOTSUP ? "'%s' is not a cgroup v2 directory (cgroupid() gives the ids "
+				    "of the unified hierarchy, which 'cgroup' reads)" : "cannot find the cgroup '%s': %s", a0->s,
+				    strerror(errno));
+			return none;
+		}
+		n->kind = N_INT;	/* known now */
+		n->i = id;
+		return n->ty = ty_int(false, 64);
+	}
+	case F_OVERRIDE:
+		if (!c->in || strcmp(c->in->prov->name, "kprobe")) {
+			lang__error(c->prog, n->loc, "override() is only available in kprobes");
+			return none;
+		}
+		if (a0->ty.kind != TY_INT) {
+			lang__error(c->prog, a0->loc, "override() takes an integer (the return value to force)");
+			return none;
+		}
+		return n->ty = ty_kind(TY_VOID, 0);
 	case F_REG:
 		if (a0->kind != N_STR) {
 			lang__error(c->prog, a0->loc, "reg() takes a register name literal");
@@ -623,10 +650,19 @@ static struct type check_ident(struct ck *c, struct node *n)
 			return ty_kind(TY_NONE, 0);
 		}
 		return n->ty = ty_kind(TY_CTX, 0);
-	case BV_USERMODE:
-	case BV_JIFFIES:
-		lang__error(c->prog, n->loc, "'%s' is not supported by sonde probe yet", n->s);
-		return ty_kind(TY_NONE, 0);
+	case BV_USERMODE:	/* read from the registers the probe was given */
+		if (!p || (p->prog_type != 2 /* KPROBE */ && p->prog_type != 7 /* PERF_EVENT */) ||
+		    !strcmp(p->name, "software") || !strcmp(p->name, "hardware") || !strcmp(p->name, "interval")) {
+			lang__error(c->prog, n->loc, "'usermode' is only available in profile, kprobe and uprobe probes");
+			return ty_kind(TY_NONE, 0);
+		}
+		return n->ty = ty_int(false, 64);
+	case BV_SARG:
+		if (!p || (strcmp(p->name, "uprobe") && strcmp(p->name, "kprobe"))) {
+			lang__error(c->prog, n->loc, "'%s' (an argument on the stack) is only available in uprobes and kprobes", n->s);
+			return ty_kind(TY_NONE, 0);
+		}
+		return n->ty = ty_int(false, 64);
 	default:
 		return n->ty = ty_int(false, 64);
 	}

@@ -187,6 +187,31 @@ void gen_bvar(struct gen *g, struct node *n)
 	case BV_CURTASK:
 		g_emit(g, CALL(BPF_FUNC_get_current_task));
 		break;
+	case BV_JIFFIES:
+		g_emit(g, CALL(BPF_FUNC_jiffies64));
+		break;
+	case BV_USERMODE:	/* the privilege level in the saved cs (x86-64's pt_regs, also first in perf_event's context) */
+		g_emit(g, LDX(BPF_DW, R0, R6, 136));
+		g_emit(g, ALU_IMM(BPF_AND, R0, 3));
+		g_emit(g, JMP_IMM(BPF_JEQ, R0, 3, 2));
+		g_emit(g, MOV_IMM(R0, 0));
+		g_emit(g, JA(1));
+		g_emit(g, MOV_IMM(R0, 1));
+		break;
+	case BV_SARG: {	/* the stack above the return address: sp + 8 * (N + 1) */
+		int mark = g->sp, t = g_slot(g, 8, n->loc);
+		bool user = strcmp(g->in->prov->name, "kprobe") != 0;
+
+		g_emit(g, ST(BPF_DW, FP, t, 0));
+		g_emit(g, LDX(BPF_DW, R3, R6, 152));
+		g_emit(g, ALU_IMM(BPF_ADD, R3, 8 * ((int)n->i + 1)));
+		g_fp_addr(g, R1, t);
+		g_emit(g, MOV_IMM(R2, 8));
+		g_emit(g, CALL(user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel));
+		g_emit(g, LDX(BPF_DW, R0, FP, t));
+		g->sp = mark;
+		break;
+	}
 	case BV_KSTACK:
 		g_stackid(g, false);
 		break;

@@ -393,6 +393,12 @@ void gen_call_stmt(struct gen *g, struct node *n)
 		g_emit(g, CALL(BPF_FUNC_send_signal));
 		return;
 	}
+	case F_OVERRIDE:	/* needs CONFIG_BPF_KPROBE_OVERRIDE and a function on the error-injection list */
+		gen_int(g, a0);
+		g_emit(g, MOV_REG(R2, R0));
+		g_emit(g, MOV_REG(R1, R6));
+		g_emit(g, CALL(BPF_FUNC_override_return));
+		return;
 	default:
 		if (n->ty.kind == TY_INT)
 			gen_int(g, n);

@@ -179,4 +179,8 @@ test_expect_success 'stack modes: ustack(perf, N) as bpftrace prints it, raw add
 	$SONDE probe -e "uprobe:$EXAMPLES/demo:cold_path { print(ustack(raw, 2)); exit(); }" -c "$EXAMPLES/demo 1" >raw.out &&
 	[ $(grep -cE "^[0-9a-f]{6,16}$" raw.out) = 2 ]
 '
+test_expect_success 'usermode: a CPU-bound workload is sampled in user mode' '
+	$SONDE probe -e "profile:hz:199 /pid == cpid/ { @[usermode] = count(); }" -c "$WORKLOADS/spin 0.5 1" >out 2>err &&
+	n=$(sed -n "s/^@\[1\]: //p" out) && [ "${n:-0}" -ge 20 ]
+'
 test_done
