@@ -21,6 +21,7 @@ struct ck {
 	struct ap_inst *in;
 	bool final;	/* second pass: unknown map types are errors */
 	int loops;
+	int fn, nfn;	/* the for-over-map body being checked (0: the probe's), how many so far */
 };
 
 static struct type ty_int(bool sign, int bits)
@@ -169,9 +170,25 @@ static int set_map_value(struct ck *c, struct node *mapn, struct type t, enum ag
 static struct var *var_get(struct ck *c, const char *name)
 {
 	for (struct var *v = c->pr->vars; v; v = v->next)
-		if (!strcmp(v->name, name))
+		if (!strcmp(v->name, name) && !v->gone)
 			return v;
 	return NULL;
+}
+
+/*
+ * A variable used outside the function it is declared in (a for loop's body
+ * is one): written there, or declared in a body, it is shared (kept in a
+ * per-CPU map); one of the probe's that a body only reads stays on the
+ * probe's stack, which a callback can read (gen_loop.c).
+ */
+static void var_use(struct ck *c, struct var *v, bool write)
+{
+	if (!v || v->home == c->fn)
+		return;
+	if (write || v->home)
+		v->shared = true;
+	else
+		v->xread = true;
 }
 
 static struct var *var_new(struct ck *c, const char *name)
@@ -179,6 +196,7 @@ static struct var *var_new(struct ck *c, const char *name)
 	struct var *v = arena__alloc(c->prog->arena, sizeof(*v));
 
 	v->name = name;
+	v->home = c->fn;
 	v->next = c->pr->vars;
 	c->pr->vars = v;
 	return v;
@@ -190,6 +208,10 @@ static int assign_var(struct ck *c, struct node *lhs, struct type t, struct loc 
 
 	if (no_struct(c, &t, loc))
 		return -1;
+	if (v && v->loopvar) {
+		lang__error(c->prog, loc, "'%s' is the variable of a for loop over a map: it cannot be assigned", lhs->s);
+		return -1;
+	}
 	if (!v) {
 		v = var_new(c, lhs->s);
 		v->ty = t;
@@ -204,6 +226,7 @@ static int assign_var(struct ck *c, struct node *lhs, struct type t, struct loc 
 	} else if (t.size > v->ty.size) {
 		v->ty.size = t.size;
 	}
+	var_use(c, v, true);
 	lhs->var = v;
 	lhs->ty = v->ty;
 	return 0;
@@ -786,6 +809,7 @@ static struct type check(struct ck *c, struct node *n)
 			lang__error(c->prog, n->loc, "variable '%s' is used before it is assigned", n->s);
 			return none;
 		}
+		var_use(c, v, false);
 		n->var = v;
 		return n->ty = v->ty;
 	}
@@ -936,11 +960,17 @@ static struct type check(struct ck *c, struct node *n)
 		} else if (n->l->kind == N_VAR) {
 			struct var *v = var_get(c, n->l->s);
 
+			if (v && v->loopvar) {
+				lang__error(c->prog, n->l->loc, "'%s' is the variable of a for loop over a map: it cannot be "
+					    "assigned", n->l->s);
+				return none;
+			}
 			if (!v || v->ty.kind != TY_INT) {
 				lang__error(c->prog, n->l->loc, v ? "'%s' is not an integer" : "variable '%s' is used before it is assigned",
 					    n->l->s);
 				return none;
 			}
+			var_use(c, v, true);
 			n->l->var = v;
 			n->l->ty = v->ty;
 		} else {
@@ -1016,6 +1046,86 @@ static int check_assign(struct ck *c, struct node *s)
 	return -1;
 }
 
+/*
+ * for ($kv : @m) { ... }: $kv is (key, value), the key a tuple itself when
+ * @m has several keys. Per-CPU aggregations that reduce to one number
+ * (count, sum, avg, min, max) give that number, summed over the CPUs by the
+ * loop; hist, lhist and stats have no single value and are refused, as
+ * bpftrace does. $kv is read-only and ends with the loop.
+ */
+static int check_for_map(struct ck *c, struct node *s)
+{
+	struct node *mapn = s->l;
+	struct loc vloc = { .line = s->loc.line, .col = (int)s->i, .len = (int)strlen(s->s) };
+
+	if (var_get(c, s->s)) {
+		lang__error(c->prog, vloc, "the loop variable '%s' would hide the variable of that name: choose another name",
+			    s->s);
+		return -1;
+	}
+	if (mapn->kind != N_MAP || mapn->i >= 0) {
+		lang__error(c->prog, mapn->loc, "for iterates over a whole map: write 'for (%s : @name)'", s->s);
+		return -1;
+	}
+	struct mapinfo *m = map_get(c, mapn);
+
+	mapn->map = m;
+	if (m->val.kind == TY_NONE) {
+		if (c->final) {
+			lang__error(c->prog, mapn->loc, "'%s' is iterated but never assigned", m->name);
+			return -1;
+		}
+		return 0;	/* assigned further on: the second pass checks the body */
+	}
+	if (m->nkeys <= 0) {
+		lang__error(c->prog, mapn->loc, "'%s' has no keys: for iterates over the entries of a map with keys",
+			    m->name);
+		return -1;
+	}
+	if (m->agg == AGG_HIST || m->agg == AGG_LHIST || m->agg == AGG_STATS) {
+		static const char *names[] = { [AGG_HIST] = "hist()", [AGG_LHIST] = "lhist()", [AGG_STATS] = "stats()" };
+
+		lang__error(c->prog, mapn->loc, "'%s' is a %s map: it has no single value per key to iterate over "
+			    "(print it instead)", m->name, names[m->agg]);
+		return -1;
+	}
+	struct type *tt = arena__alloc(c->prog->arena, 2 * sizeof(struct type));
+	struct type kv = { .kind = TY_TUPLE, .ntup = 2, .tup = tt };
+
+	if (m->nkeys == 1) {
+		tt[0] = m->key.tup[0];
+	} else {
+		tt[0] = m->key;
+		tt[0].tup = arena__alloc(c->prog->arena, m->nkeys * sizeof(struct type));
+		tt[0].size = 0;
+		for (int i = 0; i < m->nkeys; i++) {
+			tt[0].tup[i] = m->key.tup[i];
+			tt[0].size += round8(m->key.tup[i].size);
+		}
+	}
+	tt[1] = m->agg != AGG_NONE ? ty_int(true, 64) : m->val;
+	kv.size = round8(tt[0].size) + round8(tt[1].size);
+
+	int outer = c->fn;
+
+	s->id = c->fn = ++c->nfn;
+	struct var *v = var_new(c, s->s);
+
+	v->ty = kv;
+	v->loopvar = true;
+	s->var = v;
+	c->loops++;
+	int rc = check_block(c, s->r);
+
+	c->loops--;
+	c->fn = outer;
+	/* $kv and the variables first assigned in the body end with the loop, as in bpftrace */
+	for (struct var *x = c->pr->vars; x; x = x->next)
+		if (x->home == s->id)
+			x->gone = true;
+	return rc;
+}
+
 static int check_stmt(struct ck *c, struct node *s)
 {
 	switch (s->kind) {
@@ -1085,8 +1195,7 @@ static int check_stmt(struct ck *c, struct node *s)
 		return rc;
 	}
 	case N_FOR_MAP:
-		lang__error(c->prog, s->loc, "for ($kv : @map) is not supported by sonde probe yet");
-		return -1;
+		return check_for_map(c, s);
 	case N_BREAK: case N_CONTINUE:
 		if (!c->loops) {
 			lang__error(c->prog, s->loc, "%s outside a loop", s->kind == N_BREAK ? "break" : "continue");
@@ -1119,6 +1228,7 @@ static int check_probe(struct ck *c, struct probe *pr)
 	c->in = pr->inst;
 	/* variables are per probe and their types come in order */
 	pr->vars = NULL;
+	c->fn = c->nfn = 0;
 	if (pr->pred) {
 		struct type t = check(c, pr->pred);
 

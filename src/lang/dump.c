@@ -60,6 +60,9 @@ void bpf_code__dump(const struct bpf_code *c, FILE *f)
 		const struct bpf_insn *in = &c->insns[i];
 		int cls = BPF_CLASS(in->code);
 
+		for (int k = 0; k < c->nsubs; k++)
+			if (c->subs[k] == i)
+				fprintf(f, "; subprogram %d (a for loop's callback)\n", k + 1);
 		fprintf(f, "%4d: ", i);
 		switch (cls) {
 		case BPF_ALU64: case BPF_ALU: {
@@ -93,7 +96,9 @@ void bpf_code__dump(const struct bpf_code *c, FILE *f)
 			if (i + 1 < c->n) {
 				unsigned long long v = (uint32_t)in->imm | ((unsigned long long)(uint32_t)in[1].imm << 32);
 
-				if (in->src_reg == BPF_PSEUDO_MAP_FD)
+				if (in->src_reg == BPF_PSEUDO_FUNC)
+					fprintf(f, "r%d = func %d ll\n", in->dst_reg, i + in->imm + 1);
+				else if (in->src_reg == BPF_PSEUDO_MAP_FD)
 					fprintf(f, "r%d = map_fd %d ll\n", in->dst_reg, in->imm);
 				else
 					fprintf(f, "r%d = 0x%llx ll\n", in->dst_reg, v);

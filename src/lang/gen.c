@@ -403,12 +403,14 @@ void gen_binop(struct gen *g, struct node *n)
 /* the value of a tuple-typed expression into a slot, for field access */
 int g_tuple_base(struct gen *g, struct node *t)
 {
-	if (t->kind == N_VAR)
-		return t->var->slot;
-	int off = g_slot(g, t->ty.size, t->loc);
+	int reg, off = g_tuple_src(g, t, &reg);
 
-	gen_to(g, t, off, &t->ty);
-	return off;
+	if (reg == FP)
+		return off;
+	int s = g_slot(g, t->ty.size, t->loc);
+
+	g_copy(g, s, reg, off, g_round8(t->ty.size));
+	return s;
 }
 
 int g_tuple_off(const struct type *t, int idx)
@@ -494,10 +496,10 @@ void gen_field_int(struct gen *g, struct node *n)
 			g_extend(g, f->size * 8, true);
 		return;
 	}
-	int mark = g->sp;
-	int base = g_tuple_base(g, n->l);
+	int mark = g->sp, reg;
+	int base = g_tuple_src(g, n->l, &reg);
 
-	g_emit(g, LDX(BPF_DW, R0, FP, base + g_tuple_off(&n->l->ty, n->id)));
+	g_emit(g, LDX(BPF_DW, R0, reg, base + g_tuple_off(&n->l->ty, n->id)));
 	g->sp = mark;
 }
 
@@ -514,7 +516,7 @@ void gen_int(struct gen *g, struct node *n)
 		gen_bvar(g, n);
 		return;
 	case N_VAR:
-		g_emit(g, LDX(BPF_DW, R0, FP, n->var->slot));
+		g_emit(g, LDX(BPF_DW, R0, g_vbase(g, n->var), g_voff(g, n->var)));
 		return;
 	case N_MAP:
 		gen_map_read(g, n);
@@ -614,7 +616,7 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 	case N_VAR: {
 		int vs = n->var->ty.size < size ? n->var->ty.size : size;
 
-		g_copy(g, off, FP, n->var->slot, vs);
+		g_copy(g, off, g_vbase(g, n->var), g_voff(g, n->var), vs);
 		if (vs < size)
 			g_zero(g, off + vs, size - vs);
 		return;
@@ -665,10 +667,10 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 			}
 			return;
 		} else {
-			int mark = g->sp, base = g_tuple_base(g, n->l);
+			int mark = g->sp, reg, base = g_tuple_src(g, n->l, &reg);
 			int fs = n->ty.size < size ? n->ty.size : size;
 
-			g_copy(g, off, FP, base + g_tuple_off(&n->l->ty, n->id), fs);
+			g_copy(g, off, reg, base + g_tuple_off(&n->l->ty, n->id), fs);
 			if (fs < size)
 				g_zero(g, off + fs, size - fs);
 			g->sp = mark;
@@ -763,7 +765,7 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 		return;
 	case TY_USTACK: case TY_USYM:
 		if (n->kind == N_VAR) {
-			g_copy(g, off, FP, n->var->slot, 16);
+			g_copy(g, off, g_vbase(g, n->var), g_voff(g, n->var), 16);
 			return;
 		}
 		if (n->ty.kind == TY_USTACK)
@@ -791,8 +793,11 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 			}
 			return;
 		}
-		if (n->kind == N_VAR) {
-			g_copy(g, off, FP, n->var->slot, g_round8(n->ty.size));
+		if (n->kind == N_VAR || n->kind == N_FIELD) {	/* a variable or a tuple in one ($kv.0) */
+			int mark = g->sp, reg, base = g_tuple_src(g, n, &reg);
+
+			g_copy(g, off, reg, base, g_round8(n->ty.size));
+			g->sp = mark;
 			return;
 		}
 		if (n->kind == N_MAP) {
@@ -871,12 +876,12 @@ void g_inc_target(struct gen *g, struct node *n, bool post)
 		g_map_rmw(g, n->l, T_INC, NULL, d, post);
 		return;
 	}
-	int s = n->l->var->slot;
+	int s = g_voff(g, n->l->var);
 
-	g_emit(g, LDX(BPF_DW, R0, FP, s));
+	g_emit(g, LDX(BPF_DW, R0, g_vbase(g, n->l->var), s));
 	g_emit(g, MOV_REG(R1, R0));
 	g_emit(g, ALU_IMM(BPF_ADD, R1, (int)d));
-	g_emit(g, STX(BPF_DW, FP, R1, s));
+	g_emit(g, STX(BPF_DW, g_vbase(g, n->l->var), R1, s));
 	if (!post)
 		g_emit(g, MOV_REG(R0, R1));
 }
@@ -893,6 +898,14 @@ void gen_block(struct gen *g, struct node *b)
 
 void g_var_store(struct gen *g, struct var *v, struct node *val)
 {
+	if (v->shared) {	/* built on the stack, then copied to the per-CPU map */
+		int mark = g->sp, t = g_slot(g, v->ty.size, val->loc);
+
+		gen_to(g, val, t, &v->ty);
+		g_copy_regs(g, g_vbase(g, v), g_voff(g, v), FP, t, g_round8(v->ty.size ? v->ty.size : 8));
+		g->sp = mark;
+		return;
+	}
 	gen_to(g, val, v->slot, &v->ty);
 }
 
@@ -940,7 +953,7 @@ void gen_stmt(struct gen *g, struct node *s)
 			bin.ty = s->l->var->ty;
 			s->l->ty = s->l->var->ty;
 			gen_binop(g, &bin);
-			g_emit(g, STX(BPF_DW, FP, R0, s->l->var->slot));
+			g_emit(g, STX(BPF_DW, g_vbase(g, s->l->var), R0, g_voff(g, s->l->var)));
 		}
 		break;
 	case N_LET:
@@ -948,7 +961,7 @@ void gen_stmt(struct gen *g, struct node *s)
 			struct var *v = NULL;
 
 			for (struct var *x = g->pr->vars; x; x = x->next)
-				if (!strcmp(x->name, s->s))
+				if (!strcmp(x->name, s->s) && !x->gone)
 					v = x;
 			if (v)
 				g_var_store(g, v, s->r);
@@ -989,23 +1002,26 @@ void gen_stmt(struct gen *g, struct node *s)
 		gen_int(g, s->x);
 		g_emit(g, STX(BPF_DW, FP, R0, lim));
 		gen_int(g, s->l);
-		g_emit(g, STX(BPF_DW, FP, R0, s->var->slot));
+		g_emit(g, STX(BPF_DW, g_vbase(g, s->var), R0, g_voff(g, s->var)));
 		int top = g->c->n;
 
-		g_emit(g, LDX(BPF_DW, R0, FP, s->var->slot));
+		g_emit(g, LDX(BPF_DW, R0, g_vbase(g, s->var), g_voff(g, s->var)));
 		g_emit(g, LDX(BPF_DW, R1, FP, lim));
 		g_push_fix(g, &l.brk, &l.nbrk, g_emit(g, JMP_REG(BPF_JSGE, R0, R1, 0)));
 		g->loop = &l;
 		gen_block(g, s->r);
 		int cont = g->c->n;
 
-		g_emit(g, LDX(BPF_DW, R0, FP, s->var->slot));
+		g_emit(g, LDX(BPF_DW, R0, g_vbase(g, s->var), g_voff(g, s->var)));
 		g_emit(g, ALU_IMM(BPF_ADD, R0, 1));
-		g_emit(g, STX(BPF_DW, FP, R0, s->var->slot));
+		g_emit(g, STX(BPF_DW, g_vbase(g, s->var), R0, g_voff(g, s->var)));
 		g_emit(g, JA((int16_t)(top - g->c->n - 1)));
 		g_loop_end(g, &l, cont);
 		break;
 	}
+	case N_FOR_MAP:
+		gen_for_map(g, s);
+		break;
 	case N_UNROLL:
 		for (long long i = 0; i < s->l->i && !g->fail; i++)
 			gen_block(g, s->r);
@@ -1049,9 +1065,12 @@ int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const
 	}
 	/* scratch variables: a zeroed slot each, for the whole program */
 	for (struct var *v = pr->vars; v; v = v->next) {
+		if (v->home || v->shared)	/* a for loop's own, or shared with one: gen_loop.c */
+			continue;
 		v->slot = g_slot(&g, v->ty.size ? v->ty.size : 8, pr->loc);
 		g_zero(&g, v->slot, g_round8(v->ty.size ? v->ty.size : 8));
 	}
+	g_shared_vars(&g);
 	if (pr->pred) {
 		gen_int(&g, pr->pred);
 		g_push_fix(&g, &g.ret, &g.nret, g_emit(&g, JMP_IMM(BPF_JEQ, R0, 0, 0)));
@@ -1063,6 +1082,8 @@ int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const
 	g_emit(&g, MOV_IMM(R0, 0));
 	g_emit(&g, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
 	out->stack = g.maxsp;
+	if (g.subs && g_subs_link(&g))	/* the for loops' callbacks go after the main program */
+		g.fail = true;
 	if (g.fail || out->n > 1000000) {
 		if (!prog->err)
 			lang__error(prog, pr->loc, "cannot generate code for this probe");
@@ -1076,5 +1097,6 @@ void bpf_code__free(struct bpf_code *c)
 {
 	free(c->insns);
 	free(c->rel);
+	free(c->subs);
 	memset(c, 0, sizeof(*c));
 }

@@ -16,6 +16,8 @@
 
 /* map references other than the program's own maps (which are >= 0) */
 enum { MAPREF_RINGBUF = -1, MAPREF_KSTACK = -2, MAPREF_USTACK = -3, MAPREF_LOST = -4, MAPREF_PIDS = -5, MAPREF_JOIN = -6 };
+/* the variables shared by for loops and the code around them: a per-CPU array, one value per probe */
+enum { MAPREF_VARS = -7 };
 /* join(): up to JOIN_ARGS strings of JOIN_LEN bytes after the 8-byte header, built in a per-CPU map */
 enum { JOIN_ARGS = 16, JOIN_LEN = 64 };
 
@@ -23,6 +25,7 @@ struct gen_env {
 	uint64_t start_ns;	/* CLOCK_MONOTONIC at start, for `elapsed` */
 	pid_t cpid;		/* the -c child, for `cpid` */
 	int ncpus;
+	int possible_cpus;	/* per-CPU maps have a value for each (0: ncpus) */
 };
 
 struct bpf_reloc {
@@ -36,6 +39,9 @@ struct bpf_code {
 	struct bpf_reloc *rel;
 	int nrel;
 	int stack;		/* bytes of BPF stack used */
+	int *subs;		/* where each subprogram (for-loop callback) starts, after the main one */
+	int nsubs;
+	int vars_size;		/* bytes of MAPREF_VARS's value this program uses (key: its probe's index) */
 };
 
 /* 0 or -EINVAL with prog->err (pointing at the source) */

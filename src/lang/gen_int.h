@@ -48,6 +48,12 @@ struct gen {
 	int *ret, nret;
 	struct loopctx *loop;
 	bool fail;
+	/* a for-over-map body is a callback (gen_loop.c); variables used both in and
+	 * around one live in a per-CPU map value, reached through r9 (g_vbase()) */
+	bool cb;		/* generating a callback: r8 points to the context's slot in the main frame */
+	int ctxslot;		/* that slot's offset in the main frame */
+	int vars_size;		/* bytes of shared variables: r9 points to them (a per-CPU map value) */
+	struct gsubs *subs;	/* the callbacks of this program, shared by all their gens */
 };
 
 int g_emit(struct gen *g, struct bpf_insn i);
@@ -99,6 +105,14 @@ void g_record(struct gen *g, struct node *call, int kind, int arg);
 void g_site_record(struct gen *g, struct node *call, struct node *args);
 int g_signo(struct node *a);
 void gen_call_stmt(struct gen *g, struct node *n);
+/* gen_loop.c */
+int g_vbase(const struct gen *g, const struct var *v);
+int g_voff(const struct gen *g, const struct var *v);
+void g_shared_vars(struct gen *g);
+void g_copy_regs(struct gen *g, int dreg, int doff, int sreg, int soff, int n);
+int g_tuple_src(struct gen *g, struct node *t, int *reg);
+void gen_for_map(struct gen *g, struct node *s);
+int g_subs_link(struct gen *g);
 
 /* kernel types (gen_btf.c) */
 bool gen_btf__handles(const struct node *n);

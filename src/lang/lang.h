@@ -166,6 +166,11 @@ struct var {
 	struct type ty;
 	int slot;		/* fp offset, codegen */
 	struct var *next;
+	bool loopvar;		/* the $kv of a for over a map: read-only */
+	bool gone;		/* out of scope (after its for loop): not found by name */
+	int home;		/* where it is declared: 0 the probe, N the body of its Nth for loop over a map */
+	bool shared;		/* also used elsewhere (in or around a loop body): kept in a per-CPU map */
+	bool xread;		/* the probe's, read (only) in loop bodies: they reach the probe's stack */
 };
 
 /* a printf/print/system/cat call site: the format and the types of the record it sends */

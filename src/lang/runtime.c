@@ -7,6 +7,7 @@
  * then maps printed before detaching, and detach in parallel (closing a
  * perf-event tracepoint costs ~60 ms in the kernel).
  */
+#include "lang/btfgen.h"
 #include "lang/gen.h"
 #include "lang/output.h"
 #include "lang/provider.h"
@@ -15,6 +16,7 @@
 #include "lib/target.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <pthread.h>
@@ -32,6 +34,8 @@ struct rt {
 	const struct run_opts *o;
 	struct out out;
 	int rb_fd, kstack_fd, ustack_fd, lost_fd, pids_fd, join_fd;
+	int vars_fd;		/* MAPREF_VARS, when for loops share variables; -1 */
+	uint32_t vars_size;
 	struct ring_buffer *rb;
 	bool exiting;
 	int nattached;
@@ -70,6 +74,14 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot create the output ring buffer: %s%s", strerror(-rt->rb_fd),
 			 rt->rb_fd == -EPERM ? " (BPF needs root or CAP_BPF and CAP_PERFMON)" : "");
 		return rt->rb_fd;
+	}
+	if (rt->vars_size) {	/* one value per probe, by its index */
+		rt->vars_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_vars", 4, rt->vars_size,
+					     p->nprobes > 0 ? p->nprobes : 1, NULL);
+		if (rt->vars_fd < 0) {
+			snprintf(err, errlen, "cannot create the map of the variables of for loops: %s", strerror(-rt->vars_fd));
+			return rt->vars_fd;
+		}
 	}
 	if (p->need_join) {
 		rt->join_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_join", 4, 8 + JOIN_LEN * JOIN_ARGS, 1, NULL);
@@ -122,6 +134,8 @@ static int map_fd(struct rt *rt, int ref)
 		return rt->pids_fd;
 	if (ref == MAPREF_JOIN)
 		return rt->join_fd;
+	if (ref == MAPREF_VARS)
+		return rt->vars_fd;
 	for (struct mapinfo *m = rt->prog->maps; m; m = m->next)
 		if (m->index == ref)
 			return m->fd;
@@ -133,6 +147,8 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 	LIBBPF_OPTS(bpf_prog_load_opts, opts);
 	char name[16];
 	int fd;
+	struct bpf_func_info *fi = NULL;
+	struct btf *btf = NULL;
 
 	for (int i = 0; i < c->nrel; i++)
 		c->insns[c->rel[i].insn].imm = map_fd(rt, c->rel[i].map);
@@ -141,9 +157,20 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 		opts.expected_attach_type = strcmp(in->prov->name, "fexit") ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
 		opts.attach_btf_id = in->attach_btf_id;
 	}
+	if (c->nsubs) {	/* for-loop callbacks: the verifier wants BTF func_info */
+		btf = btfgen__funcs(c, &fi, err, errlen);
+		if (!btf)
+			return -EINVAL;
+		opts.prog_btf_fd = btf__fd(btf);
+		opts.func_info = fi;
+		opts.func_info_cnt = c->nsubs + 1;
+		opts.func_info_rec_size = sizeof(*fi);
+	}
 	fd = bpf_prog_load(in->prog_type, name, "GPL", c->insns, c->n, &opts);
 	if (fd >= 0) {
 		in->prog_fd = fd;
+		btf__free(btf);
+		free(fi);
 		return 0;
 	}
 	int e = fd;
@@ -151,7 +178,9 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 	char *log = malloc(logsz);
 
 	if (log) {
-		LIBBPF_OPTS(bpf_prog_load_opts, lopts, .log_buf = log, .log_size = logsz, .log_level = 1);
+		LIBBPF_OPTS(bpf_prog_load_opts, lopts, .log_buf = log, .log_size = logsz, .log_level = 1,
+			    .prog_btf_fd = opts.prog_btf_fd, .func_info = opts.func_info,
+			    .func_info_cnt = opts.func_info_cnt, .func_info_rec_size = opts.func_info_rec_size);
 
 		log[0] = 0;
 		lopts.expected_attach_type = opts.expected_attach_type;
@@ -171,6 +200,10 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 				lines++;
 		snprintf(err, errlen, "the kernel refused the program of '%s': %s%s%s", in->name, strerror(-e),
 			 *tail ? "\nverifier: " : "", tail);
+		if (c->vars_size && (strstr(log, "infinite loop") || strstr(log, "too complex")))
+			snprintf(err + strlen(err), errlen - strlen(err), "\n(a variable written in a for loop's body "
+				 "is kept in a map, where the verifier cannot see a while loop or a range counting "
+				 "with it end: count with another variable)");
 		free(log);
 	} else {
 		snprintf(err, errlen, "the kernel refused the program of '%s': %s", in->name, strerror(-e));
@@ -180,6 +213,8 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 			 "it has no BPF trampolines for its functions; use a tracepoint or a raw tracepoint)");
 	else if (e == -EPERM)
 		snprintf(err + strlen(err), errlen - strlen(err), " (BPF needs root or CAP_BPF and CAP_PERFMON)");
+	btf__free(btf);
+	free(fi);
 	return e;
 }
 
@@ -551,7 +586,8 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 
 int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen)
 {
-	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1 };
+	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1,
+		      .vars_fd = -1 };
 	struct gen_env env = { .start_ns = mono_ns(), .cpid = o->cpid };
 	int *cpus = NULL, ncpus = 0, rc = 0, ninst = 0, sfd = -1;
 	sigset_t mask, old;
@@ -568,6 +604,7 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	rt.out.json = o->json;
 	rt.out.prog = prog;
 	rt.out.ncpus = libbpf_num_possible_cpus();
+	env.possible_cpus = rt.out.ncpus;
 	rt.out.kstack_fd = rt.out.ustack_fd = -1;
 
 	int k = 0;
@@ -577,6 +614,8 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 			rc = gen__probe(prog, pr, in, &env, &codes[k]);
 			if (rc)
 				goto out;
+			if ((uint32_t)codes[k].vars_size > rt.vars_size)
+				rt.vars_size = codes[k].vars_size;
 			if (o->dump) {
 				FILE *f = o->dry_run ? o->out : stderr;
 
@@ -702,6 +741,8 @@ out:
 		close(rt.pids_fd);
 	if (rt.join_fd >= 0)
 		close(rt.join_fd);
+	if (rt.vars_fd >= 0)
+		close(rt.vars_fd);
 	free(rt.out.pids);
 	if (rt.out.sym)
 		symbolizer__free(rt.out.sym);

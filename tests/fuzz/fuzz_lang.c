@@ -51,6 +51,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (gen__probe(p, pr, in, &env, &c) == 0) {
 				if (c.n < 2 || c.insns[c.n - 1].code != (BPF_JMP | BPF_EXIT))
 					abort();
+				/* a for loop's callback address points at the start of a subprogram */
+				for (int i = 0; i + 1 < c.n; i++) {
+					bool ok = false;
+
+					if (c.insns[i].code != (BPF_LD | BPF_DW | BPF_IMM) || c.insns[i].src_reg != BPF_PSEUDO_FUNC)
+						continue;
+					for (int k = 0; k < c.nsubs; k++)
+						ok |= c.subs[k] == i + c.insns[i].imm + 1;
+					if (!ok)
+						abort();
+				}
 				bpf_code__free(&c);
 			} else if (!p->err) {
 				abort();
