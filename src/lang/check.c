@@ -654,7 +654,7 @@ static struct type check_ident(struct ck *c, struct node *n)
 			lang__error(c->prog, n->loc, "'%s' is not available in %s probes", n->s, p ? p->name : "these");
 			return ty_kind(TY_NONE, 0);
 		}
-		if (p->prog_type == 2 && provider__arg_offset(argn) < 0) {
+		if (p->prog_type == 2 && provider__arg_offset(argn) < 0 && strcmp(p->name, "usdt")) {
 			lang__error(c->prog, n->loc, "only arg0 to arg5 are in registers (the rest are on the stack)");
 			return ty_kind(TY_NONE, 0);
 		}

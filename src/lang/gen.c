@@ -216,7 +216,9 @@ void gen_bvar(struct gen *g, struct node *n)
 		g_stackid(g, false);
 		break;
 	case BV_ARG:
-		if (g->in->prog_type == BPF_PROG_TYPE_RAW_TRACEPOINT)
+		if (g->in->usdt)
+			gen_usdt_arg(g, n);
+		else if (g->in->prog_type == BPF_PROG_TYPE_RAW_TRACEPOINT)
 			g_emit(g, LDX(BPF_DW, R0, R6, (int)n->i * 8));
 		else
 			g_emit(g, LDX(BPF_DW, R0, R6, provider__arg_offset((int)n->i)));

@@ -105,6 +105,7 @@ void g_record(struct gen *g, struct node *call, int kind, int arg);
 void g_site_record(struct gen *g, struct node *call, struct node *args);
 int g_signo(struct node *a);
 void gen_call_stmt(struct gen *g, struct node *n);
+void gen_usdt_arg(struct gen *g, struct node *n);
 /* gen_loop.c */
 int g_vbase(const struct gen *g, const struct var *v);
 int g_voff(const struct gen *g, const struct var *v);

@@ -833,7 +833,7 @@ static const struct provider providers[] = {
 	{ "interval", BPF_PROG_TYPE_PERF_EVENT, false, false, false, timer_expand, interval_attach },
 	{ "software", BPF_PROG_TYPE_PERF_EVENT, false, false, false, event_expand, event_attach },
 	{ "hardware", BPF_PROG_TYPE_PERF_EVENT, false, false, false, event_expand, event_attach },
-	{ "usdt", BPF_PROG_TYPE_KPROBE, true, false, false, unsupported_expand, NULL },
+	{ "usdt", BPF_PROG_TYPE_KPROBE, true, false, false, provider__usdt_expand, provider__usdt_attach },
 	{ "fentry", BPF_PROG_TYPE_TRACING, false, false, true, fentry__expand, fentry__attach },
 	{ "fexit", BPF_PROG_TYPE_TRACING, false, true, true, fentry__expand, fentry__attach },
 	{ "watchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, unsupported_expand, NULL },
@@ -849,8 +849,21 @@ const struct provider *provider__find(const char *name)
 	return NULL;
 }
 
+static pid_t expand_pid;
+
+pid_t provider__target_pid(void)
+{
+	return expand_pid;
+}
+
+int provider__attach_perf(struct ap_inst *in, void *attr, pid_t pid, int cpu, char *err, size_t errlen)
+{
+	return attach_perf(in, attr, pid, cpu, err, errlen);
+}
+
 int provider__expand_all(struct program *prog, pid_t target_pid)
 {
+	expand_pid = target_pid;
 	for (struct probe *pr = prog->probes; pr; pr = pr->next) {
 		struct ap_inst **tail = &pr->inst;
 
@@ -959,6 +972,8 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 	}
 	if (pat && (!strncmp(pat, "fentry:", 7) || !strncmp(pat, "fexit:", 6)))
 		fentry__list(pat, cb, ctx);
+	if (pat && !strncmp(pat, "usdt:", 5))
+		provider__usdt_list(pat, cb, ctx);
 	free(norm);
 	return 0;
 }

@@ -13,6 +13,8 @@
 
 #include <sys/types.h>
 
+struct usdt_probe;
+
 struct tp_field {
 	const char *name;
 	int off, size;
@@ -40,6 +42,7 @@ struct ap_inst {
 	bool sc_exit;
 	bool dispatched;	/* reached through a tail call from one program for many syscalls */
 	int attach_btf_id;	/* fentry/fexit: the kernel function's BTF id */
+	const struct usdt_probe *usdt;	/* usdt: this location's arguments and semaphore (lib/usdt.h) */
 	/* run time */
 	int prog_fd;
 	int *fds;
@@ -99,5 +102,16 @@ int fentry__expand(struct program *prog, struct probe *pr, struct attach *ap, st
 int fentry__attach(struct ap_inst *inst, const struct attach_ctx *ctx, char *err, size_t errlen);
 /* the traceable kernel functions whose "fentry:NAME" (or fexit:) matches pat */
 void fentry__list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx);
+
+/* open a perf event running in's program (pid -1: every process, then on cpu); 0 or -errno with err */
+int provider__attach_perf(struct ap_inst *in, void *perf_event_attr, pid_t pid, int cpu, char *err, size_t errlen);
+/* the -p PID given to provider__expand_all (0: none) */
+pid_t provider__target_pid(void);
+
+/* usdt (provider_usdt.c) */
+int provider__usdt_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail);
+int provider__usdt_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen);
+/* the usdt probes of the file a "usdt:BINARY:..." pattern names, for -l */
+void provider__usdt_list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx);
 
 #endif
