@@ -11,6 +11,7 @@
  *   sonde_test:guarded i * 100 (only while its semaphore is nonzero)
  *   sonde_test:twice   i, then i + 1000 from the stack (two locations, one probe)
  *   sonde_test:global  counter (1 + 2 + .. + i: a global, read %rip-relative)
+ *   sonde_test:indexed tab[i] = 10 * i, loc[i & 3], stab[i] (arrays: base + index * scale)
  * and prints how many times the semaphore was seen nonzero.
  */
 #include <stdio.h>
@@ -23,6 +24,8 @@
 __extension__ unsigned short sonde_test_guarded_semaphore __attribute__((unused, section(".probes")));
 
 long long counter;
+int tab[8] = { 0, 10, 20, 30, 40, 50, 60, 70 };
+short stab[8] = { -100, -200, -300, -400, -500, -600, -700, -800 };
 
 __attribute__((noinline)) static void fire_start(void)
 {
@@ -49,6 +52,14 @@ __attribute__((noinline)) static void fire_mem(int i)
 
 	counter += i;
 	STAP_PROBE3(sonde_test, mem, v, 5, &counter);
+}
+
+__attribute__((noinline)) static void fire_indexed(long i)
+{
+	int loc[4] = { -1, -2, -3, -4 };
+
+	__asm__ volatile("" ::: "memory");
+	STAP_PROBE3(sonde_test, indexed, tab[i & 7], loc[i & 3], stab[i & 7]);
 }
 
 __attribute__((noinline)) static void fire_global(void)
@@ -99,6 +110,7 @@ int main(int argc, char **argv)
 		seen += fire_guarded(i);
 		fire_twice(i);
 		fire_global();
+		fire_indexed(i);
 	}
 	printf("semaphore seen nonzero %d of %d times\n", seen, rounds);
 	return 0;
