@@ -140,6 +140,38 @@ else
 	test_skip 'a probe in a shared library' 'no cc or no <sys/sdt.h> (systemtap-sdt-dev)'
 fi
 
+# prelink moves a library's sections but not its (unloaded) notes: the note's
+# .stapsdt.base then differs from the section's address by as much as its pc
+test_expect_success 'a prelinked file: addresses corrected by .stapsdt.base' '
+	cp $W moved &&
+	python3 - moved <<-\EOF &&
+	import struct, sys
+	d = bytearray(open(sys.argv[1], "rb").read())
+	shoff, = struct.unpack_from("<Q", d, 0x28)
+	shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
+	sh = lambda i: struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * shentsize)
+	strtab = sh(shstrndx)[4]
+	for i in range(shnum):
+	    s = sh(i)
+	    if d[strtab + s[0]:].split(b"\0")[0] != b".note.stapsdt":
+	        continue
+	    off, end = s[4], s[4] + s[5]
+	    while off < end:
+	        namesz, descsz, typ = struct.unpack_from("<III", d, off)
+	        desc = off + 12 + ((namesz + 3) & ~3)
+	        for k in (0, 8, 16):	# pc, base, semaphore: 0x100000 higher, as linked before a move
+	            v, = struct.unpack_from("<Q", d, desc + k)
+	            if v:
+	                struct.pack_into("<Q", d, desc + k, v + 0x100000)
+	        off = desc + ((descsz + 3) & ~3)
+	open(sys.argv[1], "wb").write(d)
+	EOF
+	chmod +x moved &&
+	$SONDE probe -c "$TMP/moved 2" -e "usdt:$TMP/moved:three { printf(\"three %d %d\\n\", arg0, arg1); } usdt:$TMP/moved:guarded { @ = count(); }" >out &&
+	grep "^three" out >got && printf "three %s\n" "-1 60001" "-2 60002" >expect && test_cmp expect got &&
+	grep -q "semaphore seen nonzero 2 of 2 times" out
+'
+
 test_expect_success 'errors: a missing binary, a missing probe, no notes, an argument too many' '
 	! $SONDE probe -e "usdt:/no/such/bin:a:b { }" 2>err && cat err &&
 	grep -q "^stdin:1:1: error: cannot find binary or library ./no/such/bin.$" err &&
