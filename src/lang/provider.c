@@ -856,6 +856,11 @@ pid_t provider__target_pid(void)
 	return expand_pid;
 }
 
+void provider__set_target_pid(pid_t pid)
+{
+	expand_pid = pid;
+}
+
 int provider__attach_perf(struct ap_inst *in, void *attr, pid_t pid, int cpu, char *err, size_t errlen)
 {
 	return attach_perf(in, attr, pid, cpu, err, errlen);

@@ -105,8 +105,9 @@ void fentry__list(const char *pat, void (*cb)(const char *name, void *ctx), void
 
 /* open a perf event running in's program (pid -1: every process, then on cpu); 0 or -errno with err */
 int provider__attach_perf(struct ap_inst *in, void *perf_event_attr, pid_t pid, int cpu, char *err, size_t errlen);
-/* the -p PID given to provider__expand_all (0: none) */
+/* the -p PID given to provider__expand_all or set for -l (0: none) */
 pid_t provider__target_pid(void);
+void provider__set_target_pid(pid_t pid);
 
 /* usdt (provider_usdt.c) */
 int provider__usdt_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail);

@@ -128,13 +128,15 @@ if command -v cc >/dev/null && [ -e /usr/include/x86_64-linux-gnu/sys/sdt.h -o -
 		$SONDE probe -l "usdt:$TMP/libsondeusdt.so" >got && echo "usdt:$TMP/libsondeusdt.so:sonde_lib:fire" >expect &&
 		test_cmp expect got
 	'
-	test_expect_success '-p PID: a library named as the process maps it, and every file it maps' '
+	test_expect_success '-p PID: a library named as the process maps it, every file it maps, -l' '
 		$TMP/uselib 2 1000 &
 		u=$!
 		sleep 0.2 &&
+		$SONDE probe -p $u -l "usdt:*" >list &&
 		$SONDE probe -p $u -e "usdt:sondeusdt:fire { @a[pid] = sum(arg1); } usdt::sonde_lib:* { @b = count(); } interval:ms:1700 { exit(); }" >out;
-		wait $u; cat out;
-		grep -q "^@a\[$u\]: -30$" out && grep -q "^@b: 2$" out
+		wait $u; cat list out;
+		grep -q "^@a\[$u\]: -30$" out && grep -q "^@b: 2$" out &&
+		echo "usdt:$TMP/libsondeusdt.so:sonde_lib:fire" >expect && test_cmp expect list
 	'
 else
 	test_skip 'a probe in a shared library' 'no cc or no <sys/sdt.h> (systemtap-sdt-dev)'
