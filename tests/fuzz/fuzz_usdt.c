@@ -3,11 +3,16 @@
  * fuzz_usdt.c - the USDT readers on outside bytes. The first byte picks:
  * 0: an argument string ("-4@%edi 8@-16(%rbp)") through usdt__parse_args;
  * 1 and 2: the raw bytes of a .note.stapsdt section (64-bit, 32-bit notes)
- * through usdt__parse_notes. Whatever parses must be a usable argument.
+ * through usdt__parse_notes; 3: a whole ELF file through usdt__read (from a
+ * memfd). Whatever parses must be a usable argument.
  */
+#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <stdio.h>
 
 #include "lib/usdt.h"
 
@@ -49,7 +54,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(copy, data + 1, size - 1);
 	copy[size - 1] = 0;
-	if (data[0] % 3 == 0) {
+	if (data[0] % 4 == 3) {
+		static int fd = -1;
+		char path[64], err[256];
+		struct usdt_probe *probes;
+		int n;
+
+		if (fd < 0)
+			fd = memfd_create("fuzz_usdt", 0);
+		if (fd < 0 || ftruncate(fd, 0) || pwrite(fd, data + 1, size - 1, 0) != (ssize_t)(size - 1))
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		if (!usdt__read(path, &probes, &n, err, sizeof(err))) {
+			for (int i = 0; i < n; i++)
+				one(&probes[i], NULL);
+			usdt__free(probes);
+		}
+	} else if (data[0] % 4 == 0) {
 		struct usdt_arg args[USDT_MAX_ARGS];
 		char err[128];
 		int n = usdt__parse_args((const char *)copy, args, USDT_MAX_ARGS, err, sizeof(err));
@@ -61,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (n < 0 && !memchr(err, 0, sizeof(err)))
 			abort();
 	} else {
-		usdt__parse_notes(copy, size - 1, data[0] % 3 == 1, one, NULL);
+		usdt__parse_notes(copy, size - 1, data[0] % 4 == 1, one, NULL);
 	}
 	free(copy);
 	return 0;
