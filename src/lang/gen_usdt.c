@@ -50,17 +50,17 @@ void gen_usdt_arg(struct gen *g, struct node *n)
 	int i = (int)n->i;
 	const struct usdt_arg *a;
 
-	if (i < 0 || i >= p->nargs) {
-		if (!g->fail)
-			lang__error(g->prog, n->loc, "usdt probe '%s:%s' (%s) has %d argument%s: no arg%d", p->provider,
-				    p->name, g->in->path, p->nargs, p->nargs == 1 ? "" : "s", i);
-		g->fail = true;
-		return;
-	}
 	if (p->err[0]) {
 		if (!g->fail)
 			lang__error(g->prog, n->loc, "cannot read the arguments of usdt probe '%s:%s' (%s): %s", p->provider,
 				    p->name, g->in->path, p->err);
+		g->fail = true;
+		return;
+	}
+	if (i < 0 || i >= p->nargs) {
+		if (!g->fail)
+			lang__error(g->prog, n->loc, "usdt probe '%s:%s' (%s) has %d argument%s: no arg%d", p->provider,
+				    p->name, g->in->path, p->nargs, p->nargs == 1 ? "" : "s", i);
 		g->fail = true;
 		return;
 	}

@@ -62,6 +62,12 @@ if $have_bpftrace; then
 		printf "usdt:$W:sonde_test:%s\n" three twice >expect &&
 		test_cmp expect sonde.out
 	'
+	if command -v gcc >/dev/null && readelf -S "$(command -v gcc)" 2>/dev/null | grep -q stapsdt; then
+		test_expect_success '-l: a binary named by its name in PATH (gcc), as bpftrace' '
+			$SONDE probe -l "usdt:gcc:*" >sonde.out && bpftrace -l "usdt:gcc:*" >bpftrace.out 2>/dev/null &&
+			test_cmp bpftrace.out sonde.out && grep -q "^usdt:/.*/gcc[-0-9]*:" sonde.out
+		'
+	fi
 	test_expect_success 'a wildcard probe attaches every location, as bpftrace' '
 		P="U:$W:sonde_*:t* { @[probe] = count(); @s[probe] = sum(arg0 & 0xffff); }" &&
 		$SONDE probe -c "$W 4" -e "$P" | grep -v "^pid \|^semaphore" >sonde.out &&
@@ -187,7 +193,7 @@ test_expect_success 'errors: a missing binary, a missing probe, no notes, an arg
 	! $SONDE probe -e "usdt::a:b { }" 2>err && grep -q "needs -p PID" err
 '
 
-test_expect_success 'corrupted input: a broken note section, a file that is no ELF' '
+test_expect_success 'corrupted input: a broken note section, a broken argument, a file that is no ELF' '
 	cp $W bad &&
 	python3 - bad <<-\EOF &&
 	import struct, sys
@@ -204,6 +210,11 @@ test_expect_success 'corrupted input: a broken note section, a file that is no E
 	EOF
 	! $SONDE probe -e "usdt:$TMP/bad:one { }" 2>err && cat err &&
 	grep -q "cannot read the USDT probes of .$TMP/bad.: malformed .note.stapsdt section" err &&
+	python3 -c "import sys; d = open(sys.argv[1], \"rb\").read(); open(sys.argv[2], \"wb\").write(d.replace(b\"sonde_test\\0one\\0-4@%edi\", b\"sonde_test\\0one\\0-4@%xyz\", 1))" $W badarg &&
+	chmod +x badarg &&
+	! $SONDE probe --dry-run -e "usdt:$TMP/badarg:one { print(arg0); }" 2>err && cat err &&
+	grep -q "^stdin:1:.*error: cannot read the arguments of usdt probe .sonde_test:one. ($TMP/badarg): cannot parse argument .-4@%xyz.$" err &&
+	$SONDE probe -c "$TMP/badarg 2" -e "usdt:$TMP/badarg:one { @ = count(); }" >out && grep -q "^@: 2$" out &&
 	echo "not elf" >text && chmod +x text &&
 	! $SONDE probe -e "usdt:$TMP/text:one { }" 2>err && cat err &&
 	grep -q "is not an ELF file" err && [ $(wc -l <err) -eq 3 ]
