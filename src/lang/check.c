@@ -314,6 +314,160 @@ static bool is_const_int(struct node *n, long long *v)
 	return false;
 }
 
+/* a tracepoint's fixed-size array field (args->saddr): its size, else 0 */
+static int ctx_array_size(struct ck *c, struct node *a)
+{
+	const struct tp_field *f;
+
+	if (a->kind != N_FIELD || !a->l || a->l->ty.kind != TY_CTX || !c->in)
+		return 0;
+	f = provider__field(c->in, a->s);
+	return f && f->array ? f->size : 0;
+}
+
+/* a format or filter string the user-space side looks up by the value's site index */
+static int aux_site(struct ck *c, struct node *call, const char *text)
+{
+	if (call->id > 0)
+		return 0;
+	struct fmtsite *s = arena__alloc(c->prog->arena, sizeof(*s));
+
+	s->fmt = text;
+	s->loc = call->loc;
+	call->id = lang__add_site(c->prog, s) + 1;
+	return call->id > 0 ? 0 : -1;
+}
+
+/* buf, ntop, strftime, uaddr, cgroup_path, strerror, kptr, uptr (their arguments are checked) */
+static struct type check_func_value(struct ck *c, struct node *n, int id)
+{
+	struct node *a0 = n->args, *a1 = a0->next;
+	struct type none = ty_kind(TY_NONE, 0);
+	char b[64];
+
+	switch (id) {
+	case F_BUF: {
+		int max = c->prog->cfg.max_strlen, arr = ctx_array_size(c, a0);
+		long long len = max;
+
+		if (a0->ty.kind != TY_INT && a0->ty.kind != TY_STR) {
+			lang__error(c->prog, a0->loc, "buf() takes a pointer or an array, not a %s", type__str(&a0->ty, b, sizeof(b)));
+			return none;
+		}
+		if (!a1 && !arr) {
+			lang__error(c->prog, n->loc, "buf() takes a length unless its argument is a fixed-size array "
+				    "(a tracepoint's array field)");
+			return none;
+		}
+		if (a1 && a1->ty.kind != TY_INT) {
+			lang__error(c->prog, a1->loc, "the length of buf() is an integer");
+			return none;
+		}
+		if (a1 && is_const_int(a1, &len) && len < 0) {
+			lang__error(c->prog, a1->loc, "the length of buf() cannot be negative");
+			return none;
+		}
+		if (!a1)
+			len = arr;
+		if (len > max) {
+			if (a1 && a1->kind == N_INT && c->final)
+				lang__warn(c->prog, n->loc, "buf() length is too long and will be shortened to %d bytes "
+					   "(config = { max_strlen = N } changes it)", max);
+			len = max;
+		}
+		return n->ty = ty_kind(TY_BUF, 8 + round8((int)len));
+	}
+	case F_NTOP: {
+		struct node *addr = a1 ? a1 : a0;
+		int arr = ctx_array_size(c, addr);
+
+		if (a1 && a0->ty.kind != TY_INT) {
+			lang__error(c->prog, a0->loc, "ntop(af, addr) takes the address family as an integer (AF_INET is 2, "
+				    "AF_INET6 is 10)");
+			return none;
+		}
+		if (addr->ty.kind != TY_INT && !(arr == 4 || arr == 16)) {
+			if (addr->ty.kind == TY_STR)
+				lang__error(c->prog, addr->loc, "ntop() takes an integer or an array of 4 or 16 bytes "
+					    "(a tracepoint's array field); this is a %s", type__str(&addr->ty, b, sizeof(b)));
+			else
+				lang__error(c->prog, addr->loc, "ntop() takes an integer or an array of 4 or 16 bytes, not a %s",
+					    type__str(&addr->ty, b, sizeof(b)));
+			return none;
+		}
+		return n->ty = ty_kind(TY_INET, 24);
+	}
+	case F_STRFTIME:
+		if (a0->kind != N_STR) {
+			lang__error(c->prog, a0->loc, "the first argument of strftime() is a format string literal");
+			return none;
+		}
+		if (a1->ty.kind != TY_INT) {
+			lang__error(c->prog, a1->loc, "strftime() takes nanoseconds since boot (an integer such as nsecs), "
+				    "not a %s", type__str(&a1->ty, b, sizeof(b)));
+			return none;
+		}
+		if (aux_site(c, n, a0->s))
+			return none;
+		return n->ty = ty_kind(TY_TIMESTAMP, 16);
+	case F_CGROUP_PATH:
+		if (a0->ty.kind != TY_INT) {
+			lang__error(c->prog, a0->loc, "cgroup_path() takes a cgroup id (an integer such as cgroup), not a %s",
+				    type__str(&a0->ty, b, sizeof(b)));
+			return none;
+		}
+		if (a1 && a1->kind != N_STR) {
+			lang__error(c->prog, a1->loc, "the filter of cgroup_path() is a string literal (hierarchy names, "
+				    "with * wildcards)");
+			return none;
+		}
+		if (aux_site(c, n, a1 ? a1->s : "*"))
+			return none;
+		return n->ty = ty_kind(TY_CGPATH, 16);
+	case F_STRERROR:
+		if (a0->ty.kind != TY_INT) {
+			lang__error(c->prog, a0->loc, "strerror() takes an error number, not a %s",
+				    type__str(&a0->ty, b, sizeof(b)));
+			return none;
+		}
+		return n->ty = ty_kind(TY_STRERROR, 8);
+	case F_KPTR: case F_UPTR:
+		if (a0->ty.kind != TY_INT) {
+			lang__error(c->prog, a0->loc, "%s() takes an address (an integer), not a %s", n->s,
+				    type__str(&a0->ty, b, sizeof(b)));
+			return none;
+		}
+		return n->ty = a0->ty;
+	case F_UADDR: {
+		const char *prov = c->in && c->in->prov ? c->in->prov->name : "";
+		uint64_t addr, size;
+
+		if (a0->kind != N_STR) {
+			lang__error(c->prog, a0->loc, "uaddr() takes a symbol name literal");
+			return none;
+		}
+		if ((strcmp(prov, "uprobe") && strcmp(prov, "uretprobe") && strcmp(prov, "usdt")) || !c->in->path) {
+			lang__error(c->prog, n->loc, "uaddr() is only available in uprobes, uretprobes and usdt probes: "
+				    "it looks the symbol up in the probed binary");
+			return none;
+		}
+		if (provider__elf_symbol(c->in->path, a0->s, &addr, &size)) {
+			lang__error(c->prog, a0->loc, "no function or object '%s' in the symbol tables of %s", a0->s, c->in->path);
+			return none;
+		}
+		/* bpftrace's type: a pointer to an integer of the object's size (int64 * past 8 bytes) */
+		struct type *pt = arena__alloc(c->prog->arena, sizeof(*pt));
+
+		*pt = ty_int(true, size == 1 ? 8 : size == 2 ? 16 : size == 4 ? 32 : 64);
+		n->ty = ty_int(false, 64);
+		n->ty.ptr = pt;
+		n->ty.user = true;
+		return n->ty;
+	}
+	}
+	return none;
+}
+
 static struct type check_call(struct ck *c, struct node *n, struct node *assign_to)
 {
 	const struct bfunc_desc *f = builtin__func(n->s);
@@ -501,11 +655,20 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 			m->lmax = mx;
 			m->lstep = st;
 		}
-		if (f->id == F_HIST && a0->next) {
-			if (!is_const_int(a0->next, &v) || v != 0) {
-				lang__error(c->prog, a0->next->loc, "hist(n, k) with k > 0 is not supported by sonde probe yet");
+		if (f->id == F_HIST) {
+			struct mapinfo *m = assign_to->map;
+			long long k = 0;
+
+			if (a0->next && (!is_const_int(a0->next, &k) || k < 0 || k > 5)) {
+				lang__error(c->prog, a0->next->loc, "hist(n, k) takes a constant k from 0 to 5");
 				return none;
 			}
+			if (m->agg == AGG_HIST && m->hist_k != k) {
+				lang__error(c->prog, n->loc, "'%s' is a hist(n, %d) elsewhere: one map has one bucket layout",
+					    m->name, m->hist_k);
+				return none;
+			}
+			m->hist_k = (int)k;
 		}
 		return n->ty = ty_kind(TY_AGG, 8);
 	case F_KSYM:
@@ -589,6 +752,9 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 			return none;
 		}
 		return n->ty = ty_kind(TY_VOID, 0);
+	case F_BUF: case F_NTOP: case F_STRFTIME: case F_UADDR: case F_CGROUP_PATH: case F_STRERROR:
+	case F_KPTR: case F_UPTR:
+		return check_func_value(c, n, f->id);
 	case F_REG:
 		if (a0->kind != N_STR) {
 			lang__error(c->prog, a0->loc, "reg() takes a register name literal");

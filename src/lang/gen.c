@@ -158,8 +158,8 @@ void gen_bvar(struct gen *g, struct node *n)
 		g_emit(g, CALL(BPF_FUNC_get_current_uid_gid));
 		g_emit(g, ALU_IMM(BPF_RSH, R0, 32));
 		break;
-	case BV_NSECS:
-		g_emit(g, CALL(BPF_FUNC_ktime_get_ns));
+	case BV_NSECS:	/* bpftrace 0.17's: time since boot, suspend included (what strftime() adds to) */
+		g_emit(g, CALL(BPF_FUNC_ktime_get_boot_ns));
 		break;
 	case BV_ELAPSED:
 		g_emit(g, CALL(BPF_FUNC_ktime_get_ns));
@@ -758,7 +758,7 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 	if (g->fail)
 		return;
 	switch (n->ty.kind) {
-	case TY_INT: case TY_KSYM: case TY_KSTACK:
+	case TY_INT: case TY_KSYM: case TY_KSTACK: case TY_STRERROR:
 		if (n->kind == N_CALL && (n->op == F_KSYM || n->op == F_KSTACK))
 			gen_call_int(g, n);
 		else
@@ -782,6 +782,13 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 		return;
 	case TY_STR:
 		gen_str(g, n, off, dt->kind == TY_STR ? dt->size : n->ty.size);
+		return;
+	case TY_BUF: case TY_INET: case TY_TIMESTAMP: case TY_CGPATH:
+		/* fixed-size bytes: made by their function, else copied as a string's are */
+		if (n->kind == N_CALL)
+			gen_call_value(g, n, off, dt->kind == n->ty.kind ? dt->size : n->ty.size);
+		else
+			gen_str(g, n, off, dt->kind == n->ty.kind ? dt->size : n->ty.size);
 		return;
 	case TY_TUPLE:
 		if (n->kind == N_TUPLE) {

@@ -6,8 +6,11 @@
  */
 #include "lang/gen_int.h"
 
+#include "lang/provider.h"
+
 #include <errno.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,11 +121,162 @@ void gen_call_int(struct gen *g, struct node *n)
 	case F_KSTACK:
 		g_stackid(g, false);
 		return;
+	case F_STRERROR: case F_KPTR: case F_UPTR:
+		gen_int(g, a0);
+		return;
+	case F_UADDR: {
+		uint64_t addr = 0, size;
+
+		if (!g->in->path || provider__elf_symbol(g->in->path, a0->s, &addr, &size)) {
+			if (!g->fail)
+				lang__error(g->prog, a0->loc, "no function or object '%s' in the probed binary", a0->s);
+			g->fail = true;
+			return;
+		}
+		g_ld_imm64(g, R0, addr);
+		return;
+	}
 	default:
 		g_unsupported(g, n, "this function as a value");
 	}
 }
 
+/* r0 = the length of buf(p, len) clamped to 0..max (a non-constant length) */
+static void g_clamp_len(struct gen *g, int max)
+{
+	g_emit(g, JMP_IMM(BPF_JSGE, R0, 0, 1));
+	g_emit(g, MOV_IMM(R0, 0));
+	g_emit(g, JMP_IMM(BPF_JLE, R0, max, 1));
+	g_emit(g, MOV_IMM(R0, max));
+}
+
+/* the length the type checker gave a tracepoint array field (ntop, buf), else 0 */
+static int g_array_size(struct gen *g, struct node *a)
+{
+	const struct tp_field *f;
+
+	if (a->kind != N_FIELD || a->l->ty.kind != TY_CTX)
+		return 0;
+	f = g_field_of(g, a);
+	return f && f->array ? f->size : 0;
+}
+
+/* buf(): [u64 length][bytes]; the bytes after the length are zeros */
+static void gen_buf(struct gen *g, struct node *n, int off)
+{
+	struct node *a0 = n->args, *a1 = a0->next;
+	int room = n->ty.size - 8, arr = g_array_size(g, a0);
+	long long len = a1 && a1->kind == N_INT ? a1->i : arr;
+
+	if (len > room)
+		len = room;
+	if (a1 && a1->kind != N_INT) {	/* the length known at run time */
+		gen_int(g, a1);
+		g_clamp_len(g, room);
+		g_emit(g, STX(BPF_DW, FP, R0, off));
+	} else {
+		g_emit(g, ST(BPF_DW, FP, off, (int)len));
+	}
+	if (a0->ty.kind == TY_STR) {
+		gen_str(g, a0, off + 8, room);
+		for (int i = a1 && a1->kind != N_INT ? room : (int)len; i < room; i++)
+			g_emit(g, ST(BPF_B, FP, off + 8 + i, 0));
+		return;
+	}
+	gen_int(g, a0);
+	g_emit(g, MOV_REG(R3, R0));
+	g_fp_addr(g, R1, off + 8);
+	if (a1 && a1->kind != N_INT) {
+		g_emit(g, LDX(BPF_DW, R2, FP, off));
+		g_emit(g, JMP_IMM(BPF_JLE, R2, room, 1));	/* the verifier wants the bound where the call is */
+		g_emit(g, MOV_IMM(R2, room));
+	} else {
+		g_emit(g, MOV_IMM(R2, (int)len));
+	}
+	/* bpf_probe_read reads user or kernel memory (x86-64's split address space); zeros on failure */
+	g_emit(g, CALL(BPF_FUNC_probe_read));
+}
+
+/* values user space formats: buf, ntop, strftime, cgroup_path into [fp+off], size bytes */
+void gen_call_value(struct gen *g, struct node *n, int off, int size)
+{
+	struct node *a0 = n->args;
+
+	if (g->fail)
+		return;
+	g_zero(g, off, size);
+	switch (n->op) {
+	case F_BUF:
+		gen_buf(g, n, off);
+		return;
+	case F_NTOP: {	/* [u64 family][16 address bytes] */
+		struct node *addr = a0->next ? a0->next : a0;
+		int arr = g_array_size(g, addr);
+
+		if (a0->next) {
+			gen_int(g, a0);
+			g_emit(g, STX(BPF_DW, FP, R0, off));
+		} else {
+			g_emit(g, ST(BPF_DW, FP, off, arr == 16 ? AF_INET6 : AF_INET));
+		}
+		if (arr) {
+			gen_str(g, addr, off + 8, g_round8(arr));
+		} else {
+			gen_int(g, addr);
+			g_emit(g, STX(BPF_W, FP, R0, off + 8));
+		}
+		return;
+	}
+	case F_STRFTIME:	/* [u64 format's site][u64 nsecs] */
+		gen_int(g, a0->next);
+		g_emit(g, STX(BPF_DW, FP, R0, off + 8));
+		g_emit(g, ST(BPF_DW, FP, off, n->id - 1));
+		return;
+	case F_CGROUP_PATH:	/* [u64 cgroup id][u64 filter's site] */
+		gen_int(g, a0);
+		g_emit(g, STX(BPF_DW, FP, R0, off));
+		g_emit(g, ST(BPF_DW, FP, off + 8, n->id - 1));
+		return;
+	default:
+		g_unsupported(g, n, "this function as a value");
+	}
+}
+
+/*
+ * r0 = the bucket of r0 in a hist(n, k): <0 -> 0; v < 2^k -> v + 1; else, with
+ * m = floor(log2 v), ((m - k + 1) << k) + the k bits after v's top bit + 1:
+ * each power of two split in 2^k equal parts (the labels' inverse, output.c).
+ */
+void g_log2k_bucket(struct gen *g, int k)
+{
+	g_emit(g, JMP_IMM(BPF_JSGE, R0, 0, 2));
+	g_emit(g, MOV_IMM(R0, 0));
+	int d1 = g_emit(g, JA(0));
+
+	g_emit(g, JMP_IMM(BPF_JGE, R0, 1 << k, 2));
+	g_emit(g, ALU_IMM(BPF_ADD, R0, 1));
+	int d2 = g_emit(g, JA(0));
+
+	g_emit(g, MOV_REG(R4, R0));	/* v */
+	g_emit(g, MOV_IMM(R1, 0));	/* m */
+	for (int s = 32; s >= 1; s /= 2) {
+		g_emit(g, MOV_REG(R2, R0));
+		g_emit(g, ALU_IMM(BPF_RSH, R2, s));
+		g_emit(g, JMP_IMM(BPF_JEQ, R2, 0, 2));
+		g_emit(g, MOV_REG(R0, R2));
+		g_emit(g, ALU_IMM(BPF_ADD, R1, s));
+	}
+	g_emit(g, ALU_IMM(BPF_SUB, R1, k));	/* m - k: the sub-bucket bits start there */
+	g_emit(g, ALU_REG(BPF_RSH, R4, R1));
+	g_emit(g, ALU_IMM(BPF_AND, R4, (1 << k) - 1));
+	g_emit(g, ALU_IMM(BPF_ADD, R1, 1));
+	g_emit(g, ALU_IMM(BPF_LSH, R1, k));
+	g_emit(g, MOV_REG(R0, R1));
+	g_emit(g, ALU_REG(BPF_ADD, R0, R4));
+	g_emit(g, ALU_IMM(BPF_ADD, R0, 1));
+	g_patch(g, d1);
+	g_patch(g, d2);
+}
 
 /* r0 = the log2 bucket of r0 (bpftrace's: <0 -> 0, 0 -> 1, [2^k, 2^k+1) -> k + 2) */
 void g_log2_bucket(struct gen *g)
@@ -185,7 +339,9 @@ void gen_agg(struct gen *g, struct node *mapn, struct node *call)
 		g_emit(g, MOV_IMM(R0, 1));
 	g_emit(g, STX(BPF_DW, FP, R0, v));
 	if (m->agg == AGG_HIST || m->agg == AGG_LHIST) {
-		if (m->agg == AGG_HIST)
+		if (m->agg == AGG_HIST && m->hist_k)
+			g_log2k_bucket(g, m->hist_k);
+		else if (m->agg == AGG_HIST)
 			g_log2_bucket(g);
 		else
 			g_lin_bucket(g, m);

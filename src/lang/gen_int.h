@@ -97,6 +97,8 @@ void g_loop_end(struct gen *g, struct loopctx *l, int cont_target);
 void gen_stmt(struct gen *g, struct node *s);
 long long g_kaddr(const char *sym);
 void gen_call_int(struct gen *g, struct node *n);
+void gen_call_value(struct gen *g, struct node *n, int off, int size);
+void g_log2k_bucket(struct gen *g, int k);
 void g_log2_bucket(struct gen *g);
 void g_lin_bucket(struct gen *g, const struct mapinfo *m);
 void gen_agg(struct gen *g, struct node *mapn, struct node *call);

@@ -66,6 +66,7 @@ enum ty_kind {
 	TY_NONE, TY_VOID, TY_INT, TY_STR, TY_BUF, TY_TUPLE, TY_KSTACK, TY_USTACK,
 	TY_KSYM, TY_USYM, TY_INET, TY_CTX, TY_AGG, TY_MAPREF,
 	TY_STRUCT,	/* a kernel struct, union or array (BTF): its address, read member by member */
+	TY_TIMESTAMP, TY_CGPATH, TY_STRERROR,	/* strftime(), cgroup_path(), strerror(): formatted in user space */
 };
 
 struct type {
@@ -159,6 +160,7 @@ struct mapinfo {
 	int index;
 	int fd;
 	struct mapinfo *next;
+	int hist_k;		/* hist(n, k): 2^k linear buckets per power of two */
 };
 
 struct var {

@@ -138,7 +138,8 @@ static void value_text(struct out *o, FILE *f, const struct type *t, const uint8
 		break;
 	}
 	default:
-		fputs("?", f);
+		if (!fmt__value(o, f, t, d))
+			fputs("?", f);
 	}
 }
 
@@ -420,7 +421,7 @@ static void free_entries(struct entries *es)
 
 static int hist_buckets(const struct mapinfo *m)
 {
-	return m->agg == AGG_HIST ? 66 : m->agg == AGG_LHIST ? (int)((m->lmax - m->lmin) / m->lstep) + 2 : 0;
+	return m->agg == AGG_HIST ? ((64 - m->hist_k) << m->hist_k) + 2 : m->agg == AGG_LHIST ? (int)((m->lmax - m->lmin) / m->lstep) + 2 : 0;
 }
 
 static int read_map(struct out *o, struct mapinfo *m, struct entries *es)
@@ -511,7 +512,10 @@ static void key_text(struct out *o, FILE *f, const struct mapinfo *m, const uint
 	for (int i = 0; i < m->key.ntup; i++) {
 		if (i)
 			fputs(json ? "," : ", ", f);
-		value_text(o, f, &m->key.tup[i], key + off, 4);
+		if (m->key.tup[i].kind == TY_INT && m->key.tup[i].ptr)	/* pointers (uaddr) as keys: hex */
+			fprintf(f, "0x%llx", (unsigned long long)*(const uint64_t *)(key + off));
+		else
+			value_text(o, f, &m->key.tup[i], key + off, 4);
 		off += round8(m->key.tup[i].size);
 	}
 	if (!json)
@@ -535,7 +539,9 @@ static void print_hist(struct out *o, const struct mapinfo *m, const struct entr
 	for (int b = lo; lo >= 0 && b <= hi; b++) {
 		uint64_t v = div > 1 ? e->buckets[b] / div : e->buckets[b];
 
-		if (m->agg == AGG_HIST)
+		if (m->agg == AGG_HIST && m->hist_k)
+			out__histk_label(label, sizeof(label), b, m->hist_k);
+		else if (m->agg == AGG_HIST)
 			out__hist_label(label, sizeof(label), b);
 		else
 			out__lhist_label(label, sizeof(label), b, m->lmin, m->lmax, m->lstep);
@@ -559,7 +565,15 @@ static void json_hist(struct out *o, const struct mapinfo *m, const struct entry
 	for (int b = lo; lo >= 0 && b <= hi; b++) {
 		fputs(first ? "{" : ", {", o->f);
 		first = false;
-		if (m->agg == AGG_HIST) {
+		if (m->agg == AGG_HIST && m->hist_k) {
+			long long mn, mx;
+
+			out__histk_range(b, m->hist_k, &mn, &mx);
+			if (b == 0)
+				fprintf(o->f, "\"max\": -1, ");
+			else
+				fprintf(o->f, "\"min\": %lld, \"max\": %lld, ", mn, mx);
+		} else if (m->agg == AGG_HIST) {
 			if (b == 0)
 				fprintf(o->f, "\"max\": -1, ");
 			else if (b == 1)

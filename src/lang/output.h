@@ -44,4 +44,13 @@ void out__hist_label(char *buf, size_t len, int bucket);
 void out__lhist_label(char *buf, size_t len, int bucket, long long min, long long max, long long step);
 void out__bar(char *buf, size_t len, unsigned long long v, unsigned long long max);
 
+/* format.c: buf, ntop, strftime, cgroup_path, strerror values (false: not one of them) */
+bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *data);
+/* strftime with bpftrace's %f, of boot-based nanoseconds; cgroup_path's "name:path,..."; malloc'd */
+char *fmt__strftime(const char *fmt, uint64_t nsecs, int max);
+char *fmt__cgroup_path(uint64_t id, const char *filter);
+/* hist(n, k) labels, and the values bucket b holds (json) */
+void out__histk_label(char *buf, size_t len, int bucket, int k);
+void out__histk_range(int bucket, int k, long long *min, long long *max);
+
 #endif

@@ -82,6 +82,8 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 
 /* ELF: the file offset of symbol `sym` in `path` for a uprobe; 0 or -errno */
 int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset);
+/* ELF: the symbol table value and size of a function or object `sym` in `path` (uaddr); 0 or -errno */
+int provider__elf_symbol(const char *path, const char *sym, uint64_t *value, uint64_t *size);
 /* the full path of a binary or library named on an attach point; 0 or -ENOENT */
 int provider__resolve_path(const char *name, char *out, size_t len);
 

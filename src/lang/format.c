@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * format.c - the values the language's functions leave for user space to
+ * format, as bpftrace prints them: buf() with \xNN escapes, ntop() through
+ * inet_ntop, strftime() from boot-based nanoseconds, cgroup_path() by
+ * matching inode numbers under the cgroup mounts, strerror(); and the labels
+ * of hist(n, k) tables with 2^k buckets per power of two.
+ */
+#include "lang/output.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* ---- buf ---- */
+static void buf_text(FILE *f, const struct type *t, const uint8_t *d)
+{
+	uint64_t len = *(const uint64_t *)d;
+
+	if (len > (uint64_t)t->size - 8)
+		len = t->size - 8;
+	for (uint64_t i = 0; i < len; i++) {
+		uint8_t c = d[8 + i];
+
+		if (c >= 32 && c <= 126)
+			fputc(c, f);
+		else
+			fprintf(f, "\\x%02x", c);
+	}
+}
+
+/* ---- ntop ---- */
+static void inet_text(FILE *f, const uint8_t *d)
+{
+	uint64_t af = *(const uint64_t *)d;
+	char s[INET6_ADDRSTRLEN];
+
+	if ((af == AF_INET || af == AF_INET6) && inet_ntop((int)af, d + 8, s, sizeof(s)))
+		fputs(s, f);
+}
+
+/* ---- strftime ---- */
+/*
+ * CLOCK_REALTIME at boot: REALTIME - BOOTTIME, read between two REALTIME reads
+ * (their midpoint); the closest of five tries. bpftrace 0.17's nsecs is
+ * bpf_ktime_get_boot_ns, so a timestamp is this plus nsecs.
+ */
+static struct timespec boot_realtime(void)
+{
+	static struct timespec base;
+	static bool done;
+	long best = -1;
+
+	if (done)
+		return base;
+	for (int i = 0; i < 5; i++) {
+		struct timespec a, b, boot;
+
+		if (clock_gettime(CLOCK_REALTIME, &a) || clock_gettime(CLOCK_BOOTTIME, &boot) ||
+		    clock_gettime(CLOCK_REALTIME, &b) || a.tv_sec != b.tv_sec)
+			continue;
+		long spread = b.tv_nsec - a.tv_nsec, mid = a.tv_nsec + spread / 2;
+
+		if (best >= 0 && spread >= best)
+			continue;
+		best = spread;
+		base.tv_sec = b.tv_sec - boot.tv_sec;
+		base.tv_nsec = mid - boot.tv_nsec;
+		if (base.tv_nsec < 0) {
+			base.tv_sec--;
+			base.tv_nsec += 1000000000L;
+		}
+	}
+	done = true;
+	return base;
+}
+
+/* strftime(fmt, nsecs): the C library's strftime plus %f (microseconds), "(?)" when it fails */
+char *fmt__strftime(const char *fmt, uint64_t nsecs, int max)
+{
+	struct timespec base = boot_realtime();
+	uint64_t ns = (uint64_t)base.tv_nsec + nsecs;
+	/* as bpftrace computes it: whole seconds through a double */
+	time_t t = (time_t)((double)base.tv_sec + (double)ns / 1e9);
+	char us[16], *f2, *out;
+	size_t n = strlen(fmt), k = 0;
+	struct tm tm;
+
+	snprintf(us, sizeof(us), "%06llu", (unsigned long long)((ns % 1000000000ULL) / 1000));
+	f2 = malloc(n * 4 + 1);
+	out = malloc(max > 0 ? (size_t)max : 1);
+	if (!f2 || !out) {
+		free(f2);
+		free(out);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (fmt[i] == '%' && fmt[i + 1] == 'f') {
+			memcpy(f2 + k, us, 6);
+			k += 6;
+			i++;
+		} else {
+			f2[k++] = fmt[i];
+		}
+	}
+	f2[k] = 0;
+	if (!localtime_r(&t, &tm) || max <= 0 || !strftime(out, (size_t)max, f2, &tm))
+		snprintf(out, max > 4 ? (size_t)max : 4, "(?)");
+	free(f2);
+	return out;
+}
+
+/* ---- cgroup_path ---- */
+static bool star_match(const char *pat, const char *s)
+{
+	if (!*pat)
+		return !*s;
+	if (*pat == '*') {
+		for (;; s++) {
+			if (star_match(pat + 1, s))
+				return true;
+			if (!*s)
+				return false;
+		}
+	}
+	return *pat == *s && star_match(pat + 1, s + 1);
+}
+
+/* the directory under dir whose inode is ino: its path after base, into out */
+static bool find_ino(const char *dir, size_t baselen, uint64_t ino, char *out, size_t outlen, int depth)
+{
+	DIR *d = depth < 64 ? opendir(dir) : NULL;
+	struct dirent *e;
+	bool found = false;
+
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		char path[4096];
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) || lstat(path, &st) ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		if ((uint64_t)st.st_ino == ino) {
+			snprintf(out, outlen, "%s", path + baselen);
+			found = true;
+		} else {
+			found = find_ino(path, baselen, ino, out, outlen, depth + 1);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+struct cg_root {
+	char name[256];
+	char path[4096];
+};
+
+static int cmp_root(const void *a, const void *b)
+{
+	const struct cg_root *x = a, *y = b;
+	bool ux = !strcmp(x->name, "unified"), uy = !strcmp(y->name, "unified");
+
+	if (ux != uy)
+		return ux ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * "unified:/a/b,cpu:/a" as bpftrace prints it: each cgroup mount of /proc/mounts
+ * (v2 named "unified", v1 by its mount point's last component) whose name
+ * matches the filter, with the directory whose inode is the id; unified first.
+ */
+char *fmt__cgroup_path(uint64_t id, const char *filter)
+{
+	FILE *m = fopen("/proc/mounts", "re");
+	struct cg_root *roots = NULL;
+	int n = 0;
+	char line[8192], *buf = NULL;
+	size_t blen = 0;
+	FILE *f;
+
+	while (m && fgets(line, sizeof(line), m)) {
+		char src[64], mnt[4096];
+		struct cg_root *r;
+
+		if (sscanf(line, "%63s %4095s", src, mnt) != 2 || (strcmp(src, "cgroup") && strcmp(src, "cgroup2")))
+			continue;
+		r = realloc(roots, (n + 1) * sizeof(*r));
+		if (!r)
+			break;
+		roots = r;
+		const char *slash = strrchr(mnt, '/');
+
+		snprintf(roots[n].name, sizeof(roots[n].name), "%s", !strcmp(src, "cgroup2") ? "unified" :
+			 slash ? slash + 1 : mnt);
+		snprintf(roots[n].path, sizeof(roots[n].path), "%s", mnt);
+		if (star_match(filter ? filter : "*", roots[n].name))
+			n++;
+	}
+	if (m)
+		fclose(m);
+	if (n)
+		qsort(roots, n, sizeof(*roots), cmp_root);
+	f = open_memstream(&buf, &blen);
+	if (!f) {
+		free(roots);
+		return NULL;
+	}
+	bool first = true;
+
+	for (int i = 0; i < n; i++) {
+		char rel[4096];
+		struct stat st;
+
+		rel[0] = 0;
+		if (!stat(roots[i].path, &st) && (uint64_t)st.st_ino == id)
+			snprintf(rel, sizeof(rel), "/");
+		else if (!find_ino(roots[i].path, strlen(roots[i].path), id, rel, sizeof(rel), 0))
+			continue;
+		fprintf(f, "%s%s:%s", first ? "" : ",", roots[i].name, rel);
+		first = false;
+	}
+	fclose(f);
+	free(roots);
+	return buf;
+}
+
+/* ---- the values ---- */
+bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
+{
+	const struct program *p = o->prog;
+	uint64_t site;
+	char *s;
+
+	switch (t->kind) {
+	case TY_BUF:
+		buf_text(f, t, d);
+		return true;
+	case TY_INET:
+		inet_text(f, d);
+		return true;
+	case TY_STRERROR:
+		fputs(strerror((int)*(const int64_t *)d), f);
+		return true;
+	case TY_TIMESTAMP:
+		site = *(const uint64_t *)d;
+		if (!p || site >= (uint64_t)p->nsites || !p->sites[site]->fmt)
+			return true;
+		s = fmt__strftime(p->sites[site]->fmt, *(const uint64_t *)(d + 8), p->cfg.max_strlen);
+		fputs(s ? s : "(?)", f);
+		free(s);
+		return true;
+	case TY_CGPATH:
+		site = *(const uint64_t *)(d + 8);
+		if (!p || site >= (uint64_t)p->nsites)
+			return true;
+		s = fmt__cgroup_path(*(const uint64_t *)d, p->sites[site]->fmt);
+		fputs(s ? s : "", f);
+		free(s);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- hist(n, k) ---- */
+/* where bucket index idx (> 2^k) starts: (2^k + its k low bits) << (idx >> k) - 1; decade: its K/M/G.. */
+static uint64_t histk_start(int idx, int k, int *power)
+{
+	int n = 1 << k, sub = idx & (n - 1);
+
+	*power = (idx >> k) - 1;
+	return (uint64_t)(n + sub) << *power;
+}
+
+static void histk_bound(char *buf, size_t len, int idx, int k)
+{
+	int power, decade;
+
+	histk_start(idx, k, &power);
+	decade = power / 10;
+	snprintf(buf, len, "%llu%s", (unsigned long long)((1ULL << (power - 10 * decade)) * ((1 << k) + (idx & ((1 << k) - 1)))),
+		 decade ? (const char *[]){ "", "K", "M", "G", "T", "P", "E" }[decade > 6 ? 6 : decade] : "");
+}
+
+void out__histk_label(char *buf, size_t len, int b, int k)
+{
+	char lo[32], hi[32];
+
+	if (b == 0) {
+		snprintf(buf, len, "(..., 0)");
+	} else if (b <= 2 << k) {
+		snprintf(buf, len, "[%d]", b - 1);
+	} else {
+		histk_bound(lo, sizeof(lo), b - 1, k);
+		histk_bound(hi, sizeof(hi), b, k);
+		snprintf(buf, len, "[%s, %s)", lo, hi);
+	}
+}
+
+void out__histk_range(int b, int k, long long *min, long long *max)
+{
+	int power;
+
+	if (b == 0) {
+		*min = 0;
+		*max = -1;
+	} else if (b <= 2 << k) {
+		*min = *max = b - 1;
+	} else {
+		*min = (long long)histk_start(b - 1, k, &power);
+		*max = (long long)(histk_start(b, k, &power) - 1);
+	}
+}
