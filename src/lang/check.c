@@ -351,7 +351,7 @@ static struct type check_func_value(struct ck *c, struct node *n, int id)
 		long long len = max;
 
 		if (a0->ty.kind != TY_INT && a0->ty.kind != TY_STR) {
-			lang__error(c->prog, a0->loc, "buf() takes a pointer or an array, not a %s", type__str(&a0->ty, b, sizeof(b)));
+			lang__error(c->prog, a0->loc, "buf() takes a pointer or an array (this is a value of type %s)", type__str(&a0->ty, b, sizeof(b)));
 			return none;
 		}
 		if (!a1 && !arr) {
@@ -389,9 +389,9 @@ static struct type check_func_value(struct ck *c, struct node *n, int id)
 		if (addr->ty.kind != TY_INT && !(arr == 4 || arr == 16)) {
 			if (addr->ty.kind == TY_STR)
 				lang__error(c->prog, addr->loc, "ntop() takes an integer or an array of 4 or 16 bytes "
-					    "(a tracepoint's array field); this is a %s", type__str(&addr->ty, b, sizeof(b)));
+					    "(a tracepoint's array field); this is a value of type %s", type__str(&addr->ty, b, sizeof(b)));
 			else
-				lang__error(c->prog, addr->loc, "ntop() takes an integer or an array of 4 or 16 bytes, not a %s",
+				lang__error(c->prog, addr->loc, "ntop() takes an integer or an array of 4 or 16 bytes (this is a value of type %s)",
 					    type__str(&addr->ty, b, sizeof(b)));
 			return none;
 		}
@@ -404,7 +404,7 @@ static struct type check_func_value(struct ck *c, struct node *n, int id)
 		}
 		if (a1->ty.kind != TY_INT) {
 			lang__error(c->prog, a1->loc, "strftime() takes nanoseconds since boot (an integer such as nsecs), "
-				    "not a %s", type__str(&a1->ty, b, sizeof(b)));
+				    "not a value of type %s", type__str(&a1->ty, b, sizeof(b)));
 			return none;
 		}
 		if (aux_site(c, n, a0->s))
@@ -412,7 +412,7 @@ static struct type check_func_value(struct ck *c, struct node *n, int id)
 		return n->ty = ty_kind(TY_TIMESTAMP, 16);
 	case F_CGROUP_PATH:
 		if (a0->ty.kind != TY_INT) {
-			lang__error(c->prog, a0->loc, "cgroup_path() takes a cgroup id (an integer such as cgroup), not a %s",
+			lang__error(c->prog, a0->loc, "cgroup_path() takes a cgroup id (an integer such as cgroup), not a value of type %s",
 				    type__str(&a0->ty, b, sizeof(b)));
 			return none;
 		}
@@ -426,14 +426,14 @@ static struct type check_func_value(struct ck *c, struct node *n, int id)
 		return n->ty = ty_kind(TY_CGPATH, 16);
 	case F_STRERROR:
 		if (a0->ty.kind != TY_INT) {
-			lang__error(c->prog, a0->loc, "strerror() takes an error number, not a %s",
+			lang__error(c->prog, a0->loc, "strerror() takes an error number, not a value of type %s",
 				    type__str(&a0->ty, b, sizeof(b)));
 			return none;
 		}
 		return n->ty = ty_kind(TY_STRERROR, 8);
 	case F_KPTR: case F_UPTR:
 		if (a0->ty.kind != TY_INT) {
-			lang__error(c->prog, a0->loc, "%s() takes an address (an integer), not a %s", n->s,
+			lang__error(c->prog, a0->loc, "%s() takes an address (an integer), not a value of type %s", n->s,
 				    type__str(&a0->ty, b, sizeof(b)));
 			return none;
 		}

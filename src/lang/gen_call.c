@@ -141,11 +141,9 @@ void gen_call_int(struct gen *g, struct node *n)
 	}
 }
 
-/* r0 = the length of buf(p, len) clamped to 0..max (a non-constant length) */
+/* r0 = the length of buf(p, len) known at run time, at most max (unsigned: -3 is max, as in bpftrace) */
 static void g_clamp_len(struct gen *g, int max)
 {
-	g_emit(g, JMP_IMM(BPF_JSGE, R0, 0, 1));
-	g_emit(g, MOV_IMM(R0, 0));
 	g_emit(g, JMP_IMM(BPF_JLE, R0, max, 1));
 	g_emit(g, MOV_IMM(R0, max));
 }
