@@ -280,6 +280,8 @@ static uint64_t histk_start(int idx, int k, int *power)
 	int n = 1 << k, sub = idx & (n - 1);
 
 	*power = (idx >> k) - 1;
+	if (*power < 0 || *power > 63)	/* not a bucket a map can hold: no shift past 64 bits */
+		*power = *power < 0 ? 0 : 63;
 	return (uint64_t)(n + sub) << *power;
 }
 
