@@ -93,7 +93,7 @@ char *fmt__strftime(const char *fmt, uint64_t nsecs, int max)
 
 	snprintf(us, sizeof(us), "%06llu", (unsigned long long)((ns % 1000000000ULL) / 1000));
 	f2 = malloc(n * 4 + 1);
-	out = malloc(max > 0 ? (size_t)max : 1);
+	out = malloc(max > 4 ? (size_t)max : 4);	/* room for "(?)" however small max_strlen is */
 	if (!f2 || !out) {
 		free(f2);
 		free(out);
@@ -110,7 +110,7 @@ char *fmt__strftime(const char *fmt, uint64_t nsecs, int max)
 	}
 	f2[k] = 0;
 	if (!localtime_r(&t, &tm) || max <= 0 || !strftime(out, (size_t)max, f2, &tm))
-		snprintf(out, max > 4 ? (size_t)max : 4, "(?)");
+		snprintf(out, 4, "(?)");
 	free(f2);
 	return out;
 }
