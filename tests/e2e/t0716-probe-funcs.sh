@@ -34,6 +34,15 @@ test_expect_success 'uaddr of a function and of a missing symbol' '
 	grep -q "uaddr() is only available in uprobes" err
 '
 
+if $have_bpftrace; then
+	test_expect_success 'buf of user memory with a length known at run time, and past it, as bpftrace reads it' '
+		P="tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf(\"%r|%r|%r\\n\", buf(args->buf, args->count), buf(args->buf, 3), buf(args->buf, args->count + 100)); @[buf(args->buf, 1)] = count(); }" &&
+		$SONDE probe -e "$P" -c "$WORKLOADS/syscalls 3" >sonde.out &&
+		bpftrace -e "$P" -c "$WORKLOADS/syscalls 3" >bpftrace.out 2>/dev/null &&
+		test_cmp bpftrace.out sonde.out && grep -q "^@\[x\]: 3\$" sonde.out
+	'
+fi
+
 # a TCP connection to a closed local port: SYN_SENT then CLOSE
 P_NTOP='tracepoint:sock:inet_sock_set_state /args->newstate == 2/ { printf("%s %s %s %s|%r|%s\n", ntop(args->saddr), ntop(args->daddr), ntop(args->daddr_v6), ntop(args->family, args->daddr), buf(args->daddr), ntop(10, args->saddr_v6)); @[ntop(args->daddr)] = count(); exit(); }'
 connect_soon() { sleep "$1"; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; sleep 1; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; }
@@ -85,6 +94,15 @@ if [ -z "$CG" ] || ! mkdir -p "$CG/inner" 2>/dev/null; then
 	test_skip 'cgroup_path in a new cgroup' 'no writable cgroup v2 mount'
 else
 	in_cg() { (echo $BASHPID >"$CG/inner/cgroup.procs" && exec "$@"); }
+	export CG
+	test_expect_success 'cgroupid of a cgroup directory is the id cgroup gives inside it' '
+		in_cg $SONDE probe -e "BEGIN { printf(\"%d %d %d\\n\", cgroup == cgroupid(\"$CG/inner\"), cgroupid(\"$CG/inner\"), cgroupid(\"$CG\")); exit(); }" >out &&
+		test "$(sed -n 2p out)" = "1 $(stat -c %i "$CG/inner") $(stat -c %i "$CG")" &&
+		if $have_bpftrace; then
+			P="BEGIN { printf(\"%d %s\\n\", cgroupid(\"$CG/inner\"), cgroup_path(cgroupid(\"$CG/inner\"), \"unified\")); exit(); }" &&
+			$SONDE probe -e "$P" >sonde.out && bpftrace -e "$P" >bpftrace.out 2>/dev/null && test_cmp bpftrace.out sonde.out
+		fi
+	'
 	test_expect_success 'cgroup_path of a process in a new cgroup: its v2 path first' '
 		in_cg $SONDE probe -e "BEGIN { printf(\"%s\\n\", cgroup_path(cgroup)); @[cgroup_path(cgroup, \"unified\")] = count(); exit(); }" >out &&
 		sed -n 2p out | grep -q "^unified:/sonde-t0716-$$/inner\(,\|\$\)" &&

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * elfsym.c - a symbol's link-time address and size in an ELF file, for
- * uaddr("sym"): the value bpftrace gives is the symbol table's st_value
- * (for a position-independent executable that is not the run-time address).
+ * resolve.c - what some functions look up while the program compiles: a
+ * symbol's link-time address and size in an ELF file, for uaddr("sym") (the
+ * symbol table's st_value, as bpftrace gives it: for a position-independent
+ * executable that is not the run-time address).
  */
 #include "lang/provider.h"
 
@@ -65,3 +66,4 @@ int provider__elf_symbol(const char *path, const char *sym, uint64_t *value, uin
 	close(fd);
 	return rc;
 }
+
