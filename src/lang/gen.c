@@ -703,6 +703,10 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 			g_emit(g, CALL(BPF_FUNC_probe_read_str));
 			return;
 		}
+		if (n->ty.kind == TY_BUF || n->ty.kind == TY_INET || n->ty.kind == TY_TIMESTAMP || n->ty.kind == TY_CGPATH) {
+			gen_call_value(g, n, off, size);	/* a branch of ?: */
+			return;
+		}
 		break;
 	case N_TERNARY: {
 		gen_int(g, n->l);
