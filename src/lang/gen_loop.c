@@ -3,20 +3,24 @@
  * gen_loop.c - for ($kv : @map) { body }: a call of bpf_for_each_map_elem()
  * (kernel 5.13+) whose callback is the body, generated as a BPF subprogram
  * and placed after the main program. break returns 1 (the helper stops),
- * continue and the end of the body return 0.
+ * continue and the end of the body return 0; return sets a flag and returns
+ * 1, and each caller that sees the flag returns in turn.
+ *
+ * r6, the probe's context, is kept in a 16-byte slot of the main frame with
+ * that flag; the callback's ctx argument points to it (kept in r8, passed on
+ * by nested loops) so args, kstack and the rest work in the body too.
  *
  * Variables: one used only in the probe, or only in one loop body, lives on
- * that function's stack, as usual. One used both in a body and around it
- * (the type checker marks it shared) lives in a per-CPU array's value (key:
- * the probe's index), which the main program and each callback look up into
- * r9 at their start. Not the main program's stack, through a pointer: the
- * verifier checks a callback as a loop until its states repeat, and a
- * counter on the stack (`$n++; if ($n == 10) { break; }`) is a new state at
- * every pass, while a value read from a map is just "some number".
- *
- * r6, the probe's context, is kept in a slot of the main frame; the callback's
- * ctx argument points to it (kept in r8, passed on by nested loops) so args,
- * kstack and the rest work in the body too.
+ * that function's stack, as usual; one of the probe's that bodies only read
+ * stays there too, and callbacks read it through r8. One written in a body
+ * and used around it (the type checker marks it shared) lives in a per-CPU
+ * array's value (key: the probe's index), which the main program and each
+ * callback look up into r9 at their start. Not the main program's stack,
+ * through a pointer: the verifier checks a callback as a loop until its
+ * states repeat, and a counter on the stack (`$n++; if ($n == 10) { break; }`)
+ * is a new state at every pass, while a value read from a map is just "some
+ * number". The price: a while loop or a range around the body cannot count
+ * with such a variable (the verifier cannot see it end).
  *
  * A per-CPU map (count, sum, avg, min, max) hands the callback only this CPU's
  * value: the callback reads every CPU's with bpf_map_lookup_percpu_elem()
