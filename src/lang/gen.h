@@ -16,7 +16,7 @@
 
 /* map references other than the program's own maps (which are >= 0) */
 enum { MAPREF_RINGBUF = -1, MAPREF_KSTACK = -2, MAPREF_USTACK = -3, MAPREF_LOST = -4, MAPREF_PIDS = -5, MAPREF_JOIN = -6 };
-/* the variables shared by for loops and the code around them: a per-CPU array, one value per probe */
+/* the variables shared by for loops and the code around them: a per-CPU array, one value per attach point */
 enum { MAPREF_VARS = -7 };
 /* join(): up to JOIN_ARGS strings of JOIN_LEN bytes after the 8-byte header, built in a per-CPU map */
 enum { JOIN_ARGS = 16, JOIN_LEN = 64 };
@@ -41,7 +41,7 @@ struct bpf_code {
 	int stack;		/* bytes of BPF stack used */
 	int *subs;		/* where each subprogram (for-loop callback) starts, after the main one */
 	int nsubs;
-	int vars_size;		/* bytes of MAPREF_VARS's value this program uses (key: its probe's index) */
+	int vars_size;		/* bytes of MAPREF_VARS's value this program uses (key: its attach point's number) */
 };
 
 /* 0 or -EINVAL with prog->err (pointing at the source) */

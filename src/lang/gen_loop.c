@@ -14,7 +14,7 @@
  * that function's stack, as usual; one of the probe's that bodies only read
  * stays there too, and callbacks read it through r8. One written in a body
  * and used around it (the type checker marks it shared) lives in a per-CPU
- * array's value (key: the probe's index), which the main program and each
+ * array's value (one per attach point), which the main program and each
  * callback look up into r9 at their start. Not the main program's stack,
  * through a pointer: the verifier checks a callback as a loop until its
  * states repeat, and a counter on the stack (`$n++; if ($n == 10) { break; }`)
@@ -65,12 +65,29 @@ int g_voff(const struct gen *g, const struct var *v)
 	return !v->shared && g->cb && !v->home ? v->slot - g->ctxslot : v->slot;
 }
 
-/* r9 = this probe's value of MAPREF_VARS; returns with r0 = ret when there is none */
+/*
+ * This program's key in MAPREF_VARS: its attach point's number among all the
+ * program's. One value per program, not per probe: programs of one probe may
+ * nest on a CPU (a perf event's interrupting a raw tracepoint's); the kernel
+ * does not let a program nest in itself.
+ */
+static int g_inst_key(const struct gen *g)
+{
+	int k = 0;
+
+	for (const struct probe *pr = g->prog->probes; pr; pr = pr->next)
+		for (const struct ap_inst *in = pr->inst; in; in = in->next, k++)
+			if (in == g->in)
+				return k;
+	return 0;
+}
+
+/* r9 = this program's value of MAPREF_VARS; returns with r0 = ret when there is none */
 static void g_vars_lookup(struct gen *g, int ret)
 {
 	int mark = g->sp, key = g_slot(g, 8, g->pr->loc);
 
-	g_emit(g, ST(BPF_DW, FP, key, g->pr->index));
+	g_emit(g, ST(BPF_DW, FP, key, g_inst_key(g)));
 	g_lookup(g, MAPREF_VARS, key);
 	g_emit(g, JMP_IMM(BPF_JNE, R0, 0, 2));
 	g_emit(g, MOV_IMM(R0, ret));

@@ -75,9 +75,13 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 			 rt->rb_fd == -EPERM ? " (BPF needs root or CAP_BPF and CAP_PERFMON)" : "");
 		return rt->rb_fd;
 	}
-	if (rt->vars_size) {	/* one value per probe, by its index */
-		rt->vars_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_vars", 4, rt->vars_size,
-					     p->nprobes > 0 ? p->nprobes : 1, NULL);
+	if (rt->vars_size) {	/* one value per attach point, by its number */
+		uint32_t n = 0;
+
+		for (struct probe *pr = p->probes; pr; pr = pr->next)
+			for (struct ap_inst *in = pr->inst; in; in = in->next)
+				n++;
+		rt->vars_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_vars", 4, rt->vars_size, n ? n : 1, NULL);
 		if (rt->vars_fd < 0) {
 			snprintf(err, errlen, "cannot create the map of the variables of for loops: %s", strerror(-rt->vars_fd));
 			return rt->vars_fd;

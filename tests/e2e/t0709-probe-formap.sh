@@ -40,6 +40,15 @@ test_expect_success 'two attach points, a counter and break in the body, exit() 
 	tot=$(sed -n "s/^@tot: //p" out) && [ "$tot" -ge 200 ] && [ "$tot" -le 210 ]
 '
 
+test_expect_success 'every sys_enter_* program (tail-called by the dispatcher) with its callback' '
+	$SONDE probe -e "tracepoint:syscalls:sys_enter_* /pid == cpid/ {
+		@c[probe] = count(); \$t = 0; for (\$kv : @c) { \$t += \$kv.1; } @max = max(\$t);
+	}" -c "$WORKLOADS/syscalls 50" >out 2>err &&
+	grep -qx "@c\[tracepoint:syscalls:sys_enter_getppid\]: 50" out &&
+	max=$(sed -n "s/^@max: //p" out) && sum=$(( $(sed -n "s/^@c\[.*\]: //p" out | paste -sd+) )) &&
+	[ "$max" -gt 150 ] && [ "$max" = "$sum" ]
+'
+
 test_expect_success '-v lists the callback after the main program' '
 	$SONDE probe --dry-run -v -e "BEGIN { @m[1] = 2; for (\$kv : @m) { print(\$kv); } }" >out 2>err &&
 	grep -q "call 164\$" out && grep -q "^; subprogram 1 (a for loop.s callback)\$" out &&
