@@ -43,6 +43,12 @@ if $have_bpftrace; then
 	'
 fi
 
+test_expect_success 'uaddr in a usdt probe: the objects of the probed binary' '
+	U=$WORKLOADS/usdt &&
+	$SONDE probe -e "usdt:$U:sonde_test:start { printf(\"%p %p\\n\", uaddr(\"counter\"), uaddr(\"tab\")); exit(); }" -c "$U" >out &&
+	test "$(grep "^0x" out)" = "$(printf "0x%x 0x%x" 0x$(nm "$U" | sed -n "s/ B counter\$//p") 0x$(nm "$U" | sed -n "s/ D tab\$//p"))"
+'
+
 # a TCP connection to a closed local port: SYN_SENT then CLOSE
 P_NTOP='tracepoint:sock:inet_sock_set_state /args->newstate == 2/ { printf("%s %s %s %s|%r|%s\n", ntop(args->saddr), ntop(args->daddr), ntop(args->daddr_v6), ntop(args->family, args->daddr), buf(args->daddr), ntop(10, args->saddr_v6)); @[ntop(args->daddr)] = count(); exit(); }'
 connect_soon() { sleep "$1"; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; sleep 1; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; }
