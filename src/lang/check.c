@@ -437,7 +437,9 @@ static struct type check_func_value(struct ck *c, struct node *n, int id)
 				    type__str(&a0->ty, b, sizeof(b)));
 			return none;
 		}
-		return n->ty = a0->ty;
+		n->ty = a0->ty;
+		n->ty.user = n->ty.ptr && id == F_UPTR;	/* which memory a dereference reads */
+		return n->ty;
 	case F_UADDR: {
 		const char *prov = c->in && c->in->prov ? c->in->prov->name : "";
 		uint64_t addr, size;

@@ -49,6 +49,14 @@ test_expect_success 'uaddr in a usdt probe: the objects of the probed binary' '
 	test "$(grep "^0x" out)" = "$(printf "0x%x 0x%x" 0x$(nm "$U" | sed -n "s/ B counter\$//p") 0x$(nm "$U" | sed -n "s/ D tab\$//p"))"
 '
 
+test_expect_success 'kptr and uptr choose the memory a dereference reads (probe_read_kernel 113, _user 112)' '
+	$SONDE probe --dry-run -v -e "BEGIN { \$p = (int32 *)8; printf(\"%d\\n\", *uptr(\$p)); }" >u 2>&1 &&
+	$SONDE probe --dry-run -v -e "BEGIN { \$p = (int32 *)8; printf(\"%d\\n\", *kptr(\$p)); }" >k 2>&1 &&
+	grep -q "call 112\$" u && ! grep -q "call 113\$" u && grep -q "call 113\$" k && ! grep -q "call 112\$" k &&
+	$SONDE probe -e "BEGIN { \$p = (int32 *)8; printf(\"%d %d\\n\", *uptr(\$p), *kptr(\$p)); exit(); }" >out &&
+	test "$(sed -n 2p out)" = "0 0"
+'
+
 # a TCP connection to a closed local port: SYN_SENT then CLOSE
 P_NTOP='tracepoint:sock:inet_sock_set_state /args->newstate == 2/ { printf("%s %s %s %s|%r|%s\n", ntop(args->saddr), ntop(args->daddr), ntop(args->daddr_v6), ntop(args->family, args->daddr), buf(args->daddr), ntop(10, args->saddr_v6)); @[ntop(args->daddr)] = count(); exit(); }'
 connect_soon() { sleep "$1"; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; sleep 1; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; }
