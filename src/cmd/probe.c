@@ -148,6 +148,8 @@ int cmd_probe(int argc, char **argv)
 
 	rc = lang__parse(prog);
 	if (!rc)
+		rc = lang__expand_macros(prog);
+	if (!rc)
 		rc = provider__expand_all(prog, pid);
 	if (!rc)
 		rc = lang__check(prog);

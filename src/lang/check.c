@@ -47,10 +47,30 @@ static int round8(int n)
 	return (n + 7) & ~7;
 }
 
+static bool same_kind(const struct type *a, const struct type *b);
+
+/* records are the same type when they have the same fields, in any order */
+static bool same_record(const struct type *a, const struct type *b)
+{
+	if (!a->names || !b->names || a->ntup != b->ntup)
+		return false;
+	for (int i = 0; i < a->ntup; i++) {
+		int j = 0;
+
+		while (j < b->ntup && strcmp(a->names[i], b->names[j]))
+			j++;
+		if (j == b->ntup || !same_kind(&a->tup[i], &b->tup[j]))
+			return false;
+	}
+	return true;
+}
+
 static bool same_kind(const struct type *a, const struct type *b)
 {
 	if (a->kind != b->kind)
 		return false;
+	if (a->kind == TY_TUPLE && (a->names || b->names))
+		return same_record(a, b);
 	if (a->kind == TY_TUPLE) {
 		if (a->ntup != b->ntup)
 			return false;
@@ -63,6 +83,8 @@ static bool same_kind(const struct type *a, const struct type *b)
 
 static struct type check(struct ck *c, struct node *n);
 static int check_block(struct ck *c, struct node *b);
+static int check_stmt(struct ck *c, struct node *s);
+static struct type check_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);
 
 static struct mapinfo *map_get(struct ck *c, struct node *n)
 {
@@ -502,6 +524,8 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 		return none;
 	}
 	n->op = f->id;
+	if (f->id == F_HAS_KEY || f->id == F_LEN)
+		return check_map_fn(c, n, f);
 	/* the arguments' types; a map argument is checked as a map */
 	struct node *a0 = n->args;
 
@@ -899,7 +923,10 @@ static struct type check_field(struct ck *c, struct node *n)
 				;
 		}
 		if (idx < 0 || idx >= bt.ntup || (n->s && !bt.names)) {
-			lang__error(c->prog, n->loc, "the tuple has no field %s%lld", n->s ? n->s : "", n->s ? 0LL : n->i);
+			if (n->s)
+				lang__error(c->prog, n->loc, "the %s has no field '%s'", bt.names ? "record" : "tuple", n->s);
+			else
+				lang__error(c->prog, n->loc, "the %s has no field %lld", bt.names ? "record" : "tuple", n->i);
 			return ty_kind(TY_NONE, 0);
 		}
 		n->id = idx;
@@ -1091,11 +1118,18 @@ static struct type check(struct ck *c, struct node *n)
 		n->ty.kind = TY_TUPLE;
 		n->ty.ntup = (int)n->i;
 		n->ty.tup = arena__alloc(c->prog->arena, (n->i + 1) * sizeof(struct type));
+		if (n->x) {	/* a record: the names of its fields */
+			int j = 0;
+
+			n->ty.names = arena__alloc(c->prog->arena, (n->i + 1) * sizeof(char *));
+			for (struct node *id = n->x; id && j < n->ty.ntup; id = id->next)
+				n->ty.names[j++] = id->s;
+		}
 		for (struct node *a = n->args; a; a = a->next, k++) {
 			n->ty.tup[k] = check(c, a);
 			if (c->prog->err)
 				return none;
-			if (a->ty.kind == TY_VOID || a->ty.kind == TY_CTX || a->ty.kind == TY_TUPLE) {
+			if (a->ty.kind == TY_VOID || a->ty.kind == TY_CTX || a->ty.kind == TY_AGG || a->ty.kind == TY_NONE) {
 				lang__error(c->prog, a->loc, "this cannot be in a tuple");
 				return none;
 			}
@@ -1146,10 +1180,59 @@ static struct type check(struct ck *c, struct node *n)
 			return none;
 		}
 		return n->ty = ty_int(true, 64);
+	case N_BLOCKEXPR:
+		for (struct node *s = n->args; s; s = s->next)
+			if (check_stmt(c, s))
+				return none;
+		if (!n->x) {
+			if (n->s)
+				lang__error(c->prog, n->loc, "macro '%s' has no value: the last statement of its body ends "
+					    "with ';'", n->s);
+			else
+				lang__error(c->prog, n->loc, "this block has no value: its last statement ends with ';'");
+			return none;
+		}
+		return n->ty = check(c, n->x);
 	default:
 		lang__error(c->prog, n->loc, "this statement cannot be used as a value");
 		return none;
 	}
+}
+
+/* has_key(@m, k...) and len(@m) */
+static struct type check_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f)
+{
+	struct node *a0 = n->args;
+
+	if (a0->kind != N_MAP || (f->id == F_LEN && (a0->i >= 0 || a0->next))) {
+		lang__error(c->prog, a0->loc, f->id == F_LEN ? "len() takes a whole map, as in 'len(@m)' (the "
+			    "depth of a stack is not supported by sonde probe yet)" : "has_key() takes a map and a key, "
+			    "as in 'has_key(@m, k)'");
+		return ty_kind(TY_NONE, 0);
+	}
+	if (f->id == F_LEN) {
+		a0->map = map_get(c, a0);
+		return n->ty = ty_int(true, 64);
+	}
+	if (a0->i < 0 && a0->next) {	/* has_key(@m, k1, k2) and has_key(@m, (k1, k2)) are @m[k1, k2] */
+		struct node *k = a0->next;
+
+		if (!k->next && k->kind == N_TUPLE && !k->x)
+			k = k->args;
+		a0->args = k;
+		a0->i = 0;
+		for (; k; k = k->next)
+			a0->i++;
+		a0->next = NULL;
+	}
+	if (a0->i <= 0) {
+		lang__error(c->prog, n->loc, "has_key() takes a key after the map: '%s' without keys always has one",
+			    a0->s);
+		return ty_kind(TY_NONE, 0);
+	}
+	if (map_keys(c, a0))
+		return ty_kind(TY_NONE, 0);
+	return n->ty = ty_int(false, 64);
 }
 
 static int check_assign(struct ck *c, struct node *s)

@@ -571,6 +571,10 @@ void gen_int(struct gen *g, struct node *n)
 	case N_PREINC: case N_POSTINC:
 		g_inc_target(g, n, n->kind == N_POSTINC);
 		return;
+	case N_BLOCKEXPR:
+		g_block_stmts(g, n);
+		gen_int(g, n->x);
+		return;
 	default:
 		g_unsupported(g, n, "this expression");
 	}
@@ -720,6 +724,10 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 		g_patch(g, k);
 		return;
 	}
+	case N_BLOCKEXPR:
+		g_block_stmts(g, n);
+		gen_str(g, n->x, off, size);
+		return;
 	default:
 		break;
 	}
@@ -761,6 +769,11 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 {
 	if (g->fail)
 		return;
+	if (n->kind == N_BLOCKEXPR) {
+		g_block_stmts(g, n);
+		gen_to(g, n->x, off, dt);
+		return;
+	}
 	switch (n->ty.kind) {
 	case TY_INT: case TY_KSYM: case TY_KSTACK: case TY_STRERROR:
 		if (n->kind == N_CALL && (n->op == F_KSYM || n->op == F_KSTACK))
@@ -801,6 +814,12 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 			for (struct node *a = n->args; a; a = a->next, i++) {
 				const struct type *et = dt->kind == TY_TUPLE && i < dt->ntup ? &dt->tup[i] : &a->ty;
 
+				if (dt->kind == TY_TUPLE && dt->names && n->ty.names) {	/* records: by name */
+					int j = g_field_index(dt, n->ty.names[i]);
+
+					gen_to(g, a, off + g_tuple_off(dt, j), &dt->tup[j]);
+					continue;
+				}
 				gen_to(g, a, off + at, et);
 				at += g_round8(et->size);
 			}
@@ -897,6 +916,22 @@ void g_inc_target(struct gen *g, struct node *n, bool post)
 	g_emit(g, STX(BPF_DW, g_vbase(g, n->l->var), R1, s));
 	if (!post)
 		g_emit(g, MOV_REG(R0, R1));
+}
+
+/* the statements of a block expression (its value is the caller's to generate) */
+void g_block_stmts(struct gen *g, struct node *b)
+{
+	for (struct node *s = b->args; s && !g->fail; s = s->next)
+		gen_stmt(g, s);
+}
+
+/* the index of a record's field, by name */
+int g_field_index(const struct type *t, const char *name)
+{
+	for (int i = 0; t->names && i < t->ntup; i++)
+		if (!strcmp(t->names[i], name))
+			return i;
+	return 0;
 }
 
 void gen_block(struct gen *g, struct node *b)

@@ -7,6 +7,7 @@
 #include "lang/gen_int.h"
 
 #include "lang/provider.h"
+#include <bpf/btf.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -136,6 +137,18 @@ void gen_call_int(struct gen *g, struct node *n)
 		g_ld_imm64(g, R0, addr);
 		return;
 	}
+	case F_HAS_KEY: {
+		int mark = g->sp, key = gen_key(g, a0);
+
+		g_lookup(g, a0->map->index, key);
+		g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 1));
+		g_emit(g, MOV_IMM(R0, 1));
+		g->sp = mark;
+		return;
+	}
+	case F_LEN:
+		g_map_len(g, n);
+		return;
 	default:
 		g_unsupported(g, n, "this function as a value");
 	}
@@ -274,6 +287,40 @@ void g_log2k_bucket(struct gen *g, int k)
 	g_emit(g, ALU_IMM(BPF_ADD, R0, 1));
 	g_patch(g, d1);
 	g_patch(g, d2);
+}
+
+/*
+ * len(@m): the kernel keeps a per-CPU count of a hash map's elements, which its
+ * bpf_map_sum_elem_count() kfunc (Linux 6.6) adds up: called by BTF id
+ */
+static int kfunc_id(const char *name)
+{
+	static int id = -2;
+
+	if (id == -2) {
+		struct btf *btf = btf__load_vmlinux_btf();
+
+		id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -1;
+		if (id < 0)
+			id = -1;
+		btf__free(btf);
+	}
+	return id;
+}
+
+void g_map_len(struct gen *g, struct node *n)
+{
+	int id = kfunc_id("bpf_map_sum_elem_count");
+
+	if (id < 0) {
+		if (!g->fail)
+			lang__error(g->prog, n->loc, "len() needs the kernel function bpf_map_sum_elem_count "
+				    "(Linux 6.6 or later, with BTF in /sys/kernel/btf/vmlinux): not found here");
+		g->fail = true;
+		return;
+	}
+	g_ld_map(g, R1, n->args->map->index);
+	g_emit(g, INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, id));
 }
 
 /* r0 = the log2 bucket of r0 (bpftrace's: <0 -> 0, 0 -> 1, [2^k, 2^k+1) -> k + 2) */

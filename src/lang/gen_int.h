@@ -123,5 +123,8 @@ void gen_btf__int(struct gen *g, struct node *n);
 void gen_btf__str(struct gen *g, struct node *n, int off, int size);
 void gen_btf__ctx_arg(struct gen *g, struct node *n);
 void gen_btf__scale(struct gen *g, const struct type *ptr, int reg);
+void g_block_stmts(struct gen *g, struct node *b);
+int g_field_index(const struct type *t, const char *name);
+void g_map_len(struct gen *g, struct node *n);
 
 #endif

@@ -148,6 +148,8 @@ void lang__error(struct program *p, struct loc loc, const char *fmt, ...)
 		out[n++] = '^';
 	out[n] = 0;
 	p->err = out;
+	if (loc.exp)
+		macro__explain(p, loc, &p->err);
 }
 
 void lang__warn(struct program *p, struct loc loc, const char *fmt, ...)
@@ -248,7 +250,8 @@ const char *type__str(const struct type *t, char *buf, size_t len)
 		for (int i = 0; i < t->ntup && n < len; i++) {
 			char sub[64];
 
-			n += snprintf(buf + n, len - n, "%s%s", i ? "," : "", type__str(&t->tup[i], sub, sizeof(sub)));
+			n += snprintf(buf + n, len - n, "%s%s%s%s", i ? "," : "", t->names ? t->names[i] : "",
+				      t->names ? "=" : "", type__str(&t->tup[i], sub, sizeof(sub)));
 		}
 		if (n < len)
 			snprintf(buf + n, len - n, ")");

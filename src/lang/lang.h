@@ -23,6 +23,7 @@ char *arena__strndup(struct arena *a, const char *s, size_t n);
 
 struct loc {
 	int line, col, len;
+	int exp;		/* inside the expansion of a macro: its index + 1 (macro.c), else 0 */
 };
 
 /* ---- tokens ---- */
@@ -93,6 +94,7 @@ enum nk {
 	/* statements */
 	N_EXPR, N_ASSIGN, N_LET, N_IF, N_WHILE, N_FOR_RANGE, N_FOR_MAP, N_UNROLL,
 	N_RETURN, N_BREAK, N_CONTINUE, N_BLOCK,
+	N_BLOCKEXPR,	/* { stmts; expr }: args the statements, x the value (NULL: none) */
 };
 
 struct mapinfo;
@@ -192,6 +194,22 @@ enum rec_kind {
 	REC_TIME, REC_SYSTEM, REC_CAT, REC_JOIN, REC_PID,
 };
 
+/* macro NAME(params) { body }: params are N_VAR ($x), N_MAP (@m) or N_IDENT (x) nodes */
+struct macrodef {
+	const char *name;
+	struct loc loc;		/* the name */
+	struct node *params;
+	int nparams;
+	struct node *body;	/* N_BLOCKEXPR: x is NULL when its last statement ends with ';' */
+	struct macrodef *next;
+};
+
+/* a macro call replaced by the macro's body, for messages about the body */
+struct expansion {
+	const struct macrodef *m;
+	struct loc call;	/* where it was called (itself maybe inside another expansion) */
+};
+
 struct config {
 	int max_strlen;		/* bytes of str() (bpftrace 0.17: 64) */
 	int stack_depth;	/* frames kept for kstack/ustack */
@@ -220,6 +238,9 @@ struct program {
 	char *err;		/* the first error, formatted with the source line and a caret */
 	char *warn;		/* warnings, one per line (the caller prints them) */
 	int nerr;
+	struct macrodef *macros;	/* macro definitions, in source order (parse.c) */
+	struct expansion *exps;		/* every macro call expanded (macro.c) */
+	int nexps, capexps;
 };
 
 /* parse src (not copied: keep it alive) into a program; 0 or -EINVAL with prog->err */
@@ -228,6 +249,10 @@ int lang__parse(struct program *p);
 /* type check and give every map and call site its layout; 0 or -EINVAL with prog->err */
 int lang__check(struct program *p);
 void lang__free(struct program *p);
+/* replace every macro call by the macro's body (between parse and check); 0 or -EINVAL with prog->err */
+int lang__expand_macros(struct program *p);
+/* the notes saying which macro calls an error at loc comes from (appended to *msg, malloc'ed) */
+void macro__explain(struct program *p, struct loc loc, char **msg);
 
 /* record an error at loc (only the first is kept) */
 void lang__error(struct program *p, struct loc loc, const char *fmt, ...)

@@ -23,7 +23,7 @@ void lexer__init(struct lexer *lx, struct program *prog)
 
 static struct loc here(struct lexer *lx, const char *at, size_t len)
 {
-	struct loc l = { lx->line, (int)(at - lx->line_start) + 1, (int)len };
+	struct loc l = { .line = lx->line, .col = (int)(at - lx->line_start) + 1, .len = (int)len };
 	return l;
 }
 

@@ -127,6 +127,16 @@ static void value_text(struct out *o, FILE *f, const struct type *t, const uint8
 	case TY_TUPLE: {
 		int off = 0;
 
+		if (t->names) {	/* a record, as bpftrace prints it: { .a = 1, .b = x } */
+			fputs("{ ", f);
+			for (int i = 0; i < t->ntup; i++) {
+				fprintf(f, "%s.%s = ", i ? ", " : "", t->names[i]);
+				value_text(o, f, &t->tup[i], d + off, indent);
+				off += round8(t->tup[i].size);
+			}
+			fputs(" }", f);
+			break;
+		}
 		fputc('(', f);
 		for (int i = 0; i < t->ntup; i++) {
 			if (i)

@@ -105,6 +105,8 @@ static struct loc span(struct loc a, struct loc b)
 
 static struct node *expr(struct parser *ps);
 static struct node *block(struct parser *ps);
+static struct node *block_expr(struct parser *ps);
+static struct node *record(struct parser *ps, struct token *open);
 
 /* (a, b, c) argument lists; n receives the count */
 static struct node *arglist(struct parser *ps, enum tok close, int *count)
@@ -266,8 +268,13 @@ static struct node *primary(struct parser *ps)
 		n = mk(ps, N_IDENT, t->loc);
 		n->s = t->s;
 		return n;
+	case T_LBRACE:
+		return block_expr(ps);
 	case T_LPAREN: {
 		int k = cast_len(ps);
+
+		if (peek(ps, 1)->t == T_IDENT && peek(ps, 2)->t == T_ASSIGN)
+			return record(ps, t);
 
 		if (k) {
 			struct token *ty = peek(ps, 1);
@@ -867,6 +874,153 @@ static int probe(struct parser *ps)
 	return 0;
 }
 
+/* "{ stmt; stmt; expr }": a block whose value is its last statement when that is an
+ * expression without a ';' after it */
+static struct node *block_expr(struct parser *ps)
+{
+	struct token *open = peek(ps, 0);
+	struct node *b, *head = NULL, **tail = &head, *last = NULL;
+	bool semi = true;
+
+	if (!expect(ps, T_LBRACE, "'{'"))
+		return NULL;
+	b = mk(ps, N_BLOCKEXPR, open->loc);
+	ps->nest++;
+	while (TOK(ps) != T_RBRACE && !failed(ps)) {
+		bool needs_semi;
+
+		if (TOK(ps) == T_SEMI) {
+			advance(ps);
+			semi = true;
+			continue;
+		}
+		if (TOK(ps) == T_EOF) {
+			lang__error(ps->prog, open->loc, "syntax error: this '{' is never closed");
+			return NULL;
+		}
+		struct node *s = statement(ps, &needs_semi);
+
+		if (!s)
+			return NULL;
+		*tail = s;
+		tail = &s->next;
+		last = s;
+		semi = true;
+		if (needs_semi && TOK(ps) == T_RBRACE)
+			semi = false;
+		else if (needs_semi && !expect(ps, T_SEMI, "';'"))
+			return NULL;
+	}
+	ps->nest--;
+	if (!expect(ps, T_RBRACE, "'}'"))
+		return NULL;
+	b->args = head;
+	if (last && !semi && last->kind == N_EXPR) {	/* the value: out of the statements */
+		struct node **pp = &b->args;
+
+		while (*pp != last)
+			pp = &(*pp)->next;
+		*pp = NULL;
+		b->x = last->l;
+	}
+	return b;
+}
+
+/* "(name = expr, ...)": a record (a tuple with named fields); x chains the names' N_IDENT nodes */
+static struct node *record(struct parser *ps, struct token *open)
+{
+	struct node *n = mk(ps, N_TUPLE, open->loc), **tail = &n->args, **ntail = &n->x;
+	int cnt = 0;
+
+	advance(ps);
+	ps->nest++;
+	while (!failed(ps)) {
+		if (TOK(ps) != T_IDENT || peek(ps, 1)->t != T_ASSIGN) {
+			unexpected(ps, "a field 'name = value'");
+			return NULL;
+		}
+		struct token *name = advance(ps);
+		struct node *id = mk(ps, N_IDENT, name->loc);
+
+		id->s = name->s;
+		for (struct node *o = n->x; o; o = o->next)
+			if (!strcmp(o->s, name->s)) {
+				lang__error(ps->prog, name->loc, "the record has two fields named '%s'", name->s);
+				return NULL;
+			}
+		advance(ps);
+		struct node *e = expr(ps);
+
+		if (!e)
+			return NULL;
+		*tail = e;
+		tail = &e->next;
+		*ntail = id;
+		ntail = &id->next;
+		cnt++;
+		if (TOK(ps) != T_COMMA)
+			break;
+		advance(ps);
+		if (TOK(ps) == T_RPAREN)
+			break;
+	}
+	ps->nest--;
+	if (!expect(ps, T_RPAREN, "',' or ')'"))
+		return NULL;
+	n->i = cnt;
+	return n;
+}
+
+/* "macro name($var, @map, ident) { body }" */
+static int macro_def(struct parser *ps)
+{
+	struct token *name = advance(ps);
+	struct macrodef *m = arena__alloc(ps->prog->arena, sizeof(*m)), **t;
+	struct node **tail = &m->params;
+
+	m->name = name->s;
+	m->loc = name->loc;
+	if (!expect(ps, T_LPAREN, "'(' after the macro's name"))
+		return -1;
+	while (TOK(ps) != T_RPAREN) {
+		struct token *a = peek(ps, 0);
+		struct node *p;
+
+		if (a->t != T_VAR && a->t != T_MAP && a->t != T_IDENT) {
+			unexpected(ps, "a parameter ($variable, @map or name)");
+			return -1;
+		}
+		advance(ps);
+		p = mk(ps, a->t == T_VAR ? N_VAR : a->t == T_MAP ? N_MAP : N_IDENT, a->loc);
+		p->s = a->s;
+		p->i = -1;
+		for (struct node *o = m->params; o; o = o->next)
+			if (!strcmp(o->s, p->s)) {
+				lang__error(ps->prog, a->loc, "macro '%s' has two parameters named '%s'", m->name, p->s);
+				return -1;
+			}
+		*tail = p;
+		tail = &p->next;
+		m->nparams++;
+		if (TOK(ps) != T_COMMA)
+			break;
+		advance(ps);
+	}
+	if (!expect(ps, T_RPAREN, "',' or ')'"))
+		return -1;
+	if (TOK(ps) != T_LBRACE) {
+		unexpected(ps, "'{' starting the macro's body");
+		return -1;
+	}
+	m->body = block_expr(ps);
+	if (!m->body)
+		return -1;
+	for (t = &ps->prog->macros; *t; t = &(*t)->next)
+		;
+	*t = m;
+	return 0;
+}
+
 int lang__parse(struct program *prog)
 {
 	struct lexer lx;
@@ -912,6 +1066,9 @@ int lang__parse(struct program *prog)
 					advance(&ps);
 			else if (TOK(&ps) == T_SEMI)
 				advance(&ps);
+		} else if (t->t == T_IDENT && !strcmp(t->s, "macro") && peek(&ps, 1)->t == T_IDENT) {
+			advance(&ps);
+			macro_def(&ps);
 		} else if (t->t == T_IDENT && (!strcmp(t->s, "macro") || !strcmp(t->s, "fn"))) {
 			lang__error(prog, t->loc, "%s definitions are not supported by sonde probe yet", t->s);
 		} else if (t->t == T_IDENT && !strcmp(t->s, "import")) {
@@ -924,7 +1081,7 @@ int lang__parse(struct program *prog)
 	}
 	free(ps.toks);
 	if (!failed(&ps) && !prog->probes) {
-		struct loc l = { 1, 1, 0 };
+		struct loc l = { .line = 1, .col = 1 };
 
 		lang__error(prog, l, "the program has no probes");
 	}

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(s);
 		return 0;
 	}
-	if (lang__parse(p)) {
+	if (lang__parse(p) || lang__expand_macros(p)) {
 		if (!p->err)
 			abort();	/* every rejection says where and why */
 		goto out;

@@ -24,7 +24,7 @@ static struct program *compile(const char *src)
 {
 	struct program *p = parse(src);
 
-	if (!p->err && !provider__expand_all(p, -1))
+	if (!p->err && !lang__expand_macros(p) && !provider__expand_all(p, -1))
 		lang__check(p);
 	return p;
 }
