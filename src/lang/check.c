@@ -1226,8 +1226,7 @@ static struct type check_map_fn(struct ck *c, struct node *n, const struct bfunc
 		a0->next = NULL;
 	}
 	if (a0->i <= 0) {
-		lang__error(c->prog, n->loc, "has_key() takes a key after the map: '%s' without keys always has one",
-			    a0->s);
+		lang__error(c->prog, n->loc, "has_key() takes a map with keys and a key, as in 'has_key(@m, k)'");
 		return ty_kind(TY_NONE, 0);
 	}
 	if (map_keys(c, a0))
