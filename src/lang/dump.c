@@ -108,7 +108,9 @@ void bpf_code__dump(const struct bpf_code *c, FILE *f)
 		case BPF_JMP: case BPF_JMP32: {
 			int op = BPF_OP(in->code);
 
-			if (op == BPF_CALL)
+			if (op == BPF_CALL && in->src_reg == BPF_PSEUDO_KFUNC_CALL)
+				fprintf(f, "call kernel function (BTF id %d)\n", in->imm);
+			else if (op == BPF_CALL)
 				fprintf(f, "call %d\n", in->imm);
 			else if (op == BPF_EXIT)
 				fprintf(f, "exit\n");
