@@ -278,3 +278,51 @@ TEST(lang_uprobe_symbol_offset)
 	CHECK_INT(provider__resolve_path("libc", path, sizeof(path)), 0);
 	CHECK(strstr(path, "libc.so"));
 }
+
+TEST(lang_macro_expansion_renames_and_remembers_the_call)
+{
+	struct program *p = compile("macro inc($x, y) { let $t = y; $x += $t; $x }\n"
+				    "BEGIN { $a = 1; $b = inc($a, 2); }");
+	struct node *s, *b;
+
+	CHECK(!p->err);
+	s = p->probes->body->args->next;	/* $b = inc($a, 2) */
+	CHECK_INT(s->kind, N_ASSIGN);
+	b = s->r;
+	CHECK_INT(b->kind, N_BLOCKEXPR);
+	CHECK_STR(b->s, "inc");
+	CHECK_INT(b->loc.line, 2);
+	CHECK_INT(b->loc.exp, 0);		/* the block is where the call is */
+	CHECK_INT(p->nexps, 1);
+	CHECK_INT(b->args->kind, N_LET);
+	CHECK_STR(b->args->s, "$$inc_1_t");	/* the body's own variable, renamed */
+	CHECK_INT(b->args->loc.exp, 1);
+	CHECK_INT(b->args->r->kind, N_INT);	/* y: a copy of the argument 2 */
+	CHECK_INT(b->args->next->l->kind, N_VAR);
+	CHECK_STR(b->args->next->l->s, "$a");	/* $x: the caller's variable */
+	CHECK_STR(b->x->s, "$a");
+	lang__free(p);
+
+	p = compile("macro m() { m() }\nBEGIN { m(); }");
+	CHECK(p->err && strstr(p->err, "t.bt:1:13: error: macro 'm' calls itself (m > m)"));
+	CHECK(strstr(p->err, "\nt.bt:2:9: note: in macro 'm', called here\nBEGIN { m(); }\n        ^"));
+	lang__free(p);
+}
+
+TEST(lang_records_are_typed_by_their_names)
+{
+	struct program *p = compile("BEGIN { $r = (a=1, b=\"x\"); $r = (b=\"yy\", a=2); @m[$r.a] = $r.b; }");
+	struct var *v;
+
+	CHECK(!p->err);
+	v = p->probes->vars;
+	CHECK_STR(v->name, "$r");
+	CHECK_INT(v->ty.kind, TY_TUPLE);
+	CHECK_INT(v->ty.ntup, 2);
+	CHECK_STR(v->ty.names[0], "a");
+	CHECK_STR(v->ty.names[1], "b");
+	lang__free(p);
+	p = compile("BEGIN { $r = (a=1); $r = (1,); }");
+	CHECK(p->err && strstr(p->err, "'$r' is (a=int64) and cannot be assigned (int64)"));
+	lang__free(p);
+}
