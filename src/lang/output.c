@@ -188,6 +188,36 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* a value in -f json: numbers, strings, tuples as arrays (as bpftrace 0.17), records as objects */
+static void json_value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
+{
+	int off = 0;
+
+	if (t->kind == TY_INT) {
+		value_text(o, f, t, d, 0);
+		return;
+	}
+	if (t->kind != TY_TUPLE) {
+		char *v = value_str(o, t, d, 8);
+
+		json_str(f, v ? v : "");
+		free(v);
+		return;
+	}
+	fputc(t->names ? '{' : '[', f);
+	for (int i = 0; i < t->ntup; i++) {
+		if (i)
+			fputc(',', f);
+		if (t->names) {
+			json_str(f, t->names[i]);
+			fputs(": ", f);
+		}
+		json_value(o, f, &t->tup[i], d + off);
+		off += round8(t->tup[i].size);
+	}
+	fputc(t->names ? '}' : ']', f);
+}
+
 /* ---- printf ---- */
 char *out__format(struct out *o, const struct fmtsite *s, const uint8_t *rec, size_t len)
 {
@@ -286,6 +316,8 @@ void out__value_line(struct out *o, const struct type *t, const uint8_t *data)
 		fputs("{\"type\": \"value\", \"data\": ", o->f);
 		if (t->kind == TY_INT)
 			fputs(v ? v : "0", o->f);
+		else if (t->kind == TY_TUPLE)
+			json_value(o, o->f, t, data);
 		else
 			json_str(o->f, v ? v : "");
 		fputs("}\n", o->f);
@@ -639,6 +671,8 @@ static void json_map(struct out *o, struct mapinfo *m, struct entries *es, int f
 		} else if (m->agg == AGG_STATS) {
 			fprintf(o->f, "{\"count\": %lld, \"average\": %lld, \"total\": %lld}", (long long)e->count,
 				(long long)(e->count ? e->total / e->count : 0), (long long)e->total);
+		} else if (m->agg == AGG_NONE && m->val.kind == TY_TUPLE) {
+			json_value(o, o->f, &m->val, e->val);
 		} else if (m->agg == AGG_NONE && m->val.kind != TY_INT) {
 			char *v = value_str(o, &m->val, e->val, 8);
 

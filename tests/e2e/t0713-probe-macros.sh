@@ -46,6 +46,20 @@ else
 	test_skip 'macros against bpftrace' 'bpftrace is not installed'
 fi
 
+if $have_bpftrace; then
+	test_expect_success '-f json: tuples are arrays, as bpftrace prints them' '
+		P="BEGIN { print((1, \"two\", (3, 4))); @t[1] = (5, \"six\"); @u[2] = (-7, (8, \"x\")); exit(); }" &&
+		timeout 30 $SONDE probe -f json -e "$P" >sonde.out &&
+		timeout 30 bpftrace -f json -e "$P" >bpftrace.out 2>bpftrace.err &&
+		test_cmp bpftrace.out sonde.out
+	'
+fi
+test_expect_success '-f json: records are objects' '
+	timeout 30 $SONDE probe -f json -e "BEGIN { print((z=-1, s=\"a\")); @r = (a=1, b=(c=\"x\")); exit(); }" >out &&
+	grep -qx "{\"type\": \"value\", \"data\": {\"z\": -1,\"s\": \"a\"}}" out &&
+	grep -qx "{\"type\": \"map\", \"data\": {\"@r\": {\"a\": 1,\"b\": {\"c\": \"x\"}}}}" out
+'
+
 test_expect_success 'has_key() and len() in a tracepoint program, records as map values' '
 	cat >keys.bt <<-EOF &&
 	tracepoint:syscalls:sys_enter_getppid /pid == cpid/ {
