@@ -160,7 +160,7 @@ test_expect_success 'a script file with a shebang-style comment and params' '
 '
 
 test_expect_success 'garbage programs: one error, no crash' '
-	for p in "\x01\x02" "BEGIN {{{{" "@@@@" "BEGIN { printf(\"%\"); }" "tracepoint:" "u:::" ")" "BEGIN { \$x = (1,(2,3)); }"; do
+	for p in "\x01\x02" "BEGIN {{{{" "@@@@" "BEGIN { printf(\"%\"); }" "tracepoint:" "u:::" ")" "BEGIN { \$x = (1,(2,3)) + 1; }"; do
 		printf "%b" "$p" >g.bt
 		rc=0; $SONDE probe --dry-run g.bt >out 2>err || rc=$?
 		[ $rc -eq 1 ] || { echo "rc $rc for $p"; exit 1; }
