@@ -1306,7 +1306,7 @@ static int check_assign(struct ck *c, struct node *s)
 static int check_for_map(struct ck *c, struct node *s)
 {
 	struct node *mapn = s->l;
-	struct loc vloc = { .line = s->loc.line, .col = (int)s->i, .len = (int)strlen(s->s) };
+	struct loc vloc = { .line = s->off ? s->off : s->loc.line, .col = (int)s->i, .len = (int)strlen(s->s) };
 
 	if (var_get(c, s->s)) {
 		lang__error(c->prog, vloc, "the loop variable '%s' would hide the variable of that name: choose another name",

@@ -587,6 +587,7 @@ static struct node *statement(struct parser *ps, bool *needs_semi)
 			}
 			n->s = v->s;
 			n->i = v->loc.col;
+			n->off = v->loc.line;	/* the variable's line, for messages */
 			if (!n->l || !expect(ps, T_RPAREN, "')'"))
 				return NULL;
 			n->r = block(ps);
