@@ -49,6 +49,14 @@ test_expect_success 'every sys_enter_* program (tail-called by the dispatcher) w
 	[ "$max" -gt 150 ] && [ "$max" = "$sum" ]
 '
 
+test_expect_success 'one probe iterates what another counts: (comm, path) keys, a string compared in the body' '
+	$SONDE probe -e "tracepoint:syscalls:sys_enter_openat /pid == cpid/ { @files[comm, str(args->filename)] = count(); }
+	tracepoint:syscalls:sys_exit_getppid /pid == cpid/ { @n++; if (@n == 10) {
+		for (\$kv : @files) { if (\$kv.0.1 == \"/etc/hostname\") { printf(\"%s %s %d\\n\", \$kv.0.0, \$kv.0.1, \$kv.1); } } } }
+	END { clear(@files); clear(@n); }" -c "$WORKLOADS/syscalls 20" >out 2>err &&
+	echo "syscalls /etc/hostname 9" >expect && grep hostname out >got && test_cmp expect got
+'
+
 test_expect_success '-v lists the callback after the main program' '
 	$SONDE probe --dry-run -v -e "BEGIN { @m[1] = 2; for (\$kv : @m) { print(\$kv); } }" >out 2>err &&
 	grep -q "call 164\$" out && grep -q "^; subprogram 1 (a for loop.s callback)\$" out &&
