@@ -104,6 +104,27 @@ static struct mapinfo *map_get(struct ck *c, struct node *n)
 	return m;
 }
 
+/* @m[t] for a map with several keys: t a tuple of them all, as $kv.0 of a for loop over @m */
+static int tuple_key(struct ck *c, struct node *n, struct mapinfo *m)
+{
+	struct type t = check(c, n->args);
+	bool ok = t.kind == TY_TUPLE && t.ntup == m->nkeys;
+
+	if (c->prog->err)
+		return -1;
+	for (int i = 0; ok && i < t.ntup; i++)
+		ok = same_kind(&t.tup[i], &m->key.tup[i]);
+	if (!ok) {
+		char a[64];
+
+		lang__error(c->prog, n->args->loc, "'%s' has %d keys: give them all, or a tuple of them (as $kv.0 in a "
+			    "for loop over it); this is %s", m->name, m->nkeys, type__str(&t, a, sizeof(a)));
+		return -1;
+	}
+	n->tuplekey = true;
+	return 0;
+}
+
 /* the keys of @m[k1, k2] */
 static int map_keys(struct ck *c, struct node *n)
 {
@@ -112,6 +133,8 @@ static int map_keys(struct ck *c, struct node *n)
 	int i = 0;
 
 	n->map = m;
+	if (nk == 1 && m->nkeys > 1)
+		return tuple_key(c, n, m);
 	if (m->nkeys >= 0 && m->nkeys != nk) {
 		lang__error(c->prog, n->loc, "'%s' is used with %d key%s here but %d elsewhere", m->name, nk,
 			    nk == 1 ? "" : "s", m->nkeys);

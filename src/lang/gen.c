@@ -264,6 +264,10 @@ int gen_key(struct gen *g, struct node *mapn)
 		g_emit(g, ST(BPF_DW, FP, off, 0));
 		return off;
 	}
+	if (mapn->tuplekey) {
+		g_tuple_key(g, mapn, off);
+		return off;
+	}
 	for (struct node *k = mapn->args; k; k = k->next, i++) {
 		gen_to(g, k, off + at, &m->key.tup[i]);
 		at += g_round8(m->key.tup[i].size);

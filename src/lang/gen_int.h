@@ -115,6 +115,7 @@ void g_shared_vars(struct gen *g);
 void g_copy_regs(struct gen *g, int dreg, int doff, int sreg, int soff, int n);
 int g_tuple_src(struct gen *g, struct node *t, int *reg);
 void gen_for_map(struct gen *g, struct node *s);
+void g_tuple_key(struct gen *g, struct node *mapn, int off);
 int g_subs_link(struct gen *g);
 
 /* kernel types (gen_btf.c) */

@@ -147,6 +147,23 @@ int g_tuple_src(struct gen *g, struct node *t, int *reg)
 	return off;
 }
 
+/* the key of @m[t], t a tuple of all its keys: field by field, each at the key's offset and size */
+void g_tuple_key(struct gen *g, struct node *mapn, int off)
+{
+	const struct mapinfo *m = mapn->map;
+	const struct type *t = &mapn->args->ty;
+	int reg, base = g_tuple_src(g, mapn->args, &reg), at = 0;
+
+	for (int i = 0; i < t->ntup && i < m->key.ntup; i++) {
+		int ks = g_round8(m->key.tup[i].size), ts = g_round8(t->tup[i].size), n = ks < ts ? ks : ts;
+
+		g_copy(g, off + at, reg, base + g_tuple_off(t, i), n);
+		if (n < ks)
+			g_zero(g, off + at + n, ks - n);
+		at += ks;
+	}
+}
+
 static int subs_add(struct gen *g, struct bpf_code *code, struct loc loc)
 {
 	struct gsubs *s = g->subs;

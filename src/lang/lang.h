@@ -118,6 +118,7 @@ struct node {
 	struct var *var;
 	int id;			/* builtin / function id, field index, call-site index */
 	int off;		/* tracepoint field offset, pt_regs offset */
+	bool tuplekey;		/* N_MAP: the keys of a map with several given as one tuple (@m[$kv.0]) */
 };
 
 struct attach {
