@@ -359,11 +359,15 @@ static bool is_const_int(struct node *n, long long *v)
 	return false;
 }
 
-/* a tracepoint's fixed-size array field (args->saddr): its size, else 0 */
+/* a fixed-size array (a tracepoint's args->saddr, a kernel type's u8[16] or char[16]): its bytes, else 0 */
 static int ctx_array_size(struct ck *c, struct node *a)
 {
 	const struct tp_field *f;
+	int elem, cnt;
 
+	if ((a->ty.kind == TY_STRUCT || (a->ty.kind == TY_STR && a->ty.btf_id > 0)) &&
+	    !ktypes__array(c->prog, a->ty.btf_id, &elem, &cnt))
+		return ktypes__size(c->prog, a->ty.btf_id) > 0 ? ktypes__size(c->prog, a->ty.btf_id) : 0;
 	if (a->kind != N_FIELD || !a->l || a->l->ty.kind != TY_CTX || !c->in)
 		return 0;
 	f = provider__field(c->in, a->s);
@@ -395,13 +399,13 @@ static struct type check_func_value(struct ck *c, struct node *n, int id)
 		int max = c->prog->cfg.max_strlen, arr = ctx_array_size(c, a0);
 		long long len = max;
 
-		if (a0->ty.kind != TY_INT && a0->ty.kind != TY_STR) {
+		if (a0->ty.kind != TY_INT && a0->ty.kind != TY_STR && !arr) {
 			lang__error(c->prog, a0->loc, "buf() takes a pointer or an array (this is a value of type %s)", type__str(&a0->ty, b, sizeof(b)));
 			return none;
 		}
 		if (!a1 && !arr) {
 			lang__error(c->prog, n->loc, "buf() takes a length unless its argument is a fixed-size array "
-				    "(a tracepoint's array field)");
+				    "(a tracepoint's array field, a kernel type's array)");
 			return none;
 		}
 		if (a1 && a1->ty.kind != TY_INT) {
@@ -434,7 +438,7 @@ static struct type check_func_value(struct ck *c, struct node *n, int id)
 		if (addr->ty.kind != TY_INT && !(arr == 4 || arr == 16)) {
 			if (addr->ty.kind == TY_STR)
 				lang__error(c->prog, addr->loc, "ntop() takes an integer or an array of 4 or 16 bytes "
-					    "(a tracepoint's array field); this is a value of type %s", type__str(&addr->ty, b, sizeof(b)));
+					    "(a tracepoint's or a kernel type's); this is a value of type %s", type__str(&addr->ty, b, sizeof(b)));
 			else
 				lang__error(c->prog, addr->loc, "ntop() takes an integer or an array of 4 or 16 bytes (this is a value of type %s)",
 					    type__str(&addr->ty, b, sizeof(b)));

@@ -5,6 +5,7 @@
  * aggregations (count, sum, hist, lhist, ...), which update per-CPU maps.
  */
 #include "lang/gen_int.h"
+#include "lang/ktypes.h"
 
 #include "lang/provider.h"
 #include <bpf/btf.h>
@@ -161,15 +162,28 @@ static void g_clamp_len(struct gen *g, int max)
 	g_emit(g, MOV_IMM(R0, max));
 }
 
-/* the length the type checker gave a tracepoint array field (ntop, buf), else 0 */
+/* the bytes of a fixed-size array the type checker accepted (ntop, buf): tracepoint or BTF; else 0 */
 static int g_array_size(struct gen *g, struct node *a)
 {
 	const struct tp_field *f;
+	int elem, cnt;
 
+	if ((a->ty.kind == TY_STRUCT || (a->ty.kind == TY_STR && a->ty.btf_id > 0)) &&
+	    !ktypes__array(g->prog, a->ty.btf_id, &elem, &cnt))
+		return ktypes__size(g->prog, a->ty.btf_id) > 0 ? ktypes__size(g->prog, a->ty.btf_id) : 0;
 	if (a->kind != N_FIELD || a->l->ty.kind != TY_CTX)
 		return 0;
 	f = g_field_of(g, a);
 	return f && f->array ? f->size : 0;
+}
+
+/* [fp+off] = n bytes read from where r0 points (a kernel type's array: its value is its address) */
+static void g_read_at_r0(struct gen *g, int off, int n)
+{
+	g_emit(g, MOV_REG(R3, R0));
+	g_fp_addr(g, R1, off);
+	g_emit(g, MOV_IMM(R2, n));
+	g_emit(g, CALL(BPF_FUNC_probe_read));
 }
 
 /* buf(): [u64 length][bytes]; the bytes after the length are zeros */
@@ -230,7 +244,10 @@ void gen_call_value(struct gen *g, struct node *n, int off, int size)
 		} else {
 			g_emit(g, ST(BPF_DW, FP, off, arr == 16 ? AF_INET6 : AF_INET));
 		}
-		if (arr) {
+		if (arr && addr->ty.kind == TY_STRUCT) {
+			gen_int(g, addr);
+			g_read_at_r0(g, off + 8, arr);
+		} else if (arr) {
 			gen_str(g, addr, off + 8, g_round8(arr));
 		} else {
 			gen_int(g, addr);

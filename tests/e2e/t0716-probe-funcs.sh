@@ -57,6 +57,12 @@ test_expect_success 'kptr and uptr choose the memory a dereference reads (probe_
 	test "$(sed -n 2p out)" = "0 0"
 '
 
+test_expect_success 'ntop and buf of a kernel type'"'"'s u8[4] (BTF) read the same bytes' '
+	$SONDE probe -e "tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { printf(\"%s|%r\\n\", ntop(curtask->perf_recursion), buf(curtask->perf_recursion)); exit(); }" -c "$WORKLOADS/syscalls 2" >out &&
+	line=$(grep "|" out) && a=${line%|*} && b=${line#*|} &&
+	test "$a" = "$(printf "%s" "$b" | sed "s/\\\\x/ 0x/g" | { read -r w x y z; echo $((w)).$((x)).$((y)).$((z)); })"
+'
+
 # a TCP connection to a closed local port: SYN_SENT then CLOSE
 P_NTOP='tracepoint:sock:inet_sock_set_state /args->newstate == 2/ { printf("%s %s %s %s|%r|%s\n", ntop(args->saddr), ntop(args->daddr), ntop(args->daddr_v6), ntop(args->family, args->daddr), buf(args->daddr), ntop(10, args->saddr_v6)); @[ntop(args->daddr)] = count(); exit(); }'
 connect_soon() { sleep "$1"; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; sleep 1; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; }
