@@ -53,6 +53,8 @@ static const struct bfunc_desc funcs[] = {
 	{ "warnf", F_ERRORF, 1, 8, BF_STMT },
 	/* known to bpftrace, not (yet) to sonde: a clear error rather than "unknown function" */
 	{ "join", F_JOIN, 1, 2, BF_STMT },
+	{ "is_str", F_IS_STR, 1, 1, 0 }, { "is_integer", F_IS_INTEGER, 1, 1, 0 },
+	{ "is_literal", F_IS_LITERAL, 1, 1, 0 }, { "static_assert", F_STATIC_ASSERT, 2, 2, BF_STMT },
 	{ "buf", F_BUF, 1, 2, 0 },
 	{ "ntop", F_NTOP, 1, 2, 0 }, { "pton", F_UNSUPPORTED, 0, 9, 0 },
 	{ "uaddr", F_UADDR, 1, 1, 0 }, { "strftime", F_STRFTIME, 2, 2, 0 },

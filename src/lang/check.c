@@ -85,6 +85,7 @@ static struct type check(struct ck *c, struct node *n);
 static int check_block(struct ck *c, struct node *b);
 static int check_stmt(struct ck *c, struct node *s);
 static struct type check_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);
+static struct type check_type_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);
 
 static struct mapinfo *map_get(struct ck *c, struct node *n)
 {
@@ -553,6 +554,8 @@ static struct type check_call(struct ck *c, struct node *n, struct node *assign_
 	n->op = f->id;
 	if (f->id == F_HAS_KEY || f->id == F_LEN)
 		return check_map_fn(c, n, f);
+	if (f->id >= F_IS_STR && f->id <= F_STATIC_ASSERT)
+		return check_type_fn(c, n, f);
 	/* the arguments' types; a map argument is checked as a map */
 	struct node *a0 = n->args;
 
@@ -1226,6 +1229,37 @@ static struct type check(struct ck *c, struct node *n)
 	}
 }
 
+/* is_str(e), is_integer(e), is_literal(e): constants from e's type (e is not evaluated); static_assert() */
+static struct type check_type_fn(struct ck *c, struct node *n, const struct bfunc_desc *f)
+{
+	struct node *a0 = n->args;
+	bool lit = a0->kind == N_INT || a0->kind == N_STR || a0->kind == N_POS ||
+		   (a0->kind == N_IDENT && (!strcmp(a0->s, "true") || !strcmp(a0->s, "false")));
+	struct type t = check(c, a0);
+
+	if (c->prog->err)
+		return ty_kind(TY_NONE, 0);
+	if (f->id == F_STATIC_ASSERT) {
+		if (a0->kind != N_INT) {
+			lang__error(c->prog, a0->loc, "static_assert() takes a condition known when compiling");
+			return ty_kind(TY_NONE, 0);
+		}
+		if (a0->next->kind != N_STR) {
+			lang__error(c->prog, a0->next->loc, "static_assert() takes a message literal");
+			return ty_kind(TY_NONE, 0);
+		}
+		if (!a0->i) {
+			lang__error(c->prog, n->loc, "static_assert failed: %s", a0->next->s);
+			return ty_kind(TY_NONE, 0);
+		}
+		return n->ty = ty_kind(TY_VOID, 0);
+	}
+	n->kind = N_INT;
+	n->i = f->id == F_IS_STR ? t.kind == TY_STR : f->id == F_IS_INTEGER ? t.kind == TY_INT : lit;
+	n->args = NULL;
+	return n->ty = ty_int(false, 64);
+}
+
 /* has_key(@m, k...) and len(@m) */
 static struct type check_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f)
 {
@@ -1423,6 +1457,14 @@ static int check_stmt(struct ck *c, struct node *s)
 	case N_LET:
 		if (!var_get(c, s->s))
 			var_new(c, s->s);
+		if (!s->r && s->x && s->x->kind == N_CALL && s->x->args) {	/* let $x: typeof(e) */
+			struct node lhs = { .kind = N_VAR, .s = s->s, .loc = s->loc };
+			struct type t = check(c, s->x->args);
+
+			if (c->prog->err)
+				return -1;
+			return assign_var(c, &lhs, t, s->loc);
+		}
 		if (s->r) {
 			struct node lhs = { .kind = N_VAR, .s = s->s, .loc = s->loc };
 			struct type t = check(c, s->r);

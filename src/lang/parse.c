@@ -499,6 +499,11 @@ static bool ident_is(struct parser *ps, const char *s)
 	return TOK(ps) == T_IDENT && !strcmp(peek(ps, 0)->s, s);
 }
 
+static bool ident_is_at(struct parser *ps, int k, const char *s)
+{
+	return peek(ps, k)->t == T_IDENT && !strcmp(peek(ps, k)->s, s);
+}
+
 
 /* "while (EXPR) BLOCK" and "unroll (EXPR) BLOCK": the keyword is the current token */
 static struct node *paren_block(struct parser *ps, struct token *t, enum nk kind)
@@ -614,7 +619,15 @@ static struct node *statement(struct parser *ps, bool *needs_semi)
 
 			n = mk(ps, N_LET, v->loc);
 			n->s = v->s;
-			if (TOK(ps) == T_COLON) {	/* let $x: uint8 = 1 */
+			if (TOK(ps) == T_COLON && ident_is_at(ps, 1, "typeof") && peek(ps, 2)->t == T_LPAREN) {
+				/* let $x: typeof(expr): the type of an expression, not evaluated */
+				ps->pos += 3;
+				n->x = mk(ps, N_CALL, peek(ps, -2)->loc);
+				n->x->s = "typeof";
+				n->x->args = expr(ps);
+				if (!n->x->args || !expect(ps, T_RPAREN, "')'"))
+					return NULL;
+			} else if (TOK(ps) == T_COLON) {	/* let $x: uint8 = 1 */
 				advance(ps);
 				while (TOK(ps) == T_IDENT || TOK(ps) == T_STAR || TOK(ps) == T_LBRACKET ||
 				       TOK(ps) == T_RBRACKET || TOK(ps) == T_INT) {
