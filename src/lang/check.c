@@ -1596,6 +1596,8 @@ int lang__check(struct program *prog)
 {
 	struct ck c = { .prog = prog };
 
+	if (ktypes__script(prog))
+		return -EINVAL;
 	for (int pass = 0; pass < 2 && !prog->err; pass++) {
 		c.final = pass == 1;
 		for (struct probe *pr = prog->probes; pr && !prog->err; pr = pr->next) {

@@ -165,6 +165,9 @@ int ktypes__find(struct program *p, const char *name)
 
 	if (!btf)
 		return -1;
+	for (struct cstruct *cs = p->cstructs; cs; cs = cs->next)	/* the script's own come first */
+		if (cs->btf_id > 0 && !strcmp(cs->name, name))
+			return cs->btf_id;
 	if (!strncmp(name, "struct ", 7)) {
 		name += 7;
 	} else if (!strncmp(name, "union ", 6)) {
@@ -326,4 +329,143 @@ int ktypes__enum_value(struct program *p, const char *name, long long *value)
 		}
 	}
 	return -ENOENT;
+}
+
+/* ---- the script's own structs ---- */
+static const struct { const char *name; int size; int enc; } ctypes[] = {
+	{ "char", 1, BTF_INT_SIGNED | BTF_INT_CHAR }, { "signed char", 1, BTF_INT_SIGNED },
+	{ "unsigned char", 1, 0 }, { "short", 2, BTF_INT_SIGNED }, { "short int", 2, BTF_INT_SIGNED },
+	{ "signed short", 2, BTF_INT_SIGNED }, { "unsigned short", 2, 0 }, { "unsigned short int", 2, 0 },
+	{ "int", 4, BTF_INT_SIGNED }, { "signed", 4, BTF_INT_SIGNED }, { "signed int", 4, BTF_INT_SIGNED },
+	{ "unsigned", 4, 0 }, { "unsigned int", 4, 0 }, { "long", 8, BTF_INT_SIGNED }, { "long int", 8, BTF_INT_SIGNED },
+	{ "signed long", 8, BTF_INT_SIGNED }, { "unsigned long", 8, 0 }, { "unsigned long int", 8, 0 },
+	{ "long long", 8, BTF_INT_SIGNED }, { "long long int", 8, BTF_INT_SIGNED }, { "unsigned long long", 8, 0 },
+	{ "unsigned long long int", 8, 0 }, { "bool", 1, BTF_INT_BOOL }, { "_Bool", 1, BTF_INT_BOOL },
+	{ "u8", 1, 0 }, { "u16", 2, 0 }, { "u32", 4, 0 }, { "u64", 8, 0 },
+	{ "s8", 1, BTF_INT_SIGNED }, { "s16", 2, BTF_INT_SIGNED }, { "s32", 4, BTF_INT_SIGNED }, { "s64", 8, BTF_INT_SIGNED },
+	{ "uint8", 1, 0 }, { "uint16", 2, 0 }, { "uint32", 4, 0 }, { "uint64", 8, 0 },
+	{ "int8", 1, BTF_INT_SIGNED }, { "int16", 2, BTF_INT_SIGNED }, { "int32", 4, BTF_INT_SIGNED }, { "int64", 8, BTF_INT_SIGNED },
+	{ "uint8_t", 1, 0 }, { "uint16_t", 2, 0 }, { "uint32_t", 4, 0 }, { "uint64_t", 8, 0 },
+	{ "int8_t", 1, BTF_INT_SIGNED }, { "int16_t", 2, BTF_INT_SIGNED }, { "int32_t", 4, BTF_INT_SIGNED },
+	{ "int64_t", 8, BTF_INT_SIGNED }, { "size_t", 8, 0 }, { "ssize_t", 8, BTF_INT_SIGNED },
+	{ "pid_t", 4, BTF_INT_SIGNED }, { "uid_t", 4, 0 }, { "gid_t", 4, 0 },
+};
+
+/* the BTF id of a member's type as the script names it (before its '*'s and [N]), or -1 */
+static int base_type(struct program *p, struct btf *btf, const char *name, int ptr)
+{
+	int id;
+
+	if (!strcmp(name, "void"))
+		return ptr ? 0 : -1;
+	if (!strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6)) {
+		bool un = name[0] == 'u';
+		const char *tag = name + (un ? 6 : 7);
+
+		id = ktypes__find(p, name);
+		if (id > 0)
+			return id;
+		/* only a pointer may name a struct nobody defines */
+		return ptr ? btf__add_fwd(btf, tag, un ? BTF_FWD_UNION : BTF_FWD_STRUCT) : -1;
+	}
+	for (size_t i = 0; i < sizeof(ctypes) / sizeof(ctypes[0]); i++)
+		if (!strcmp(ctypes[i].name, name))
+			return btf__add_int(btf, name, ctypes[i].size, ctypes[i].enc & ~BTF_INT_CHAR);
+	id = btf__find_by_name(btf, name);	/* the kernel's typedefs: atomic_t, u64, pid_t */
+	return id > 0 ? id : -1;
+}
+
+static int lay_out(struct program *p, struct btf *btf, struct cstruct *cs)
+{
+	int n = 0, ids[256];
+	long long off = 0, size = 0, align = 1;	/* in bits, bits, bytes */
+	long long offs[256];
+
+	for (struct cfield *f = cs->fields; f; f = f->next) {
+		int id;
+
+		if (n == 256) {
+			lang__error(p, f->loc, "more than 256 members");
+			return -1;
+		}
+		id = base_type(p, btf, f->type, f->ptr);
+		if (id < 0) {
+			lang__error(p, f->loc, "unknown type '%s' (neither a C type, a struct defined before, nor one in the "
+				    "kernel's BTF)", f->type);
+			return -1;
+		}
+		for (int i = 0; i < f->ptr; i++)
+			id = btf__add_ptr(btf, id);
+		if (f->nelem >= 0) {
+			int idx = btf__add_int(btf, "unsigned int", 4, 0);
+
+			id = btf__add_array(btf, idx, id, f->nelem);
+		}
+		long long sz = btf__resolve_size(btf, id), al = btf__align_of(btf, id);
+
+		if (id < 0 || sz < 0 || al <= 0) {
+			lang__error(p, f->loc, "the size of '%s' is not known", f->name);
+			return -1;
+		}
+		if (f->bits && (f->ptr || f->nelem >= 0 || f->bits > sz * 8)) {
+			lang__error(p, f->loc, "a bitfield of %d bits in a %lld-byte type", f->bits, sz);
+			return -1;
+		}
+		if (cs->is_union) {
+			offs[n] = 0;
+			if (sz * 8 > size)
+				size = sz * 8;
+		} else if (f->bits) {
+			/* a bitfield goes on in its unit unless it would cross the unit's end */
+			if (off / (sz * 8) != (off + f->bits - 1) / (sz * 8))
+				off = (off + sz * 8 - 1) / (sz * 8) * (sz * 8);
+			offs[n] = off;
+			off += f->bits;
+		} else {
+			off = (off + al * 8 - 1) / (al * 8) * (al * 8);
+			offs[n] = off;
+			off += sz * 8;
+		}
+		if (al > align)
+			align = al;
+		ids[n++] = id;
+	}
+	if (!cs->is_union)
+		size = off;
+	size = (size + align * 8 - 1) / (align * 8) * (align * 8) / 8;
+	const char *tag = strchr(cs->name, ' ') + 1;
+	int sid = cs->is_union ? btf__add_union(btf, tag, (uint32_t)size) : btf__add_struct(btf, tag, (uint32_t)size);
+	int i = 0;
+
+	if (sid < 0) {
+		lang__error(p, cs->loc, "cannot lay out %s", cs->name);
+		return -1;
+	}
+	for (struct cfield *f = cs->fields; f; f = f->next, i++)
+		if (btf__add_field(btf, f->name, ids[i], (uint32_t)offs[i], (uint32_t)f->bits)) {
+			lang__error(p, f->loc, "cannot add member '%s' (a duplicate name?)", f->name);
+			return -1;
+		}
+	cs->btf_id = sid;
+	return 0;
+}
+
+int ktypes__script(struct program *p)
+{
+	if (!p->cstructs || p->btf_base || (p->btf && btf__base_btf(p->btf)))
+		return 0;
+	if (!p->btf_tried) {
+		p->btf_tried = true;
+		p->btf = btf__load_vmlinux_btf();
+	}
+	p->btf_base = p->btf;
+	p->btf = p->btf_base ? btf__new_empty_split(p->btf_base) : btf__new_empty();
+	if (!p->btf) {
+		lang__error(p, p->cstructs->loc, "cannot make room for the script's types: %s", strerror(errno));
+		return -1;
+	}
+	for (struct cstruct *cs = p->cstructs; cs; cs = cs->next)
+		if (lay_out(p, p->btf, cs))
+			return -1;
+	return 0;
 }

@@ -13,6 +13,12 @@
 
 struct btf;
 
+/*
+ * Lay out the script's own structs (prog->cstructs) as BTF types added to the
+ * kernel's (or, without kernel BTF, on their own): 0, or -1 after lang__error.
+ */
+int ktypes__script(struct program *p);
+
 /* the kernel's BTF, loaded once per program; NULL with a message in err when the kernel has none */
 struct btf *ktypes__btf(struct program *p, char *err, size_t errlen);
 

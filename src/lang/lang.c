@@ -97,6 +97,7 @@ void lang__free(struct program *p)
 	free(p->err);
 	free(p->warn);
 	btf__free(p->btf);
+	btf__free(p->btf_base);
 	arena__free(p->arena);
 	free(p);
 }

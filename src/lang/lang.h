@@ -56,11 +56,16 @@ struct lexer {
 	int depth;		/* brace depth: 0 means probe specs are read as text */
 	bool after_spec;	/* a probe spec was just read: '/' opens a predicate */
 	struct program *prog;
+	int pp_depth;		/* open #if's (pp.c) */
+	const char *pp_defs[32];	/* names #define'd */
+	int npp_defs;
 };
 
 void lexer__init(struct lexer *lx, struct program *prog);
 /* the next token; a lexical error is a T_ERROR after lang__error() was called */
 struct token lexer__next(struct lexer *lx);
+/* a preprocessor line at lx->p ('#'): consumed, with any region an #if leaves out */
+void pp__directive(struct lexer *lx);
 
 /* ---- types ---- */
 enum ty_kind {
@@ -195,6 +200,26 @@ enum rec_kind {
 	REC_TIME, REC_SYSTEM, REC_CAT, REC_JOIN, REC_PID,
 };
 
+/* a C struct or union the script defines (bpftrace's `struct x { int a; char *b; };`), laid out in ktypes.c */
+struct cfield {
+	const char *type;	/* "unsigned long", "struct load_weight", "u64" */
+	int ptr;		/* '*'s */
+	int nelem;		/* [N], or -1 */
+	int bits;		/* a bitfield's width, or 0 */
+	const char *name;
+	struct loc loc;
+	struct cfield *next;
+};
+
+struct cstruct {
+	const char *name;	/* "struct foo" */
+	bool is_union;
+	struct cfield *fields;
+	struct loc loc;
+	int btf_id;		/* once laid out */
+	struct cstruct *next;
+};
+
 /* macro NAME(params) { body }: params are N_VAR ($x), N_MAP (@m) or N_IDENT (x) nodes */
 struct macrodef {
 	const char *name;
@@ -235,7 +260,9 @@ struct program {
 	int nparams;
 	struct config cfg;
 	struct btf *btf;	/* the kernel's types, loaded on first use (ktypes.h) */
+	struct btf *btf_base;	/* with script structs: the kernel's, which btf extends */
 	bool btf_tried;
+	struct cstruct *cstructs;	/* the script's own struct definitions, in order */
 	char *err;		/* the first error, formatted with the source line and a caret */
 	char *warn;		/* warnings, one per line (the caller prints them) */
 	int nerr;

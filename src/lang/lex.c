@@ -64,9 +64,8 @@ static int skip_space(struct lexer *lx)
 			}
 			lx->p += 2;
 		} else if (c == '#' && lx->depth == 0 && (lx->p == lx->line_start)) {
-			/* #include / #define lines: struct types come from BTF, not headers */
-			while (lx->p < lx->end && *lx->p != '\n')
-				lx->p++;
+			/* #include, #define, #ifdef...: struct types come from BTF, not headers */
+			pp__directive(lx);
 		} else {
 			break;
 		}

@@ -772,6 +772,98 @@ static int skip_braces(struct parser *ps)
 	return 0;
 }
 
+/*
+ * struct NAME { TYPE DECL[, DECL]...; ... };  with DECL: '*'... NAME ['[' N ']'] [':' BITS].
+ * The layout is computed later, against the kernel's BTF (ktypes.c).
+ */
+static void c_struct(struct parser *ps)
+{
+	struct token *kw = advance(ps), *nm = advance(ps);
+	struct cstruct *cs = arena__alloc(ps->prog->arena, sizeof(*cs));
+	struct cfield **tail = &cs->fields;
+	struct cstruct **st = &ps->prog->cstructs;
+
+	cs->is_union = !strcmp(kw->s, "union");
+	cs->name = arena__strndup(ps->prog->arena, kw->at, nm->at + nm->loc.len - kw->at);
+	cs->loc = nm->loc;
+	advance(ps);	/* { */
+	while (TOK(ps) != T_RBRACE && !failed(ps)) {
+		char type[128] = "";
+		struct token *t;
+
+		/* the type: words up to the declarator ("unsigned long", "struct x", "const char") */
+		while (TOK(ps) == T_IDENT && !(peek(ps, 1)->t != T_IDENT && peek(ps, 1)->t != T_STAR && type[0] &&
+					       strcmp(type, "struct") && strcmp(type, "union") && strcmp(type, "enum"))) {
+			t = advance(ps);
+			if (!strcmp(t->s, "const") || !strcmp(t->s, "volatile"))
+				continue;
+			if (strlen(type) + strlen(t->s) + 2 < sizeof(type)) {
+				if (type[0])
+					strcat(type, " ");
+				strcat(type, t->s);
+			}
+		}
+		if (!type[0] || TOK(ps) == T_LBRACE) {
+			if (TOK(ps) == T_LBRACE)
+				lang__error(ps->prog, peek(ps, 0)->loc, "a struct or union defined inside another is not supported: "
+					    "define it on its own and name it");
+			else
+				unexpected(ps, "a member's type");
+			return;
+		}
+		do {
+			struct cfield *f = arena__alloc(ps->prog->arena, sizeof(*f));
+
+			if (TOK(ps) == T_COMMA)
+				advance(ps);
+			f->type = arena__strndup(ps->prog->arena, type, strlen(type));
+			f->nelem = -1;
+			while (TOK(ps) == T_STAR) {
+				advance(ps);
+				f->ptr++;
+			}
+			while (TOK(ps) == T_IDENT && (!strcmp(peek(ps, 0)->s, "const") || !strcmp(peek(ps, 0)->s, "volatile")))
+				advance(ps);
+			if (TOK(ps) != T_IDENT) {
+				unexpected(ps, "a member's name");
+				return;
+			}
+			t = advance(ps);
+			f->name = t->s;
+			f->loc = t->loc;
+			if (TOK(ps) == T_LBRACKET) {
+				advance(ps);
+				if (TOK(ps) != T_INT || peek(ps, 0)->i < 0 || peek(ps, 0)->i > 65536) {
+					unexpected(ps, "an array size");
+					return;
+				}
+				f->nelem = (int)advance(ps)->i;
+				if (!expect(ps, T_RBRACKET, "']'"))
+					return;
+			}
+			if (TOK(ps) == T_COLON) {
+				advance(ps);
+				if (TOK(ps) != T_INT || peek(ps, 0)->i <= 0 || peek(ps, 0)->i > 64) {
+					unexpected(ps, "a bitfield's width");
+					return;
+				}
+				f->bits = (int)advance(ps)->i;
+			}
+			*tail = f;
+			tail = &f->next;
+		} while (TOK(ps) == T_COMMA);
+		if (!expect(ps, T_SEMI, "';'"))
+			return;
+	}
+	if (!expect(ps, T_RBRACE, "'}'"))
+		return;
+	while (TOK(ps) == T_SEMI)
+		advance(ps);
+	while (*st)
+		st = &(*st)->next;
+	*st = cs;
+}
+
 static int config_block(struct parser *ps)
 {
 	if (!expect(ps, T_ASSIGN, "'=' after config") || !expect(ps, T_LBRACE, "'{'"))
@@ -1070,6 +1162,9 @@ int lang__parse(struct program *prog)
 		} else if (t->t == T_IDENT && !strcmp(t->s, "let")) {
 			advance(&ps);
 			map_decl(&ps);
+		} else if (t->t == T_IDENT && (!strcmp(t->s, "struct") || !strcmp(t->s, "union")) &&
+			   peek(&ps, 1)->t == T_IDENT && peek(&ps, 2)->t == T_LBRACE) {
+			c_struct(&ps);
 		} else if (t->t == T_IDENT && (!strcmp(t->s, "struct") || !strcmp(t->s, "union") ||
 					       !strcmp(t->s, "enum"))) {
 			/* C type declarations: kept for casts of user data (not yet typed) */
