@@ -95,7 +95,7 @@ int cmd_probe(int argc, char **argv)
 		OPT_END(),
 	};
 
-	argc = opt__parse(argc, argv, opts, probe_usage, OPT_STOP_AT_NON_OPTION);
+	argc = opt__parse(argc, argv, opts, probe_usage, 0);	/* options anywhere, as bpftrace takes them; -- ends them */
 	if (strcmp(format, "text") && strcmp(format, "json"))
 		opt__usage_error(probe_usage, opts, "unknown output format '%s' (text or json)", format);
 	if (list) {

@@ -96,6 +96,41 @@ static struct token make(struct lexer *lx, enum tok t, const char *at)
 	return k;
 }
 
+/* the attach point's text with $N replaced by the Nth positional parameter ("" when it is missing) */
+static char *expand_params(struct lexer *lx, const char *s, size_t n)
+{
+	char *out;
+	size_t len = 0, cap = n + 1;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '$')
+			for (int k = 0; k < lx->prog->nparams; k++)
+				cap += strlen(lx->prog->params[k]);
+	out = arena__alloc(lx->prog->arena, cap);
+	for (size_t i = 0; i < n;) {
+		if (s[i] == '$' && i + 1 < n && isdigit((unsigned char)s[i + 1])) {
+			long v = 0;
+
+			for (i++; i < n && isdigit((unsigned char)s[i]) && v < 100000; i++)
+				v = v * 10 + (s[i] - '0');
+			if (v >= 1 && v <= lx->prog->nparams) {
+				size_t pl = strlen(lx->prog->params[v - 1]);
+
+				if (len + pl < cap) {
+					memcpy(out + len, lx->prog->params[v - 1], pl);
+					len += pl;
+				}
+			}
+			continue;
+		}
+		if (len + 1 < cap)
+			out[len++] = s[i];
+		i++;
+	}
+	out[len] = 0;
+	return out;
+}
+
 /* an attach point as text, up to whitespace, ',' or '{' ('/' only inside a uprobe's path) */
 static struct token lex_spec(struct lexer *lx)
 {
@@ -122,6 +157,8 @@ static struct token lex_spec(struct lexer *lx)
 			lx->p = q;
 		} else if ((c == '(' || c == ')') && field >= 2 && path_provider(start, first_len)) {
 			/* Go method names: main.(*T).M */
+		} else if (c == '$' && lx->p + 1 < lx->end && isdigit((unsigned char)lx->p[1]) && field >= 1) {
+			/* a positional parameter: uprobe:$1:main */
 		} else if (!spec_char(c)) {
 			break;
 		}
@@ -129,8 +166,8 @@ static struct token lex_spec(struct lexer *lx)
 	}
 	struct token k = make(lx, T_PROBE, start);
 
-	k.s = arena__strndup(lx->prog->arena, start, lx->p - start);
-	k.slen = lx->p - start;
+	k.s = expand_params(lx, start, lx->p - start);
+	k.slen = strlen(k.s);
 	lx->after_spec = true;
 	return k;
 }

@@ -183,4 +183,9 @@ test_expect_success 'usermode: a CPU-bound workload is sampled in user mode' '
 	$SONDE probe -e "profile:hz:199 /pid == cpid/ { @[usermode] = count(); }" -c "$WORKLOADS/spin 0.5 1" >out 2>err &&
 	n=$(sed -n "s/^@\[1\]: //p" out) && [ "${n:-0}" -ge 20 ]
 '
+test_expect_success 'options after the script file (bpftrace takes them anywhere), -- before a parameter like an option, $1 in an attach point' '
+	printf "tracepoint:syscalls:sys_enter_\$1 /pid == cpid/ { @[\$#, str(\$2)] = count(); }\n" >p.bt &&
+	$SONDE probe p.bt getppid -c "$W 7" -- -x >out 2>err &&
+	grep -qx "@\[2, -x\]: 7" out
+'
 test_done

@@ -14,6 +14,7 @@ if [ ! -r /sys/kernel/btf/vmlinux ]; then
 	test_done
 	exit
 fi
+FIXTURE=$ROOT/tests/fixtures/probe-cstruct.bt
 LIBC=$(ldd $EXAMPLES/demo | awk '/libc.so/ { print $3 }')
 
 probe_err() {	# probe_err PROGRAM EXPECTED-FIRST-LINE
@@ -45,6 +46,29 @@ test_expect_success 'a tracepoint reads the task that the scheduler switches fro
 	$SONDE probe -e "tracepoint:sched:sched_switch /args->prev_pid == cpid/ { @[curtask->pid == args->prev_pid, curtask->comm] = count(); }" \
 		-c "$EXAMPLES/demo 2" >out 2>err &&
 	grep -q "^@\[1, demo\]: [0-9]" out
+'
+test_expect_success 'structs and unions the script defines: members, arrays, bitfields, nested, self-referential' '
+	$SONDE probe "$FIXTURE" -c "$EXAMPLES/demo 1" "$LIBC" >out 2>err &&
+	printf "Attaching 1 probe...\n5000000 5000000 0 180 1220 5000000\n\n\n" >exp && test_cmp exp out &&
+	if command -v bpftrace >/dev/null; then
+		bpftrace "$FIXTURE" -c "$EXAMPLES/demo 1" "$LIBC" >bt.out 2>/dev/null && test_cmp bt.out out
+	fi
+'
+test_expect_success 'script structs: sizes laid out as C lays them out (bpftrace agrees)' '
+	cat >s.bt <<-\EOF &&
+	struct a { char c; long l; short s; };
+	struct b { int x:3, y:30; char z; };
+	union c { char c[5]; int i; };
+	struct d { struct a a; union c c[3]; void *p; unsigned char e; };
+	BEGIN { printf("%d %d %d %d\n", sizeof(struct a), sizeof(struct b), sizeof(union c), sizeof(struct d)); exit(); }
+	EOF
+	$SONDE probe s.bt >out && grep -qx "24 12 8 64" out
+'
+test_expect_success 'script structs: errors name the member and its type' '
+	printf "struct a { struct nosuch x; };\nBEGIN { exit(); }\n" >e.bt &&
+	! $SONDE probe --dry-run e.bt 2>err &&
+	head -1 err >got && echo "e.bt:1:26: error: unknown type '"'"'struct nosuch'"'"' (neither a C type, a struct defined before, nor one in the kernel'"'"'s BTF)" >exp &&
+	test_cmp exp got
 '
 test_expect_success 'errors: a member that does not exist' '
 	probe_err "BEGIN { print(curtask->pidd); }" "stdin:1:24: error: struct task_struct has no member '"'"'pidd'"'"'"
