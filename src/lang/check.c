@@ -1098,7 +1098,8 @@ static struct type check(struct ck *c, struct node *n)
 		}
 		if ((n->op == T_PLUS || n->op == T_MINUS) && a.ptr && !b.ptr)
 			return n->ty = a;	/* pointer arithmetic: scaled by the size of what it points to */
-		return n->ty = ty_int(cmp ? false : (a.sign || b.sign), 64);
+		/* C's rule (and bpftrace's): one unsigned 64-bit operand makes the operation unsigned */
+		return n->ty = ty_int(cmp ? false : (a.sign && b.sign), 64);
 	}
 	case N_UNOP: {
 		struct type a = check(c, n->l);
@@ -1316,7 +1317,9 @@ static int check_assign(struct ck *c, struct node *s)
 				check_call(c, rhs, lhs);
 				if (c->prog->err)
 					return -1;
-				return set_map_value(c, lhs, ty_int(true, 64), aggs[f->id], s->loc);
+				/* bpftrace prints a sum() of unsigned values unsigned, the other aggregations signed */
+				return set_map_value(c, lhs, ty_int(f->id != F_SUM || !rhs->args || rhs->args->ty.sign, 64),
+						     aggs[f->id], s->loc);
 			}
 		}
 		struct type t = check(c, rhs);
@@ -1331,7 +1334,7 @@ static int check_assign(struct ck *c, struct node *s)
 			lang__error(c->prog, s->loc, "compound assignment takes integers");
 			return -1;
 		}
-		return set_map_value(c, lhs, t.kind == TY_INT ? ty_int(true, 64) : t, AGG_NONE, s->loc);
+		return set_map_value(c, lhs, t.kind == TY_INT ? ty_int(t.sign, 64) : t, AGG_NONE, s->loc);
 	}
 	if (lhs->kind == N_VAR) {
 		struct type t = check(c, rhs);

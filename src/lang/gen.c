@@ -378,7 +378,7 @@ void gen_binop(struct gen *g, struct node *n)
 	g->sp = mark;
 	if ((n->op == T_PLUS || n->op == T_MINUS) && n->l->ty.ptr && !n->r->ty.ptr)
 		gen_btf__scale(g, &n->l->ty, R1);
-	bool sign = n->l->ty.sign || n->r->ty.sign;
+	bool sign = n->l->ty.sign && n->r->ty.sign;	/* C's rule: unsigned wins */
 	int jop = -1;
 
 	switch (n->op) {

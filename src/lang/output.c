@@ -556,6 +556,8 @@ static void key_text(struct out *o, FILE *f, const struct mapinfo *m, const uint
 			fputs(json ? "," : ", ", f);
 		if (m->key.tup[i].kind == TY_INT && m->key.tup[i].ptr)	/* pointers (uaddr) as keys: hex */
 			fprintf(f, "0x%llx", (unsigned long long)*(const uint64_t *)(key + off));
+		else if (m->key.tup[i].kind == TY_INT && (!m->key.tup[i].bits || m->key.tup[i].bits == 64))
+			fprintf(f, "%lld", (long long)*(const int64_t *)(key + off));	/* bpftrace: 64-bit keys signed */
 		else
 			value_text(o, f, &m->key.tup[i], key + off, 4);
 		off += round8(m->key.tup[i].size);
@@ -731,6 +733,8 @@ int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 		} else if (m->agg == AGG_NONE && m->val.kind != TY_INT) {
 			value_text(o, o->f, &m->val, e->val, 8);
 			fputc('\n', o->f);
+		} else if ((m->agg == AGG_NONE || m->agg == AGG_SUM) && !m->val.sign) {
+			fprintf(o->f, "%llu\n", (unsigned long long)(div > 1 ? (uint64_t)e->v / div : (uint64_t)e->v));
 		} else {
 			fprintf(o->f, "%lld\n", (long long)(div > 1 ? e->v / div : e->v));
 		}
