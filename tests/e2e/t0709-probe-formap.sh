@@ -57,6 +57,13 @@ test_expect_success 'one probe iterates what another counts: (comm, path) keys, 
 	echo "syscalls /etc/hostname 9" >expect && grep hostname out >got && test_cmp expect got
 '
 
+test_expect_success 'a uprobe (a kprobe-type program) with a for loop, exit() after three calls' '
+	$SONDE probe -e "uprobe:$EXAMPLES/demo:cold_path { @c[tid] = count(); \$t = 0;
+		for (\$kv : @c) { \$t += \$kv.1; } @max = max(\$t); if (\$t >= 3) { exit(); } }" \
+		-c "$EXAMPLES/demo" >out 2>err &&
+	grep -qx "@max: 3" out
+'
+
 test_expect_success '-v lists the callback after the main program' '
 	$SONDE probe --dry-run -v -e "BEGIN { @m[1] = 2; for (\$kv : @m) { print(\$kv); } }" >out 2>err &&
 	grep -q "call 164\$" out && grep -q "^; subprogram 1 (a for loop.s callback)\$" out &&
