@@ -353,7 +353,7 @@ static void gen_callback(struct gen *g, struct node *s, struct bpf_code *code)
 	g_emit(&cg, LDX(BPF_DW, R6, R8, 0));
 	g_emit(&cg, MOV_REG(R7, R2));	/* the key and the value, across the lookup */
 	g_emit(&cg, STX(BPF_DW, FP, R3, -8));
-	cg.sp = 8;
+	cg.sp = cg.maxsp = 8;
 	if (cg.vars_size)
 		g_vars_lookup(&cg, 1);
 	/* the body's own variables, $kv among them unless a nested loop reads it: new at each pass */
