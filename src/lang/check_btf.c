@@ -35,16 +35,31 @@ static struct type fail(struct program *p, struct node *n, const char *msg)
 struct type ckbtf__curtask(struct program *p)
 {
 	struct type t = { .kind = TY_INT, .size = 8, .bits = 64 };
-	int id = ktypes__find(p, "struct task_struct");
+	struct type *to = arena__alloc(p->arena, sizeof(*to));
+
+	/* a struct task_struct * whose BTF id is looked up when it is first needed (BTF costs ~20 ms) */
+	to->kind = TY_STRUCT;
+	to->size = 8;
+	to->btf_id = KTYPES_TASK_STRUCT;
+	t.ptr = to;
+	return t;
+}
+
+/* the pointed-to struct's BTF id, curtask's looked up now; 0 or -1 after an error */
+static int resolve(struct program *p, struct node *n, struct type *st)
+{
 	char err[256];
 
-	if (id > 0) {
-		struct type *to = arena__alloc(p->arena, sizeof(*to));
-
-		if (!ktypes__type(p, id, false, to, err, sizeof(err)))
-			t.ptr = to;
-	}
-	return t;	/* without BTF, curtask is the address as bpftrace 0.17 gives it: an integer */
+	if (st->kind != TY_STRUCT || st->btf_id != KTYPES_TASK_STRUCT)
+		return 0;
+	st->btf_id = ktypes__find(p, "struct task_struct");
+	if (st->btf_id > 0)
+		return 0;
+	if (!ktypes__btf(p, err, sizeof(err)))
+		lang__error(p, n->loc, "%s", err);
+	else
+		lang__error(p, n->loc, "the kernel's BTF has no struct task_struct");
+	return -1;
 }
 
 struct type ckbtf__cast(struct program *p, struct ap_inst *in, struct node *n, const struct type *a, int bits, bool sign)
@@ -103,6 +118,8 @@ struct type ckbtf__field(struct program *p, struct node *n, const struct type *b
 	int off, bitoff, bitsize, tid;
 
 	if (bt->kind == TY_INT && bt->ptr) {
+		if (resolve(p, n, bt->ptr))
+			return none();
 		st = bt->ptr;
 		if (!n->arrow && st->kind == TY_STRUCT)
 			return fail(p, n, "this is a pointer: use '->' to reach a member of what it points to");
@@ -151,6 +168,8 @@ struct type ckbtf__deref(struct program *p, struct ap_inst *in, struct node *n, 
 		return fail(p, n, "only pointers can be dereferenced (cast the address first: *(uint32 *)arg0)");
 	if (a->ptr->kind == TY_VOID)
 		return fail(p, n, "a void pointer cannot be dereferenced: cast it to a pointer to a type first");
+	if (resolve(p, n, a->ptr))
+		return none();
 	n->off = 0;
 	n->id = 0;
 	n->op = T_STAR;
@@ -169,6 +188,8 @@ struct type ckbtf__index(struct program *p, struct node *n, const struct type *a
 	if (a->kind == TY_INT && a->ptr) {
 		if (a->ptr->kind == TY_VOID)
 			return fail(p, n, "a void pointer cannot be indexed");
+		if (resolve(p, n, a->ptr))
+			return none();
 		n->id = a->ptr->kind == TY_STRUCT ? ktypes__size(p, a->ptr->btf_id) : a->ptr->kind == TY_INT && !a->ptr->ptr ?
 			a->ptr->bits / 8 : 8;
 		n->i = -1;	/* no bound */

@@ -38,7 +38,8 @@ static int elem_size(struct gen *g, const struct type *t)
 	if (!e || e->kind == TY_VOID)
 		return 1;
 	if (e->kind == TY_STRUCT) {
-		int n = ktypes__size(g->prog, e->btf_id);
+		int n = ktypes__size(g->prog, e->btf_id == KTYPES_TASK_STRUCT ? ktypes__find(g->prog, "struct task_struct") :
+				     e->btf_id);
 
 		return n > 0 ? n : 1;
 	}

@@ -13,6 +13,9 @@
 
 struct btf;
 
+/* curtask's type before BTF is read: the btf_id of a struct task_struct not looked up yet */
+enum { KTYPES_TASK_STRUCT = -2 };
+
 /*
  * Lay out the script's own structs (prog->cstructs) as BTF types added to the
  * kernel's (or, without kernel BTF, on their own): 0, or -1 after lang__error.
