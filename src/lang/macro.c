@@ -72,11 +72,29 @@ static void note(struct program *p, struct loc loc, const char *fmt, ...)
 	free(n);
 }
 
+/* "$$inc_3_y", the name a macro's own $y has in its third expansion, is "$y" in messages */
+static void unrename(struct program *p, char *msg)
+{
+	for (char *at = strstr(msg, "$$"); at; at = strstr(at + 1, "$$")) {
+		for (int k = 1; k <= p->nexps; k++) {
+			char prefix[160];
+			int n = snprintf(prefix, sizeof(prefix), "$$%s_%d_", p->exps[k - 1].m->name, k);
+
+			if (n < (int)sizeof(prefix) && !strncmp(at, prefix, n)) {
+				memmove(at + 1, at + n, strlen(at + n) + 1);
+				break;
+			}
+		}
+	}
+}
+
 void macro__explain(struct program *p, struct loc loc, char **msg)
 {
 	if (loc.exp < 1 || loc.exp > p->nexps || *msg != p->err)
 		return;
 	const struct expansion *e = &p->exps[loc.exp - 1];
+
+	unrename(p, *msg);
 
 	note(p, e->call, "in macro '%s', called here", e->m->name);
 }
