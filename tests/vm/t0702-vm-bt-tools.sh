@@ -21,7 +21,18 @@ if [ ! -e "$BT/vfscount.bt" ]; then
 fi
 run_tool() {	# run_tool TOOL: run it while the workload runs, stop it with SIGINT
 	$SONDE probe "$BT/$1.bt" >out 2>err &
-	pid=$! && sleep 2 && $WORKLOADS/syscalls 300 && sleep 0.5 && kill -INT $pid && wait $pid
+	pid=$!
+	# attached before the workload runs, however slow the VM is: BEGIN runs before the
+	# other probes attach (as in bpftrace), so wait for sonde's open files to stop growing
+	last=-1 same=0
+	for i in $(seq 150); do
+		n=$(ls /proc/$pid/fd 2>/dev/null | wc -l)
+		if [ "$n" = "$last" ] && grep -q "^Attaching" out; then same=$((same + 1)); else same=0; fi
+		[ $same -ge 4 ] && break
+		last=$n
+		sleep 0.25
+	done
+	$WORKLOADS/syscalls 300 && sleep 1.5 && kill -INT $pid && wait $pid
 }
 test_expect_success 'vfscount.bt: kprobe:vfs_* counts the workload'"'"'s writes' '
 	run_tool vfscount &&
