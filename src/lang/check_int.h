@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * check_int.h - what the type checker's files share (check.c: expressions,
+ * statements, maps, variables; check_call.c: the builtin functions' rules and
+ * printf/print's record layouts). Not for use outside src/lang/check*.c.
+ */
+#ifndef SONDE_LANG_CHECK_INT_H
+#define SONDE_LANG_CHECK_INT_H
+
+#include "lang/builtin.h"
+#include "lang/lang.h"
+
+struct ck {
+	struct program *prog;
+	struct probe *pr;
+	struct ap_inst *in;
+	bool final;	/* second pass: unknown map types are errors */
+	int loops;
+	int fn, nfn;	/* the for-over-map body being checked (0: the probe's), how many so far */
+};
+
+static inline struct type ty_int(bool sign, int bits)
+{
+	struct type t = { .kind = TY_INT, .size = 8, .sign = sign, .bits = bits };
+	return t;
+}
+
+static inline struct type ty_str(int size)
+{
+	struct type t = { .kind = TY_STR, .size = (size + 7) & ~7 };
+	return t;
+}
+
+static inline struct type ty_kind(enum ty_kind k, int size)
+{
+	struct type t = { .kind = k, .size = size };
+	return t;
+}
+
+static inline int round8(int n)
+{
+	return (n + 7) & ~7;
+}
+
+/* check.c */
+bool ck_same_kind(const struct type *a, const struct type *b);	/* storable in the same place */
+struct mapinfo *ck_map_get(struct ck *c, struct node *n);	/* the map @x names, made on first use */
+int ck_map_keys(struct ck *c, struct node *n);			/* type @x[k...]'s keys; 0 or -1 */
+int ck_no_struct(struct ck *c, const struct type *t, struct loc loc);	/* -1 (and an error) for a struct */
+struct type ck_expr(struct ck *c, struct node *n);		/* an expression's type (TY_NONE after an error) */
+
+/* check_call.c */
+bool ck_is_const_int(struct node *n, long long *v);
+struct type ck_call(struct ck *c, struct node *n, struct node *assign_to);	/* assign_to: @m in @m = agg() */
+struct type ck_type_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* is_str(), static_assert()... */
+struct type ck_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* has_key(), len() */
+
+#endif
