@@ -402,6 +402,30 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 			n->id = lang__add_site(c->prog, s) + 1;
 		}
 		return n->ty = ty_kind(TY_VOID, 0);
+	case F_PATH: {	/* bpf_d_path(): fentry/fexit on the functions the kernel allows it in */
+		char b[64];
+		int sz = c->prog->cfg.max_strlen;
+
+		if (!c->in || c->in->prov->prog_type != 26 /* BPF_PROG_TYPE_TRACING */) {
+			lang__error(c->prog, n->loc, "path() is only available in fentry and fexit probes (the kernel's bpf_d_path)");
+			return none;
+		}
+		if (!((a0->ty.kind == TY_STRUCT) || (a0->ty.kind == TY_INT && a0->ty.ptr && a0->ty.ptr->kind == TY_STRUCT)) ||
+		    strcmp(ktypes__name(c->prog, a0->ty.kind == TY_STRUCT ? a0->ty.btf_id : a0->ty.ptr->btf_id, b, sizeof(b)),
+			   "struct path")) {
+			lang__error(c->prog, a0->loc, "path() takes a struct path or a pointer to one (args.file->f_path)");
+			return none;
+		}
+		if (a0->next) {
+			if (!ck_is_const_int(a0->next, &v) || v < 1) {
+				lang__error(c->prog, a0->next->loc, "the size of path() must be a positive constant");
+				return none;
+			}
+			if (v < sz)
+				sz = (int)v;
+		}
+		return n->ty = ty_str(sz);
+	}
 	case F_STR:
 		if (a0->ty.kind != TY_INT && a0->ty.kind != TY_STR) {
 			char b[64];

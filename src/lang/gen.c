@@ -687,6 +687,18 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 			return;
 		}
 	case N_CALL:
+		if (n->op == F_PATH) {	/* long bpf_d_path(struct path *path, char *buf, u32 sz) */
+			g_zero(g, off, size);
+			if (n->args->ty.kind == TY_STRUCT)
+				gen_btf__int(g, n->args);	/* a struct's value is its address */
+			else
+				gen_int(g, n->args);
+			g_emit(g, MOV_REG(R1, R0));
+			g_fp_addr(g, R2, off);
+			g_emit(g, MOV_IMM(R3, n->ty.size < size ? n->ty.size : size));
+			g_emit(g, CALL(BPF_FUNC_d_path));
+			return;
+		}
 		if (n->op == F_STR) {
 			struct node *a = n->args;
 			int len = n->ty.size < size ? n->ty.size : size;

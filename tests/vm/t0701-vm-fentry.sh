@@ -29,4 +29,12 @@ test_expect_success 'fentry: a wildcard, and func naming the function' '
 	$SONDE probe -e "kfunc:vfs_writ* /pid == cpid/ { @[func] = count(); }" -c "$WORKLOADS/syscalls 5" >out 2>err &&
 	grep -qx "@\[vfs_write\]: 5" out
 '
+test_expect_success 'path(): bpf_d_path of the file filp_close closes' '
+	$SONDE probe -e "fentry:filp_close /pid == cpid/ { @[path(args.filp->f_path)] = count(); }" -c "$WORKLOADS/syscalls 6" >out 2>err &&
+	grep -qx "@\[/etc/hostname\]: 6" out
+'
+test_expect_success 'path(): refused by the kernel outside its allowlist, with the verifier'"'"'s reason' '
+	! $SONDE probe -e "fentry:vfs_write { @[path(args.file->f_path)] = count(); }" -c true >out 2>err &&
+	grep -q "refused the program" err
+'
 test_done
