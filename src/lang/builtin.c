@@ -62,7 +62,7 @@ static const struct bfunc_desc funcs[] = {
 	{ "macaddr", F_UNSUPPORTED, 0, 9, 0 }, { "override", F_OVERRIDE, 1, 1, BF_STMT | BF_UNSAFE },
 	{ "path", F_PATH, 1, 2, 0 }, { "skboutput", F_UNSUPPORTED, 0, 9, 0 },
 	{ "strerror", F_STRERROR, 1, 1, 0 }, { "kptr", F_KPTR, 1, 1, 0 },
-	{ "uptr", F_UPTR, 1, 1, 0 }, { "offsetof", F_UNSUPPORTED, 0, 9, 0 },
+	{ "uptr", F_UPTR, 1, 1, 0 }, 
 	{ "strlen", F_UNSUPPORTED, 0, 9, 0 }, { "has_key", F_HAS_KEY, 1, 9, 0 },
 	{ "tseries", F_UNSUPPORTED, 0, 9, 0 }, { "len", F_LEN, 1, 1, 0 },
 };

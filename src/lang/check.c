@@ -473,6 +473,16 @@ struct type ck_expr(struct ck *c, struct node *n)
 		bool sign;
 		int bits = n->s ? cast_bits(n->s, &sign) : 0;
 
+		if (n->op == 1) {	/* offsetof */
+			long long off = ckbtf__offsetof(c->prog, n, n->s, n->r->s);
+
+			if (off < 0)
+				return none;
+			n->kind = N_INT;
+			n->i = off;
+			return n->ty = ty_int(false, 64);
+		}
+
 		if (n->s && !bits && !n->ptr) {
 			int sz = ckbtf__sizeof(c->prog, n->s);
 

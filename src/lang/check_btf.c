@@ -271,3 +271,45 @@ int ckbtf__tp_ptr(struct program *p, const char *ctype, bool user, struct type *
 	out->ptr = arena__alloc(p->arena, sizeof(*out->ptr));
 	return ktypes__type(p, id, user, out->ptr, err, sizeof(err)) ? -1 : 0;
 }
+
+long long ckbtf__offsetof(struct program *p, struct node *n, const char *type, const char *members)
+{
+	char name[128], err[256], part[128];
+	int id = ktypes__find(p, type);
+	long long total = 0;
+	const char *m = members;
+
+	if (id <= 0) {
+		if (!ktypes__btf(p, err, sizeof(err)))
+			lang__error(p, n->loc, "%s", err);
+		else
+			lang__error(p, n->loc, "offsetof(%s, ...): no such struct (neither the script's nor the kernel's)", type);
+		return -1;
+	}
+	while (*m) {
+		size_t len = strcspn(m, ".");
+		int off, bitoff, bitsize, tid;
+		struct type t;
+
+		snprintf(part, sizeof(part), "%.*s", (int)len, m);
+		if (ktypes__member(p, id, part, &off, &bitoff, &bitsize, &tid)) {
+			lang__error(p, n->loc, "%s has no member '%s'", ktypes__name(p, id, name, sizeof(name)), part);
+			return -1;
+		}
+		if (bitsize) {
+			lang__error(p, n->loc, "'%s' is a bitfield: it has no byte offset", part);
+			return -1;
+		}
+		total += off;
+		m += len;
+		if (*m == '.') {
+			m++;
+			if (ktypes__type(p, tid, false, &t, err, sizeof(err)) || t.kind != TY_STRUCT) {
+				lang__error(p, n->loc, "'%s' is not a struct: it has no members", part);
+				return -1;
+			}
+			id = t.btf_id;
+		}
+	}
+	return total;
+}

@@ -72,6 +72,8 @@ struct type ckbtf__field(struct program *p, struct node *n, const struct type *b
 struct type ckbtf__deref(struct program *p, struct ap_inst *in, struct node *n, const struct type *a);
 struct type ckbtf__index(struct program *p, struct node *n, const struct type *a, const struct type *i);
 int ckbtf__sizeof(struct program *p, const char *name);
+/* offsetof(type, a.b): the byte offset, or -1 after an error at n */
+long long ckbtf__offsetof(struct program *p, struct node *n, const char *type, const char *members);
 /* a tracepoint field's C type "struct x *" as a typed pointer; -1 when it is not one BTF knows */
 int ckbtf__tp_ptr(struct program *p, const char *ctype, bool user, struct type *out);
 /* the value of the enumerator `name` in the kernel's BTF (TCP_ESTABLISHED); -ENOENT */

@@ -235,6 +235,46 @@ static struct node *primary(struct parser *ps)
 		return n;
 	case T_IDENT:
 		advance(ps);
+		if (!strcmp(t->s, "offsetof") && TOK(ps) == T_LPAREN) {
+			/* offsetof(struct x, a.b): an N_SIZEOF whose op says offsetof, the members in r */
+			char path[256] = "";
+			const char *ty0;
+
+			n = mk(ps, N_SIZEOF, t->loc);
+			n->op = 1;
+			advance(ps);
+			ty0 = peek(ps, 0)->at;
+			while (TOK(ps) == T_IDENT && peek(ps, 1)->t == T_IDENT)
+				advance(ps);
+			if (TOK(ps) != T_IDENT) {
+				unexpected(ps, "a type");
+				return NULL;
+			}
+			n->s = arena__strndup(ps->prog->arena, ty0, peek(ps, 0)->at + peek(ps, 0)->loc.len - ty0);
+			advance(ps);
+			if (!expect(ps, T_COMMA, "','"))
+				return NULL;
+			do {
+				if (TOK(ps) == T_DOT)
+					advance(ps);
+				if (TOK(ps) != T_IDENT) {
+					unexpected(ps, "a member's name");
+					return NULL;
+				}
+				if (strlen(path) + strlen(peek(ps, 0)->s) + 2 < sizeof(path)) {
+					if (path[0])
+						strcat(path, ".");
+					strcat(path, peek(ps, 0)->s);
+				}
+				advance(ps);
+			} while (TOK(ps) == T_DOT);
+			if (!expect(ps, T_RPAREN, "')'"))
+				return NULL;
+			n->r = mk(ps, N_STR, t->loc);
+			n->r->s = arena__strndup(ps->prog->arena, path, strlen(path));
+			n->r->slen = strlen(path);
+			return n;
+		}
 		if (!strcmp(t->s, "sizeof") && TOK(ps) == T_LPAREN) {
 			int k = cast_len(ps);
 
