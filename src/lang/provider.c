@@ -8,6 +8,7 @@
 #include "lang/provider.h"
 #include "lib/syscalls.h"
 #include "lib/tracefs.h"
+#include "lib/util.h"
 
 #include <bpf/bpf.h>
 #include <ctype.h>
@@ -510,17 +511,6 @@ static int u_expand(struct program *prog, struct probe *pr, struct attach *ap, s
 	return 0;
 }
 
-static int read_int_file(const char *path, int *v)
-{
-	FILE *f = fopen(path, "r");
-	int rc = -ENOENT;
-
-	if (f) {
-		rc = fscanf(f, "%d", v) == 1 ? 0 : -EINVAL;
-		fclose(f);
-	}
-	return rc;
-}
 
 /* the retprobe bit of a dynamic PMU ("config:0") */
 static int retprobe_bit(const char *pmu)
@@ -547,7 +537,7 @@ static int dyn_attach(struct ap_inst *in, const struct attach_ctx *ctx, const ch
 	int type;
 
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
-	if (read_int_file(path, &type)) {
+	if (util__read_int(path, &type)) {
 		if (!strcmp(pmu, "kprobe"))
 			snprintf(err, errlen, "cannot attach '%s': this kernel has no kprobes (no %s: CONFIG_KPROBES is off); "
 				 "use a tracepoint or a raw tracepoint instead", in->name, path);

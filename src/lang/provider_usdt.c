@@ -9,6 +9,7 @@
  */
 #include "lang/provider.h"
 #include "lib/usdt.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -192,17 +193,6 @@ int provider__usdt_expand(struct program *prog, struct probe *pr, struct attach 
 	return rc;
 }
 
-static int read_sysfs_int(const char *path, int *v)
-{
-	FILE *f = fopen(path, "r");
-	int rc = -ENOENT;
-
-	if (f) {
-		rc = fscanf(f, "%d", v) == 1 ? 0 : -EINVAL;
-		fclose(f);
-	}
-	return rc;
-}
 
 /* the first bit of the uprobe PMU's ref_ctr_offset field ("config:32-63"), or -1 */
 static int ref_ctr_shift(void)
@@ -225,7 +215,7 @@ int provider__usdt_attach(struct ap_inst *in, const struct attach_ctx *ctx, char
 	pid_t pid = ctx->pid > 0 ? ctx->pid : -1;
 	int type;
 
-	if (read_sysfs_int(type_path, &type)) {
+	if (util__read_int(type_path, &type)) {
 		snprintf(err, errlen, "cannot attach '%s': this kernel has no uprobe PMU (%s is missing)", in->name, type_path);
 		return -EOPNOTSUPP;
 	}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* counter.c - perf_event_open counting; see counter.h */
 #include "lib/counter.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,15 +19,9 @@ static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
 
 static int paranoid(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int v = 2;
+	int v;
 
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
+	return util__read_int("/proc/sys/kernel/perf_event_paranoid", &v) ? 2 : v;
 }
 
 static int build_slots(struct counters *c, const struct target *t)

@@ -10,6 +10,7 @@
  * acquire, copy the records, store data_tail with release.
  */
 #include "lib/sampler.h"
+#include "lib/util.h"
 
 #include <asm/perf_regs.h>
 #include <errno.h>
@@ -41,15 +42,9 @@ static long sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu, i
 
 static int read_int_file(const char *path, int dflt)
 {
-	FILE *f = fopen(path, "re");
-	int v = dflt;
+	int v;
 
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = dflt;
-		fclose(f);
-	}
-	return v;
+	return util__read_int(path, &v) ? dflt : v;
 }
 
 void sampler__config_attrs(struct evlist *evl, const struct target *t, const struct sampler_config *cfg)

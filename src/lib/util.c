@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -61,4 +62,16 @@ int util__edit_distance(const char *a, const char *b, bool ignore_case)
 		}
 	}
 	return row[lb];
+}
+
+int util__read_int(const char *path, int *v)
+{
+	FILE *f = fopen(path, "re");
+	int rc = -ENOENT;
+
+	if (f) {
+		rc = fscanf(f, "%d", v) == 1 ? 0 : -EINVAL;
+		fclose(f);
+	}
+	return rc;
 }

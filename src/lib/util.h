@@ -15,6 +15,9 @@ int util__timer_arm(int fd, long long ns, bool periodic);
 /* CLOCK_MONOTONIC in nanoseconds */
 uint64_t util__now_ns(void);
 
+/* the integer a file holds (a sysfs or procfs knob); 0, -ENOENT or -EINVAL */
+int util__read_int(const char *path, int *v);
+
 /* Levenshtein distance of two short strings (99 when longer than 94 bytes) */
 int util__edit_distance(const char *a, const char *b, bool ignore_case);
 
