@@ -283,8 +283,14 @@ static struct type check_ident(struct ck *c, struct node *n)
 			return ty_kind(TY_NONE, 0);
 		}
 		return n->ty = ty_str(c->prog->cfg.max_strlen);
-	case BV_PROBE:
-		return n->ty = ty_str(c->prog->cfg.max_strlen);
+	case BV_PROBE: {	/* whole, as bpftrace prints it: as long as the probe's longest name (up to 256) */
+		int len = c->prog->cfg.max_strlen;
+
+		for (struct ap_inst *in = c->pr->inst; in; in = in->next)
+			if ((int)strlen(in->name) + 1 > len)
+				len = (int)strlen(in->name) + 1;
+		return n->ty = ty_str(len > 256 ? 256 : len);
+	}
 	case BV_ARG:
 		if (!p || (!p->has_args)) {
 			lang__error(c->prog, n->loc, "'%s' is not available in %s probes", n->s, p ? p->name : "these");

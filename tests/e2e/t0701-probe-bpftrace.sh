@@ -188,4 +188,9 @@ test_expect_success 'options after the script file (bpftrace takes them anywhere
 	$SONDE probe p.bt getppid -c "$W 7" -- -x >out 2>err &&
 	grep -qx "@\[2, -x\]: 7" out
 '
+test_expect_success 'the probe builtin is whole however long the probe name (bpftrace prints it whole)' '
+	d=$TMP/a-directory-with-a-long-name-so-that-the-probe-name-passes-64-bytes && mkdir -p $d && cp $W $d/ &&
+	$SONDE probe -e "uprobe:$d/syscalls:main { printf(\"%s\\n\", probe); @[probe] = count(); }" -c "$d/syscalls 1" >out &&
+	grep -qx "uprobe:$d/syscalls:main" out && grep -qx "@\[uprobe:$d/syscalls:main\]: 1" out
+'
 test_done
