@@ -17,7 +17,8 @@ static const struct bvar_desc vars[] = {
 	{ "cgroup", BV_CGROUP }, { "rand", BV_RAND }, { "cpid", BV_CPID }, { "comm", BV_COMM },
 	{ "kstack", BV_KSTACK }, { "ustack", BV_USTACK }, { "func", BV_FUNC }, { "probe", BV_PROBE },
 	{ "retval", BV_RETVAL }, { "args", BV_ARGS }, { "curtask", BV_CURTASK }, { "ncpus", BV_NCPUS },
-	{ "jiffies", BV_JIFFIES }, { "usermode", BV_USERMODE },
+	{ "jiffies", BV_JIFFIES }, { "usermode", BV_USERMODE }, { "pcomm", BV_PCOMM }, { "ppid", BV_PPID },
+	{ "has_cpid", BV_HAS_CPID }, { "probetype", BV_PROBETYPE },
 };
 
 static const struct bfunc_desc funcs[] = {
@@ -54,7 +55,9 @@ static const struct bfunc_desc funcs[] = {
 	/* known to bpftrace, not (yet) to sonde: a clear error rather than "unknown function" */
 	{ "join", F_JOIN, 1, 2, BF_STMT },
 	{ "is_str", F_IS_STR, 1, 1, 0 }, { "is_integer", F_IS_INTEGER, 1, 1, 0 },
-	{ "is_literal", F_IS_LITERAL, 1, 1, 0 }, { "static_assert", F_STATIC_ASSERT, 2, 2, BF_STMT },
+	{ "is_literal", F_IS_LITERAL, 1, 1, 0 }, { "is_ptr", F_IS_PTR, 1, 1, 0 }, { "is_array", F_IS_ARRAY, 1, 1, 0 },
+	{ "is_unsigned_integer", F_IS_UNSIGNED, 1, 1, 0 }, { "pcomm", F_PCOMM, 0, 1, 0 }, { "ppid", F_PPID, 0, 1, 0 },
+	{ "signal_thread", F_SIGNAL_THREAD, 1, 1, BF_STMT | BF_UNSAFE }, { "nsecs", F_NSECS, 0, 1, 0 }, { "static_assert", F_STATIC_ASSERT, 2, 2, BF_STMT },
 	{ "buf", F_BUF, 1, 2, 0 },
 	{ "ntop", F_NTOP, 1, 2, 0 }, { "pton", F_UNSUPPORTED, 0, 9, 0 },
 	{ "uaddr", F_UADDR, 1, 1, 0 }, { "strftime", F_STRFTIME, 2, 2, 0 },

@@ -276,6 +276,10 @@ static struct type check_ident(struct ck *c, struct node *n)
 		return n->ty = ty_kind(TY_USTACK, 16);
 	case BV_CURTASK:
 		return n->ty = ckbtf__curtask(c->prog);
+	case BV_PCOMM: case BV_PPID:
+		return ck_task_field(c, n, NULL, b->id == BV_PCOMM);
+	case BV_PROBETYPE:
+		return n->ty = ty_str(16);
 	case BV_FUNC:
 		if (!p || (strcmp(p->name, "uprobe") && strcmp(p->name, "uretprobe") && strcmp(p->name, "kprobe") &&
 			   strcmp(p->name, "kretprobe") && strcmp(p->name, "fentry") && strcmp(p->name, "fexit"))) {

@@ -262,7 +262,13 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 	struct type none = ty_kind(TY_NONE, 0);
 	int nargs = (int)n->i;
 
-	if (!f) {
+	if (!f || (!nargs && (f->id == F_PCOMM || f->id == F_PPID || f->id == F_NSECS))) {
+		int argn;
+
+		if (!nargs && builtin__var(n->s, &argn)) {	/* pid(), comm(): upstream's call spelling of a builtin */
+			n->kind = N_IDENT;
+			return ck_expr(c, n);
+		}
 		lang__error(c->prog, n->loc, "unknown function '%s'", n->s);
 		return none;
 	}
@@ -345,7 +351,8 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		return n->ty;
 	}
 	for (struct node *a = n->args; a; a = a->next) {
-		if (f->id == F_KADDR || f->id == F_REG || f->id == F_SIGNAL || f->id == F_KSTACK || f->id == F_USTACK)
+		if (f->id == F_KADDR || f->id == F_REG || f->id == F_SIGNAL || f->id == F_KSTACK || f->id == F_USTACK ||
+		    f->id == F_SIGNAL_THREAD || f->id == F_NSECS || f->id == F_PCOMM || f->id == F_PPID)
 			break;
 		ck_expr(c, a);
 		if (c->prog->err)
@@ -511,12 +518,27 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 			return none;
 		}
 		return n->ty = ty_int(false, 64);
-	case F_SIGNAL:
+	case F_SIGNAL: case F_SIGNAL_THREAD:
 		if (a0->kind != N_STR && a0->kind != N_INT) {
-			lang__error(c->prog, a0->loc, "signal() takes a signal name or number");
+			lang__error(c->prog, a0->loc, "%s() takes a signal name or number", n->s);
 			return none;
 		}
 		return n->ty = ty_kind(TY_VOID, 0);
+	case F_PCOMM: case F_PPID:
+		return ck_task_field(c, n, a0, f->id == F_PCOMM);
+	case F_NSECS: {	/* nsecs(boot | monotonic | tai) */
+		static const char *modes[] = { "boot", "monotonic", "tai" };
+
+		for (n->id = 0; n->id < 3 && (a0->kind != N_IDENT || strcmp(a0->s, modes[n->id])); n->id++)
+			;
+		if (n->id == 3) {
+			lang__error(c->prog, a0->loc, "nsecs() takes a clock: boot, monotonic or tai%s",
+				    a0->kind == N_IDENT && !strcmp(a0->s, "sw_tai") ?
+				    " (sw_tai, an estimate for kernels without bpf_ktime_get_tai_ns, is not supported)" : "");
+			return none;
+		}
+		return n->ty = ty_int(false, 64);
+	}
 	case F_KSTACK: case F_USTACK:
 		for (struct node *a = a0; a; a = a->next)
 			if ((a->kind != N_IDENT || a != a0 || (strcmp(a->s, "bpftrace") && strcmp(a->s, "perf") &&
@@ -613,7 +635,14 @@ struct type ck_type_fn(struct ck *c, struct node *n, const struct bfunc_desc *f)
 		return n->ty = ty_kind(TY_VOID, 0);
 	}
 	n->kind = N_INT;
-	n->i = f->id == F_IS_STR ? t.kind == TY_STR : f->id == F_IS_INTEGER ? t.kind == TY_INT : lit;
+	switch (f->id) {
+	case F_IS_STR: n->i = t.kind == TY_STR; break;
+	case F_IS_INTEGER: n->i = t.kind == TY_INT && !t.ptr; break;
+	case F_IS_PTR: n->i = t.kind == TY_INT && t.ptr; break;
+	case F_IS_ARRAY: n->i = t.kind == TY_STRUCT && t.btf_id > 0 && !ktypes__array(c->prog, t.btf_id, &(int){ 0 }, &(int){ 0 }); break;
+	case F_IS_UNSIGNED: n->i = t.kind == TY_INT && !t.ptr && !t.sign; break;
+	default: n->i = lit;
+	}
 	n->args = NULL;
 	return n->ty = ty_int(false, 64);
 }
@@ -651,4 +680,35 @@ struct type ck_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f)
 	if (ck_map_keys(c, a0))
 		return ty_kind(TY_NONE, 0);
 	return n->ty = ty_int(false, 64);
+}
+
+/*
+ * pcomm / pcomm(task): task->group_leader->comm; ppid / ppid(task):
+ * task->real_parent->tgid (task defaults to curtask). n is rewritten into those
+ * member reads and checked as such.
+ */
+struct type ck_task_field(struct ck *c, struct node *n, struct node *task, bool comm)
+{
+	struct node *t = task, *mid = arena__alloc(c->prog->arena, sizeof(*mid));
+	struct node *top = arena__alloc(c->prog->arena, sizeof(*top));
+
+	if (!t) {
+		t = arena__alloc(c->prog->arena, sizeof(*t));
+		t->kind = N_IDENT;
+		t->s = "curtask";
+		t->loc = n->loc;
+	}
+	mid->kind = N_FIELD;
+	mid->arrow = true;
+	mid->l = t;
+	mid->s = comm ? "group_leader" : "real_parent";
+	mid->loc = n->loc;
+	top->kind = N_FIELD;
+	top->arrow = true;
+	top->l = mid;
+	top->s = comm ? "comm" : "tgid";
+	top->loc = n->loc;
+	top->next = n->next;
+	*n = *top;
+	return ck_expr(c, n);
 }

@@ -54,5 +54,6 @@ bool ck_is_const_int(struct node *n, long long *v);
 struct type ck_call(struct ck *c, struct node *n, struct node *assign_to);	/* assign_to: @m in @m = agg() */
 struct type ck_type_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* is_str(), static_assert()... */
 struct type ck_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* has_key(), len() */
+struct type ck_task_field(struct ck *c, struct node *n, struct node *task, bool comm);	/* pcomm, ppid */
 
 #endif

@@ -161,6 +161,9 @@ void gen_bvar(struct gen *g, struct node *n)
 	case BV_NSECS:	/* bpftrace 0.17's: time since boot, suspend included (what strftime() adds to) */
 		g_emit(g, CALL(BPF_FUNC_ktime_get_boot_ns));
 		break;
+	case BV_HAS_CPID:
+		g_ld_imm64(g, R0, g->env->cpid > 0);
+		break;
 	case BV_ELAPSED:
 		g_emit(g, CALL(BPF_FUNC_ktime_get_ns));
 		g_ld_imm64(g, R1, g->env->start_ns);
@@ -616,8 +619,10 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 			g_emit(g, CALL(BPF_FUNC_get_current_comm));
 			return;
 		}
-		if (n->op == BV_PROBE || n->op == BV_FUNC) {
-			const char *s = n->op == BV_PROBE ? g->in->name : g->in->sym ? g->in->sym : "";
+		if (n->op == BV_PROBE || n->op == BV_FUNC || n->op == BV_PROBETYPE) {
+			const char *pn = g->in->prov->name;
+			const char *s = n->op == BV_PROBE ? g->in->name : n->op == BV_PROBETYPE ?
+				(!strcmp(pn, "BEGIN") || !strcmp(pn, "END") ? "special" : pn) : g->in->sym ? g->in->sym : "";
 
 			g_str_literal(g, s, strlen(s), off, size);
 			return;

@@ -40,6 +40,12 @@ void gen_call_int(struct gen *g, struct node *n)
 	struct node *a0 = n->args;
 
 	switch (n->op) {
+	case F_NSECS: {	/* boot, monotonic, tai */
+		static const int helpers[] = { BPF_FUNC_ktime_get_boot_ns, BPF_FUNC_ktime_get_ns, BPF_FUNC_ktime_get_tai_ns };
+
+		g_emit(g, CALL(helpers[n->id]));
+		return;
+	}
 	case F_KADDR: {
 		long long a = g_kaddr(a0->s);
 
@@ -598,7 +604,7 @@ void gen_call_stmt(struct gen *g, struct node *n)
 		g->sp = mark;
 		return;
 	}
-	case F_SIGNAL: {
+	case F_SIGNAL: case F_SIGNAL_THREAD: {
 		int s = g_signo(a0);
 
 		if (s <= 0 || s >= 64) {
@@ -608,7 +614,7 @@ void gen_call_stmt(struct gen *g, struct node *n)
 			return;
 		}
 		g_emit(g, MOV_IMM(R1, s));
-		g_emit(g, CALL(BPF_FUNC_send_signal));
+		g_emit(g, CALL(n->op == F_SIGNAL ? BPF_FUNC_send_signal : BPF_FUNC_send_signal_thread));
 		return;
 	}
 	case F_OVERRIDE:	/* needs CONFIG_BPF_KPROBE_OVERRIDE and a function on the error-injection list */
