@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <unistd.h>
 
 static const char *const probe_usage[] = {
 	"sonde probe [<options>] -e 'PROGRAM' [<params>...]",
@@ -147,6 +148,8 @@ int cmd_probe(int argc, char **argv)
 	char err[8192] = "";
 
 	rc = lang__parse(prog);
+	if (!rc)	/* BPFTRACE_* variables override the config block, as in bpftrace */
+		rc = lang__config_env(prog, environ);
 	if (!rc)
 		rc = lang__expand_macros(prog);
 	if (!rc)

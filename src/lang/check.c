@@ -270,10 +270,14 @@ static struct type check_ident(struct ck *c, struct node *n)
 		return n->ty = ty_str(16);
 	case BV_KSTACK:
 		c->prog->need_kstack = true;
-		return n->ty = ty_kind(TY_KSTACK, 8);
+		n->ty = ty_kind(TY_KSTACK, 8);
+		n->ty.smode = (uint8_t)c->prog->cfg.stack_mode;
+		return n->ty;
 	case BV_USTACK:
 		c->prog->need_ustack = true;
-		return n->ty = ty_kind(TY_USTACK, 16);
+		n->ty = ty_kind(TY_USTACK, 16);
+		n->ty.smode = (uint8_t)c->prog->cfg.stack_mode;
+		return n->ty;
 	case BV_CURTASK:
 		return n->ty = ckbtf__curtask(c->prog);
 	case BV_PCOMM: case BV_PPID:

@@ -551,6 +551,7 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		else
 			c->prog->need_ustack = true;
 		n->ty = f->id == F_KSTACK ? ty_kind(TY_KSTACK, 8) : ty_kind(TY_USTACK, 16);
+		n->ty.smode = (uint8_t)c->prog->cfg.stack_mode;
 		for (struct node *a = a0; a; a = a->next)
 			if (a->kind == N_INT)
 				n->ty.bits = a->i < 1 ? 1 : a->i > 127 ? 127 : (uint8_t)a->i;	/* frames shown */

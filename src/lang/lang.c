@@ -86,6 +86,7 @@ struct program *lang__new(const char *file, const char *src, size_t len)
 	p->cfg.max_strlen = 64;
 	p->cfg.stack_depth = 127;
 	p->cfg.max_map_keys = 4096;
+	p->cfg.license = "GPL";
 	return p;
 }
 

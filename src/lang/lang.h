@@ -241,6 +241,9 @@ struct config {
 	int stack_depth;	/* frames kept for kstack/ustack */
 	int max_map_keys;
 	bool unsafe;
+	int stack_mode;		/* enum stack_mode of kstack/ustack without one */
+	bool no_print_maps;	/* print_maps_on_exit = false */
+	const char *license;	/* "GPL" unless config says otherwise */
 };
 
 struct program {
@@ -291,6 +294,11 @@ void lang__warn(struct program *p, struct loc loc, const char *fmt, ...) __attri
 
 /* the provider's canonical name for a spelling ("t" -> "tracepoint"), or NULL */
 const char *lang__provider_name(const char *s, size_t n);
+/* one config key (config block or BPFTRACE_* environment): NULL when set, else why not */
+const char *lang__config(struct program *prog, const char *key, const char *val, bool isnum, long long num);
+/* the BPFTRACE_* environment variables, which override the config block, as in bpftrace; 0 or -EINVAL */
+int lang__config_env(struct program *prog, char **environ);
+
 /* a site for the runtime to format a record with */
 int lang__add_site(struct program *p, struct fmtsite *s);
 

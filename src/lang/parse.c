@@ -8,6 +8,7 @@
 #include "lang/lang.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -904,6 +905,65 @@ static void c_struct(struct parser *ps)
 	*st = cs;
 }
 
+/*
+ * One config key (config = { key = value } or BPFTRACE_KEY in the environment):
+ * NULL when set, else why not. num is the value when it is a number.
+ */
+const char *lang__config(struct program *prog, const char *key, const char *val, bool isnum, long long num)
+{
+	static const char *no_effect[] = { "cpp_demangle", "lazy_symbolication", "cache_user_symbols", "log_size",
+					   "max_bpf_progs", "max_probes", "max_cat_bytes", "on_stack_limit", "perf_rb_pages",
+					   "show_debug_info", "str_trunc_trailer", "missing_probes", "max_type_res_iterations",
+					   "debug_output", "verify_llvm_ir", "kernel_build", "kernel_source", NULL };
+
+	if (!strncasecmp(key, "BPFTRACE_", 9))
+		key += 9;
+	if (!strcasecmp(key, "max_strlen") || !strcasecmp(key, "strlen")) {
+		if (!isnum || num < 1 || num > 200)
+			return "max_strlen must be between 1 and 200 (the BPF stack is 512 bytes)";
+		prog->cfg.max_strlen = (int)num;
+	} else if (!strcasecmp(key, "stack_depth") || !strcasecmp(key, "max_stack_depth")) {
+		if (!isnum)
+			return "stack_depth is a number";
+		prog->cfg.stack_depth = num < 1 ? 1 : num > 127 ? 127 : (int)num;
+	} else if (!strcasecmp(key, "max_map_keys")) {
+		if (!isnum)
+			return "max_map_keys is a number";
+		prog->cfg.max_map_keys = num < 1 ? 1 : (int)num;
+	} else if (!strcasecmp(key, "stack_mode")) {
+		if (!strcmp(val, "bpftrace"))
+			prog->cfg.stack_mode = STACK_BPFTRACE;
+		else if (!strcmp(val, "perf"))
+			prog->cfg.stack_mode = STACK_PERF;
+		else if (!strcmp(val, "raw"))
+			prog->cfg.stack_mode = STACK_RAW;
+		else
+			return "stack_mode is bpftrace, perf or raw";
+	} else if (!strcasecmp(key, "print_maps_on_exit")) {
+		bool on = isnum ? num != 0 : !strcmp(val, "true") || !strcmp(val, "1");
+
+		if (!isnum && strcmp(val, "true") && strcmp(val, "false") && strcmp(val, "1") && strcmp(val, "0"))
+			return "print_maps_on_exit is true or false";
+		prog->cfg.no_print_maps = !on;
+	} else if (!strcasecmp(key, "license")) {
+		static const char *ok[] = { "GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL", "Dual MIT/GPL",
+					    "Dual MPL/GPL", NULL };
+		int i;
+
+		for (i = 0; ok[i] && strcmp(ok[i], val); i++)
+			;
+		if (!ok[i])
+			return "license is one of GPL, GPL v2, GPL and additional rights, Dual BSD/GPL, Dual MIT/GPL, Dual MPL/GPL";
+		prog->cfg.license = ok[i];
+	} else {
+		for (int i = 0; no_effect[i]; i++)
+			if (!strcasecmp(key, no_effect[i]))
+				return NULL;	/* bpftrace's, with nothing to change in sonde */
+		return "unknown config key";
+	}
+	return NULL;
+}
+
 static int config_block(struct parser *ps)
 {
 	if (!expect(ps, T_ASSIGN, "'=' after config") || !expect(ps, T_LBRACE, "'{'"))
@@ -914,24 +974,16 @@ static int config_block(struct parser *ps)
 		if (!expect(ps, T_ASSIGN, "'='"))
 			return -1;
 		struct token *v = advance(ps);
-		const char *key = k->s;
-
-		if (!strncmp(key, "BPFTRACE_", 9))
-			key += 9;
-		if (v->t == T_INT) {
-			if (!strcasecmp(key, "max_strlen") || !strcasecmp(key, "strlen")) {
-				if (v->i < 1 || v->i > 200) {
-					lang__error(ps->prog, v->loc, "max_strlen must be between 1 and 200 (the BPF stack is 512 bytes)");
-					return -1;
-				}
-				ps->prog->cfg.max_strlen = (int)v->i;
-			} else if (!strcasecmp(key, "stack_depth") || !strcasecmp(key, "max_stack_depth")) {
-				ps->prog->cfg.stack_depth = v->i < 1 ? 1 : v->i > 127 ? 127 : (int)v->i;
-			} else if (!strcasecmp(key, "max_map_keys")) {
-				ps->prog->cfg.max_map_keys = v->i < 1 ? 1 : (int)v->i;
-			}
-		} else if (v->t != T_STR && v->t != T_IDENT) {
+		if (v->t != T_INT && v->t != T_STR && v->t != T_IDENT) {
 			lang__error(ps->prog, v->loc, "a config value is a number or a string");
+			return -1;
+		}
+		const char *why = lang__config(ps->prog, k->s, v->t == T_INT ? "" : v->s, v->t == T_INT, v->i);
+
+		if (why && !strcmp(why, "unknown config key")) {
+			lang__warn(ps->prog, k->loc, "unknown config key '%s': ignored", k->s);
+		} else if (why) {
+			lang__error(ps->prog, v->loc, "%s", why);
 			return -1;
 		}
 		if (TOK(ps) == T_SEMI)
@@ -1235,4 +1287,26 @@ int lang__parse(struct program *prog)
 		lang__error(prog, l, "the program has no probes");
 	}
 	return prog->err ? -EINVAL : 0;
+}
+
+int lang__config_env(struct program *prog, char **env)
+{
+	for (char **e = env; e && *e; e++) {
+		char key[64], *end;
+		const char *eq = strchr(*e, '=');
+		long long num;
+
+		if (strncmp(*e, "BPFTRACE_", 9) || !eq || eq - *e >= (long)sizeof(key))
+			continue;
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - *e), *e);
+		num = strtoll(eq + 1, &end, 0);
+		const char *why = lang__config(prog, key, eq + 1, eq[1] && !*end, num);
+
+		if (why && strcmp(why, "unknown config key")) {
+			if (!prog->err && asprintf(&prog->err, "sonde: %s=%s: %s", key, eq + 1, why) < 0)
+				prog->err = NULL;
+			return -EINVAL;
+		}
+	}
+	return 0;
 }

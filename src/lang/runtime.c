@@ -170,7 +170,7 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 		opts.func_info_cnt = c->nsubs + 1;
 		opts.func_info_rec_size = sizeof(*fi);
 	}
-	fd = bpf_prog_load(in->prog_type, name, "GPL", c->insns, c->n, &opts);
+	fd = bpf_prog_load(in->prog_type, name, rt->prog->cfg.license, c->insns, c->n, &opts);
 	if (fd >= 0) {
 		in->prog_fd = fd;
 		btf__free(btf);
@@ -189,7 +189,7 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 		log[0] = 0;
 		lopts.expected_attach_type = opts.expected_attach_type;
 		lopts.attach_btf_id = opts.attach_btf_id;
-		fd = bpf_prog_load(in->prog_type, name, "GPL", c->insns, c->n, &lopts);
+		fd = bpf_prog_load(in->prog_type, name, rt->prog->cfg.license, c->insns, c->n, &lopts);
 		if (fd >= 0)
 			close(fd);
 		/* the verifier's last lines say why */
@@ -704,7 +704,8 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 				test_run(&rt, in, err, errlen);
 	ring_buffer__consume(rt.rb);
 	rt.exiting = true;
-	out__all_maps(&rt.out);
+	if (!prog->cfg.no_print_maps)
+		out__all_maps(&rt.out);
 	fflush(o->out);
 	uint64_t lost = lost_events(&rt);
 

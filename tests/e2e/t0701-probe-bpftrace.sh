@@ -193,4 +193,12 @@ test_expect_success 'the probe builtin is whole however long the probe name (bpf
 	$SONDE probe -e "uprobe:$d/syscalls:main { printf(\"%s\\n\", probe); @[probe] = count(); }" -c "$d/syscalls 1" >out &&
 	grep -qx "uprobe:$d/syscalls:main" out && grep -qx "@\[uprobe:$d/syscalls:main\]: 1" out
 '
+test_expect_success 'config stack_mode and BPFTRACE_STACK_MODE (the environment wins, as in bpftrace)' '
+	P="config = { stack_mode = perf } uprobe:$EXAMPLES/demo:cold_path { print(ustack(2)); exit(); }" &&
+	$SONDE probe -e "$P" -c "$EXAMPLES/demo 1" | sed -E "s/^\t[0-9a-f]+ /\tADDR /" >out &&
+	grep -qxF "$(printf "\tADDR cold_path+0 (%s)" "$EXAMPLES/demo")" out &&
+	BPFTRACE_STACK_MODE=raw $SONDE probe -e "$P" -c "$EXAMPLES/demo 1" >out && [ $(grep -cE "^[0-9a-f]{6,16}$" out) = 2 ] &&
+	! BPFTRACE_MAX_STRLEN=999 $SONDE probe -e "BEGIN { exit(); }" 2>err &&
+	grep -qx "sonde: BPFTRACE_MAX_STRLEN=999: max_strlen must be between 1 and 200 (the BPF stack is 512 bytes)" err
+'
 test_done
