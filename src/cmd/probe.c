@@ -59,6 +59,8 @@ static void print_name(const char *name, void *ctx)
 {
 	(*(int *)ctx)++;
 	printf("%s\n", name);
+	if (verbose)	/* -lv: the arguments, as bpftrace -lv lists them */
+		provider__describe(name, stdout);
 }
 
 static int start_child(void *ctx)

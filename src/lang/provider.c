@@ -984,3 +984,33 @@ int provider__add_fd(struct ap_inst *in, int fd)
 {
 	return add_fd(in, fd);
 }
+
+void provider__describe(const char *name, FILE *out)
+{
+	char path[512], line[1024];
+	const char *dir = tracefs__dir();
+	FILE *f;
+
+	if (!strncmp(name, "fentry:", 7) || !strncmp(name, "fexit:", 6)) {
+		fentry__describe(name, out);
+		return;
+	}
+	if (strncmp(name, "tracepoint:", 11) || !dir)
+		return;
+	const char *g = name + 11, *e = strchr(g, ':');
+
+	if (!e)
+		return;
+	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", dir, (int)(e - g), g, e + 1);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *fld = strstr(line, "field:"), *semi = fld ? strchr(fld, ';') : NULL;
+
+		if (!semi || strstr(fld, " common_"))
+			continue;
+		fprintf(out, "    %.*s\n", (int)(semi - fld - 6), fld + 6);
+	}
+	fclose(f);
+}

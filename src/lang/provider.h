@@ -11,6 +11,7 @@
 
 #include "lang/lang.h"
 
+#include <stdio.h>
 #include <sys/types.h>
 
 struct usdt_probe;
@@ -77,6 +78,9 @@ void provider__detach(struct ap_inst *inst);
 int provider__arg_offset(int n);
 int provider__retval_offset(void);
 
+/* -lv: what a probe gives (a tracepoint's fields, a kernel function's parameters), indented */
+void provider__describe(const char *name, FILE *out);
+
 /* every probe whose name matches the fnmatch pattern (NULL: all), for -l */
 int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx);
 
@@ -104,6 +108,7 @@ int fentry__expand(struct program *prog, struct probe *pr, struct attach *ap, st
 int fentry__attach(struct ap_inst *inst, const struct attach_ctx *ctx, char *err, size_t errlen);
 /* the traceable kernel functions whose "fentry:NAME" (or fexit:) matches pat */
 void fentry__list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx);
+void fentry__describe(const char *name, FILE *out);
 
 /* open a perf event running in's program (pid -1: every process, then on cpu); 0 or -errno with err */
 int provider__attach_perf(struct ap_inst *in, void *perf_event_attr, pid_t pid, int cpu, char *err, size_t errlen);

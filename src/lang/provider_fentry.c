@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,5 +177,42 @@ void fentry__list(const char *pat, void (*cb)(const char *name, void *ctx), void
 			cb(name, ctx);
 	}
 	free(list);
+	btf__free(btf);
+}
+
+static void dump_printf(void *ctx, const char *fmt, va_list args)
+{
+	vfprintf(ctx, fmt, args);
+}
+
+/* -lv: each parameter (and fexit's retval) as C declares it */
+void fentry__describe(const char *name, FILE *out)
+{
+	bool fexit = !strncmp(name, "fexit:", 6);
+	const char *fn = strrchr(name, ':') + 1;
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf_dump *d = btf ? btf_dump__new(btf, dump_printf, out, NULL) : NULL;
+	int id = btf ? btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, btf__type_by_id(btf, id)->type) : NULL;
+
+	if (d && t && btf_is_func_proto(t)) {
+		const struct btf_param *p = btf_params(t);
+
+		for (int i = 0; i < btf_vlen(t); i++, p++) {
+			LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = btf__name_by_offset(btf, p->name_off));
+
+			fputs("    ", out);
+			btf_dump__emit_type_decl(d, p->type, &o);
+			fputc('\n', out);
+		}
+		if (fexit && t->type) {
+			LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = "retval");
+
+			fputs("    ", out);
+			btf_dump__emit_type_decl(d, t->type, &o);
+			fputc('\n', out);
+		}
+	}
+	btf_dump__free(d);
 	btf__free(btf);
 }

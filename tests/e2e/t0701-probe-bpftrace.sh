@@ -201,4 +201,14 @@ test_expect_success 'config stack_mode and BPFTRACE_STACK_MODE (the environment 
 	! BPFTRACE_MAX_STRLEN=999 $SONDE probe -e "BEGIN { exit(); }" 2>err &&
 	grep -qx "sonde: BPFTRACE_MAX_STRLEN=999: max_strlen must be between 1 and 200 (the BPF stack is 512 bytes)" err
 '
+test_expect_success '-lv lists tracepoint fields as bpftrace -lv does, and kernel functions'"'"' parameters from BTF' '
+	if $have_bpftrace; then
+		for tp in "tracepoint:syscalls:sys_enter_openat" "tracepoint:sched:sched_switch" "tracepoint:syscalls:sys_enter_read*"; do
+			bpftrace -lv "$tp" >exp 2>/dev/null && $SONDE probe -lv "$tp" >got && test_cmp exp got || exit 1
+		done
+	fi &&
+	$SONDE probe -lv "fexit:vfs_read" >got &&
+	printf "fexit:vfs_read\n    struct file *file\n    char *buf\n    size_t count\n    loff_t *pos\n    ssize_t retval\n" >exp &&
+	test_cmp exp got
+'
 test_done
