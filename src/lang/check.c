@@ -347,6 +347,8 @@ static struct type check_field(struct ck *c, struct node *n)
 
 	if (c->prog->err)
 		return bt;
+	if (bt.kind == TY_CTX && !strcmp(c->in->prov->name, "uprobe"))
+		return ckbtf__uprobe_arg(c->prog, c->in, n);
 	if (bt.kind == TY_CTX && c->in->prov->prog_type == 26 /* BPF_PROG_TYPE_TRACING: fentry, fexit */)
 		return ckbtf__fentry_arg(c->prog, c->in, n, n->s ? n->s : "");
 	if (bt.kind == TY_STRUCT || (bt.kind == TY_INT && bt.ptr))

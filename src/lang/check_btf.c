@@ -5,9 +5,11 @@
  * arguments of fentry/fexit probes. Each function fills the node (n->off, the
  * bitfield in n->id/n->op) and returns its type, or TY_NONE after an error.
  */
+#include "lang/dwargs.h"
 #include "lang/ktypes.h"
 #include "lang/provider.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -312,4 +314,37 @@ long long ckbtf__offsetof(struct program *p, struct node *n, const char *type, c
 		}
 	}
 	return total;
+}
+
+struct type ckbtf__uprobe_arg(struct program *p, struct ap_inst *in, struct node *n)
+{
+	struct dwparam prm[32];
+	char err[256];
+	struct type t;
+	int np = in->path && in->sym ? dwargs__params(p, in->path, in->sym, prm, 32) : -ENOENT, i;
+
+	if (np == -ENODATA) {
+		lang__error(p, n->loc, "'%s' has no DWARF: a uprobe's args.NAME needs its debug information (arg0..arg5 "
+			    "do not)", in->path);
+		return none();
+	}
+	for (i = 0; i < np && strcmp(prm[i].name, n->s ? n->s : ""); i++)
+		;
+	if (np < 0 || i == np) {
+		lang__error(p, n->loc, "%s() has no parameter '%s' in the DWARF of '%s'", in->sym, n->s ? n->s : "", in->path);
+		return none();
+	}
+	if (provider__arg_offset(i) < 0) {
+		lang__error(p, n->loc, "'%s' is parameter %d of %s(): only the first six are in registers", n->s, i + 1, in->sym);
+		return none();
+	}
+	if (prm[i].btf_id < 0 || ktypes__type(p, prm[i].btf_id, true, &t, err, sizeof(err)) ||
+	    t.kind == TY_STRUCT || t.kind == TY_STR || t.kind == TY_VOID) {
+		lang__error(p, n->loc, "'%s' (%s) cannot be read from a register: a struct passed by value, a float or "
+			    "an unknown type", n->s, prm[i].type);
+		return none();
+	}
+	n->off = provider__arg_offset(i);
+	n->id = i;
+	return n->ty = t;
 }

@@ -450,17 +450,25 @@ static int lay_out(struct program *p, struct btf *btf, struct cstruct *cs)
 	return 0;
 }
 
-int ktypes__script(struct program *p)
+struct btf *ktypes__own(struct program *p)
 {
-	if (!p->cstructs || p->btf_base || (p->btf && btf__base_btf(p->btf)))
-		return 0;
+	if (p->btf_own)
+		return p->btf;
 	if (!p->btf_tried) {
 		p->btf_tried = true;
 		p->btf = btf__load_vmlinux_btf();
 	}
 	p->btf_base = p->btf;
 	p->btf = p->btf_base ? btf__new_empty_split(p->btf_base) : btf__new_empty();
-	if (!p->btf) {
+	p->btf_own = p->btf != NULL;
+	return p->btf;
+}
+
+int ktypes__script(struct program *p)
+{
+	if (!p->cstructs || p->cstructs->btf_id > 0)
+		return 0;
+	if (!ktypes__own(p)) {
 		lang__error(p, p->cstructs->loc, "cannot make room for the script's types: %s", strerror(errno));
 		return -1;
 	}

@@ -21,6 +21,8 @@ enum { KTYPES_TASK_STRUCT = -2 };
  * kernel's (or, without kernel BTF, on their own): 0, or -1 after lang__error.
  */
 int ktypes__script(struct program *p);
+/* the program's own BTF, to add types to (split from the kernel's, or on its own); NULL with errno */
+struct btf *ktypes__own(struct program *p);
 
 /* the kernel's BTF, loaded once per program; NULL with a message in err when the kernel has none */
 struct btf *ktypes__btf(struct program *p, char *err, size_t errlen);
@@ -78,6 +80,8 @@ long long ckbtf__offsetof(struct program *p, struct node *n, const char *type, c
 int ckbtf__tp_ptr(struct program *p, const char *ctype, bool user, struct type *out);
 /* the value of the enumerator `name` in the kernel's BTF (TCP_ESTABLISHED); -ENOENT */
 int ktypes__enum_value(struct program *p, const char *name, long long *value);
+/* args.name in a uprobe: its parameter's register, typed from the binary's DWARF */
+struct type ckbtf__uprobe_arg(struct program *p, struct ap_inst *in, struct node *n);
 /* args.name in fentry/fexit (name NULL: the return value in fexit) */
 struct type ckbtf__fentry_arg(struct program *p, struct ap_inst *in, struct node *n, const char *name);
 

@@ -265,6 +265,8 @@ struct program {
 	struct btf *btf;	/* the kernel's types, loaded on first use (ktypes.h) */
 	struct btf *btf_base;	/* with script structs: the kernel's, which btf extends */
 	bool btf_tried;
+	bool btf_own;		/* btf is ours to add to (split from the kernel's, or alone) */
+	void *dwcache;		/* DWARF types already made BTF (dwargs.c) */
 	struct cstruct *cstructs;	/* the script's own struct definitions, in order */
 	char *err;		/* the first error, formatted with the source line and a caret */
 	char *warn;		/* warnings, one per line (the caller prints them) */

@@ -5,6 +5,7 @@
  * and how a loaded program is attached through the kernel ABI
  * (perf_event_open + PERF_EVENT_IOC_SET_BPF, BPF_RAW_TRACEPOINT_OPEN).
  */
+#include "lang/dwargs.h"
 #include "lang/provider.h"
 #include "lib/syscalls.h"
 #include "lib/tracefs.h"
@@ -374,12 +375,21 @@ int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset
 	return rc;
 }
 
-static void list_elf_funcs(const char *path, const char *pat, void (*cb)(const char *, void *), void *ctx)
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* the functions of a binary whose probe names match pat, sorted and each once (as bpftrace lists them) */
+static void list_elf_funcs(const char *path, const char *shown, const char *fpat, const char *pat,
+			   void (*cb)(const char *, void *), void *ctx)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *e;
 	char buf[4600];
 	const char *kind = !strncmp(pat, "uretprobe:", 10) ? "uretprobe" : "uprobe";
+	char **names = NULL;
+	size_t nn = 0, cap = 0;
 
 	if (fd < 0)
 		return;
@@ -400,9 +410,19 @@ static void list_elf_funcs(const char *path, const char *pat, void (*cb)(const c
 			if (!gelf_getsym(d, i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value ||
 			    s.st_shndx == SHN_UNDEF || !(nm = elf_strptr(e, sh.sh_link, s.st_name)) || !*nm)
 				continue;
-			snprintf(buf, sizeof(buf), "%s:%s:%s", kind, path, nm);
-			if (!fnmatch(pat, buf, 0))
-				cb(buf, ctx);
+			if (fnmatch(fpat, nm, 0))
+				continue;
+			snprintf(buf, sizeof(buf), "%s:%s:%s", kind, shown, nm);
+			if (nn == cap) {
+				char **nv = realloc(names, (cap = cap ? cap * 2 : 256) * sizeof(*nv));
+
+				if (!nv)
+					break;
+				names = nv;
+			}
+			if (!(names[nn] = strdup(buf)))
+				break;
+			nn++;
 		}
 		if (sh.sh_type == SHT_SYMTAB)
 			break;	/* .symtab has everything .dynsym has */
@@ -410,6 +430,15 @@ static void list_elf_funcs(const char *path, const char *pat, void (*cb)(const c
 	if (e)
 		elf_end(e);
 	close(fd);
+	if (nn)
+		qsort(names, nn, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < nn; i++) {
+		if (!i || strcmp(names[i], names[i - 1]))
+			cb(names[i], ctx);
+	}
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
 }
 
 struct u_glob {
@@ -466,7 +495,7 @@ static int u_expand(struct program *prog, struct probe *pr, struct attach *ap, s
 		char pat[4600];
 
 		snprintf(pat, sizeof(pat), "%s:%s:%s", ap->prov, path, sym);
-		list_elf_funcs(path, pat, u_glob_one, &g);
+		list_elf_funcs(path, path, sym, pat, u_glob_one, &g);
 		if (g.err)
 			return g.err;
 		if (!g.n && !pr->aps->next) {
@@ -815,7 +844,7 @@ static const struct provider providers[] = {
 	{ "END", BPF_PROG_TYPE_RAW_TRACEPOINT, false, false, false, special_expand, NULL },
 	{ "tracepoint", BPF_PROG_TYPE_TRACEPOINT, false, false, true, tp_expand, tp_attach },
 	{ "rawtracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, true, false, false, rt_expand, rt_attach },
-	{ "uprobe", BPF_PROG_TYPE_KPROBE, true, false, false, u_expand, u_attach },
+	{ "uprobe", BPF_PROG_TYPE_KPROBE, true, false, true, u_expand, u_attach },	/* args.name from DWARF */
 	{ "uretprobe", BPF_PROG_TYPE_KPROBE, false, true, false, u_expand, u_attach },
 	{ "kprobe", BPF_PROG_TYPE_KPROBE, true, false, false, k_expand, k_attach },
 	{ "kretprobe", BPF_PROG_TYPE_KPROBE, false, true, false, k_expand, k_attach },
@@ -961,8 +990,9 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 
 		if (c && (size_t)(c - p) < sizeof(file)) {
 			snprintf(file, sizeof(file), "%.*s", (int)(c - p), p);
+			/* named as given when it is a path (uprobe:/bin/bash:*), else as found (libc) */
 			if (!provider__resolve_path(file, path, sizeof(path)))
-				list_elf_funcs(path, pat, cb, ctx);
+				list_elf_funcs(path, strchr(file, '/') ? file : path, c + 1, pat, cb, ctx);
 		}
 	}
 	if (pat && (!strncmp(pat, "fentry:", 7) || !strncmp(pat, "fexit:", 6)))
@@ -993,6 +1023,18 @@ void provider__describe(const char *name, FILE *out)
 
 	if (!strncmp(name, "fentry:", 7) || !strncmp(name, "fexit:", 6)) {
 		fentry__describe(name, out);
+		return;
+	}
+	if (!strncmp(name, "uprobe:", 7) && strrchr(name, ':') > name + 7) {	/* parameters from DWARF */
+		const char *c = strrchr(name, ':');
+		char file[4096];
+		struct dwparam prm[32];
+		int n;
+
+		snprintf(file, sizeof(file), "%.*s", (int)(c - name - 7), name + 7);
+		n = dwargs__params(NULL, file, c + 1, prm, 32);
+		for (int i = 0; i < n; i++)
+			fprintf(out, "    %s %s\n", prm[i].type, prm[i].name);
 		return;
 	}
 	if (strncmp(name, "tracepoint:", 11) || !dir)

@@ -70,6 +70,28 @@ test_expect_success 'script structs: errors name the member and its type' '
 	head -1 err >got && echo "e.bt:1:26: error: unknown type '"'"'struct nosuch'"'"' (neither a C type, a struct defined before, nor one in the kernel'"'"'s BTF)" >exp &&
 	test_cmp exp got
 '
+test_expect_success 'uprobe args.NAME typed from the binary'"'"'s DWARF (user struct followed through pointers), as bpftrace' '
+	P="uprobe:$WORKLOADS/dwargs:take { printf(\"%d %ld %d %d %u %d %d %s\\n\", args->p->x, args->p->y, args->u, args->c, args->t, args->col, args->p->next->x, args->p->tag); exit(); }" &&
+	$SONDE probe -e "$P" -c "$WORKLOADS/dwargs 2" >out 2>err &&
+	grep -qx "7 -9000000000 65535 -5 4000000000 5 3 pt" out &&
+	if command -v bpftrace >/dev/null; then
+		bpftrace -e "$P" -c "$WORKLOADS/dwargs 2" 2>/dev/null | grep -x "7 .*" >bt.out && grep -x "7 .*" out >s.out && test_cmp bt.out s.out
+	fi
+'
+test_expect_success 'uprobe -lv: the parameters as bpftrace -lv prints them; -l sorted, named by the path given' '
+	$SONDE probe -lv "uprobe:$WORKLOADS/dwargs:take" >got &&
+	printf "uprobe:%s:take\n    const char* name\n    struct point* p\n    short unsigned int u\n    signed char c\n    u32_t t\n    enum color col\n" "$WORKLOADS/dwargs" >exp &&
+	test_cmp exp got &&
+	if command -v bpftrace >/dev/null; then
+		for p in "uprobe:$WORKLOADS/dwargs:*" "uprobe:/bin/bash:read*"; do
+			bpftrace -lv "$p" >exp 2>/dev/null && $SONDE probe -lv "$p" >got && test_cmp exp got || exit 1
+		done
+	fi
+'
+test_expect_success 'uprobe args.NAME: errors for a missing parameter and a binary without DWARF' '
+	probe_err "uprobe:$WORKLOADS/dwargs:take { print(args.nope); }" "stdin:1:$((${#WORKLOADS} + 34)): error: take() has no parameter '"'"'nope'"'"' in the DWARF of '"'"'$WORKLOADS/dwargs'"'"'" &&
+	probe_err "uprobe:/bin/bash:readline { print(args.x); }" "stdin:1:40: error: '"'"'/usr/bin/bash'"'"' has no DWARF: a uprobe'"'"'s args.NAME needs its debug information (arg0..arg5 do not)"
+'
 test_expect_success 'errors: a member that does not exist' '
 	probe_err "BEGIN { print(curtask->pidd); }" "stdin:1:24: error: struct task_struct has no member '"'"'pidd'"'"'"
 '
