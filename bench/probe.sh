@@ -21,10 +21,19 @@ s=$(best_of $N "$SONDE" probe -e "$P" -c "$W 10")
 b=$(best_of $N bpftrace -e "$P" -c "$W 10")
 printf 'tracepoint + maps + exit   sonde %.4fs  bpftrace %.4fs  sonde/bpftrace = %s\n' "$s" "$b" "$(ratio "$s" "$b")"
 
+# a program that reads kernel types: BTF is parsed only then (~10 MB, ~15 ms here)
+P='BEGIN { printf("%d\n", curtask->real_parent->pid); exit(); }'
+s=$(best_of $N "$SONDE" probe -e "$P")
+b=$(best_of $N bpftrace -e "$P")
+printf 'BTF: curtask->...          sonde %.4fs  bpftrace %.4fs  sonde/bpftrace = %s\n' "$s" "$b" "$(ratio "$s" "$b")"
+
 t=$(mktemp)
 /usr/bin/time -f %M -o "$t" "$SONDE" probe -e 'BEGIN { exit(); }' >/dev/null 2>&1; rss_s=$(tail -1 "$t")
 /usr/bin/time -f %M -o "$t" bpftrace -e 'BEGIN { exit(); }' >/dev/null 2>&1; rss_b=$(tail -1 "$t")
 printf 'peak RSS, BEGIN            sonde %s KB  bpftrace %s KB  sonde/bpftrace = %s\n' "$rss_s" "$rss_b" "$(ratio "$rss_s" "$rss_b")"
+/usr/bin/time -f %M -o "$t" "$SONDE" probe -e "$P" >/dev/null 2>&1; rss_s=$(tail -1 "$t")
+/usr/bin/time -f %M -o "$t" bpftrace -e "$P" >/dev/null 2>&1; rss_b=$(tail -1 "$t")
+printf 'peak RSS, BTF              sonde %s KB  bpftrace %s KB  sonde/bpftrace = %s\n' "$rss_s" "$rss_b" "$(ratio "$rss_s" "$rss_b")"
 
 # hundreds of tracepoints: attach, first interval tick, exit, detach
 P='tracepoint:syscalls:sys_enter_* { @[probe] = count(); } interval:ms:100 { exit(); }'
