@@ -594,6 +594,18 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 	case F_BUF: case F_NTOP: case F_STRFTIME: case F_UADDR: case F_CGROUP_PATH: case F_STRERROR:
 	case F_KPTR: case F_UPTR:
 		return check_func_value(c, n, f->id);
+	case F_MACADDR: {	/* an array of 6 bytes, or a pointer to 6 bytes */
+		int arr = ctx_array_size(c, a0);
+
+		if (arr ? arr != 6 : a0->ty.kind != TY_INT) {	/* an integer is an address, as in bpftrace */
+			char b[64];
+
+			lang__error(c->prog, a0->loc, "macaddr() takes an array of 6 bytes or a pointer to them (this is %s%s)",
+				    arr ? "an array of another size" : "a value of type ", arr ? "" : type__str(&a0->ty, b, sizeof(b)));
+			return none;
+		}
+		return n->ty = ty_kind(TY_MACADDR, 8);
+	}
 	case F_REG:
 		if (a0->kind != N_STR) {
 			lang__error(c->prog, a0->loc, "reg() takes a register name literal");

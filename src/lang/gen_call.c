@@ -237,6 +237,17 @@ void gen_call_value(struct gen *g, struct node *n, int off, int size)
 		return;
 	g_zero(g, off, size);
 	switch (n->op) {
+	case F_MACADDR: {	/* the 6 bytes, from an array or through a pointer */
+		int arr = g_array_size(g, a0);
+
+		if (arr && a0->ty.kind != TY_STRUCT && a0->ty.kind != TY_INT) {
+			gen_str(g, a0, off, 8);	/* a tracepoint's or a kernel type's char array */
+			return;
+		}
+		gen_int(g, a0);	/* an array's address, or the pointer */
+		g_read_at_r0(g, off, 6);
+		return;
+	}
 	case F_BUF:
 		gen_buf(g, n, off);
 		return;

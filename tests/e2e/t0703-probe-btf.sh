@@ -92,6 +92,14 @@ test_expect_success 'uprobe args.NAME: errors for a missing parameter and a bina
 	probe_err "uprobe:$WORKLOADS/dwargs:take { print(args.nope); }" "stdin:1:$((${#WORKLOADS} + 34)): error: take() has no parameter '"'"'nope'"'"' in the DWARF of '"'"'$WORKLOADS/dwargs'"'"'" &&
 	probe_err "uprobe:/bin/bash:readline { print(args.x); }" "stdin:1:40: error: '"'"'/usr/bin/bash'"'"' has no DWARF: a uprobe'"'"'s args.NAME needs its debug information (arg0..arg5 do not)"
 '
+test_expect_success 'macaddr() of a 6-byte array in a script struct and of an address, as bpftrace prints them' '
+	printf "struct m { int x; long y; unsigned char mac[6]; };\nuprobe:%s:take { \$m = (struct m *)arg1; printf(\"%%s %%s\\\\n\", macaddr(\$m->mac), macaddr(arg1)); @[macaddr(\$m->mac)] = count(); exit(); }\n" "$WORKLOADS/dwargs" >mac.bt &&
+	$SONDE probe mac.bt -c "$WORKLOADS/dwargs 1" | grep -v "^4000065646$" >out &&
+	printf "Attaching 1 probe...\n70:74:00:00:00:00 07:00:00:00:00:00\n\n\n@[70:74:00:00:00:00]: 1\n" >exp && test_cmp exp out &&
+	if command -v bpftrace >/dev/null; then
+		bpftrace mac.bt -c "$WORKLOADS/dwargs 1" 2>/dev/null | grep -v "^4000065646$" >bt.out && test_cmp bt.out out
+	fi
+'
 test_expect_success 'errors: a member that does not exist' '
 	probe_err "BEGIN { print(curtask->pidd); }" "stdin:1:24: error: struct task_struct has no member '"'"'pidd'"'"'"
 '
