@@ -287,6 +287,19 @@ void gen_call_value(struct gen *g, struct node *n, int off, int size)
 	}
 }
 
+/* r1 = floor(log2(r0)) for r0 > 0, by binary search over the bits (r0, r2 clobbered) */
+static void g_ilog2(struct gen *g)
+{
+	g_emit(g, MOV_IMM(R1, 0));
+	for (int s = 32; s >= 1; s /= 2) {
+		g_emit(g, MOV_REG(R2, R0));
+		g_emit(g, ALU_IMM(BPF_RSH, R2, s));
+		g_emit(g, JMP_IMM(BPF_JEQ, R2, 0, 2));
+		g_emit(g, MOV_REG(R0, R2));
+		g_emit(g, ALU_IMM(BPF_ADD, R1, s));
+	}
+}
+
 /*
  * r0 = the bucket of r0 in a hist(n, k): <0 -> 0; v < 2^k -> v + 1; else, with
  * m = floor(log2 v), ((m - k + 1) << k) + the k bits after v's top bit + 1:
@@ -303,14 +316,7 @@ void g_log2k_bucket(struct gen *g, int k)
 	int d2 = g_emit(g, JA(0));
 
 	g_emit(g, MOV_REG(R4, R0));	/* v */
-	g_emit(g, MOV_IMM(R1, 0));	/* m */
-	for (int s = 32; s >= 1; s /= 2) {
-		g_emit(g, MOV_REG(R2, R0));
-		g_emit(g, ALU_IMM(BPF_RSH, R2, s));
-		g_emit(g, JMP_IMM(BPF_JEQ, R2, 0, 2));
-		g_emit(g, MOV_REG(R0, R2));
-		g_emit(g, ALU_IMM(BPF_ADD, R1, s));
-	}
+	g_ilog2(g);	/* r1 = m */
 	g_emit(g, ALU_IMM(BPF_SUB, R1, k));	/* m - k: the sub-bucket bits start there */
 	g_emit(g, ALU_REG(BPF_RSH, R4, R1));
 	g_emit(g, ALU_IMM(BPF_AND, R4, (1 << k) - 1));
@@ -368,14 +374,7 @@ void g_log2_bucket(struct gen *g)
 	g_emit(g, MOV_IMM(R0, 1));
 	int d2 = g_emit(g, JA(0));
 
-	g_emit(g, MOV_IMM(R1, 0));
-	for (int s = 32; s >= 1; s /= 2) {
-		g_emit(g, MOV_REG(R2, R0));
-		g_emit(g, ALU_IMM(BPF_RSH, R2, s));
-		g_emit(g, JMP_IMM(BPF_JEQ, R2, 0, 2));
-		g_emit(g, MOV_REG(R0, R2));
-		g_emit(g, ALU_IMM(BPF_ADD, R1, s));
-	}
+	g_ilog2(g);
 	g_emit(g, MOV_REG(R0, R1));
 	g_emit(g, ALU_IMM(BPF_ADD, R0, 2));
 	g_patch(g, d1);
