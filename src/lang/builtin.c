@@ -59,7 +59,7 @@ static const struct bfunc_desc funcs[] = {
 	{ "is_unsigned_integer", F_IS_UNSIGNED, 1, 1, 0 }, { "pcomm", F_PCOMM, 0, 1, 0 }, { "ppid", F_PPID, 0, 1, 0 },
 	{ "signal_thread", F_SIGNAL_THREAD, 1, 1, BF_STMT | BF_UNSAFE }, { "nsecs", F_NSECS, 0, 1, 0 }, { "static_assert", F_STATIC_ASSERT, 2, 2, BF_STMT },
 	{ "buf", F_BUF, 1, 2, 0 },
-	{ "ntop", F_NTOP, 1, 2, 0 }, { "pton", F_UNSUPPORTED, 0, 9, 0 },
+	{ "ntop", F_NTOP, 1, 2, 0 }, { "pton", F_PTON, 1, 1, 0 },
 	{ "uaddr", F_UADDR, 1, 1, 0 }, { "strftime", F_STRFTIME, 2, 2, 0 },
 	{ "cgroup_path", F_CGROUP_PATH, 1, 2, 0 }, { "cgroupid", F_CGROUPID, 1, 1, 0 },
 	{ "macaddr", F_MACADDR, 1, 1, 0 }, { "override", F_OVERRIDE, 1, 1, BF_STMT | BF_UNSAFE },

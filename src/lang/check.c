@@ -521,6 +521,17 @@ struct type ck_expr(struct ck *c, struct node *n)
 
 		if (c->prog->err)
 			return none;
+		if ((n->op == T_EQ || n->op == T_NE) && (a.kind == TY_ARRAY || b.kind == TY_ARRAY)) {
+			/* args->saddr == pton("127.0.0.1"): the bytes, all of them */
+			int na = ck_array_size(c, n->l), nb = ck_array_size(c, n->r);
+
+			if (!na || na != nb) {
+				lang__error(c->prog, n->loc, "only arrays of the same size can be compared (%d and %d bytes)", na, nb);
+				return none;
+			}
+			n->id = na;
+			return n->ty = ty_int(false, 64);
+		}
 		if ((n->op == T_EQ || n->op == T_NE) && a.kind == TY_STR && b.kind == TY_STR)
 			return n->ty = ty_int(false, 64);
 		if (a.kind != TY_INT || b.kind != TY_INT) {

@@ -8,6 +8,7 @@
 #include "lang/ktypes.h"
 #include "lang/provider.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -97,11 +98,13 @@ bool ck_is_const_int(struct node *n, long long *v)
 }
 
 /* a fixed-size array (a tracepoint's args->saddr, a kernel type's u8[16] or char[16]): its bytes, else 0 */
-static int ctx_array_size(struct ck *c, struct node *a)
+int ck_array_size(struct ck *c, struct node *a)
 {
 	const struct tp_field *f;
 	int elem, cnt;
 
+	if (a->ty.kind == TY_ARRAY)
+		return a->ty.ntup;
 	if ((a->ty.kind == TY_STRUCT || (a->ty.kind == TY_STR && a->ty.btf_id > 0)) &&
 	    !ktypes__array(c->prog, a->ty.btf_id, &elem, &cnt))
 		return ktypes__size(c->prog, a->ty.btf_id) > 0 ? ktypes__size(c->prog, a->ty.btf_id) : 0;
@@ -133,7 +136,7 @@ static struct type check_func_value(struct ck *c, struct node *n, int id)
 
 	switch (id) {
 	case F_BUF: {
-		int max = c->prog->cfg.max_strlen, arr = ctx_array_size(c, a0);
+		int max = c->prog->cfg.max_strlen, arr = ck_array_size(c, a0);
 		long long len = max;
 
 		if (a0->ty.kind != TY_INT && a0->ty.kind != TY_STR && !arr) {
@@ -165,7 +168,7 @@ static struct type check_func_value(struct ck *c, struct node *n, int id)
 	}
 	case F_NTOP: {
 		struct node *addr = a1 ? a1 : a0;
-		int arr = ctx_array_size(c, addr);
+		int arr = ck_array_size(c, addr);
 
 		if (a1 && a0->ty.kind != TY_INT) {
 			lang__error(c->prog, a0->loc, "ntop(af, addr) takes the address family as an integer (AF_INET is 2, "
@@ -594,8 +597,25 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 	case F_BUF: case F_NTOP: case F_STRFTIME: case F_UADDR: case F_CGROUP_PATH: case F_STRERROR:
 	case F_KPTR: case F_UPTR:
 		return check_func_value(c, n, f->id);
+	case F_PTON: {	/* an address's bytes, known when compiling: uint8[4] or uint8[16] */
+		unsigned char bytes[16];
+		bool v6 = a0->kind == N_STR && strchr(a0->s, ':');
+
+		if (a0->kind != N_STR || inet_pton(v6 ? AF_INET6 : AF_INET, a0->s, bytes) != 1) {
+			lang__error(c->prog, a0->loc, "pton() takes an IPv4 or IPv6 address literal (\"127.0.0.1\", \"::1\")");
+			return none;
+		}
+		n->x = arena__alloc(c->prog->arena, sizeof(*n->x));
+		n->x->kind = N_STR;
+		n->x->s = arena__strndup(c->prog->arena, (const char *)bytes, v6 ? 16 : 4);
+		n->x->slen = v6 ? 16 : 4;
+		n->ty = ty_kind(TY_ARRAY, v6 ? 16 : 8);
+		n->ty.ntup = v6 ? 16 : 4;
+		n->ty.bits = 8;
+		return n->ty;
+	}
 	case F_MACADDR: {	/* an array of 6 bytes, or a pointer to 6 bytes */
-		int arr = ctx_array_size(c, a0);
+		int arr = ck_array_size(c, a0);
 
 		if (arr ? arr != 6 : a0->ty.kind != TY_INT) {	/* an integer is an address, as in bpftrace */
 			char b[64];

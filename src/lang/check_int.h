@@ -51,6 +51,7 @@ struct type ck_expr(struct ck *c, struct node *n);		/* an expression's type (TY_
 
 /* check_call.c */
 bool ck_is_const_int(struct node *n, long long *v);
+int ck_array_size(struct ck *c, struct node *a);	/* bytes of an array value (a tracepoint's, BTF's, pton's), or 0 */
 struct type ck_call(struct ck *c, struct node *n, struct node *assign_to);	/* assign_to: @m in @m = agg() */
 struct type ck_type_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* is_str(), static_assert()... */
 struct type ck_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* has_key(), len() */

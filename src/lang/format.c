@@ -249,6 +249,12 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 	case TY_INET:
 		inet_text(f, d);
 		return true;
+	case TY_ARRAY:
+		fputc('[', f);
+		for (int i = 0; i < t->ntup && i < t->size; i++)
+			fprintf(f, i ? ",%u" : "%u", d[i]);
+		fputc(']', f);
+		return true;
 	case TY_MACADDR:
 		fprintf(f, "%02X:%02X:%02X:%02X:%02X:%02X", d[0], d[1], d[2], d[3], d[4], d[5]);
 		return true;

@@ -352,8 +352,38 @@ void gen_str_cmp(struct gen *g, struct node *l, struct node *r, int limit, bool 
 	g->sp = mark;
 }
 
+/* r0 = the n bytes of arrays l and r are equal (each zero-padded to 8-byte words in its slot) */
+static void gen_bytes_equal(struct gen *g, struct node *l, struct node *r, int n)
+{
+	int mark = g->sp, words = g_round8(n), a = g_slot(g, words, l->loc), b = g_slot(g, words, r->loc);
+	struct node *sides[2] = { l, r };
+	int slots[2] = { a, b };
+
+	for (int i = 0; i < 2; i++) {
+		g_zero(g, slots[i], words);
+		if (sides[i]->ty.kind == TY_ARRAY)
+			gen_to(g, sides[i], slots[i], &sides[i]->ty);
+		else
+			gen_str(g, sides[i], slots[i], words);
+	}
+	g_emit(g, MOV_IMM(R0, 0));
+	for (int i = 0; i < words; i += 8) {
+		g_emit(g, LDX(BPF_DW, R1, FP, a + i));
+		g_emit(g, LDX(BPF_DW, R2, FP, b + i));
+		g_emit(g, JMP_REG(BPF_JNE, R1, R2, (int16_t)((words - i) / 8 * 3 - 2)));
+	}
+	g_emit(g, MOV_IMM(R0, 1));
+	g->sp = mark;
+}
+
 void gen_binop(struct gen *g, struct node *n)
 {
+	if ((n->op == T_EQ || n->op == T_NE) && (n->l->ty.kind == TY_ARRAY || n->r->ty.kind == TY_ARRAY)) {
+		gen_bytes_equal(g, n->l, n->r, n->id);
+		if (n->op == T_NE)
+			g_emit(g, ALU_IMM(BPF_XOR, R0, 1));
+		return;
+	}
 	if ((n->op == T_EQ || n->op == T_NE) && n->l->ty.kind == TY_STR) {
 		gen_str_cmp(g, n->l, n->r, -1, n->op == T_EQ);
 		return;
@@ -735,7 +765,7 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 			return;
 		}
 		if (n->ty.kind == TY_BUF || n->ty.kind == TY_INET || n->ty.kind == TY_TIMESTAMP || n->ty.kind == TY_CGPATH ||
-		    n->ty.kind == TY_MACADDR) {
+		    n->ty.kind == TY_MACADDR || n->ty.kind == TY_ARRAY) {
 			gen_call_value(g, n, off, size);	/* a branch of ?: */
 			return;
 		}
@@ -828,7 +858,7 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 	case TY_STR:
 		gen_str(g, n, off, dt->kind == TY_STR ? dt->size : n->ty.size);
 		return;
-	case TY_BUF: case TY_INET: case TY_TIMESTAMP: case TY_CGPATH: case TY_MACADDR:
+	case TY_BUF: case TY_INET: case TY_TIMESTAMP: case TY_CGPATH: case TY_MACADDR: case TY_ARRAY:
 		/* fixed-size bytes: made by their function, else copied as a string's are */
 		if (n->kind == N_CALL)
 			gen_call_value(g, n, off, dt->kind == n->ty.kind ? dt->size : n->ty.size);

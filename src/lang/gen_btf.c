@@ -122,6 +122,14 @@ static void read_mem(struct gen *g, bool user, int off, int n)
 /* r0 = the integer (or pointer) n reads from kernel or user memory */
 void gen_btf__int(struct gen *g, struct node *n)
 {
+	if (n->kind == N_INDEX && n->l->ty.kind == TY_ARRAY) {	/* a constant index into pton()'s bytes */
+		int mark = g->sp, t = g_slot(g, n->l->ty.size, n->loc);
+
+		gen_to(g, n->l, t, &n->l->ty);
+		g_emit(g, LDX(BPF_B, R0, FP, t + (int)n->r->i));
+		g->sp = mark;
+		return;
+	}
 	int mark = g->sp, t = g_slot(g, 8, n->loc);
 	bool user = n->l->ty.user;
 	int bitsize = n->kind == N_FIELD ? n->op : 0, bitoff = n->kind == N_FIELD ? n->id : 0;

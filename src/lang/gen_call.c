@@ -174,6 +174,8 @@ static int g_array_size(struct gen *g, struct node *a)
 	const struct tp_field *f;
 	int elem, cnt;
 
+	if (a->ty.kind == TY_ARRAY)
+		return a->ty.ntup;
 	if ((a->ty.kind == TY_STRUCT || (a->ty.kind == TY_STR && a->ty.btf_id > 0)) &&
 	    !ktypes__array(g->prog, a->ty.btf_id, &elem, &cnt))
 		return ktypes__size(g->prog, a->ty.btf_id) > 0 ? ktypes__size(g->prog, a->ty.btf_id) : 0;
@@ -237,6 +239,15 @@ void gen_call_value(struct gen *g, struct node *n, int off, int size)
 		return;
 	g_zero(g, off, size);
 	switch (n->op) {
+	case F_PTON:	/* the bytes, 8 at a time */
+		for (int i = 0; i < (int)n->x->slen; i += 8) {
+			uint64_t v = 0;
+
+			memcpy(&v, n->x->s + i, (int)n->x->slen - i < 8 ? (size_t)((int)n->x->slen - i) : 8);
+			g_ld_imm64(g, R1, v);
+			g_emit(g, STX(BPF_DW, FP, R1, off + i));
+		}
+		return;
 	case F_MACADDR: {	/* the 6 bytes, from an array or through a pointer */
 		int arr = g_array_size(g, a0);
 
@@ -264,6 +275,8 @@ void gen_call_value(struct gen *g, struct node *n, int off, int size)
 		if (arr && addr->ty.kind == TY_STRUCT) {
 			gen_int(g, addr);
 			g_read_at_r0(g, off + 8, arr);
+		} else if (addr->ty.kind == TY_ARRAY) {
+			gen_to(g, addr, off + 8, &addr->ty);
 		} else if (arr) {
 			gen_str(g, addr, off + 8, g_round8(arr));
 		} else {

@@ -74,6 +74,7 @@ enum ty_kind {
 	TY_STRUCT,	/* a kernel struct, union or array (BTF): its address, read member by member */
 	TY_TIMESTAMP, TY_CGPATH, TY_STRERROR,	/* strftime(), cgroup_path(), strerror(): formatted in user space */
 	TY_MACADDR,	/* macaddr(): 6 bytes, printed 00:1A:2B:3C:4D:5E */
+	TY_ARRAY,	/* uint8[ntup] (pton()): printed [127,0,0,1] */
 };
 
 struct type {

@@ -211,4 +211,13 @@ test_expect_success '-lv lists tracepoint fields as bpftrace -lv does, and kerne
 	printf "fexit:vfs_read\n    struct file *file\n    char *buf\n    size_t count\n    loff_t *pos\n    ssize_t retval\n" >exp &&
 	test_cmp exp got
 '
+test_expect_success 'pton() compared with a tracepoint'"'"'s address array, as bpftrace does' '
+	printf "import socket\ns=socket.socket(); s.bind((\"127.0.0.1\",0)); s.listen()\nc=socket.create_connection(s.getsockname()); a,_=s.accept(); c.close(); a.close()\n" >tcp.py &&
+	P="tracepoint:sock:inet_sock_set_state /args->saddr == pton(\"127.0.0.1\") && args->protocol == 6/ { @[ntop(args->saddr), args->saddr != pton(\"127.0.0.2\")] = count(); }" &&
+	$SONDE probe -e "$P" -c "/usr/bin/python3 $TMP/tcp.py" >out &&
+	grep -q "^@\[127.0.0.1, 1\]: [1-9]" out &&
+	if $have_bpftrace; then
+		bpftrace -e "$P" -c "/usr/bin/python3 $TMP/tcp.py" >bt.out 2>/dev/null && test_cmp bt.out out
+	fi
+'
 test_done
