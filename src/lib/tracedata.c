@@ -201,6 +201,62 @@ static struct tep_event *live_format(struct tracedata *t, uint64_t id)
 	return ev;
 }
 
+/*
+ * Whether a print format divides by something that may be zero: libtraceevent
+ * evaluates "REC->a / REC->b" as written and dies of SIGFPE when b is 0 (a
+ * hostile perf.data can write any format; found by fuzz_perfdata). Such events
+ * are printed field by field instead.
+ */
+static bool may_divide_by_zero(const struct tep_print_arg *a, int depth)
+{
+	for (; a; a = a->next) {
+		if (depth > 64)
+			return true;
+		switch (a->type) {
+		case TEP_PRINT_OP:
+			if (a->op.op && (a->op.op[0] == '/' || a->op.op[0] == '%') && !a->op.op[1] &&
+			    !(a->op.right && a->op.right->type == TEP_PRINT_ATOM && a->op.right->atom.atom &&
+			      strtoll(a->op.right->atom.atom, NULL, 0) != 0))
+				return true;
+			if (may_divide_by_zero(a->op.left, depth + 1) || may_divide_by_zero(a->op.right, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_TYPE:
+			if (may_divide_by_zero(a->typecast.item, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_FLAGS:
+			if (may_divide_by_zero(a->flags.field, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_SYMBOL:
+			if (may_divide_by_zero(a->symbol.field, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_HEX: case TEP_PRINT_HEX_STR:
+			if (may_divide_by_zero(a->hex.field, depth + 1) || may_divide_by_zero(a->hex.size, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_INT_ARRAY:
+			if (may_divide_by_zero(a->int_array.field, depth + 1) || may_divide_by_zero(a->int_array.count, depth + 1) ||
+			    may_divide_by_zero(a->int_array.el_size, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_DYNAMIC_ARRAY:
+			if (may_divide_by_zero(a->dynarray.index, depth + 1))
+				return true;
+			break;
+		case TEP_PRINT_FUNC:
+			if (may_divide_by_zero(a->func.args, depth + 1))
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
 int tracedata__format(struct tracedata *t, uint64_t id, const void *raw, size_t raw_size,
 		      int cpu, uint64_t time, char *buf, size_t len)
 {
@@ -224,7 +280,10 @@ int tracedata__format(struct tracedata *t, uint64_t id, const void *raw, size_t 
 	rec.cpu = cpu;
 	rec.ts = time;
 	trace_seq_init(&s);
-	tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	if (may_divide_by_zero(ev->print_fmt.args, 0))
+		tep_print_fields(&s, rec.data, rec.size, ev);
+	else
+		tep_print_event(t->tep, &s, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&s);
 	n = snprintf(buf, len, "%s", s.buffer ? s.buffer : "");
 	trace_seq_destroy(&s);

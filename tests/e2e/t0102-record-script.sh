@@ -140,4 +140,8 @@ test_expect_success 'not a perf.data file, or a missing one' '
 	rc=0; $SONDE script -i nope.data 2>err || rc=$? && [ $rc -eq 1 ] && grep -q "nope.data" err
 '
 
+test_expect_success 'a hostile print format dividing by a field (libtraceevent would die of SIGFPE) prints the fields' '
+	$SONDE script -i "$ROOT/tests/fuzz/corpus/perfdata/divide-by-field" >out 2>err &&
+	grep -q "syscalls:sys_enter_openat:  __syscall_nr=257 dfd=0xffffff9c filename=0x" out
+'
 test_done
