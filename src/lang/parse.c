@@ -712,35 +712,54 @@ static struct node *statement(struct parser *ps, bool *needs_semi)
 	return s;
 }
 
-static struct node *block(struct parser *ps)
+/*
+ * Statements up to the '}' that closes `open` (not consumed): into *head; *last
+ * is the last one and *semi says whether a ';' followed it. 0, or -1 after an error.
+ */
+static int stmt_list(struct parser *ps, struct token *open, struct node **head, struct node **last, bool *semi)
 {
-	struct token *open = peek(ps, 0);
-	struct node *b, *head = NULL, **tail = &head;
+	struct node **tail = head;
 
-	if (!expect(ps, T_LBRACE, "'{'"))
-		return NULL;
-	b = mk(ps, N_BLOCK, open->loc);
+	*last = NULL;
+	*semi = true;
 	while (TOK(ps) != T_RBRACE && !failed(ps)) {
 		bool needs_semi;
 
 		if (TOK(ps) == T_SEMI) {
 			advance(ps);
+			*semi = true;
 			continue;
 		}
 		if (TOK(ps) == T_EOF) {
 			lang__error(ps->prog, open->loc, "syntax error: this '{' is never closed");
-			return NULL;
+			return -1;
 		}
 		struct node *s = statement(ps, &needs_semi);
 
 		if (!s)
-			return NULL;
+			return -1;
 		*tail = s;
 		tail = &s->next;
-		if (needs_semi && TOK(ps) != T_RBRACE && !expect(ps, T_SEMI, "';'"))
-			return NULL;
+		*last = s;
+		*semi = true;
+		if (needs_semi && TOK(ps) == T_RBRACE)
+			*semi = false;
+		else if (needs_semi && !expect(ps, T_SEMI, "';'"))
+			return -1;
 	}
-	if (!expect(ps, T_RBRACE, "'}'"))
+	return failed(ps) ? -1 : 0;
+}
+
+static struct node *block(struct parser *ps)
+{
+	struct token *open = peek(ps, 0);
+	struct node *b, *head = NULL, *last;
+	bool semi;
+
+	if (!expect(ps, T_LBRACE, "'{'"))
+		return NULL;
+	b = mk(ps, N_BLOCK, open->loc);
+	if (stmt_list(ps, open, &head, &last, &semi) || !expect(ps, T_RBRACE, "'}'"))
 		return NULL;
 	b->args = head;
 	return b;
@@ -1077,38 +1096,15 @@ static int probe(struct parser *ps)
 static struct node *block_expr(struct parser *ps)
 {
 	struct token *open = peek(ps, 0);
-	struct node *b, *head = NULL, **tail = &head, *last = NULL;
-	bool semi = true;
+	struct node *b, *head = NULL, *last;
+	bool semi;
 
 	if (!expect(ps, T_LBRACE, "'{'"))
 		return NULL;
 	b = mk(ps, N_BLOCKEXPR, open->loc);
 	ps->nest++;
-	while (TOK(ps) != T_RBRACE && !failed(ps)) {
-		bool needs_semi;
-
-		if (TOK(ps) == T_SEMI) {
-			advance(ps);
-			semi = true;
-			continue;
-		}
-		if (TOK(ps) == T_EOF) {
-			lang__error(ps->prog, open->loc, "syntax error: this '{' is never closed");
-			return NULL;
-		}
-		struct node *s = statement(ps, &needs_semi);
-
-		if (!s)
-			return NULL;
-		*tail = s;
-		tail = &s->next;
-		last = s;
-		semi = true;
-		if (needs_semi && TOK(ps) == T_RBRACE)
-			semi = false;
-		else if (needs_semi && !expect(ps, T_SEMI, "';'"))
-			return NULL;
-	}
+	if (stmt_list(ps, open, &head, &last, &semi))
+		return NULL;
 	ps->nest--;
 	if (!expect(ps, T_RBRACE, "'}'"))
 		return NULL;
