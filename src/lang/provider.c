@@ -8,6 +8,7 @@
 #include "lang/dwargs.h"
 #include "lang/provider.h"
 #include "lib/syscalls.h"
+#include "lib/elfsym.h"
 #include "lib/tracefs.h"
 #include "lib/util.h"
 
@@ -314,6 +315,23 @@ int provider__resolve_path(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
+struct sym_offset {
+	const char *sym;
+	GElf_Addr value;
+};
+
+/* "malloc" matches "malloc@@GLIBC_2.2.5" too */
+static int offset_match(const char *nm, const GElf_Sym *s, void *ctx)
+{
+	struct sym_offset *so = ctx;
+	size_t l = strlen(so->sym);
+
+	if (!s->st_value || strncmp(nm, so->sym, l) || (nm[l] && nm[l] != '@'))
+		return 0;
+	so->value = s->st_value;
+	return 1;
+}
+
 int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
@@ -328,32 +346,10 @@ int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset
 		close(fd);
 		return -EINVAL;
 	}
-	for (Elf_Scn *scn = NULL; !value && (scn = elf_nextscn(e, scn));) {
-		GElf_Shdr sh;
+	struct sym_offset so = { .sym = sym };
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-
-		for (size_t i = 0; d && i < n; i++) {
-			GElf_Sym s;
-			const char *nm;
-
-			if (!gelf_getsym(d, i, &s) || !s.st_value || s.st_shndx == SHN_UNDEF)
-				continue;
-			nm = elf_strptr(e, sh.sh_link, s.st_name);
-			if (!nm)
-				continue;
-			/* "malloc" matches "malloc@@GLIBC_2.2.5" too */
-			size_t l = strlen(sym);
-
-			if (!strncmp(nm, sym, l) && (nm[l] == 0 || nm[l] == '@')) {
-				value = s.st_value;
-				break;
-			}
-		}
-	}
+	elfsym__each(e, offset_match, &so);
+	value = so.value;
 	if (value) {
 		size_t nph;
 
@@ -380,65 +376,60 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+struct func_names {
+	const char *fpat, *shown, *kind;
+	char **names;
+	size_t n, cap;
+};
+
+static int func_name(const char *nm, const GElf_Sym *s, void *ctx)
+{
+	struct func_names *fn = ctx;
+	char buf[4600];
+
+	if (GELF_ST_TYPE(s->st_info) != STT_FUNC || !s->st_value || fnmatch(fn->fpat, nm, 0))
+		return 0;
+	snprintf(buf, sizeof(buf), "%s:%s:%s", fn->kind, fn->shown, nm);
+	if (fn->n == fn->cap) {
+		char **nv = realloc(fn->names, (fn->cap = fn->cap ? fn->cap * 2 : 256) * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		fn->names = nv;
+	}
+	if (!(fn->names[fn->n] = strdup(buf)))
+		return -ENOMEM;
+	fn->n++;
+	return 0;
+}
+
 /* the functions of a binary whose probe names match pat, sorted and each once (as bpftrace lists them) */
 static void list_elf_funcs(const char *path, const char *shown, const char *fpat, const char *pat,
 			   void (*cb)(const char *, void *), void *ctx)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *e;
-	char buf[4600];
-	const char *kind = !strncmp(pat, "uretprobe:", 10) ? "uretprobe" : "uprobe";
-	char **names = NULL;
-	size_t nn = 0, cap = 0;
+	struct func_names fn = { .fpat = fpat, .shown = shown,
+				 .kind = !strncmp(pat, "uretprobe:", 10) ? "uretprobe" : "uprobe" };
 
 	if (fd < 0)
 		return;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	for (Elf_Scn *scn = NULL; e && (scn = elf_nextscn(e, scn));) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-
-		for (size_t i = 0; d && i < n; i++) {
-			GElf_Sym s;
-			const char *nm;
-
-			if (!gelf_getsym(d, i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value ||
-			    s.st_shndx == SHN_UNDEF || !(nm = elf_strptr(e, sh.sh_link, s.st_name)) || !*nm)
-				continue;
-			if (fnmatch(fpat, nm, 0))
-				continue;
-			snprintf(buf, sizeof(buf), "%s:%s:%s", kind, shown, nm);
-			if (nn == cap) {
-				char **nv = realloc(names, (cap = cap ? cap * 2 : 256) * sizeof(*nv));
-
-				if (!nv)
-					break;
-				names = nv;
-			}
-			if (!(names[nn] = strdup(buf)))
-				break;
-			nn++;
-		}
-		if (sh.sh_type == SHT_SYMTAB)
-			break;	/* .symtab has everything .dynsym has */
-	}
-	if (e)
+	if (e) {
+		elfsym__each(e, func_name, &fn);
 		elf_end(e);
-	close(fd);
-	if (nn)
-		qsort(names, nn, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < nn; i++) {
-		if (!i || strcmp(names[i], names[i - 1]))
-			cb(names[i], ctx);
 	}
-	for (size_t i = 0; i < nn; i++)
-		free(names[i]);
-	free(names);
+	close(fd);
+	if (fn.n)
+		qsort(fn.names, fn.n, sizeof(*fn.names), cmp_str);
+	for (size_t i = 0; i < fn.n; i++) {
+		if (!i || strcmp(fn.names[i], fn.names[i - 1]))
+			cb(fn.names[i], ctx);
+	}
+	for (size_t i = 0; i < fn.n; i++)
+		free(fn.names[i]);
+	free(fn.names);
 }
 
 struct u_glob {

@@ -6,6 +6,7 @@
  * executable that is not the run-time address).
  */
 #include "lang/provider.h"
+#include "lib/elfsym.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,22 @@ static bool wanted(const GElf_Sym *s)
 	int t = GELF_ST_TYPE(s->st_info);
 
 	return s->st_shndx != SHN_UNDEF && (t == STT_OBJECT || t == STT_FUNC || t == STT_GNU_IFUNC);
+}
+
+struct elf_find {
+	const char *sym;
+	uint64_t value, size;
+};
+
+static int symbol_match(const char *nm, const GElf_Sym *s, void *ctx)
+{
+	struct elf_find *f = ctx;
+
+	if (!wanted(s) || strcmp(nm, f->sym))
+		return 0;
+	f->value = s->st_value;
+	f->size = s->st_size;
+	return 1;
 }
 
 int provider__elf_symbol(const char *path, const char *sym, uint64_t *value, uint64_t *size)
@@ -36,31 +53,12 @@ int provider__elf_symbol(const char *path, const char *sym, uint64_t *value, uin
 		close(fd);
 		return -EINVAL;
 	}
-	/* .symtab first (it has the local objects too), then .dynsym */
-	for (int pass = 0; pass < 2 && rc; pass++) {
-		for (Elf_Scn *scn = NULL; rc && (scn = elf_nextscn(e, scn));) {
-			GElf_Shdr sh;
+	struct elf_find f = { .sym = sym };
 
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) || !sh.sh_entsize)
-				continue;
-			Elf_Data *d = elf_getdata(scn, NULL);
-			size_t n = sh.sh_size / sh.sh_entsize;
-
-			for (size_t i = 0; d && i < n; i++) {
-				GElf_Sym s;
-				const char *nm;
-
-				if (!gelf_getsym(d, (int)i, &s) || !wanted(&s))
-					continue;
-				nm = elf_strptr(e, sh.sh_link, s.st_name);
-				if (nm && !strcmp(nm, sym)) {
-					*value = s.st_value;
-					*size = s.st_size;
-					rc = 0;
-					break;
-				}
-			}
-		}
+	if (elfsym__each(e, symbol_match, &f)) {
+		*value = f.value;
+		*size = f.size;
+		rc = 0;
 	}
 	elf_end(e);
 	close(fd);

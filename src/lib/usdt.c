@@ -6,6 +6,7 @@
  * difference corrects the address), the semaphore's address, then the
  * provider, the name and the argument specs as the assembler wrote them.
  */
+#include "lib/elfsym.h"
 #include "lib/usdt.h"
 
 #include <ctype.h>
@@ -362,28 +363,29 @@ static int vaddr_to_offset(Elf *e, uint64_t vaddr, bool exec, uint64_t *off)
 	return -ENOENT;
 }
 
+struct sym_find {
+	const char *name;
+	uint64_t addr;
+};
+
+static int sym_match(const char *nm, const GElf_Sym *s, void *ctx)
+{
+	struct sym_find *f = ctx;
+
+	if (strcmp(nm, f->name))
+		return 0;
+	f->addr = s->st_value;
+	return 1;
+}
+
 static int sym_addr(Elf *e, const char *name, uint64_t *addr)
 {
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
-		GElf_Shdr sh;
+	struct sym_find f = { .name = name };
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t n = sh.sh_size / sh.sh_entsize;
-
-		for (size_t i = 0; d && i < n; i++) {
-			GElf_Sym s;
-			const char *nm;
-
-			if (!gelf_getsym(d, i, &s) || s.st_shndx == SHN_UNDEF ||
-			    !(nm = elf_strptr(e, sh.sh_link, s.st_name)) || strcmp(nm, name))
-				continue;
-			*addr = s.st_value;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	if (!elfsym__each(e, sym_match, &f))
+		return -ENOENT;
+	*addr = f.addr;
+	return 0;
 }
 
 static int read_elf(Elf *e, struct collect *c, char *err, size_t errlen)

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * elfsym.h - a walk over an ELF file's defined symbols: .symtab first (it has
+ * the local ones too), then .dynsym, for the lookups that need a name or an
+ * address at compile time (uprobes, uaddr, usdt's globals). Nothing is kept.
+ */
+#ifndef SONDE_ELFSYM_H
+#define SONDE_ELFSYM_H
+
+#include <gelf.h>
+
+/*
+ * cb(name, sym, ctx) for each defined (not SHN_UNDEF) named symbol of e; the
+ * walk stops at the first nonzero return, which elfsym__each returns (0 when
+ * it ran to the end).
+ */
+int elfsym__each(Elf *e, int (*cb)(const char *name, const GElf_Sym *s, void *ctx), void *ctx);
+
+#endif
