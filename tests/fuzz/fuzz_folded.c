@@ -78,6 +78,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * folded text cannot say it otherwise, so such output is not compared */
 		bool comment = tlen && (text[0] == '#' || memmem(text, tlen, "\n#", 2));
 
+		/* the reader also takes blanks then "# " as a comment line (a first frame " # x") */
+		for (size_t i = 0; i < tlen && !comment; i++) {
+			if (i && text[i - 1] != '\n')
+				continue;
+			size_t k = i;
+
+			while (k < tlen && text[k] == ' ')
+				k++;
+			comment = k + 1 < tlen && text[k] == '#' && text[k + 1] == ' ';
+		}
+
 		/* nor can it keep blanks at the edge of a frame next to the count
 		 * ("a;b\t 15" reads as the stack "a;b"): such names are left out too */
 		for (size_t i = 0; i < tlen && !comment; i++)
