@@ -151,10 +151,18 @@ const struct ksym *kallsyms__find(const struct kallsyms *k, uint64_t addr)
 	}
 	if (!lo)
 		return NULL;
-	/* past the last symbol of the kernel or of a module: far away means unknown */
-	if (lo == k->n && addr - k->syms[lo - 1].addr > (1 << 20))
+	const struct ksym *s = &k->syms[lo - 1];
+
+	/*
+	 * Far past a symbol means unknown (no function is a megabyte long), and so
+	 * does anything past the kernel text's end markers: there lie the BPF
+	 * programs and modules that came and went, and naming their code after
+	 * _einittext (as a nearest-symbol lookup did) made up frames perf does not show.
+	 */
+	if (addr - s->addr > (1 << 20) || !strcmp(s->name, "_etext") || !strcmp(s->name, "_einittext") ||
+	    !strcmp(s->name, "_end") || !strcmp(s->name, "__init_end"))
 		return NULL;
-	return &k->syms[lo - 1];
+	return s;
 }
 
 /* the running kernel's build id, from the GNU note in /sys/kernel/notes; returns its length or -errno */

@@ -220,6 +220,12 @@ struct perfdata_event {
 		struct {				/* PERF_RECORD_LOST (id, lost) and LOST_SAMPLES (lost) */
 			uint64_t id, lost;
 		} lost;
+		struct {				/* PERF_RECORD_KSYMBOL: a BPF program's (or other) kernel code */
+			uint64_t addr;
+			uint32_t len;
+			uint16_t ksym_type, flags;	/* flags: PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER */
+			const char *name;
+		} ksymbol;
 	};
 };
 

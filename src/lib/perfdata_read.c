@@ -70,6 +70,7 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 }
 
 static inline uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 static inline uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 
 /* ----------------------------------------------------------------- opening */
@@ -936,6 +937,14 @@ int perfdata_reader__next(struct perfdata_reader *r, struct perfdata_event *ev)
 		if (end - rec < 16)
 			return bad(r, ix->off, "LOST_SAMPLES");
 		ev->lost.lost = rd64(rec + 8);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		if (end - rec <= 24 || !(ev->ksymbol.name = str_in(rec + 24, end)))
+			return bad(r, ix->off, "KSYMBOL");
+		ev->ksymbol.addr = rd64(rec + 8);
+		ev->ksymbol.len = rd32(rec + 16);
+		ev->ksymbol.ksym_type = rd16(rec + 20);
+		ev->ksymbol.flags = rd16(rec + 22);
 		break;
 	}
 	return 1;

@@ -285,6 +285,9 @@ int session__walk(struct session *s, session_sample_fn on_sample, session_event_
 			symbolizer__add_mmap(s->sym, (pid_t)ev.mmap.pid, ev.mmap.start, ev.mmap.len, ev.mmap.pgoff,
 					     ev.mmap.filename, ev.mmap.build_id, ev.mmap.build_id_size);
 			break;
+		case PERF_RECORD_KSYMBOL:
+			symbolizer__add_ksymbol(s->sym, ev.ksymbol.addr, ev.ksymbol.len, ev.ksymbol.name);
+			break;
 		case PERF_RECORD_COMM:
 			if (ev.comm.exec)
 				symbolizer__exec(s->sym, (pid_t)ev.comm.pid);

@@ -160,6 +160,9 @@ void symbolizer__free(struct symbolizer *s)
 		next = b->next;
 		free(b);
 	}
+	for (size_t i = 0; i < s->nksyms; i++)
+		free(s->ksyms[i].name);
+	free(s->ksyms);
 	free(s->root);
 	free(s->kallsyms_path);
 	dso__free_all(s);
@@ -572,16 +575,51 @@ static int kernel_check(struct symbolizer *s)
 	return 0;
 }
 
+int symbolizer__add_ksymbol(struct symbolizer *s, uint64_t addr, uint32_t len, const char *name)
+{
+	struct rec_ksym *n;
+
+	for (size_t i = 0; i < s->nksyms; i++)	/* loaded again at the same place: the newest name */
+		if (s->ksyms[i].addr == addr) {
+			char *d = strdup(name);
+
+			if (!d)
+				return -ENOMEM;
+			free(s->ksyms[i].name);
+			s->ksyms[i].name = d;
+			s->ksyms[i].len = len;
+			return 0;
+		}
+	n = realloc(s->ksyms, (s->nksyms + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	s->ksyms = n;
+	n[s->nksyms].addr = addr;
+	n[s->nksyms].len = len;
+	if (!(n[s->nksyms].name = strdup(name)))
+		return -ENOMEM;
+	s->nksyms++;
+	return 0;
+}
+
 static int resolve_kernel(struct symbolizer *s, uint64_t addr, struct sym_frame *out)
 {
 	const struct ksym *k = NULL;
 
+	/* a BPF program the recording saw, gone or replaced since: named as it was then */
+	for (size_t i = s->nksyms; i-- > 0;)
+		if (addr >= s->ksyms[i].addr && addr - s->ksyms[i].addr < s->ksyms[i].len) {
+			*out = (struct sym_frame){ .sym = s->ksyms[i].name, .offset = addr - s->ksyms[i].addr,
+						   .dso = "[bpf]", .dso_addr = addr };
+			return 1;
+		}
 	if (!s->kallsyms_state)
 		s->kallsyms_state = kernel_check(s) ?: kallsyms__load(&s->kallsyms, s->kallsyms_path ?: "/proc/kallsyms") ?: 1;
 	if (s->kallsyms_state == 1)
 		k = kallsyms__find(s->kallsyms, addr);
 	*out = (struct sym_frame){ .dso = "[kernel.kallsyms]", .dso_addr = addr };
-	if (k) {
+	/* with the recording's own BPF symbols known, a program in kallsyms now is another one */
+	if (k && !(s->nksyms && k->module && !strcmp(k->module, "[bpf]"))) {
 		out->sym = k->name;
 		out->offset = addr - k->addr;
 		out->dso = k->module;

@@ -70,6 +70,8 @@ int symbolizer__set_kallsyms(struct symbolizer *s, const char *path);
 int symbolizer__add_mmap(struct symbolizer *s, pid_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 			 const char *path, const uint8_t *build_id, size_t build_id_len);
 int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child);	/* child gets a copy of parent's maps */
+/* a recording's KSYMBOL (a BPF program's JIT code): kernel addresses in it are named so; 0 or -ENOMEM */
+int symbolizer__add_ksymbol(struct symbolizer *s, uint64_t addr, uint32_t len, const char *name);
 void symbolizer__exec(struct symbolizer *s, pid_t pid);			/* an exec drops the old maps */
 void symbolizer__exit(struct symbolizer *s, pid_t pid);			/* forget a process (PERF_RECORD_EXIT) */
 int symbolizer__load_proc_maps(struct symbolizer *s, pid_t pid);	/* live processes: /proc/PID/maps */

@@ -109,6 +109,13 @@ struct symbolizer {
 	struct strtab *names;
 	struct kallsyms *kallsyms;
 	int kallsyms_state;
+	/* KSYMBOL records of the recording (BPF programs): they name kernel code kallsyms may no longer have */
+	struct rec_ksym {
+		uint64_t addr;
+		uint32_t len;
+		char *name;
+	} *ksyms;
+	size_t nksyms;
 	char *kallsyms_path;	/* symbolizer__set_kallsyms */
 	int vdso_fd;		/* -2: not tried */
 	struct file_dso *files;

@@ -19,7 +19,12 @@ same_text() {
 }
 # the entries, blanks squeezed; BPF programs other tests load come and go (their
 # symbols are known only while loaded) and unresolved frames are left out
-entries() { grep "^ *[0-9]" "$1" | grep -v -e "\[unknown\]" -e bpf | sed -E "s/ +/ /g" | sort; }
+entries() { grep "^ *[0-9]" "$1" | grep -v -e "\[unknown\]" -e bpf -e "\[k\] 0x" | sed -E "s/ +/ /g" | sort; }
+# collapsed stacks that can differ for reasons outside the two tools' logic: BPF
+# programs of tests running beside this one (perf names them from the file's
+# KSYMBOL records, or leaves them out), and a sample in ld.so's PLT, which perf
+# names "@plt" when it cannot match the stub to its relocation
+stable() { grep -v -e bpf -e "@plt;" -e ";0xffff" "$1"; }
 
 test_expect_success 'setup: perf and sonde record the demo workload with call graphs' '
 	perf record -q -F 999 -g -o $TMP/perf.data -- $DEMO 1 >/dev/null 2>&1 &&
@@ -95,14 +100,14 @@ test_expect_success 'report --sort, --top, --percent-limit, --comms' '
 test_expect_success 'collapse of perf'"'"'s recording equals perf script report stackcollapse' '
 	$SONDE collapse -i $TMP/perf.data >actual &&
 	perf script report stackcollapse -i $TMP/perf.data 2>/dev/null >expect &&
-	[ -s expect ] && test_cmp expect actual &&
+	[ -s expect ] && stable expect >e && stable actual >a && test_cmp e a &&
 	grep -q "^demo;__libc_start_call_main;main;hot_loop [0-9]*$" actual
 '
 
 test_expect_success 'collapse of sonde'"'"'s recording equals perf'"'"'s stackcollapse of it' '
 	$SONDE collapse -i $TMP/sonde.data >actual &&
 	perf script report stackcollapse -i $TMP/sonde.data 2>/dev/null >expect &&
-	[ -s expect ] && grep -v bpf expect >e && grep -v bpf actual >a && test_cmp e a
+	[ -s expect ] && stable expect >e && stable actual >a && test_cmp e a
 '
 
 test_expect_success 'collapse of perf script text on stdin: the same stacks' '
@@ -145,7 +150,9 @@ test_expect_success 'collapse --diff: difffolded'"'"'s two columns' '
 '
 
 test_expect_success 'script: tracepoint records in each event'"'"'s print format, as perf script prints them' '
-	$SONDE record -e sched:sched_switch,syscalls:sys_enter_openat -o tp.data -- $EXAMPLES/demo 0.1 >/dev/null 2>&1 &&
+	# the syscalls workload opens files for sure; the demo sleeps, so it is switched out for sure
+	$SONDE record -e sched:sched_switch,syscalls:sys_enter_openat -o tp.data -- \
+		sh -c "$WORKLOADS/syscalls 3; $EXAMPLES/demo 0.1" >/dev/null 2>&1 &&
 	$SONDE script -i tp.data >actual && perf script -i tp.data 2>/dev/null >expect &&
 	test_cmp expect actual &&
 	grep -q "sys_enter_openat: dfd: 0xffffff9c, filename: 0x" actual && grep -q "prev_state=.* ==> next_comm=" actual
