@@ -148,20 +148,33 @@ else
 	test_skip 'a probe in a shared library' 'no cc or no <sys/sdt.h> (systemtap-sdt-dev)'
 fi
 
+# the section headers of a 64-bit ELF file, for the tests that edit its notes
+cat >"$TMP/elf.py" <<-\EOF
+	import struct
+	def header(d):
+	    shoff, = struct.unpack_from("<Q", d, 0x28)
+	    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
+	    return shoff, shentsize, shnum, shstrndx
+	def sections(d):
+	    shoff, shentsize, shnum, _ = header(d)
+	    for i in range(shnum):
+	        yield struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * shentsize)
+	def name(d, s):
+	    shoff, shentsize, _, shstrndx = header(d)
+	    strtab = struct.unpack_from("<IIQQQQIIQQ", d, shoff + shstrndx * shentsize)[4]
+	    return bytes(d[strtab + s[0]:].split(b"\0")[0])
+EOF
+
 # prelink moves a library's sections but not its (unloaded) notes: the note's
 # .stapsdt.base then differs from the section's address by as much as its pc
 test_expect_success 'a prelinked file: addresses corrected by .stapsdt.base' '
 	cp $W moved &&
-	python3 - moved <<-\EOF &&
-	import struct, sys
+	python3 - moved "$TMP/elf.py" <<-\EOF &&
+	import sys
+	exec(open(sys.argv[2]).read())
 	d = bytearray(open(sys.argv[1], "rb").read())
-	shoff, = struct.unpack_from("<Q", d, 0x28)
-	shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
-	sh = lambda i: struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * shentsize)
-	strtab = sh(shstrndx)[4]
-	for i in range(shnum):
-	    s = sh(i)
-	    if d[strtab + s[0]:].split(b"\0")[0] != b".note.stapsdt":
+	for s in sections(d):
+	    if name(d, s) != b".note.stapsdt":
 	        continue
 	    off, end = s[4], s[4] + s[5]
 	    while off < end:
@@ -174,7 +187,7 @@ test_expect_success 'a prelinked file: addresses corrected by .stapsdt.base' '
 	        off = desc + ((descsz + 3) & ~3)
 	open(sys.argv[1], "wb").write(d)
 	EOF
-	chmod +x moved &&
+	! cmp -s "$W" moved && chmod +x moved &&
 	$SONDE probe -c "$TMP/moved 2" -e "usdt:$TMP/moved:three { printf(\"three %d %d\\n\", arg0, arg1); } usdt:$TMP/moved:guarded { @ = count(); }" >out &&
 	grep "^three" out >got && printf "three %s\n" "-1 60001" "-2 60002" >expect && test_cmp expect got &&
 	grep -q "semaphore seen nonzero 2 of 2 times" out
@@ -195,16 +208,12 @@ test_expect_success 'errors: a missing binary, a missing probe, no notes, an arg
 
 test_expect_success 'corrupted input: a broken note section, a broken argument, a file that is no ELF' '
 	cp $W bad &&
-	python3 - bad <<-\EOF &&
-	import struct, sys
+	python3 - bad "$TMP/elf.py" <<-\EOF &&
+	import sys
+	exec(open(sys.argv[2]).read())
 	d = bytearray(open(sys.argv[1], "rb").read())
-	shoff, = struct.unpack_from("<Q", d, 0x28)
-	shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
-	sh = lambda i: struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * shentsize)
-	strtab = sh(shstrndx)[4]
-	for i in range(shnum):
-	    s = sh(i)
-	    if d[strtab + s[0]:].split(b"\0")[0] == b".note.stapsdt":
+	for s in sections(d):
+	    if name(d, s) == b".note.stapsdt":
 	        struct.pack_into("<I", d, s[4] + 4, 0x7fffffff)	# the first note claims a huge desc
 	open(sys.argv[1], "wb").write(d)
 	EOF
