@@ -347,7 +347,7 @@ int cmd_record(int argc, char **argv)
 		OPT_DOUBLE(0, "duration", &o.duration, "SECONDS", "stop after this long (a command gets SIGTERM)"),
 		OPT_BOOL(0, "no-inherit", &o.no_inherit, "do not follow the children of the targets"),
 		OPT_GROUP("output"),
-		OPT_STRING('o', "output", &o.output, "FILE", "write to FILE (default sonde.data; created mode 0600)"),
+		OPT_STRING('o', "output", &o.output, "FILE", "write to FILE (default sonde.data; created mode 0600); - writes perf's pipe format to stdout"),
 		OPT_INT('m', "mmap-pages", &o.mmap_pages, "PAGES", "buffer pages per CPU, a power of two (default 256, "
 			"1024 with dwarf)"),
 		OPT_BOOL('q', "quiet", &o.quiet, "no status line and no summary"),
@@ -431,6 +431,8 @@ int cmd_record(int argc, char **argv)
 	   handles them too */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	if (!strcmp(o.output, "-"))
+		signal(SIGPIPE, SIG_IGN);	/* a reader that quits is a write error, not a kill */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	if (setup_target(&o, &t))
 		goto out;
@@ -444,6 +446,7 @@ int cmd_record(int argc, char **argv)
 	}
 	created = true;
 	if (have_cmd) {
+		ss.wl.stdout_to_stderr = !strcmp(o.output, "-");	/* perf does the same */
 		rc = workload__prepare(&ss.wl, argv);
 		if (rc) {
 			error("cannot start '%s': %s", argv[0], strerror(-rc));
@@ -535,7 +538,7 @@ out:
 		workload__abort(&ss.wl);
 	sampler__close(&ss.s);
 	perfdata_writer__free(ss.w);
-	if (created)
+	if (created && strcmp(o.output, "-"))
 		unlink(o.output);	/* nothing usable was written */
 	if (ss.sfd >= 0)
 		close(ss.sfd);

@@ -49,6 +49,7 @@ struct perfdata_reader {
 	struct perfdata_features feat;
 	const char **cmdline;
 	struct perfdata_build_id *bids;
+	size_t bids_alloc;
 	struct rindex *idx;
 	size_t nr_idx, cur;
 	struct perfdata_reader_stats st;
@@ -147,6 +148,39 @@ static int read_string(const uint8_t *base, size_t *off, size_t end, const char 
 	return 0;
 }
 
+/*
+ * One entry of the BUILD_ID feature, or a HEADER_BUILD_ID record of pipe-mode data
+ * (the same layout), appended to the features' build ids. Returns the bytes it took,
+ * 0 for a malformed entry, (size_t)-1 when out of memory.
+ */
+static size_t add_build_id(struct perfdata_reader *r, const uint8_t *p, size_t avail)
+{
+	struct perfdata_features *f = &r->feat;
+	struct pd_build_id_rec h;
+	struct perfdata_build_id *bi;
+
+	memcpy(&h, p, sizeof(h));
+	if (h.size < sizeof(h) || h.size > avail || !memchr(p + sizeof(h), 0, h.size - sizeof(h)))
+		return 0;
+	if (f->nr_build_ids == r->bids_alloc) {
+		size_t na = r->bids_alloc ? 2 * r->bids_alloc : 16;
+		struct perfdata_build_id *nb = realloc(r->bids, na * sizeof(*nb));
+
+		if (!nb)
+			return (size_t)-1;
+		r->bids = nb;
+		r->bids_alloc = na;
+	}
+	f->build_ids = r->bids;
+	bi = &r->bids[f->nr_build_ids++];
+	bi->pid = h.pid;
+	bi->misc = h.misc & ~PERF_RECORD_MISC_BUILD_ID_SIZE_;
+	memcpy(bi->id, h.build_id, 20);
+	bi->size = (h.misc & PERF_RECORD_MISC_BUILD_ID_SIZE_) && h.build_id_size <= 20 ? h.build_id_size : 20;
+	bi->filename = (const char *)p + sizeof(h);
+	return h.size;
+}
+
 static int parse_feature(struct perfdata_reader *r, int bit, uint64_t off, uint64_t size,
 			 char *err, size_t errlen)
 {
@@ -231,36 +265,17 @@ static int parse_feature(struct perfdata_reader *r, int bit, uint64_t off, uint6
 		}
 		return 0;
 	}
-	case PERFDATA_FEAT_BUILD_ID: {
-		size_t n = 0, alloc = 0;
-
+	case PERFDATA_FEAT_BUILD_ID:
 		while (end - o >= sizeof(struct pd_build_id_rec)) {
-			struct pd_build_id_rec h;
-			struct perfdata_build_id *bi;
+			size_t used = add_build_id(r, b + o, end - o);
 
-			memcpy(&h, b + o, sizeof(h));
-			if (h.size < sizeof(h) || h.size > end - o ||
-			    !memchr(b + o + sizeof(h), 0, h.size - sizeof(h)))
+			if (!used)
 				goto bad;
-			if (n == alloc) {
-				struct perfdata_build_id *nb = realloc(r->bids, (alloc = alloc ? 2 * alloc : 16) * sizeof(*nb));
-
-				if (!nb)
-					return fail(err, errlen, -ENOMEM, "out of memory");
-				r->bids = nb;
-			}
-			bi = &r->bids[n++];
-			bi->pid = h.pid;
-			bi->misc = h.misc & ~PERF_RECORD_MISC_BUILD_ID_SIZE_;
-			memcpy(bi->id, h.build_id, 20);
-			bi->size = (h.misc & PERF_RECORD_MISC_BUILD_ID_SIZE_) && h.build_id_size <= 20 ? h.build_id_size : 20;
-			bi->filename = (const char *)b + o + sizeof(h);
-			o += h.size;
+			if (used == (size_t)-1)
+				return fail(err, errlen, -ENOMEM, "out of memory");
+			o += used;
 		}
-		f->build_ids = r->bids;
-		f->nr_build_ids = n;
 		return 0;
-	}
 	}
 	return 0;	/* a feature sonde does not use */
 bad:
@@ -442,6 +457,14 @@ static int parse_pipe_header(struct perfdata_reader *r, char *err, size_t errlen
 			r->feat.tracing_data_size = sz;
 			r->feat.bits[0] |= 1ULL << PERFDATA_FEAT_TRACING_DATA;
 			off += padded;
+		} else if (h.type == PERFDATA_RECORD_HEADER_BUILD_ID) {
+			size_t used = add_build_id(r, rec, h.size);
+
+			if (used == (size_t)-1)
+				return fail(err, errlen, -ENOMEM, "out of memory");
+			if (used != h.size)
+				return fail(err, errlen, -EINVAL, "bad build id record at offset %#llx",
+					    (unsigned long long)off);
 		} else if (h.type == PERFDATA_RECORD_HEADER_FEATURE && h.size >= 16) {
 			uint64_t feat = rd64(rec + 8);
 			int rc;

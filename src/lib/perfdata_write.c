@@ -6,6 +6,11 @@
  *
  * The file is written front to back: header placeholder, ids, attrs, then the
  * data section; finish() appends the feature sections and rewrites the header.
+ *
+ * "-" writes pipe-mode data to stdout, as `perf record -o -` does: a 16-byte
+ * header, then the attrs and the features as records (HEADER_ATTR, HEADER_FEATURE,
+ * HEADER_TRACING_DATA) ahead of the kernel's records, and the build ids, known
+ * only at the end, as HEADER_BUILD_ID records after them. Nothing is seeked back to.
  */
 #include "lib/perfdata.h"
 #include "lib/perfdata_int.h"
@@ -43,6 +48,7 @@ struct perfdata_writer {
 	uint8_t *buf;		/* write buffer */
 	size_t buf_len;
 	bool begun, finished;
+	bool pipe;		/* pipe mode on stdout */
 	bool synth_data;	/* synthesize non-executable mappings too */
 	struct perfdata_writer_stats st;
 	/* mapped files seen in MMAP/MMAP2 records: an open-addressing string set */
@@ -63,6 +69,25 @@ int perfdata_writer__create(struct perfdata_writer **out, const char *path,
 			free(w->buf);
 		free(w);
 		return -ENOMEM;
+	}
+	if (!strcmp(path, "-")) {
+		w->pipe = true;
+		e = 0;
+		if (isatty(STDOUT_FILENO)) {
+			e = ENOTTY;
+			snprintf(err, errlen, "not writing a binary recording to a terminal: redirect stdout or give -o FILE");
+		} else if ((w->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) < 0) {
+			e = errno;
+			snprintf(err, errlen, "cannot write to stdout: %s", strerror(e));
+		}
+		if (e) {
+			free(w->path);
+			free(w->buf);
+			free(w);
+			return -e;
+		}
+		*out = w;
+		return 0;
 	}
 	/* a recording holds addresses and command lines: only its owner reads it */
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -172,6 +197,8 @@ static int out(struct perfdata_writer *w, const void *p, size_t len)
 	return 0;
 }
 
+static int pipe_begin(struct perfdata_writer *w);
+
 int perfdata_writer__begin(struct perfdata_writer *w)
 {
 	struct pd_header h = { 0 };
@@ -181,6 +208,8 @@ int perfdata_writer__begin(struct perfdata_writer *w)
 	if (w->begun || !w->nr_attrs)
 		return -EINVAL;
 	w->begun = true;
+	if (w->pipe)
+		return pipe_begin(w);
 	rc = out(w, &h, sizeof(h));	/* a placeholder until finish() */
 	ids_off = w->pos;
 	for (int i = 0; i < w->nr_attrs && !rc; i++)
@@ -303,8 +332,10 @@ int perfdata_writer__write(struct perfdata_writer *w, const void *recs, size_t l
 int perfdata_writer__finished_round(struct perfdata_writer *w)
 {
 	struct perf_event_header h = { PERFDATA_RECORD_FINISHED_ROUND, 0, sizeof(h) };
+	int rc = perfdata_writer__write(w, &h, sizeof(h));
 
-	return perfdata_writer__write(w, &h, sizeof(h));
+	/* a pipe's reader gets each round as it ends (and a reader that quit is seen) */
+	return rc || !w->pipe ? rc : flush_buf(w);
 }
 
 void perfdata_writer__stats(const struct perfdata_writer *w, struct perfdata_writer_stats *st)
@@ -673,20 +704,145 @@ static void feat_cmdline(struct perfdata_writer *w, struct pd_buf *b)
 		pd_buf__string(b, w->cmdline[i]);
 }
 
+/* the features sonde writes, in bit order */
+static const int feats[] = {
+	PERFDATA_FEAT_TRACING_DATA, PERFDATA_FEAT_BUILD_ID, PERFDATA_FEAT_HOSTNAME,
+	PERFDATA_FEAT_OSRELEASE, PERFDATA_FEAT_VERSION, PERFDATA_FEAT_ARCH,
+	PERFDATA_FEAT_NRCPUS, PERFDATA_FEAT_CPUDESC, PERFDATA_FEAT_TOTAL_MEM,
+	PERFDATA_FEAT_CMDLINE, PERFDATA_FEAT_EVENT_DESC,
+};
+enum { NF = sizeof(feats) / sizeof(feats[0]) };
+
+/* the contents of one feature section into b (empty when there is nothing to say) */
+static int build_feature(struct perfdata_writer *w, int feat, struct pd_buf *b, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	switch (feat) {
+	case PERFDATA_FEAT_TRACING_DATA: {
+		char **tps = calloc(w->nr_attrs, sizeof(*tps));
+		int ntp = 0;
+
+		if (!tps) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		for (int i = 0; i < w->nr_attrs; i++)
+			if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT && strchr(w->attrs[i].name, ':'))
+				tps[ntp++] = w->attrs[i].name;
+		if (ntp)
+			rc = pd_feat__tracing_data(b, tps, ntp, err, errlen);
+		free(tps);
+		break;
+	}
+	case PERFDATA_FEAT_BUILD_ID: feat_build_ids(w, b); break;
+	case PERFDATA_FEAT_HOSTNAME:
+	case PERFDATA_FEAT_OSRELEASE:
+	case PERFDATA_FEAT_ARCH: pd_feat__uname(b, feat); break;
+	case PERFDATA_FEAT_VERSION: pd_buf__string(b, "sonde-" SONDE_VERSION); break;
+	case PERFDATA_FEAT_NRCPUS: pd_feat__nrcpus(b); break;
+	case PERFDATA_FEAT_CPUDESC: pd_feat__cpudesc(b); break;
+	case PERFDATA_FEAT_TOTAL_MEM: pd_feat__total_mem(b); break;
+	case PERFDATA_FEAT_CMDLINE: feat_cmdline(w, b); break;
+	case PERFDATA_FEAT_EVENT_DESC: feat_event_desc(w, b); break;
+	}
+	if (!rc && b->err) {
+		rc = b->err;
+		snprintf(err, errlen, "out of memory");
+	}
+	return rc;
+}
+
+/*
+ * Pipe mode, before the first record: the header, an attr record per event (attr
+ * then its ids), the tracing data of tracepoint events, then a record per feature
+ * but the build ids (finish() writes those). Records are padded to 8 bytes.
+ */
+static int pipe_begin(struct perfdata_writer *w)
+{
+	struct { char magic[8]; uint64_t size; } ph = { "PERFILE2", sizeof(ph) };
+	char err[256];
+	int rc = out(w, &ph, sizeof(ph));
+
+	for (int i = 0; i < w->nr_attrs && !rc; i++) {
+		struct perf_event_header h = { PERFDATA_RECORD_HEADER_ATTR, 0, 0 };
+		size_t len = sizeof(h) + sizeof(w->attrs[i].attr) + w->attrs[i].nr_ids * 8;
+
+		if (len > 65535)
+			return -E2BIG;
+		h.size = (uint16_t)len;
+		rc = out(w, &h, sizeof(h));
+		if (!rc)
+			rc = out(w, &w->attrs[i].attr, sizeof(w->attrs[i].attr));
+		if (!rc)
+			rc = out(w, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
+	}
+	for (int i = 0; i < NF && !rc; i++) {
+		struct pd_buf b = { 0 };
+		size_t padded;
+
+		if (feats[i] == PERFDATA_FEAT_BUILD_ID)
+			continue;
+		rc = build_feature(w, feats[i], &b, err, sizeof(err));
+		padded = (b.len + 7) & ~(size_t)7;
+		if (rc || !b.len) {
+			/* nothing */
+		} else if (feats[i] == PERFDATA_FEAT_TRACING_DATA) {
+			/* the record gives the padded size (perf checks it), the data follows */
+			struct { struct perf_event_header h; uint32_t size, pad; } t = {
+				{ PERFDATA_RECORD_HEADER_TRACING_DATA, 0, sizeof(t) }, (uint32_t)padded, 0 };
+
+			rc = b.len > UINT32_MAX ? -E2BIG : out(w, &t, sizeof(t));
+			if (!rc)
+				rc = out(w, b.p, b.len);
+			if (!rc)
+				rc = out(w, NULL, padded - b.len);
+		} else if (padded + 16 <= 65535) {
+			struct { struct perf_event_header h; uint64_t feat; } f = {
+				{ PERFDATA_RECORD_HEADER_FEATURE, 0, (uint16_t)(padded + 16) }, (uint64_t)feats[i] };
+
+			rc = out(w, &f, sizeof(f));
+			if (!rc)
+				rc = out(w, b.p, b.len);
+			if (!rc)
+				rc = out(w, NULL, padded - b.len);
+		}	/* a feature too big for a record is left out, as perf leaves it */
+		pd_buf__free(&b);
+	}
+	w->data_offset = w->pos;
+	return rc;
+}
+
+/* pipe mode, at the end: a HEADER_BUILD_ID record per file (the feature's entries) */
+static int pipe_finish(struct perfdata_writer *w)
+{
+	struct pd_buf b = { 0 };
+	int rc;
+
+	feat_build_ids(w, &b);
+	rc = b.err;
+	for (size_t o = 0; !rc && b.len - o >= sizeof(struct pd_build_id_rec); ) {
+		struct pd_build_id_rec *r = (struct pd_build_id_rec *)(b.p + o);
+		uint16_t size = r->size;
+
+		/* padded to 8 bytes (perf leaves them at 4): the name's NULs absorb it */
+		r->type = PERFDATA_RECORD_HEADER_BUILD_ID;
+		r->size = (uint16_t)((size + 7) & ~7);
+		rc = out(w, r, size);
+		if (!rc)
+			rc = out(w, NULL, r->size - size);
+		o += size;
+	}
+	pd_buf__free(&b);
+	return rc ? rc : flush_buf(w);
+}
+
 int perfdata_writer__finish(struct perfdata_writer *w, char *err, size_t errlen)
 {
-	static const int feats[] = {
-		PERFDATA_FEAT_TRACING_DATA, PERFDATA_FEAT_BUILD_ID, PERFDATA_FEAT_HOSTNAME,
-		PERFDATA_FEAT_OSRELEASE, PERFDATA_FEAT_VERSION, PERFDATA_FEAT_ARCH,
-		PERFDATA_FEAT_NRCPUS, PERFDATA_FEAT_CPUDESC, PERFDATA_FEAT_TOTAL_MEM,
-		PERFDATA_FEAT_CMDLINE, PERFDATA_FEAT_EVENT_DESC,
-	};
-	enum { NF = sizeof(feats) / sizeof(feats[0]) };
 	struct pd_buf fb[NF];
 	struct pd_section secs[NF];
 	struct pd_header h = { .size = sizeof(h), .attr_size = sizeof(struct perf_event_attr) + 16 };
-	char **tps = NULL;
-	int ntp = 0, nsec = 0, rc;
+	int nsec = 0, rc = 0;
 	uint64_t data_end, off;
 
 	if (!w->begun || w->finished) {
@@ -695,41 +851,12 @@ int perfdata_writer__finish(struct perfdata_writer *w, char *err, size_t errlen)
 	}
 	memset(fb, 0, sizeof(fb));
 	data_end = w->pos;
-	tps = calloc(w->nr_attrs, sizeof(*tps));
-	if (!tps) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
+	if (w->pipe) {
+		rc = pipe_finish(w);
+		goto done;
 	}
-	for (int i = 0; i < w->nr_attrs; i++)
-		if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT && strchr(w->attrs[i].name, ':'))
-			tps[ntp++] = w->attrs[i].name;
-
-	rc = 0;
-	for (int i = 0; i < NF && !rc; i++) {
-		struct pd_buf *b = &fb[i];
-
-		switch (feats[i]) {
-		case PERFDATA_FEAT_TRACING_DATA:
-			if (ntp)
-				rc = pd_feat__tracing_data(b, tps, ntp, err, errlen);
-			break;
-		case PERFDATA_FEAT_BUILD_ID: feat_build_ids(w, b); break;
-		case PERFDATA_FEAT_HOSTNAME:
-		case PERFDATA_FEAT_OSRELEASE:
-		case PERFDATA_FEAT_ARCH: pd_feat__uname(b, feats[i]); break;
-		case PERFDATA_FEAT_VERSION: pd_buf__string(b, "sonde-" SONDE_VERSION); break;
-		case PERFDATA_FEAT_NRCPUS: pd_feat__nrcpus(b); break;
-		case PERFDATA_FEAT_CPUDESC: pd_feat__cpudesc(b); break;
-		case PERFDATA_FEAT_TOTAL_MEM: pd_feat__total_mem(b); break;
-		case PERFDATA_FEAT_CMDLINE: feat_cmdline(w, b); break;
-		case PERFDATA_FEAT_EVENT_DESC: feat_event_desc(w, b); break;
-		}
-		if (!rc && b->err) {
-			rc = b->err;
-			snprintf(err, errlen, "out of memory");
-		}
-	}
-	free(tps);
+	for (int i = 0; i < NF && !rc; i++)
+		rc = build_feature(w, feats[i], &fb[i], err, errlen);
 	if (rc)
 		goto out;
 
@@ -762,6 +889,7 @@ int perfdata_writer__finish(struct perfdata_writer *w, char *err, size_t errlen)
 	h.data.size = data_end - w->data_offset;
 	if (!rc && pwrite(w->fd, &h, sizeof(h), 0) != sizeof(h))
 		rc = errno ? -errno : -EIO;
+done:
 	if (rc)
 		snprintf(err, errlen, "cannot write '%s': %s", w->path, strerror(-rc));
 	w->finished = true;

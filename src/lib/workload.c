@@ -46,6 +46,8 @@ int workload__prepare(struct workload *w, char *const argv[])
 			sigemptyset(&none);
 			sigprocmask(SIG_SETMASK, &none, NULL);
 		}
+		if (w->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		/* ready: from here until exec the child makes no system call but the read,
 		 * so tracing attached after prepare() sees none of this set-up */
 		if (write(err[1], "r", 1) != 1)

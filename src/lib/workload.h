@@ -6,12 +6,15 @@
 #ifndef SONDE_WORKLOAD_H
 #define SONDE_WORKLOAD_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 struct workload {
 	pid_t pid;
 	int go_fd;	/* write end: one byte lets the child exec */
 	int err_fd;	/* read end: the child's errno if exec failed */
+	bool stdout_to_stderr;	/* set before prepare(): the child's stdout is our stderr (our stdout
+				   carries data, as with `record -o -`) */
 };
 
 /* fork a child that waits before exec'ing argv (searched in PATH); 0 or -errno */

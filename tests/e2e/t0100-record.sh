@@ -4,6 +4,8 @@
 . "$(dirname "$0")/../lib.sh"
 
 have_perf() { command -v perf >/dev/null 2>&1; }
+# kernel modules' addresses: perf and sonde name them differently
+nomod() { sed -E '/^\tffffffffc[0-9a-f]{7} /d'; }
 
 # perf's verdict on a file: no warning on stderr or in the report
 perf_clean() {
@@ -117,6 +119,22 @@ test_expect_success 'on a terminal: a status line with samples, lost and how to 
 '
 fi
 
+test_expect_success '-o -: pipe-mode data on stdout, the command'\''s own output on stderr, no file' '
+	$SONDE record -g -F 499 -o - -- $EXAMPLES/demo 0.5 >p.data 2>err &&
+	[ ! -e ./- ] && grep -q "^demo: [0-9]* rounds" err &&
+	[ "$(head -c 16 p.data | od -An -tx1 | tr -d " \n")" = 50455246494c45321000000000000000 ] &&
+	$SONDE report -i - --no-children <p.data >ours && grep -q "\[\.\] hot_loop" ours &&
+	$SONDE script -i p.data >s1 && $SONDE script -i - <p.data >s2 && test_cmp s1 s2 &&
+	[ $(grep -c "hot_loop" s1) -gt 40 ]
+'
+
+test_expect_success '-o - on a terminal is refused; a reader that quits ends the recording' '
+	script -qec "$SONDE record -o - -- $EXAMPLES/demo 0.2" /dev/null >tty.out || :
+	grep -aq "not writing a binary recording to a terminal" tty.out && [ ! -e ./- ] &&
+	{ r=0; $SONDE record -F 999 -o - -- $EXAMPLES/demo 2 2>err || r=$?; echo $r >rc; } | head -c 100 >/dev/null &&
+	[ "$(cat rc)" = 1 ] && grep -q "^sonde: cannot write .-.: Broken pipe" err && ! grep -q "rounds in 2" err
+'
+
 test_expect_success 'the exit status of the command is sonde record'\''s' '
 	rc=0; $SONDE record -q -o x.data -- sh -c "exit 3" || rc=$? && [ $rc -eq 3 ] &&
 	rc=0; $SONDE record -q -o x.data -- /nonexistent/cmd 2>err || rc=$? && [ $rc -eq 127 ] &&
@@ -206,6 +224,20 @@ test_expect_success '--call-graph dwarf: perf unwinds the stack copies (hot_loop
 	! grep -iE "warning|error" dw.err &&
 	grep -A4 "\[\.\] hot_loop" dw.out | grep -q "work" &&
 	grep -A5 "\[\.\] hot_loop" dw.out | grep -q "main"
+'
+
+test_expect_success '-o -: perf reads the stream: report, script, header, build ids, tracepoints' '
+	$SONDE record -q -g -F 499 -o - -- $EXAMPLES/demo 0.5 >p2.data 2>/dev/null &&
+	perf_clean p2.data && grep -q "\[\.\] hot_loop" report.out &&
+	perf script -i - <p2.data 2>/dev/null | nomod >theirs && $SONDE script -i p2.data | nomod >ours &&
+	[ -s ours ] && test_cmp theirs ours &&
+	perf report -i p2.data --header-only 2>/dev/null >hdr &&
+	grep -q "^# cmdline : .*record -q -g -F 499 -o - -- " hdr && grep -q "^# event : name = cpu-clock" hdr &&
+	perf buildid-list -i p2.data 2>/dev/null | grep -q " .*/demo$" &&
+	$SONDE record -q -e syscalls:sys_enter_getppid -o - -- $WORKLOADS/syscalls 300 2>/dev/null |
+		perf script -i - >tp2.out 2>tp2.err &&
+	! grep -iE "warning|error|fail|mismatch" tp2.err &&
+	[ $(grep -c "syscalls:sys_enter_getppid:" tp2.out) -eq 300 ]
 '
 
 test_expect_success 'two events in one file: each sample keeps its event' '
