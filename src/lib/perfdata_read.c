@@ -159,6 +159,8 @@ static size_t add_build_id(struct perfdata_reader *r, const uint8_t *p, size_t a
 	struct pd_build_id_rec h;
 	struct perfdata_build_id *bi;
 
+	if (avail < sizeof(h))
+		return 0;
 	memcpy(&h, p, sizeof(h));
 	if (h.size < sizeof(h) || h.size > avail || !memchr(p + sizeof(h), 0, h.size - sizeof(h)))
 		return 0;

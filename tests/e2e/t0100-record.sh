@@ -128,6 +128,11 @@ test_expect_success '-o -: pipe-mode data on stdout, the command'\''s own output
 	[ $(grep -c "hot_loop" s1) -gt 40 ]
 '
 
+test_expect_success '-o -: a build id record cut short is one error line (fuzz find)' '
+	rc=0; $SONDE script -i $ROOT/tests/fuzz/corpus/perfdata/pipe-short-build-id >out 2>err || rc=$? &&
+	[ $rc -eq 1 ] && [ $(wc -l <err) -eq 1 ] && grep -q "bad build id record at offset 0x278" err
+'
+
 test_expect_success '-o - on a terminal is refused; a reader that quits ends the recording' '
 	script -qec "$SONDE record -o - -- $EXAMPLES/demo 0.2" /dev/null >tty.out || :
 	grep -aq "not writing a binary recording to a terminal" tty.out && [ ! -e ./- ] &&
