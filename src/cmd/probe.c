@@ -6,9 +6,11 @@
  */
 #include "sonde.h"
 #include "opt.h"
+#include "lang/comptime.h"
 #include "lang/lang.h"
 #include "lang/provider.h"
 #include "lang/runtime.h"
+#include "lang/testbench.h"
 #include "lib/workload.h"
 
 #include <errno.h>
@@ -22,6 +24,7 @@ static const char *const probe_usage[] = {
 	"sonde probe [<options>] -e 'PROGRAM' [<params>...]",
 	"sonde probe [<options>] FILE.bt [<params>...]",
 	"sonde probe -l ['PATTERN']",
+	"sonde probe [<options>] FILE.bt [<params>...] -- [--NAME[=VALUE]...] [<params>...]",
 	NULL,
 };
 
@@ -85,7 +88,8 @@ int cmd_probe(int argc, char **argv)
 {
 	const char *expr = NULL, *cmd = NULL, *format = "text", *file;
 	int pid = 0, rc;
-	bool list = false, dry_run = false, unsafe = false;
+	bool list = false, dry_run = false, unsafe = false, no_warnings = false, test = false, bench = false;
+	const char *bufmode = NULL;
 	struct opt opts[] = {
 		OPT_STRING('e', "expr", &expr, "PROGRAM", "the program to run"),
 		OPT_STRING('c', "cmd", &cmd, "CMD", "run CMD and trace until it ends (its pid is cpid)"),
@@ -94,13 +98,29 @@ int cmd_probe(int argc, char **argv)
 		OPT_STRING('f', "format", &format, "FORMAT", "output format: text or json"),
 		OPT_BOOL(0, "dry-run", &dry_run, "compile (with -v: show the bytecode), load nothing"),
 		OPT_BOOL(0, "unsafe", &unsafe, "allow system() and signal()"),
+		OPT_STRING('B', "buffering", &bufmode, "MODE", "output buffering: line (default), full or none"),
+		OPT_BOOL(0, "no-warnings", &no_warnings, "do not print warnings"),
+		OPT_BOOL(0, "test", &test, "run the test: probes (only them) and say which pass"),
+		OPT_BOOL(0, "bench", &bench, "time the bench: probes (only them): average ns per run"),
 		OPT_VERBOSE(),
+		OPT_GROUP("Parameters: $1, $2... are the positional ones (before or after --); getopt(\"NAME\", default)\n"
+			  "reads --NAME=VALUE given after -- (-- --help lists the program's own options).\n"
+			  "--test: a test passes when its probe returns 0 and does not call exit(). --bench: each\n"
+			  "bench: probe is loaded as a socket filter and run by BPF_PROG_TEST_RUN with a repeat\n"
+			  "count; the table shows the kernel's average ns per run (median of 3 runs of ~0.1 s)."),
 		OPT_END(),
 	};
 
 	argc = opt__parse(argc, argv, opts, probe_usage, 0);	/* options anywhere, as bpftrace takes them; -- ends them */
 	if (strcmp(format, "text") && strcmp(format, "json"))
 		opt__usage_error(probe_usage, opts, "unknown output format '%s' (text or json)", format);
+	if (bufmode && strcmp(bufmode, "line") && strcmp(bufmode, "full") && strcmp(bufmode, "none"))
+		opt__usage_error(probe_usage, opts, "-B takes line, full or none, not '%s'", bufmode);
+	if (test && bench)
+		opt__usage_error(probe_usage, opts, "--test and --bench do not go together");
+	/* as bpftrace: stdout is line buffered unless -B says otherwise */
+	setvbuf(stdout, NULL, bufmode && !strcmp(bufmode, "full") ? _IOFBF : bufmode && !strcmp(bufmode, "none") ? _IONBF : _IOLBF,
+		BUFSIZ);
 	if (list) {
 		int n = 0;
 
@@ -140,9 +160,21 @@ int cmd_probe(int argc, char **argv)
 		free(src);
 		return 1;
 	}
+	/* after --: --NAME[=VALUE] are named parameters, the rest positional ones (opt__parse left them in order) */
+	int npos = 0;
+
+	prog->named = calloc(argc + 1, sizeof(char *));
+	for (int i = 0; i < argc; i++) {
+		if (prog->named && !strncmp(argv[i], "--", 2) && argv[i][2])
+			prog->named[prog->nnamed++] = argv[i] + 2;
+		else
+			argv[npos++] = argv[i];
+	}
 	prog->params = (const char **)argv;
-	prog->nparams = argc;
+	prog->nparams = npos;
 	prog->cfg.unsafe = unsafe;
+	prog->no_warnings = no_warnings;
+	prog->mode = test ? MODE_TEST : bench ? MODE_BENCH : MODE_RUN;
 
 	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	char **cargv = NULL;
@@ -154,11 +186,20 @@ int cmd_probe(int argc, char **argv)
 		rc = lang__config_env(prog, environ);
 	if (!rc)
 		rc = lang__expand_macros(prog);
+	if (!rc) {	/* getopt(): the named parameters; -- --help lists them */
+		bool helped;
+
+		rc = getopt__prepare(prog, stdout, &helped);
+		if (!rc && helped)
+			goto out;
+	}
+	if (!rc)
+		rc = testbench__select(prog);
 	if (!rc)
 		rc = provider__expand_all(prog, pid);
 	if (!rc)
 		rc = lang__check(prog);
-	if (prog->warn)
+	if (prog->warn && !no_warnings)
 		fputs(prog->warn, stderr);
 	if (rc) {
 		fprintf(stderr, "%s\n", prog->err ? prog->err : "sonde: cannot compile the program");
@@ -192,6 +233,7 @@ int cmd_probe(int argc, char **argv)
 		.child_ctx = &w,
 		.child_status = &status,
 		.out = stdout,
+		.full_buffering = bufmode && !strcmp(bufmode, "full"),
 	};
 	rc = runtime__run(prog, &ro, err, sizeof(err));
 	if (rc) {
@@ -212,6 +254,9 @@ out:
 		free(cargv[0]);
 		free(cargv);
 	}
+	if (!rc && prog->exit_code)	/* --test: a test failed */
+		rc = prog->exit_code;
+	free(prog->named);
 	lang__free(prog);
 	free(src);
 	return rc;

@@ -68,6 +68,8 @@ static const struct bfunc_desc funcs[] = {
 	{ "uptr", F_UPTR, 1, 1, 0 }, 
 	{ "strlen", F_UNSUPPORTED, 0, 9, 0 }, { "has_key", F_HAS_KEY, 1, 9, 0 },
 	{ "tseries", F_UNSUPPORTED, 0, 9, 0 }, { "len", F_LEN, 1, 1, 0 },
+	{ "getopt", F_GETOPT, 1, 3, 0 }, { "fail", F_FAIL, 1, 8, BF_STMT },
+	{ "kfunc_exist", F_KFUNC_EXIST, 1, 1, 0 }, { "kfunc_allowed", F_KFUNC_ALLOWED, 1, 1, 0 },
 };
 
 const struct bvar_desc *builtin__var(const char *name, int *argn)

@@ -24,6 +24,7 @@ enum bfunc {
 	F_BUF, F_NTOP, F_STRFTIME, F_UADDR, F_CGROUP_PATH, F_STRERROR, F_KPTR, F_UPTR,
 	F_HAS_KEY, F_LEN,
 	F_IS_STR, F_IS_INTEGER, F_IS_LITERAL, F_IS_PTR, F_IS_ARRAY, F_IS_UNSIGNED, F_STATIC_ASSERT,
+	F_GETOPT, F_FAIL, F_KFUNC_EXIST, F_KFUNC_ALLOWED,	/* known when compiling (getopt.c, comptime.c) */
 };
 
 enum bflag {

@@ -5,8 +5,10 @@
  * every printf/print its record layout; errors point at the source.
  */
 #include "lang/check_int.h"
+#include "lang/comptime.h"
 #include "lang/ktypes.h"
 #include "lang/provider.h"
+#include "lang/testbench.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -865,6 +867,8 @@ static int check_stmt(struct ck *c, struct node *s)
 	case N_IF:
 		if (ck_expr(c, s->l).kind != TY_INT && !c->prog->err)
 			lang__error(c->prog, s->l->loc, "the condition is not an integer");
+		if (!c->prog->err && comptime__fold_if(c->prog, s))	/* a constant condition: only its branch */
+			return check_block(c, s);
 		if (c->prog->err || check_block(c, s->r))
 			return -1;
 		return s->x ? check_block(c, s->x) : 0;
@@ -910,7 +914,7 @@ static int check_stmt(struct ck *c, struct node *s)
 		}
 		return 0;
 	case N_RETURN:
-		return 0;
+		return s->l ? testbench__check_return(c, s) : 0;
 	case N_BLOCK:
 		return check_block(c, s);
 	default:

@@ -5,6 +5,7 @@
  * record layouts printf, print, cat, system and the other output calls send.
  */
 #include "lang/check_int.h"
+#include "lang/comptime.h"
 #include "lang/ktypes.h"
 #include "lang/provider.h"
 
@@ -297,6 +298,8 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		return none;
 	}
 	n->op = f->id;
+	if (comptime__handles(f->id))	/* getopt(), fail(), kfunc_*(): constants (comptime.c) */
+		return comptime__call(c, n, f);
 	if (f->id == F_HAS_KEY || f->id == F_LEN)
 		return ck_map_fn(c, n, f);
 	if (f->id >= F_IS_STR && f->id <= F_STATIC_ASSERT)

@@ -10,6 +10,7 @@
  * handed out like a stack and released when a statement ends.
  */
 #include "lang/gen_int.h"
+#include "lang/testbench.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -1139,6 +1140,7 @@ void gen_stmt(struct gen *g, struct node *s)
 		g_push_fix(g, &g->loop->cont, &g->loop->ncont, g_emit(g, JA(0)));
 		break;
 	case N_RETURN:
+		testbench__gen_return(g, s);	/* a test: probe's verdict */
 		g_push_fix(g, &g->ret, &g->nret, g_emit(g, JA(0)));
 		break;
 	case N_BLOCK:
@@ -1177,6 +1179,7 @@ int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const
 		g_zero(&g, v->slot, g_round8(v->ty.size ? v->ty.size : 8));
 	}
 	g_shared_vars(&g);
+	testbench__gen_prologue(&g);
 	if (pr->pred) {
 		gen_int(&g, pr->pred);
 		g_push_fix(&g, &g.ret, &g.nret, g_emit(&g, JMP_IMM(BPF_JEQ, R0, 0, 0)));
@@ -1185,7 +1188,7 @@ int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const
 	for (int i = 0; i < g.nret; i++)
 		g_patch(&g, g.ret[i]);
 	free(g.ret);
-	g_emit(&g, MOV_IMM(R0, 0));
+	testbench__gen_epilogue(&g);	/* r0 = 0, or a test's verdict */
 	g_emit(&g, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
 	out->stack = g.maxsp;
 	if (g.subs && g_subs_link(&g))	/* the for loops' callbacks go after the main program */

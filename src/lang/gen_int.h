@@ -54,6 +54,7 @@ struct gen {
 	int ctxslot;		/* that slot's offset in the main frame */
 	int vars_size;		/* bytes of shared variables: r9 points to them (a per-CPU map value) */
 	struct gsubs *subs;	/* the callbacks of this program, shared by all their gens */
+	int retslot;		/* a test: probe's return value (testbench.c), or 0 */
 };
 
 int g_emit(struct gen *g, struct bpf_insn i);

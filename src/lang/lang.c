@@ -188,6 +188,7 @@ static const struct {
 	{ "software", "software" }, { "s", "software" }, { "hardware", "hardware" }, { "h", "hardware" },
 	{ "watchpoint", "watchpoint" }, { "w", "watchpoint" }, { "asyncwatchpoint", "asyncwatchpoint" },
 	{ "aw", "asyncwatchpoint" }, { "iter", "iter" }, { "it", "iter" },
+	{ "self", "self" }, { "test", "test" }, { "bench", "bench" },
 };
 
 const char *lang__provider_name(const char *s, size_t n)

@@ -246,7 +246,14 @@ struct config {
 	int stack_mode;		/* enum stack_mode of kstack/ustack without one */
 	bool no_print_maps;	/* print_maps_on_exit = false */
 	const char *license;	/* "GPL" unless config says otherwise */
+	int missing_probes;	/* enum missing_probes: a probe that does not exist or cannot attach */
 };
+
+enum missing_probes { MISSING_ERROR, MISSING_WARN, MISSING_IGNORE };
+
+/* which probes run: the program's (test: and bench: left out), or only its test: or bench: probes */
+enum run_mode { MODE_RUN, MODE_TEST, MODE_BENCH };
+struct optdecl;
 
 struct program {
 	struct arena *arena;
@@ -276,6 +283,12 @@ struct program {
 	struct macrodef *macros;	/* macro definitions, in source order (parse.c) */
 	struct expansion *exps;		/* every macro call expanded (macro.c) */
 	int nexps, capexps;
+	const char **named;	/* named parameters given after --, without the "--": "aa=20", "bb" */
+	int nnamed;
+	struct optdecl *optdecls;	/* the getopt() options the program declares (getopt.c) */
+	int mode;		/* enum run_mode */
+	bool no_warnings;	/* --no-warnings */
+	int exit_code;		/* --test: 1 when a test failed */
 };
 
 /* parse src (not copied: keep it alive) into a program; 0 or -EINVAL with prog->err */

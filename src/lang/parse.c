@@ -932,7 +932,7 @@ const char *lang__config(struct program *prog, const char *key, const char *val,
 {
 	static const char *no_effect[] = { "cpp_demangle", "lazy_symbolication", "cache_user_symbols", "log_size",
 					   "max_bpf_progs", "max_probes", "max_cat_bytes", "on_stack_limit", "perf_rb_pages",
-					   "show_debug_info", "str_trunc_trailer", "missing_probes", "max_type_res_iterations",
+					   "show_debug_info", "str_trunc_trailer", "max_type_res_iterations",
 					   "debug_output", "verify_llvm_ir", "kernel_build", "kernel_source", NULL };
 
 	if (!strncasecmp(key, "BPFTRACE_", 9))
@@ -974,6 +974,11 @@ const char *lang__config(struct program *prog, const char *key, const char *val,
 		if (!ok[i])
 			return "license is one of GPL, GPL v2, GPL and additional rights, Dual BSD/GPL, Dual MIT/GPL, Dual MPL/GPL";
 		prog->cfg.license = ok[i];
+	} else if (!strcasecmp(key, "missing_probes")) {	/* testbench.c */
+		if (!strcmp(val, "error") || !strcmp(val, "warn") || !strcmp(val, "ignore"))
+			prog->cfg.missing_probes = val[0] == 'e' ? MISSING_ERROR : val[0] == 'w' ? MISSING_WARN : MISSING_IGNORE;
+		else
+			return "missing_probes is error, warn or ignore";
 	} else {
 		for (int i = 0; no_effect[i]; i++)
 			if (!strcasecmp(key, no_effect[i]))

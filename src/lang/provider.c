@@ -7,6 +7,7 @@
  */
 #include "lang/dwargs.h"
 #include "lang/provider.h"
+#include "lang/testbench.h"
 #include "lib/syscalls.h"
 #include "lib/elfsym.h"
 #include "lib/tracefs.h"
@@ -849,6 +850,10 @@ static const struct provider providers[] = {
 	{ "watchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, unsupported_expand, NULL },
 	{ "asyncwatchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, unsupported_expand, NULL },
 	{ "iter", BPF_PROG_TYPE_TRACING, false, false, false, unsupported_expand, NULL },
+	/* run by sonde itself (testbench.c): on SIGUSR1, with --test, with --bench (timed as socket filters) */
+	{ "self", BPF_PROG_TYPE_RAW_TRACEPOINT, false, false, false, testbench__expand_self, NULL },
+	{ "test", BPF_PROG_TYPE_RAW_TRACEPOINT, false, false, false, testbench__expand_test, NULL },
+	{ "bench", BPF_PROG_TYPE_SOCKET_FILTER, false, false, false, testbench__expand_test, NULL },
 };
 
 const struct provider *provider__find(const char *name)
@@ -879,19 +884,25 @@ int provider__attach_perf(struct ap_inst *in, void *attr, pid_t pid, int cpu, ch
 int provider__expand_all(struct program *prog, pid_t target_pid)
 {
 	expand_pid = target_pid;
-	for (struct probe *pr = prog->probes; pr; pr = pr->next) {
+	for (struct probe **pp = &prog->probes, *pr; (pr = *pp);) {
 		struct ap_inst **tail = &pr->inst;
 
 		for (struct attach *ap = pr->aps; ap; ap = ap->next) {
 			const struct provider *p = provider__find(ap->prov);
+			int rc = p ? p->expand(prog, pr, ap, &tail) : -EINVAL;
 
-			if (!p || p->expand(prog, pr, ap, &tail))
+			if (rc && !(rc == -ENOENT && testbench__skip_missing(prog, ap, NULL)))	/* missing_probes */
 				return -EINVAL;
+		}
+		if (!pr->ninst && testbench__skip_missing(prog, NULL, pr)) {
+			*pp = pr->next;
+			continue;
 		}
 		if (!pr->ninst) {
 			lang__error(prog, pr->aps->loc, "none of this probe's attach points exists here (see the warnings)");
 			return -ENOENT;
 		}
+		pp = &pr->next;
 	}
 	return 0;
 }

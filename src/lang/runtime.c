@@ -12,6 +12,7 @@
 #include "lang/output.h"
 #include "lang/provider.h"
 #include "lang/runtime.h"
+#include "lang/testbench.h"
 #include "lib/symbol.h"
 #include "lib/target.h"
 
@@ -567,14 +568,17 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 		for (int i = 0; i < n; i++) {
 			if (got[i].data.u32 == 0) {
 				ring_buffer__consume(rt->rb);
-				fflush(rt->out.f);
+				if (!rt->o->full_buffering)	/* -B full: the buffer decides */
+					fflush(rt->out.f);
 				continue;
 			}
 			struct signalfd_siginfo si;
 
 			if (read(sfd, &si, sizeof(si)) != sizeof(si))
 				continue;
-			if (si.ssi_signo == SIGCHLD) {
+			if (si.ssi_signo == SIGUSR1) {	/* self:signal:SIGUSR1 probes */
+				testbench__fire_sigusr1(rt->prog);
+			} else if (si.ssi_signo == SIGCHLD) {
 				int st;
 
 				if (rt->o->cpid > 0 && waitpid(rt->o->cpid, &st, WNOHANG) == rt->o->cpid) {
@@ -654,10 +658,20 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 		snprintf(err, errlen, "cannot read the ring buffer: %s", strerror(errno));
 		goto out;
 	}
+	if (prog->mode != MODE_RUN) {	/* --test, --bench: sonde runs the probes itself */
+		struct tb_io io = { .rb = rt.rb, .out = &rt.out.f, .exiting = &rt.exiting };
+
+		fprintf(o->out, "Attaching %d probe%s...\n", ninst, ninst == 1 ? "" : "s");
+		rc = testbench__run(prog, &io, err, errlen);
+		fflush(o->out);
+		goto out;
+	}
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGCHLD);
+	if (testbench__wants_sigusr1(prog))
+		sigaddset(&mask, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 
@@ -673,7 +687,8 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 			if (!strcmp(in->prov->name, "BEGIN") && (rc = test_run(&rt, in, err, errlen)))
 				goto out_sig;
 	ring_buffer__consume(rt.rb);
-	fflush(o->out);
+	if (!o->full_buffering)
+		fflush(o->out);
 
 	struct attach_ctx actx = { .pid = o->pid > 0 ? o->pid : -1, .cpus = cpus, .ncpus = ncpus };
 
@@ -686,6 +701,8 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 				if (!in->prov->attach)
 					continue;
 				rc = in->prov->attach(in, &actx, err, errlen);
+				if (rc && !(rc = testbench__attach_failed(prog, in, rc, err)))	/* missing_probes */
+					continue;
 				if (rc)
 					goto out_detach;
 				rt.nattached++;
@@ -709,7 +726,7 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	fflush(o->out);
 	uint64_t lost = lost_events(&rt);
 
-	if (lost)
+	if (lost && !prog->no_warnings)
 		fprintf(stderr, "sonde: warning: %llu events lost: the output ring buffer was full "
 			"(printf faster than the terminal reads)\n", (unsigned long long)lost);
 out_detach:

@@ -23,6 +23,7 @@ struct run_opts {
 	void *child_ctx;
 	int *child_status;	/* where its wait status goes */
 	FILE *out;
+	bool full_buffering;	/* -B full: no flush after each batch of records */
 };
 
 /* 0 when the program ran (or compiled, for a dry run); -errno with err filled, or with prog->err */
