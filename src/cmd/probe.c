@@ -194,9 +194,9 @@ int cmd_probe(int argc, char **argv)
 			goto out;
 	}
 	if (!rc)
-		rc = testbench__select(prog);
-	if (!rc)
 		rc = provider__expand_all(prog, pid);
+	if (!rc)	/* test: and bench: probes run with --test and --bench, alone */
+		rc = testbench__select(prog);
 	if (!rc)
 		rc = lang__check(prog);
 	if (prog->warn && !no_warnings)
