@@ -2,7 +2,7 @@
 # deps.sh build|test|vm: install the Debian packages sonde needs, only those missing.
 # Called by make; safe to run again (it asks dpkg first and does nothing if all are there).
 set -e
-build="gcc make pkg-config libelf-dev libdw-dev libbpf-dev libtraceevent-dev zlib1g-dev clang llvm bpftool systemtap-sdt-dev"
+build="gcc make pkg-config libelf-dev libdw-dev libbpf-dev libtraceevent-dev zlib1g-dev libzstd-dev clang llvm bpftool systemtap-sdt-dev"
 test="linux-perf strace bpftrace python3 time perl tmux sysstat chromium protobuf-compiler libxml2-utils"
 vm="qemu-system-x86 busybox-static libbz2-dev"
 # vm: also the kernel `make test-vm` boots (tests/vm/README.md): Debian's cloud kernel package,

@@ -233,8 +233,9 @@ struct perfdata_event {
  * Open a perf.data file (sonde's or perf's; "-" is stdin) and index its records.
  * Pipe-mode data (perf record -o -) is read too, from a file or a pipe. Returns 0
  * or -errno with one line in err naming the problem and its file offset
- * ("truncated record at offset 0x1a38"). Compressed (perf record -z) and
- * directory (--threads) recordings are refused with a line saying so.
+ * ("truncated record at offset 0x1a38"). Compressed recordings (perf record -z)
+ * are expanded first (offsets in messages about their records then count in the
+ * expanded data); directory ones (--threads) are refused with a line saying so.
  */
 int perfdata_reader__open(struct perfdata_reader **out, const char *path,
 			  char *err, size_t errlen);

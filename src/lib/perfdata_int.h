@@ -7,6 +7,7 @@
 #ifndef SONDE_PERFDATA_INT_H
 #define SONDE_PERFDATA_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,6 +61,16 @@ static inline unsigned pd_popcount(uint64_t v) { return (unsigned)__builtin_popc
 
 /* the size of the sample_id trailer for this sample_type (sample_id_all) */
 size_t pd_id_hdr_size(uint64_t sample_type);
+
+/*
+ * perf record -z: the records of data[start, start + size) with every COMPRESSED
+ * record replaced by what it holds and every record 8-byte aligned, into a new
+ * buffer (*out, *out_len; the caller frees it). *out stays NULL when nothing is
+ * compressed. At most limit bytes come out (-EFBIG past it). 0 or -errno with one
+ * line in err. (perfdata_zstd.c)
+ */
+int pd_inflate(const uint8_t *data, size_t start, size_t size, bool pipe, size_t limit,
+	       uint8_t **out, size_t *out_len, char *err, size_t errlen);
 
 #endif
 

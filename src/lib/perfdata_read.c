@@ -406,21 +406,22 @@ static int parse_attrs(struct perfdata_reader *r, const struct pd_header *h, cha
  * the tracing data arrive as records ahead of the kernel's. Collect them here;
  * index_records() then skips them.
  */
-static int parse_pipe_header(struct perfdata_reader *r, char *err, size_t errlen)
+/* the attr and feature records of pipe-mode data before offset end */
+static int parse_pipe_header(struct perfdata_reader *r, uint64_t end, char *err, size_t errlen)
 {
 	uint64_t off = 16;
 	int alloc = 0;
 
 	r->pipe = true;
 	r->attrs_offset = 16;
-	while (off < r->size) {
+	while (off < end) {
 		struct perf_event_header h;
 		const uint8_t *rec = r->data + off;
 
-		if (r->size - off < sizeof(h))
+		if (end - off < sizeof(h))
 			break;	/* index_records() reports it */
 		memcpy(&h, rec, sizeof(h));
-		if (h.size < sizeof(h) || (h.size & 7) || h.size > r->size - off)
+		if (h.size < sizeof(h) || (h.size & 7) || h.size > end - off)
 			break;
 		if (h.type == PERFDATA_RECORD_HEADER_ATTR) {
 			uint32_t asz;
@@ -452,7 +453,7 @@ static int parse_pipe_header(struct perfdata_reader *r, char *err, size_t errlen
 			uint32_t sz = h.size >= 12 ? rd32(rec + 8) : 0;
 			uint64_t padded = ((uint64_t)sz + 7) & ~7ULL;
 
-			if (padded > r->size - off - h.size)
+			if (padded > end - off - h.size)
 				return fail(err, errlen, -EINVAL, "truncated tracing data at offset %#llx",
 					    (unsigned long long)off);
 			r->feat.tracing_data = rec + h.size;
@@ -504,8 +505,8 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 				    (unsigned long long)off);
 		memcpy(&h, rec, sizeof(h));
 		if (h.type == PERFDATA_RECORD_COMPRESSED || h.type == 83 /* COMPRESSED2 */)
-			return fail(err, errlen, -EOPNOTSUPP, "compressed records at offset %#llx (perf record -z): "
-				    "not supported; record without -z", (unsigned long long)off);
+			return fail(err, errlen, -EINVAL, "a compressed record inside compressed data at offset %#llx",
+				    (unsigned long long)off);
 		if (h.size < sizeof(h) || (h.size & 7))
 			return fail(err, errlen, -EINVAL, "bad record size %u at offset %#llx (type %u)",
 				    h.size, (unsigned long long)off, h.type);
@@ -637,10 +638,44 @@ static int align_pipe(struct perfdata_reader *r)
 	return 0;
 }
 
+/*
+ * perf record -z: the data section with its COMPRESSED records expanded, appended
+ * to a copy of the file (the header and the features stay where they are); *start
+ * and *size then name it. Nothing changes when nothing is compressed.
+ */
+static int expand(struct perfdata_reader *r, uint64_t *start, uint64_t *size, char *err, size_t errlen)
+{
+	size_t len, at = (r->size + 7) & ~(size_t)7;
+	uint8_t *x, *n;
+	int rc = pd_inflate(r->data, *start, *size, r->pipe, 64 * r->size + (64 << 20), &x, &len, err, errlen);
+
+	if (rc || !x)
+		return rc;
+	n = malloc(at + len);
+	if (!n) {
+		free(x);
+		return fail(err, errlen, -ENOMEM, "out of memory");
+	}
+	memcpy(n, r->data, r->size);
+	memset(n + r->size, 0, at - r->size);
+	memcpy(n + at, x, len);
+	free(x);
+	if (r->mapped)
+		munmap(r->data, r->size);
+	else
+		free(r->data);
+	r->mapped = false;
+	r->data = n;
+	r->size = at + len;
+	*start = at;
+	*size = len;
+	return 0;
+}
+
 static int open_common(struct perfdata_reader *r, char *err, size_t errlen)
 {
 	struct pd_header h;
-	uint64_t magic, feat_off;
+	uint64_t magic, feat_off, start, size;
 	int nfeat = 0, rc;
 
 	if (r->size < 16)
@@ -653,21 +688,25 @@ static int open_common(struct perfdata_reader *r, char *err, size_t errlen)
 	if (magic != PERFDATA_MAGIC)
 		return fail(err, errlen, -EINVAL, "not a perf.data file: bad magic at offset 0");
 	if (rd64(r->data + 8) == 16) {
+		uint64_t start = 16, size, end;
+
+		r->pipe = true;
 		rc = align_pipe(r);
+		end = r->size;
+		size = end - 16;
+		if (!rc)	/* first: the parsers keep pointers into the data */
+			rc = expand(r, &start, &size, err, errlen);
 		if (!rc)
-			rc = parse_pipe_header(r, err, errlen);
+			rc = parse_pipe_header(r, end, err, errlen);
 		if (rc)
 			return rc;
-		return index_records(r, 16, r->size - 16, err, errlen);
+		return index_records(r, start, size, err, errlen);
 	}
 	if (r->size < sizeof(h))
 		return fail(err, errlen, -EINVAL, "truncated header: %zu bytes of %zu", r->size, sizeof(h));
 	memcpy(&h, r->data, sizeof(h));
 	if (h.size < sizeof(h) || h.size > r->size)
 		return fail(err, errlen, -EINVAL, "bad header size %llu at offset 0x8", (unsigned long long)h.size);
-	rc = parse_attrs(r, &h, err, errlen);
-	if (rc)
-		return rc;
 	if (h.data.offset > r->size || h.data.size > r->size - h.data.offset)
 		return fail(err, errlen, -EINVAL, "truncated: the data section (offset %#llx, %llu bytes) ends past "
 			    "the file's end (%#zx)", (unsigned long long)h.data.offset,
@@ -677,6 +716,14 @@ static int open_common(struct perfdata_reader *r, char *err, size_t errlen)
 			    (unsigned long long)h.data.offset);
 	if (h.flags[PERFDATA_FEAT_DIR_FORMAT / 64] & (1ULL << (PERFDATA_FEAT_DIR_FORMAT % 64)))
 		return fail(err, errlen, -EOPNOTSUPP, "a directory-format recording (perf record --threads): not supported");
+	start = h.data.offset;
+	size = h.data.size;
+	rc = expand(r, &start, &size, err, errlen);	/* first: the parsers keep pointers into the data */
+	if (rc)
+		return rc;
+	rc = parse_attrs(r, &h, err, errlen);
+	if (rc)
+		return rc;
 	r->st.data_offset = h.data.offset;
 	r->st.data_size = h.data.size;
 
@@ -700,7 +747,7 @@ static int open_common(struct perfdata_reader *r, char *err, size_t errlen)
 		if (rc)
 			return rc;
 	}
-	return index_records(r, h.data.offset, h.data.size, err, errlen);
+	return index_records(r, start, size, err, errlen);
 }
 
 int perfdata_reader__open_mem(struct perfdata_reader **out, const void *buf, size_t size,

@@ -118,10 +118,34 @@ open(\"c.data\", \"wb\").write(b)" &&
 	done
 '
 
-test_expect_success 'compressed perf files are refused with the reason' '
-	perf record -q -z -o z.data -- $EXAMPLES/demo 0.1 >/dev/null 2>&1 &&
-	rc=0; $SONDE script -i z.data 2>err || rc=$? && [ $rc -eq 1 ] &&
-	grep -q "compressed records at offset 0x[0-9a-f]* (perf record -z): not supported" err
+test_expect_success 'compressed perf files (perf record -z): read as perf reads them, from a file and a pipe' '
+	perf record -q -z -g -F 499 -o z.data -- $EXAMPLES/demo 0.3 >/dev/null 2>&1 &&
+	perf report -i z.data --header-only 2>/dev/null | grep -q "^# compressed : Zstd" &&
+	$SONDE script -i z.data | nomod >ours && perf script -i z.data 2>/dev/null | nomod >theirs &&
+	[ $(grep -c hot_loop ours) -gt 20 ] && test_cmp theirs ours &&
+	perf record -q -z -e sched:sched_switch -o - -- $EXAMPLES/demo 0.2 2>/dev/null >zp.data &&
+	$SONDE script -i - <zp.data >ours && perf script -i zp.data 2>/dev/null >theirs &&
+	grep -q "sched:sched_switch: prev_comm=demo" ours && test_cmp theirs ours
+'
+
+test_expect_success 'a corrupted compressed record is one error line naming its offset' '
+	perf record -q -z -o zc.data -- $EXAMPLES/demo 0.2 >/dev/null 2>&1 &&
+	python3 - <<-\EOT &&
+	import struct
+	d = bytearray(open("zc.data", "rb").read())
+	off, end = struct.unpack_from("<QQ", d, 40)
+	end += off
+	while off < end:
+	    t, m, sz = struct.unpack_from("<IHH", d, off)
+	    if t == 81:
+	        d[off + 8:off + 12] = b"\x00\x00\x00\x00"  # the zstd frame magic
+	        break
+	    off += sz
+	open("zc.data", "wb").write(d)
+	print("%#x" % off)
+	EOT
+	rc=0; $SONDE script -i zc.data >out 2>err || rc=$? && [ $rc -eq 1 ] && [ $(wc -l <err) -eq 1 ] &&
+	grep -q "corrupted compressed record at offset 0x[0-9a-f]* (perf record -z)" err
 '
 
 test_expect_success 'pipe mode (perf record -o -): from a file and from stdin, as perf script reads it' '
