@@ -406,14 +406,14 @@ static int parse_attrs(struct perfdata_reader *r, const struct pd_header *h, cha
  * the tracing data arrive as records ahead of the kernel's. Collect them here;
  * index_records() then skips them.
  */
-/* the attr and feature records of pipe-mode data before offset end */
-static int parse_pipe_header(struct perfdata_reader *r, uint64_t end, char *err, size_t errlen)
+/* the attr and feature records of pipe-mode data between offsets start and end */
+static int parse_pipe_header(struct perfdata_reader *r, uint64_t start, uint64_t end, char *err, size_t errlen)
 {
-	uint64_t off = 16;
+	uint64_t off = start;
 	int alloc = 0;
 
 	r->pipe = true;
-	r->attrs_offset = 16;
+	r->attrs_offset = start;
 	while (off < end) {
 		struct perf_event_header h;
 		const uint8_t *rec = r->data + off;
@@ -688,16 +688,18 @@ static int open_common(struct perfdata_reader *r, char *err, size_t errlen)
 	if (magic != PERFDATA_MAGIC)
 		return fail(err, errlen, -EINVAL, "not a perf.data file: bad magic at offset 0");
 	if (rd64(r->data + 8) == 16) {
-		uint64_t start = 16, size, end;
+		uint64_t start = 16, size = r->size - 16;
 
+		/* a compressed stream is expanded (and aligned) into a copy, the rest aligned in
+		   place; first, as the parsers keep pointers into the data */
 		r->pipe = true;
-		rc = align_pipe(r);
-		end = r->size;
-		size = end - 16;
-		if (!rc)	/* first: the parsers keep pointers into the data */
-			rc = expand(r, &start, &size, err, errlen);
+		rc = expand(r, &start, &size, err, errlen);
+		if (!rc && start == 16) {
+			rc = align_pipe(r);
+			size = r->size - 16;
+		}
 		if (!rc)
-			rc = parse_pipe_header(r, end, err, errlen);
+			rc = parse_pipe_header(r, start, start + size, err, errlen);
 		if (rc)
 			return rc;
 		return index_records(r, start, size, err, errlen);
