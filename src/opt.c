@@ -53,7 +53,8 @@ void opt__usage(const char *const usage[], const struct opt *opts, bool to_stder
 		if (o->long_name)
 			n += snprintf(left + n, sizeof(left) - n, "--%s", o->long_name);
 		if (takes_arg(o))
-			snprintf(left + n, sizeof(left) - n, " <%s>", o->argh ? o->argh : "n");
+			snprintf(left + n, sizeof(left) - n, (o->flags & OPTF_OPTARG) ? "[=<%s>]" : " <%s>",
+				 o->argh ? o->argh : "n");
 		if (strlen(left) > 26)
 			fprintf(f, "%s\n%27s%s\n", left, "", o->help ? o->help : "");
 		else
@@ -206,7 +207,7 @@ int opt__parse(int argc, char **argv, const struct opt *opts,
 			if (takes_arg(o) && !neg) {
 				const char *arg = eq ? eq + 1 : NULL;
 
-				if (!arg) {
+				if (!arg && !(o->flags & OPTF_OPTARG)) {
 					if (i + 1 >= argc)
 						opt__usage_error(usage, opts, "option '--%s' needs a value", o->long_name);
 					arg = argv[++i];
@@ -241,7 +242,7 @@ int opt__parse(int argc, char **argv, const struct opt *opts,
 			if (takes_arg(o)) {
 				const char *arg = c[1] ? c + 1 : NULL;
 
-				if (!arg) {
+				if (!arg && !(o->flags & OPTF_OPTARG)) {
 					if (i + 1 >= argc)
 						opt__usage_error(usage, opts, "switch '%c' needs a value", *c);
 					arg = argv[++i];

@@ -29,6 +29,7 @@ enum opt_type {
 enum opt_flags {
 	OPTF_NOARG  = 1 << 0,	/* OPTT_CALLBACK that takes no argument */
 	OPTF_HIDDEN = 1 << 1,	/* accepted but not shown in the help */
+	OPTF_OPTARG = 1 << 2,	/* OPTT_CALLBACK whose value is optional: only --x=V or -xV give one */
 };
 
 struct opt;
@@ -55,6 +56,7 @@ struct opt {
 #define OPT_STRING(s, l, v, a, h) { OPTT_STRING, (s), (l), (v), (a), (h), NULL, 0 }
 #define OPT_CALLBACK(s, l, v, a, h, f) { OPTT_CALLBACK, (s), (l), (v), (a), (h), (f), 0 }
 #define OPT_CALLBACK_NOARG(s, l, v, h, f) { OPTT_CALLBACK, (s), (l), (v), NULL, (h), (f), OPTF_NOARG }
+#define OPT_CALLBACK_OPTARG(s, l, v, a, h, f) { OPTT_CALLBACK, (s), (l), (v), (a), (h), (f), OPTF_OPTARG }
 #define OPT_VERBOSE()             OPT_COUNT('v', "verbose", &verbose, "say more (repeat for more)")
 
 enum opt_parse_flags {

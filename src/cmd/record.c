@@ -37,6 +37,7 @@ struct record_opts {
 	double duration;
 	unsigned long long freq, period;
 	int mmap_pages;
+	int zlevel;		/* -z: 0 none, else the Zstandard level */
 	struct sampler_config cfg;
 };
 
@@ -55,6 +56,21 @@ static int parse_event_opt(const struct opt *o, const char *arg)
 }
 
 /* fp | dwarf[,SIZE] | lbr */
+/* -z, -zN, --compression-level[=N]: perf's spelling; level 1 when none is given */
+static int parse_zlevel(const struct opt *opt, const char *arg)
+{
+	int *level = opt->value;
+	char *end;
+	long n = arg ? strtol(arg, &end, 10) : 1;
+
+	if (arg && (!*arg || *end || n < 1 || n > 22)) {
+		error("-z '%s': a Zstandard level is 1 to 22", arg);
+		return -1;
+	}
+	*level = (int)n;
+	return 0;
+}
+
 static int parse_callgraph(struct sampler_config *cfg, const char *s)
 {
 	if (!strcmp(s, "fp")) {
@@ -350,6 +366,8 @@ int cmd_record(int argc, char **argv)
 		OPT_STRING('o', "output", &o.output, "FILE", "write to FILE (default sonde.data; created mode 0600); - writes perf's pipe format to stdout"),
 		OPT_INT('m', "mmap-pages", &o.mmap_pages, "PAGES", "buffer pages per CPU, a power of two (default 256, "
 			"1024 with dwarf)"),
+		OPT_CALLBACK_OPTARG('z', "compression-level", &o.zlevel, "N", "compress the records with Zstandard at level "
+				    "N (default 1), as perf record -z does", parse_zlevel),
 		OPT_BOOL('q', "quiet", &o.quiet, "no status line and no summary"),
 		OPT_VERBOSE(),
 		OPT_END(),
@@ -477,6 +495,14 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (o.zlevel) {
+		int zrc = perfdata_writer__set_compression(ss.w, o.zlevel, (size_t)o.cfg.mmap_pages * sysconf(_SC_PAGESIZE));
+
+		if (zrc) {
+			error("cannot compress: %s", strerror(-zrc));
+			goto out;
+		}
+	}
 	/* the command line as the user typed it, for `perf report --header` */
 	if (orig_argv)
 		perfdata_writer__set_cmdline(ss.w, orig_argc, orig_argv);
@@ -526,9 +552,14 @@ int cmd_record(int argc, char **argv)
 	}
 	created = false;	/* finished: keep it */
 	perfdata_writer__stats(ss.w, &st);
-	if (!o.quiet)
-		fprintf(stderr, "[ sonde record: wrote '%s' (%.3f MB): %llu samples, %llu lost ]\n", o.output,
-			st.bytes / 1e6, (unsigned long long)st.samples, (unsigned long long)st.lost);
+	if (!o.quiet) {
+		char packed[64] = "";
+
+		if (st.raw_bytes)
+			snprintf(packed, sizeof(packed), ", compressed from %.3f MB", st.raw_bytes / 1e6);
+		fprintf(stderr, "[ sonde record: wrote '%s' (%.3f MB%s): %llu samples, %llu lost ]\n", o.output,
+			st.bytes / 1e6, packed, (unsigned long long)st.samples, (unsigned long long)st.lost);
+	}
 	if (st.lost)
 		warning("lost %llu samples in %llu overflows: the buffers filled faster than sonde wrote them; "
 			"raise -m or lower -F", (unsigned long long)st.lost, (unsigned long long)st.lost_records);

@@ -82,6 +82,13 @@ int perfdata_writer__add_attr(struct perfdata_writer *w, const struct perf_event
 /* the command line to store in the CMDLINE feature (copied) */
 int perfdata_writer__set_cmdline(struct perfdata_writer *w, int argc, char *const argv[]);
 
+/*
+ * Before perfdata_writer__begin(): the records go out compressed (perf record -z:
+ * Zstandard at level 1-22, in COMPRESSED records). ring_bytes: the size of one ring
+ * buffer; readers size their buffer from it. 0 or -errno.
+ */
+int perfdata_writer__set_compression(struct perfdata_writer *w, int level, size_t ring_bytes);
+
 /* write the attrs and open the data section; 0 or -errno */
 int perfdata_writer__begin(struct perfdata_writer *w);
 
@@ -125,6 +132,7 @@ struct perfdata_writer_stats {
 	uint64_t lost;		/* events the kernel said it lost (LOST + LOST_SAMPLES) */
 	uint64_t lost_records;	/* PERF_RECORD_LOST records */
 	uint64_t bytes;		/* file size so far */
+	uint64_t raw_bytes;	/* with compression: the bytes of records before it */
 };
 void perfdata_writer__stats(const struct perfdata_writer *w, struct perfdata_writer_stats *st);
 

@@ -72,6 +72,14 @@ size_t pd_id_hdr_size(uint64_t sample_type);
 int pd_inflate(const uint8_t *data, size_t start, size_t size, bool pipe, size_t limit,
 	       uint8_t **out, size_t *out_len, char *err, size_t errlen);
 
+/* perf record -z, writing (perfdata_zstd.c): level 1-22, chunk the most input one
+   record may decompress to */
+struct pd_zstd;
+int pd_deflate_new(struct pd_zstd **out, int level, size_t chunk);
+int pd_deflate(struct pd_zstd *z, const void *src, size_t len,
+	       int (*emit)(void *ctx, const void *rec, size_t size), void *ctx);
+void pd_deflate_free(struct pd_zstd *z);
+
 #endif
 
 /* perfdata_feat.c: the contents of the system feature sections */

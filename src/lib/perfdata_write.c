@@ -49,6 +49,9 @@ struct perfdata_writer {
 	size_t buf_len;
 	bool begun, finished;
 	bool pipe;		/* pipe mode on stdout */
+	struct pd_zstd *z;	/* -z: records go out as COMPRESSED records */
+	int z_level;
+	uint32_t z_mmap_len;	/* the most one COMPRESSED record holds, plus a record: readers size for it */
 	bool synth_data;	/* synthesize non-executable mappings too */
 	struct perfdata_writer_stats st;
 	/* mapped files seen in MMAP/MMAP2 records: an open-addressing string set */
@@ -275,6 +278,12 @@ static int remember_file(struct perfdata_writer *w, const char *name, size_t max
 	return 0;
 }
 
+/* a COMPRESSED record, from pd_deflate() */
+static int emit(void *ctx, const void *rec, size_t size)
+{
+	return out(ctx, rec, size);
+}
+
 int perfdata_writer__write(struct perfdata_writer *w, const void *recs, size_t len)
 {
 	const uint8_t *p = recs;
@@ -326,13 +335,30 @@ int perfdata_writer__write(struct perfdata_writer *w, const void *recs, size_t l
 		}
 		off += h.size;
 	}
+	if (w->z) {
+		w->st.raw_bytes += len;
+		return pd_deflate(w->z, recs, len, emit, w);
+	}
 	return out(w, recs, len);
+}
+
+int perfdata_writer__set_compression(struct perfdata_writer *w, int level, size_t ring_bytes)
+{
+	size_t len = ring_bytes + 4096 > (256 << 10) ? ring_bytes + 4096 : (256 << 10);
+
+	if (w->begun || w->z || len > UINT32_MAX)
+		return -EINVAL;
+	w->z_level = level;
+	w->z_mmap_len = (uint32_t)len;
+	/* a record cut at a chunk's end waits in the reader's buffer for the rest of it */
+	return pd_deflate_new(&w->z, level, len - 65536);
 }
 
 int perfdata_writer__finished_round(struct perfdata_writer *w)
 {
 	struct perf_event_header h = { PERFDATA_RECORD_FINISHED_ROUND, 0, sizeof(h) };
-	int rc = perfdata_writer__write(w, &h, sizeof(h));
+	/* never compressed: perf writes it between COMPRESSED records */
+	int rc = !w->begun || w->finished ? -EINVAL : w->z ? out(w, &h, sizeof(h)) : perfdata_writer__write(w, &h, sizeof(h));
 
 	/* a pipe's reader gets each round as it ends (and a reader that quit is seen) */
 	return rc || !w->pipe ? rc : flush_buf(w);
@@ -709,7 +735,7 @@ static const int feats[] = {
 	PERFDATA_FEAT_TRACING_DATA, PERFDATA_FEAT_BUILD_ID, PERFDATA_FEAT_HOSTNAME,
 	PERFDATA_FEAT_OSRELEASE, PERFDATA_FEAT_VERSION, PERFDATA_FEAT_ARCH,
 	PERFDATA_FEAT_NRCPUS, PERFDATA_FEAT_CPUDESC, PERFDATA_FEAT_TOTAL_MEM,
-	PERFDATA_FEAT_CMDLINE, PERFDATA_FEAT_EVENT_DESC,
+	PERFDATA_FEAT_CMDLINE, PERFDATA_FEAT_EVENT_DESC, PERFDATA_FEAT_COMPRESSED,
 };
 enum { NF = sizeof(feats) / sizeof(feats[0]) };
 
@@ -745,6 +771,17 @@ static int build_feature(struct perfdata_writer *w, int feat, struct pd_buf *b, 
 	case PERFDATA_FEAT_TOTAL_MEM: pd_feat__total_mem(b); break;
 	case PERFDATA_FEAT_CMDLINE: feat_cmdline(w, b); break;
 	case PERFDATA_FEAT_EVENT_DESC: feat_event_desc(w, b); break;
+	case PERFDATA_FEAT_COMPRESSED:
+		if (w->z) {	/* version 0, type 1 (zstd), level, ratio, the readers' buffer */
+			uint64_t packed = w->pos - w->data_offset;
+
+			pd_buf__u32(b, 0);
+			pd_buf__u32(b, 1);
+			pd_buf__u32(b, (uint32_t)w->z_level);
+			pd_buf__u32(b, w->pipe || !packed ? 0 : (uint32_t)(w->st.raw_bytes / packed));
+			pd_buf__u32(b, w->z_mmap_len);
+		}
+		break;
 	}
 	if (!rc && b->err) {
 		rc = b->err;
@@ -923,5 +960,6 @@ void perfdata_writer__free(struct perfdata_writer *w)
 	free(w->files);
 	free(w->buf);
 	free(w->path);
+	pd_deflate_free(w->z);
 	free(w);
 }

@@ -227,3 +227,78 @@ int pd_inflate(const uint8_t *data, size_t start, size_t size, bool pipe, size_t
 	*out_len = o.len;
 	return 0;
 }
+
+/* ------------------------------------------------------------ compression */
+
+struct pd_zstd {
+	ZSTD_CCtx *cc;
+	uint8_t *buf;		/* one COMPRESSED record: header then payload */
+	size_t chunk;		/* input per flush: what the reader's buffer must hold */
+};
+
+int pd_deflate_new(struct pd_zstd **out, int level, size_t chunk)
+{
+	struct pd_zstd *z = calloc(1, sizeof(*z));
+
+	*out = NULL;
+	if (!z || !(z->cc = ZSTD_createCCtx()) || !(z->buf = malloc(65535))) {
+		if (z)
+			ZSTD_freeCCtx(z->cc);
+		free(z);
+		return -ENOMEM;
+	}
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(z->cc, ZSTD_c_compressionLevel, level))) {
+		pd_deflate_free(z);
+		return -EINVAL;
+	}
+	z->chunk = chunk;
+	*out = z;
+	return 0;
+}
+
+void pd_deflate_free(struct pd_zstd *z)
+{
+	if (!z)
+		return;
+	ZSTD_freeCCtx(z->cc);
+	free(z->buf);
+	free(z);
+}
+
+/*
+ * src as COMPRESSED records through emit(ctx, record, size). As perf writes them:
+ * one stream that is flushed, never ended, after each chunk of input, so that
+ * each record decompresses to at most a chunk; records at most 64 KiB, their size
+ * not padded (perf 6.1 reads no other layout: COMPRESSED2 is newer).
+ */
+int pd_deflate(struct pd_zstd *z, const void *src, size_t len,
+	       int (*emit)(void *ctx, const void *rec, size_t size), void *ctx)
+{
+	const uint8_t *p = src;
+
+	while (len) {
+		size_t n = len < z->chunk ? len : z->chunk;
+		ZSTD_inBuffer in = { p, n, 0 };
+		size_t left;
+
+		do {
+			ZSTD_outBuffer out = { z->buf + 8, 65535 - 8, 0 };
+			struct perf_event_header h = { PERFDATA_RECORD_COMPRESSED, 0, 0 };
+			int rc;
+
+			left = ZSTD_compressStream2(z->cc, &out, &in, ZSTD_e_flush);
+			if (ZSTD_isError(left))
+				return -EIO;
+			if (!out.pos)
+				continue;
+			h.size = (uint16_t)(8 + out.pos);
+			memcpy(z->buf, &h, sizeof(h));
+			rc = emit(ctx, z->buf, h.size);
+			if (rc)
+				return rc;
+		} while (left || in.pos < in.size);
+		p += n;
+		len -= n;
+	}
+	return 0;
+}

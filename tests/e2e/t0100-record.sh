@@ -245,6 +245,24 @@ test_expect_success '-o -: perf reads the stream: report, script, header, build 
 	[ $(grep -c "syscalls:sys_enter_getppid:" tp2.out) -eq 300 ]
 '
 
+test_expect_success '-z: Zstandard-compressed records that perf reads: header, counts, the same script output' '
+	$SONDE record -z -g -F 499 -o z.data -- $EXAMPLES/demo 0.5 >/dev/null 2>err &&
+	grep -qE "^\[ sonde record: wrote .z.data. \([0-9.]+ MB, compressed from [0-9.]+ MB\): [0-9]+ samples, 0 lost \]$" err &&
+	n=$(sed -nE "s/.*: ([0-9]+) samples.*/\1/p" err) &&
+	perf report -i z.data --header-only 2>/dev/null | grep -qE "^# compressed : Zstd, level = 1, ratio = [1-9][0-9]*$" &&
+	perf report -i z.data --stats 2>/dev/null >stats &&
+	grep -qE "COMPRESSED events: +[1-9]" stats && grep -qE "^ +SAMPLE events: +$n$" stats &&
+	perf script -i z.data 2>/dev/null | nomod >theirs && $SONDE script -i z.data | nomod >ours &&
+	[ $(grep -c hot_loop ours) -gt 20 ] && test_cmp theirs ours &&
+	$SONDE record -q -z9 -o z9.data -- $EXAMPLES/demo 0.2 >/dev/null &&
+	perf report -i z9.data --header-only 2>/dev/null | grep -q "^# compressed : Zstd, level = 9," &&
+	$SONDE record -q -z -e syscalls:sys_enter_getppid -o - -- $WORKLOADS/syscalls 300 2>/dev/null >zp.data &&
+	perf script -i - <zp.data 2>/dev/null | grep -c "syscalls:sys_enter_getppid:" >n && [ "$(cat n)" = 300 ] &&
+	[ $($SONDE script -i - <zp.data | grep -c "syscalls:sys_enter_getppid:") = 300 ] &&
+	rc=0; $SONDE record --compression-level=23 -o z.data -- true 2>err || rc=$? &&
+	[ $rc -eq 129 ] && grep -q "a Zstandard level is 1 to 22" err
+'
+
 test_expect_success 'two events in one file: each sample keeps its event' '
 	$SONDE record -q -e cpu-clock -e syscalls:sys_enter_getppid -F 499 -o two.data -- $WORKLOADS/syscalls 200 &&
 	perf script -i two.data -F event 2>/dev/null | sort | uniq -c >ev &&

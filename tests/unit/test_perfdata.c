@@ -71,8 +71,8 @@ static void sample(struct rb *r, uint64_t id, uint64_t ip, uint32_t pid, uint64_
 
 static char path[64];
 
-/* a file with two events and records out of time order */
-static int write_file(void)
+/* a file with two events and records out of time order; zlevel: -z */
+static int write_file_z(int zlevel)
 {
 	struct perfdata_writer *w;
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
@@ -95,6 +95,8 @@ static int write_file(void)
 	perfdata_writer__add_attr(w, &a, "task-clock", ids1, 1);
 	char *argv[] = { "record", "-g", NULL };
 	perfdata_writer__set_cmdline(w, 2, argv);
+	if (zlevel && perfdata_writer__set_compression(w, zlevel, 4096))
+		return -1;
 	if (perfdata_writer__begin(w))
 		return -1;
 
@@ -157,7 +159,12 @@ static int write_file(void)
 	return 0;
 }
 
-TEST(perfdata_roundtrip)
+static int write_file(void)
+{
+	return write_file_z(0);
+}
+
+static void roundtrip(int zlevel)
 {
 	struct perfdata_reader *r;
 	struct perfdata_event ev;
@@ -165,7 +172,7 @@ TEST(perfdata_roundtrip)
 	char err[256];
 	int nr;
 
-	CHECK_INT(write_file(), 0);
+	CHECK_INT(write_file_z(zlevel), 0);
 	CHECK(stat(path, &sb) == 0);
 	CHECK_INT(sb.st_mode & 0777, 0600);
 	CHECK_INT(perfdata_reader__open(&r, path, err, sizeof(err)), 0);
@@ -184,6 +191,7 @@ TEST(perfdata_roundtrip)
 	CHECK_INT(f->nr_cmdline, 3);
 	CHECK_STR(f->cmdline[1], "record");
 	CHECK_STR(f->cmdline[2], "-g");
+	CHECK_INT(!!(f->bits[0] & (1ULL << PERFDATA_FEAT_COMPRESSED)), !!zlevel);
 
 	/* time order: COMM 5, MMAP2 6, SAMPLE 20, LOST 25, SAMPLE 30, EXIT 40 */
 	CHECK_INT(perfdata_reader__next(r, &ev), 1);
@@ -233,6 +241,17 @@ TEST(perfdata_roundtrip)
 	CHECK_INT(ev.type, PERF_RECORD_COMM);
 	perfdata_reader__free(r);
 	unlink(path);
+}
+
+TEST(perfdata_roundtrip)
+{
+	roundtrip(0);
+}
+
+/* the same records through COMPRESSED records (the reader expands them) */
+TEST(perfdata_roundtrip_zstd)
+{
+	roundtrip(1);
 }
 
 static uint8_t *slurp(const char *p, size_t *n)
