@@ -66,10 +66,14 @@ static const struct bfunc_desc funcs[] = {
 	{ "path", F_PATH, 1, 2, 0 }, { "skboutput", F_UNSUPPORTED, 0, 9, 0 },
 	{ "strerror", F_STRERROR, 1, 1, 0 }, { "kptr", F_KPTR, 1, 1, 0 },
 	{ "uptr", F_UPTR, 1, 1, 0 }, 
-	{ "strlen", F_UNSUPPORTED, 0, 9, 0 }, { "has_key", F_HAS_KEY, 1, 9, 0 },
+	{ "has_key", F_HAS_KEY, 1, 9, 0 },
 	{ "tseries", F_UNSUPPORTED, 0, 9, 0 }, { "len", F_LEN, 1, 1, 0 },
 	{ "getopt", F_GETOPT, 1, 3, 0 }, { "fail", F_FAIL, 1, 8, BF_STMT },
 	{ "kfunc_exist", F_KFUNC_EXIST, 1, 1, 0 }, { "kfunc_allowed", F_KFUNC_ALLOWED, 1, 1, 0 },
+	{ "strlen", F_STRLEN, 1, 1, 0 }, { "strcap", F_STRCAP, 1, 1, 0 }, { "strstr", F_STRSTR, 2, 2, 0 },
+	{ "memcmp", F_MEMCMP, 3, 3, 0 }, { "globmatch", F_GLOBMATCH, 2, 2, 0 }, { "assert_str", F_ASSERT_STR, 1, 1, BF_STMT },
+	{ "default_str_length", F_DEFAULT_STR_LENGTH, 0, 0, 0 }, { "assert", F_ASSERT, 2, 2, BF_STMT },
+	{ "syscall_name", F_SYSCALL_NAME, 1, 1, 0 }, { "username", F_USERNAME, 0, 0, 0 },
 };
 
 const struct bvar_desc *builtin__var(const char *name, int *argn)

@@ -25,6 +25,9 @@ enum bfunc {
 	F_HAS_KEY, F_LEN,
 	F_IS_STR, F_IS_INTEGER, F_IS_LITERAL, F_IS_PTR, F_IS_ARRAY, F_IS_UNSIGNED, F_STATIC_ASSERT,
 	F_GETOPT, F_FAIL, F_KFUNC_EXIST, F_KFUNC_ALLOWED,	/* known when compiling (getopt.c, comptime.c) */
+	/* the string functions (check_str.c, gen_str.c) */
+	F_STRLEN, F_STRCAP, F_STRSTR, F_MEMCMP, F_GLOBMATCH, F_ASSERT_STR, F_DEFAULT_STR_LENGTH, F_ASSERT, F_SYSCALL_NAME,
+	F_USERNAME,
 };
 
 enum bflag {

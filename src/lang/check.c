@@ -254,6 +254,8 @@ static struct type check_ident(struct ck *c, struct node *n)
 		n->i = n->s[0] == 't';
 		return n->ty = ty_int(false, 64);
 	}
+	if (!b && ck_str_ident(n))	/* username, default_str_length */
+		return ck_call(c, n, NULL);
 	if (!b) {
 		long long v;
 

@@ -304,6 +304,8 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		return ck_map_fn(c, n, f);
 	if (f->id >= F_IS_STR && f->id <= F_STATIC_ASSERT)
 		return ck_type_fn(c, n, f);
+	if (f->id >= F_STRLEN && f->id <= F_USERNAME)
+		return ck_str_fn(c, n, f);
 	/* the arguments' types; a map argument is checked as a map */
 	struct node *a0 = n->args;
 

@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -261,6 +262,15 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 	case TY_STRERROR:
 		fputs(strerror((int)*(const int64_t *)d), f);
 		return true;
+	case TY_USERNAME: {	/* the uid's name, as the machine running sonde knows it */
+		struct passwd *pw = getpwuid((uid_t)*(const uint64_t *)d);
+
+		if (pw)
+			fputs(pw->pw_name, f);
+		else
+			fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)d);
+		return true;
+	}
 	case TY_TIMESTAMP:
 		site = *(const uint64_t *)d;
 		if (!p || site >= (uint64_t)p->nsites || !p->sites[site]->fmt)

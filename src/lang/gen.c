@@ -741,6 +741,10 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 			g_emit(g, CALL(BPF_FUNC_d_path));
 			return;
 		}
+		if (n->op == F_SYSCALL_NAME) {
+			gen_str_value(g, n, off, size);
+			return;
+		}
 		if (n->op == F_STR) {
 			struct node *a = n->args;
 			int len = n->ty.size < size ? n->ty.size : size;
@@ -834,7 +838,7 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 		return;
 	}
 	switch (n->ty.kind) {
-	case TY_INT: case TY_KSYM: case TY_KSTACK: case TY_STRERROR:
+	case TY_INT: case TY_KSYM: case TY_KSTACK: case TY_STRERROR: case TY_USERNAME:
 		if (n->kind == N_CALL && (n->op == F_KSYM || n->op == F_KSTACK))
 			gen_call_int(g, n);
 		else

@@ -18,6 +18,8 @@
 enum { MAPREF_RINGBUF = -1, MAPREF_KSTACK = -2, MAPREF_USTACK = -3, MAPREF_LOST = -4, MAPREF_PIDS = -5, MAPREF_JOIN = -6 };
 /* the variables shared by for loops and the code around them: a per-CPU array, one value per attach point */
 enum { MAPREF_VARS = -7 };
+/* globmatch/strstr: their strings and state, for bpf_loop's callback (a per-CPU array, one value per attach point) */
+enum { MAPREF_STRS = -8 };
 /* join(): up to JOIN_ARGS strings of JOIN_LEN bytes after the 8-byte header, built in a per-CPU map */
 enum { JOIN_ARGS = 16, JOIN_LEN = 64 };
 

@@ -157,6 +157,10 @@ void gen_call_int(struct gen *g, struct node *n)
 		g_map_len(g, n);
 		return;
 	default:
+		if (n->op >= F_STRLEN && n->op <= F_USERNAME) {
+			gen_str_int(g, n);
+			return;
+		}
 		g_unsupported(g, n, "this function as a value");
 	}
 }
@@ -645,6 +649,9 @@ void gen_call_stmt(struct gen *g, struct node *n)
 		g_emit(g, MOV_REG(R2, R0));
 		g_emit(g, MOV_REG(R1, R6));
 		g_emit(g, CALL(BPF_FUNC_override_return));
+		return;
+	case F_ASSERT: case F_ASSERT_STR:
+		gen_str_stmt(g, n);
 		return;
 	default:
 		if (n->ty.kind == TY_INT)

@@ -118,6 +118,13 @@ int g_tuple_src(struct gen *g, struct node *t, int *reg);
 void gen_for_map(struct gen *g, struct node *s);
 void g_tuple_key(struct gen *g, struct node *mapn, int off);
 int g_subs_link(struct gen *g);
+int g_subs_init(struct gen *g);
+int g_subs_add(struct gen *g, struct bpf_code *code, struct loc loc);	/* a callback: its index */
+void g_ld_func(struct gen *g, int reg, int target);	/* reg = the address of callback target */
+/* gen_str.c: strlen() ... username */
+void gen_str_int(struct gen *g, struct node *n);
+void gen_str_value(struct gen *g, struct node *n, int off, int size);	/* syscall_name() */
+void gen_str_stmt(struct gen *g, struct node *n);	/* assert(), assert_str() */
 
 /* kernel types (gen_btf.c) */
 bool gen_btf__handles(const struct node *n);

@@ -164,7 +164,7 @@ void g_tuple_key(struct gen *g, struct node *mapn, int off)
 	}
 }
 
-static int subs_add(struct gen *g, struct bpf_code *code, struct loc loc)
+int g_subs_add(struct gen *g, struct bpf_code *code, struct loc loc)
 {
 	struct gsubs *s = g->subs;
 	struct bpf_code **c = realloc(s->code, (s->n + 1) * sizeof(*c));
@@ -194,8 +194,16 @@ static int subs_add(struct gen *g, struct bpf_code *code, struct loc loc)
 	return s->n++;
 }
 
+/* the list of callbacks, made on first use: 0 or -1 (g->fail) */
+int g_subs_init(struct gen *g)
+{
+	if (!g->subs && !(g->subs = calloc(1, sizeof(*g->subs))))
+		g->fail = true;
+	return g->subs ? 0 : -1;
+}
+
 /* r2 = the address of subprogram `target` (an LD_IMM64 with src_reg BPF_PSEUDO_FUNC, resolved at link) */
-static void g_ld_func(struct gen *g, int reg, int target)
+void g_ld_func(struct gen *g, int reg, int target)
 {
 	struct gsubs *s = g->subs;
 	struct gfix *f = realloc(s->fix, (s->nfix + 1) * sizeof(*f));
@@ -435,7 +443,7 @@ void gen_for_map(struct gen *g, struct node *s)
 		g->fail = true;
 		return;
 	}
-	int sub = subs_add(g, code, s->loc);
+	int sub = g_subs_add(g, code, s->loc);
 
 	if (sub < 0) {
 		free(code);

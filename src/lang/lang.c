@@ -249,6 +249,7 @@ const char *type__str(const struct type *t, char *buf, size_t len)
 	case TY_MACADDR: snprintf(buf, len, "macaddr"); break;
 	case TY_ARRAY: snprintf(buf, len, "uint8[%d]", t->ntup); break;
 	case TY_STRERROR: snprintf(buf, len, "strerror"); break;
+	case TY_USERNAME: snprintf(buf, len, "username"); break;
 	case TY_TUPLE: {
 		size_t n = snprintf(buf, len, "(");
 

@@ -75,6 +75,7 @@ enum ty_kind {
 	TY_TIMESTAMP, TY_CGPATH, TY_STRERROR,	/* strftime(), cgroup_path(), strerror(): formatted in user space */
 	TY_MACADDR,	/* macaddr(): 6 bytes, printed 00:1A:2B:3C:4D:5E */
 	TY_ARRAY,	/* uint8[ntup] (pton()): printed [127,0,0,1] */
+	TY_USERNAME,	/* username: the uid (8 bytes), named in user space */
 };
 
 struct type {
@@ -200,6 +201,7 @@ struct fmtsite {
 enum rec_kind {
 	REC_PRINTF = 1, REC_EXIT, REC_PRINT_MAP, REC_PRINT_VAL, REC_CLEAR, REC_ZERO,
 	REC_TIME, REC_SYSTEM, REC_CAT, REC_JOIN, REC_PID,
+	REC_ASSERT,	/* assert() failed: its message to stderr, then exit with 1 */
 };
 
 /* a C struct or union the script defines (bpftrace's `struct x { int a; char *b; };`), laid out in ktypes.c */
@@ -247,6 +249,7 @@ struct config {
 	bool no_print_maps;	/* print_maps_on_exit = false */
 	const char *license;	/* "GPL" unless config says otherwise */
 	int missing_probes;	/* enum missing_probes: a probe that does not exist or cannot attach */
+	const char *trunc_trailer;	/* str_trunc_trailer: after a string str() filled ("": none, as in 0.17) */
 };
 
 enum missing_probes { MISSING_ERROR, MISSING_WARN, MISSING_IGNORE };
@@ -289,6 +292,7 @@ struct program {
 	int mode;		/* enum run_mode */
 	bool no_warnings;	/* --no-warnings */
 	int exit_code;		/* --test: 1 when a test failed */
+	int strs_scratch;	/* bytes of the per-CPU scratch value globmatch/strstr need (gen_str.c), or 0 */
 };
 
 /* parse src (not copied: keep it alive) into a program; 0 or -EINVAL with prog->err */

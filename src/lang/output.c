@@ -116,6 +116,9 @@ static void value_text(struct out *o, FILE *f, const struct type *t, const uint8
 		break;
 	case TY_STR:
 		fprintf(f, "%.*s", t->size, (const char *)d);
+		if (o->prog && o->prog->cfg.trunc_trailer && *o->prog->cfg.trunc_trailer &&
+		    (int)strnlen((const char *)d, t->size) >= o->prog->cfg.max_strlen - 1)
+			fputs(o->prog->cfg.trunc_trailer, f);	/* str() filled the string: it may go on */
 		break;
 	case TY_KSTACK: case TY_USTACK:
 		stack_text(o, f, d, t->kind == TY_USTACK, indent, t->bits, t->smode);

@@ -932,7 +932,7 @@ const char *lang__config(struct program *prog, const char *key, const char *val,
 {
 	static const char *no_effect[] = { "cpp_demangle", "lazy_symbolication", "cache_user_symbols", "log_size",
 					   "max_bpf_progs", "max_probes", "max_cat_bytes", "on_stack_limit", "perf_rb_pages",
-					   "show_debug_info", "str_trunc_trailer", "max_type_res_iterations",
+					   "show_debug_info", "max_type_res_iterations",
 					   "debug_output", "verify_llvm_ir", "kernel_build", "kernel_source", NULL };
 
 	if (!strncasecmp(key, "BPFTRACE_", 9))
@@ -964,6 +964,10 @@ const char *lang__config(struct program *prog, const char *key, const char *val,
 		if (!isnum && strcmp(val, "true") && strcmp(val, "false") && strcmp(val, "1") && strcmp(val, "0"))
 			return "print_maps_on_exit is true or false";
 		prog->cfg.no_print_maps = !on;
+	} else if (!strcasecmp(key, "str_trunc_trailer")) {	/* upstream's default is "..": 0.17 has none */
+		if (isnum && *val == 0)
+			return "str_trunc_trailer is a string";
+		prog->cfg.trunc_trailer = arena__strndup(prog->arena, val, strlen(val));
 	} else if (!strcasecmp(key, "license")) {
 		static const char *ok[] = { "GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL", "Dual MIT/GPL",
 					    "Dual MPL/GPL", NULL };

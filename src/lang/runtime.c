@@ -36,6 +36,7 @@ struct rt {
 	struct out out;
 	int rb_fd, kstack_fd, ustack_fd, lost_fd, pids_fd, join_fd;
 	int vars_fd;		/* MAPREF_VARS, when for loops share variables; -1 */
+	int strs_fd;		/* MAPREF_STRS, for globmatch and strstr; -1 */
 	uint32_t vars_size;
 	struct ring_buffer *rb;
 	bool exiting;
@@ -86,6 +87,18 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 		if (rt->vars_fd < 0) {
 			snprintf(err, errlen, "cannot create the map of the variables of for loops: %s", strerror(-rt->vars_fd));
 			return rt->vars_fd;
+		}
+	}
+	if (p->strs_scratch) {	/* globmatch, strstr: one value per attach point, by its number */
+		uint32_t n = 0;
+
+		for (struct probe *pr = p->probes; pr; pr = pr->next)
+			for (struct ap_inst *in = pr->inst; in; in = in->next)
+				n++;
+		rt->strs_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_strs", 4, p->strs_scratch, n ? n : 1, NULL);
+		if (rt->strs_fd < 0) {
+			snprintf(err, errlen, "cannot create the map of globmatch() and strstr(): %s", strerror(-rt->strs_fd));
+			return rt->strs_fd;
 		}
 	}
 	if (p->need_join) {
@@ -141,6 +154,8 @@ static int map_fd(struct rt *rt, int ref)
 		return rt->join_fd;
 	if (ref == MAPREF_VARS)
 		return rt->vars_fd;
+	if (ref == MAPREF_STRS)
+		return rt->strs_fd;
 	for (struct mapinfo *m = rt->prog->maps; m; m = m->next)
 		if (m->index == ref)
 			return m->fd;
@@ -333,6 +348,17 @@ static int on_record(void *ctx, void *data, size_t size)
 	case REC_EXIT:
 		rt->exiting = true;
 		break;
+	case REC_ASSERT: {	/* "stdin:1:9-30: ERROR: assert failed: msg" on stderr, then exit(1) */
+		char *text = s ? out__format(&rt->out, s, data, size) : NULL;
+
+		fflush(rt->o->out);
+		if (text)
+			fputs(text, stderr);
+		free(text);
+		p->exit_code = 1;
+		rt->exiting = true;
+		break;
+	}
 	case REC_JOIN: {
 		char *buf = NULL;
 		size_t blen = 0;
@@ -599,7 +625,7 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen)
 {
 	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1,
-		      .vars_fd = -1 };
+		      .vars_fd = -1, .strs_fd = -1 };
 	struct gen_env env = { .start_ns = mono_ns(), .cpid = o->cpid };
 	int *cpus = NULL, ncpus = 0, rc = 0, ninst = 0, sfd = -1;
 	sigset_t mask, old;
@@ -769,6 +795,8 @@ out:
 		close(rt.join_fd);
 	if (rt.vars_fd >= 0)
 		close(rt.vars_fd);
+	if (rt.strs_fd >= 0)
+		close(rt.strs_fd);
 	free(rt.out.pids);
 	if (rt.out.sym)
 		symbolizer__free(rt.out.sym);
