@@ -183,13 +183,15 @@ static void gen_memcmp(struct gen *g, struct node *n)
 	for (int i = 0; i < neq; i++)
 		g_patch(g, eq[i]);
 	g_emit(g, MOV_IMM(R0, 0));
-	int done = g_emit(g, JA(0));
+	if (ndiff) {	/* no bytes to compare (a count of 0): no code the verifier would find unreachable */
+		int done = g_emit(g, JA(0));
 
-	for (int i = 0; i < ndiff; i++)
-		g_patch(g, diff[i]);
-	g_emit(g, MOV_REG(R0, R1));
-	g_emit(g, ALU_REG(BPF_SUB, R0, R2));
-	g_patch(g, done);
+		for (int i = 0; i < ndiff; i++)
+			g_patch(g, diff[i]);
+		g_emit(g, MOV_REG(R0, R1));
+		g_emit(g, ALU_REG(BPF_SUB, R0, R2));
+		g_patch(g, done);
+	}
 	free(eq);
 	free(diff);
 	g->sp = mark;

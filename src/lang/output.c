@@ -117,8 +117,9 @@ static void value_text(struct out *o, FILE *f, const struct type *t, const uint8
 	case TY_STR:
 		fprintf(f, "%.*s", t->size, (const char *)d);
 		if (o->prog && o->prog->cfg.trunc_trailer && *o->prog->cfg.trunc_trailer &&
-		    (int)strnlen((const char *)d, t->size) >= o->prog->cfg.max_strlen - 1)
-			fputs(o->prog->cfg.trunc_trailer, f);	/* str() filled the string: it may go on */
+		    (int)strnlen((const char *)d, t->size) >= (t->size < o->prog->cfg.max_strlen ? t->size :
+							      o->prog->cfg.max_strlen) - 1)
+			fputs(o->prog->cfg.trunc_trailer, f);	/* it fills its buffer: str() may have cut it */
 		break;
 	case TY_KSTACK: case TY_USTACK:
 		stack_text(o, f, d, t->kind == TY_USTACK, indent, t->bits, t->smode);
