@@ -107,14 +107,14 @@ static void gen_operand(struct gen *g, struct node *a, int off, int size)
 	g_emit(g, CALL(BPF_FUNC_probe_read_str));
 }
 
-/* r0 = the index of the first NUL of the size bytes at [fp+off], or size */
-static void g_nul_index(struct gen *g, int off, int size)
+/* r0 = the index of the first NUL of the size bytes at [base+off], or size */
+static void g_nul_index_at(struct gen *g, int base, int off, int size)
 {
 	int *done = NULL, nd = 0;
 
 	for (int i = 0; i < size; i++) {
 		g_emit(g, MOV_IMM(R0, i));
-		g_emit(g, LDX(BPF_B, R1, FP, off + i));
+		g_emit(g, LDX(BPF_B, R1, base, off + i));
 		g_push_fix(g, &done, &nd, g_emit(g, JMP_IMM(BPF_JEQ, R1, 0, 0)));
 	}
 	g_emit(g, MOV_IMM(R0, size));
@@ -123,10 +123,20 @@ static void g_nul_index(struct gen *g, int off, int size)
 	free(done);
 }
 
+static void g_nul_index(struct gen *g, int off, int size)
+{
+	g_nul_index_at(g, FP, off, size);
+}
+
 /* strlen(s), and strcap() of a pointer (its length, as upstream) */
 static void gen_strlen(struct gen *g, struct node *a)
 {
 	int mark = g->sp, size = op_size(g, a), slot;
+
+	if (a->kind == N_VAR && a->ty.kind == TY_STR) {	/* read in place */
+		g_nul_index_at(g, g_vbase(g, a->var), g_voff(g, a->var), a->var->ty.size < size ? a->var->ty.size : size);
+		return;
+	}
 
 	if (is_ptr(g, a) && a->ty.kind != TY_STRUCT)
 		size = g->prog->cfg.max_strlen + 1;	/* __strnlen(p, default_str_length()): up to max_strlen */
@@ -145,11 +155,22 @@ static void gen_memcmp(struct gen *g, struct node *n)
 {
 	struct node *l = n->args, *r = l->next, *cnt = r->next;
 	int mark = g->sp, ls = l->ty.kind == TY_INT ? 8 : l->ty.size, rs = r->ty.kind == TY_INT ? 8 : r->ty.size;
-	int a = g_slot(g, ls, l->loc), b = g_slot(g, rs, r->loc), c = g_slot(g, 8, cnt->loc);
+	const struct node *sides[2] = { l, r };
+	int slots[2], regs[2] = { FP, FP };
+
+	for (int i = 0; i < 2; i++) {	/* a string variable is read in place */
+		const struct node *s = sides[i];
+
+		if (s->kind == N_VAR && s->ty.kind == TY_STR) {
+			regs[i] = g_vbase(g, s->var);
+			slots[i] = g_voff(g, s->var);
+		} else {
+			slots[i] = g_slot(g, i ? rs : ls, s->loc);
+		}
+	}
+	int a = slots[0], b = slots[1], c = g_slot(g, 8, cnt->loc);
 	int k = ls < rs ? ls : rs, *eq = NULL, neq = 0, *diff = NULL, ndiff = 0;
 	bool dyn = cnt->kind != N_INT;
-	const struct node *sides[2] = { l, r };
-	int slots[2] = { a, b };
 
 	if (l->kind == N_STR && (int)l->slen + 1 < k)
 		k = (int)l->slen + 1;
@@ -158,6 +179,8 @@ static void gen_memcmp(struct gen *g, struct node *n)
 	for (int i = 0; i < 2; i++) {
 		struct node *s = (struct node *)sides[i];
 
+		if (regs[i] != FP || (s->kind == N_VAR && s->ty.kind == TY_STR))
+			continue;
 		if (s->ty.kind == TY_INT) {
 			gen_int(g, s);
 			g_emit(g, STX(BPF_DW, FP, R0, slots[i]));
@@ -176,8 +199,8 @@ static void gen_memcmp(struct gen *g, struct node *n)
 	for (int i = 0; i < k; i++) {
 		if (dyn)
 			g_push_fix(g, &eq, &neq, g_emit(g, JMP_IMM(BPF_JLE, R3, i, 0)));
-		g_emit(g, LDX(BPF_B, R1, FP, a + i));
-		g_emit(g, LDX(BPF_B, R2, FP, b + i));
+		g_emit(g, LDX(BPF_B, R1, regs[0], a + i));
+		g_emit(g, LDX(BPF_B, R2, regs[1], b + i));
 		g_push_fix(g, &diff, &ndiff, g_emit(g, JMP_REG(BPF_JNE, R1, R2, 0)));
 	}
 	for (int i = 0; i < neq; i++)
@@ -397,13 +420,71 @@ static void cb_glob(struct gen *g, int ns, int np)
 	free(lit);
 }
 
+/*
+ * An operand of strstr/globmatch goes to the scratch value at r7 + voff: a literal
+ * or a variable straight there, a pointer's string read there; anything else is
+ * made on the stack first (prep, before the scratch value is looked up).
+ */
+static bool direct(struct node *a)
+{
+	return a->kind == N_STR || (a->kind == N_VAR && a->ty.kind == TY_STR);
+}
+
+static int prep_operand(struct gen *g, struct node *a, int size)
+{
+	int slot;
+
+	if (direct(a))
+		return 0;
+	if (is_ptr(g, a)) {
+		slot = g_slot(g, 8, a->loc);
+		gen_addr(g, a);
+		g_emit(g, STX(BPF_DW, FP, R0, slot));
+		return slot;
+	}
+	slot = g_slot(g, size, a->loc);
+	gen_operand(g, a, slot, g_round8(size));
+	return slot;
+}
+
+static void put_operand(struct gen *g, struct node *a, int slot, int voff, int size)
+{
+	int words = g_round8(size);
+
+	if (a->kind == N_STR) {	/* all of it, even past max_strlen */
+		for (int i = 0; i < words; i += 8) {
+			uint64_t v = 0;
+
+			for (int k = 0; k < 8 && i + k < (int)a->slen; k++)
+				v |= (uint64_t)(unsigned char)a->s[i + k] << (8 * k);
+			g_ld_imm64(g, R1, v);
+			g_emit(g, STX(BPF_DW, R7, R1, voff + i));
+		}
+	} else if (a->kind == N_VAR && a->ty.kind == TY_STR) {
+		int vs = g_round8(a->var->ty.size) < words ? g_round8(a->var->ty.size) : words;
+
+		g_copy_regs(g, R7, voff, g_vbase(g, a->var), g_voff(g, a->var), vs);
+		for (int i = vs; i < words; i += 8)
+			g_emit(g, ST(BPF_DW, R7, voff + i, 0));
+	} else if (is_ptr(g, a)) {
+		for (int i = 0; i < words; i += 8)
+			g_emit(g, ST(BPF_DW, R7, voff + i, 0));
+		g_emit(g, MOV_REG(R1, R7));
+		g_emit(g, ALU_IMM(BPF_ADD, R1, voff));
+		g_emit(g, MOV_IMM(R2, size));
+		g_emit(g, LDX(BPF_DW, R3, FP, slot));
+		/* bpf_probe_read_str reads user or kernel memory (x86-64's split address space) */
+		g_emit(g, CALL(BPF_FUNC_probe_read_str));
+	} else {
+		g_copy_regs(g, R7, voff, FP, slot, words);
+	}
+}
+
 /* strstr(h, n) / globmatch(s, p): both strings into the scratch value, then bpf_loop() over the steps */
 static void gen_loop_match(struct gen *g, struct node *n)
 {
 	struct node *a = n->args, *b = a->next;
 	int na = op_size(g, a), nb = op_size(g, b), mark = g->sp;
-	int sa = g_slot(g, na, a->loc), sb = g_slot(g, nb, b->loc), key = g_slot(g, 8, n->loc);
-	int ctx = g_slot(g, 8, n->loc);
 	bool glob = n->op == F_GLOBMATCH;
 	long long steps = glob ? (long long)(na + 2) * (2 * nb + 2) : (long long)(na + 1) * (nb + 1) + 1;
 
@@ -414,8 +495,8 @@ static void gen_loop_match(struct gen *g, struct node *n)
 	}
 	if (g->fail || g_subs_init(g))
 		return;
-	gen_operand(g, a, sa, g_round8(na));
-	gen_operand(g, b, sb, g_round8(nb));
+	int sa = prep_operand(g, a, na), sb = prep_operand(g, b, nb);
+	int key = g_slot(g, 8, n->loc), ctx = g_slot(g, 8, n->loc);
 	/* the callback, after the main program */
 	struct bpf_code *code = calloc(1, sizeof(*code));
 
@@ -446,8 +527,8 @@ static void gen_loop_match(struct gen *g, struct node *n)
 	int none = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
 
 	g_emit(g, MOV_REG(R7, R0));
-	g_copy_regs(g, R7, O_STR, FP, sa, g_round8(na));
-	g_copy_regs(g, R7, O_STR + g_round8(na), FP, sb, g_round8(nb));
+	put_operand(g, a, sa, O_STR, na);
+	put_operand(g, b, sb, O_STR + g_round8(na), nb);
 	for (int o = O_P; o < O_STR; o += 8)
 		g_emit(g, ST(BPF_DW, R7, o, o == O_BP ? -1 : 0));
 	if (!glob)

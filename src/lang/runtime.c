@@ -224,6 +224,8 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 			snprintf(err + strlen(err), errlen - strlen(err), "\n(for over a map needs Linux 5.13's "
 				 "bpf_for_each_map_elem, and 5.19's bpf_map_lookup_percpu_elem over count, sum, avg, "
 				 "min and max maps)");
+		if (c->nsubs && strstr(log, "unknown#181"))
+			snprintf(err + strlen(err), errlen - strlen(err), "\n(globmatch() and strstr() need Linux 5.17's bpf_loop)");
 		if (c->vars_size && (strstr(log, "infinite loop") || strstr(log, "too complex")))
 			snprintf(err + strlen(err), errlen - strlen(err), "\n(a variable written in a for loop's body "
 				 "is kept in a map, where the verifier cannot see a while loop or a range counting "
