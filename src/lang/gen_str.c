@@ -552,37 +552,40 @@ static const struct { int nr; const char *name; } syscalls[] = {
 #undef SC
 };
 
-/* [fp+off] = s, size bytes, each word stored from a register (the same kind of slot on every path) */
-static void g_words(struct gen *g, const char *s, int off, int size)
+/* r2, r3, r4 = the first 24 bytes of s (a name's longest is 23), r2 first */
+static void g_name_regs(struct gen *g, const char *s)
 {
 	size_t len = strlen(s);
 
-	for (int i = 0; i < size; i += 8) {
+	for (int w = 0; w < 3; w++) {
 		uint64_t v = 0;
 
 		for (int k = 0; k < 8; k++)
-			if ((size_t)(i + k) < len && i + k < size - 1)
-				v |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
-		g_ld_imm64(g, R1, v);
-		g_emit(g, STX(BPF_DW, FP, R1, off + i));
+			if ((size_t)(w * 8 + k) < len)
+				v |= (uint64_t)(unsigned char)s[w * 8 + k] << (8 * k);
+		g_ld_imm64(g, R2 + w, v);
 	}
 }
 
-/* r0 holds the number: a binary search over syscalls[lo, hi) */
-static void g_sc_search(struct gen *g, int lo, int hi, int off, int size, int **done, int *nd, int **unk, int *nu)
+/*
+ * r0 holds the number: a binary search over syscalls[lo, hi) whose leaves load
+ * the name into registers and meet at one store, where the verifier sees one
+ * state (the names are constants it need not keep apart)
+ */
+static void g_sc_search(struct gen *g, int lo, int hi, int **done, int *nd, int **unk, int *nu)
 {
 	if (hi - lo == 1) {
 		g_push_fix(g, unk, nu, g_emit(g, JMP_IMM(BPF_JNE, R0, syscalls[lo].nr, 0)));
-		g_words(g, syscalls[lo].name, off, size);
+		g_name_regs(g, syscalls[lo].name);
 		g_push_fix(g, done, nd, g_emit(g, JA(0)));
 		return;
 	}
 	int mid = (lo + hi) / 2;
 	int right = g_emit(g, JMP_IMM(BPF_JSGE, R0, syscalls[mid].nr, 0));
 
-	g_sc_search(g, lo, mid, off, size, done, nd, unk, nu);
+	g_sc_search(g, lo, mid, done, nd, unk, nu);
 	g_patch(g, right);
-	g_sc_search(g, mid, hi, off, size, done, nd, unk, nu);
+	g_sc_search(g, mid, hi, done, nd, unk, nu);
 }
 
 void gen_str_value(struct gen *g, struct node *n, int off, int size)
@@ -594,12 +597,25 @@ void gen_str_value(struct gen *g, struct node *n, int off, int size)
 		return;
 	}
 	gen_int(g, n->args);
-	g_sc_search(g, 0, (int)(sizeof(syscalls) / sizeof(syscalls[0])), off, size, &done, &nd, &unk, &nu);
+	g_sc_search(g, 0, (int)(sizeof(syscalls) / sizeof(syscalls[0])), &done, &nd, &unk, &nu);
 	for (int i = 0; i < nu; i++)
 		g_patch(g, unk[i]);
-	g_words(g, "unknown", off, size);
+	g_name_regs(g, "unknown");
 	for (int i = 0; i < nd; i++)
 		g_patch(g, done[i]);
+	g_zero(g, off, g_round8(size));
+	for (int w = 0; w < 3 && w * 8 < size; w++) {
+		if (size - w * 8 < 8) {	/* a string shorter than a name: cut, NUL-terminated */
+			for (int k = 0; k < size - w * 8 - 1; k++) {
+				g_emit(g, STX(BPF_B, FP, R2 + w, off + w * 8 + k));
+				g_emit(g, ALU_IMM(BPF_RSH, R2 + w, 8));
+			}
+			break;
+		}
+		g_emit(g, STX(BPF_DW, FP, R2 + w, off + w * 8));
+	}
+	if (size <= 24)	/* the last byte of a string is its NUL */
+		g_emit(g, ST(BPF_B, FP, off + size - 1, 0));
 	free(done);
 	free(unk);
 }
