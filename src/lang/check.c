@@ -829,8 +829,34 @@ static int check_for_map(struct ck *c, struct node *s)
 	return rc;
 }
 
+/*
+ * The branch a constant condition drops (kept in the block's x) is checked anyway,
+ * for the variables it assigns (0.17 scripts read them after the if; they read 0
+ * then), with whatever it would report forgotten: it may be code for another kernel,
+ * and fail() in it stays quiet. No code is generated for it.
+ */
+static void check_dropped(struct ck *c, struct node *b)
+{
+	struct program *p = c->prog;
+	int nerr = p->nerr;
+	size_t nwarn = p->warn ? strlen(p->warn) : 0;
+
+	if (!b)
+		return;
+	c->dead++;
+	check_block(c, b);
+	c->dead--;
+	free(p->err);
+	p->err = NULL;
+	p->nerr = nerr;
+	if (p->warn)
+		p->warn[nwarn] = 0;
+}
+
 static int check_stmt(struct ck *c, struct node *s)
 {
+	long long cv;
+
 	switch (s->kind) {
 	case N_EXPR:
 		if (s->l->kind == N_CALL) {
@@ -869,8 +895,13 @@ static int check_stmt(struct ck *c, struct node *s)
 	case N_IF:
 		if (ck_expr(c, s->l).kind != TY_INT && !c->prog->err)
 			lang__error(c->prog, s->l->loc, "the condition is not an integer");
-		if (!c->prog->err && comptime__fold_if(c->prog, s))	/* a constant condition: only its branch */
+		if (!c->prog->err && comptime__int(s->l, &cv)) {	/* a constant condition: only its branch */
+			struct node *drop = cv ? s->x : s->r;
+
+			comptime__fold_if(c->prog, s);
+			s->x = drop;	/* checked again on each pass, never generated (check_block) */
 			return check_block(c, s);
+		}
 		if (c->prog->err || check_block(c, s->r))
 			return -1;
 		return s->x ? check_block(c, s->x) : 0;
@@ -927,6 +958,8 @@ static int check_stmt(struct ck *c, struct node *s)
 
 static int check_block(struct ck *c, struct node *b)
 {
+	if (b->kind == N_BLOCK && b->x)
+		check_dropped(c, b->x);
 	if (b->kind != N_BLOCK)
 		return check_stmt(c, b);
 	for (struct node *s = b->args; s; s = s->next)

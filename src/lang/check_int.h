@@ -17,6 +17,7 @@ struct ck {
 	bool final;	/* second pass: unknown map types are errors */
 	int loops;
 	int fn, nfn;	/* the for-over-map body being checked (0: the probe's), how many so far */
+	int dead;	/* checking the branch a constant condition drops: fail() stays quiet */
 };
 
 static inline struct type ty_int(bool sign, int bits)

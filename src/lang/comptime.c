@@ -122,6 +122,8 @@ static struct type check_fail(struct ck *c, struct node *n)
 	char msg[512];
 	size_t len = 0;
 
+	if (c->dead)
+		return none;	/* in a branch a constant condition drops */
 	for (a = fmt; a; a = a->next)
 		if (ck_expr(c, a).kind == TY_NONE || c->prog->err)
 			return none;
