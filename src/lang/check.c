@@ -6,6 +6,7 @@
  */
 #include "lang/check_int.h"
 #include "lang/comptime.h"
+#include "lang/enumfmt.h"
 #include "lang/ktypes.h"
 #include "lang/provider.h"
 #include "lang/testbench.h"
@@ -257,13 +258,8 @@ static struct type check_ident(struct ck *c, struct node *n)
 	if (!b && ck_str_ident(n))	/* username, default_str_length */
 		return ck_call(c, n, NULL);
 	if (!b) {
-		long long v;
-
-		if (!ktypes__enum_value(c->prog, n->s, &v)) {	/* a kernel enumerator: TCP_ESTABLISHED */
-			n->kind = N_INT;
-			n->i = v;
-			return n->ty = ty_int(true, 64);
-		}
+		if (!enumfmt__ident(c->prog, n))	/* an enumerator, the script's or the kernel's: TCP_ESTABLISHED */
+			return n->ty;
 		lang__error(c->prog, n->loc, "unknown identifier '%s'", n->s);
 		return ty_kind(TY_NONE, 0);
 	}
@@ -377,7 +373,9 @@ static struct type check_field(struct ck *c, struct node *n)
 			if (!ckbtf__tp_ptr(c->prog, f->ctype, c->in->group && !strcmp(c->in->group, "syscalls"), &pt))
 				return n->ty = pt;
 		}
-		return n->ty = ty_int(f->sign, f->size * 8 > 64 ? 64 : f->size * 8);
+		n->ty = ty_int(f->sign, f->size * 8 > 64 ? 64 : f->size * 8);
+		n->ty.btf_id = enumfmt__field_enum(c->prog, f->ctype);	/* enum x: printf's %s names it */
+		return n->ty;
 	}
 	if (bt.kind == TY_TUPLE) {
 		int idx = (int)n->i;
@@ -432,7 +430,7 @@ struct type ck_expr(struct ck *c, struct node *n)
 		return none;
 	switch (n->kind) {
 	case N_INT:
-		return n->ty = ty_int(true, 64);
+		return n->ty = (struct type){ .kind = TY_INT, .size = 8, .sign = true, .bits = 64, .btf_id = n->ty.btf_id };
 	case N_STR:
 		return n->ty = ty_str((int)n->slen + 1 > c->prog->cfg.max_strlen ? c->prog->cfg.max_strlen : (int)n->slen + 1);
 	case N_POS: {

@@ -5,6 +5,7 @@
  * lhist tables (16-wide labels, 8-wide counts, 52-wide bars), stats/avg lines,
  * stacks as indented sym+off frames, and -f json events.
  */
+#include "lang/enumfmt.h"
 #include "lang/output.h"
 #include "lib/symbol.h"
 
@@ -266,6 +267,8 @@ char *out__format(struct out *o, const struct fmtsite *s, const uint8_t *rec, si
 			break;
 		off += round8(t->size);
 		arg++;
+		if (enumfmt__conv(o, f, t, d, verb, &p, start, speclen))	/* %s of an enum, %gr */
+			continue;
 		if (t->kind == TY_INT && strchr("diuxXoc", verb)) {
 			int64_t v = *(const int64_t *)d;
 			int l = 0;

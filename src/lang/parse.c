@@ -5,6 +5,7 @@
  * expressions with bpftrace's maps, variables, tuples and casts; both the 0.17
  * and the current spellings (BEGIN/begin, args->f/args.f, while and for).
  */
+#include "lang/enumfmt.h"
 #include "lang/lang.h"
 
 #include <errno.h>
@@ -1265,6 +1266,8 @@ int lang__parse(struct program *prog)
 		} else if (t->t == T_IDENT && (!strcmp(t->s, "struct") || !strcmp(t->s, "union") ||
 					       !strcmp(t->s, "enum"))) {
 			/* C type declarations: kept for casts of user data (not yet typed) */
+			if (!strcmp(t->s, "enum") && enumfmt__decl(prog, t->at, t->loc))	/* its enumerators */
+				break;
 			while (TOK(&ps) != T_LBRACE && TOK(&ps) != T_SEMI && TOK(&ps) != T_EOF)
 				advance(&ps);
 			if (TOK(&ps) == T_LBRACE && skip_braces(&ps) == 0)
