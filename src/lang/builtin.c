@@ -18,7 +18,7 @@ static const struct bvar_desc vars[] = {
 	{ "kstack", BV_KSTACK }, { "ustack", BV_USTACK }, { "func", BV_FUNC }, { "probe", BV_PROBE },
 	{ "retval", BV_RETVAL }, { "args", BV_ARGS }, { "curtask", BV_CURTASK }, { "ncpus", BV_NCPUS },
 	{ "jiffies", BV_JIFFIES }, { "usermode", BV_USERMODE }, { "pcomm", BV_PCOMM }, { "ppid", BV_PPID },
-	{ "has_cpid", BV_HAS_CPID }, { "probetype", BV_PROBETYPE },
+	{ "has_cpid", BV_HAS_CPID }, { "probetype", BV_PROBETYPE }, { "ctx", BV_CTX },
 };
 
 static const struct bfunc_desc funcs[] = {
@@ -74,6 +74,8 @@ static const struct bfunc_desc funcs[] = {
 	{ "memcmp", F_MEMCMP, 3, 3, 0 }, { "globmatch", F_GLOBMATCH, 2, 2, 0 }, { "assert_str", F_ASSERT_STR, 1, 1, BF_STMT },
 	{ "default_str_length", F_DEFAULT_STR_LENGTH, 0, 0, 0 }, { "assert", F_ASSERT, 2, 2, BF_STMT },
 	{ "syscall_name", F_SYSCALL_NAME, 1, 1, 0 }, { "username", F_USERNAME, 0, 0, 0 },
+	{ "pid", F_PID_NS, 0, 1, 0 }, { "tid", F_TID_NS, 0, 1, 0 }, { "comm", F_COMM, 0, 1, 0 },
+	{ "percpu_kaddr", F_PERCPU_KADDR, 1, 2, 0 }, { "socket_cookie", F_SOCKET_COOKIE, 1, 1, 0 },
 };
 
 const struct bvar_desc *builtin__var(const char *name, int *argn)

@@ -13,6 +13,7 @@ enum bvar {
 	BV_PID = 1, BV_TID, BV_UID, BV_GID, BV_NSECS, BV_ELAPSED, BV_CPU, BV_NUMAID, BV_CGROUP, BV_RAND,
 	BV_CPID, BV_COMM, BV_KSTACK, BV_USTACK, BV_FUNC, BV_PROBE, BV_RETVAL, BV_ARG, BV_ARGS, BV_CURTASK,
 	BV_NCPUS, BV_JIFFIES, BV_USERMODE, BV_SARG, BV_PCOMM, BV_PPID, BV_HAS_CPID, BV_PROBETYPE,
+	BV_CTX,		/* iter probes: the iterator's context, typed from BTF (provider_iter.c) */
 };
 
 enum bfunc {
@@ -28,6 +29,7 @@ enum bfunc {
 	/* the string functions (check_str.c, gen_str.c) */
 	F_STRLEN, F_STRCAP, F_STRSTR, F_MEMCMP, F_GLOBMATCH, F_ASSERT_STR, F_DEFAULT_STR_LENGTH, F_ASSERT, F_SYSCALL_NAME,
 	F_USERNAME,
+	F_PID_NS, F_TID_NS, F_COMM, F_PERCPU_KADDR, F_SOCKET_COOKIE,	/* gen_task.c */
 };
 
 enum bflag {

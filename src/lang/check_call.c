@@ -6,6 +6,7 @@
  */
 #include "lang/check_int.h"
 #include "lang/comptime.h"
+#include "lang/gen_task.h"
 #include "lang/ktypes.h"
 #include "lang/provider.h"
 
@@ -266,7 +267,8 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 	struct type none = ty_kind(TY_NONE, 0);
 	int nargs = (int)n->i;
 
-	if (!f || (!nargs && (f->id == F_PCOMM || f->id == F_PPID || f->id == F_NSECS))) {
+	if (!f || (!nargs && (f->id == F_PCOMM || f->id == F_PPID || f->id == F_NSECS || f->id == F_PID_NS ||
+			      f->id == F_TID_NS || f->id == F_COMM))) {
 		int argn;
 
 		if (!nargs && builtin__var(n->s, &argn)) {	/* pid(), comm(): upstream's call spelling of a builtin */
@@ -306,6 +308,8 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		return ck_type_fn(c, n, f);
 	if (f->id >= F_STRLEN && f->id <= F_USERNAME)
 		return ck_str_fn(c, n, f);
+	if (f->id >= F_PID_NS && f->id <= F_SOCKET_COOKIE)
+		return cktask__call(c, n, f);	/* gen_task.c */
 	/* the arguments' types; a map argument is checked as a map */
 	struct node *a0 = n->args;
 

@@ -11,6 +11,7 @@
  */
 #include "lang/gen_int.h"
 #include "lang/testbench.h"
+#include "lang/gen_task.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -144,10 +145,14 @@ void gen_bvar(struct gen *g, struct node *n)
 {
 	switch (n->op) {
 	case BV_PID:
+		if (gentask__ns_pid(g, n, false))	/* sonde in a pid namespace: its numbers */
+			break;
 		g_emit(g, CALL(BPF_FUNC_get_current_pid_tgid));
 		g_emit(g, ALU_IMM(BPF_RSH, R0, 32));
 		break;
 	case BV_TID:
+		if (gentask__ns_pid(g, n, true))
+			break;
 		g_emit(g, CALL(BPF_FUNC_get_current_pid_tgid));
 		g_emit(g, INSN(BPF_ALU | BPF_MOV | BPF_X, R0, R0, 0, 0));
 		break;
@@ -729,6 +734,10 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 			return;
 		}
 	case N_CALL:
+		if (n->op == F_COMM) {	/* comm(pid) */
+			gentask__comm(g, n, off, size);
+			return;
+		}
 		if (n->op == F_PATH) {	/* long bpf_d_path(struct path *path, char *buf, u32 sz) */
 			g_zero(g, off, size);
 			if (n->args->ty.kind == TY_STRUCT)

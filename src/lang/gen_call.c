@@ -5,6 +5,7 @@
  * aggregations (count, sum, hist, lhist, ...), which update per-CPU maps.
  */
 #include "lang/gen_int.h"
+#include "lang/gen_task.h"
 #include "lang/ktypes.h"
 
 #include "lang/provider.h"
@@ -155,6 +156,9 @@ void gen_call_int(struct gen *g, struct node *n)
 	}
 	case F_LEN:
 		g_map_len(g, n);
+		return;
+	case F_PID_NS: case F_TID_NS: case F_PERCPU_KADDR: case F_SOCKET_COOKIE:
+		gentask__int(g, n);
 		return;
 	default:
 		if (n->op >= F_STRLEN && n->op <= F_USERNAME) {
