@@ -627,6 +627,8 @@ struct type ck_expr(struct ck *c, struct node *n)
 		bool sign = false;
 		int bits = cast_bits(n->s, &sign);
 
+		if (!bits && !n->ptr)
+			bits = enumfmt__typedef_bits(c->prog, n->s, &sign);	/* a kernel typedef: (uint64_t)x */
 		if (c->prog->err)
 			return none;
 		if (n->ptr)

@@ -491,3 +491,17 @@ bool enumfmt__conv(struct out *o, FILE *f, const struct type *t, const uint8_t *
 	fprintf(f, spec, text);
 	return true;
 }
+
+/* ---- typedefs ---- */
+int enumfmt__typedef_bits(struct program *p, const char *name, bool *sign)
+{
+	struct btf *btf = ktypes__btf(p, NULL, 0);
+	int id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) : -1;
+	struct type t;
+	char err[128];
+
+	if (id <= 0 || ktypes__type(p, id, false, &t, err, sizeof(err)) || t.kind != TY_INT || t.ptr)
+		return 0;
+	*sign = t.sign;
+	return t.bits;
+}

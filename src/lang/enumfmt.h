@@ -23,6 +23,9 @@ int enumfmt__ident(struct program *p, struct node *n);
 /* a tracepoint field's C type "enum x": its BTF id, or 0 */
 int enumfmt__field_enum(struct program *p, const char *ctype);
 
+/* a kernel typedef of an integer or enum type (uint64_t, pid_t): its bits and sign, or 0 */
+int enumfmt__typedef_bits(struct program *p, const char *name, bool *sign);
+
 /* printf: %s of an enum value, %gr of GFP flags; *pp past the verb. false: not one of these */
 bool enumfmt__conv(struct out *o, FILE *f, const struct type *t, const uint8_t *d, char verb, const char **pp,
 		   const char *start, int speclen);

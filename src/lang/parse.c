@@ -150,6 +150,26 @@ static bool is_type_name(const char *s)
 	return false;
 }
 
+/*
+ * at '(' : "(name)" followed by an operand, or "(name *)": a cast to a type the
+ * kernel's BTF may name (a typedef: uint64_t, pid_t), checked later; else 0
+ */
+static int typedef_cast_len(struct parser *ps)
+{
+	int k = 2;
+	enum tok after;
+
+	if (peek(ps, 1)->t != T_IDENT)
+		return 0;
+	while (peek(ps, k)->t == T_STAR)
+		k++;
+	if (peek(ps, k)->t != T_RPAREN)
+		return 0;
+	after = peek(ps, k + 1)->t;
+	return k > 2 || after == T_IDENT || after == T_VAR || after == T_INT || after == T_MAP || after == T_POS ||
+	       after == T_LPAREN ? k : 0;
+}
+
 /* at '(' : is this a cast "(type *)"? returns the number of tokens of the type, or 0 */
 static int cast_len(struct parser *ps)
 {
@@ -167,7 +187,7 @@ static int cast_len(struct parser *ps)
 		}
 	}
 	if (!words)
-		return 0;
+		return typedef_cast_len(ps);	/* (uint64_t)x, (pid_t *)p */
 	while (peek(ps, k)->t == T_STAR)
 		k++;
 	/* "int64[4]" array casts */
