@@ -10,6 +10,7 @@
 #include "lang/ktypes.h"
 #include "lang/provider.h"
 #include "lang/testbench.h"
+#include "lang/provider_iter.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -284,6 +285,8 @@ static struct type check_ident(struct ck *c, struct node *n)
 		return ck_task_field(c, n, NULL, b->id == BV_PCOMM);
 	case BV_PROBETYPE:
 		return n->ty = ty_str(16);
+	case BV_CTX:
+		return n->ty = iter__ctx(c->prog, c->in, n);	/* provider_iter.c */
 	case BV_FUNC:
 		if (!p || (strcmp(p->name, "uprobe") && strcmp(p->name, "uretprobe") && strcmp(p->name, "kprobe") &&
 			   strcmp(p->name, "kretprobe") && strcmp(p->name, "fentry") && strcmp(p->name, "fexit"))) {

@@ -122,9 +122,7 @@ struct type ckbtf__field(struct program *p, struct node *n, const struct type *b
 	if (bt->kind == TY_INT && bt->ptr) {
 		if (resolve(p, n, bt->ptr))
 			return none();
-		st = bt->ptr;
-		if (!n->arrow && st->kind == TY_STRUCT)
-			return fail(p, n, "this is a pointer: use '->' to reach a member of what it points to");
+		st = bt->ptr;	/* '.' on a pointer reaches through it, as '->' does (bpftrace 0.18 on) */
 	} else if (bt->kind == TY_STRUCT && n->arrow) {
 		return fail(p, n, "this is a struct, not a pointer: use '.' to reach its member");
 	}

@@ -12,6 +12,7 @@
 #include "lang/gen_int.h"
 #include "lang/testbench.h"
 #include "lang/gen_task.h"
+#include "lang/provider_iter.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -195,6 +196,11 @@ void gen_bvar(struct gen *g, struct node *n)
 		break;
 	case BV_CURTASK:
 		g_emit(g, CALL(BPF_FUNC_get_current_task));
+		break;
+	case BV_CTX:	/* iter probes' context: its address */
+		g_emit(g, MOV_REG(R0, g->cb ? R8 : R6));
+		if (g->cb)
+			g_emit(g, LDX(BPF_DW, R0, R8, 0));
 		break;
 	case BV_JIFFIES:
 		g_emit(g, CALL(BPF_FUNC_jiffies64));
@@ -1184,6 +1190,7 @@ int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const
 		}
 		g_push_fix(&g, &g.ret, &g.nret, g_emit(&g, JMP_IMM(BPF_JNE, R1, in->sc_nr, 0)));
 	}
+	iter__prologue(&g);	/* iter probes: nothing to do on the last call */
 	/* scratch variables: a zeroed slot each, for the whole program */
 	for (struct var *v = pr->vars; v; v = v->next) {
 		if (v->home || v->shared)	/* a for loop's own, or shared with one: gen_loop.c */

@@ -6,6 +6,7 @@
  */
 #include "lang/gen_int.h"
 #include "lang/gen_task.h"
+#include "lang/provider_iter.h"
 #include "lang/ktypes.h"
 
 #include "lang/provider.h"
@@ -567,6 +568,8 @@ void gen_call_stmt(struct gen *g, struct node *n)
 
 	switch (n->op) {
 	case F_PRINTF: case F_CAT: case F_SYSTEM: case F_ERRORF:
+		if (n->op == F_PRINTF && iter__printf(g, n))	/* into the iterator's output */
+			return;
 		g_site_record(g, n, a0->next);
 		return;
 	case F_PRINT:

@@ -146,7 +146,9 @@ static struct token lex_spec(struct lexer *lx)
 				first_len = lx->p - start;
 			field++;
 		} else if (c == '/') {
-			if (!(field == 1 && path_provider(start, first_len)))
+			if (!(field == 1 && path_provider(start, first_len)) &&
+			    !(field == 2 && ((first_len == 4 && !memcmp(start, "iter", 4)) ||
+					     (first_len == 2 && !memcmp(start, "it", 2)))))	/* iter:task:/sys/fs/bpf/PIN */
 				break;
 		} else if (c == '"' && field >= 1 && lx->p[-1] == ':') {
 			/* a quoted function name: C++'s ns::f, Go's net/http.(*T).M */

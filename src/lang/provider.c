@@ -8,6 +8,7 @@
 #include "lang/dwargs.h"
 #include "lang/provider.h"
 #include "lang/testbench.h"
+#include "lang/provider_iter.h"
 #include "lib/syscalls.h"
 #include "lib/elfsym.h"
 #include "lib/tracefs.h"
@@ -849,7 +850,7 @@ static const struct provider providers[] = {
 	{ "fexit", BPF_PROG_TYPE_TRACING, false, true, true, fentry__expand, fentry__attach },
 	{ "watchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, unsupported_expand, NULL },
 	{ "asyncwatchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, unsupported_expand, NULL },
-	{ "iter", BPF_PROG_TYPE_TRACING, false, false, false, unsupported_expand, NULL },
+	{ "iter", BPF_PROG_TYPE_TRACING, false, false, false, iter__expand, iter__attach },
 	/* run by sonde itself (testbench.c): on SIGUSR1, with --test, with --bench (timed as socket filters) */
 	{ "self", BPF_PROG_TYPE_RAW_TRACEPOINT, false, false, false, testbench__expand_self, NULL },
 	{ "test", BPF_PROG_TYPE_RAW_TRACEPOINT, false, false, false, testbench__expand_test, NULL },
@@ -1001,6 +1002,8 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 		fentry__list(pat, cb, ctx);
 	if (pat && !strncmp(pat, "usdt:", 5))
 		provider__usdt_list(pat, cb, ctx);
+	if (pat && !strncmp(pat, "iter:", 5))
+		iter__list(pat, cb, ctx);
 	free(norm);
 	return 0;
 }
@@ -1025,6 +1028,10 @@ void provider__describe(const char *name, FILE *out)
 
 	if (!strncmp(name, "fentry:", 7) || !strncmp(name, "fexit:", 6)) {
 		fentry__describe(name, out);
+		return;
+	}
+	if (!strncmp(name, "iter:", 5)) {
+		iter__describe(name, out);
 		return;
 	}
 	if (!strncmp(name, "uprobe:", 7) && strrchr(name, ':') > name + 7) {	/* parameters from DWARF */

@@ -11,6 +11,7 @@
 #include "lang/gen.h"
 #include "lang/output.h"
 #include "lang/provider.h"
+#include "lang/provider_iter.h"
 #include "lang/runtime.h"
 #include "lang/testbench.h"
 #include "lib/symbol.h"
@@ -156,6 +157,8 @@ static int map_fd(struct rt *rt, int ref)
 		return rt->vars_fd;
 	if (ref == MAPREF_STRS)
 		return rt->strs_fd;
+	if (ref == MAPREF_ITERFMT)
+		return iter__fmt_fd();
 	for (struct mapinfo *m = rt->prog->maps; m; m = m->next)
 		if (m->index == ref)
 			return m->fd;
@@ -175,6 +178,8 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 	snprintf(name, sizeof(name), "sonde_%.9s", in->prov->name);
 	if (in->prog_type == BPF_PROG_TYPE_TRACING) {	/* fentry/fexit: the function's BTF id */
 		opts.expected_attach_type = strcmp(in->prov->name, "fexit") ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
+		if (!strcmp(in->prov->name, "iter"))
+			opts.expected_attach_type = BPF_TRACE_ITER;
 		opts.attach_btf_id = in->attach_btf_id;
 	}
 	if (c->nsubs) {	/* for-loop callbacks: the verifier wants BTF func_info */
@@ -739,7 +744,12 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 			snprintf(err, errlen, "cannot run the command: %s", strerror(-rc));
 			goto out_detach;
 		}
-		loop(&rt, sfd, err, errlen);
+		rc = iter__drive(prog, rt.rb, o->out, err, errlen);	/* an iterator runs, or is pinned, and that is all */
+		if (rc < 0)
+			goto out_detach;
+		if (!rc)
+			loop(&rt, sfd, err, errlen);
+		rc = 0;
 	}
 	/* END, the last records, the maps: then detach */
 	rt.exiting = false;
