@@ -60,6 +60,8 @@ static int ident(struct cursor *c)
 {
 	int n = 0;
 
+	if (c->p >= c->end)
+		return 0;
 	while (c->p + n < c->end && (isalnum((unsigned char)c->p[n]) || c->p[n] == '_'))
 		n++;
 	return isdigit((unsigned char)*c->p) ? 0 : n;
@@ -312,11 +314,21 @@ static uint64_t gunary(struct gparse *g, int depth)
 			g->err = true;
 		return v;
 	}
-	if (isdigit((unsigned char)*g->p)) {
-		char *e;
-		uint64_t v = strtoull(g->p, &e, 0);
+	if (isdigit((unsigned char)*g->p)) {	/* decimal or 0x hex, read within the text (not NUL-ended) */
+		uint64_t v = 0;
+		int base = 10;
 
-		g->p = e;
+		if (g->p + 1 < g->end && g->p[0] == '0' && (g->p[1] == 'x' || g->p[1] == 'X')) {
+			base = 16;
+			g->p += 2;
+		}
+		for (; g->p < g->end && isxdigit((unsigned char)*g->p); g->p++) {
+			int d = isdigit((unsigned char)*g->p) ? *g->p - '0' : (tolower((unsigned char)*g->p) - 'a' + 10);
+
+			if (d >= base)
+				break;
+			v = v * (uint64_t)base + (uint64_t)d;
+		}
 		while (g->p < g->end && (*g->p == 'U' || *g->p == 'L' || *g->p == 'u' || *g->p == 'l'))
 			g->p++;
 		return v;
