@@ -106,8 +106,9 @@ test_expect_success 'errors: a member that does not exist' '
 test_expect_success 'errors: a struct type that does not exist' '
 	probe_err "BEGIN { print(((struct nosuch *)0)->x); }" "stdin:1:16: error: unknown type '"'"'struct nosuch'"'"': the kernel'"'"'s BTF has no such type (only kernel types can be named here)"
 '
-test_expect_success 'errors: . on a pointer, -> on a struct' '
-	probe_err "BEGIN { print(curtask.pid); }" "stdin:1:23: error: this is a pointer: use '"'"'->'"'"' to reach a member of what it points to" &&
+test_expect_success '. on a pointer reaches through it (current bpftrace), -> on a struct is an error' '
+	$SONDE probe -e "BEGIN { printf(\"%d %d\\n\", curtask.pid == curtask->pid, curtask.real_parent.pid == curtask->real_parent->pid); exit(); }" >out &&
+	grep -qx "1 1" out &&
 	probe_err "BEGIN { print(curtask->se->on_rq); }" "stdin:1:28: error: this is a struct, not a pointer: use '"'"'.'"'"' to reach its member"
 '
 test_expect_success 'errors: a struct cannot be copied into a variable or a map' '
