@@ -71,6 +71,13 @@ int ck_str_cap(struct ck *c, struct node *a)
 
 	if (a->kind == N_STR)
 		return (int)a->slen + 1;
+	if (a->kind == N_CALL && a->op == F_STR && a->args->ty.kind != TY_STR) {	/* str(p[, n]): before rounding */
+		long long v = c->prog->cfg.max_strlen;
+
+		if (a->args->next && ck_is_const_int(a->args->next, &v) && v + 1 < c->prog->cfg.max_strlen)
+			return (int)v + 1;
+		return c->prog->cfg.max_strlen;
+	}
 	if (a->ty.kind == TY_STRUCT)
 		return ck_array_size(c, a);
 	if (a->ty.kind != TY_STR)

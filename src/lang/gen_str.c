@@ -493,6 +493,11 @@ static void gen_loop_match(struct gen *g, struct node *n)
 			    O_STR + g_round8(na) + g_round8(nb), g->prog->strs_scratch);
 		g->fail = true;
 	}
+	if (steps > (1 << 23) && !g->fail) {	/* bpf_loop's most */
+		lang__error(g->prog, n->loc, "%s() of strings of %d and %d bytes can take %lld steps, more than bpf_loop's "
+			    "%d: make them shorter", n->s, na, nb, steps, 1 << 23);
+		g->fail = true;
+	}
 	if (g->fail || g_subs_init(g))
 		return;
 	int sa = prep_operand(g, a, na), sb = prep_operand(g, b, nb);
