@@ -62,5 +62,6 @@ struct type ck_task_field(struct ck *c, struct node *n, struct node *task, bool 
 struct type ck_str_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* strlen() ... username */
 int ck_str_cap(struct ck *c, struct node *a);	/* a string's or char array's capacity (strcap()), 0 for a pointer */
 bool ck_str_ident(struct node *n);		/* username, default_str_length without ( ): made calls */
+struct type ck_str_contains(struct ck *c, struct node *n);	/* strcontains(h, n) of a needle known at run time */
 
 #endif

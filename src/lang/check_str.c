@@ -270,3 +270,28 @@ bool ck_str_ident(struct node *n)
 	n->args = NULL;
 	return true;
 }
+
+/*
+ * strcontains(h, n) whose needle is not a literal (upstream's definition:
+ * strstr(h, n) >= 0): n becomes that comparison. A literal needle keeps
+ * check_call.c's unrolled search.
+ */
+struct type ck_str_contains(struct ck *c, struct node *n)
+{
+	struct node *call = arena__alloc(c->prog->arena, sizeof(*call));
+	struct node *zero = arena__alloc(c->prog->arena, sizeof(*zero));
+
+	*call = *n;
+	call->s = "strstr";
+	call->next = NULL;
+	call->id = 0;
+	zero->kind = N_INT;
+	zero->loc = n->loc;
+	n->kind = N_BINOP;
+	n->op = T_GE;
+	n->l = call;
+	n->r = zero;
+	n->args = NULL;
+	n->i = 0;
+	return ck_expr(c, n);
+}
