@@ -8,6 +8,7 @@
  */
 #include "lang/gen_int.h"
 #include "lang/ktypes.h"
+#include "lang/provider_iter.h"
 
 #include <string.h>
 
@@ -130,6 +131,8 @@ void gen_btf__int(struct gen *g, struct node *n)
 		g->sp = mark;
 		return;
 	}
+	if (iter__ctx_field(g, n))	/* ctx.task in an iter probe: from the context itself */
+		return;
 	int mark = g->sp, t = g_slot(g, 8, n->loc);
 	bool user = n->l->ty.user;
 	int bitsize = n->kind == N_FIELD ? n->op : 0, bitoff = n->kind == N_FIELD ? n->id : 0;

@@ -40,6 +40,8 @@ static const char *const objs[] = { "task", "file", "vma" };
 static char *fmts;
 static size_t fmtlen;
 static int fmt_fd = -1;
+/* the stack slot of the program being generated that holds the iterated object (checked non-NULL) */
+static int obj_slot;
 
 static int kind_of(const char *name)
 {
@@ -221,6 +223,38 @@ void iter__prologue(struct gen *g)
 		ktypes__member(g->prog, id, objs[kind_of(g->in->sym)], &off, &bo, &bs, &tid);
 	g_emit(g, LDX(BPF_DW, R1, R6, off));
 	g_push_fix(g, &g->ret, &g->nret, g_emit(g, JMP_IMM(BPF_JEQ, R1, 0, 0)));
+	obj_slot = g_slot(g, 8, g->pr->loc);	/* kept there, known non-NULL, for ctx.task/file/vma */
+	g_emit(g, STX(BPF_DW, FP, R1, obj_slot));
+}
+
+/*
+ * ctx.NAME read straight from the context (not copied by probe_read): the
+ * verifier then knows a pointer member as the kernel object it is (after a
+ * NULL check), so path(ctx.file.f_path) can hand bpf_d_path a struct path.
+ */
+bool iter__ctx_field(struct gen *g, struct node *n)
+{
+	static const int sizes[] = { [1] = BPF_B, [2] = BPF_H, [4] = BPF_W, [8] = BPF_DW };
+	int size;
+
+	if (!is_iter(g->in) || g->cb || n->kind != N_FIELD || !n->l || n->l->kind != N_IDENT || n->l->op != BV_CTX ||
+	    n->ty.kind != TY_INT || n->op /* a bitfield */)
+		return false;
+	size = n->ty.ptr ? 8 : n->ty.bits / 8;
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return false;
+	if (n->ty.ptr && n->s && !strcmp(n->s, objs[kind_of(g->in->sym)])) {
+		g_emit(g, LDX(BPF_DW, R0, FP, obj_slot));	/* the object the prologue checked */
+		return true;
+	}
+	g_emit(g, LDX(sizes[size], R0, R6, n->off));
+	if (n->ty.ptr) {	/* PTR_TO_BTF_ID_OR_NULL until checked */
+		g_emit(g, JMP_IMM(BPF_JNE, R0, 0, 1));
+		g_emit(g, MOV_IMM(R0, 0));
+	} else if (n->ty.sign && size < 8) {
+		g_extend(g, size * 8, true);
+	}
+	return true;
 }
 
 /* printf's format as bpf_seq_printf takes it: flags and width, l/ll, d i u x X c s; 0 or -1 after an error */

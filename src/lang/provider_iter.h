@@ -23,6 +23,8 @@ struct type iter__ctx(struct program *p, struct ap_inst *in, struct node *n);
 /* code: return when the iterated object is NULL (the last call); printf through bpf_seq_printf (true: done) */
 void iter__prologue(struct gen *g);
 bool iter__printf(struct gen *g, struct node *n);
+/* ctx.member in an iter probe, read from the context itself into r0 (false: not one) */
+bool iter__ctx_field(struct gen *g, struct node *n);
 /* the read-only map of the formats printf used (MAPREF_ITERFMT), made on first use; -1 if none */
 int iter__fmt_fd(void);
 void iter__list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx);

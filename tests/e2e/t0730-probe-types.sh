@@ -130,12 +130,13 @@ test_expect_success 'iter:task: every task /proc lists before and after, with it
 	comm -12 before after >both && test "$(wc -l <both)" -gt 20 &&
 	comm -23 both got >missing && test_cmp /dev/null missing
 '
-test_expect_success 'iter:task_file (it: short name): the fds of a process, with the inode each opens' '
+test_expect_success 'iter:task_file (it: short name): the fds of a process, the inode and path (bpf_d_path) of each' '
 	exec 7</etc/hostname &&
-	$SONDE probe -e "it:task_file /ctx.task.pid == $BASHPID/ { printf(\"%d %lu\\n\", ctx.fd, ctx.file.f_inode.i_ino); }" >out &&
+	want="7 $(stat -L -c %i /etc/hostname) $(readlink /proc/$BASHPID/fd/7)" &&
+	$SONDE probe -e "it:task_file /ctx.task.pid == $BASHPID/ { printf(\"%d %lu %s\\n\", ctx.fd, ctx.file.f_inode.i_ino, path(ctx.file.f_path)); }" >out &&
 	exec 7<&- &&
-	grep -qx "7 $(stat -L -c %i /etc/hostname)" out &&
-	test "$(grep -cE "^[0-9]+ [0-9]+$" out)" -ge 4
+	grep -qx "$want" out &&
+	test "$(grep -cE "^[0-9]+ [0-9]+ " out)" -ge 4
 '
 test_expect_success 'iter:task_vma: a process'"'"'s mappings, as /proc/PID/maps lists them' '
 	$SONDE probe -e "iter:task_vma /ctx.task.pid == $SLEEP/ { printf(\"%lx-%lx\\n\", ctx.vma.vm_start, ctx.vma.vm_end); }" >out &&
