@@ -101,9 +101,16 @@ struct type cktask__call(struct ck *c, struct node *n, const struct bfunc_desc *
 		if (ck_expr(c, a0).kind != TY_INT || a0->ty.ptr)
 			return fail(c, a0, "comm(pid) takes a process id");
 		if (c->in && !kfunc_allowed(c->prog, c->in->prog_type)) {
+			int t = c->in->prog_type;
+			bool tp = kfunc_allowed(c->prog, BPF_PROG_TYPE_TRACEPOINT);
+			bool pe = kfunc_allowed(c->prog, BPF_PROG_TYPE_PERF_EVENT);
+
 			lang__error(c->prog, n->loc, "comm(pid) finds the task with the kernel function bpf_task_from_pid, "
-				    "which this kernel does not let %s programs call (it does tracepoint, profile, interval, "
-				    "fentry, fexit and iter ones)", c->in->prov->name);
+				    "which this kernel does not let %s programs call (%s%s%sfentry, fexit and iter probes "
+				    "can)", t == BPF_PROG_TYPE_KPROBE ? "kprobe, uprobe and usdt" :
+				    t == BPF_PROG_TYPE_RAW_TRACEPOINT ? "raw tracepoint (BEGIN, END, rawtracepoint, and the "
+				    "syscalls tracepoints sonde runs as raw ones)" : c->in->prov->name,
+				    tp ? "tracepoint, " : "", pe ? "profile, interval, software, " : "", tp || pe ? "" : "only ");
 			return ty_kind(TY_NONE, 0);
 		}
 		if (ktypes__find(c->prog, "struct task_struct") <= 0)

@@ -103,11 +103,16 @@ sleep 30 &
 SLEEP=$!
 test_expect_success 'comm(pid): another process'"'"'s name (bpf_task_from_pid); a pid nobody has: empty' '
 	$SONDE probe -e "tracepoint:sched:sched_switch { printf(\"%s|%s|%s\\n\", comm($SLEEP), comm(2147483647), comm($$)); exit(); }" >out &&
-	grep -qx "sleep||$(cat /proc/$$/comm)" out
+	grep -qx "sleep||$(cat /proc/$$/comm)" out &&
+	$SONDE probe -e "interval:ms:10 { printf(\"%s\\n\", comm($SLEEP)); exit(); }" >out &&
+	grep -qx "sleep" out
 '
-test_expect_success 'comm(pid) where the kernel refuses the kfunc (BEGIN is a raw tracepoint): why' '
+test_expect_success 'comm(pid) where the kernel refuses the kfunc (BEGIN, syscalls: raw tracepoints): why, and where it can' '
 	! $SONDE probe --dry-run -e "BEGIN { printf(\"%s\\n\", comm(1)); }" 2>err &&
-	grep -q "bpf_task_from_pid, which this kernel does not let BEGIN programs call" err
+	grep -q "bpf_task_from_pid, which this kernel does not let raw tracepoint (BEGIN, END, rawtracepoint, and the syscalls tracepoints sonde runs as raw ones) programs call (tracepoint, profile, interval, software, fentry, fexit and iter probes can)" err &&
+	! $SONDE probe --dry-run -e "tracepoint:syscalls:sys_enter_getppid { printf(\"%s\\n\", comm(1)); }" 2>err &&
+	grep -q "does not let raw tracepoint (BEGIN" err &&
+	$SONDE probe --dry-run -e "tracepoint:sched:sched_switch, interval:s:1 { printf(\"%s\\n\", comm(1)); }"
 '
 
 # the tasks (tid comm) /proc lists, but this machine's pid 1 and its threads: that
