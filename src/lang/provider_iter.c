@@ -15,6 +15,7 @@
  */
 #include "lang/gen_int.h"
 #include "lang/ktypes.h"
+#include "lang/output.h"
 #include "lang/provider_iter.h"
 
 #include <errno.h>
@@ -118,11 +119,37 @@ int iter__attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, si
 }
 
 /* run the iterator (or pin it): 1 when the program had one, 0 when not, -errno with err */
-int iter__drive(struct program *prog, struct ring_buffer *rb, FILE *out, char *err, size_t errlen)
+/* text the iterator wrote: as it is, or (json) one printf event a line */
+static void emit(struct out *o, char *buf, size_t *len, bool all)
 {
+	size_t start = 0;
+
+	if (!o->json) {
+		fwrite(buf, 1, *len, o->f);
+		*len = 0;
+		return;
+	}
+	for (size_t i = 0; i < *len; i++)
+		if (buf[i] == '\n' || (all && i + 1 == *len)) {
+			char *line = strndup(buf + start, i + 1 - start);
+
+			if (line)
+				out__printf(o, line);
+			free(line);
+			start = i + 1;
+		}
+	memmove(buf, buf + start, *len - start);
+	*len -= start;
+}
+
+int iter__drive(struct program *prog, struct ring_buffer *rb, struct out *o, char *err, size_t errlen)
+{
+	FILE *out = o->f;
+
 	for (struct probe *pr = prog->probes; pr; pr = pr->next)
 		for (struct ap_inst *in = pr->inst; in; in = in->next) {
-			char buf[4096];
+			char buf[8192];
+			size_t have = 0;
 			ssize_t n;
 			int it;
 
@@ -164,12 +191,16 @@ int iter__drive(struct program *prog, struct ring_buffer *rb, FILE *out, char *e
 				snprintf(err, errlen, "cannot run '%s': %s", in->name, strerror(errno));
 				return -errno;
 			}
-			while ((n = read(it, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
-				if (n > 0)
-					fwrite(buf, 1, (size_t)n, out);
+			while ((n = read(it, buf + have, sizeof(buf) - have)) > 0 || (n < 0 && errno == EINTR)) {
+				if (n > 0) {
+					have += (size_t)n;
+					emit(o, buf, &have, have == sizeof(buf));	/* a full buffer: a line that long goes as it is */
+				}
 				ring_buffer__consume(rb);
 			}
 			int e = n < 0 ? errno : 0;
+
+			emit(o, buf, &have, true);
 
 			close(it);
 			ring_buffer__consume(rb);

@@ -16,8 +16,9 @@ struct ring_buffer;
 
 int iter__expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail);
 int iter__attach(struct ap_inst *inst, const struct attach_ctx *ctx, char *err, size_t errlen);
-/* after every probe attached: read the iterator to its end into out (or pin it); 1, 0 (no iter probe), -errno */
-int iter__drive(struct program *prog, struct ring_buffer *rb, FILE *out, char *err, size_t errlen);
+/* after every probe attached: read the iterator to its end into o's output (or pin it); 1, 0 (no iter probe), -errno */
+struct out;
+int iter__drive(struct program *prog, struct ring_buffer *rb, struct out *o, char *err, size_t errlen);
 /* the type of `ctx` in an iter probe (TY_NONE after an error) */
 struct type iter__ctx(struct program *p, struct ap_inst *in, struct node *n);
 /* code: return when the iterated object is NULL (the last call); printf through bpf_seq_printf (true: done) */

@@ -744,7 +744,7 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 			snprintf(err, errlen, "cannot run the command: %s", strerror(-rc));
 			goto out_detach;
 		}
-		rc = iter__drive(prog, rt.rb, o->out, err, errlen);	/* an iterator runs, or is pinned, and that is all */
+		rc = iter__drive(prog, rt.rb, &rt.out, err, errlen);	/* an iterator runs, or is pinned, and that is all */
 		if (rc < 0)
 			goto out_detach;
 		if (!rc)

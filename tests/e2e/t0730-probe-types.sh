@@ -153,6 +153,11 @@ test_expect_success 'iter: comm(pid) and print() in an iterator, maps printed at
 	$SONDE probe -e "iter:task /ctx.task.pid == $SLEEP/ { printf(\"%s\\n\", comm(ctx.task.tgid)); @n = count(); }" >out &&
 	grep -qx "sleep" out && grep -qx "@n: 1" out
 '
+test_expect_success 'iter with -f json: one printf event a line of the iterator'"'"'s output' '
+	$SONDE probe -f json -e "iter:task /ctx.task.pid == $SLEEP || ctx.task.pid == 2/ { printf(\"%d %s\\n\", ctx.task.pid, ctx.task.comm); }" >out &&
+	grep -qx "{\"type\": \"printf\", \"data\": \"2 kthreadd\\\\n\"}" out &&
+	grep -qx "{\"type\": \"printf\", \"data\": \"$SLEEP sleep\\\\n\"}" out
+'
 test_expect_success '-lv iter:*: the members of each iterator'"'"'s context, from BTF' '
 	$SONDE probe -lv "iter:*" >out &&
 	cat >want <<-\EOF &&
