@@ -77,6 +77,16 @@ test_expect_success 'casts to kernel typedefs: as wide as BTF says (sizeof agree
 	grep -qx "8 1 -1 1" out
 '
 
+if command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1; then
+	test_expect_success 'casts to kernel typedefs print as bpftrace 0.17 prints the casts to the types they name' '
+		P="BEGIN { \$x = -1; \$y = 70000; printf(\"%d %d %d %x %d %u %d %d\\n\", (T64)\$x, (T32)\$x, (TPID)\$x, (T8)\$x, (TS16)\$y, (TU16)\$y, (TS8)\$y, (T32)\$y); @a = (T32)\$y; @b = (TS16)\$x; exit(); }" &&
+		echo "$P" | sed "s/T64/uint64_t/; s/T32/u32/g; s/TPID/pid_t/; s/T8/uint8_t/; s/TS16/__s16/g; s/TU16/__u16/; s/TS8/s8/" >sonde.bt &&
+		echo "$P" | sed "s/T64/uint64/; s/T32/uint32/g; s/TPID/int32/; s/T8/uint8/; s/TS16/int16/g; s/TU16/uint16/; s/TS8/int8/" >bpftrace.bt &&
+		$SONDE probe sonde.bt >sonde.out && bpftrace bpftrace.bt >bpftrace.out 2>/dev/null &&
+		test_cmp bpftrace.out sonde.out
+	'
+fi
+
 if unshare -fp --mount-proc true 2>/dev/null; then
 	test_expect_success 'pid/tid(curr_ns) in a new pid namespace: as the namespace sees them; init: as the host does' '
 		unshare -fp --mount-proc bash -c "

@@ -37,4 +37,10 @@ test_expect_success 'iter:task on this kernel: sonde itself among the tasks' '
 	$SONDE probe -e "iter:task { printf(\"%d %s\\n\", ctx.task.pid, ctx.task.comm); }" >out 2>err &&
 	grep -q " sonde$" out && grep -qx "2 kthreadd" out
 '
+test_expect_success 'iter:task_file on this kernel: a process'"'"'s fds and their paths (bpf_d_path)' '
+	exec 7</etc/hostname &&
+	$SONDE probe -e "iter:task_file /ctx.task.pid == $BASHPID/ { printf(\"%d %s\\n\", ctx.fd, path(ctx.file.f_path)); }" >out 2>err &&
+	exec 7<&- &&
+	grep -qx "7 $(readlink -f /etc/hostname)" out
+'
 test_done
