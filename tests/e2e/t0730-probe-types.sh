@@ -51,8 +51,8 @@ kernel_gfp() {
 }
 if [ -d /sys/kernel/tracing/events/kmem/kmalloc ] && [ -d /sys/kernel/tracing/instances ]; then
 	test_expect_success '%gr: the GFP flags the kernel'"'"'s kmallocs use, as the kernel itself prints them' '
-		$SONDE probe -e "tracepoint:kmem:kmalloc { @[args.gfp_flags] = count(); }" -c "$WORKLOADS/syscalls 300" >vals &&
-		sed -n "s/^@\[\([0-9]*\)\]: [0-9]*$/\1/p" vals | tail -4 >top && test -s top &&
+		$SONDE probe -e "tracepoint:kmem:kmalloc { @[args.gfp_flags] = count(); }" -c "sh -c \"$WORKLOADS/syscalls 200; ls -l / >/dev/null\"" >vals &&
+		sed -n "s/^@\[\([0-9]*\)\]: [0-9]*$/\1/p" vals | tail -8 >top && test -s top &&
 		n=0 &&
 		while read -r v; do
 			want=$(kernel_gfp "$v") &&
@@ -101,7 +101,7 @@ if unshare -fp --mount-proc true 2>/dev/null; then
 	test_expect_success 'sonde in a pid namespace tracing a process outside it: pid 0 there (curr_ns), its host pid (init)' '
 		"$WORKLOADS/syscalls" 5000000 &
 		w=$! &&
-		unshare -fp --mount-proc $SONDE probe -e "tracepoint:syscalls:sys_enter_getppid /comm == \"syscalls\"/ { printf(\"%d %d %d\\n\", pid, pid(curr_ns), pid(init)); exit(); }" >out;
+		timeout 60 unshare -fp --mount-proc $SONDE probe -e "tracepoint:syscalls:sys_enter_getppid /comm == \"syscalls\"/ { printf(\"%d %d %d\\n\", pid, pid(curr_ns), pid(init)); exit(); }" >out;
 		kill $w; wait $w || true;
 		grep -qx "0 0 $w" out
 	'
