@@ -181,6 +181,7 @@ int cmd_probe(int argc, char **argv)
 	int status = -1;
 	char err[8192] = "";
 
+	watch__set_cmd(cmd);	/* watchpoint:FUNC+argN is in the -c command's binary */
 	rc = lang__parse(prog);
 	if (!rc)	/* BPFTRACE_* variables override the config block, as in bpftrace */
 		rc = lang__config_env(prog, environ);

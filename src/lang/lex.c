@@ -83,7 +83,7 @@ static bool path_provider(const char *s, size_t n)
 	const char *p = lang__provider_name(s, n);
 
 	return p && (!strcmp(p, "uprobe") || !strcmp(p, "uretprobe") || !strcmp(p, "usdt") ||
-		     !strcmp(p, "watchpoint"));
+		     !strcmp(p, "watchpoint") || !strcmp(p, "asyncwatchpoint"));
 }
 
 static struct token make(struct lexer *lx, enum tok t, const char *at)

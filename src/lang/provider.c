@@ -848,8 +848,8 @@ static const struct provider providers[] = {
 	{ "usdt", BPF_PROG_TYPE_KPROBE, true, false, false, provider__usdt_expand, provider__usdt_attach },
 	{ "fentry", BPF_PROG_TYPE_TRACING, false, false, true, fentry__expand, fentry__attach },
 	{ "fexit", BPF_PROG_TYPE_TRACING, false, true, true, fentry__expand, fentry__attach },
-	{ "watchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, unsupported_expand, NULL },
-	{ "asyncwatchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, unsupported_expand, NULL },
+	{ "watchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, watch__expand, watch__attach },
+	{ "asyncwatchpoint", BPF_PROG_TYPE_PERF_EVENT, false, false, false, watch__expand, watch__attach },
 	{ "iter", BPF_PROG_TYPE_TRACING, false, false, false, iter__expand, iter__attach },
 	/* run by sonde itself (testbench.c): on SIGUSR1, with --test, with --bench (timed as socket filters) */
 	{ "self", BPF_PROG_TYPE_RAW_TRACEPOINT, false, false, false, testbench__expand_self, NULL },
@@ -918,6 +918,7 @@ const struct tp_field *provider__field(const struct ap_inst *in, const char *nam
 
 void provider__detach(struct ap_inst *in)
 {
+	watch__detach(in);
 	for (int i = 0; i < in->nfds; i++)
 		close(in->fds[i]);
 	free(in->fds);

@@ -15,6 +15,8 @@
 #include <sys/types.h>
 
 struct usdt_probe;
+struct ring_buffer;
+struct watch;
 
 struct tp_field {
 	const char *name;
@@ -49,12 +51,14 @@ struct ap_inst {
 	int *fds;
 	int nfds;
 	struct ap_inst *next;
+	struct watch *watch;	/* watchpoint/asyncwatchpoint (provider_watch.c) */
 };
 
 struct attach_ctx {
 	pid_t pid;		/* -p / -c: uprobes only fire in it; -1 for all */
 	int *cpus;
 	int ncpus;
+	struct ring_buffer *rb;	/* the runtime's ring buffer (libbpf): providers may add their own to it */
 };
 
 struct provider {
@@ -121,5 +125,14 @@ int provider__usdt_expand(struct program *prog, struct probe *pr, struct attach 
 int provider__usdt_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen);
 /* the usdt probes of the file a "usdt:BINARY:..." pattern names, for -l */
 void provider__usdt_list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx);
+
+/* watchpoint/asyncwatchpoint (provider_watch.c): hardware breakpoints */
+int watch__expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail);
+int watch__attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen);
+void watch__detach(struct ap_inst *in);
+/* unwatch(addr): close the breakpoints on addr */
+void watch__unwatch(struct program *prog, uint64_t addr);
+/* -c CMD: FUNC+argN without a binary is in CMD's */
+void watch__set_cmd(const char *cmd);
 
 #endif

@@ -395,6 +395,10 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (s && size >= 8u + s->args[0].size)
 			out__value_line(&rt->out, &s->args[0], (const uint8_t *)data + 8);
 		break;
+	case REC_UNWATCH:
+		if (size >= 16)
+			watch__unwatch(p, *(const uint64_t *)((const uint8_t *)data + 8));
+		break;
 	case REC_CLEAR: case REC_ZERO:
 		for (struct mapinfo *m = p->maps; m; m = m->next)
 			if (m->index == (int)arg && m->fd >= 0)
@@ -723,7 +727,7 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	if (!o->full_buffering)
 		fflush(o->out);
 
-	struct attach_ctx actx = { .pid = o->pid > 0 ? o->pid : -1, .cpus = cpus, .ncpus = ncpus };
+	struct attach_ctx actx = { .pid = o->pid > 0 ? o->pid : -1, .cpus = cpus, .ncpus = ncpus, .rb = rt.rb };
 
 	if (!rt.exiting) {
 		for (struct probe *pr = prog->probes; pr; pr = pr->next)
