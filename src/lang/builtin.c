@@ -76,6 +76,7 @@ static const struct bfunc_desc funcs[] = {
 	{ "syscall_name", F_SYSCALL_NAME, 1, 1, 0 }, { "username", F_USERNAME, 0, 0, 0 },
 	{ "pid", F_PID_NS, 0, 1, 0 }, { "tid", F_TID_NS, 0, 1, 0 }, { "comm", F_COMM, 0, 1, 0 },
 	{ "percpu_kaddr", F_PERCPU_KADDR, 1, 2, 0 }, { "socket_cookie", F_SOCKET_COOKIE, 1, 1, 0 },
+	{ "unwatch", F_UNWATCH, 1, 1, BF_STMT },
 };
 
 const struct bvar_desc *builtin__var(const char *name, int *argn)

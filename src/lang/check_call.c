@@ -406,6 +406,12 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		return n->ty = ty_kind(TY_VOID, 0);
 	case F_EXIT:
 		return n->ty = ty_kind(TY_VOID, 0);
+	case F_UNWATCH:	/* the runtime closes the watchpoints on the address (provider_watch.c) */
+		if (a0->ty.kind != TY_INT) {
+			lang__error(c->prog, a0->loc, "unwatch() takes an address");
+			return none;
+		}
+		return n->ty = ty_kind(TY_VOID, 0);
 	case F_JOIN:
 		if (a0->ty.kind != TY_INT || (a0->next && a0->next->kind != N_STR)) {
 			lang__error(c->prog, n->loc, "join() takes an array of string pointers and a separator literal");

@@ -584,6 +584,17 @@ void gen_call_stmt(struct gen *g, struct node *n)
 	case F_EXIT:
 		g_record(g, n, REC_EXIT, 0);
 		return;
+	case F_UNWATCH: {	/* { REC_UNWATCH, 0, addr } */
+		int mark = g->sp, buf = g_slot(g, 16, n->loc);
+
+		gen_int(g, a0);
+		g_emit(g, STX(BPF_DW, FP, R0, buf + 8));
+		g_emit(g, ST(BPF_W, FP, buf, REC_UNWATCH));
+		g_emit(g, ST(BPF_W, FP, buf + 4, 0));
+		g_send(g, buf, 16);
+		g->sp = mark;
+		return;
+	}
 	case F_JOIN: {
 		/* the record is too big for the stack: build it in a per-CPU map value (r7) */
 		int mark = g->sp, arr = g_slot(g, 8, n->loc), k = g_slot(g, 8, n->loc), tmp = g_slot(g, 8, n->loc);
