@@ -821,17 +821,6 @@ static int event_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *
 	return 0;
 }
 
-/* ---- what is not here yet ---- */
-static int unsupported_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
-{
-	if (!strcmp(ap->prov, "fentry") || !strcmp(ap->prov, "fexit"))
-		lang__error(prog, ap->loc, "%s probes are not supported by sonde probe yet (BPF trampolines; "
-			    "use a tracepoint or a raw tracepoint)", ap->prov);
-	else
-		lang__error(prog, ap->loc, "%s probes are not supported by sonde probe yet", ap->prov);
-	return -EOPNOTSUPP;
-}
-
 static const struct provider providers[] = {
 	{ "BEGIN", BPF_PROG_TYPE_RAW_TRACEPOINT, false, false, false, special_expand, NULL },
 	{ "END", BPF_PROG_TYPE_RAW_TRACEPOINT, false, false, false, special_expand, NULL },
