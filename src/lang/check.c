@@ -558,17 +558,14 @@ struct type ck_expr(struct ck *c, struct node *n)
 		return n->ty = ty_int(cmp ? false : (a.sign && b.sign), 64);
 	}
 	case N_UNOP: {
+		if (n->op == T_BAND)
+			return ck_addr(c, n);
 		struct type a = ck_expr(c, n->l);
 
 		if (c->prog->err)
 			return none;
 		if (n->op == T_STAR)
 			return ckbtf__deref(c->prog, c->in, n, &a);
-		if (n->op == T_BAND) {
-			lang__error(c->prog, n->loc, "'&' (address-of) is not supported: the BPF program has no addresses "
-				    "of kernel variables to give");
-			return none;
-		}
 		if (a.kind != TY_INT) {
 			lang__error(c->prog, n->loc, "this operator takes an integer");
 			return none;

@@ -50,6 +50,9 @@ int ck_map_keys(struct ck *c, struct node *n);			/* type @x[k...]'s keys; 0 or -
 int ck_no_struct(struct ck *c, const struct type *t, struct loc loc);	/* -1 (and an error) for a struct */
 struct type ck_expr(struct ck *c, struct node *n);		/* an expression's type (TY_NONE after an error) */
 
+/* addr.c: &x */
+struct type ck_addr(struct ck *c, struct node *n);
+
 /* check_call.c */
 bool ck_is_const_int(struct node *n, long long *v);
 int ck_array_size(struct ck *c, struct node *a);	/* bytes of an array value (a tracepoint's, BTF's, pton's), or 0 */

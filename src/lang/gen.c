@@ -589,6 +589,10 @@ void gen_int(struct gen *g, struct node *n)
 			gen_btf__int(g, n);
 			return;
 		}
+		if (n->op == T_BAND) {
+			gen_addrof(g, n);
+			return;
+		}
 		gen_int(g, n->l);
 		if (n->op == T_MINUS)
 			g_emit(g, ALU_IMM(BPF_NEG, R0, 0));

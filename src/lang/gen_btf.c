@@ -111,6 +111,11 @@ static void addr(struct gen *g, struct node *n)
 	}
 }
 
+void gen_btf__addr(struct gen *g, struct node *n)
+{
+	addr(g, n);
+}
+
 /* read n bytes at r0 into [fp+off] (zeroed first) */
 static void read_mem(struct gen *g, bool user, int off, int n)
 {

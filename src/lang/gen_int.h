@@ -135,5 +135,8 @@ void gen_btf__scale(struct gen *g, const struct type *ptr, int reg);
 void g_block_stmts(struct gen *g, struct node *b);
 int g_field_index(const struct type *t, const char *name);
 void g_map_len(struct gen *g, struct node *n);
+/* addr.c: r0 = &x; gen_btf.c: r0 = the address of a member, element or pointee in memory */
+void gen_addrof(struct gen *g, struct node *n);
+void gen_btf__addr(struct gen *g, struct node *n);
 
 #endif

@@ -251,7 +251,11 @@ struct config {
 	const char *license;	/* "GPL" unless config says otherwise */
 	int missing_probes;	/* enum missing_probes: a probe that does not exist or cannot attach */
 	const char *trunc_trailer;	/* str_trunc_trailer: after a string str() filled ("": none, as in 0.17) */
+	int unstable_addr;	/* enum unstable: the address-of operator '&' (addr.c) */
 };
+
+/* an unstable feature's config (unstable_addr = warn, the default; error; enable) */
+enum unstable { UNSTABLE_WARN, UNSTABLE_ERROR, UNSTABLE_ENABLE, UNSTABLE_WARNED };
 
 enum missing_probes { MISSING_ERROR, MISSING_WARN, MISSING_IGNORE };
 

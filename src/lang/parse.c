@@ -999,6 +999,12 @@ const char *lang__config(struct program *prog, const char *key, const char *val,
 		if (!ok[i])
 			return "license is one of GPL, GPL v2, GPL and additional rights, Dual BSD/GPL, Dual MIT/GPL, Dual MPL/GPL";
 		prog->cfg.license = ok[i];
+	} else if (!strcasecmp(key, "unstable_addr")) {	/* addr.c */
+		if (!strcmp(val, "error") || !strcmp(val, "warn") || !strcmp(val, "enable"))
+			prog->cfg.unstable_addr = val[0] == 'e' && val[1] == 'r' ? UNSTABLE_ERROR : val[0] == 'w' ? UNSTABLE_WARN :
+						  UNSTABLE_ENABLE;
+		else
+			return "unstable_addr is error, warn or enable";
 	} else if (!strcasecmp(key, "missing_probes")) {	/* testbench.c */
 		if (!strcmp(val, "error") || !strcmp(val, "warn") || !strcmp(val, "ignore"))
 			prog->cfg.missing_probes = val[0] == 'e' ? MISSING_ERROR : val[0] == 'w' ? MISSING_WARN : MISSING_IGNORE;

@@ -8,7 +8,16 @@
 W=$WORKLOADS/watch
 if [ "$(id -u)" != 0 ]; then
 	test_skip 'watchpoints' 'BPF needs root'
-	test_done
+	# the address-of operator (addr.c; its programs are in tests/lang/addr_hand.test): warned about by default
+test_expect_success "'&' warns as an unstable feature unless unstable_addr=enable" '
+	$SONDE probe -e "BEGIN { \$x = 1; printf(\"%d\\n\", *&\$x); exit(); }" >out 2>err &&
+	grep -q "^1$" out &&
+	grep -q "warning: Script is using an unstable feature: address-of operator (&)" err &&
+	$SONDE probe -e "config = { unstable_addr=enable } BEGIN { \$x = 1; printf(\"%d\\n\", *&\$x); exit(); }" >out 2>err &&
+	grep -q "^1$" out && ! grep -q warning err
+'
+
+test_done
 	exit
 fi
 have_bpftrace=false
@@ -75,6 +84,15 @@ test_expect_success 'errors: length, mode, FUNC+argN without a process, alignmen
 	grep -q "cannot watch reads alone" err &&
 	! $SONDE probe -e "BEGIN { unwatch(\"x\") }" 2>err &&
 	grep -q "unwatch() takes an address" err
+'
+
+# the address-of operator (addr.c; its programs are in tests/lang/addr_hand.test): warned about by default
+test_expect_success "'&' warns as an unstable feature unless unstable_addr=enable" '
+	$SONDE probe -e "BEGIN { \$x = 1; printf(\"%d\\n\", *&\$x); exit(); }" >out 2>err &&
+	grep -q "^1$" out &&
+	grep -q "warning: Script is using an unstable feature: address-of operator (&)" err &&
+	$SONDE probe -e "config = { unstable_addr=enable } BEGIN { \$x = 1; printf(\"%d\\n\", *&\$x); exit(); }" >out 2>err &&
+	grep -q "^1$" out && ! grep -q warning err
 '
 
 test_done
