@@ -350,7 +350,7 @@ int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset
 	}
 	struct sym_offset so = { .sym = sym };
 
-	elfsym__each(e, offset_match, &so);
+	elfsym__each_file(e, path, offset_match, &so);
 	value = so.value;
 	if (value) {
 		size_t nph;
@@ -419,7 +419,7 @@ static void list_elf_funcs(const char *path, const char *shown, const char *fpat
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (e) {
-		elfsym__each(e, func_name, &fn);
+		elfsym__each_file(e, path, func_name, &fn);
 		elf_end(e);
 	}
 	close(fd);

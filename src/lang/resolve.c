@@ -55,7 +55,7 @@ int provider__elf_symbol(const char *path, const char *sym, uint64_t *value, uin
 	}
 	struct elf_find f = { .sym = sym };
 
-	if (elfsym__each(e, symbol_match, &f)) {
+	if (elfsym__each_file(e, path, symbol_match, &f)) {
 		*value = f.value;
 		*size = f.size;
 		rc = 0;

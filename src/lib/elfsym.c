@@ -2,7 +2,12 @@
 /* elfsym.c - the walk over an ELF file's symbol tables; see elfsym.h */
 #include "lib/elfsym.h"
 
+#include "lib/debugfile.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <unistd.h>
 
 int elfsym__each(Elf *e, int (*cb)(const char *name, const GElf_Sym *s, void *ctx), void *ctx)
 {
@@ -29,4 +34,36 @@ int elfsym__each(Elf *e, int (*cb)(const char *name, const GElf_Sym *s, void *ct
 		}
 	}
 	return 0;
+}
+
+static bool has_symtab(Elf *e)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_size)
+			return true;
+	}
+	return false;
+}
+
+int elfsym__each_file(Elf *e, const char *path, int (*cb)(const char *name, const GElf_Sym *s, void *ctx), void *ctx)
+{
+	char dbg[4096];
+	int rc = elfsym__each(e, cb, ctx), fd;
+
+	/* stripped: the static functions are in the separate debug file's .symtab */
+	if (rc || !path || has_symtab(e) || debugfile__find(e, path, dbg, sizeof(dbg)))
+		return rc;
+	fd = open(dbg, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	Elf *d = elf_begin(fd, ELF_C_READ, NULL);
+
+	if (d) {
+		rc = elfsym__each(d, cb, ctx);
+		elf_end(d);
+	}
+	close(fd);
+	return rc;
 }

@@ -16,4 +16,11 @@
  */
 int elfsym__each(Elf *e, int (*cb)(const char *name, const GElf_Sym *s, void *ctx), void *ctx);
 
+/*
+ * the same over the file at path, opened as e; when it has no .symtab (stripped),
+ * then over its separate debug file's (lib/debugfile.h), whose symbols have the
+ * same addresses
+ */
+int elfsym__each_file(Elf *e, const char *path, int (*cb)(const char *name, const GElf_Sym *s, void *ctx), void *ctx);
+
 #endif
