@@ -328,6 +328,9 @@ int lang__config_env(struct program *prog, char **environ);
 /* a site for the runtime to format a record with */
 int lang__add_site(struct program *p, struct fmtsite *s);
 
+/* the duration suffix at p (ns, us, ms, s, m, h, d, not followed by a letter): its length and *ns, or 0 */
+int lang__duration_suffix(const char *p, const char *end, unsigned long long *ns);
+
 const char *type__str(const struct type *t, char *buf, size_t len);
 bool type__is_int(const struct type *t);
 

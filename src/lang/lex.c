@@ -256,6 +256,21 @@ static struct token lex_string(struct lexer *lx)
 	return k;
 }
 
+/* 100ms, 1s, 2h: a duration's suffix turns a decimal literal into nanoseconds */
+static bool lex_duration(struct lexer *lx, unsigned long long base, unsigned long long *v, bool *overflow)
+{
+	unsigned long long ns;
+	int n = base == 10 ? lang__duration_suffix(lx->p, lx->end, &ns) : 0;
+
+	if (!n)
+		return false;
+	if (*v > ~0ULL / ns)
+		*overflow = true;
+	*v *= ns;
+	lx->p += n;
+	return true;
+}
+
 static struct token lex_number(struct lexer *lx)
 {
 	const char *start = lx->p;
@@ -295,9 +310,10 @@ static struct token lex_number(struct lexer *lx)
 			v *= 10;
 		}
 	}
-	/* C suffixes */
-	while (lx->p < lx->end && strchr("uUlL", *lx->p))
-		lx->p++;
+	/* a duration (5us), else C suffixes (123UL) */
+	if (!lex_duration(lx, base, &v, &overflow))
+		while (lx->p < lx->end && strchr("uUlL", *lx->p))
+			lx->p++;
 	struct token k = make(lx, T_INT, start);
 
 	if (!any || overflow || (lx->p < lx->end && (isalnum((unsigned char)*lx->p) || *lx->p == '_'))) {

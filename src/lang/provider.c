@@ -658,21 +658,42 @@ static long long unit_ns(const char *u)
 	return -1;
 }
 
+/* the one-field form: a count of nanoseconds, or a duration (upstream's) */
+static int timer_expand_ns(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
+{
+	const char *p = ap->a, *end = p + strlen(p);
+	unsigned long long v = 0, ns = 1;
+	bool over = false;
+	char name[128];
+
+	for (; isdigit((unsigned char)*p) || (*p == '_' && p != ap->a); p++)
+		if (*p != '_') {
+			over |= v > (~0ULL >> 1) / 10;
+			v = v * 10 + (unsigned)(*p - '0');
+		}
+	int n = p > ap->a ? lang__duration_suffix(p, end, &ns) : 0;
+
+	if (p == ap->a || p + n != end || !v || over || v > (~0ULL >> 1) / ns) {
+		lang__error(prog, ap->loc, "%s takes a period, as in %s:1s, %s:100ms or %s:1000000 (nanoseconds), "
+			    "or UNIT:N with UNIT hz, s, ms, us or ns", ap->prov, ap->prov, ap->prov, ap->prov);
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "%s:%s", ap->prov, ap->a);
+	struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
+
+	in->n = (long long)(v * ns);
+	in->unit = 1;
+	return 0;
+}
+
 static int timer_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
 {
 	const char *unit = ap->a, *num = ap->b;
-	char ubuf[16], name[128];
+	char name[128];
 	char *end;
 
-	if (ap->a && !ap->b) {	/* profile:99, interval:1s */
-		const char *p = ap->a;
-
-		while (isdigit((unsigned char)*p))
-			p++;
-		snprintf(ubuf, sizeof(ubuf), "%s", *p ? p : "hz");
-		unit = ubuf;
-		num = arena__strndup(prog->arena, ap->a, p - ap->a);
-	}
+	if (ap->a && !ap->b)	/* interval:1s, interval:100ms, interval:1000000000 (ns) */
+		return timer_expand_ns(prog, pr, ap, tail);
 	if (!unit || !num || ap->c) {
 		lang__error(prog, ap->loc, "%s is written %s:UNIT:N with UNIT hz, s, ms, us or ns", ap->prov, ap->prov);
 		return -EINVAL;
