@@ -67,7 +67,8 @@ static const struct bfunc_desc funcs[] = {
 	{ "strerror", F_STRERROR, 1, 1, 0 }, { "kptr", F_KPTR, 1, 1, 0 },
 	{ "uptr", F_UPTR, 1, 1, 0 }, 
 	{ "has_key", F_HAS_KEY, 1, 9, 0 },
-	{ "tseries", F_UNSUPPORTED, 0, 9, 0 }, { "len", F_LEN, 1, 1, 0 },
+	{ "tseries", F_TSERIES, 3, 4, BF_AGG }, { "len", F_LEN, 1, 1, 0 },
+	{ "find", F_FIND, 1, 3, 0 },	/* 1: the checker makes find(@m, k, $v) find(@m[k]) */
 	{ "getopt", F_GETOPT, 1, 3, 0 }, { "fail", F_FAIL, 1, 8, BF_STMT },
 	{ "kfunc_exist", F_KFUNC_EXIST, 1, 1, 0 }, { "kfunc_allowed", F_KFUNC_ALLOWED, 1, 1, 0 },
 	{ "strlen", F_STRLEN, 1, 1, 0 }, { "strcap", F_STRCAP, 1, 1, 0 }, { "strstr", F_STRSTR, 2, 2, 0 },

@@ -245,6 +245,11 @@ static int assign_var(struct ck *c, struct node *lhs, struct type t, struct loc 
 	return 0;
 }
 
+int ck_assign_var(struct ck *c, struct node *var, struct type t, struct loc loc)
+{
+	return assign_var(c, var, t, loc);
+}
+
 static struct type check_ident(struct ck *c, struct node *n)
 {
 	int argn = 0;
@@ -698,7 +703,7 @@ static int check_assign(struct ck *c, struct node *s)
 			if (f && (f->flags & BF_AGG)) {
 				static const enum agg aggs[] = { [F_COUNT] = AGG_COUNT, [F_SUM] = AGG_SUM, [F_AVG] = AGG_AVG,
 								 [F_MIN] = AGG_MIN, [F_MAX] = AGG_MAX, [F_STATS] = AGG_STATS,
-								 [F_HIST] = AGG_HIST, [F_LHIST] = AGG_LHIST };
+								 [F_HIST] = AGG_HIST, [F_LHIST] = AGG_LHIST, [F_TSERIES] = AGG_TSERIES };
 				if (s->op != T_ASSIGN) {
 					lang__error(c->prog, s->loc, "an aggregation is assigned with '='");
 					return -1;
@@ -1016,6 +1021,8 @@ static void layout_maps(struct program *prog)
 			m->percpu = true;
 			break;
 		}
+		if (m->agg == AGG_TSERIES)
+			ck_tseries_layout(prog, m);
 	}
 }
 

@@ -304,6 +304,8 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		return comptime__call(c, n, f);
 	if (f->id == F_HAS_KEY || f->id == F_LEN)
 		return ck_map_fn(c, n, f);
+	if (f->id == F_FIND)
+		return ck_find(c, n);
 	if (f->id >= F_IS_STR && f->id <= F_STATIC_ASSERT)
 		return ck_type_fn(c, n, f);
 	if (f->id >= F_STRLEN && f->id <= F_USERNAME)
@@ -512,6 +514,8 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 			m->hist_k = (int)k;
 		}
 		return n->ty = ty_kind(TY_AGG, 8);
+	case F_TSERIES:
+		return ck_tseries(c, n, assign_to);
 	case F_KSYM:
 		return n->ty = ty_kind(TY_KSYM, 8);
 	case F_USYM:
@@ -698,9 +702,11 @@ struct type ck_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f)
 {
 	struct node *a0 = n->args;
 
+	if (f->id == F_LEN && a0->kind != N_MAP)
+		return ck_stack_len(c, n);
 	if (a0->kind != N_MAP || (f->id == F_LEN && (a0->i >= 0 || a0->next))) {
-		lang__error(c->prog, a0->loc, f->id == F_LEN ? "len() takes a whole map, as in 'len(@m)' (the "
-			    "depth of a stack is not supported by sonde probe yet)" : "has_key() takes a map and a key, "
+		lang__error(c->prog, a0->loc, f->id == F_LEN ? "len() takes a whole map, as in 'len(@m)', or a "
+			    "stack" : "has_key() takes a map and a key, "
 			    "as in 'has_key(@m, k)'");
 		return ty_kind(TY_NONE, 0);
 	}

@@ -66,5 +66,11 @@ struct type ck_str_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);
 int ck_str_cap(struct ck *c, struct node *a);	/* a string's or char array's capacity (strcap()), 0 for a pointer */
 bool ck_str_ident(struct node *n);		/* username, default_str_length without ( ): made calls */
 struct type ck_str_contains(struct ck *c, struct node *n);	/* strcontains(h, n) of a needle known at run time */
+/* check_map.c */
+struct type ck_find(struct ck *c, struct node *n);	/* find(@m, k, $v) */
+struct type ck_tseries(struct ck *c, struct node *n, struct node *assign_to);	/* @m = tseries(...) */
+void ck_tseries_layout(struct program *prog, struct mapinfo *m);	/* its BPF map's layout */
+struct type ck_stack_len(struct ck *c, struct node *n);	/* len(kstack), len($stack) */
+int ck_assign_var(struct ck *c, struct node *var, struct type t, struct loc loc);	/* check.c: $v = a value of type t */
 
 #endif

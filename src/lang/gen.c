@@ -140,6 +140,8 @@ void g_stackid(struct gen *g, bool user)
 	g_ld_map(g, R2, user ? MAPREF_USTACK : MAPREF_KSTACK);
 	g_emit(g, MOV_IMM(R3, user ? BPF_F_USER_STACK : 0));
 	g_emit(g, CALL(BPF_FUNC_get_stackid));
+	if (g->prog->need_stack_len)
+		g_stack_depth_tag(g, user);
 }
 
 void gen_bvar(struct gen *g, struct node *n)

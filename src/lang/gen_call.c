@@ -155,7 +155,14 @@ void gen_call_int(struct gen *g, struct node *n)
 		g->sp = mark;
 		return;
 	}
+	case F_FIND:
+		gen_find(g, n);
+		return;
 	case F_LEN:
+		if (n->args->kind != N_MAP) {
+			gen_stack_len(g, n);
+			return;
+		}
 		g_map_len(g, n);
 		return;
 	case F_PID_NS: case F_TID_NS: case F_PERCPU_KADDR: case F_SOCKET_COOKIE:
@@ -429,6 +436,11 @@ void g_lin_bucket(struct gen *g, const struct mapinfo *m)
 void gen_agg(struct gen *g, struct node *mapn, struct node *call)
 {
 	struct mapinfo *m = mapn->map;
+
+	if (m->agg == AGG_TSERIES) {
+		gen_tseries(g, mapn, call);
+		return;
+	}
 	int mark = g->sp;
 	int key = gen_key(g, mapn);
 	int v = g_slot(g, 8, call->loc), init = g_slot(g, 16, call->loc);

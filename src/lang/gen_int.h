@@ -125,6 +125,12 @@ void g_ld_func(struct gen *g, int reg, int target);	/* reg = the address of call
 void gen_str_int(struct gen *g, struct node *n);
 void gen_str_value(struct gen *g, struct node *n, int off, int size);	/* syscall_name() */
 void gen_str_stmt(struct gen *g, struct node *n);	/* assert(), assert_str() */
+void g_percpu_value(struct gen *g, const struct mapinfo *m, struct loc loc);	/* r0 = over all CPUs, key at r7 */
+/* gen_map.c: find(), len() of a stack, tseries(), stack values' depth */
+void gen_find(struct gen *g, struct node *n);
+void gen_stack_len(struct gen *g, struct node *n);
+void gen_tseries(struct gen *g, struct node *mapn, struct node *call);
+void g_stack_depth_tag(struct gen *g, bool user);
 
 /* kernel types (gen_btf.c) */
 bool gen_btf__handles(const struct node *n);

@@ -219,7 +219,7 @@ void g_ld_func(struct gen *g, int reg, int target)
 }
 
 /* r0 = the value of a per-CPU aggregation for the key at r7, over all CPUs */
-static void g_percpu_value(struct gen *g, const struct mapinfo *m, struct loc loc)
+void g_percpu_value(struct gen *g, const struct mapinfo *m, struct loc loc)
 {
 	int ncpu = g->env->possible_cpus > 0 ? g->env->possible_cpus : g->env->ncpus > 0 ? g->env->ncpus : 1;
 	int mark = g->sp, acc = g_slot(g, 16, loc);	/* sum or min/max; count or "set" */

@@ -155,6 +155,7 @@ struct probe {
 /* aggregations a map holds */
 enum agg {
 	AGG_NONE, AGG_COUNT, AGG_SUM, AGG_AVG, AGG_MIN, AGG_MAX, AGG_STATS, AGG_HIST, AGG_LHIST,
+	AGG_TSERIES,	/* tseries(n, interval, count[, agg]): check_map.c, gen_map.c, output_tseries.c */
 };
 
 struct mapinfo {
@@ -172,6 +173,8 @@ struct mapinfo {
 	int fd;
 	struct mapinfo *next;
 	int hist_k;		/* hist(n, k): 2^k linear buckets per power of two */
+	long long ts_interval;	/* tseries(): nanoseconds per interval, */
+	int ts_count, ts_mode;	/* intervals kept, enum ts_mode */
 };
 
 struct var {
@@ -252,6 +255,7 @@ struct config {
 	int missing_probes;	/* enum missing_probes: a probe that does not exist or cannot attach */
 	const char *trunc_trailer;	/* str_trunc_trailer: after a string str() filled ("": none, as in 0.17) */
 	int unstable_addr;	/* enum unstable: the address-of operator '&' (addr.c) */
+	int unstable_tseries;	/* tseries(): 0 warn (upstream's default), 1 enable, 2 error */
 };
 
 /* an unstable feature's config (unstable_addr = warn, the default; error; enable) */
@@ -298,6 +302,7 @@ struct program {
 	bool no_warnings;	/* --no-warnings */
 	int exit_code;		/* --test: 1 when a test failed */
 	int strs_scratch;	/* bytes of the per-CPU scratch value globmatch/strstr need (gen_str.c), or 0 */
+	bool need_stack_len;	/* len() of a stored stack: stack values carry their depth (check_map.c) */
 };
 
 /* parse src (not copied: keep it alive) into a program; 0 or -EINVAL with prog->err */
@@ -327,6 +332,11 @@ int lang__config_env(struct program *prog, char **environ);
 
 /* a site for the runtime to format a record with */
 int lang__add_site(struct program *p, struct fmtsite *s);
+
+/* tseries(n, interval, count, "agg"): what each interval keeps */
+enum ts_mode { TS_LAST, TS_AVG, TS_MAX, TS_MIN, TS_SUM };
+/* config unstable_tseries = error | warn | enable: NULL when set, else why not (check_map.c) */
+const char *lang__config_tseries(struct program *prog, const char *val);
 
 /* the duration suffix at p (ns, us, ms, s, m, h, d, not followed by a letter): its length and *ns, or 0 */
 int lang__duration_suffix(const char *p, const char *end, unsigned long long *ns);

@@ -541,6 +541,8 @@ static int read_map(struct out *o, struct mapinfo *m, struct entries *es)
 			e->v += (int64_t)sum;
 			break;
 		}
+		case AGG_TSERIES:	/* read by output_tseries.c */
+			break;
 		}
 	}
 out:
@@ -571,6 +573,19 @@ static void key_text(struct out *o, FILE *f, const struct mapinfo *m, const uint
 	}
 	if (!json)
 		fputc(']', f);
+}
+
+char *out__key_str(struct out *o, const struct mapinfo *m, const uint8_t *key, bool json)
+{
+	char *k = NULL;
+	size_t kl = 0;
+	FILE *kf = open_memstream(&k, &kl);
+
+	if (!kf)
+		return NULL;
+	key_text(o, kf, m, key, json);
+	fclose(kf);
+	return k;
 }
 
 static void print_hist(struct out *o, const struct mapinfo *m, const struct entry *e, long long div)
@@ -700,6 +715,9 @@ int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 {
 	struct entries es = { 0 };
 	bool hist = m->agg == AGG_HIST || m->agg == AGG_LHIST;
+
+	if (m->agg == AGG_TSERIES)
+		return out__tseries(o, m, top, div);
 	int rc = read_map(o, m, &es);
 
 	if (rc) {

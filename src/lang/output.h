@@ -37,6 +37,13 @@ void out__printf(struct out *o, const char *text);
 void out__value_line(struct out *o, const struct type *t, const uint8_t *data);
 /* one map as bpftrace prints it (top: only the N largest; div: divide values) */
 int out__map(struct out *o, struct mapinfo *m, long long top, long long div);
+/* output_tseries.c: a tseries() map, as upstream bpftrace draws it (or its -f json line) */
+int out__tseries(struct out *o, struct mapinfo *m, long long top, long long div);
+/* one series: n intervals from first_ns (CLOCK_REALTIME) every interval_ns; has[i] false: no value */
+void out__tseries_graph(FILE *f, const int64_t *vals, const bool *has, int n, uint64_t first_ns, uint64_t interval_ns);
+/* a key as the map's text shows it, "[1, x]" (json: "1,x"); malloc'd */
+char *out__key_str(struct out *o, const struct mapinfo *m, const uint8_t *key, bool json);
+
 /* every map, in name order, after the two newlines bpftrace starts with */
 void out__all_maps(struct out *o);
 /* hist/lhist labels and bars (for unit tests) */

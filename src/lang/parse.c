@@ -989,6 +989,8 @@ const char *lang__config(struct program *prog, const char *key, const char *val,
 		if (isnum && *val == 0)
 			return "str_trunc_trailer is a string";
 		prog->cfg.trunc_trailer = arena__strndup(prog->arena, val, strlen(val));
+	} else if (!strcasecmp(key, "unstable_tseries")) {
+		return lang__config_tseries(prog, isnum ? "" : val);
 	} else if (!strcasecmp(key, "license")) {
 		static const char *ok[] = { "GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL", "Dual MIT/GPL",
 					    "Dual MPL/GPL", NULL };
