@@ -702,7 +702,7 @@ struct type ck_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f)
 {
 	struct node *a0 = n->args;
 
-	if (f->id == F_LEN && a0->kind != N_MAP)
+	if (f->id == F_LEN && (a0->kind != N_MAP || a0->i >= 0))	/* len(kstack), len($s), len(@s[k]) */
 		return ck_stack_len(c, n);
 	if (a0->kind != N_MAP || (f->id == F_LEN && (a0->i >= 0 || a0->next))) {
 		lang__error(c->prog, a0->loc, f->id == F_LEN ? "len() takes a whole map, as in 'len(@m)', or a "

@@ -159,7 +159,7 @@ void gen_call_int(struct gen *g, struct node *n)
 		gen_find(g, n);
 		return;
 	case F_LEN:
-		if (n->args->kind != N_MAP) {
+		if (n->id) {	/* of a stack (check_map.c) */
 			gen_stack_len(g, n);
 			return;
 		}
