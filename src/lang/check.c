@@ -790,8 +790,9 @@ static int check_for_map(struct ck *c, struct node *s)
 			    m->name);
 		return -1;
 	}
-	if (m->agg == AGG_HIST || m->agg == AGG_LHIST || m->agg == AGG_STATS) {
-		static const char *names[] = { [AGG_HIST] = "hist()", [AGG_LHIST] = "lhist()", [AGG_STATS] = "stats()" };
+	if (m->agg == AGG_HIST || m->agg == AGG_LHIST || m->agg == AGG_STATS || m->agg == AGG_TSERIES) {
+		static const char *names[] = { [AGG_HIST] = "hist()", [AGG_LHIST] = "lhist()", [AGG_STATS] = "stats()",
+					       [AGG_TSERIES] = "tseries()" };
 
 		lang__error(c->prog, mapn->loc, "'%s' is a %s map: it has no single value per key to iterate over "
 			    "(print it instead)", m->name, names[m->agg]);

@@ -317,6 +317,12 @@ int out__tseries(struct out *o, struct mapinfo *m, long long top, long long div)
 			if (val[c].aux && (rc = add_slot(s, &val[c])))
 				goto out;
 	}
+	for (int i = 0; i < nser; i++)	/* zero()'d or cleared: entries without values are no series */
+		if (!ser[i].n) {
+			free(ser[i].key);
+			free(ser[i].s);
+			ser[i--] = ser[--nser];
+		}
 	cmp_series_len = keylen;
 	if (nser)
 		qsort(ser, nser, sizeof(*ser), cmp_series);
