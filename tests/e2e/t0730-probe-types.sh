@@ -88,20 +88,23 @@ if command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1; then
 fi
 
 if unshare -fp --mount-proc true 2>/dev/null; then
+	# the workload under a name of its own: a syscalls workload another test left running is not it
+	cp "$WORKLOADS/syscalls" "$TMP/t0730ns"
 	test_expect_success 'pid/tid(curr_ns) in a new pid namespace: as the namespace sees them; init: as the host does' '
 		unshare -fp --mount-proc bash -c "
 			$SONDE probe -e \"BEGIN { printf(\\\"%d %d %d %d %d\\\\n\\\", pid, pid(curr_ns), tid(curr_ns), pid(init) > 1000, tid(init) == pid(init)); exit(); }\" >begin &
 			echo \$! >sondepid; wait
-			$SONDE probe -e \"tracepoint:syscalls:sys_enter_getppid /comm == \\\"syscalls\\\"/ { printf(\\\"%d %d %d %d\\\\n\\\", pid, pid(curr_ns), cpid, pid(init)); exit(); }\" -c \"$WORKLOADS/syscalls 50\" >tp
+			$SONDE probe -e \"tracepoint:syscalls:sys_enter_getppid /comm == \\\"t0730ns\\\"/ { printf(\\\"%d %d %d %d\\\\n\\\", pid, pid(curr_ns), cpid, pid(init)); exit(); }\" -c \"$TMP/t0730ns 50\" >tp
 		" &&
+		cat begin tp &&	# shown when the test fails
 		p=$(cat sondepid) && test "$p" -lt 100 && grep -qx "$p $p $p 1 1" begin &&
 		read -r a b c d < <(grep -E "^[0-9]+ [0-9]+ [0-9]+ [0-9]+$" tp) &&
 		test "$a" = "$b" && test "$a" = "$c" && test "$a" -lt 100 && test "$d" -gt 1000
 	'
 	test_expect_success 'sonde in a pid namespace tracing a process outside it: pid 0 there (curr_ns), its host pid (init)' '
-		"$WORKLOADS/syscalls" 5000000 &
+		"$TMP/t0730ns" 5000000 &
 		w=$! &&
-		timeout 60 unshare -fp --mount-proc $SONDE probe -e "tracepoint:syscalls:sys_enter_getppid /comm == \"syscalls\"/ { printf(\"%d %d %d\\n\", pid, pid(curr_ns), pid(init)); exit(); }" >out;
+		timeout 60 unshare -fp --mount-proc $SONDE probe -e "tracepoint:syscalls:sys_enter_getppid /comm == \"t0730ns\"/ { printf(\"%d %d %d\\n\", pid, pid(curr_ns), pid(init)); exit(); }" >out;
 		kill $w; wait $w || true;
 		grep -qx "0 0 $w" out
 	'
