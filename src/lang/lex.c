@@ -131,7 +131,33 @@ static char *expand_params(struct lexer *lx, const char *s, size_t n)
 	return out;
 }
 
-/* an attach point as text, up to whitespace, ',' or '{' ('/' only inside a uprobe's path) */
+/*
+ * A '/' at p in a uprobe's function name (Go's net/http.(*T).M) rather than the start
+ * of a predicate: the run up to whitespace, ',' or '{' does not end in '/' (func/retval/)
+ * and no '/' closes a predicate later on the line before '{' (func/pid == 1/ {), unless
+ * that later '/' opens a predicate of its own after a space (net/http.F /pid == 1/ {).
+ */
+static bool go_path_slash(const char *p, const char *end)
+{
+	const char *q = p + 1;
+
+	while (q < end && !isspace((unsigned char)*q) && *q != ',' && *q != '{')
+		q++;
+	if (q[-1] == '/' || q == p + 1)
+		return false;
+	if (q == end || *q == ',' || *q == '{')
+		return true;
+	while (q < end && (*q == ' ' || *q == '\t'))
+		q++;
+	if (q < end && *q == '/')
+		return true;
+	for (; q < end && *q != '{' && *q != '\n'; q++)
+		if (*q == '/')
+			return false;
+	return true;
+}
+
+/* an attach point as text, up to whitespace, ',' or '{' ('/' only inside a uprobe's path or Go function name) */
 static struct token lex_spec(struct lexer *lx)
 {
 	const char *start = lx->p;
@@ -147,6 +173,7 @@ static struct token lex_spec(struct lexer *lx)
 			field++;
 		} else if (c == '/') {
 			if (!(field == 1 && path_provider(start, first_len)) &&
+			    !(field == 2 && path_provider(start, first_len) && go_path_slash(lx->p, lx->end)) &&
 			    !(field == 2 && ((first_len == 4 && !memcmp(start, "iter", 4)) ||
 					     (first_len == 2 && !memcmp(start, "it", 2)))))	/* iter:task:/sys/fs/bpf/PIN */
 				break;

@@ -464,6 +464,28 @@ static void u_glob_one(const char *name, void *ctx)
 	g->n++;
 }
 
+/*
+ * sym as an fnmatch pattern when it has wildcards, else NULL: the '*' of a Go pointer
+ * receiver, net/http.(*ServeMux).ServeHTTP, is part of the name, not a wildcard
+ */
+static const char *u_pattern(struct program *prog, const char *sym)
+{
+	size_t n = strlen(sym);
+	char *pat = arena__alloc(prog->arena, 2 * n + 1), *o = pat;
+	bool wild = false;
+
+	for (const char *s = sym; *s; s++) {
+		if (*s == '*' && s > sym && s[-1] == '(') {
+			*o++ = '\\';
+		} else if (strchr("*?[", *s)) {
+			wild = true;
+		}
+		*o++ = *s;
+	}
+	*o = 0;
+	return wild ? pat : NULL;
+}
+
 static int u_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
 {
 	char path[4096], name[4352];
@@ -482,13 +504,15 @@ static int u_expand(struct program *prog, struct probe *pr, struct attach *ap, s
 		lang__error(prog, ap->loc, "cannot find binary or library '%s'", ap->a);
 		return -ENOENT;
 	}
-	if (strpbrk(sym, "*?[")) {
+	const char *fpat = u_pattern(prog, sym);
+
+	if (fpat) {
 		/* every function of the file that matches, each its own instance */
 		struct u_glob g = { .prog = prog, .pr = pr, .ap = ap, .tail = tail, .path = path };
 		char pat[4600];
 
-		snprintf(pat, sizeof(pat), "%s:%s:%s", ap->prov, path, sym);
-		list_elf_funcs(path, path, sym, pat, u_glob_one, &g);
+		snprintf(pat, sizeof(pat), "%s:%s:%s", ap->prov, path, fpat);
+		list_elf_funcs(path, path, fpat, pat, u_glob_one, &g);
 		if (g.err)
 			return g.err;
 		if (!g.n && !pr->aps->next) {
