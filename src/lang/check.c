@@ -300,12 +300,16 @@ static struct type check_ident(struct ck *c, struct node *n)
 		}
 		return n->ty = ty_str(c->prog->cfg.max_strlen);
 	case BV_PROBE: {	/* whole, as bpftrace prints it: as long as the probe's longest name (up to 256) */
-		int len = c->prog->cfg.max_strlen;
+		if (c->probe_len_of != c->pr) {	/* once per probe: uprobe:libc:* has thousands of instances */
+			int len = c->prog->cfg.max_strlen;
 
-		for (struct ap_inst *in = c->pr->inst; in; in = in->next)
-			if ((int)strlen(in->name) + 1 > len)
-				len = (int)strlen(in->name) + 1;
-		return n->ty = ty_str(len > 256 ? 256 : len);
+			for (struct ap_inst *in = c->pr->inst; in; in = in->next)
+				if ((int)strlen(in->name) + 1 > len)
+					len = (int)strlen(in->name) + 1;
+			c->probe_len_of = c->pr;
+			c->probe_len = len > 256 ? 256 : len;
+		}
+		return n->ty = ty_str(c->probe_len);
 	}
 	case BV_ARG:
 		if (!p || (!p->has_args)) {

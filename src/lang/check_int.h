@@ -18,6 +18,8 @@ struct ck {
 	int loops;
 	int fn, nfn;	/* the for-over-map body being checked (0: the probe's), how many so far */
 	int dead;	/* checking the branch a constant condition drops: fail() stays quiet */
+	const struct probe *probe_len_of;	/* the probe whose longest name probe_len is */
+	int probe_len;
 };
 
 static inline struct type ty_int(bool sign, int bits)

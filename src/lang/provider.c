@@ -334,6 +334,23 @@ static int offset_match(const char *nm, const GElf_Sym *s, void *ctx)
 	return 1;
 }
 
+/* the file offset of address value in an executable segment of e, or -1 */
+static int64_t exec_offset(Elf *e, GElf_Addr value)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(e, &nph))
+		return -1;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
+		    value >= ph.p_vaddr && value < ph.p_vaddr + ph.p_memsz)
+			return value - ph.p_vaddr + ph.p_offset;
+	}
+	return -1;
+}
+
 int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
@@ -353,36 +370,34 @@ int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset
 	elfsym__each_file(e, path, offset_match, &so);
 	value = so.value;
 	if (value) {
-		size_t nph;
+		int64_t off = exec_offset(e, value);
 
-		rc = -ENOENT;
-		if (!elf_getphdrnum(e, &nph))
-			for (size_t i = 0; i < nph; i++) {
-				GElf_Phdr ph;
-
-				if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
-				    value >= ph.p_vaddr && value < ph.p_vaddr + ph.p_memsz) {
-					*offset = value - ph.p_vaddr + ph.p_offset;
-					rc = 0;
-					break;
-				}
-			}
+		if (off >= 0) {
+			*offset = off;
+			rc = 0;
+		}
 	}
 	elf_end(e);
 	close(fd);
 	return rc;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
+
+struct func_name {
+	char *name;
+	GElf_Addr value;
+};
 
 struct func_names {
 	const char *fpat, *shown, *kind;
-	char **names;
+	struct func_name *v;
 	size_t n, cap;
 };
+
+static int cmp_func_name(const void *a, const void *b)
+{
+	return strcmp(((const struct func_name *)a)->name, ((const struct func_name *)b)->name);
+}
 
 static int func_name(const char *nm, const GElf_Sym *s, void *ctx)
 {
@@ -393,26 +408,29 @@ static int func_name(const char *nm, const GElf_Sym *s, void *ctx)
 		return 0;
 	snprintf(buf, sizeof(buf), "%s:%s:%s", fn->kind, fn->shown, nm);
 	if (fn->n == fn->cap) {
-		char **nv = realloc(fn->names, (fn->cap = fn->cap ? fn->cap * 2 : 256) * sizeof(*nv));
+		struct func_name *nv = realloc(fn->v, (fn->cap = fn->cap ? fn->cap * 2 : 256) * sizeof(*nv));
 
 		if (!nv)
 			return -ENOMEM;
-		fn->names = nv;
+		fn->v = nv;
 	}
-	if (!(fn->names[fn->n] = strdup(buf)))
+	if (!(fn->v[fn->n].name = strdup(buf)))
 		return -ENOMEM;
-	fn->n++;
+	fn->v[fn->n++].value = s->st_value;
 	return 0;
 }
 
-/* the functions of a binary whose probe names match pat, sorted and each once (as bpftrace lists them) */
-static void list_elf_funcs(const char *path, const char *shown, const char *fpat, const char *pat,
-			   void (*cb)(const char *, void *), void *ctx)
+/*
+ * the functions of a binary whose probe names match fpat, sorted and each once (as
+ * bpftrace lists them), with their file offsets (-1: in no executable segment), read
+ * in one walk of its symbols
+ */
+static void each_elf_func(const char *path, const char *shown, const char *fpat, const char *kind,
+			  void (*cb)(const char *, int64_t, void *), void *ctx)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *e;
-	struct func_names fn = { .fpat = fpat, .shown = shown,
-				 .kind = !strncmp(pat, "uretprobe:", 10) ? "uretprobe" : "uprobe" };
+	Elf *e = NULL;
+	struct func_names fn = { .fpat = fpat, .shown = shown, .kind = kind };
 
 	if (fd < 0)
 		return;
@@ -420,18 +438,39 @@ static void list_elf_funcs(const char *path, const char *shown, const char *fpat
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (e) {
 		elfsym__each_file(e, path, func_name, &fn);
+		if (fn.n)
+			qsort(fn.v, fn.n, sizeof(*fn.v), cmp_func_name);
+		for (size_t i = 0; i < fn.n; i++)
+			if (!i || strcmp(fn.v[i].name, fn.v[i - 1].name))
+				cb(fn.v[i].name, exec_offset(e, fn.v[i].value), ctx);
 		elf_end(e);
 	}
 	close(fd);
-	if (fn.n)
-		qsort(fn.names, fn.n, sizeof(*fn.names), cmp_str);
-	for (size_t i = 0; i < fn.n; i++) {
-		if (!i || strcmp(fn.names[i], fn.names[i - 1]))
-			cb(fn.names[i], ctx);
-	}
 	for (size_t i = 0; i < fn.n; i++)
-		free(fn.names[i]);
-	free(fn.names);
+		free(fn.v[i].name);
+	free(fn.v);
+}
+
+struct list_cb {
+	void (*cb)(const char *, void *);
+	void *ctx;
+};
+
+static void list_func(const char *name, int64_t off, void *ctx)
+{
+	struct list_cb *l = ctx;
+
+	(void)off;
+	l->cb(name, l->ctx);
+}
+
+/* the functions of a binary whose probe names match pat, as -l lists them */
+static void list_elf_funcs(const char *path, const char *shown, const char *fpat, const char *pat,
+			   void (*cb)(const char *, void *), void *ctx)
+{
+	struct list_cb l = { cb, ctx };
+
+	each_elf_func(path, shown, fpat, !strncmp(pat, "uretprobe:", 10) ? "uretprobe" : "uprobe", list_func, &l);
 }
 
 struct u_glob {
@@ -443,19 +482,16 @@ struct u_glob {
 	int n, err;
 };
 
-static void u_glob_one(const char *name, void *ctx)
+static void u_glob_one(const char *name, int64_t off, void *ctx)
 {
 	struct u_glob *g = ctx;
 	const char *fn = strrchr(name, ':') + 1;
-	uint64_t off;
 
-	if (g->err || g->n >= 4096)
+	if (g->err || g->n >= 4096 || off < 0)
 		return;
 	for (struct ap_inst *in = g->pr->inst; in; in = in->next)	/* .symtab and .dynsym both list it */
 		if (in->ap == g->ap && in->sym && !strcmp(in->sym, fn))
 			return;
-	if (provider__elf_sym_offset(g->path, fn, &off))
-		return;
 	struct ap_inst *in = new_inst(g->prog, g->pr, g->ap, g->tail, name);
 
 	in->path = arena__strndup(g->prog->arena, g->path, strlen(g->path));
@@ -509,10 +545,8 @@ static int u_expand(struct program *prog, struct probe *pr, struct attach *ap, s
 	if (fpat) {
 		/* every function of the file that matches, each its own instance */
 		struct u_glob g = { .prog = prog, .pr = pr, .ap = ap, .tail = tail, .path = path };
-		char pat[4600];
 
-		snprintf(pat, sizeof(pat), "%s:%s:%s", ap->prov, path, fpat);
-		list_elf_funcs(path, path, fpat, pat, u_glob_one, &g);
+		each_elf_func(path, path, fpat, ap->prov, u_glob_one, &g);
 		if (g.err)
 			return g.err;
 		if (!g.n && !pr->aps->next) {
