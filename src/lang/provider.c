@@ -10,6 +10,7 @@
 #include "lang/testbench.h"
 #include "lang/provider_iter.h"
 #include "lib/syscalls.h"
+#include "lib/bpf_util.h"
 #include "lib/elfsym.h"
 #include "lib/tracefs.h"
 #include "lib/util.h"
@@ -50,6 +51,15 @@ static int add_fd(struct ap_inst *in, int fd)
 }
 
 /* a perf event running inst's program */
+/* strerror, and what the kernel's own ENOTSUPP (524, which libc has no name for) means here */
+static const char *attach_strerror(int e)
+{
+	if (e == 524)
+		return "the kernel cannot place a probe on that instruction (ENOTSUPP: uprobes refuse lock-prefixed "
+		       "and some other instructions)";
+	return strerror(e);
+}
+
 static int attach_perf(struct ap_inst *in, struct perf_event_attr *attr, pid_t pid, int cpu,
 		       char *err, size_t errlen)
 {
@@ -58,7 +68,7 @@ static int attach_perf(struct ap_inst *in, struct perf_event_attr *attr, pid_t p
 	if (fd < 0) {
 		int e = errno;
 
-		snprintf(err, errlen, "cannot open the perf event of '%s': %s", in->name, strerror(e));
+		snprintf(err, errlen, "cannot open the perf event of '%s': %s", in->name, attach_strerror(e));
 		return -e;
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, in->prog_fd) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
@@ -497,6 +507,7 @@ static void u_glob_one(const char *name, int64_t off, void *ctx)
 	in->path = arena__strndup(g->prog->arena, g->path, strlen(g->path));
 	in->sym = arena__strndup(g->prog->arena, fn, strlen(fn));
 	in->offset = off;
+	in->globbed = true;
 	g->n++;
 }
 
@@ -635,8 +646,24 @@ static int dyn_attach(struct ap_inst *in, const struct attach_ctx *ctx, const ch
 	return attach_perf(in, &attr, pid, pid >= 0 ? -1 : 0, err, errlen);
 }
 
+bool provider__uprobe_multi(const struct ap_inst *in)
+{
+	return (!strcmp(in->prov->name, "uprobe") || !strcmp(in->prov->name, "uretprobe")) &&
+	       bpf_probe__uprobe_multi(NULL);
+}
+
 static int u_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen)
 {
+	if (provider__uprobe_multi(in)) {
+		int fd = bpf_uprobe_multi__attach(in->prog_fd, in->path, in->offset,
+						  !strcmp(in->prov->name, "uretprobe"), ctx->pid);
+
+		if (fd < 0) {
+			snprintf(err, errlen, "cannot attach '%s': %s", in->name, attach_strerror(-fd));
+			return fd;
+		}
+		return add_fd(in, fd);
+	}
 	return dyn_attach(in, ctx, "uprobe", !strcmp(in->prov->name, "uretprobe"), (uint64_t)(uintptr_t)in->path,
 			  in->offset, ctx->pid > 0 ? ctx->pid : -1, err, errlen);
 }

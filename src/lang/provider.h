@@ -46,6 +46,8 @@ struct ap_inst {
 	bool dispatched;	/* reached through a tail call from one program for many syscalls */
 	int attach_btf_id;	/* fentry/fexit: the kernel function's BTF id */
 	const struct usdt_probe *usdt;	/* usdt: this location's arguments and semaphore (lib/usdt.h) */
+	bool globbed;		/* uprobe: one of the functions a wildcard matched */
+	bool skipped;		/* globbed, and the kernel cannot probe it (ENOTSUPP): left out, said once */
 	/* run time */
 	int prog_fd;
 	int *fds;
@@ -90,6 +92,8 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 
 /* ELF: the file offset of symbol `sym` in `path` for a uprobe; 0 or -errno */
 int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset);
+/* whether instance in (a uprobe or uretprobe) is loaded and attached as a uprobe_multi link */
+bool provider__uprobe_multi(const struct ap_inst *in);
 /* ELF: the symbol table value and size of a function or object `sym` in `path` (uaddr); 0 or -errno */
 int provider__elf_symbol(const char *path, const char *sym, uint64_t *value, uint64_t *size);
 /* the full path of a binary or library named on an attach point; 0 or -ENOENT */

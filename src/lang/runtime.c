@@ -9,6 +9,7 @@
  */
 #include "lang/btfgen.h"
 #include "lang/gen.h"
+#include "lib/bpf_util.h"
 #include "lang/output.h"
 #include "lang/provider.h"
 #include "lang/provider_iter.h"
@@ -23,6 +24,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -182,6 +184,8 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 			opts.expected_attach_type = BPF_TRACE_ITER;
 		opts.attach_btf_id = in->attach_btf_id;
 	}
+	if (provider__uprobe_multi(in))	/* attached by a link of its own: see bpf_uprobe_multi__attach */
+		opts.expected_attach_type = BPF_UPROBE_MULTI;
 	if (c->nsubs) {	/* for-loop callbacks: the verifier wants BTF func_info */
 		btf = btfgen__funcs(c, &fi, err, errlen);
 		if (!btf)
@@ -582,6 +586,31 @@ static void detach_all(struct program *prog)
 			provider__detach(in);
 }
 
+/* once per wildcard: how many of its functions the kernel could not probe */
+static void warn_skipped(struct program *prog)
+{
+	for (struct probe *pr = prog->probes; pr; pr = pr->next)
+		for (struct ap_inst *in = pr->inst; in; in = in->next) {
+			int n = 0, total = 0;
+			bool first = true;
+
+			if (!in->skipped)
+				continue;
+			for (struct ap_inst *o = pr->inst; o; o = o->next)
+				if (o->ap == in->ap) {
+					total++;
+					n += o->skipped;
+				}
+			for (struct ap_inst *o = pr->inst; o != in; o = o->next)
+				if (o->ap == in->ap && o->skipped)
+					first = false;
+			if (first && !prog->no_warnings)
+				fprintf(stderr, "sonde: warning: '%s': %d of its %d functions cannot be probed (the kernel "
+					"refuses a uprobe there, ENOTSUPP: %s%s); the other %d are traced\n", in->ap->text,
+					n, total, in->sym, n > 1 ? " and others" : "", total - n);
+		}
+}
+
 static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 {
 	int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -593,9 +622,23 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 	epoll_ctl(ep, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rt->rb), &ev);
 	ev.data.u32 = 1;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+	/* -p PID: the trace ends when that process does, as bpftrace's does */
+	pid_t target = rt->o->pid > 0 && rt->o->cpid <= 0 ? rt->o->pid : 0;
+	int pidfd = target ? (int)syscall(SYS_pidfd_open, target, 0) : -1;
+
+	if (pidfd >= 0) {
+		ev.data.u32 = 2;
+		epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
+	}
 	while (!rt->exiting) {
-		struct epoll_event got[2];
-		int n = epoll_wait(ep, got, 2, -1);
+		struct epoll_event got[3];
+		/* without pidfds (Linux < 5.3) the target is looked for every 100 ms */
+		int n = epoll_wait(ep, got, 3, target && pidfd < 0 ? 100 : -1);
+
+		if (n == 0 && kill(target, 0) && errno == ESRCH) {
+			ring_buffer__consume(rt->rb);
+			rt->exiting = true;
+		}
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -607,6 +650,11 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 				ring_buffer__consume(rt->rb);
 				if (!rt->o->full_buffering)	/* -B full: the buffer decides */
 					fflush(rt->out.f);
+				continue;
+			}
+			if (got[i].data.u32 == 2) {	/* the -p process has exited */
+				ring_buffer__consume(rt->rb);
+				rt->exiting = true;
 				continue;
 			}
 			struct signalfd_siginfo si;
@@ -629,6 +677,8 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 			}
 		}
 	}
+	if (pidfd >= 0)
+		close(pidfd);
 	close(ep);
 	return 0;
 }
@@ -738,12 +788,18 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 				if (!in->prov->attach)
 					continue;
 				rc = in->prov->attach(in, &actx, err, errlen);
+				if (rc == -524 && in->globbed) {	/* ENOTSUPP: an instruction uprobes cannot step */
+					in->skipped = true;
+					provider__detach(in);
+					continue;
+				}
 				if (rc && !(rc = testbench__attach_failed(prog, in, rc, err)))	/* missing_probes */
 					continue;
 				if (rc)
 					goto out_detach;
 				rt.nattached++;
 			}
+		warn_skipped(prog);
 		if (o->start_child && (rc = o->start_child(o->child_ctx))) {
 			snprintf(err, errlen, "cannot run the command: %s", strerror(-rc));
 			goto out_detach;

@@ -293,6 +293,53 @@ bool bpf_probe__prog_type(int prog_type, const char **why)
 				      : "cannot load BPF programs here (needs root, or CAP_BPF and CAP_PERFMON)", why);
 }
 
+/* BPF_LINK_CREATE's attributes for uprobe_multi, as linux/bpf.h (6.6) lays them out */
+struct uprobe_multi_attr {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, um_flags, pid;
+};
+
+int bpf_uprobe_multi__attach(int prog_fd, const char *path, uint64_t offset, bool ret, pid_t pid)
+{
+	union bpf_attr attr;
+	struct uprobe_multi_attr *um = (struct uprobe_multi_attr *)&attr;
+	int fd;
+
+	_Static_assert(sizeof(struct uprobe_multi_attr) <= sizeof(union bpf_attr), "bpf_attr too small");
+	memset(&attr, 0, sizeof(attr));
+	um->prog_fd = prog_fd;
+	um->attach_type = BPF_UPROBE_MULTI;
+	um->path = (uint64_t)(uintptr_t)path;
+	um->offsets = (uint64_t)(uintptr_t)&offset;
+	um->cnt = 1;
+	um->um_flags = ret ? 1 : 0;	/* BPF_F_UPROBE_MULTI_RETURN */
+	um->pid = pid > 0 ? (uint32_t)pid : 0;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}
+
+bool bpf_probe__uprobe_multi(const char **why)
+{
+	const struct probe_ans *a = cached("uprobe_multi");
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_UPROBE_MULTI);
+	int prog, link;
+
+	if (a)
+		return remember("uprobe_multi", a->ok, a->why, why);
+	if (getenv("SONDE_NO_UPROBE_MULTI"))
+		return remember("uprobe_multi", false, "SONDE_NO_UPROBE_MULTI is set", why);
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", ret0, 2, &o);
+	if (prog < 0)
+		return remember("uprobe_multi", false, load_why(-errno), why);
+	/* a kernel that knows the link type opens the path before anything else: "/" is no ELF file */
+	link = bpf_uprobe_multi__attach(prog, "/", 0, false, 0);
+	close(prog);
+	if (link >= 0)
+		close(link);
+	return remember("uprobe_multi", link == -EBADF, "this kernel has no uprobe_multi links (Linux 6.6)", why);
+}
+
 bool bpf_probe__helper(int prog_type, int helper_id)
 {
 	int rc;

@@ -45,6 +45,19 @@ bool bpf_probe__kprobe(const char *func, const char **why);	/* kprobe PMU or kpr
 bool bpf_probe__prog_type(int prog_type, const char **why);	/* enum bpf_prog_type */
 bool bpf_probe__helper(int prog_type, int helper_id);		/* enum bpf_func_id */
 bool bpf_probe__btf(void);						/* /sys/kernel/btf/vmlinux loads */
+/* uprobe_multi links (Linux 6.6): off when SONDE_NO_UPROBE_MULTI is set in the environment */
+bool bpf_probe__uprobe_multi(const char **why);
+
+/*
+ * uprobe_multi links, which Debian 12's headers and libbpf predate: a KPROBE
+ * program loaded with expected_attach_type BPF_UPROBE_MULTI attaches to
+ * PATH+offset (a uretprobe when ret) by a link, firing only in process pid when
+ * it is > 0. Closing a link unregisters without the perf-event path's event_mutex,
+ * so many close in parallel (a perf uprobe's close waits ~0.1 s, one at a time).
+ * The link's fd, or -errno.
+ */
+#define BPF_UPROBE_MULTI 48	/* enum bpf_attach_type: BPF_TRACE_UPROBE_MULTI */
+int bpf_uprobe_multi__attach(int prog_fd, const char *path, uint64_t offset, bool ret, pid_t pid);
 
 /*
  * The first hook of `prefs` (n of them, best first) the kernel accepts for
