@@ -42,6 +42,16 @@ s=$(best_of 1 "$SONDE" probe -e "$P")
 b=$(best_of 1 timeout 120 bpftrace -e "$P")
 printf 'sys_enter_* (%s probes)   sonde %.3fs  bpftrace %.3fs  sonde/bpftrace = %s\n' "$n" "$s" "$b" "$(ratio "$s" "$b")"
 
+# many uprobes: attach, first tick, exit, detach (sonde's uprobe_multi links, its
+# perf-event path, and bpftrace 0.17's perf events)
+L=$(realpath /lib/x86_64-linux-gnu/libc.so.6 2>/dev/null || echo libc)
+P="uprobe:$L:str* { @[probe] = count(); } interval:ms:100 { exit(); }"
+n=$("$SONDE" probe -e "$P" 2>/dev/null | sed -n 's/^Attaching \([0-9]*\) probes.*/\1/p')
+s=$(best_of 1 "$SONDE" probe -e "$P")
+p=$(SONDE_NO_UPROBE_MULTI=1 best_of 1 "$SONDE" probe -e "$P")
+b=$(best_of 1 timeout 120 bpftrace -e "$P")
+printf 'libc str* uprobes (%s)     sonde %.3fs  (perf path %.3fs)  bpftrace %.3fs  sonde/bpftrace = %s\n' "$n" "$s" "$p" "$b" "$(ratio "$s" "$b")"
+
 # per-event cost: a count() on every syscall of 200,000 x (getppid, open, close, write)
 base=$(best_of 5 $W 200000)
 P='tracepoint:raw_syscalls:sys_enter { @[pid] = count(); }'
