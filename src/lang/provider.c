@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * provider.c - the probe types of the language as a table: how each attach
- * point expands (tracepoint globs, uprobe symbols in binaries and libraries)
+ * point expands (tracepoint globs, kprobe functions; uprobes in provider_uprobe.c)
  * and how a loaded program is attached through the kernel ABI
  * (perf_event_open + PERF_EVENT_IOC_SET_BPF, BPF_RAW_TRACEPOINT_OPEN).
  */
@@ -10,8 +10,6 @@
 #include "lang/testbench.h"
 #include "lang/provider_iter.h"
 #include "lib/syscalls.h"
-#include "lib/bpf_util.h"
-#include "lib/elfsym.h"
 #include "lib/tracefs.h"
 #include "lib/util.h"
 
@@ -20,15 +18,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,7 +47,7 @@ static int add_fd(struct ap_inst *in, int fd)
 
 /* a perf event running inst's program */
 /* strerror, and what the kernel's own ENOTSUPP (524, which libc has no name for) means here */
-static const char *attach_strerror(int e)
+const char *provider__attach_strerror(int e)
 {
 	if (e == 524)
 		return "the kernel cannot place a probe on that instruction (ENOTSUPP: uprobes refuse lock-prefixed "
@@ -68,7 +63,7 @@ static int attach_perf(struct ap_inst *in, struct perf_event_attr *attr, pid_t p
 	if (fd < 0) {
 		int e = errno;
 
-		snprintf(err, errlen, "cannot open the perf event of '%s': %s", in->name, attach_strerror(e));
+		snprintf(err, errlen, "cannot open the perf event of '%s': %s", in->name, provider__attach_strerror(e));
 		return -e;
 	}
 	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, in->prog_fd) || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
@@ -282,327 +277,7 @@ static int rt_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err
 	return add_fd(in, fd);
 }
 
-/* ---- uprobe / uretprobe ---- */
-static bool is_elf(const char *path)
-{
-	char m[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool ok = fd >= 0 && read(fd, m, 4) == 4 && !memcmp(m, "\177ELF", 4);
-
-	if (fd >= 0)
-		close(fd);
-	return ok;
-}
-
-int provider__resolve_path(const char *name, char *out, size_t len)
-{
-	static const char *libdirs[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
-					 "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib", NULL };
-	struct stat st;
-
-	if (strchr(name, '/')) {
-		if (stat(name, &st) || !S_ISREG(st.st_mode))
-			return -ENOENT;
-		if (!realpath(name, out))
-			snprintf(out, len, "%s", name);
-		return 0;
-	}
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s", path ? path : "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
-	for (char *save, *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		snprintf(out, len, "%s/%s", d, name);
-		if (!stat(out, &st) && S_ISREG(st.st_mode) && !access(out, X_OK))
-			return 0;
-	}
-	static const char *forms[] = { "%s/%s", "%s/%s.so", "%s/%s.so.6", "%s/%s.so.1", "%s/%s.so.0",
-				       "%s/lib%s.so", "%s/lib%s.so.6", "%s/lib%s.so.1", "%s/lib%s.so.0", NULL };
-	for (int i = 0; libdirs[i]; i++)
-		for (int j = 0; forms[j]; j++) {
-			snprintf(out, len, forms[j], libdirs[i], name);
-			if (!stat(out, &st) && S_ISREG(st.st_mode) && is_elf(out))
-				return 0;
-		}
-	return -ENOENT;
-}
-
-struct sym_offset {
-	const char *sym;
-	GElf_Addr value;
-};
-
-/* "malloc" matches "malloc@@GLIBC_2.2.5" too */
-static int offset_match(const char *nm, const GElf_Sym *s, void *ctx)
-{
-	struct sym_offset *so = ctx;
-	size_t l = strlen(so->sym);
-
-	if (!s->st_value || strncmp(nm, so->sym, l) || (nm[l] && nm[l] != '@'))
-		return 0;
-	so->value = s->st_value;
-	return 1;
-}
-
-/* the file offset of address value in an executable segment of e, or -1 */
-static int64_t exec_offset(Elf *e, GElf_Addr value)
-{
-	size_t nph;
-
-	if (elf_getphdrnum(e, &nph))
-		return -1;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
-		    value >= ph.p_vaddr && value < ph.p_vaddr + ph.p_memsz)
-			return value - ph.p_vaddr + ph.p_offset;
-	}
-	return -1;
-}
-
-int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
-	Elf *e;
-	GElf_Addr value = 0;
-
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e) {
-		close(fd);
-		return -EINVAL;
-	}
-	struct sym_offset so = { .sym = sym };
-
-	elfsym__each_file(e, path, offset_match, &so);
-	value = so.value;
-	if (value) {
-		int64_t off = exec_offset(e, value);
-
-		if (off >= 0) {
-			*offset = off;
-			rc = 0;
-		}
-	}
-	elf_end(e);
-	close(fd);
-	return rc;
-}
-
-
-struct func_name {
-	char *name;
-	GElf_Addr value;
-};
-
-struct func_names {
-	const char *fpat, *shown, *kind;
-	struct func_name *v;
-	size_t n, cap;
-};
-
-static int cmp_func_name(const void *a, const void *b)
-{
-	return strcmp(((const struct func_name *)a)->name, ((const struct func_name *)b)->name);
-}
-
-static int func_name(const char *nm, const GElf_Sym *s, void *ctx)
-{
-	struct func_names *fn = ctx;
-	char buf[4600];
-
-	if (GELF_ST_TYPE(s->st_info) != STT_FUNC || !s->st_value || fnmatch(fn->fpat, nm, 0))
-		return 0;
-	snprintf(buf, sizeof(buf), "%s:%s:%s", fn->kind, fn->shown, nm);
-	if (fn->n == fn->cap) {
-		struct func_name *nv = realloc(fn->v, (fn->cap = fn->cap ? fn->cap * 2 : 256) * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		fn->v = nv;
-	}
-	if (!(fn->v[fn->n].name = strdup(buf)))
-		return -ENOMEM;
-	fn->v[fn->n++].value = s->st_value;
-	return 0;
-}
-
-/*
- * the functions of a binary whose probe names match fpat, sorted and each once (as
- * bpftrace lists them), with their file offsets (-1: in no executable segment), read
- * in one walk of its symbols
- */
-static void each_elf_func(const char *path, const char *shown, const char *fpat, const char *kind,
-			  void (*cb)(const char *, int64_t, void *), void *ctx)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *e = NULL;
-	struct func_names fn = { .fpat = fpat, .shown = shown, .kind = kind };
-
-	if (fd < 0)
-		return;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (e) {
-		elfsym__each_file(e, path, func_name, &fn);
-		if (fn.n)
-			qsort(fn.v, fn.n, sizeof(*fn.v), cmp_func_name);
-		for (size_t i = 0; i < fn.n; i++)
-			if (!i || strcmp(fn.v[i].name, fn.v[i - 1].name))
-				cb(fn.v[i].name, exec_offset(e, fn.v[i].value), ctx);
-		elf_end(e);
-	}
-	close(fd);
-	for (size_t i = 0; i < fn.n; i++)
-		free(fn.v[i].name);
-	free(fn.v);
-}
-
-struct list_cb {
-	void (*cb)(const char *, void *);
-	void *ctx;
-};
-
-static void list_func(const char *name, int64_t off, void *ctx)
-{
-	struct list_cb *l = ctx;
-
-	(void)off;
-	l->cb(name, l->ctx);
-}
-
-/* the functions of a binary whose probe names match pat, as -l lists them */
-static void list_elf_funcs(const char *path, const char *shown, const char *fpat, const char *pat,
-			   void (*cb)(const char *, void *), void *ctx)
-{
-	struct list_cb l = { cb, ctx };
-
-	each_elf_func(path, shown, fpat, !strncmp(pat, "uretprobe:", 10) ? "uretprobe" : "uprobe", list_func, &l);
-}
-
-struct u_glob {
-	struct program *prog;
-	struct probe *pr;
-	struct attach *ap;
-	struct ap_inst ***tail;
-	const char *path;
-	int n, err;
-};
-
-static void u_glob_one(const char *name, int64_t off, void *ctx)
-{
-	struct u_glob *g = ctx;
-	const char *fn = strrchr(name, ':') + 1;
-
-	if (g->err || g->n >= 4096 || off < 0)
-		return;
-	for (struct ap_inst *in = g->pr->inst; in; in = in->next)	/* .symtab and .dynsym both list it */
-		if (in->ap == g->ap && in->sym && !strcmp(in->sym, fn))
-			return;
-	struct ap_inst *in = new_inst(g->prog, g->pr, g->ap, g->tail, name);
-
-	in->path = arena__strndup(g->prog->arena, g->path, strlen(g->path));
-	in->sym = arena__strndup(g->prog->arena, fn, strlen(fn));
-	in->offset = off;
-	in->globbed = true;
-	g->n++;
-}
-
-/*
- * sym as an fnmatch pattern when it has wildcards, else NULL: the '*' of a Go pointer
- * receiver, net/http.(*ServeMux).ServeHTTP, is part of the name, not a wildcard
- */
-static const char *u_pattern(struct program *prog, const char *sym)
-{
-	size_t n = strlen(sym);
-	char *pat = arena__alloc(prog->arena, 2 * n + 1), *o = pat;
-	bool wild = false;
-
-	for (const char *s = sym; *s; s++) {
-		if (*s == '*' && s > sym && s[-1] == '(') {
-			*o++ = '\\';
-		} else if (strchr("*?[", *s)) {
-			wild = true;
-		}
-		*o++ = *s;
-	}
-	*o = 0;
-	return wild ? pat : NULL;
-}
-
-static int u_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
-{
-	char path[4096], name[4352];
-	const char *sym = ap->b;
-	uint64_t off = 0;
-	int rc;
-
-	if (!ap->a || !ap->b) {
-		lang__error(prog, ap->loc, "a uprobe is written %s:BINARY:FUNCTION", ap->prov);
-		return -EINVAL;
-	}
-	if (ap->c) {	/* uprobe:bin:lang:sym forms: the last field is the function */
-		sym = ap->c;
-	}
-	if (provider__resolve_path(ap->a, path, sizeof(path))) {
-		lang__error(prog, ap->loc, "cannot find binary or library '%s'", ap->a);
-		return -ENOENT;
-	}
-	const char *fpat = u_pattern(prog, sym);
-
-	if (fpat) {
-		/* every function of the file that matches, each its own instance */
-		struct u_glob g = { .prog = prog, .pr = pr, .ap = ap, .tail = tail, .path = path };
-
-		each_elf_func(path, path, fpat, ap->prov, u_glob_one, &g);
-		if (g.err)
-			return g.err;
-		if (!g.n && !pr->aps->next) {
-			lang__error(prog, ap->loc, "no function of '%s' matches '%s'", path, sym);
-			return -ENOENT;
-		}
-		return 0;
-	}
-	if (!strncmp(sym, "0x", 2)) {
-		off = strtoull(sym, NULL, 16);
-	} else {
-		rc = provider__elf_sym_offset(path, sym, &off);
-		/* glibc 2.34 moved libpthread's, libdl's and librt's functions into libc */
-		if (rc == -ENOENT && (strstr(path, "/libpthread.so") || strstr(path, "/libdl.so") || strstr(path, "/librt.so"))) {
-			char libc[4096];
-
-			if (!provider__resolve_path("libc.so.6", libc, sizeof(libc)) &&
-			    !provider__elf_sym_offset(libc, sym, &off)) {
-				lang__warn(prog, ap->loc, "'%s' is in '%s' since glibc 2.34, not in '%s': probing it there",
-					   sym, libc, path);
-				snprintf(path, sizeof(path), "%s", libc);
-				rc = 0;
-			}
-		}
-		if (rc && pr->aps->next) {
-			/* one of several attach points: bpftrace 0.17 skips it silently; say it */
-			lang__warn(prog, ap->loc, "skipping '%s': no function '%s' in '%s'", ap->text, sym, path);
-			return 0;
-		}
-		if (rc) {
-			lang__error(prog, ap->loc, "cannot find function '%s' in '%s'%s", sym, path,
-				    rc == -ENOENT ? " (no such symbol)" : "");
-			return rc;
-		}
-	}
-	snprintf(name, sizeof(name), "%s:%s:%s", ap->prov, path, sym);
-	struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
-
-	in->path = arena__strndup(prog->arena, path, strlen(path));
-	in->sym = sym;
-	in->offset = off;
-	return 0;
-}
-
-
+/* ---- kprobe, uprobe: the dynamic PMUs ---- */
 /* the retprobe bit of a dynamic PMU ("config:0") */
 static int retprobe_bit(const char *pmu)
 {
@@ -620,8 +295,8 @@ static int retprobe_bit(const char *pmu)
 	return bit;
 }
 
-static int dyn_attach(struct ap_inst *in, const struct attach_ctx *ctx, const char *pmu, bool ret,
-		      uint64_t config1, uint64_t config2, pid_t pid, char *err, size_t errlen)
+int provider__dyn_attach(struct ap_inst *in, const char *pmu, bool ret, uint64_t config1, uint64_t config2,
+			 pid_t pid, char *err, size_t errlen)
 {
 	struct perf_event_attr attr = { 0 };
 	char path[256];
@@ -644,28 +319,6 @@ static int dyn_attach(struct ap_inst *in, const struct attach_ctx *ctx, const ch
 	attr.sample_period = 1;
 	attr.wakeup_events = 1;
 	return attach_perf(in, &attr, pid, pid >= 0 ? -1 : 0, err, errlen);
-}
-
-bool provider__uprobe_multi(const struct ap_inst *in)
-{
-	return (!strcmp(in->prov->name, "uprobe") || !strcmp(in->prov->name, "uretprobe")) &&
-	       bpf_probe__uprobe_multi(NULL);
-}
-
-static int u_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen)
-{
-	if (provider__uprobe_multi(in)) {
-		int fd = bpf_uprobe_multi__attach(in->prog_fd, in->path, in->offset,
-						  !strcmp(in->prov->name, "uretprobe"), ctx->pid);
-
-		if (fd < 0) {
-			snprintf(err, errlen, "cannot attach '%s': %s", in->name, attach_strerror(-fd));
-			return fd;
-		}
-		return add_fd(in, fd);
-	}
-	return dyn_attach(in, ctx, "uprobe", !strcmp(in->prov->name, "uretprobe"), (uint64_t)(uintptr_t)in->path,
-			  in->offset, ctx->pid > 0 ? ctx->pid : -1, err, errlen);
 }
 
 /* ---- kprobe / kretprobe ---- */
@@ -725,7 +378,7 @@ static int k_expand(struct program *prog, struct probe *pr, struct attach *ap, s
 
 static int k_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen)
 {
-	return dyn_attach(in, ctx, "kprobe", !strcmp(in->prov->name, "kretprobe"), (uint64_t)(uintptr_t)in->sym,
+	return provider__dyn_attach(in, "kprobe", !strcmp(in->prov->name, "kretprobe"), (uint64_t)(uintptr_t)in->sym,
 			  in->offset, -1, err, errlen);
 }
 
@@ -932,8 +585,8 @@ static const struct provider providers[] = {
 	{ "END", BPF_PROG_TYPE_RAW_TRACEPOINT, false, false, false, special_expand, NULL },
 	{ "tracepoint", BPF_PROG_TYPE_TRACEPOINT, false, false, true, tp_expand, tp_attach },
 	{ "rawtracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT, true, false, false, rt_expand, rt_attach },
-	{ "uprobe", BPF_PROG_TYPE_KPROBE, true, false, true, u_expand, u_attach },	/* args.name from DWARF */
-	{ "uretprobe", BPF_PROG_TYPE_KPROBE, false, true, false, u_expand, u_attach },
+	{ "uprobe", BPF_PROG_TYPE_KPROBE, true, false, true, uprobe__expand, uprobe__attach },	/* args.name from DWARF */
+	{ "uretprobe", BPF_PROG_TYPE_KPROBE, false, true, false, uprobe__expand, uprobe__attach },
 	{ "kprobe", BPF_PROG_TYPE_KPROBE, true, false, false, k_expand, k_attach },
 	{ "kretprobe", BPF_PROG_TYPE_KPROBE, false, true, false, k_expand, k_attach },
 	{ "profile", BPF_PROG_TYPE_PERF_EVENT, false, false, false, timer_expand, profile_attach },
@@ -1091,7 +744,7 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 			snprintf(file, sizeof(file), "%.*s", (int)(c - p), p);
 			/* named as given when it is a path (uprobe:/bin/bash:*), else as found (libc) */
 			if (!provider__resolve_path(file, path, sizeof(path)))
-				list_elf_funcs(path, strchr(file, '/') ? file : path, c + 1, pat, cb, ctx);
+				uprobe__list_funcs(path, strchr(file, '/') ? file : path, c + 1, pat, cb, ctx);
 		}
 	}
 	if (pat && (!strncmp(pat, "fentry:", 7) || !strncmp(pat, "fexit:", 6)))

@@ -99,6 +99,19 @@ int provider__elf_symbol(const char *path, const char *sym, uint64_t *value, uin
 /* the full path of a binary or library named on an attach point; 0 or -ENOENT */
 int provider__resolve_path(const char *name, char *out, size_t len);
 
+/* uprobe/uretprobe (provider_uprobe.c) */
+int uprobe__expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail);
+int uprobe__attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen);
+/* the functions of binary `path` whose "uprobe:SHOWN:NAME" (uretprobe: when pat says so) match fpat, for -l */
+void uprobe__list_funcs(const char *path, const char *shown, const char *fpat, const char *pat,
+			void (*cb)(const char *, void *), void *ctx);
+
+/* a kprobe or uprobe through its dynamic PMU (config1/config2 as the PMU's format says); 0 or -errno with err */
+int provider__dyn_attach(struct ap_inst *in, const char *pmu, bool ret, uint64_t config1, uint64_t config2,
+			 pid_t pid, char *err, size_t errlen);
+/* strerror(e), with what the kernel's ENOTSUPP (524) means for a probe */
+const char *provider__attach_strerror(int e);
+
 /* for providers outside provider.c: a new instance at *tail; an fd to close at detach */
 struct ap_inst *provider__new_inst(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail,
 				   const char *name);
