@@ -44,8 +44,9 @@ per_process() {
 	}
 	END {
 		for (i = 1; i <= m; i++) {
-			t = pids(txt[i])
-			gsub(/0x[0-9a-f]+/, "ADDR", t); gsub(/\) +=/, ") =", t)
+			t = txt[i]
+			gsub(/0x[0-9a-f]+/, "ADDR", t)	# first: a pid'"'"'s digits inside an address are no pid
+			t = pids(t); gsub(/\) +=/, ") =", t)
 			print id[out[i]] " " t
 		}
 	}' "$1" | sort -s -k1,1

@@ -60,7 +60,7 @@ test_expect_success '-p attaches to a running process and ends when it is gone' 
 
 # (a background job of a script ignores SIGINT, so the test sends SIGTERM: the same path)
 test_expect_success 'SIGTERM detaches from -p and leaves the process running' '
-	start_bg "$WORKLOADS/syscalls" 400000 3
+	start_bg "$WORKLOADS/syscalls" 4000000 3	# ~3 s alone: still running when sonde is stopped
 	$SONDE trace -p $pid -e trace=write -o so.txt &
 	sonde=$!
 	sleep 1.5
