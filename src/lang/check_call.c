@@ -386,6 +386,15 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		}
 		if (count_verbs(c, a0, nargs - 1))
 			return none;
+		if (f->id == F_ERRORF && n->id <= 0) {	/* "file:l:c-e: ERROR: text" on stderr, as upstream */
+			bool err = !strcmp(n->s, "errorf");
+			const char *fmt = ck_located_fmt(c, n, err ? "ERROR" : "WARNING", a0->s);
+
+			if (!fmt || make_site(c, n, REC_STDERR, NULL, a0->next, nargs - 1))
+				return none;
+			c->prog->sites[n->id - 1]->fmt = fmt;
+			return n->ty = ty_kind(TY_VOID, 0);
+		}
 		if (make_site(c, n, f->id == F_CAT ? REC_CAT : f->id == F_SYSTEM ? REC_SYSTEM : REC_PRINTF,
 			      a0, a0->next, nargs - 1))
 			return none;

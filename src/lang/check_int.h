@@ -68,6 +68,7 @@ struct type ck_str_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);
 int ck_str_cap(struct ck *c, struct node *a);	/* a string's or char array's capacity (strcap()), 0 for a pointer */
 bool ck_str_ident(struct node *n);		/* username, default_str_length without ( ): made calls */
 struct type ck_str_contains(struct ck *c, struct node *n);	/* strcontains(h, n) of a needle known at run time */
+const char *ck_located_fmt(struct ck *c, struct node *n, const char *what, const char *fmt);	/* in the arena */
 /* check_map.c */
 struct type ck_find(struct ck *c, struct node *n);	/* find(@m, k, $v) */
 struct type ck_tseries(struct ck *c, struct node *n, struct node *assign_to);	/* @m = tseries(...) */

@@ -104,7 +104,7 @@ static int mem_size(struct ck *c, struct node *a)
 	return -1;
 }
 
-/* where the call ends in the source (its ')'), for assert's message "file:line:col-end" */
+/* where the call ends in the source (its ')'), for the messages "file:line:col-end" of assert() and errorf() */
 static int call_end_col(struct ck *c, struct node *n)
 {
 	const char *s = c->prog->src, *e = s + c->prog->srclen, *p = s;
@@ -133,21 +133,41 @@ static int call_end_col(struct ck *c, struct node *n)
 	return n->loc.col + n->loc.len;
 }
 
+/* "file:line:col-end: WHAT: " + fmt + "\n", the format of a message that names its call's place in the
+ * source (assert(), errorf(), warnf()); a '%' in the file name is doubled so that it prints as itself */
+const char *ck_located_fmt(struct ck *c, struct node *n, const char *what, const char *fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (const char *q = c->prog->file; *q; q++)
+		fputs(*q == '%' ? "%%" : (char[]){ *q, 0 }, f);
+	fprintf(f, ":%d:%d-%d: %s: %s\n", n->loc.line, n->loc.col, call_end_col(c, n), what, fmt);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	const char *r = arena__strndup(c->prog->arena, buf, len);
+
+	free(buf);
+	return r;
+}
+
 /* assert(cond, msg): a record with the message, made into "file:l:c-e: ERROR: assert failed: msg" */
 static int assert_site(struct ck *c, struct node *n, struct node *msg)
 {
 	struct fmtsite *s;
-	char *fmt;
 
 	if (n->id > 0)
 		return 0;
-	if (asprintf(&fmt, "%s:%d:%d-%d: ERROR: assert failed: %%s\n", c->prog->file, n->loc.line, n->loc.col,
-		     call_end_col(c, n)) < 0)
-		return -1;
 	s = arena__alloc(c->prog->arena, sizeof(*s));
 	s->kind = REC_ASSERT;
-	s->fmt = arena__strndup(c->prog->arena, fmt, strlen(fmt));
-	free(fmt);
+	s->fmt = ck_located_fmt(c, n, "ERROR", "assert failed: %s");
+	if (!s->fmt)
+		return -1;
 	s->nargs = 1;
 	s->loc = n->loc;
 	s->args = arena__alloc(c->prog->arena, 2 * sizeof(struct type));

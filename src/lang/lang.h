@@ -206,6 +206,7 @@ enum rec_kind {
 	REC_TIME, REC_SYSTEM, REC_CAT, REC_JOIN, REC_PID,
 	REC_ASSERT,	/* assert() failed: its message to stderr, then exit with 1 */
 	REC_UNWATCH,	/* unwatch(addr): the address at offset 8 */
+	REC_STDERR,	/* errorf()/warnf(): a printf record whose text goes to stderr */
 };
 
 /* a C struct or union the script defines (bpftrace's `struct x { int a; char *b; };`), laid out in ktypes.c */

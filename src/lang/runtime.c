@@ -359,6 +359,15 @@ static int on_record(void *ctx, void *data, size_t size)
 	case REC_EXIT:
 		rt->exiting = true;
 		break;
+	case REC_STDERR: {	/* errorf()/warnf(): "stdin:1:9-30: ERROR: text" */
+		char *text = s ? out__format(&rt->out, s, data, size) : NULL;
+
+		fflush(rt->o->out);
+		if (text)
+			fputs(text, stderr);
+		free(text);
+		break;
+	}
 	case REC_ASSERT: {	/* "stdin:1:9-30: ERROR: assert failed: msg" on stderr, then exit(1) */
 		char *text = s ? out__format(&rt->out, s, data, size) : NULL;
 
