@@ -770,6 +770,8 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 			struct node *a = n->args;
 			int len = n->ty.size < size ? n->ty.size : size;
 
+			if (len > g->prog->cfg.max_strlen)	/* the type's size is 8-aligned, the string is not */
+				len = g->prog->cfg.max_strlen;
 			if (a->next && a->next->i + 1 < len)
 				len = (int)a->next->i + 1;
 			if (a->ty.kind == TY_STR) {

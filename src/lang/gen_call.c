@@ -217,6 +217,9 @@ static void gen_buf(struct gen *g, struct node *n, int off)
 	int room = n->ty.size - 8, arr = g_array_size(g, a0);
 	long long len = a1 && a1->kind == N_INT ? a1->i : arr;
 
+	if (room > g->prog->cfg.max_strlen)	/* the type's size is 8-aligned, max_strlen is not */
+		room = g->prog->cfg.max_strlen;
+
 	if (len > room)
 		len = room;
 	if (a1 && a1->kind != N_INT) {	/* the length known at run time */

@@ -133,8 +133,8 @@ int ktypes__type(struct program *p, int id, bool user, struct type *out, char *e
 			out->size = (uint16_t)((a->nelems + 7) & ~7u);
 			if (!out->size)
 				out->size = 8;
-			if (out->size > p->cfg.max_strlen)
-				out->size = (uint16_t)p->cfg.max_strlen;
+			if (out->size > ((p->cfg.max_strlen + 7) & ~7))	/* kept 8-aligned, as every type */
+				out->size = (uint16_t)((p->cfg.max_strlen + 7) & ~7);
 			out->btf_id = id;
 			out->user = user;
 			return 0;

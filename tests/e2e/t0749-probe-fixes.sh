@@ -1,7 +1,10 @@
 #!/bin/bash
 # sonde probe: fixes of known bugs, each checked against what bpftrace prints (0.17 where it has
 # the feature, upstream's docs where only newer bpftrace has it):
-# errorf()/warnf() on stderr with the call's place ("stdin:1:9-62: ERROR: ...", upstream's stdlib.md).
+# errorf()/warnf() on stderr with the call's place ("stdin:1:9-62: ERROR: ...", upstream's stdlib.md);
+# a max_strlen that is not a multiple of 8: str(), str(p, n) and buf() keep max_strlen-1 characters
+# and a NUL (max_strlen bytes for buf), as bpftrace 0.17 with BPFTRACE_STRLEN=N prints them (the
+# loader's openat of a name it cannot read yet, printed [], is left out: it comes and goes).
 . "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
@@ -16,6 +19,43 @@ test_expect_success 'errorf()/warnf(): stderr, with the place of the call; stdou
 	printf "Attaching 1 probe...\nout\n\n\n" >want && test_cmp want out &&
 	printf "stdin:1:9-62: ERROR: Something bad with args: 10, arg2\nstdin:2:3-21: WARNING: w 5%%\n" >want &&
 	test_cmp want err
+'
+
+W="$WORKLOADS/syscalls 1"
+strlen_prog() {	# $1: sonde or bpftrace
+	local a=args.filename
+	[ "$1" = bpftrace ] && a='args->filename'
+	echo "tracepoint:syscalls:sys_enter_openat /pid == cpid/ { printf(\"[%s] [%s] [%s] [%r] [%r]\\n\", curtask->comm, str($a), str($a, 3), buf($a, 3), buf($a, 7)); @b[str($a)] = count(); @c = str($a, 3); @d = buf($a, 3); }"
+}
+for n in 4 5 9 12; do
+	export N=$n
+	test_expect_success "max_strlen = $n: str(), str(p, n), buf() of a user string, as bpftrace 0.17" '
+		$SONDE probe -c "$W" -e "config = { max_strlen = $N } $(strlen_prog sonde)" >out 2>/dev/null &&
+		grep -v "^Attaching\|^\$\|\[\]" out | sort >got &&
+		case $N in
+		4) printf "%s\n" "@b[/et]: 2" "@b[/li]: 1" "@c: /et" "@d: /et" "[syscalls] [/et] [/et] [/et] [/etc]" \
+			"[syscalls] [/et] [/et] [/et] [/etc]" "[syscalls] [/li] [/li] [/li] [/lib]" ;;
+		5) printf "%s\n" "@b[/etc]: 2" "@b[/lib]: 1" "@c: /et" "@d: /et" "[syscalls] [/etc] [/et] [/et] [/etc/]" \
+			"[syscalls] [/etc] [/et] [/et] [/etc/]" "[syscalls] [/lib] [/li] [/li] [/lib/]" ;;
+		9) printf "%s\n" "@b[/etc/hos]: 1" "@b[/etc/ld.]: 1" "@b[/lib/x86]: 1" "@c: /et" "@d: /et" \
+			"[syscalls] [/etc/hos] [/et] [/et] [/etc/ho]" "[syscalls] [/etc/ld.] [/et] [/et] [/etc/ld]" \
+			"[syscalls] [/lib/x86] [/li] [/li] [/lib/x8]" ;;
+		12) printf "%s\n" "@b[/etc/hostna]: 1" "@b[/etc/ld.so.]: 1" "@b[/lib/x86_64]: 1" "@c: /et" "@d: /et" \
+			"[syscalls] [/etc/hostna] [/et] [/et] [/etc/ho]" "[syscalls] [/etc/ld.so.] [/et] [/et] [/etc/ld]" \
+			"[syscalls] [/lib/x86_64] [/li] [/li] [/lib/x8]" ;;
+		esac | sort >want && test_cmp want got &&
+		if command -v bpftrace >/dev/null; then
+			BPFTRACE_STRLEN=$N bpftrace -c "$W" -e "$(strlen_prog bpftrace)" 2>/dev/null |
+				grep -v "^Attaching\|^\$\|\[\]" | sort >bt && test_cmp bt got
+		fi
+	'
+done
+
+test_expect_success 'max_strlen = 4 and 5: str() of a kernel char array agrees with strlen()' '
+	for n in 4 5; do
+		$SONDE probe -e "config = { max_strlen = $n } BEGIN { printf(\"[%s] %d [%s] %d\\n\", str(curtask->comm), strlen(str(curtask->comm)), str(curtask->comm, 2), strlen(str(curtask->comm, 2))); exit(); }" | sed -n 2p
+	done >got &&
+	printf "%s\n" "[son] 3 [so] 2" "[sond] 4 [so] 2" >want && test_cmp want got
 '
 
 test_done
