@@ -656,7 +656,13 @@ void gen_call_stmt(struct gen *g, struct node *n)
 		g_record(g, n, n->op == F_CLEAR ? REC_CLEAR : REC_ZERO, a0->map->index);
 		return;
 	case F_DELETE: {
-		int mark = g->sp, key = gen_key(g, a0);
+		int mark = g->sp, key;
+
+		if (a0->map->agg == AGG_HIST || a0->map->agg == AGG_LHIST || a0->map->agg == AGG_TSERIES) {
+			gen_delete_all(g, a0);	/* every bucket or slot of the key */
+			return;
+		}
+		key = gen_key(g, a0);
 
 		g_ld_map(g, R1, a0->map->index);
 		g_fp_addr(g, R2, key);

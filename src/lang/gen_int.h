@@ -131,6 +131,7 @@ void gen_find(struct gen *g, struct node *n);
 void gen_stack_len(struct gen *g, struct node *n);
 void gen_tseries(struct gen *g, struct node *mapn, struct node *call);
 void g_stack_depth_tag(struct gen *g, bool user);
+void gen_delete_all(struct gen *g, struct node *mapn);	/* delete(@h[k]) of hist, lhist, tseries maps */
 
 /* kernel types (gen_btf.c) */
 bool gen_btf__handles(const struct node *n);

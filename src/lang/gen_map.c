@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gen_map.c - BPF for find(@m, k, $v), len() of a stack and the tseries()
+ * gen_map.c - BPF for find(@m, k, $v), len() of a stack, the tseries()
  * aggregation (check_map.c has their type rules, output_tseries.c prints
- * tseries maps).
+ * tseries maps) and delete() of maps whose key has a hidden part.
  */
 #include "lang/gen_int.h"
 
@@ -204,5 +204,58 @@ void gen_tseries(struct gen *g, struct node *mapn, struct node *call)
 	for (int i = 0; i < ndone; i++)
 		g_patch(g, done[i]);
 	free(done);
+	g->sp = mark;
+}
+
+/*
+ * delete(@h[k]) of a hist, lhist or tseries map: its entries are keyed by k
+ * and a last hidden 8 bytes (the bucket, the interval's slot), so every entry
+ * whose key starts with k goes. bpf_for_each_map_elem() (5.13+) calls back
+ * with each key (r2) and the wanted one (r4, on the caller's stack); a
+ * callback may delete the hash map's element it is handed.
+ */
+void gen_delete_all(struct gen *g, struct node *mapn)
+{
+	struct mapinfo *m = mapn->map;
+	int mark = g->sp, key = gen_key(g, mapn), prefix = (int)m->key_size - 8;
+
+	if (g->fail || g_subs_init(g))
+		return;
+	struct bpf_code *code = calloc(1, sizeof(*code));
+
+	if (!code) {
+		g->fail = true;
+		return;
+	}
+	int sub = g_subs_add(g, code, mapn->loc);
+
+	if (sub < 0) {
+		free(code);
+		return;
+	}
+	struct gen cg = { .prog = g->prog, .pr = g->pr, .in = g->in, .env = g->env, .c = code, .cb = true,
+			  .subs = g->subs };
+	int *differ = NULL, ndiffer = 0;
+
+	for (int o = 0; o < prefix; o += 8) {	/* r1: the map, r2: this key, r3: its value, r4: the key wanted */
+		g_emit(&cg, LDX(BPF_DW, R0, R2, o));
+		g_emit(&cg, LDX(BPF_DW, R5, R4, o));
+		g_push_fix(&cg, &differ, &ndiffer, g_emit(&cg, JMP_REG(BPF_JNE, R0, R5, 0)));
+	}
+	g_emit(&cg, CALL(BPF_FUNC_map_delete_elem));
+	for (int i = 0; i < ndiffer; i++)
+		g_patch(&cg, differ[i]);
+	free(differ);
+	g_emit(&cg, MOV_IMM(R0, 0));	/* go on to the next element */
+	g_emit(&cg, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+	code->stack = 0;
+	if (cg.fail)
+		g->fail = true;
+
+	g_ld_map(g, R1, m->index);
+	g_ld_func(g, R2, sub);
+	g_fp_addr(g, R3, key);
+	g_emit(g, MOV_IMM(R4, 0));
+	g_emit(g, CALL(BPF_FUNC_for_each_map_elem));
 	g->sp = mark;
 }

@@ -4,7 +4,9 @@
 # errorf()/warnf() on stderr with the call's place ("stdin:1:9-62: ERROR: ...", upstream's stdlib.md);
 # a max_strlen that is not a multiple of 8: str(), str(p, n) and buf() keep max_strlen-1 characters
 # and a NUL (max_strlen bytes for buf), as bpftrace 0.17 with BPFTRACE_STRLEN=N prints them (the
-# loader's openat of a name it cannot read yet, printed [], is left out: it comes and goes).
+# loader's openat of a name it cannot read yet, printed [], is left out: it comes and goes);
+# delete(@t[k]) of a tseries map removes k's every interval (hist/lhist: tests/lang/maps2.test);
+# a stack kept in a scratch variable beside stacks stored in maps (kprobes: tests/vm/t0749).
 . "$(dirname "$0")/../lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
@@ -56,6 +58,19 @@ test_expect_success 'max_strlen = 4 and 5: str() of a kernel char array agrees w
 		$SONDE probe -e "config = { max_strlen = $n } BEGIN { printf(\"[%s] %d [%s] %d\\n\", str(curtask->comm), strlen(str(curtask->comm)), str(curtask->comm, 2), strlen(str(curtask->comm, 2))); exit(); }" | sed -n 2p
 	done >got &&
 	printf "%s\n" "[son] 3 [so] 2" "[sond] 4 [so] 2" >want && test_cmp want got
+'
+
+test_expect_success 'delete(@t[k]) of a tseries map removes every interval of k' '
+	$SONDE probe -e "BEGIN { @t[1] = tseries(5, 10ns, 50); @t[1] = tseries(6, 10ns, 50); @t[1] = tseries(7, 10ns, 50); @t[2] = tseries(8, 10ns, 50); @t[3] = tseries(9, 10ns, 50); delete(@t[1]); delete(@t, 3); exit(); }" >out 2>/dev/null &&
+	grep "^@\\|| [5-9]\$" out | sed "s/^[0-9:.]* |.*| /| /" >got &&
+	printf "%s\n" "@t[2]:" "| 8" >want && test_cmp want got
+'
+
+test_expect_success '$s = kstack(2) beside @k[kstack] and @x = kstack: each prints its frames' '
+	$SONDE probe -c "$WORKLOADS/syscalls 2" -e "tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { \$s = kstack(2); @k[kstack] = count(); @x = kstack; @s = \$s; print(\$s); }" >out &&
+	awk "/^\$|^Attaching/ { next } /^[@\]]/ { cur = \$0; next } { n[cur]++ } END { for (k in n) print k, n[k] }" out | sort >got &&
+	frames=$(sed -n "s/^@x:  //p" got) && test "$frames" -gt 2 &&
+	printf "%s\n" " 4" "@k[ $frames" "@s:  2" "@x:  $frames" >want && test_cmp want got
 '
 
 test_done
