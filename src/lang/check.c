@@ -442,7 +442,8 @@ struct type ck_expr(struct ck *c, struct node *n)
 		return none;
 	switch (n->kind) {
 	case N_INT:
-		return n->ty = (struct type){ .kind = TY_INT, .size = 8, .sign = true, .bits = 64, .btf_id = n->ty.btf_id };
+		return n->ty = (struct type){ .kind = TY_INT, .size = 8, .sign = true, .bits = 64, .btf_id = n->ty.btf_id,
+					      .boolean = n->ty.boolean };
 	case N_STR:
 		return n->ty = ty_str((int)n->slen + 1 > c->prog->cfg.max_strlen ? c->prog->cfg.max_strlen : (int)n->slen + 1);
 	case N_POS: {
@@ -564,7 +565,9 @@ struct type ck_expr(struct ck *c, struct node *n)
 		if ((n->op == T_PLUS || n->op == T_MINUS) && a.ptr && !b.ptr)
 			return n->ty = a;	/* pointer arithmetic: scaled by the size of what it points to */
 		/* C's rule (and bpftrace's): one unsigned 64-bit operand makes the operation unsigned */
-		return n->ty = ty_int(cmp ? false : (a.sign && b.sign), 64);
+		n->ty = ty_int(cmp ? false : (a.sign && b.sign), 64);
+		n->ty.boolean = cmp && ck_bool_op(&a, &b);
+		return n->ty;
 	}
 	case N_UNOP: {
 		if (n->op == T_BAND)
@@ -579,7 +582,9 @@ struct type ck_expr(struct ck *c, struct node *n)
 			lang__error(c->prog, n->loc, "this operator takes an integer");
 			return none;
 		}
-		return n->ty = ty_int(n->op == T_MINUS ? true : a.sign, 64);
+		n->ty = ty_int(n->op == T_MINUS ? true : a.sign, 64);
+		n->ty.boolean = n->op == T_NOT && ck_bool_op(&a, &a);
+		return n->ty;
 	}
 	case N_TERNARY: {
 		struct type a = ck_expr(c, n->l), b = ck_expr(c, n->r), d = ck_expr(c, n->x);
@@ -646,7 +651,9 @@ struct type ck_expr(struct ck *c, struct node *n)
 			lang__error(c->prog, n->loc, bits ? "only integers can be cast" : "unknown type '%s'", n->s);
 			return none;
 		}
-		return n->ty = ty_int(sign, bits);
+		n->ty = ty_int(sign, bits);
+		n->ty.boolean = !strcmp(n->s, "bool");	/* (bool)x: x != 0 (gen.c) */
+		return n->ty;
 	}
 	case N_PREINC: case N_POSTINC:
 		if (n->l->kind == N_MAP) {
@@ -732,7 +739,10 @@ static int check_assign(struct ck *c, struct node *s)
 			lang__error(c->prog, s->loc, "compound assignment takes integers");
 			return -1;
 		}
-		return set_map_value(c, lhs, t.kind == TY_INT ? ty_int(t.sign, 64) : t, AGG_NONE, s->loc);
+		struct type v = t.kind == TY_INT ? ty_int(t.sign, 64) : t;
+
+		v.boolean = t.kind == TY_INT && t.boolean && s->op == T_ASSIGN;
+		return set_map_value(c, lhs, v, AGG_NONE, s->loc);
 	}
 	if (lhs->kind == N_VAR) {
 		struct type t = ck_expr(c, rhs);

@@ -301,15 +301,15 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 	}
 	n->op = f->id;
 	if (comptime__handles(f->id))	/* getopt(), fail(), kfunc_*(): constants (comptime.c) */
-		return comptime__call(c, n, f);
+		return ck_bool_result(n, comptime__call(c, n, f));
 	if (f->id == F_HAS_KEY || f->id == F_LEN)
-		return ck_map_fn(c, n, f);
+		return ck_bool_result(n, ck_map_fn(c, n, f));
 	if (f->id == F_FIND)
-		return ck_find(c, n);
+		return ck_bool_result(n, ck_find(c, n));
 	if (f->id >= F_IS_STR && f->id <= F_STATIC_ASSERT)
-		return ck_type_fn(c, n, f);
+		return ck_bool_result(n, ck_type_fn(c, n, f));
 	if (f->id >= F_STRLEN && f->id <= F_USERNAME)
-		return ck_str_fn(c, n, f);
+		return ck_bool_result(n, ck_str_fn(c, n, f));
 	if (f->id >= F_PID_NS && f->id <= F_SOCKET_COOKIE)
 		return cktask__call(c, n, f);	/* gen_task.c */
 	/* the arguments' types; a map argument is checked as a map */

@@ -63,6 +63,10 @@ struct type ck_type_fn(struct ck *c, struct node *n, const struct bfunc_desc *f)
 struct type ck_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* has_key(), len() */
 struct type ck_task_field(struct ck *c, struct node *n, struct node *task, bool comm);	/* pcomm, ppid */
 
+/* bool.c: which values are bools (upstream's type, printed true/false) */
+bool ck_bool_op(const struct type *a, const struct type *b);	/* both operands bools: so is the result */
+struct type ck_bool_result(struct node *n, struct type t);	/* t, marked a bool for upstream's bool functions */
+
 /* check_str.c */
 struct type ck_str_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* strlen() ... username */
 int ck_str_cap(struct ck *c, struct node *a);	/* a string's or char array's capacity (strcap()), 0 for a pointer */

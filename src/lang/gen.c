@@ -628,6 +628,10 @@ void gen_int(struct gen *g, struct node *n)
 	case N_CAST:
 		gen_int(g, n->l);
 		g_extend(g, n->ty.bits, n->ty.sign);
+		if (n->ty.boolean) {	/* (bool)x: x != 0 */
+			g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 1));
+			g_emit(g, MOV_IMM(R0, 1));
+		}
 		return;
 	case N_PREINC: case N_POSTINC:
 		g_inc_target(g, n, n->kind == N_POSTINC);

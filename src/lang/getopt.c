@@ -238,5 +238,7 @@ struct type getopt__check(struct ck *c, struct node *n)
 	}
 	n->kind = N_INT;
 	n->i = d->ival;
-	return n->ty = ty_int(d->kind == OPT_INT, 64);
+	n->ty = ty_int(d->kind == OPT_INT, 64);
+	n->ty.boolean = d->kind == OPT_FLAG;	/* upstream's getopt("flag") is a bool (bool.c) */
+	return n->ty;
 }

@@ -90,6 +90,7 @@ struct type {
 	int btf_id;		/* TY_STRUCT: the BTF type (struct, union or array) */
 	bool user;		/* TY_STRUCT, pointers: in user memory (uprobes' casts), else the kernel's */
 	uint8_t smode;		/* TY_KSTACK/TY_USTACK: enum stack_mode */
+	bool boolean;		/* TY_INT: upstream's bool, 0 or 1, printed false/true (bool.c says which) */
 };
 
 /* how stacks print: kstack(bpftrace), kstack(perf), kstack(raw) */

@@ -110,7 +110,9 @@ static void value_text(struct out *o, FILE *f, const struct type *t, const uint8
 {
 	switch (t->kind) {
 	case TY_INT:
-		if (t->sign)
+		if (t->boolean)	/* upstream's bool (bool.c) */
+			fputs(*(const uint64_t *)d ? "true" : "false", f);
+		else if (t->sign)
 			fprintf(f, "%lld", (long long)*(const int64_t *)d);
 		else
 			fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)d);
@@ -697,6 +699,8 @@ static void json_map(struct out *o, struct mapinfo *m, struct entries *es, int f
 				(long long)(e->count ? e->total / e->count : 0), (long long)e->total);
 		} else if (m->agg == AGG_NONE && m->val.kind == TY_TUPLE) {
 			json_value(o, o->f, &m->val, e->val);
+		} else if (m->agg == AGG_NONE && m->val.boolean) {
+			fputs(e->v ? "true" : "false", o->f);
 		} else if (m->agg == AGG_NONE && m->val.kind != TY_INT) {
 			char *v = value_str(o, &m->val, e->val, 8);
 
@@ -755,6 +759,8 @@ int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 			else
 				fprintf(o->f, "count %lld, average %lld, total %lld\n", (long long)e->count,
 					(long long)avg, (long long)e->total);
+		} else if (m->agg == AGG_NONE && m->val.boolean) {	/* upstream's bool (bool.c) */
+			fputs(e->v ? "true\n" : "false\n", o->f);
 		} else if (m->agg == AGG_NONE && m->val.kind != TY_INT) {
 			value_text(o, o->f, &m->val, e->val, 8);
 			fputc('\n', o->f);
