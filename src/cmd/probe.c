@@ -255,7 +255,7 @@ out:
 		free(cargv[0]);
 		free(cargv);
 	}
-	if (!rc && prog->exit_code)	/* --test: a test failed */
+	if (!rc && prog->exit_code)	/* exit(CODE), a failed assert(), --test: a test failed */
 		rc = prog->exit_code;
 	free(prog->named);
 	lang__free(prog);

@@ -390,7 +390,7 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 			bool err = !strcmp(n->s, "errorf");
 			const char *fmt = ck_located_fmt(c, n, err ? "ERROR" : "WARNING", a0->s);
 
-			if (!fmt || make_site(c, n, REC_STDERR, NULL, a0->next, nargs - 1))
+			if (!fmt || make_site(c, n, err ? REC_ERRORF : REC_WARNF, NULL, a0->next, nargs - 1))
 				return none;
 			c->prog->sites[n->id - 1]->fmt = fmt;
 			return n->ty = ty_kind(TY_VOID, 0);
@@ -415,7 +415,11 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		if (make_site(c, n, REC_TIME, a0, NULL, 0))
 			return none;
 		return n->ty = ty_kind(TY_VOID, 0);
-	case F_EXIT:
+	case F_EXIT:	/* exit(CODE): sonde's exit status (upstream's; 0.17's exit() takes none) */
+		if (a0 && a0->ty.kind != TY_INT) {
+			lang__error(c->prog, a0->loc, "exit() takes an integer exit code");
+			return none;
+		}
 		return n->ty = ty_kind(TY_VOID, 0);
 	case F_UNWATCH:	/* the runtime closes the watchpoints on the address (provider_watch.c) */
 		if (a0->ty.kind != TY_INT) {

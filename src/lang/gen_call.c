@@ -596,9 +596,19 @@ void gen_call_stmt(struct gen *g, struct node *n)
 	case F_TIME:
 		g_record(g, n, REC_TIME, n->id - 1);
 		return;
-	case F_EXIT:
-		g_record(g, n, REC_EXIT, 0);
+	case F_EXIT: {	/* { REC_EXIT, code } */
+		int mark = g->sp, buf = g_slot(g, 8, n->loc);
+
+		if (a0)
+			gen_int(g, a0);
+		else
+			g_emit(g, MOV_IMM(R0, 0));
+		g_emit(g, STX(BPF_W, FP, R0, buf + 4));
+		g_emit(g, ST(BPF_W, FP, buf, REC_EXIT));
+		g_send(g, buf, 8);
+		g->sp = mark;
 		return;
+	}
 	case F_UNWATCH: {	/* { REC_UNWATCH, 0, addr } */
 		int mark = g->sp, buf = g_slot(g, 16, n->loc);
 

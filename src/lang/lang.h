@@ -207,7 +207,7 @@ enum rec_kind {
 	REC_TIME, REC_SYSTEM, REC_CAT, REC_JOIN, REC_PID,
 	REC_ASSERT,	/* assert() failed: its message to stderr, then exit with 1 */
 	REC_UNWATCH,	/* unwatch(addr): the address at offset 8 */
-	REC_STDERR,	/* errorf()/warnf(): a printf record whose text goes to stderr */
+	REC_ERRORF, REC_WARNF,	/* a printf record whose text goes to stderr; an errorf() fails a test: probe */
 };
 
 /* a C struct or union the script defines (bpftrace's `struct x { int a; char *b; };`), laid out in ktypes.c */
@@ -302,7 +302,7 @@ struct program {
 	struct optdecl *optdecls;	/* the getopt() options the program declares (getopt.c) */
 	int mode;		/* enum run_mode */
 	bool no_warnings;	/* --no-warnings */
-	int exit_code;		/* --test: 1 when a test failed */
+	int exit_code;		/* exit(CODE)'s, or under --test 1 when a test failed (testbench.c) */
 	int strs_scratch;	/* bytes of the per-CPU scratch value globmatch/strstr need (gen_str.c), or 0 */
 	bool need_stack_len;	/* len() of a stored stack: stack values carry their depth (check_map.c) */
 };

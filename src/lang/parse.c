@@ -7,6 +7,7 @@
  */
 #include "lang/enumfmt.h"
 #include "lang/lang.h"
+#include "lang/provider.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -799,11 +800,11 @@ static struct attach *attach_point(struct parser *ps, struct token *t)
 	ap->prov = lang__provider_name(s, plen);
 	if (!ap->prov) {
 		struct loc l = t->loc;
+		char known[512];
 
 		l.len = plen;
-		lang__error(ps->prog, l, "unknown probe type '%.*s' (known: BEGIN, END, tracepoint, rawtracepoint, "
-			    "uprobe, uretprobe, usdt, kprobe, kretprobe, profile, interval, software, hardware)",
-			    (int)plen, s);
+		provider__names(known, sizeof(known));
+		lang__error(ps->prog, l, "unknown probe type '%.*s' (known: %s)", (int)plen, s, known);
 		return NULL;
 	}
 	const char *f[3] = { NULL, NULL, NULL };

@@ -605,6 +605,19 @@ static const struct provider providers[] = {
 	{ "bench", BPF_PROG_TYPE_SOCKET_FILTER, false, false, false, testbench__expand_test, NULL },
 };
 
+void provider__names(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]) && at < len; i++) {
+		int n = snprintf(buf + at, len - at, "%s%s", i ? ", " : "", providers[i].name);
+
+		at += n > 0 ? (size_t)n : 0;
+	}
+}
+
 const struct provider *provider__find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++)

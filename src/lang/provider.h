@@ -76,6 +76,8 @@ struct provider {
 };
 
 const struct provider *provider__find(const char *name);
+/* "BEGIN, END, tracepoint, ...": every provider's name, in the table's order, into buf (cut to len) */
+void provider__names(char *buf, size_t len);
 /* expand every probe's attach points; 0 or -EINVAL with prog->err */
 int provider__expand_all(struct program *prog, pid_t target_pid);
 const struct tp_field *provider__field(const struct ap_inst *in, const char *name);

@@ -43,6 +43,7 @@ struct rt {
 	uint32_t vars_size;
 	struct ring_buffer *rb;
 	bool exiting;
+	int nerrors;	/* errorf()s so far: a test: probe that calls one fails */
 	int nattached;
 };
 
@@ -356,12 +357,15 @@ static int on_record(void *ctx, void *data, size_t size)
 		free(text);
 		break;
 	}
-	case REC_EXIT:
+	case REC_EXIT:	/* the first exit(CODE) sets sonde's exit status (--test: testbench.c decides) */
 		rt->exiting = true;
+		p->exit_code = (int)arg & 0xff;
 		break;
-	case REC_STDERR: {	/* errorf()/warnf(): "stdin:1:9-30: ERROR: text" */
+	case REC_ERRORF: case REC_WARNF: {	/* "stdin:1:9-30: ERROR: text" */
 		char *text = s ? out__format(&rt->out, s, data, size) : NULL;
 
+		if (kind == REC_ERRORF)
+			rt->nerrors++;
 		fflush(rt->o->out);
 		if (text)
 			fputs(text, stderr);
@@ -755,7 +759,7 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 		goto out;
 	}
 	if (prog->mode != MODE_RUN) {	/* --test, --bench: sonde runs the probes itself */
-		struct tb_io io = { .rb = rt.rb, .out = &rt.out.f, .exiting = &rt.exiting };
+		struct tb_io io = { .rb = rt.rb, .out = &rt.out.f, .exiting = &rt.exiting, .errors = &rt.nerrors };
 
 		fprintf(o->out, "Attaching %d probe%s...\n", ninst, ninst == 1 ? "" : "s");
 		rc = testbench__run(prog, &io, err, errlen);

@@ -2,8 +2,12 @@
 /*
  * testbench.c - probes sonde runs itself, through BPF_PROG_TEST_RUN:
  *  - test:NAME (--test): raw tracepoint programs run once each, in order; a
- *    test passes when its program returns 0 (return EXPR sets it) and it did
- *    not call exit(). A passing test's output is dropped, a failing one's shown.
+ *    test passes when its program returns 0 (return EXPR sets it), it called
+ *    no errorf() and no exit(), whatever the code (upstream's rule: "the return
+ *    value, error count and possible exit calls"). A passing test's output is
+ *    dropped, a failing one's shown. sonde's exit status is then 1 when a
+ *    test failed, else 0: exit(CODE) in a test fails it, its CODE is not the
+ *    status (exit(0) would otherwise pass a suite whose test failed).
  *  - bench:NAME (--bench): socket filter programs, the type whose test run
  *    takes a repeat count and reports the kernel's own average time per run
  *    (ktime around the repeat loop, divided by the count); the median of three
@@ -166,17 +170,18 @@ static int run_tests(struct program *p, struct tb_io *io, char *err, size_t errl
 			size_t len = 0;
 			FILE *cap = open_memstream(&text, &len);
 			uint32_t ret = 0;
-			int rc;
+			int rc, errors = *io->errors;
 
 			if (!cap)
 				return -ENOMEM;
 			*io->out = cap;
 			*io->exiting = false;
+			p->exit_code = 0;
 			rc = run_once(in, &ret, err, errlen);
 			ring_buffer__consume(io->rb);
 			fflush(cap);
 			*io->out = real;
-			bool exited = *io->exiting;
+			bool exited = *io->exiting, erred = *io->errors != errors;
 
 			*io->exiting = false;
 			fclose(cap);
@@ -185,14 +190,16 @@ static int run_tests(struct program *p, struct tb_io *io, char *err, size_t errl
 				return rc;
 			}
 			ntests++;
-			if (!ret && !exited) {
+			if (!ret && !exited && !erred) {
 				fprintf(real, "%s: ok\n", in->name);
 			} else {
 				nfail++;
 				if (ret)
 					fprintf(real, "%s: FAILED (returned %d)\n", in->name, (int)ret);
+				else if (exited)
+					fprintf(real, "%s: FAILED (called exit(%d))\n", in->name, p->exit_code);
 				else
-					fprintf(real, "%s: FAILED (called exit())\n", in->name);
+					fprintf(real, "%s: FAILED (called errorf())\n", in->name);
 				fwrite(text, 1, len, real);
 			}
 			free(text);

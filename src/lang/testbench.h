@@ -38,8 +38,9 @@ struct tb_io {
 	struct ring_buffer *rb;
 	FILE **out;
 	bool *exiting;
+	int *errors;	/* errorf()s so far */
 };
-/* --test / --bench on loaded programs: 0 (and prog->exit_code 1 when a test failed) or -errno with err */
+/* --test / --bench on loaded programs: 0 (and prog->exit_code 1 when a test failed, else 0) or -errno with err */
 int testbench__run(struct program *p, struct tb_io *io, char *err, size_t errlen);
 
 /* self:signal:SIGUSR1: does the program have one; run them (their records are read as usual) */

@@ -10,24 +10,24 @@ if [ "$(id -u)" != 0 ]; then
 	exit
 fi
 
-# ---- named and positional parameters ----
+# ---- named and positional parameters (getopt()'s flags are bools: true/false, as upstream's docs say) ----
 test_expect_success 'getopt(): an integer, a flag, a string and a negative integer given after --' '
 	$SONDE probe -e "BEGIN { print((getopt(\"aa\", 1), getopt(\"bb\"), getopt(\"cc\", \"hello\"), getopt(\"dd\", -5, \"the dd\"))); exit() }" \
 		-- --aa=20 --bb --cc=bye --dd=-7 >out &&
-	printf "Attaching 1 probe...\n(20, 1, bye, -7)\n\n\n" >exp && test_cmp exp out
+	printf "Attaching 1 probe...\n(20, true, bye, -7)\n\n\n" >exp && test_cmp exp out
 '
 test_expect_success 'getopt(): the defaults when nothing is given' '
 	$SONDE probe -e "BEGIN { print((getopt(\"aa\", 1), getopt(\"bb\"), getopt(\"cc\", \"hello\"), getopt(\"dd\", -5, \"the dd\"), getopt(\"ee\", true))); exit() }" >out &&
-	printf "Attaching 1 probe...\n(1, 0, hello, -5, 1)\n\n\n" >exp && test_cmp exp out
+	printf "Attaching 1 probe...\n(1, false, hello, -5, true)\n\n\n" >exp && test_cmp exp out
 '
 test_expect_success 'getopt(): flags take =true/=1/=false/=0; hex integers; an empty string' '
 	$SONDE probe -e "BEGIN { print((getopt(\"a\", true), getopt(\"b\"), getopt(\"c\", false), getopt(\"n\", 0), getopt(\"s\", \"x\"))); exit() }" \
 		-- --a=false --b=1 --c=true --n=0x10 --s= >out &&
-	printf "Attaching 1 probe...\n(0, 1, 1, 16, )\n\n\n" >exp && test_cmp exp out
+	printf "Attaching 1 probe...\n(false, true, true, 16, )\n\n\n" >exp && test_cmp exp out
 '
 test_expect_success 'positional parameters before and after --, mixed with named ones' '
 	$SONDE probe -e "BEGIN { print((\$1, getopt(\"aa\", 1), getopt(\"bb\"), \$2, \$#)); exit() }" p1 -- --aa=20 --bb p2 >out &&
-	printf "Attaching 1 probe...\n(p1, 20, 1, p2, 2)\n\n\n" >exp && test_cmp exp out
+	printf "Attaching 1 probe...\n(p1, 20, true, p2, 2)\n\n\n" >exp && test_cmp exp out
 '
 if command -v bpftrace >/dev/null; then
 	test_expect_success 'positional parameters around -- read as bpftrace 0.17 reads them' '
@@ -197,7 +197,22 @@ test_expect_success '--test: all pass, exit 0; exit() fails a test' '
 	$SONDE probe --test -e "test:a { return 0; } test:b { \$x = 1; }" >out &&
 	grep -qx "2 tests: 2 passed, 0 failed" out &&
 	! $SONDE probe --test -e "test:c { exit(); }" >out &&
-	grep -qx "test:c: FAILED (called exit())" out
+	grep -qx "test:c: FAILED (called exit(0))" out
+'
+test_expect_success '--test: exit(CODE) and errorf() fail their test, the others run; the status is 1, not CODE' '
+	{ $SONDE probe --test -e "test:a { exit(3); } test:b { errorf(\"bad %d\", 7); } test:c { warnf(\"w\"); } test:d { return 0; }" >out 2>err; test $? = 1; } &&
+	printf "%s\n" "Attaching 4 probes..." "test:a: FAILED (called exit(3))" "test:b: FAILED (called errorf())" \
+		"test:c: ok" "test:d: ok" "" "4 tests: 2 passed, 2 failed" >exp && test_cmp exp out &&
+	grep -q "^stdin:1:30-49: ERROR: bad 7\$" err &&
+	{ $SONDE probe --test -e "test:a { exit(0); } test:b { }" >out; test $? = 1; } &&
+	{ $SONDE probe --test -e "test:a { exit(5); }" >out; test $? = 1; } &&
+	grep -qx "test:a: FAILED (called exit(5))" out
+'
+test_expect_success 'exit(CODE) outside --test: sonde exits with CODE after END and the maps' '
+	{ $SONDE probe -e "BEGIN { @n = 1; \$c = 4; exit(\$c + 1); } END { printf(\"end\\n\"); }" >out; test $? = 5; } &&
+	grep -qx "end" out && grep -qx "@n: 1" out &&
+	{ $SONDE probe -e "BEGIN { exit(); }" >out; test $? = 0; } &&
+	! $SONDE probe --dry-run -e "BEGIN { exit(\"x\"); }" 2>err && grep -q "exit() takes an integer exit code" err
 '
 test_expect_success 'without --test the test: probes are left out (and checked)' '
 	$SONDE probe -e "test:t { printf(\"test ran\n\"); } BEGIN { printf(\"begin ran\n\"); exit(); }" >out &&

@@ -326,3 +326,22 @@ TEST(lang_records_are_typed_by_their_names)
 	CHECK(p->err && strstr(p->err, "'$r' is (a=int64) and cannot be assigned (int64)"));
 	lang__free(p);
 }
+
+/* the "unknown probe type" message lists provider.c's table; each name in it is one the parser takes */
+TEST(lang_known_probe_types_are_the_providers)
+{
+	char known[512], *save = NULL;
+	int n = 0;
+
+	provider__names(known, sizeof(known));
+	for (char *name = strtok_r(known, ", ", &save); name; name = strtok_r(NULL, ", ", &save), n++) {
+		const char *canon = lang__provider_name(name, strlen(name));
+
+		CHECK(canon != NULL);
+		CHECK_STR(canon ? canon : "", name);
+		CHECK(provider__find(name) != NULL);
+	}
+	CHECK_INT(n, 21);
+	provider__names(known, sizeof(known));
+	CHECK(strstr(known, "self, test, bench") != NULL);
+}
