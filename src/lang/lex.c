@@ -403,6 +403,10 @@ struct token lexer__next(struct lexer *lx)
 			k.slen = q - start;
 			return k;
 		}
+		if (q + 1 < lx->end && *q == '=' && q[1] != '=' && (isalpha((unsigned char)q[1]) || q[1] == '_')) {
+			/* NAME=probe: a name bpftrace reserves for itself and does not use; dropped */
+			lx->p = q + 1;
+		}
 		return lex_spec(lx);
 	}
 	if (c == '"')

@@ -722,6 +722,13 @@ static struct node *statement(struct parser *ps, bool *needs_semi)
 		a->r = expr(ps);
 		if (!a->r)
 			return NULL;
+		if (n->kind == N_IDENT && !strcmp(n->s, "_") && a->op == T_ASSIGN) {
+			/* _ = EXPR: the value is discarded on purpose */
+			struct node *s = mk(ps, N_EXPR, a->r->loc);
+
+			s->l = a->r;
+			return s;
+		}
 		if (n->kind != N_MAP && n->kind != N_VAR && n->kind != N_FIELD) {
 			lang__error(ps->prog, n->loc, "cannot assign to this expression: only maps, variables and fields can be");
 			return NULL;
