@@ -382,6 +382,36 @@ static int k_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err,
 			  in->offset, -1, err, errlen);
 }
 
+/*
+ * A count in an attach point, as the language writes integers: 1000000, 1_000_000
+ * or 1e6 (M*10^N); 0 and *n, or -EINVAL when it is none or not positive.
+ */
+static int ap_count(const char *s, long long *n)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+
+	for (; isdigit((unsigned char)*p) || (*p == '_' && p != s); p++)
+		if (*p != '_') {
+			if (v > (~0ULL >> 1) / 10)
+				return -EINVAL;
+			v = v * 10 + (unsigned)(*p - '0');
+		}
+	if (p == s)
+		return -EINVAL;
+	if (*p == 'e' && isdigit((unsigned char)p[1])) {
+		for (int e = (int)strtol(p + 1, (char **)&p, 10); e > 0; e--) {
+			if (v > (~0ULL >> 1) / 10)
+				return -EINVAL;
+			v *= 10;
+		}
+	}
+	if (*p || !v)
+		return -EINVAL;
+	*n = (long long)v;
+	return 0;
+}
+
 /* ---- profile / interval ---- */
 static long long unit_ns(const char *u)
 {
@@ -428,7 +458,6 @@ static int timer_expand(struct program *prog, struct probe *pr, struct attach *a
 {
 	const char *unit = ap->a, *num = ap->b;
 	char name[128];
-	char *end;
 
 	if (ap->a && !ap->b)	/* interval:1s, interval:100ms, interval:1000000000 (ns) */
 		return timer_expand_ns(prog, pr, ap, tail);
@@ -436,9 +465,9 @@ static int timer_expand(struct program *prog, struct probe *pr, struct attach *a
 		lang__error(prog, ap->loc, "%s is written %s:UNIT:N with UNIT hz, s, ms, us or ns", ap->prov, ap->prov);
 		return -EINVAL;
 	}
-	long long n = strtoll(num, &end, 10);
+	long long n;
 
-	if (*end || n <= 0) {
+	if (ap_count(num, &n)) {
 		lang__error(prog, ap->loc, "'%s' is not a positive number", num);
 		return -EINVAL;
 	}
@@ -446,9 +475,6 @@ static int timer_expand(struct program *prog, struct probe *pr, struct attach *a
 
 	if (!hz && unit_ns(unit) < 0) {
 		lang__error(prog, ap->loc, "unknown unit '%s' (hz, s, ms, us, ns)", unit);
-		return -EINVAL;
-	}
-	if (hz && !strcmp(ap->prov, "interval") && 0) {
 		return -EINVAL;
 	}
 	snprintf(name, sizeof(name), "%s:%s:%lld", ap->prov, unit, n);
@@ -537,14 +563,9 @@ static int event_expand(struct program *prog, struct probe *pr, struct attach *a
 			continue;
 		long long n = e->period;
 
-		if (ap->b) {
-			char *end;
-
-			n = strtoll(ap->b, &end, 10);
-			if (*end || n <= 0) {
-				lang__error(prog, ap->loc, "'%s' is not a positive count", ap->b);
-				return -EINVAL;
-			}
+		if (ap->b && *ap->b && ap_count(ap->b, &n)) {	/* software:cs: takes the default */
+			lang__error(prog, ap->loc, "'%s' is not a positive count", ap->b);
+			return -EINVAL;
 		}
 		snprintf(name, sizeof(name), "%s:%s:%lld", ap->prov, e->name, n);
 		struct ap_inst *in = new_inst(prog, pr, ap, tail, name);

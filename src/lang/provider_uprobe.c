@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -271,6 +272,62 @@ static const char *u_pattern(struct program *prog, const char *sym)
 	return wild ? pat : NULL;
 }
 
+/*
+ * Whether an instruction starts at vaddr: the DWARF line table of path says so when
+ * a row begins there (1); 0 when no row does, -ENODATA when there is no line table.
+ */
+static int line_starts_at(const char *path, uint64_t vaddr)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = -ENODATA;
+	Dwarf *dw = fd >= 0 ? dwarf_begin(fd, DWARF_C_READ) : NULL;
+	Dwarf_Off cu = 0, next;
+	size_t hsize;
+
+	while (dw && found != 1 && !dwarf_nextcu(dw, cu, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die die;
+		Dwarf_Lines *lines;
+		size_t n;
+
+		if (dwarf_offdie(dw, cu + hsize, &die) && !dwarf_getsrclines(&die, &lines, &n)) {
+			found = found == 1 ? 1 : 0;
+			for (size_t i = 0; i < n && found != 1; i++) {
+				Dwarf_Addr a;
+
+				if (!dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) && a == vaddr)
+					found = 1;
+			}
+		}
+		cu = next;
+	}
+	if (dw)
+		dwarf_end(dw);
+	if (fd >= 0)
+		close(fd);
+	return found;
+}
+
+/* FUNC+add: inside FUNC, and where an instruction starts (else only with --unsafe) */
+static int offset_ok(struct program *prog, struct attach *ap, const char *path, const char *sym, uint64_t add)
+{
+	uint64_t value, size;
+	int at;
+
+	if (provider__elf_symbol(path, sym, &value, &size))
+		return 0;	/* the offset was found by another table: nothing to measure against */
+	if (size && add >= size) {
+		lang__error(prog, ap->loc, "offset %llu is past the end of '%s' (%llu bytes)", (unsigned long long)add, sym,
+			    (unsigned long long)size);
+		return -EINVAL;
+	}
+	at = line_starts_at(path, value + add);
+	if (at == 1 || prog->cfg.unsafe)
+		return 0;
+	lang__error(prog, ap->loc, "sonde cannot tell that an instruction starts %llu bytes into '%s' (%s); a uprobe in "
+		    "the middle of one corrupts the process: --unsafe probes it anyway", (unsigned long long)add, sym,
+		    at ? "the binary has no DWARF line table" : "no row of its DWARF line table begins there");
+	return -EINVAL;
+}
+
 int uprobe__expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
 {
 	char path[4096], name[4352];
@@ -304,6 +361,24 @@ int uprobe__expand(struct program *prog, struct probe *pr, struct attach *ap, st
 		}
 		return 0;
 	}
+	const char *plus = strrchr(sym, '+');
+	uint64_t add = 0;
+
+	if (plus && plus > sym && plus[1] && strncmp(sym, "0x", 2)) {	/* FUNC+OFFSET (C++'s operator+ is a name) */
+		char *e;
+
+		errno = 0;
+		add = strtoull(plus + 1, &e, 0);
+		if (*e || errno) {
+			lang__error(prog, ap->loc, "'%s' is not an offset into '%.*s'", plus + 1, (int)(plus - sym), sym);
+			return -EINVAL;
+		}
+		if (add && !strcmp(ap->prov, "uretprobe")) {
+			lang__error(prog, ap->loc, "a uretprobe fires where a function returns: it takes no offset");
+			return -EINVAL;
+		}
+		sym = arena__strndup(prog->arena, sym, plus - sym);
+	}
 	if (!strncmp(sym, "0x", 2)) {
 		off = strtoull(sym, NULL, 16);
 	} else {
@@ -330,8 +405,14 @@ int uprobe__expand(struct program *prog, struct probe *pr, struct attach *ap, st
 				    rc == -ENOENT ? " (no such symbol)" : "");
 			return rc;
 		}
+		if (add && (rc = offset_ok(prog, ap, path, sym, add)))
+			return rc;
+		off += add;
 	}
-	snprintf(name, sizeof(name), "%s:%s:%s", ap->prov, path, sym);
+	if (add)
+		snprintf(name, sizeof(name), "%s:%s:%s+%llu", ap->prov, path, sym, (unsigned long long)add);
+	else
+		snprintf(name, sizeof(name), "%s:%s:%s", ap->prov, path, sym);
 	struct ap_inst *in = provider__new_inst(prog, pr, ap, tail, name);
 
 	in->path = arena__strndup(prog->arena, path, strlen(path));
