@@ -9,7 +9,7 @@
  *  - a bool comes from a cast to bool ((bool)x is x != 0: 0.17 refuses the
  *    cast) or from a function 0.17 does not have and upstream gives a bool:
  *    has_key(), find(), globmatch(), kfunc_exist(), kfunc_allowed(), the
- *    is_*() tests and getopt()'s flags;
+ *    is_*() tests, getopt()'s flags, has_cpid and delete() (check_call.c);
  *  - ==, !=, <, <=, >, >=, &&, || and ! give a bool when every operand is a
  *    bool, else an integer, as in 0.17 (so 1 == 1 and true == true print 1,
  *    has_key(@m, 1) && (bool)$x prints true);

@@ -27,7 +27,7 @@ static const struct bfunc_desc funcs[] = {
 	{ "exit", F_EXIT, 0, 1, BF_STMT },
 	{ "clear", F_CLEAR, 1, 1, BF_STMT | BF_MAPARG },
 	{ "zero", F_ZERO, 1, 1, BF_STMT | BF_MAPARG },
-	{ "delete", F_DELETE, 1, 2, BF_STMT | BF_MAPARG },
+	{ "delete", F_DELETE, 1, 2, BF_MAPARG },
 	{ "str", F_STR, 1, 2, 0 },
 	{ "count", F_COUNT, 0, 0, BF_AGG },
 	{ "sum", F_SUM, 1, 1, BF_AGG },

@@ -290,6 +290,10 @@ static struct type check_ident(struct ck *c, struct node *n)
 		return ck_task_field(c, n, NULL, b->id == BV_PCOMM);
 	case BV_PROBETYPE:
 		return n->ty = ty_str(16);
+	case BV_HAS_CPID:	/* upstream's bool (bool.c) */
+		n->ty = ty_int(false, 64);
+		n->ty.boolean = true;
+		return n->ty;
 	case BV_CTX:
 		return n->ty = iter__ctx(c->prog, c->in, n);	/* provider_iter.c */
 	case BV_FUNC:

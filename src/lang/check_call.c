@@ -330,6 +330,10 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 			}
 			if (ck_map_keys(c, a0))
 				return none;
+			/* upstream: true when the key was there and is gone, false when it was not there */
+			n->ty = ty_int(false, 64);
+			n->ty.boolean = true;
+			return n->ty;
 		} else {
 			if (a0->i >= 0) {
 				lang__error(c->prog, a0->loc, "%s() takes a whole map: write '%s'", n->s, a0->s);

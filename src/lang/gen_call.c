@@ -62,6 +62,28 @@ void gen_call_int(struct gen *g, struct node *n)
 	case F_KSYM:
 		gen_int(g, a0);
 		return;
+	case F_DELETE: {	/* as a value: whether the key was there (map_delete_elem gave 0) */
+		struct mapinfo *m = a0->map;
+		int mark = g->sp, key;
+
+		if (m->agg == AGG_HIST || m->agg == AGG_LHIST || m->agg == AGG_TSERIES) {
+			if (!g->fail)
+				lang__error(g->prog, n->loc, "delete() of a %s map removes every bucket of the key and gives "
+					    "no value: call it as a statement", m->agg == AGG_TSERIES ? "tseries" : "histogram");
+			g->fail = true;
+			return;
+		}
+		key = gen_key(g, a0);
+		g_ld_map(g, R1, m->index);
+		g_fp_addr(g, R2, key);
+		g_emit(g, CALL(BPF_FUNC_map_delete_elem));
+		g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 2));
+		g_emit(g, MOV_IMM(R0, 0));
+		g_emit(g, JA(1));
+		g_emit(g, MOV_IMM(R0, 1));
+		g->sp = mark;
+		return;
+	}
 	case F_STRNCMP:
 		gen_str_cmp(g, a0, a0->next, (int)a0->next->next->i, false);
 		return;
