@@ -250,6 +250,27 @@ int ck_assign_var(struct ck *c, struct node *var, struct type t, struct loc loc)
 	return assign_var(c, var, t, loc);
 }
 
+/* the errno number <errno.h> names `name` (libc knows them: strerrorname_np), or -1 */
+static int errno_value(const char *name)
+{
+	static const struct { const char *alias, *name; } aliases[] = {
+		{ "EWOULDBLOCK", "EAGAIN" }, { "EDEADLOCK", "EDEADLK" }, { "ENOTSUP", "EOPNOTSUPP" },
+	};
+
+	if (name[0] != 'E')
+		return -1;
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(name, aliases[i].alias))
+			name = aliases[i].name;
+	for (int e = 1; e < 256; e++) {
+		const char *s = strerrorname_np(e);
+
+		if (s && !strcmp(s, name))
+			return e;
+	}
+	return -1;
+}
+
 static struct type check_ident(struct ck *c, struct node *n)
 {
 	int argn = 0;
@@ -266,6 +287,11 @@ static struct type check_ident(struct ck *c, struct node *n)
 	if (!b) {
 		if (!enumfmt__ident(c->prog, n))	/* an enumerator, the script's or the kernel's: TCP_ESTABLISHED */
 			return n->ty;
+		if (c->prog->errno_names && errno_value(n->s) > 0) {	/* #include <errno.h>: EPERM is 1 */
+			n->kind = N_INT;
+			n->i = errno_value(n->s);
+			return n->ty = ty_int(true, 64);
+		}
 		lang__error(c->prog, n->loc, "unknown identifier '%s'", n->s);
 		return ty_kind(TY_NONE, 0);
 	}

@@ -57,8 +57,15 @@ struct lexer {
 	bool after_spec;	/* a probe spec was just read: '/' opens a predicate */
 	struct program *prog;
 	int pp_depth;		/* open #if's (pp.c) */
-	const char *pp_defs[32];	/* names #define'd */
+	const char *pp_defs[128];	/* names #define'd */
+	const char *pp_vals[128];	/* their values: "" for none, NULL for a function-like macro */
 	int npp_defs;
+	struct pp_expansion {	/* a #define's value being lexed in place of its name */
+		const char *p, *end, *line_start;
+		int line, def;
+		struct loc loc;	/* the name's place: what the value's tokens are reported at */
+	} exp[8];
+	int nexp;
 };
 
 void lexer__init(struct lexer *lx, struct program *prog);
@@ -66,6 +73,8 @@ void lexer__init(struct lexer *lx, struct program *prog);
 struct token lexer__next(struct lexer *lx);
 /* a preprocessor line at lx->p ('#'): consumed, with any region an #if leaves out */
 void pp__directive(struct lexer *lx);
+/* the #define named s[0..n), its index; -1 when there is none */
+int pp__lookup(const struct lexer *lx, const char *s, size_t n);
 
 /* ---- types ---- */
 enum ty_kind {
@@ -282,6 +291,7 @@ struct program {
 	int nsites, capsites;
 	int nstack_maps;	/* kstack/ustack maps wanted: 1 each (index 0 kernel, 1 user) */
 	bool need_kstack, need_ustack, need_join;
+	bool errno_names;	/* the script #includes errno.h: EPERM, ENOENT... are known (check.c) */
 	const char **params;	/* positional parameters $1.. */
 	int nparams;
 	struct config cfg;

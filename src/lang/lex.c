@@ -92,8 +92,41 @@ static struct token make(struct lexer *lx, enum tok t, const char *at)
 
 	k.t = t;
 	k.at = at;
-	k.loc = here(lx, at, lx->p - at);
+	k.loc = lx->nexp ? lx->exp[0].loc : here(lx, at, lx->p - at);	/* a #define's value: at its name */
 	return k;
+}
+
+/*
+ * Identifier k names an object-like #define not being expanded already: lex its
+ * value in its place (1), or say that a function-like one is not expanded (-1).
+ */
+static int expand_define(struct lexer *lx, const struct token *k)
+{
+	int d = pp__lookup(lx, k->s, k->slen);
+
+	if (d < 0)
+		return 0;
+	if (!lx->pp_vals[d]) {
+		lang__error(lx->prog, k->loc, "'%s' is a function-like #define, which sonde does not expand: "
+			    "write it as a macro (macro %s(x) { ... })", k->s, k->s);
+		return -1;
+	}
+	if (!*lx->pp_vals[d] || lx->nexp == (int)(sizeof(lx->exp) / sizeof(lx->exp[0])))
+		return 0;
+	for (int i = 0; i < lx->nexp; i++)
+		if (lx->exp[i].def == d)	/* #define A A: as in C, not again */
+			return 0;
+	struct pp_expansion *x = &lx->exp[lx->nexp++];
+
+	x->p = lx->p;
+	x->end = lx->end;
+	x->line = lx->line;
+	x->line_start = lx->line_start;
+	x->def = d;
+	x->loc = k->loc;
+	lx->p = lx->line_start = lx->pp_vals[d];
+	lx->end = lx->p + strlen(lx->p);
+	return 1;
 }
 
 /* the attach point's text with $N replaced by the Nth positional parameter ("" when it is missing) */
@@ -383,6 +416,15 @@ struct token lexer__next(struct lexer *lx)
 
 	if (skip_space(lx))
 		return make(lx, T_ERROR, lx->p);
+	if (lx->p >= lx->end && lx->nexp) {	/* the end of a #define's value: back after its name */
+		struct pp_expansion *x = &lx->exp[--lx->nexp];
+
+		lx->p = x->p;
+		lx->end = x->end;
+		lx->line = x->line;
+		lx->line_start = x->line_start;
+		return lexer__next(lx);
+	}
 	if (lx->p >= lx->end)
 		return make(lx, T_EOF, lx->p);
 
@@ -419,6 +461,13 @@ struct token lexer__next(struct lexer *lx)
 		k = make(lx, T_IDENT, start);
 		k.s = arena__strndup(lx->prog->arena, start, lx->p - start);
 		k.slen = lx->p - start;
+		switch (lx->npp_defs ? expand_define(lx, &k) : 0) {
+		case 1:
+			return lexer__next(lx);
+		case -1:
+			k.t = T_ERROR;
+			break;
+		}
 		return k;
 	}
 	if (c == '$') {

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pp.c - the little of the C preprocessor bpftrace scripts use: #ifdef,
- * #ifndef, #if (numbers, defined(X), !), #else, #endif, and #define of names
- * for them. BPFTRACE_HAVE_BTF is defined when the kernel has BTF, as bpftrace
+ * #ifndef, #if (numbers, defined(X), !), #else, #endif, #define and #undef.
+ * An object-like #define's value is lexed in place of its name (lex.c), as
+ * bpftrace's preprocessor substitutes it; function-like ones are not
+ * expanded. BPFTRACE_HAVE_BTF is defined when the kernel has BTF, as bpftrace
  * defines it: tools keep hand-written struct copies behind
- * `#ifndef BPFTRACE_HAVE_BTF`. #include is ignored (types come from BTF) and a
- * #define's value is not substituted. Skipped lines still count for line
+ * `#ifndef BPFTRACE_HAVE_BTF`. #include is ignored (types come from BTF, and
+ * <errno.h>'s names are known: check.c). Skipped lines still count for line
  * numbers.
  */
 #include "lang/lang.h"
@@ -28,14 +30,46 @@ static const char *word(const char **p, const char *end, size_t *len)
 	return s;
 }
 
+int pp__lookup(const struct lexer *lx, const char *s, size_t n)
+{
+	for (int i = lx->npp_defs - 1; i >= 0; i--)
+		if (strlen(lx->pp_defs[i]) == n && !strncmp(lx->pp_defs[i], s, n))
+			return i;
+	return -1;
+}
+
 static bool defined(struct lexer *lx, const char *s, size_t n)
 {
 	if (n == 17 && !strncmp(s, "BPFTRACE_HAVE_BTF", 17))
 		return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
-	for (int i = 0; i < lx->npp_defs; i++)
-		if (strlen(lx->pp_defs[i]) == n && !strncmp(lx->pp_defs[i], s, n))
-			return true;
-	return false;
+	return pp__lookup(lx, s, n) >= 0;
+}
+
+/* #define NAME VALUE: VALUE is the rest of the line, without a trailing // comment */
+static void define(struct lexer *lx, const char *p, const char *e)
+{
+	size_t m;
+	const char *name = word(&p, e, &m), *v;
+
+	if (!m || lx->npp_defs >= (int)(sizeof(lx->pp_defs) / sizeof(lx->pp_defs[0])))
+		return;
+	lx->pp_defs[lx->npp_defs] = arena__strndup(lx->prog->arena, name, m);
+	if (p < e && *p == '(') {	/* NAME(args): function-like, not expanded */
+		lx->pp_vals[lx->npp_defs++] = NULL;
+		return;
+	}
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	v = p;
+	for (bool quoted = false; p < e; p++) {
+		if (*p == '"' && (p == v || p[-1] != '\\'))
+			quoted = !quoted;
+		if (!quoted && p + 1 < e && p[0] == '/' && (p[1] == '/' || p[1] == '*'))
+			break;
+	}
+	while (p > v && isspace((unsigned char)p[-1]))
+		p--;
+	lx->pp_vals[lx->npp_defs++] = arena__strndup(lx->prog->arena, v, p - v);
 }
 
 /* #if's expression: a number, defined(X) or defined X, each with any '!' before it; anything else is 0 */
@@ -163,12 +197,20 @@ void pp__directive(struct lexer *lx)
 			lx->pp_depth--;
 		return;
 	}
-	if (n == 6 && !strncmp(w, "define", 6)) {
+	if (n == 6 && !strncmp(w, "define", 6))
+		define(lx, p, e);
+	if (n == 5 && !strncmp(w, "undef", 5)) {
 		size_t m;
 		const char *name = word(&p, e, &m);
+		int d = pp__lookup(lx, name, m);
 
-		if (m && lx->npp_defs < (int)(sizeof(lx->pp_defs) / sizeof(lx->pp_defs[0])))
-			lx->pp_defs[lx->npp_defs++] = arena__strndup(lx->prog->arena, name, m);
+		if (d >= 0)
+			lx->pp_defs[d] = "";
 	}
-	/* #include, #undef, #pragma...: nothing to do */
+	if (n == 7 && !strncmp(w, "include", 7)) {	/* <errno.h>, <linux/errno.h>, <asm-generic/errno-base.h>... */
+		for (const char *q = p; q + 5 <= e; q++)
+			if (!strncmp(q, "errno", 5) && (q == p || q[-1] == '/' || q[-1] == '<' || q[-1] == '"'))
+				lx->prog->errno_names = true;
+	}
+	/* #pragma...: nothing to do */
 }
