@@ -563,15 +563,13 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		return n->ty = ty_kind(TY_VOID, 0);
 	case F_PCOMM: case F_PPID:
 		return ck_task_field(c, n, a0, f->id == F_PCOMM);
-	case F_NSECS: {	/* nsecs(boot | monotonic | tai) */
-		static const char *modes[] = { "boot", "monotonic", "tai" };
+	case F_NSECS: {	/* nsecs(boot | monotonic | tai | sw_tai) */
+		static const char *modes[] = { "boot", "monotonic", "tai", "sw_tai" };
 
-		for (n->id = 0; n->id < 3 && (a0->kind != N_IDENT || strcmp(a0->s, modes[n->id])); n->id++)
+		for (n->id = 0; n->id < 4 && (a0->kind != N_IDENT || strcmp(a0->s, modes[n->id])); n->id++)
 			;
-		if (n->id == 3) {
-			lang__error(c->prog, a0->loc, "nsecs() takes a clock: boot, monotonic or tai%s",
-				    a0->kind == N_IDENT && !strcmp(a0->s, "sw_tai") ?
-				    " (sw_tai, an estimate for kernels without bpf_ktime_get_tai_ns, is not supported)" : "");
+		if (n->id == 4) {
+			lang__error(c->prog, a0->loc, "nsecs() takes a clock: boot, monotonic, tai or sw_tai");
 			return none;
 		}
 		return n->ty = ty_int(false, 64);

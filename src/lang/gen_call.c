@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 long long g_kaddr(const char *sym)
 {
@@ -37,15 +38,39 @@ long long g_kaddr(const char *sym)
 	return r;
 }
 
+static int64_t ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/*
+ * CLOCK_TAI - CLOCK_BOOTTIME, read between two boot-time readings (the "triple
+ * vdso sandwich"): nsecs(sw_tai) for kernels without bpf_ktime_get_tai_ns
+ */
+static int64_t sw_tai_offset(void)
+{
+	struct timespec b1, tai, b2;
+
+	clock_gettime(CLOCK_BOOTTIME, &b1);
+	clock_gettime(CLOCK_TAI, &tai);
+	clock_gettime(CLOCK_BOOTTIME, &b2);
+	return ts_ns(&tai) - (ts_ns(&b1) + ts_ns(&b2)) / 2;
+}
+
 void gen_call_int(struct gen *g, struct node *n)
 {
 	struct node *a0 = n->args;
 
 	switch (n->op) {
-	case F_NSECS: {	/* boot, monotonic, tai */
-		static const int helpers[] = { BPF_FUNC_ktime_get_boot_ns, BPF_FUNC_ktime_get_ns, BPF_FUNC_ktime_get_tai_ns };
+	case F_NSECS: {	/* boot, monotonic, tai, sw_tai */
+		static const int helpers[] = { BPF_FUNC_ktime_get_boot_ns, BPF_FUNC_ktime_get_ns, BPF_FUNC_ktime_get_tai_ns,
+					       BPF_FUNC_ktime_get_boot_ns };
 
 		g_emit(g, CALL(helpers[n->id]));
+		if (n->id == 3) {	/* sw_tai: boot time plus TAI's offset from it, as user space sees them now */
+			g_ld_imm64(g, R1, (uint64_t)sw_tai_offset());
+			g_emit(g, ALU_REG(BPF_ADD, R0, R1));
+		}
 		return;
 	}
 	case F_KADDR: {
