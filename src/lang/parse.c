@@ -861,24 +861,35 @@ static int skip_braces(struct parser *ps)
 	return 0;
 }
 
-/*
- * struct NAME { TYPE DECL[, DECL]...; ... };  with DECL: '*'... NAME ['[' N ']'] [':' BITS].
- * The layout is computed later, against the kernel's BTF (ktypes.c).
- */
-static void c_struct(struct parser *ps)
+static void add_cstruct(struct parser *ps, struct cstruct *cs)
 {
-	struct token *kw = advance(ps), *nm = advance(ps);
-	struct cstruct *cs = arena__alloc(ps->prog->arena, sizeof(*cs));
-	struct cfield **tail = &cs->fields;
 	struct cstruct **st = &ps->prog->cstructs;
 
-	cs->is_union = !strcmp(kw->s, "union");
-	cs->name = arena__strndup(ps->prog->arena, kw->at, nm->at + nm->loc.len - kw->at);
-	cs->loc = nm->loc;
+	while (*st)
+		st = &(*st)->next;
+	*st = cs;
+}
+
+/*
+ * A struct's or union's body, from its '{' to its '}': TYPE DECL[, DECL]...; ...
+ * with DECL: '*'... NAME ['[' N ']'] [':' BITS]. A member's type may be a struct
+ * or union defined there (struct { ... } a;): it becomes a struct of its own,
+ * added before the one that holds it, named as C names it or, when it has no
+ * name, OUTER__anon_LINE_COL. NULL after an error.
+ */
+static struct cstruct *c_struct_body(struct parser *ps, const char *name, bool is_union, struct loc loc)
+{
+	struct cstruct *cs = arena__alloc(ps->prog->arena, sizeof(*cs));
+	struct cfield **tail = &cs->fields;
+
+	cs->is_union = is_union;
+	cs->name = name;
+	cs->loc = loc;
 	advance(ps);	/* { */
 	while (TOK(ps) != T_RBRACE && !failed(ps)) {
 		char type[128] = "";
-		struct token *t;
+		struct token *t, *kw = peek(ps, 0);
+		struct cstruct *inner = NULL;
 
 		/* the type: words up to the declarator ("unsigned long", "struct x", "const char") */
 		while (TOK(ps) == T_IDENT && !(peek(ps, 1)->t != T_IDENT && peek(ps, 1)->t != T_STAR && type[0] &&
@@ -892,13 +903,33 @@ static void c_struct(struct parser *ps)
 				strcat(type, t->s);
 			}
 		}
+		if (TOK(ps) == T_LBRACE && (!strncmp(type, "struct", 6) || !strncmp(type, "union", 5))) {
+			/* struct [NAME] { ... } member; */
+			const char *iname = type;
+			char anon[160];
+
+			if (!strcmp(type, "struct") || !strcmp(type, "union")) {	/* an identifier BTF takes */
+				const char *outer = strchr(name, ' ');
+
+				snprintf(anon, sizeof(anon), "%s %s__anon_%d_%d", type, outer ? outer + 1 : name,
+					 kw->loc.line, kw->loc.col);
+				iname = anon;
+			}
+			inner = c_struct_body(ps, arena__strndup(ps->prog->arena, iname, strlen(iname)), type[0] == 'u',
+					      kw->loc);
+			if (!inner)
+				return NULL;
+			add_cstruct(ps, inner);
+			snprintf(type, sizeof(type), "%s", inner->name);
+			if (TOK(ps) == T_SEMI) {
+				lang__error(ps->prog, kw->loc, "a struct or union member without a name is not supported: "
+					    "name it (struct { ... } name;)");
+				return NULL;
+			}
+		}
 		if (!type[0] || TOK(ps) == T_LBRACE) {
-			if (TOK(ps) == T_LBRACE)
-				lang__error(ps->prog, peek(ps, 0)->loc, "a struct or union defined inside another is not supported: "
-					    "define it on its own and name it");
-			else
-				unexpected(ps, "a member's type");
-			return;
+			unexpected(ps, "a member's type");
+			return NULL;
 		}
 		do {
 			struct cfield *f = arena__alloc(ps->prog->arena, sizeof(*f));
@@ -915,7 +946,7 @@ static void c_struct(struct parser *ps)
 				advance(ps);
 			if (TOK(ps) != T_IDENT) {
 				unexpected(ps, "a member's name");
-				return;
+				return NULL;
 			}
 			t = advance(ps);
 			f->name = t->s;
@@ -924,17 +955,17 @@ static void c_struct(struct parser *ps)
 				advance(ps);
 				if (TOK(ps) != T_INT || peek(ps, 0)->i < 0 || peek(ps, 0)->i > 65536) {
 					unexpected(ps, "an array size");
-					return;
+					return NULL;
 				}
 				f->nelem = (int)advance(ps)->i;
 				if (!expect(ps, T_RBRACKET, "']'"))
-					return;
+					return NULL;
 			}
 			if (TOK(ps) == T_COLON) {
 				advance(ps);
 				if (TOK(ps) != T_INT || peek(ps, 0)->i <= 0 || peek(ps, 0)->i > 64) {
 					unexpected(ps, "a bitfield's width");
-					return;
+					return NULL;
 				}
 				f->bits = (int)advance(ps)->i;
 			}
@@ -942,15 +973,28 @@ static void c_struct(struct parser *ps)
 			tail = &f->next;
 		} while (TOK(ps) == T_COMMA);
 		if (!expect(ps, T_SEMI, "';'"))
-			return;
+			return NULL;
 	}
 	if (!expect(ps, T_RBRACE, "'}'"))
+		return NULL;
+	return cs;
+}
+
+/*
+ * struct NAME { ... };  The layout is computed later, against the kernel's BTF
+ * (ktypes.c).
+ */
+static void c_struct(struct parser *ps)
+{
+	struct token *kw = advance(ps), *nm = advance(ps);
+	struct cstruct *cs = c_struct_body(ps, arena__strndup(ps->prog->arena, kw->at, nm->at + nm->loc.len - kw->at),
+					   !strcmp(kw->s, "union"), nm->loc);
+
+	if (!cs)
 		return;
 	while (TOK(ps) == T_SEMI)
 		advance(ps);
-	while (*st)
-		st = &(*st)->next;
-	*st = cs;
+	add_cstruct(ps, cs);
 }
 
 /*
