@@ -11,6 +11,7 @@
 #include "lang/provider.h"
 #include "lang/testbench.h"
 #include "lang/provider_iter.h"
+#include "lib/syscalls.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -290,6 +291,15 @@ static struct type check_ident(struct ck *c, struct node *n)
 		if (c->prog->errno_names && errno_value(n->s) > 0) {	/* #include <errno.h>: EPERM is 1 */
 			n->kind = N_INT;
 			n->i = errno_value(n->s);
+			return n->ty = ty_int(true, 64);
+		}
+		const struct syscall_desc *sd = !c->prog->syscall_names ? NULL :
+			!strncmp(n->s, "__NR_", 5) ? syscall__by_name(n->s + 5) :
+			!strncmp(n->s, "SYS_", 4) ? syscall__by_name(n->s + 4) : NULL;
+
+		if (sd) {	/* #include <syscall.h>: __NR_read is 0 */
+			n->kind = N_INT;
+			n->i = sd->nr;
 			return n->ty = ty_int(true, 64);
 		}
 		lang__error(c->prog, n->loc, "unknown identifier '%s'", n->s);

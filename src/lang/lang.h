@@ -292,6 +292,7 @@ struct program {
 	int nstack_maps;	/* kstack/ustack maps wanted: 1 each (index 0 kernel, 1 user) */
 	bool need_kstack, need_ustack, need_join;
 	bool errno_names;	/* the script #includes errno.h: EPERM, ENOENT... are known (check.c) */
+	bool syscall_names;	/* it #includes syscall.h or asm/unistd.h: __NR_read, SYS_read too */
 	const char **params;	/* positional parameters $1.. */
 	int nparams;
 	struct config cfg;
