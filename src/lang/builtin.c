@@ -63,7 +63,7 @@ static const struct bfunc_desc funcs[] = {
 	{ "uaddr", F_UADDR, 1, 1, 0 }, { "strftime", F_STRFTIME, 2, 2, 0 },
 	{ "cgroup_path", F_CGROUP_PATH, 1, 2, 0 }, { "cgroupid", F_CGROUPID, 1, 1, 0 },
 	{ "macaddr", F_MACADDR, 1, 1, 0 }, { "override", F_OVERRIDE, 1, 1, BF_STMT | BF_UNSAFE },
-	{ "path", F_PATH, 1, 2, 0 }, { "skboutput", F_UNSUPPORTED, 0, 9, 0 },
+	{ "path", F_PATH, 1, 2, 0 }, { "skboutput", F_SKBOUTPUT, 4, 4, 0 },
 	{ "strerror", F_STRERROR, 1, 1, 0 }, { "kptr", F_KPTR, 1, 1, 0 },
 	{ "uptr", F_UPTR, 1, 1, 0 }, 
 	{ "has_key", F_HAS_KEY, 1, 9, 0 },

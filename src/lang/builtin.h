@@ -32,6 +32,7 @@ enum bfunc {
 	F_PID_NS, F_TID_NS, F_COMM, F_PERCPU_KADDR, F_SOCKET_COOKIE,	/* gen_task.c */
 	F_UNWATCH,	/* provider_watch.c */
 	F_FIND, F_TSERIES,
+	F_SKBOUTPUT,	/* skboutput.c, output_pcap.c */
 };
 
 enum bflag {

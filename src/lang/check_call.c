@@ -7,6 +7,7 @@
 #include "lang/check_int.h"
 #include "lang/comptime.h"
 #include "lang/gen_task.h"
+#include "lang/skboutput.h"
 #include "lang/ktypes.h"
 #include "lang/provider.h"
 
@@ -312,6 +313,8 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		return ck_bool_result(n, ck_str_fn(c, n, f));
 	if (f->id >= F_PID_NS && f->id <= F_SOCKET_COOKIE)
 		return cktask__call(c, n, f);	/* gen_task.c */
+	if (f->id == F_SKBOUTPUT)
+		return ckskb__call(c, n);	/* skboutput.c */
 	/* the arguments' types; a map argument is checked as a map */
 	struct node *a0 = n->args;
 

@@ -81,6 +81,11 @@ static struct timespec boot_realtime(void)
 	return base;
 }
 
+struct timespec fmt__boot_realtime(void)
+{
+	return boot_realtime();
+}
+
 /* strftime(fmt, nsecs): the C library's strftime plus %f (microseconds), "(?)" when it fails */
 char *fmt__strftime(const char *fmt, uint64_t nsecs, int max)
 {

@@ -20,6 +20,8 @@ enum { MAPREF_RINGBUF = -1, MAPREF_KSTACK = -2, MAPREF_USTACK = -3, MAPREF_LOST 
 enum { MAPREF_VARS = -7 };
 /* globmatch/strstr: their strings and state, for bpf_loop's callback (a per-CPU array, one value per attach point) */
 enum { MAPREF_STRS = -8 };
+/* skboutput(): the perf event array bpf_skb_output writes to (output_pcap.c) */
+enum { MAPREF_SKB = -9 };
 /* iter probes' printf formats: a frozen read-only array (provider_iter.c) */
 enum { MAPREF_ITERFMT = -20 };	/* far from the others' numbers */
 /* join(): up to JOIN_ARGS strings of JOIN_LEN bytes after the 8-byte header, built in a per-CPU map */

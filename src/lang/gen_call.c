@@ -6,6 +6,7 @@
  */
 #include "lang/gen_int.h"
 #include "lang/gen_task.h"
+#include "lang/skboutput.h"
 #include "lang/provider_iter.h"
 #include "lang/ktypes.h"
 
@@ -214,6 +215,9 @@ void gen_call_int(struct gen *g, struct node *n)
 		return;
 	case F_PID_NS: case F_TID_NS: case F_PERCPU_KADDR: case F_SOCKET_COOKIE:
 		gentask__int(g, n);
+		return;
+	case F_SKBOUTPUT:
+		genskb__call(g, n);
 		return;
 	default:
 		if (n->op >= F_STRLEN && n->op <= F_USERNAME) {

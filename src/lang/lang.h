@@ -217,6 +217,7 @@ enum rec_kind {
 	REC_ASSERT,	/* assert() failed: its message to stderr, then exit with 1 */
 	REC_UNWATCH,	/* unwatch(addr): the address at offset 8 */
 	REC_ERRORF, REC_WARNF,	/* a printf record whose text goes to stderr; an errorf() fails a test: probe */
+	REC_SKBOUTPUT,	/* not a record: a skboutput() call site (fmt: the pcap path, top: the offset) */
 };
 
 /* a C struct or union the script defines (bpftrace's `struct x { int a; char *b; };`), laid out in ktypes.c */
@@ -267,6 +268,7 @@ struct config {
 	const char *trunc_trailer;	/* str_trunc_trailer: after a string str() filled ("": none, as in 0.17) */
 	int unstable_addr;	/* enum unstable: the address-of operator '&' (addr.c) */
 	int unstable_tseries;	/* tseries(): 0 warn (upstream's default), 1 enable, 2 error */
+	int perf_rb_pages;	/* skboutput()'s perf buffer: pages per CPU (a power of two), 0: the default */
 };
 
 /* an unstable feature's config (unstable_addr = warn, the default; error; enable) */

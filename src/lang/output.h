@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 struct symbolizer;
 
@@ -56,6 +57,8 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *dat
 /* strftime with bpftrace's %f, of boot-based nanoseconds; cgroup_path's "name:path,..."; malloc'd */
 char *fmt__strftime(const char *fmt, uint64_t nsecs, int max);
 char *fmt__cgroup_path(uint64_t id, const char *filter);
+/* CLOCK_REALTIME at boot, measured once: the wall time of a bpf_ktime_get_boot_ns value is this plus it */
+struct timespec fmt__boot_realtime(void);
 /* hist(n, k) labels, and the values bucket b holds (json) */
 void out__histk_label(char *buf, size_t len, int bucket, int k);
 void out__histk_range(int bucket, int k, long long *min, long long *max);

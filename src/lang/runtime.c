@@ -14,6 +14,7 @@
 #include "lang/provider.h"
 #include "lang/provider_iter.h"
 #include "lang/runtime.h"
+#include "lang/skboutput.h"
 #include "lang/testbench.h"
 #include "lib/symbol.h"
 #include "lib/target.h"
@@ -42,6 +43,7 @@ struct rt {
 	int strs_fd;		/* MAPREF_STRS, for globmatch and strstr; -1 */
 	uint32_t vars_size;
 	struct ring_buffer *rb;
+	struct skbout *skb;	/* skboutput()'s perf buffers and pcap files, or NULL */
 	bool exiting;
 	int nerrors;	/* errorf()s so far: a test: probe that calls one fails */
 	int nattached;
@@ -126,6 +128,12 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 			return -errno;
 		}
 	}
+	if (skbout__wanted(p)) {
+		int e = skbout__new(p, &rt->skb, err, errlen);
+
+		if (e)
+			return e;
+	}
 	for (struct mapinfo *m = p->maps; m; m = m->next) {
 		char name[16];
 
@@ -162,6 +170,8 @@ static int map_fd(struct rt *rt, int ref)
 		return rt->strs_fd;
 	if (ref == MAPREF_ITERFMT)
 		return iter__fmt_fd();
+	if (ref == MAPREF_SKB)
+		return skbout__map_fd(rt->skb);
 	for (struct mapinfo *m = rt->prog->maps; m; m = m->next)
 		if (m->index == ref)
 			return m->fd;
@@ -643,10 +653,14 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 		ev.data.u32 = 2;
 		epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
 	}
+	if (skbout__epoll_fd(rt->skb) >= 0) {	/* skboutput()'s packets */
+		ev.data.u32 = 3;
+		epoll_ctl(ep, EPOLL_CTL_ADD, skbout__epoll_fd(rt->skb), &ev);
+	}
 	while (!rt->exiting) {
-		struct epoll_event got[3];
+		struct epoll_event got[4];
 		/* without pidfds (Linux < 5.3) the target is looked for every 100 ms */
-		int n = epoll_wait(ep, got, 3, target && pidfd < 0 ? 100 : -1);
+		int n = epoll_wait(ep, got, 4, target && pidfd < 0 ? 100 : -1);
 
 		if (n == 0 && kill(target, 0) && errno == ESRCH) {
 			ring_buffer__consume(rt->rb);
@@ -668,6 +682,10 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 			if (got[i].data.u32 == 2) {	/* the -p process has exited */
 				ring_buffer__consume(rt->rb);
 				rt->exiting = true;
+				continue;
+			}
+			if (got[i].data.u32 == 3) {
+				skbout__consume(rt->skb);
 				continue;
 			}
 			struct signalfd_siginfo si;
@@ -758,6 +776,8 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 		snprintf(err, errlen, "cannot read the ring buffer: %s", strerror(errno));
 		goto out;
 	}
+	if (rt.skb && (rc = skbout__start(rt.skb, err, errlen)))
+		goto out;
 	if (prog->mode != MODE_RUN) {	/* --test, --bench: sonde runs the probes itself */
 		struct tb_io io = { .rb = rt.rb, .out = &rt.out.f, .exiting = &rt.exiting, .errors = &rt.nerrors };
 
@@ -831,6 +851,7 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 			if (!strcmp(in->prov->name, "END"))
 				test_run(&rt, in, err, errlen);
 	ring_buffer__consume(rt.rb);
+	skbout__consume(rt.skb);
 	rt.exiting = true;
 	if (!prog->cfg.no_print_maps)
 		out__all_maps(&rt.out);
@@ -840,6 +861,10 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	if (lost && !prog->no_warnings)
 		fprintf(stderr, "sonde: warning: %llu events lost: the output ring buffer was full "
 			"(printf faster than the terminal reads)\n", (unsigned long long)lost);
+	lost = skbout__lost(rt.skb);
+	if (lost && !prog->no_warnings)
+		fprintf(stderr, "sonde: warning: %llu packets lost: skboutput()'s perf buffer was full "
+			"(config = { perf_rb_pages = N } makes it bigger)\n", (unsigned long long)lost);
 out_detach:
 	detach_all(prog);
 out_sig:
@@ -882,6 +907,15 @@ out:
 		close(rt.vars_fd);
 	if (rt.strs_fd >= 0)
 		close(rt.strs_fd);
+	if (rt.skb) {	/* the pcap files: a write error is the run's error */
+		char werr[512];
+		int e = skbout__free(rt.skb, werr, sizeof(werr));
+
+		if (e && !rc) {
+			rc = e;
+			snprintf(err, errlen, "%s", werr);
+		}
+	}
 	free(rt.out.pids);
 	if (rt.out.sym)
 		symbolizer__free(rt.out.sym);
