@@ -87,6 +87,8 @@ stage() {
 	local f name
 	add /bin/busybox && add /bin/bash || return 1
 	command -v bpftool >/dev/null && { add "$(command -v bpftool)" /usr/sbin/bpftool || return 1; }
+	# tcpdump reads the pcap files skboutput() writes (tests/vm/t0750)
+	command -v tcpdump >/dev/null && { add "$(command -v tcpdump)" /usr/bin/tcpdump || return 1; }
 	add build/vm/sonde /sonde/build/sonde || return 1
 	for f in build/workloads/* build/examples/*; do
 		[ -f "$f" ] && [ -x "$f" ] && { add "$f" "/sonde/$f" || return 1; }
