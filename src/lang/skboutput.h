@@ -43,7 +43,6 @@ void genskb__call(struct gen *g, struct node *n);
 
 /* ---- output_pcap.c: the runtime's side ---- */
 struct skbout;
-struct ring_buffer;
 
 /* does the program call skboutput()? */
 bool skbout__wanted(const struct program *prog);
