@@ -279,10 +279,6 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 		lang__error(c->prog, n->loc, "unknown function '%s'", n->s);
 		return none;
 	}
-	if (f->id == F_UNSUPPORTED) {
-		lang__error(c->prog, n->loc, "%s() is not supported by sonde probe yet", n->s);
-		return none;
-	}
 	if (nargs < f->min_args || nargs > f->max_args) {
 		if (f->min_args == f->max_args)
 			lang__error(c->prog, n->loc, "%s() takes %d argument%s, not %d", n->s, f->min_args,
