@@ -36,9 +36,9 @@ for mode in multi perf; do
 		grep -qx "@ret: 124750" out && grep -qx "@tock: 1" out
 	'
 	test_expect_success "$mode: -p PID: only that process, and the trace ends when it does" '
-		"$UL" 9 800 &
+		"$UL" 9 2000 &
 		a=$!
-		"$UL" 7 800 &
+		"$UL" 7 2000 &
 		b=$!
 		sleep 0.3 &&
 		timeout 20 $SONDE probe -p $a -e "uprobe:$UL:ul_plain1 { @[pid] = count(); }" >out 2>err &&
@@ -46,7 +46,7 @@ for mode in multi perf; do
 		grep -qx "@\[$a\]: 9" out && ! grep -q "@\[$b\]" out
 	'
 	test_expect_success "$mode: a wildcard's function the kernel cannot probe: one warning, the others traced" '
-		"$UL" 9 800 & a=$! && sleep 0.3 &&
+		"$UL" 9 2000 & a=$! && sleep 0.3 &&
 		timeout 20 $SONDE probe -p $a -e "uprobe:$UL:ul_* { @[probe] = count(); }" >out 2>err &&
 		grep -qx "@\[uprobe:$UL:ul_plain1\]: 9" out && grep -qx "@\[uprobe:$UL:ul_plain2\]: 9" out &&
 		! grep -q ul_locked out &&
@@ -54,7 +54,7 @@ for mode in multi perf; do
 		grep -qF "warning: '"'"'uprobe:$UL:ul_*'"'"': 1 of its 3 functions cannot be probed (the kernel refuses a uprobe there, ENOTSUPP: ul_locked); the other 2 are traced" err
 	'
 	test_expect_success "$mode: the same function named: one line saying why, exit 1" '
-		"$UL" 9 800 & a=$! && sleep 0.3 &&
+		"$UL" 9 2000 & a=$! && sleep 0.3 &&
 		! timeout 20 $SONDE probe -p $a -e "uprobe:$UL:ul_locked { @ = count(); }" >out 2>err &&
 		wait $a &&
 		test "$(wc -l <err)" = 1 &&
