@@ -73,23 +73,28 @@ struct mapinfo *ck_map_get(struct ck *c, struct node *n)
 	return m;
 }
 
-/* @m[t] for a map with several keys: t a tuple of them all, as $kv.0 of a for loop over @m */
-static int tuple_key(struct ck *c, struct node *n, struct mapinfo *m)
+/*
+ * @m[t], t a tuple of all of @m's keys (as $kv.0 of a for loop over @m): a
+ * map's keys are a tuple, so @m[(k1, k2)], @m[$t] and @m[k1, k2] are the same
+ * map. The first use of @m with a tuple gives it the tuple's fields as keys.
+ */
+static int tuple_key(struct ck *c, struct node *n, struct mapinfo *m, struct type t)
 {
-	struct type t = ck_expr(c, n->args);
-	bool ok = t.kind == TY_TUPLE && t.ntup == m->nkeys;
+	bool ok = t.kind == TY_TUPLE && !t.names && t.ntup == m->nkeys;
 
-	if (c->prog->err)
-		return -1;
 	for (int i = 0; ok && i < t.ntup; i++)
 		ok = ck_same_kind(&t.tup[i], &m->key.tup[i]);
 	if (!ok) {
 		char a[64];
 
-		lang__error(c->prog, n->args->loc, "'%s' has %d keys: give them all, or a tuple of them (as $kv.0 in a "
-			    "for loop over it); this is %s", m->name, m->nkeys, type__str(&t, a, sizeof(a)));
+		lang__error(c->prog, n->args->loc, "'%s' has %d key%s: give them all, or a tuple of them (as $kv.0 in "
+			    "a for loop over it); this is %s", m->name, m->nkeys, m->nkeys == 1 ? "" : "s",
+			    type__str(&t, a, sizeof(a)));
 		return -1;
 	}
+	for (int i = 0; i < t.ntup; i++)
+		if (t.tup[i].size > m->key.tup[i].size)
+			m->key.tup[i].size = t.tup[i].size;
 	n->tuplekey = true;
 	return 0;
 }
@@ -100,10 +105,26 @@ int ck_map_keys(struct ck *c, struct node *n)
 	struct mapinfo *m = ck_map_get(c, n);
 	int nk = n->i < 0 ? 0 : (int)n->i;
 	int i = 0;
+	struct type t1 = { .kind = TY_NONE };
 
 	n->map = m;
-	if (nk == 1 && m->nkeys > 1)
-		return tuple_key(c, n, m);
+	if (nk == 1) {	/* one key: a tuple of them all? */
+		t1 = ck_expr(c, n->args);
+		if (c->prog->err)
+			return -1;
+		if (t1.kind == TY_TUPLE && !t1.names && !t1.ntup) {
+			lang__error(c->prog, n->args->loc, "the empty tuple cannot be a map key");
+			return -1;
+		}
+		if (t1.kind == TY_TUPLE && !t1.names && m->nkeys < 0) {
+			m->nkeys = t1.ntup;
+			m->key = (struct type){ .kind = TY_TUPLE, .ntup = t1.ntup };
+			m->key.tup = arena__alloc(c->prog->arena, (t1.ntup + 1) * sizeof(struct type));
+			memcpy(m->key.tup, t1.tup, t1.ntup * sizeof(struct type));
+		}
+		if (m->nkeys > 1 || (m->nkeys == 1 && t1.kind == TY_TUPLE && !t1.names && t1.ntup == 1))
+			return tuple_key(c, n, m, t1);
+	}
 	if (m->nkeys >= 0 && m->nkeys != nk) {
 		lang__error(c->prog, n->loc, "'%s' is used with %d key%s here but %d elsewhere", m->name, nk,
 			    nk == 1 ? "" : "s", m->nkeys);
@@ -118,7 +139,7 @@ int ck_map_keys(struct ck *c, struct node *n)
 		m->key.tup = arena__alloc(c->prog->arena, (nk + 1) * sizeof(struct type));
 	}
 	for (struct node *k = n->args; k; k = k->next, i++) {
-		struct type t = ck_expr(c, k);
+		struct type t = nk == 1 ? t1 : ck_expr(c, k);
 
 		if (c->prog->err)
 			return -1;
@@ -644,8 +665,13 @@ struct type ck_expr(struct ck *c, struct node *n)
 	case N_FIELD:
 		return check_field(c, n);
 	case N_INDEX: {
-		struct type a = ck_expr(c, n->l), i = ck_expr(c, n->r);
+		struct type a = ck_expr(c, n->l), i;
 
+		if (c->prog->err)
+			return none;
+		if (a.kind == TY_TUPLE || a.kind == TY_ARRAY)
+			return ck_index(c, n, &a);	/* tuple.c */
+		i = ck_expr(c, n->r);
 		if (c->prog->err)
 			return none;
 		return ckbtf__index(c->prog, n, &a, &i);
@@ -685,6 +711,8 @@ struct type ck_expr(struct ck *c, struct node *n)
 			bits = enumfmt__typedef_bits(c->prog, n->s, &sign);	/* a kernel typedef: (uint64_t)x */
 		if (c->prog->err)
 			return none;
+		if (!n->ptr && (n->i || a.kind == TY_ARRAY || (a.kind != TY_INT && ck_array_size(c, n->l))))
+			return ck_array_cast(c, n, &a, bits, sign);	/* tuple.c */
 		if (n->ptr)
 			return n->ty = ckbtf__cast(c->prog, c->in, n, &a, bits, sign);
 		if (!bits || a.kind != TY_INT) {

@@ -185,14 +185,6 @@ struct type ckbtf__index(struct program *p, struct node *n, const struct type *a
 
 	if (i->kind != TY_INT)
 		return fail(p, n, "an index must be an integer");
-	if (a->kind == TY_ARRAY) {	/* pton()'s bytes */
-		if (n->r->kind != N_INT || n->r->i < 0 || n->r->i >= a->ntup) {
-			lang__error(p, n->r->loc, "an index into a uint8[%d] must be a constant from 0 to %d", a->ntup, a->ntup - 1);
-			return none();
-		}
-		n->ty = (struct type){ .kind = TY_INT, .size = 8, .bits = 8 };
-		return n->ty;
-	}
 	if (a->kind == TY_INT && a->ptr) {
 		if (a->ptr->kind == TY_VOID)
 			return fail(p, n, "a void pointer cannot be indexed");

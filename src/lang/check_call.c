@@ -107,7 +107,7 @@ int ck_array_size(struct ck *c, struct node *a)
 	int elem, cnt;
 
 	if (a->ty.kind == TY_ARRAY)
-		return a->ty.ntup;
+		return type__array_bytes(&a->ty);
 	if ((a->ty.kind == TY_STRUCT || (a->ty.kind == TY_STR && a->ty.btf_id > 0)) &&
 	    !ktypes__array(c->prog, a->ty.btf_id, &elem, &cnt))
 		return ktypes__size(c->prog, a->ty.btf_id) > 0 ? ktypes__size(c->prog, a->ty.btf_id) : 0;
@@ -320,8 +320,10 @@ struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 			return none;
 		}
 		if (f->id == F_DELETE) {
-			if (a0->i < 0 && a0->next) {	/* delete(@m, key) */
+			if (a0->i < 0 && a0->next) {	/* delete(@m, key), delete(@m, (k1, k2)) */
 				a0->args = a0->next;
+				if (!a0->next->next && a0->next->kind == N_TUPLE && !a0->next->x && a0->next->i > 0)
+					a0->args = a0->next->args;
 				a0->i = 1;
 				for (struct node *k = a0->args; k->next; k = k->next)
 					a0->i++;

@@ -63,6 +63,10 @@ struct type ck_type_fn(struct ck *c, struct node *n, const struct bfunc_desc *f)
 struct type ck_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* has_key(), len() */
 struct type ck_task_field(struct ck *c, struct node *n, struct node *task, bool comm);	/* pcomm, ppid */
 
+/* tuple.c: $t[1] and $a[1] (n is N_INDEX, a the type of what it indexes); (int8[8])x and (uint32)$a */
+struct type ck_index(struct ck *c, struct node *n, const struct type *a);
+struct type ck_array_cast(struct ck *c, struct node *n, const struct type *a, int bits, bool sign);
+
 /* bool.c: which values are bools (upstream's type, printed true/false) */
 bool ck_bool_op(const struct type *a, const struct type *b);	/* both operands bools: so is the result */
 struct type ck_bool_result(struct node *n, struct type t);	/* t, marked a bool for upstream's bool functions */

@@ -95,7 +95,7 @@ static int mem_size(struct ck *c, struct node *a)
 		return 8;
 	if (a->ty.kind == TY_STR || a->ty.kind == TY_ARRAY || a->ty.kind == TY_BUF || a->ty.kind == TY_MACADDR ||
 	    a->ty.kind == TY_TUPLE) {
-		int n = a->ty.kind == TY_STR ? ck_str_cap(c, a) : a->ty.kind == TY_ARRAY ? a->ty.ntup : a->ty.size;
+		int n = a->ty.kind == TY_STR ? ck_str_cap(c, a) : a->ty.kind == TY_ARRAY ? type__array_bytes(&a->ty) : a->ty.size;
 
 		return n > a->ty.size && a->kind != N_STR ? a->ty.size : n;
 	}

@@ -255,12 +255,24 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 	case TY_INET:
 		inet_text(f, d);
 		return true;
-	case TY_ARRAY:
+	case TY_ARRAY: {	/* [1,2,3]: each element as its integer type prints */
+		int eb = t->bits ? t->bits / 8 : 1;
+
 		fputc('[', f);
-		for (int i = 0; i < t->ntup && i < t->size; i++)
-			fprintf(f, i ? ",%u" : "%u", d[i]);
+		for (int i = 0; i < t->ntup && (i + 1) * eb <= t->size; i++) {
+			uint64_t u = 0;
+
+			memcpy(&u, d + i * eb, eb);	/* little-endian, as BPF stored it */
+			if (t->sign && eb < 8 && (u >> (eb * 8 - 1)) & 1)
+				u |= ~0ULL << (eb * 8);
+			if (t->sign)
+				fprintf(f, "%s%lld", i ? "," : "", (long long)u);
+			else
+				fprintf(f, "%s%llu", i ? "," : "", (unsigned long long)u);
+		}
 		fputc(']', f);
 		return true;
+	}
 	case TY_MACADDR:
 		fprintf(f, "%02X:%02X:%02X:%02X:%02X:%02X", d[0], d[1], d[2], d[3], d[4], d[5]);
 		return true;

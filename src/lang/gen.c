@@ -626,6 +626,10 @@ void gen_int(struct gen *g, struct node *n)
 		gen_btf__int(g, n);
 		return;
 	case N_CAST:
+		if (!n->ptr && n->l->ty.kind != TY_INT) {	/* (uint32)pton("127.0.0.1") */
+			gen_array_to_int(g, n);
+			return;
+		}
 		gen_int(g, n->l);
 		g_extend(g, n->ty.bits, n->ty.sign);
 		if (n->ty.boolean) {	/* (bool)x: x != 0 */
@@ -799,6 +803,12 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 		if (n->ty.kind == TY_BUF || n->ty.kind == TY_INET || n->ty.kind == TY_TIMESTAMP || n->ty.kind == TY_CGPATH ||
 		    n->ty.kind == TY_MACADDR || n->ty.kind == TY_ARRAY) {
 			gen_call_value(g, n, off, size);	/* a branch of ?: */
+			return;
+		}
+		break;
+	case N_CAST:
+		if (n->ty.kind == TY_ARRAY) {	/* (int8[8])x */
+			gen_array_cast(g, n, off, size);
 			return;
 		}
 		break;

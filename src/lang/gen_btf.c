@@ -128,12 +128,8 @@ static void read_mem(struct gen *g, bool user, int off, int n)
 /* r0 = the integer (or pointer) n reads from kernel or user memory */
 void gen_btf__int(struct gen *g, struct node *n)
 {
-	if (n->kind == N_INDEX && n->l->ty.kind == TY_ARRAY) {	/* a constant index into pton()'s bytes */
-		int mark = g->sp, t = g_slot(g, n->l->ty.size, n->loc);
-
-		gen_to(g, n->l, t, &n->l->ty);
-		g_emit(g, LDX(BPF_B, R0, FP, t + (int)n->r->i));
-		g->sp = mark;
+	if (n->kind == N_INDEX && n->l->ty.kind == TY_ARRAY) {	/* a constant index into an integer array */
+		gen_array_elem(g, n);
 		return;
 	}
 	if (iter__ctx_field(g, n))	/* ctx.task in an iter probe: from the context itself */

@@ -242,7 +242,7 @@ static int g_array_size(struct gen *g, struct node *a)
 	int elem, cnt;
 
 	if (a->ty.kind == TY_ARRAY)
-		return a->ty.ntup;
+		return type__array_bytes(&a->ty);
 	if ((a->ty.kind == TY_STRUCT || (a->ty.kind == TY_STR && a->ty.btf_id > 0)) &&
 	    !ktypes__array(g->prog, a->ty.btf_id, &elem, &cnt))
 		return ktypes__size(g->prog, a->ty.btf_id) > 0 ? ktypes__size(g->prog, a->ty.btf_id) : 0;

@@ -133,6 +133,11 @@ void gen_tseries(struct gen *g, struct node *mapn, struct node *call);
 void g_stack_depth_tag(struct gen *g, bool user);
 void gen_delete_all(struct gen *g, struct node *mapn);	/* delete(@h[k]) of hist, lhist, tseries maps */
 
+/* tuple.c: (int8[8])x into [fp+off]; r0 = (uint64)$a; r0 = $a[N] of an integer array */
+void gen_array_cast(struct gen *g, struct node *n, int off, int size);
+void gen_array_to_int(struct gen *g, struct node *n);
+void gen_array_elem(struct gen *g, struct node *n);
+
 /* kernel types (gen_btf.c) */
 bool gen_btf__handles(const struct node *n);
 void gen_btf__int(struct gen *g, struct node *n);

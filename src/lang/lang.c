@@ -219,6 +219,11 @@ bool type__is_int(const struct type *t)
 	return t->kind == TY_INT;
 }
 
+int type__array_bytes(const struct type *t)
+{
+	return t->ntup * (t->bits ? t->bits / 8 : 1);
+}
+
 const char *type__str(const struct type *t, char *buf, size_t len)
 {
 	switch (t->kind) {
@@ -247,7 +252,7 @@ const char *type__str(const struct type *t, char *buf, size_t len)
 	case TY_TIMESTAMP: snprintf(buf, len, "timestamp"); break;
 	case TY_CGPATH: snprintf(buf, len, "cgroup_path"); break;
 	case TY_MACADDR: snprintf(buf, len, "macaddr"); break;
-	case TY_ARRAY: snprintf(buf, len, "uint8[%d]", t->ntup); break;
+	case TY_ARRAY: snprintf(buf, len, "%sint%d[%d]", t->sign ? "" : "u", t->bits ? t->bits : 8, t->ntup); break;
 	case TY_STRERROR: snprintf(buf, len, "strerror"); break;
 	case TY_USERNAME: snprintf(buf, len, "username"); break;
 	case TY_TUPLE: {

@@ -83,7 +83,7 @@ enum ty_kind {
 	TY_STRUCT,	/* a kernel struct, union or array (BTF): its address, read member by member */
 	TY_TIMESTAMP, TY_CGPATH, TY_STRERROR,	/* strftime(), cgroup_path(), strerror(): formatted in user space */
 	TY_MACADDR,	/* macaddr(): 6 bytes, printed 00:1A:2B:3C:4D:5E */
-	TY_ARRAY,	/* uint8[ntup] (pton()): printed [127,0,0,1] */
+	TY_ARRAY,	/* ntup integers of bits and sign (pton()'s uint8[4], casts: tuple.c): printed [127,0,0,1] */
 	TY_USERNAME,	/* username: the uid (8 bytes), named in user space */
 };
 
@@ -358,5 +358,7 @@ int lang__duration_suffix(const char *p, const char *end, unsigned long long *ns
 
 const char *type__str(const struct type *t, char *buf, size_t len);
 bool type__is_int(const struct type *t);
+/* the bytes of a TY_ARRAY's elements (its size is 8-aligned) */
+int type__array_bytes(const struct type *t);
 
 #endif

@@ -191,9 +191,11 @@ static int cast_len(struct parser *ps)
 		return typedef_cast_len(ps);	/* (uint64_t)x, (pid_t *)p */
 	while (peek(ps, k)->t == T_STAR)
 		k++;
-	/* "int64[4]" array casts */
+	/* "int64[4]" and "uint8[]" array casts */
 	if (peek(ps, k)->t == T_LBRACKET && peek(ps, k + 1)->t == T_INT && peek(ps, k + 2)->t == T_RBRACKET)
 		k += 3;
+	else if (peek(ps, k)->t == T_LBRACKET && peek(ps, k + 1)->t == T_RBRACKET)
+		k += 2;
 	return peek(ps, k)->t == T_RPAREN ? k : 0;
 }
 
@@ -254,6 +256,11 @@ static struct node *primary(struct parser *ps)
 				return NULL;
 			}
 			n->i = cnt;
+			/* @m[(k1, k2)] is @m[k1, k2]: a map's keys are a tuple */
+			if (cnt == 1 && n->args->kind == N_TUPLE && !n->args->x && n->args->i > 0) {
+				n->i = n->args->i;
+				n->args = n->args->args;
+			}
 		}
 		return n;
 	case T_IDENT:
@@ -338,6 +345,12 @@ static struct node *primary(struct parser *ps)
 
 		if (peek(ps, 1)->t == T_IDENT && peek(ps, 2)->t == T_ASSIGN)
 			return record(ps, t);
+		if (peek(ps, 1)->t == T_RPAREN) {	/* () is the empty tuple */
+			n = mk(ps, N_TUPLE, t->loc);
+			n->loc = span(t->loc, peek(ps, 1)->loc);
+			ps->pos += 2;
+			return n;
+		}
 
 		if (k) {
 			struct token *ty = peek(ps, 1);
@@ -349,8 +362,15 @@ static struct node *primary(struct parser *ps)
 				n->s = arena__strndup(ps->prog->arena, ty->at, peek(ps, 2)->at + peek(ps, 2)->loc.len - ty->at);
 			else if (peek(ps, 2)->t == T_IDENT)	/* "unsigned int" */
 				n->s = arena__strndup(ps->prog->arena, ty->at, peek(ps, 2)->at + peek(ps, 2)->loc.len - ty->at);
-			for (int i = 1; i < k; i++)
+			for (int i = 1; i < k; i++) {
 				ptr += peek(ps, i)->t == T_STAR;
+				if (peek(ps, i)->t == T_LBRACKET)	/* an array cast: n->i elements, -1 for "[]" */
+					n->i = peek(ps, i + 1)->t == T_INT ? peek(ps, i + 1)->i : -1;
+			}
+			if (!n->i && peek(ps, k - 1)->t == T_RBRACKET) {
+				lang__error(ps->prog, peek(ps, k - 2)->loc, "an array has at least one element");
+				return NULL;
+			}
 			n->ptr = ptr;
 			ps->pos += k + 1;
 			n->l = NULL;
@@ -426,7 +446,7 @@ static struct node *postfix(struct parser *ps)
 				return NULL;
 			}
 			n = f;
-		} else if (t->t == T_LBRACKET && n->kind != N_MAP) {
+		} else if (t->t == T_LBRACKET && (n->kind != N_MAP || n->i > 0)) {	/* $t[1], @m[k][1] */
 			struct node *x = mk(ps, N_INDEX, t->loc);
 
 			advance(ps);
