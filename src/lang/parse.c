@@ -316,6 +316,15 @@ static struct node *primary(struct parser *ps)
 				if (!strcmp(ty->s, "struct") || !strcmp(ty->s, "union"))
 					n->s = arena__strndup(ps->prog->arena, ty->at, peek(ps, 2)->at + peek(ps, 2)->loc.len - ty->at);
 				n->ptr = peek(ps, k - 1)->t == T_STAR;
+				if (peek(ps, k - 1)->t == T_RBRACKET) {	/* sizeof(uint8[4]): n->i elements */
+					if (peek(ps, k - 2)->t != T_INT || !peek(ps, k - 2)->i) {
+						lang__error(ps->prog, peek(ps, k - 1)->loc, "sizeof() of an array type needs "
+							    "its number of elements, as in 'sizeof(uint8[4])'");
+						return NULL;
+					}
+					n->i = peek(ps, k - 2)->i;
+					n->ptr = peek(ps, k - 4)->t == T_STAR;
+				}
 				ps->pos += k + 1;
 				return n;
 			}
