@@ -40,6 +40,8 @@ bool ck_same_kind(const struct type *a, const struct type *b)
 {
 	if (a->kind != b->kind)
 		return false;
+	if (a->kind == TY_ARRAY)	/* uint8[4] is not int8[4] nor uint8[16] */
+		return a->ntup == b->ntup && a->bits == b->bits && a->sign == b->sign;
 	if (a->kind == TY_TUPLE && (a->names || b->names))
 		return same_record(a, b);
 	if (a->kind == TY_TUPLE) {

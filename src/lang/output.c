@@ -200,7 +200,7 @@ static void json_value(struct out *o, FILE *f, const struct type *t, const uint8
 {
 	int off = 0;
 
-	if (t->kind == TY_INT) {
+	if (t->kind == TY_INT || t->kind == TY_ARRAY) {	/* an array is a JSON array already: [1,2,3,4] */
 		value_text(o, f, t, d, 0);
 		return;
 	}
@@ -325,7 +325,7 @@ void out__value_line(struct out *o, const struct type *t, const uint8_t *data)
 		fputs("{\"type\": \"value\", \"data\": ", o->f);
 		if (t->kind == TY_INT)
 			fputs(v ? v : "0", o->f);
-		else if (t->kind == TY_TUPLE)
+		else if (t->kind == TY_TUPLE || t->kind == TY_ARRAY)
 			json_value(o, o->f, t, data);
 		else
 			json_str(o->f, v ? v : "");
@@ -697,7 +697,7 @@ static void json_map(struct out *o, struct mapinfo *m, struct entries *es, int f
 		} else if (m->agg == AGG_STATS) {
 			fprintf(o->f, "{\"count\": %lld, \"average\": %lld, \"total\": %lld}", (long long)e->count,
 				(long long)(e->count ? e->total / e->count : 0), (long long)e->total);
-		} else if (m->agg == AGG_NONE && m->val.kind == TY_TUPLE) {
+		} else if (m->agg == AGG_NONE && (m->val.kind == TY_TUPLE || m->val.kind == TY_ARRAY)) {
 			json_value(o, o->f, &m->val, e->val);
 		} else if (m->agg == AGG_NONE && m->val.boolean) {
 			fputs(e->v ? "true" : "false", o->f);
