@@ -87,7 +87,7 @@ static char **split_words(char *s)
 int cmd_probe(int argc, char **argv)
 {
 	const char *expr = NULL, *cmd = NULL, *format = "text", *file;
-	int pid = 0, rc;
+	int pid = 0, rc, kcheck = 0;
 	bool list = false, dry_run = false, unsafe = false, no_warnings = false, test = false, bench = false;
 	const char *bufmode = NULL;
 	struct opt opts[] = {
@@ -100,6 +100,7 @@ int cmd_probe(int argc, char **argv)
 		OPT_BOOL(0, "unsafe", &unsafe, "allow system() and signal()"),
 		OPT_STRING('B', "buffering", &bufmode, "MODE", "output buffering: line (default), full or none"),
 		OPT_BOOL(0, "no-warnings", &no_warnings, "do not print warnings"),
+		OPT_COUNT('k', NULL, &kcheck, "warn when a BPF helper fails (map update/delete, stack, signal); -kk: reads too"),
 		OPT_BOOL(0, "test", &test, "run the test: probes (only them) and say which pass"),
 		OPT_BOOL(0, "bench", &bench, "time the bench: probes (only them): average ns per run"),
 		OPT_VERBOSE(),
@@ -173,6 +174,7 @@ int cmd_probe(int argc, char **argv)
 	prog->params = (const char **)argv;
 	prog->nparams = npos;
 	prog->cfg.unsafe = unsafe;
+	prog->cfg.helper_check = kcheck;
 	prog->no_warnings = no_warnings;
 	prog->mode = test ? MODE_TEST : bench ? MODE_BENCH : MODE_RUN;
 

@@ -556,8 +556,15 @@ struct type ck_expr(struct ck *c, struct node *n)
 			}
 			return n->ty = ty_int(true, 64);
 		}
-		if (n->map->agg != AGG_NONE) {
-			lang__error(c->prog, n->loc, "'%s' is an aggregation (per-CPU): it can be printed, not read in a probe", n->s);
+		if (n->map->agg == AGG_HIST || n->map->agg == AGG_LHIST || n->map->agg == AGG_STATS ||
+		    n->map->agg == AGG_TSERIES) {
+			/* count, sum, avg, min and max read as one integer over all CPUs (gen_map_read) */
+			static const char *names[] = { [AGG_HIST] = "hist()", [AGG_LHIST] = "lhist()",
+						       [AGG_STATS] = "stats()", [AGG_TSERIES] = "tseries()" };
+
+			lang__error(c->prog, n->loc, "'%s' is a %s map: it has no single value to read in a probe "
+				    "(print it instead; count, sum, avg, min and max maps can be read)", n->s,
+				    names[n->map->agg]);
 			return none;
 		}
 		return n->ty = n->map->agg ? ty_int(true, 64) : n->map->val;

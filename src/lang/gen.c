@@ -140,6 +140,7 @@ void g_stackid(struct gen *g, bool user)
 	g_ld_map(g, R2, user ? MAPREF_USTACK : MAPREF_KSTACK);
 	g_emit(g, MOV_IMM(R3, user ? BPF_F_USER_STACK : 0));
 	g_emit(g, CALL(BPF_FUNC_get_stackid));
+	g_hcheck(g);
 	if (g->prog->need_stack_len)
 		g_stack_depth_tag(g, user);
 }
@@ -225,6 +226,7 @@ void gen_bvar(struct gen *g, struct node *n)
 		g_fp_addr(g, R1, t);
 		g_emit(g, MOV_IMM(R2, 8));
 		g_emit(g, CALL(user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel));
+		g_hcheck(g);
 		g_emit(g, LDX(BPF_DW, R0, FP, t));
 		g->sp = mark;
 		break;
@@ -306,6 +308,7 @@ void g_update(struct gen *g, int map, int keyoff, int valoff, int flags)
 	g_fp_addr(g, R3, valoff);
 	g_emit(g, MOV_IMM(R4, flags));
 	g_emit(g, CALL(BPF_FUNC_map_update_elem));
+	g_hcheck(g);
 }
 
 /* r0 = the int value of @m[k] (0 when absent) */
@@ -314,6 +317,12 @@ void gen_map_read(struct gen *g, struct node *n)
 	int mark = g->sp;
 	int key = gen_key(g, n);
 
+	if (n->map->percpu) {	/* count, sum, avg, min, max: summed (or min/max-ed) over all CPUs */
+		g_fp_addr(g, R7, key);
+		g_percpu_value(g, n->map, n->loc);
+		g->sp = mark;
+		return;
+	}
 	g_lookup(g, n->map->index, key);
 	g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 1));
 	g_emit(g, LDX(BPF_DW, R0, R0, 0));
@@ -483,6 +492,7 @@ void g_sc_regs_read(struct gen *g, int off, int slot_off)
 	g_emit(g, LDX(BPF_DW, R3, R6, 0));
 	g_emit(g, ALU_IMM(BPF_ADD, R3, off));
 	g_emit(g, CALL(BPF_FUNC_probe_read_kernel));
+	g_hcheck(g);
 }
 
 /* a field of a syscalls:sys_enter_X/sys_exit_X tracepoint, from the raw tracepoint's context */
@@ -581,14 +591,14 @@ void gen_int(struct gen *g, struct node *n)
 		gen_map_read(g, n);
 		return;
 	case N_CALL:
-		gen_call_int(g, n);
+		G_KLOC(g, n->loc, g->prog->cfg.helper_check ? g_kloc_call_end(g, n->loc) : 0, gen_call_int(g, n));
 		return;
 	case N_BINOP:
 		gen_binop(g, n);
 		return;
 	case N_UNOP:
 		if (n->op == T_STAR) {
-			gen_btf__int(g, n);
+			G_KLOC(g, n->loc, n->loc.col + 1, gen_btf__int(g, n));	/* -kk: the '*' */
 			return;
 		}
 		if (n->op == T_BAND) {
@@ -667,7 +677,17 @@ void g_str_literal(struct gen *g, const char *s, size_t len, int off, int size)
 	}
 }
 
+static void gen_str1(struct gen *g, struct node *n, int off, int size);
+
 void gen_str(struct gen *g, struct node *n, int off, int size)
+{
+	if (n->kind == N_CALL && g->prog->cfg.helper_check)	/* -kk: str(p) names the call */
+		G_KLOC(g, n->loc, g_kloc_call_end(g, n->loc), gen_str1(g, n, off, size));
+	else
+		gen_str1(g, n, off, size);
+}
+
+static void gen_str1(struct gen *g, struct node *n, int off, int size)
 {
 	switch (n->kind) {
 	case N_STR:
@@ -735,12 +755,14 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 				g_fp_addr(g, R1, off);
 				g_emit(g, MOV_IMM(R2, size));
 				g_emit(g, CALL(BPF_FUNC_probe_read_kernel_str));
+				g_hcheck(g);
 			} else {
 				g_fp_addr(g, R1, off);
 				g_emit(g, MOV_IMM(R2, f->size < size ? f->size : size));
 				g_emit(g, MOV_REG(R3, R6));
 				g_emit(g, ALU_IMM(BPF_ADD, R3, f->off));
 				g_emit(g, CALL(BPF_FUNC_probe_read_kernel));
+				g_hcheck(g);
 			}
 			return;
 		} else {
@@ -798,6 +820,7 @@ void gen_str(struct gen *g, struct node *n, int off, int size)
 			g_emit(g, MOV_IMM(R2, len));
 			/* bpf_probe_read_str reads user or kernel memory (x86-64's split address space) */
 			g_emit(g, CALL(BPF_FUNC_probe_read_str));
+			g_hcheck(g);
 			return;
 		}
 		if (n->ty.kind == TY_BUF || n->ty.kind == TY_INET || n->ty.kind == TY_TIMESTAMP || n->ty.kind == TY_CGPATH ||
@@ -1068,7 +1091,29 @@ void g_loop_end(struct gen *g, struct loopctx *l, int cont_target)
 	g->loop = l->outer;
 }
 
+static void gen_stmt1(struct gen *g, struct node *s);
+
+/* -k names the statement, or for `@m[k] = v` its '=' (as bpftrace 0.17), or the call it makes */
 void gen_stmt(struct gen *g, struct node *s)
+{
+	struct loc at = s->loc;
+	int end = 0;
+
+	if (g->prog->cfg.helper_check) {
+		if (s->kind == N_EXPR && s->l->kind == N_CALL)
+			end = g_kloc_call_end(g, at = s->l->loc);
+		else if (s->kind == N_ASSIGN && s->l->kind == N_MAP && s->op == T_ASSIGN &&
+			 !(s->r->kind == N_CALL && s->r->ty.kind == TY_AGG))
+			end = at.col + 1;
+		else if (s->kind == N_ASSIGN && s->l->kind == N_MAP)
+			end = g_kloc_stmt_end(g, at = s->l->loc);
+		else
+			end = g_kloc_stmt_end(g, at);
+	}
+	G_KLOC(g, at, end, gen_stmt1(g, s));
+}
+
+static void gen_stmt1(struct gen *g, struct node *s)
 {
 	int mark = g->sp;
 

@@ -123,6 +123,7 @@ static void read_mem(struct gen *g, bool user, int off, int n)
 	g_fp_addr(g, R1, off);
 	g_emit(g, MOV_IMM(R2, n));
 	g_emit(g, CALL(user ? BPF_FUNC_probe_read_user : BPF_FUNC_probe_read_kernel));
+	g_hcheck(g);
 }
 
 /* r0 = the integer (or pointer) n reads from kernel or user memory */

@@ -110,7 +110,7 @@ void gen_call_int(struct gen *g, struct node *n)
 		key = gen_key(g, a0);
 		g_ld_map(g, R1, m->index);
 		g_fp_addr(g, R2, key);
-		g_emit(g, CALL(BPF_FUNC_map_delete_elem));
+		g_emit(g, CALL(BPF_FUNC_map_delete_elem));	/* its value is used: no -k warning */
 		g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 2));
 		g_emit(g, MOV_IMM(R0, 0));
 		g_emit(g, JA(1));
@@ -267,6 +267,7 @@ static void g_read_at_r0(struct gen *g, int off, int n)
 	g_fp_addr(g, R1, off);
 	g_emit(g, MOV_IMM(R2, n));
 	g_emit(g, CALL(BPF_FUNC_probe_read));
+	g_hcheck(g);
 }
 
 /* buf(): [u64 length][bytes]; the bytes after the length are zeros */
@@ -306,10 +307,18 @@ static void gen_buf(struct gen *g, struct node *n, int off)
 	}
 	/* bpf_probe_read reads user or kernel memory (x86-64's split address space); zeros on failure */
 	g_emit(g, CALL(BPF_FUNC_probe_read));
+	g_hcheck(g);
 }
 
 /* values user space formats: buf, ntop, strftime, cgroup_path into [fp+off], size bytes */
+static void gen_call_value1(struct gen *g, struct node *n, int off, int size);
+
 void gen_call_value(struct gen *g, struct node *n, int off, int size)
+{
+	G_KLOC(g, n->loc, g->prog->cfg.helper_check ? g_kloc_call_end(g, n->loc) : 0, gen_call_value1(g, n, off, size));
+}
+
+static void gen_call_value1(struct gen *g, struct node *n, int off, int size)
 {
 	struct node *a0 = n->args;
 
@@ -701,6 +710,7 @@ void gen_call_stmt(struct gen *g, struct node *n)
 			g_emit(g, LDX(BPF_DW, R3, FP, arr));
 			g_emit(g, ALU_IMM(BPF_ADD, R3, 8 * i));
 			g_emit(g, CALL(BPF_FUNC_probe_read));
+			g_hcheck(g);
 			g_push_fix(g, &ends, &nends, g_emit(g, JMP_IMM(BPF_JNE, R0, 0, 0)));
 			g_emit(g, LDX(BPF_DW, R3, FP, tmp));
 			g_push_fix(g, &ends, &nends, g_emit(g, JMP_IMM(BPF_JEQ, R3, 0, 0)));
@@ -708,6 +718,7 @@ void gen_call_stmt(struct gen *g, struct node *n)
 			g_emit(g, ALU_IMM(BPF_ADD, R1, 8 + JOIN_LEN * i));
 			g_emit(g, MOV_IMM(R2, JOIN_LEN));
 			g_emit(g, CALL(BPF_FUNC_probe_read_str));
+			g_hcheck(g);
 		}
 		for (int i = 0; i < nends; i++)
 			g_patch(g, ends[i]);
@@ -736,6 +747,7 @@ void gen_call_stmt(struct gen *g, struct node *n)
 		g_ld_map(g, R1, a0->map->index);
 		g_fp_addr(g, R2, key);
 		g_emit(g, CALL(BPF_FUNC_map_delete_elem));
+		g_hcheck(g);
 		g->sp = mark;
 		return;
 	}
@@ -750,6 +762,7 @@ void gen_call_stmt(struct gen *g, struct node *n)
 		}
 		g_emit(g, MOV_IMM(R1, s));
 		g_emit(g, CALL(n->op == F_SIGNAL ? BPF_FUNC_send_signal : BPF_FUNC_send_signal_thread));
+		g_hcheck(g);
 		return;
 	}
 	case F_OVERRIDE:	/* needs CONFIG_BPF_KPROBE_OVERRIDE and a function on the error-injection list */

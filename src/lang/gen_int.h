@@ -55,6 +55,8 @@ struct gen {
 	int vars_size;		/* bytes of shared variables: r9 points to them (a per-CPU map value) */
 	struct gsubs *subs;	/* the callbacks of this program, shared by all their gens */
 	int retslot;		/* a test: probe's return value (testbench.c), or 0 */
+	struct loc kloc;	/* -k: the source range a failing helper's warning names (helpcheck.c) */
+	int kend;		/* its end column (exclusive), 0: none */
 };
 
 int g_emit(struct gen *g, struct bpf_insn i);
@@ -137,6 +139,16 @@ void gen_delete_all(struct gen *g, struct node *mapn);	/* delete(@h[k]) of hist,
 void gen_array_cast(struct gen *g, struct node *n, int off, int size);
 void gen_array_to_int(struct gen *g, struct node *n);
 void gen_array_elem(struct gen *g, struct node *n);
+/* helpcheck.c: -k and -kk; g_hcheck() follows a helper's CALL (r0 kept), the others set g->kloc */
+void g_hcheck(struct gen *g);
+int g_kloc_call_end(struct gen *g, struct loc at);	/* the column after the call's ')' */
+int g_kloc_stmt_end(struct gen *g, struct loc at);	/* the column after the statement (before ';') */
+#define G_KLOC(g, at, end, body) do { \
+	struct loc ol_ = (g)->kloc; int oe_ = (g)->kend; \
+	if ((g)->prog->cfg.helper_check) { (g)->kloc = (at); (g)->kend = (end); } \
+	body; \
+	(g)->kloc = ol_; (g)->kend = oe_; \
+} while (0)
 
 /* kernel types (gen_btf.c) */
 bool gen_btf__handles(const struct node *n);

@@ -105,6 +105,7 @@ static void gen_operand(struct gen *g, struct node *a, int off, int size)
 	g_emit(g, MOV_IMM(R2, size));
 	/* bpf_probe_read_str reads user or kernel memory (x86-64's split address space) */
 	g_emit(g, CALL(BPF_FUNC_probe_read_str));
+	g_hcheck(g);
 }
 
 /* r0 = the index of the first NUL of the size bytes at [base+off], or size */
@@ -475,6 +476,7 @@ static void put_operand(struct gen *g, struct node *a, int slot, int voff, int s
 		g_emit(g, LDX(BPF_DW, R3, FP, slot));
 		/* bpf_probe_read_str reads user or kernel memory (x86-64's split address space) */
 		g_emit(g, CALL(BPF_FUNC_probe_read_str));
+		g_hcheck(g);
 	} else {
 		g_copy_regs(g, R7, voff, FP, slot, words);
 	}

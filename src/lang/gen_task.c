@@ -213,6 +213,7 @@ void gentask__comm(struct gen *g, struct node *n, int off, int size)
 	g_emit(g, MOV_REG(R3, R0));
 	g_emit(g, ALU_IMM(BPF_ADD, R3, coff));
 	g_emit(g, CALL(BPF_FUNC_probe_read_kernel));
+	g_hcheck(g);
 	g_emit(g, LDX(BPF_DW, R1, FP, slot));
 	g_emit(g, INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, rel));
 	g_patch(g, skip);
@@ -230,6 +231,7 @@ static void plain(struct gen *g, struct loc loc)
 	g_emit(g, MOV_IMM(R2, 8));
 	g_fp_addr(g, R3, a);
 	g_emit(g, CALL(BPF_FUNC_probe_read_kernel));
+	g_hcheck(g);
 	g_emit(g, LDX(BPF_DW, R0, FP, b));
 	g->sp = mark;
 }

@@ -40,6 +40,7 @@ static void read_user(struct gen *g, const struct usdt_arg *a, struct loc loc)
 	g_fp_addr(g, R1, slot);
 	g_emit(g, MOV_IMM(R2, a->size));
 	g_emit(g, CALL(BPF_FUNC_probe_read_user));
+	g_hcheck(g);
 	g_emit(g, LDX(ldx_size(a->size), R0, FP, slot));
 	g->sp = mark;
 }

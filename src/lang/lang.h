@@ -218,6 +218,7 @@ enum rec_kind {
 	REC_UNWATCH,	/* unwatch(addr): the address at offset 8 */
 	REC_ERRORF, REC_WARNF,	/* a printf record whose text goes to stderr; an errorf() fails a test: probe */
 	REC_SKBOUTPUT,	/* not a record: a skboutput() call site (fmt: the pcap path, top: the offset) */
+	REC_HELPER_ERR,	/* -k: a BPF helper failed (helpcheck.c): the site, then its return value at offset 8 */
 };
 
 /* a C struct or union the script defines (bpftrace's `struct x { int a; char *b; };`), laid out in ktypes.c */
@@ -269,6 +270,7 @@ struct config {
 	int unstable_addr;	/* enum unstable: the address-of operator '&' (addr.c) */
 	int unstable_tseries;	/* tseries(): 0 warn (upstream's default), 1 enable, 2 error */
 	int perf_rb_pages;	/* skboutput()'s perf buffer: pages per CPU (a power of two), 0: the default */
+	int helper_check;	/* -k: warn when a map update/delete, get_stackid or signal fails; -kk: reads too */
 };
 
 /* an unstable feature's config (unstable_addr = warn, the default; error; enable) */

@@ -32,6 +32,8 @@ void out__pid_seen(struct out *o, pid_t pid);
 
 /* printf/cat/system: the text of a record (malloc'd), or NULL */
 char *out__format(struct out *o, const struct fmtsite *s, const uint8_t *rec, size_t len);
+/* helpcheck.c: -k's warning that a helper returned ret at site s (bpftrace 0.17's text or json line); malloc'd */
+char *out__helper_error(struct out *o, const struct program *p, const struct fmtsite *s, long long ret);
 /* a printf's output as text or as a json "printf" event */
 void out__printf(struct out *o, const char *text);
 /* print(value) */

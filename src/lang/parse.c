@@ -1047,7 +1047,7 @@ const char *lang__config(struct program *prog, const char *key, const char *val,
 		if (!isnum)
 			return "stack_depth is a number";
 		prog->cfg.stack_depth = num < 1 ? 1 : num > 127 ? 127 : (int)num;
-	} else if (!strcasecmp(key, "max_map_keys")) {
+	} else if (!strcasecmp(key, "max_map_keys") || !strcasecmp(key, "map_keys_max")) {	/* 0.17: BPFTRACE_MAP_KEYS_MAX */
 		if (!isnum)
 			return "max_map_keys is a number";
 		prog->cfg.max_map_keys = num < 1 ? 1 : (int)num;

@@ -240,7 +240,11 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 				lines++;
 		snprintf(err, errlen, "the kernel refused the program of '%s': %s%s%s", in->name, strerror(-e),
 			 *tail ? "\nverifier: " : "", tail);
-		if (c->nsubs && (strstr(log, "unknown#164") || strstr(log, "unknown#195")))
+		if (!c->nsubs && strstr(log, "unknown#195"))
+			snprintf(err, errlen, "the kernel refused the program of '%s': reading a count, sum, avg, min or "
+				 "max map in a probe needs bpf_map_lookup_percpu_elem (Linux 5.19), which this kernel "
+				 "lacks", in->name);
+		else if (c->nsubs && (strstr(log, "unknown#164") || strstr(log, "unknown#195")))
 			snprintf(err + strlen(err), errlen - strlen(err), "\n(for over a map needs Linux 5.13's "
 				 "bpf_for_each_map_elem, and 5.19's bpf_map_lookup_percpu_elem over count, sum, avg, "
 				 "min and max maps)");
@@ -379,6 +383,14 @@ static int on_record(void *ctx, void *data, size_t size)
 		fflush(rt->o->out);
 		if (text)
 			fputs(text, stderr);
+		free(text);
+		break;
+	}
+	case REC_HELPER_ERR: {	/* -k: on stdout, where bpftrace 0.17 prints it */
+		char *text = s && size >= 16 ? out__helper_error(&rt->out, p, s, ((const int64_t *)data)[1]) : NULL;
+
+		if (text)
+			fputs(text, rt->out.f);
 		free(text);
 		break;
 	}
