@@ -1,0 +1,133 @@
+#!/bin/bash
+# sonde probe: reading per-CPU aggregations in a probe (count, sum, avg, min,
+# max summed or min/max-ed over every CPU: tests/lang/aggread.test has the
+# single-CPU cases), and -k/-kk, the warnings of failing BPF helpers, against
+# bpftrace 0.17's lines (fixed here, and compared with the real bpftrace when
+# it is installed).
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(id -u)" != 0 ]; then
+	test_skip 'aggregation reads and -k' 'BPF needs root'
+	test_done
+	exit
+fi
+have_bpftrace=false
+command -v bpftrace >/dev/null && bpftrace --version 2>/dev/null | grep -q 'v0\.17' && have_bpftrace=true
+
+W=$WORKLOADS/syscalls
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+	printf '#!/bin/sh\ntaskset -c 0 %s 1000\ntaskset -c 1 %s 3000\n' "$W" "$W" >"$TMP/two.sh"
+	chmod +x "$TMP/two.sh"
+	test_expect_success 'an aggregation read in a probe is the value over all CPUs (1000 calls on CPU 0, 3000 on CPU 1)' '
+		cat >agg.bt <<-\EOF &&
+		tracepoint:syscalls:sys_enter_getppid /comm == "syscalls"/ { @c = count(); @s = sum(2); @a = avg(cpu + 10); @lo = min(cpu); @hi = max(cpu); @k[cpu] = count(); }
+		END { printf("%d %d %d %d %d %d %d %d\n", @c, @s, @a, @lo, @hi, @k[0], @k[1], @k[2]); clear(@c); clear(@s); clear(@a); clear(@lo); clear(@hi); clear(@k); }
+		EOF
+		$SONDE probe agg.bt -c "$TMP/two.sh" >out &&
+		grep -x "4000 8000 10 0 1 1000 3000 0" out
+	'
+else
+	test_skip 'an aggregation read over two CPUs' 'needs two CPUs and taskset'
+fi
+
+# sonde -k/-kk and, when it is here, bpftrace 0.17 print the same lines
+kcheck() {	# name options program expected-file
+	$SONDE probe $2 -e "$3" >"$1.sonde" 2>"$1.err" &&
+	test_cmp "$4" "$1.sonde" &&
+	if $have_bpftrace; then
+		bpftrace $2 -e "$3" >"$1.bt" 2>/dev/null &&
+		test_cmp "$1.bt" "$1.sonde"
+	fi
+}
+
+test_expect_success '-k: a delete of a missing key, where and why' '
+	cat >exp <<-\EOF &&
+	Attaching 1 probe...
+	stdin:1:18-31: WARNING: Failed to map_delete_elem: No such file or directory (-2)
+	BEGIN { @a[1]=1; delete(@a[2]); exit(); }
+	                 ~~~~~~~~~~~~~
+
+
+	@a[1]: 1
+	EOF
+	kcheck del -k "BEGIN { @a[1]=1; delete(@a[2]); exit(); }" exp
+'
+
+test_expect_success 'without -k no warning' '
+	$SONDE probe -e "BEGIN { @a[1]=1; delete(@a[2]); exit(); }" >out &&
+	! grep WARNING out
+'
+
+test_expect_success '-k: full maps (BPFTRACE_MAP_KEYS_MAX=1): each update names its place as 0.17 does' '
+	cat >exp <<-\EOF &&
+	Attaching 2 probes...
+	stdin:1:32-33: WARNING: Failed to map_update_elem: Argument list too long (-7)
+	BEGIN { $x = 7; @a[1]=1; @a[2] = 1 + 2; @a[3]=$x; @a[4]++; @a[5] += 2; @b[1]=count(); @b[2]=count(); @c[1] = sum(1); @c[2]=sum(1); exit(); } END{clear(@a);clear(@b);clear(@c);}
+	                               ~
+	stdin:1:41-47: WARNING: Failed to map_update_elem: Argument list too long (-7)
+	BEGIN { $x = 7; @a[1]=1; @a[2] = 1 + 2; @a[3]=$x; @a[4]++; @a[5] += 2; @b[1]=count(); @b[2]=count(); @c[1] = sum(1); @c[2]=sum(1); exit(); } END{clear(@a);clear(@b);clear(@c);}
+	                                        ~~~~~~
+	stdin:1:51-58: WARNING: Failed to map_update_elem: Argument list too long (-7)
+	BEGIN { $x = 7; @a[1]=1; @a[2] = 1 + 2; @a[3]=$x; @a[4]++; @a[5] += 2; @b[1]=count(); @b[2]=count(); @c[1] = sum(1); @c[2]=sum(1); exit(); } END{clear(@a);clear(@b);clear(@c);}
+	                                                  ~~~~~~~
+	stdin:1:60-70: WARNING: Failed to map_update_elem: Argument list too long (-7)
+	BEGIN { $x = 7; @a[1]=1; @a[2] = 1 + 2; @a[3]=$x; @a[4]++; @a[5] += 2; @b[1]=count(); @b[2]=count(); @c[1] = sum(1); @c[2]=sum(1); exit(); } END{clear(@a);clear(@b);clear(@c);}
+	                                                           ~~~~~~~~~~
+	stdin:1:87-100: WARNING: Failed to map_update_elem: Argument list too long (-7)
+	BEGIN { $x = 7; @a[1]=1; @a[2] = 1 + 2; @a[3]=$x; @a[4]++; @a[5] += 2; @b[1]=count(); @b[2]=count(); @c[1] = sum(1); @c[2]=sum(1); exit(); } END{clear(@a);clear(@b);clear(@c);}
+	                                                                                      ~~~~~~~~~~~~~
+	stdin:1:118-130: WARNING: Failed to map_update_elem: Argument list too long (-7)
+	BEGIN { $x = 7; @a[1]=1; @a[2] = 1 + 2; @a[3]=$x; @a[4]++; @a[5] += 2; @b[1]=count(); @b[2]=count(); @c[1] = sum(1); @c[2]=sum(1); exit(); } END{clear(@a);clear(@b);clear(@c);}
+	                                                                                                                     ~~~~~~~~~~~~
+
+
+
+
+
+	EOF
+	BPFTRACE_MAP_KEYS_MAX=1 kcheck full -k "BEGIN { \$x = 7; @a[1]=1; @a[2] = 1 + 2; @a[3]=\$x; @a[4]++; @a[5] += 2; @b[1]=count(); @b[2]=count(); @c[1] = sum(1); @c[2]=sum(1); exit(); } END{clear(@a);clear(@b);clear(@c);}" exp
+'
+
+test_expect_success '-k leaves failing reads alone, -kk names them: str(), buf(), a kernel pointer' '
+	P="BEGIN { \$s = str(0); \$b = buf(0, 4); \$p = kptr(0); \$y = *(uint32*)\$p; exit(); }" &&
+	printf "Attaching 1 probe...\n\n\n" >exp &&
+	kcheck read1 -k "$P" exp &&
+	cat >exp <<-\EOF &&
+	Attaching 1 probe...
+	stdin:1:14-20: WARNING: Failed to probe_read_str: Bad address (-14)
+	BEGIN { $s = str(0); $b = buf(0, 4); $p = kptr(0); $y = *(uint32*)$p; exit(); }
+	             ~~~~~~
+	stdin:1:27-36: WARNING: Failed to probe_read: Bad address (-14)
+	BEGIN { $s = str(0); $b = buf(0, 4); $p = kptr(0); $y = *(uint32*)$p; exit(); }
+	                          ~~~~~~~~~
+	stdin:1:57-58: WARNING: Failed to probe_read_kernel: Numerical result out of range (-34)
+	BEGIN { $s = str(0); $b = buf(0, 4); $p = kptr(0); $y = *(uint32*)$p; exit(); }
+	                                                        ~
+
+
+	EOF
+	kcheck read2 -kk "$P" exp
+'
+
+test_expect_success '-k in a program file: the line of the call; -f json: the helper_error event' '
+	printf "BEGIN {\n  @a[1] = 1;\n  delete(@a[2]);\n  exit();\n}\n" >k.bt &&
+	$SONDE probe -k k.bt >out &&
+	printf "k.bt:3:3-16: WARNING: Failed to map_delete_elem: No such file or directory (-2)\n  delete(@a[2]);\n  ~~~~~~~~~~~~~\n" >exp &&
+	sed -n 2,4p out >got && test_cmp exp got &&
+	cat >exp <<-\EOF &&
+	{"type": "attached_probes", "data": {"probes": 1}}
+	{"type": "helper_error", "helper": "map_delete_elem", "retcode": -2, "line": 1, "col": 18}
+
+
+	{"type": "map", "data": {"@a": {"1": 1}}}
+	EOF
+	kcheck json "-f json -k" "BEGIN { @a[1]=1; delete(@a[2]); exit(); }" exp
+'
+
+test_expect_success '-kkk is -kk; the option in --help' '
+	$SONDE probe -kkk -e "BEGIN { \$s = str(0); exit(); }" >out &&
+	grep -q "WARNING: Failed to probe_read_str" out &&
+	$SONDE probe --help >help &&
+	grep -q -- "-k " help
+'
+test_done
