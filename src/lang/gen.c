@@ -581,8 +581,8 @@ void gen_int(struct gen *g, struct node *n)
 	case N_INT:
 		g_ld_imm64(g, R0, (uint64_t)n->i);
 		return;
-	case N_IDENT:
-		gen_bvar(g, n);
+	case N_IDENT:	/* -k: kstack's get_stackid() names the builtin */
+		G_KLOC(g, n->loc, n->loc.col + n->loc.len, gen_bvar(g, n));
 		return;
 	case N_VAR:
 		g_emit(g, LDX(BPF_DW, R0, g_vbase(g, n->var), g_voff(g, n->var)));
@@ -900,7 +900,7 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 	switch (n->ty.kind) {
 	case TY_INT: case TY_KSYM: case TY_KSTACK: case TY_STRERROR: case TY_USERNAME:
 		if (n->kind == N_CALL && (n->op == F_KSYM || n->op == F_KSTACK))
-			gen_call_int(g, n);
+			G_KLOC(g, n->loc, g->prog->cfg.helper_check ? g_kloc_call_end(g, n->loc) : 0, gen_call_int(g, n));
 		else
 			gen_int(g, n);
 		g_emit(g, STX(BPF_DW, FP, R0, off));
@@ -910,8 +910,9 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 			g_copy(g, off, g_vbase(g, n->var), g_voff(g, n->var), 16);
 			return;
 		}
-		if (n->ty.kind == TY_USTACK)
-			g_stackid(g, true);
+		if (n->ty.kind == TY_USTACK)	/* -k: ustack, or ustack(...) */
+			G_KLOC(g, n->loc, !g->prog->cfg.helper_check ? 0 : n->kind == N_CALL ? g_kloc_call_end(g, n->loc) :
+			       n->loc.col + n->loc.len, g_stackid(g, true));
 		else
 			gen_int(g, n->args);
 		g_emit(g, STX(BPF_DW, FP, R0, off));

@@ -124,6 +124,21 @@ test_expect_success '-k in a program file: the line of the call; -f json: the he
 	kcheck json "-f json -k" "BEGIN { @a[1]=1; delete(@a[2]); exit(); }" exp
 '
 
+test_expect_success '-k: get_stackid of a user stack in the idle task fails, named at ustack as 0.17 does' '
+	P="profile:hz:99 /pid == 0/ { @[ustack] = count(); @b[ustack(3), 1] = count(); } interval:ms:700 { exit(); }" &&
+	$SONDE probe -k -e "$P" >out &&
+	grep "WARNING" out | sort -u >got &&
+	cat >exp <<-\EOF &&
+	stdin:1:28-36: WARNING: Failed to get_stackid: Bad address (-14)
+	stdin:1:49-61: WARNING: Failed to get_stackid: Bad address (-14)
+	EOF
+	test_cmp exp got &&
+	if $have_bpftrace; then
+		bpftrace -k -e "$P" 2>/dev/null | grep WARNING | sort -u >bt &&
+		test_cmp bt got
+	fi
+'
+
 test_expect_success '-kkk is -kk; the option in --help' '
 	$SONDE probe -kkk -e "BEGIN { \$s = str(0); exit(); }" >out &&
 	grep -q "WARNING: Failed to probe_read_str" out &&
