@@ -770,8 +770,10 @@ int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 			fprintf(o->f, "%lld\n", (long long)(div > 1 ? e->v / div : e->v));
 		}
 	}
-	/* bpftrace ends avg and stats maps, and empty maps, with an empty line */
-	if (!hist && (m->agg == AGG_AVG || m->agg == AGG_STATS || es.n == 0))
+	/* bpftrace ends avg and stats maps, and empty maps, with an empty line (an empty avg map with two) */
+	if (!hist && (m->agg == AGG_AVG || m->agg == AGG_STATS))
+		fputc('\n', o->f);
+	if (!hist && es.n == 0)
 		fputc('\n', o->f);
 	if (hist && es.n == 0)
 		fputc('\n', o->f);

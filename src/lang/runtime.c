@@ -277,8 +277,8 @@ static void clear_map(struct rt *rt, struct mapinfo *m, bool zero_only)
 
 	if (!key || !next || !z)
 		goto out;
-	/* a map without keys and not a histogram is set to zero, as bpftrace 0.17 does */
-	if (!zero_only && m->nkeys == 0 && m->agg != AGG_HIST && m->agg != AGG_LHIST)
+	/* a count() map without keys is set to zero, as bpftrace 0.17 does (its other scalars go) */
+	if (!zero_only && m->nkeys == 0 && m->agg == AGG_COUNT)
 		zero_only = true;
 	if (!zero_only) {
 		/* the keys there now, then delete them: probes still running (our own bpf()
