@@ -145,7 +145,7 @@ int cmd_report(int argc, char **argv)
 		OPT_BOOL(0, "stdio", &stdio_, "text output (the only interface; accepted for perf's users)"),
 		OPT_BOOL(0, "children", &children, "inclusive (children) percentages when there are call graphs (default)"),
 		OPT_BOOL(0, "no-children", &no_children, "self percentages only"),
-		OPT_STRING('s', "sort", &sort, "KEYS", "group by these keys: comm,pid,tid,dso,sym,cpu (default comm,dso,sym)"),
+		OPT_STRING('s', "sort", &sort, "KEYS", "group by these keys: comm,pid,tid,dso,sym,cpu,srcline (default comm,dso,sym)"),
 		OPT_STRING('g', "call-graph", &callgraph, "MODE", "graph (default), caller, callee, none; perf's 'graph,0.5,caller' works"),
 		OPT_DOUBLE(0, "percent-limit", &pr.percent_limit, "PCT", "hide entries below PCT percent"),
 		OPT_INT(0, "top", &top, "N", "show the N hottest entries"),
@@ -179,7 +179,7 @@ int cmd_report(int argc, char **argv)
 	if (!input)
 		input = default_recording();
 	if (hist__parse_sort(&ho, sort, &bad))
-		opt__usage_error(report_usage, opts, "unknown sort key '%s' (comm, pid, tid, dso, sym, cpu)", bad);
+		opt__usage_error(report_usage, opts, "unknown sort key '%s' (comm, pid, tid, dso, sym, cpu, srcline)", bad);
 	if (callgraph) {
 		char *cg = strdup(callgraph), *save = NULL;
 
@@ -234,6 +234,7 @@ int cmd_report(int argc, char **argv)
 	/* perf: caller-first graphs under inclusive entries, callee-first under self ones */
 	ho.caller = order_given ? caller : ho.children;
 	pr.graph = ho.callchain;
+	ho.lines = session__symbolizer(s);	/* srcline: the source lines of the frames it resolved */
 	ctx.nr_attrs = nattrs;
 	ctx.hists = calloc(nattrs ? nattrs : 1, sizeof(*ctx.hists));
 	rc = 1;

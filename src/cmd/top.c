@@ -242,7 +242,7 @@ int cmd_top(int argc, char **argv)
 		OPT_STRING('C', "cpu", &cpus, "CPUS", "only these CPUs"),
 		OPT_DOUBLE('d', "delay", &delay, "SECONDS", "refresh every SECONDS (default 2)"),
 		OPT_INT('E', "entries", &entries, "N", "show the N hottest (default: what fits)"),
-		OPT_STRING('s', "sort", &sort, "KEYS", "group by comm,pid,tid,dso,sym (default dso,sym)"),
+		OPT_STRING('s', "sort", &sort, "KEYS", "group by comm,pid,tid,dso,sym,cpu,srcline (default dso,sym)"),
 		OPT_BOOL('K', "hide-kernel-symbols", &t.hide_kernel, "leave kernel samples out"),
 		OPT_BOOL('U', "hide-user-symbols", &t.hide_user, "leave user samples out"),
 		OPT_BOOL('z', "zero", &zero, "start each refresh from zero"),
@@ -271,7 +271,7 @@ int cmd_top(int argc, char **argv)
 	if ((pids != NULL) + (tids != NULL) + (cpus != NULL || all) > 1)
 		opt__usage_error(top_usage, opts, "-p, -t and -a/-C cannot be combined");
 	if (hist__parse_sort(&t.ho, sort, &bad))
-		opt__usage_error(top_usage, opts, "unknown sort key '%s' (comm, pid, tid, dso, sym, cpu)", bad);
+		opt__usage_error(top_usage, opts, "unknown sort key '%s' (comm, pid, tid, dso, sym, cpu, srcline)", bad);
 	t.ho.children = t.callchain;
 	pr.top = entries ? (size_t)entries : 0;
 	if (batch)
@@ -343,6 +343,7 @@ int cmd_top(int argc, char **argv)
 		goto out;
 	}
 	t.sym = symbolizer__new(0);
+	t.ho.lines = t.sym;
 	t.h = hist__new(&t.ho);
 	t.loaded = calloc(MAX_TRACKED, sizeof(pid_t));
 	if (!t.sym || !t.h || !t.loaded) {

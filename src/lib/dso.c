@@ -620,6 +620,7 @@ static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr,
 		f[i].offset = sym ? vaddr - sym->start : 0;
 		f[i].dso = d->name;
 		f[i].dso_addr = vaddr;
+		f[i].object = d;
 	}
 	return n;
 }
@@ -679,6 +680,23 @@ int dso__resolve(struct symbolizer *s, struct dso *d, uint64_t vaddr, const stru
 	d->cache_used++;
 	*frames = e->f;
 	return n;
+}
+
+int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint64_t vaddr,
+			   const char **file, int *line)
+{
+	struct dso *d = f->object;
+	Dwfl_Line *dl;
+	int err;
+
+	if (!d)
+		return -ENOENT;
+	err = dso__load(s, d);
+	if (err)
+		return err;
+	dl = d->mod ? dwfl_module_getsrc(d->mod, vaddr + d->bias) : NULL;
+	*file = dl ? dwfl_lineinfo(dl, NULL, line, NULL, NULL, NULL) : NULL;
+	return *file ? 0 : -ENOENT;
 }
 
 void dso__free_all(struct symbolizer *s)

@@ -3,9 +3,36 @@
 #include "lib/hist.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/symbol.h"
+
+/*
+ * perf 6.1 asks addr2line for the line of an address each time it compares a
+ * new entry's srcline, and gives up on a DSO (srcline.c's A2L_FAIL_LIMIT) when
+ * its first 123 answers were all failures: later addresses of that DSO are then
+ * shown as "sym+offset" even where the DSO has lines. Inclusive entries look up
+ * absolute addresses, which always fail in a PIE, so this happens to programs
+ * that appear in many call chains before a sample lands in them: keep the same
+ * count so the entries are perf's.
+ */
+#define A2L_FAIL_LIMIT 123
+
+struct a2l_state {
+	const struct dso *object;
+	int fails;		/* 1 until a line is found, then 0 for good */
+	bool off;		/* gave up on this DSO */
+};
+
+struct line_slot {		/* one looked-up address of a DSO */
+	const struct dso *object;	/* NULL: empty slot */
+	uint64_t vaddr;
+	const char *fileline;	/* interned "demo.c:39", or NULL when the DSO has no line there */
+	int state;		/* index into a2l */
+};
 
 struct hist {
 	struct hist_opts o;
@@ -17,6 +44,11 @@ struct hist {
 	size_t nstrs, strs_cap;
 	size_t *str_index;
 	size_t str_index_cap;
+	struct line_slot *lines;	/* HK_SRCLINE: answers per (DSO, address) */
+	size_t nlines, lines_cap;
+	struct a2l_state *a2l;
+	size_t na2l;
+	int srcline_pos;	/* HK_SRCLINE's place among the keys, -1 if not one */
 	uint64_t total, samples;
 };
 
@@ -83,7 +115,7 @@ static const char *intern(struct hist *h, const char *s)
 
 int hist__parse_sort(struct hist_opts *o, const char *spec, const char **bad)
 {
-	static const char *const names[HK_MAX] = { "comm", "pid", "tid", "dso", "sym", "cpu" };
+	static const char *const names[HK_MAX] = { "comm", "pid", "tid", "dso", "sym", "cpu", "srcline" };
 	static char badbuf[64];
 	const char *p = spec;
 
@@ -116,8 +148,13 @@ struct hist *hist__new(const struct hist_opts *o)
 {
 	struct hist *h = calloc(1, sizeof(*h));
 
-	if (h)
-		h->o = *o;
+	if (!h)
+		return NULL;
+	h->o = *o;
+	h->srcline_pos = -1;
+	for (int i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == HK_SRCLINE)
+			h->srcline_pos = i;
 	return h;
 }
 
@@ -142,6 +179,8 @@ void hist__free(struct hist *h)
 		free(h->strs[i]);
 	free(h->strs);
 	free(h->str_index);
+	free(h->lines);
+	free(h->a2l);
 	free(h->e);
 	free(h->index);
 	free(h);
@@ -159,18 +198,153 @@ static const char *short_dso(const char *dso)
 	return slash ? slash + 1 : dso;
 }
 
-/* the entry's key fields for a frame of a sample */
-static void fill_key(struct hist_entry *k, const struct session_sample *smp, const struct session_frame *f)
+/* the answers of HK_SRCLINE, cached per (DSO, address): the DWARF lookup is done once */
+static int grow_lines(struct hist *h)
 {
+	size_t nc = h->lines_cap ? h->lines_cap * 2 : 256;
+	struct line_slot *n = calloc(nc, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->lines_cap; i++) {
+		struct line_slot *o = &h->lines[i];
+		size_t j;
+
+		if (!o->object)
+			continue;
+		for (j = hash_bytes(hash_bytes(1469598103934665603ULL, &o->object, sizeof(o->object)),
+				    &o->vaddr, sizeof(o->vaddr)) & (nc - 1); n[j].object; j = (j + 1) & (nc - 1))
+			;
+		n[j] = *o;
+	}
+	free(h->lines);
+	h->lines = n;
+	h->lines_cap = nc;
+	return 0;
+}
+
+static int a2l_state(struct hist *h, const struct dso *object)
+{
+	struct a2l_state *n;
+
+	for (size_t i = 0; i < h->na2l; i++)
+		if (h->a2l[i].object == object)
+			return (int)i;
+	n = realloc(h->a2l, (h->na2l + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	h->a2l = n;
+	n[h->na2l] = (struct a2l_state){ .object = object, .fails = 1 };
+	return (int)h->na2l++;
+}
+
+/* the line of vaddr in the file of frame f, looked up the first time: NULL when out of memory */
+static struct line_slot *line_slot(struct hist *h, const struct sym_frame *f, uint64_t vaddr)
+{
+	const struct dso *object = f->object;
+	struct line_slot *ls;
+	const char *file;
+	size_t j;
+	int line = 0, st;
+
+	if ((h->nlines + 1) * 2 > h->lines_cap && grow_lines(h))
+		return NULL;
+	for (j = hash_bytes(hash_bytes(1469598103934665603ULL, &object, sizeof(object)), &vaddr, sizeof(vaddr)) &
+		 (h->lines_cap - 1);
+	     h->lines[j].object; j = (j + 1) & (h->lines_cap - 1))
+		if (h->lines[j].object == object && h->lines[j].vaddr == vaddr)
+			return &h->lines[j];
+	st = a2l_state(h, object);
+	if (st < 0)
+		return NULL;
+	ls = &h->lines[j];
+	*ls = (struct line_slot){ .object = object, .vaddr = vaddr, .state = st };
+	if (symbolizer__srcline_in(h->o.lines, f, vaddr, &file, &line) == 0) {
+		const char *base = strrchr(file, '/');
+		char buf[4200];
+
+		snprintf(buf, sizeof(buf), "%s:%u", base ? base + 1 : file, (unsigned)line);
+		if (!(ls->fileline = intern(h, buf)))
+			return NULL;
+	}
+	h->nlines++;
+	return ls;
+}
+
+/* one of perf's addr2line questions about an address: its file:line, or NULL (see A2L_FAIL_LIMIT) */
+static const char *ask_line(struct hist *h, const struct line_slot *ls)
+{
+	struct a2l_state *st = &h->a2l[ls->state];
+
+	if (!st->off && ls->fileline) {
+		st->fails = 0;
+		return ls->fileline;
+	}
+	if (st->fails && ++st->fails > A2L_FAIL_LIMIT)
+		st->off = true;
+	return NULL;
+}
+
+/*
+ * the srcline of a frame as perf's map__srcline() writes it, at the DSO-relative address
+ * (a sample's own entry) or, for raw, at the absolute one (an inclusive entry). *slot is
+ * the address's line slot when a line was asked for (NULL otherwise).
+ */
+static int frame_srcline(struct hist *h, const struct session_frame *f, bool raw, const char **out,
+			 const struct line_slot **slot)
+{
+	const struct sym_frame *sf = &f->sym;
+	uint64_t ip = raw ? f->ip : sf->dso_addr;
+	char *buf = NULL;
+	int n;
+
+	*slot = NULL;
+	if (!sf->dso) {		/* in no mapping */
+		*out = intern(h, "??:0");
+		return *out ? 0 : -ENOMEM;
+	}
+	/* perf asks for lines only in files: not "[kernel.kallsyms]", "[vdso]" or a JIT's /tmp/perf-PID.map */
+	if (sf->object && sf->dso[0] != '[' && strncmp(sf->dso, "/tmp/perf-", 10)) {
+		const struct line_slot *ls = line_slot(h, sf, ip);
+
+		if (!ls)
+			return -ENOMEM;
+		*slot = ls;
+		if ((*out = ask_line(h, ls)))
+			return 0;
+	}
+	if (sf->sym)
+		n = asprintf(&buf, "%s+%" PRIu64, sf->sym, ip - (sf->dso_addr - sf->offset));
+	else
+		n = asprintf(&buf, "%s[%" PRIx64 "]", short_dso(sf->dso), ip);
+	if (n < 0)
+		return -ENOMEM;
+	*out = intern(h, buf);
+	free(buf);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* the entry's key fields for a frame of a sample; raw: for an inclusive entry (see frame_srcline) */
+static int fill_key(struct hist *h, struct hist_entry *k, const struct session_sample *smp,
+		    const struct session_frame *f, bool raw, const struct line_slot **slot)
+{
+	const struct perfdata_attr *a = smp->ev->attr;
+
 	memset(k, 0, sizeof(*k));
 	k->comm = smp->comm;
 	k->pid = smp->s->pid;
 	k->tid = smp->s->tid;
-	k->cpu = smp->s->cpu;
+	/* perf shows -1 when the samples have no CPU */
+	k->cpu = a && !(a->attr.sample_type & PERF_SAMPLE_CPU) ? -1 : (int32_t)smp->s->cpu;
 	k->dso = short_dso(f->sym.dso);
 	k->sym = f->sym.sym;
-	k->addr = f->sym.dso ? f->sym.dso_addr : f->ip;
+	/* as perf: a sample's own entry is at the DSO-relative address, an inclusive one at the absolute */
+	k->addr = f->sym.dso && !raw ? f->sym.dso_addr : f->ip;
 	k->level = f->kernel ? 'k' : '.';
+	*slot = NULL;
+	if (h->srcline_pos >= 0)
+		return frame_srcline(h, f, raw, &k->srcline, slot);
+	return 0;
 }
 
 static uint64_t key_hash(const struct hist *h, const struct hist_entry *k)
@@ -188,8 +362,10 @@ static uint64_t key_hash(const struct hist *h, const struct hist_entry *k)
 			hv = hash_str(hv, k->sym);
 			if (!k->sym)
 				hv = hash_bytes(hv, &k->addr, sizeof(k->addr));
-			hv = hash_bytes(hv, &k->level, 1);
+			else
+				hv = hash_bytes(hv, &k->level, 1);
 			break;
+		case HK_SRCLINE: hv = hash_str(hv, k->srcline); break;
 		default: break;
 		}
 	}
@@ -201,25 +377,32 @@ static bool str_eq(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-static bool key_eq(const struct hist *h, const struct hist_entry *a, const struct hist_entry *b)
+/* the first nkeys sort keys of a and b are equal */
+static bool keys_eq(const struct hist *h, const struct hist_entry *a, const struct hist_entry *b, int nkeys)
 {
-	for (int i = 0; i < h->o.nr_keys; i++) {
+	for (int i = 0; i < nkeys; i++) {
 		switch (h->o.keys[i]) {
 		case HK_COMM: if (!str_eq(a->comm, b->comm)) return false; break;
 		case HK_PID: if (a->pid != b->pid) return false; break;
 		case HK_TID: if (a->tid != b->tid) return false; break;
 		case HK_CPU: if (a->cpu != b->cpu) return false; break;
 		case HK_DSO: if (!str_eq(a->dso, b->dso)) return false; break;
-		case HK_SYM:
-			if (!str_eq(a->sym, b->sym) || a->level != b->level)
+		case HK_SYM:	/* an unnamed address is one entry whatever level it was shown at */
+			if (!str_eq(a->sym, b->sym) || (a->sym && a->level != b->level))
 				return false;
 			if (!a->sym && a->addr != b->addr)
 				return false;
 			break;
+		case HK_SRCLINE: if (!str_eq(a->srcline, b->srcline)) return false; break;
 		default: break;
 		}
 	}
 	return true;
+}
+
+static bool key_eq(const struct hist *h, const struct hist_entry *a, const struct hist_entry *b)
+{
+	return keys_eq(h, a, b, h->o.nr_keys);
 }
 
 static int grow_index(struct hist *h)
@@ -314,15 +497,42 @@ static int cc_add(struct hist *h, struct hist_entry *e, const struct session_fra
 	return 0;
 }
 
+/*
+ * How many times perf 6.1 computes the srcline of an inclusive entry (hist.c's
+ * iter_add_next_cumulative_entry): once to compare it with the entries this
+ * sample already added, if one of them equals it in the keys before srcline
+ * (when sym is a key, perf first skips those of another symbol), and once more
+ * to insert it when it is not one of them.
+ */
+static int srcline_asks(const struct hist *h, const struct hist_entry *key, const size_t *seen,
+			const uint64_t *seen_ip, int nseen, uint64_t ip, bool dup)
+{
+	bool has_sym = false, compared = false;
+
+	for (int i = 0; i < h->o.nr_keys; i++)
+		has_sym |= h->o.keys[i] == HK_SYM;
+	for (int i = 0; i < nseen && !compared; i++) {
+		const struct hist_entry *e = &h->e[seen[i]];
+
+		if (has_sym && (e->sym || key->sym ? !str_eq(e->sym, key->sym) : seen_ip[i] != ip))
+			continue;
+		compared = keys_eq(h, e, key, h->srcline_pos);
+	}
+	return compared + !dup;
+}
+
 int hist__add(struct hist *h, const struct session_sample *smp)
 {
 	/* without PERF_SAMPLE_PERIOD every sample stands for the attr's period, as in perf */
 	uint64_t period = smp->ev->attr && !(smp->ev->attr->attr.sample_type & PERF_SAMPLE_PERIOD)
 				  ? smp->ev->attr->attr.sample_period : smp->s->period;
-	int nf = smp->nr_frames;
+	int nf = smp->nr_frames, rc;
+	const struct line_slot *slot;
 	struct hist_entry key, *e;
 	size_t seen[128];	/* entries already counted for this sample (indices: the array moves) */
+	uint64_t seen_ip[128];	/* the address each was added for */
 	int nseen = 0;
+	char level;
 
 	if (nf < 1)
 		return 0;
@@ -330,7 +540,9 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 		period = 1;
 	h->total += period;
 	h->samples++;
-	fill_key(&key, smp, &smp->frames[0]);
+	rc = fill_key(h, &key, smp, &smp->frames[0], false, &slot);
+	if (rc)
+		return rc;
 	e = find_or_add(h, &key);
 	if (!e)
 		return -ENOMEM;
@@ -339,59 +551,115 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 	e->children += period;
 	e->nr_children++;
 	if (h->o.callchain) {
-		int rc = h->o.caller ? cc_add(h, e, smp->frames, nf - 1, -1, nf, period)
-				     : cc_add(h, e, smp->frames, 0, 1, nf, period);
+		rc = h->o.caller ? cc_add(h, e, smp->frames, nf - 1, -1, nf, period)
+				 : cc_add(h, e, smp->frames, 0, 1, nf, period);
 		if (rc)
 			return rc;
+		if (e->max_depth < (uint32_t)nf)
+			e->max_depth = nf;
 	}
 	if (!h->o.children)
 		return 0;
-	seen[nseen++] = e - h->e;
-	for (int i = 1; i < nf; i++) {
+	seen[nseen] = e - h->e;
+	seen_ip[nseen++] = smp->frames[0].sym.dso_addr;
+	level = key.level;
+	/*
+	 * an inclusive entry for every frame, the sample's own too (its srcline may differ),
+	 * in perf's order: root first when the graphs are caller-first
+	 */
+	for (int n = 0; n < nf; n++) {
+		int i = h->o.caller ? nf - 1 - n : n;
 		bool dup = false;
 		size_t eidx;
 
-		fill_key(&key, smp, &smp->frames[i]);
+		rc = fill_key(h, &key, smp, &smp->frames[i], true, &slot);
+		if (rc)
+			return rc;
+		/* perf reuses one addr_location: a frame in no mapping keeps the level of the one before */
+		if (smp->frames[i].sym.dso)
+			level = key.level;
+		key.level = level;
 		e = find_or_add(h, &key);
 		if (!e)
 			return -ENOMEM;
 		eidx = e - h->e;
 		for (int k = 0; k < nseen; k++)
 			dup |= seen[k] == eidx;
+		if (slot)	/* fill_key asked once */
+			for (int k = srcline_asks(h, &key, seen, seen_ip, nseen, smp->frames[i].ip, dup); k > 1; k--)
+				ask_line(h, slot);
 		if (dup)
 			continue;	/* recursion: count a frame once per sample */
-		if (nseen < 128)
-			seen[nseen++] = eidx;
+		if (nseen < 128) {
+			seen[nseen] = eidx;
+			seen_ip[nseen++] = smp->frames[i].ip;
+		}
 		e->children += period;
 		e->nr_children++;
 		if (h->o.callchain) {
-			int rc = h->o.caller ? cc_add(h, e, smp->frames, i, -1, i + 1, period)
-					     : cc_add(h, e, smp->frames, i, 1, nf - i, period);
+			int depth = h->o.caller ? i + 1 : nf - i;
+
+			rc = h->o.caller ? cc_add(h, e, smp->frames, i, -1, depth, period)
+					 : cc_add(h, e, smp->frames, i, 1, depth, period);
 			if (rc)
 				return rc;
+			if (e->max_depth < (uint32_t)depth)
+				e->max_depth = depth;
 		}
 	}
 	return 0;
 }
 
-static int cmp_entry_children(const void *a, const void *b)
+/* perf's order of equal entries: each sort key in turn, ascending; no DSO or symbol last */
+static int cmp_null_last(const void *a, const void *b)
 {
-	const struct hist_entry *x = a, *y = b;
-
-	if (x->children != y->children)
-		return x->children > y->children ? -1 : 1;
-	if (x->self != y->self)
-		return x->self > y->self ? -1 : 1;
-	return strcmp(x->sym ? x->sym : "", y->sym ? y->sym : "");
+	return !a - !b;
 }
 
-static int cmp_entry_self(const void *a, const void *b)
+static int cmp_keys(const struct hist *h, const struct hist_entry *x, const struct hist_entry *y)
+{
+	int c = 0;
+
+	for (int i = 0; i < h->o.nr_keys && !c; i++) {
+		switch (h->o.keys[i]) {
+		case HK_COMM: c = strcmp(x->comm, y->comm); break;
+		case HK_PID: c = (x->pid > y->pid) - (x->pid < y->pid); break;
+		case HK_TID: c = (x->tid > y->tid) - (x->tid < y->tid); break;
+		case HK_CPU: c = (x->cpu > y->cpu) - (x->cpu < y->cpu); break;
+		case HK_DSO: {
+			const char *a = strcmp(x->dso, "[unknown]") ? x->dso : NULL;
+			const char *b = strcmp(y->dso, "[unknown]") ? y->dso : NULL;
+
+			c = a && b ? strcmp(a, b) : cmp_null_last(a, b);
+			break;
+		}
+		case HK_SYM:
+			c = x->sym && y->sym ? strcmp(x->sym, y->sym) : cmp_null_last(x->sym, y->sym);
+			break;
+		case HK_SRCLINE: c = strcmp(x->srcline, y->srcline); break;
+		default: break;
+		}
+	}
+	if (!c)		/* unnamed addresses: perf's entries are in address order */
+		c = (x->addr > y->addr) - (x->addr < y->addr);
+	return c;
+}
+
+static int cmp_entry(const void *a, const void *b, void *arg)
 {
 	const struct hist_entry *x = a, *y = b;
+	const struct hist *h = arg;
 
+	if (h->o.children) {
+		if (x->children != y->children)
+			return x->children > y->children ? -1 : 1;
+		/* perf puts a caller above its callee: of one thread, the deeper graph first (caller-first) */
+		if (h->o.callchain && x->pid == y->pid && x->tid == y->tid && x->max_depth != y->max_depth)
+			return (x->max_depth > y->max_depth) == h->o.caller ? -1 : 1;
+	}
 	if (x->self != y->self)
 		return x->self > y->self ? -1 : 1;
-	return strcmp(x->sym ? x->sym : "", y->sym ? y->sym : "");
+	return cmp_keys(h, x, y);
 }
 
 static void cc_sort(struct cc_node **head)
@@ -416,7 +684,7 @@ static void cc_sort(struct cc_node **head)
 void hist__sort(struct hist *h)
 {
 	if (h->n)
-		qsort(h->e, h->n, sizeof(*h->e), h->o.children ? cmp_entry_children : cmp_entry_self);
+		qsort_r(h->e, h->n, sizeof(*h->e), cmp_entry, h);
 	/* the index points at old positions: rebuild it so later adds still work */
 	free(h->index);
 	h->index = NULL;

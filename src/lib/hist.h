@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * hist.h - the profile `sonde report` shows: samples grouped by sort keys
- * (comm, pid, tid, dso, sym), with self and children (inclusive) periods and a
- * call graph per entry, as perf report builds them. The hist owns its entries,
- * strings (copied) and call graphs; hist__free() releases them.
+ * (comm, pid, tid, dso, sym, cpu, srcline), with self and children (inclusive)
+ * periods and a call graph per entry, as perf report builds them. The hist owns
+ * its entries, strings (copied) and call graphs; hist__free() releases them.
  */
 #ifndef SONDE_HIST_H
 #define SONDE_HIST_H
@@ -14,7 +14,9 @@
 
 #include "lib/session.h"
 
-enum hist_key { HK_COMM, HK_PID, HK_TID, HK_DSO, HK_SYM, HK_CPU, HK_MAX };
+enum hist_key { HK_COMM, HK_PID, HK_TID, HK_DSO, HK_SYM, HK_CPU, HK_SRCLINE, HK_MAX };
+
+struct symbolizer;
 
 struct hist_opts {
 	enum hist_key keys[HK_MAX];
@@ -22,6 +24,8 @@ struct hist_opts {
 	bool children;		/* inclusive entries for every frame (perf's --children) */
 	bool callchain;		/* keep a call graph per entry */
 	bool caller;		/* graph root first (caller order), else leaf first */
+	struct symbolizer *lines;	/* HK_SRCLINE: the symbolizer that resolved the samples' frames
+					   (the session's): it looks up their source lines */
 };
 
 /* one frame of a call graph */
@@ -36,25 +40,37 @@ struct cc_node {
 
 struct hist_entry {
 	const char *comm;	/* owned by the hist */
-	uint32_t pid, tid, cpu;
+	uint32_t pid, tid;
+	int32_t cpu;		/* -1 when the samples do not say (no PERF_SAMPLE_CPU) */
 	const char *dso;	/* short name: "libc.so.6", "[kernel.kallsyms]", "[unknown]" */
 	const char *sym;	/* NULL when unresolved */
 	uint64_t addr;		/* the address shown when sym is NULL */
 	char level;		/* 'k' kernel, '.' user */
+	/*
+	 * HK_SRCLINE, as perf 6.1 writes it: "demo.c:39" (the file's name and line), else
+	 * "hot_loop+36" (the symbol and the decimal offset), else "libfoo.so[1a2b]", or "??:0"
+	 * for an address in no mapping. Inclusive entries of user frames (--children) take the
+	 * frame's absolute address, as perf does, which is in no line table: "main+94416981278810".
+	 */
+	const char *srcline;
 	uint64_t self, children;	/* periods */
 	uint64_t nr_self, nr_children;	/* samples */
+	uint32_t max_depth;	/* the longest call chain added to the graph (orders equal entries) */
 	struct cc_node *cc;	/* the call graph's roots */
 };
 
 struct hist;
 
-/* parse "comm,dso,sym" into opts (unknown key: -EINVAL and its name in *bad) */
+/* parse "comm,dso,sym" into opts (unknown key: -EINVAL and its name in *bad); HK_SRCLINE needs opts->lines */
 int hist__parse_sort(struct hist_opts *o, const char *spec, const char **bad);
 
 struct hist *hist__new(const struct hist_opts *o);
 void hist__free(struct hist *h);
 int hist__add(struct hist *h, const struct session_sample *smp);
-/* sort entries (children or self period, descending); call before reading */
+/*
+ * sort entries as perf report orders them: children (with --children) then self period,
+ * descending; equal ones by their sort keys in order. Call before reading.
+ */
 void hist__sort(struct hist *h);
 size_t hist__nr_entries(const struct hist *h);
 const struct hist_entry *hist__entry(const struct hist *h, size_t i);

@@ -653,6 +653,7 @@ int symbolizer__resolve(struct symbolizer *s, pid_t pid, uint64_t addr, bool ker
 
 		out->dso = m->dso->name;
 		out->dso_addr = off;
+		out->object = m->dso;
 		if (dso__load(s, m->dso))
 			return 1;
 		out->dso_addr = dso__vaddr(m->dso, off);

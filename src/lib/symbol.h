@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 struct symbolizer;
+struct dso;
 
 enum {
 	SYM_INLINE = 1,		/* expand inlined frames (DWARF) */
@@ -85,6 +86,8 @@ struct sym_frame {
 	const char *srcfile;	/* with SYM_SRCLINE, else NULL */
 	int srcline;
 	bool inlined;		/* a frame inlined into the next one (SYM_INLINE) */
+	struct dso *object;	/* the ELF file mapped there (opaque, for symbolizer__srcline_in); NULL for the
+				   kernel, JIT code and maps of no file */
 };
 
 /*
@@ -102,6 +105,15 @@ int symbolizer__resolve(struct symbolizer *s, pid_t pid, uint64_t addr, bool ker
  */
 int symbolizer__resolve_file(struct symbolizer *s, const char *path, uint64_t vaddr,
 			     struct sym_frame *out, int max);
+
+/*
+ * the source line of vaddr, an ELF virtual address of the file frame f was found in (f->object),
+ * as `addr2line -e FILE vaddr` answers, whatever the flags: 0 with *file (the full path, owned by
+ * the symbolizer) and *line; -ENOENT when f has no file or the file no line for vaddr (no DWARF
+ * line table, or vaddr outside it); another -errno when the file cannot be read
+ */
+int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint64_t vaddr,
+			   const char **file, int *line);
 
 /* counters for tests and benchmarks */
 struct symbolizer_stats {

@@ -21,6 +21,7 @@ static const char *key_header(enum hist_key k)
 	case HK_DSO: return "Shared Object";
 	case HK_SYM: return "Symbol";
 	case HK_CPU: return "CPU";
+	case HK_SRCLINE: return "Source:Line";
 	default: return "?";
 	}
 }
@@ -36,7 +37,8 @@ static int key_value(char *buf, size_t len, const struct hist_entry *e, enum his
 		if (e->sym)
 			return snprintf(buf, len, "[%c] %s", e->level, e->sym);
 		return snprintf(buf, len, "[%c] %#018" PRIx64, e->level, e->addr);
-	case HK_CPU: return snprintf(buf, len, "%03u", e->cpu);
+	case HK_CPU: return snprintf(buf, len, "%3.3d", (int)e->cpu);	/* no CPU: "-001" */
+	case HK_SRCLINE: return snprintf(buf, len, "%s", e->srcline);
 	default: return snprintf(buf, len, "?");
 	}
 }
@@ -205,12 +207,12 @@ void report_print__entries(const struct report_print *p, const struct hist *h)
 
 	for (int k = 0; k < o->nr_keys; k++)
 		width[k] = strlen(key_header(o->keys[k]));
-	/* perf sizes the columns over every entry, shown or not */
+	/* perf sizes the columns over every entry, shown or not; CPU's stays 3 wide */
 	for (size_t i = 0; i < n; i++) {
 		const struct hist_entry *e = hist__entry(h, i);
 
 		for (int k = 0; k < o->nr_keys; k++) {
-			int l = key_value(buf, sizeof(buf), e, o->keys[k]);
+			int l = o->keys[k] == HK_CPU ? 0 : key_value(buf, sizeof(buf), e, o->keys[k]);
 
 			if (l > width[k])
 				width[k] = l;
@@ -258,8 +260,11 @@ void report_print__entries(const struct report_print *p, const struct hist *h)
 		if (p->show_nr)
 			fprintf(p->out, "  %12" PRIu64, o->children ? e->nr_children : e->nr_self);
 		for (int k = 0; k < o->nr_keys; k++) {
-			key_value(buf, sizeof(buf), e, o->keys[k]);
-			if (k == o->nr_keys - 1)
+			enum hist_key key = o->keys[k];
+
+			key_value(buf, sizeof(buf), e, key);
+			/* perf pads every column but the last, and the last too unless it is sym, srcline or cpu */
+			if (k == o->nr_keys - 1 && (key == HK_SYM || key == HK_SRCLINE || key == HK_CPU))
 				fprintf(p->out, "  %s", buf);
 			else
 				fprintf(p->out, "  %-*s", width[k], buf);
