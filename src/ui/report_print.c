@@ -36,7 +36,8 @@ static int key_value(char *buf, size_t len, const struct hist_entry *e, enum his
 	case HK_SYM:
 		if (e->sym)
 			return snprintf(buf, len, "[%c] %s", e->level, e->sym);
-		return snprintf(buf, len, "[%c] %#018" PRIx64, e->level, e->addr);
+		/* perf's "%-#.*llx": 0x and 16 digits, but no 0x for 0 */
+		return snprintf(buf, len, e->addr ? "[%c] %#018" PRIx64 : "[%c] %016" PRIx64, e->level, e->addr);
 	case HK_CPU: return snprintf(buf, len, "%3.3d", (int)e->cpu);	/* no CPU: "-001" */
 	case HK_SRCLINE: return snprintf(buf, len, "%s", e->srcline);
 	default: return snprintf(buf, len, "?");

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kernthenuser.c - CPU time first in the kernel, then in user code, for the
+ * srcline tests: in_kernel() reads /dev/zero 16 MiB at a time through a raw
+ * syscall instruction (so its frame and main's are in every call chain while
+ * the samples land in the kernel), then in_user() spins in a loop of its own.
+ * perf 6.1 asks addr2line for the absolute addresses of those frames and gives
+ * up on the program after 123 failures: its report then shows in_user's
+ * samples as "in_user+OFFSET", not as a line of this file.
+ * usage: kernthenuser [KERNEL_SECONDS [USER_SECONDS]]   (default 0.3 0.3)
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+static char buf[1 << 24];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) void in_kernel(double secs)
+{
+	double end = now() + secs;
+	long fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		exit(1);
+	while (now() < end) {
+		long rc;
+
+		__asm__ volatile("syscall" : "=a"(rc) : "0"((long)SYS_read), "D"(fd), "S"(buf), "d"(sizeof(buf))
+				 : "rcx", "r11", "memory");
+		if (rc < 0)
+			exit(1);
+	}
+	close(fd);
+}
+
+__attribute__((noinline)) void in_user(double secs)
+{
+	double end = now() + secs;
+	unsigned long x = sink;
+
+	while (now() < end)
+		for (int i = 0; i < 100000; i++)
+			x = x * 6364136223846793005UL + 1442695040888963407UL;
+	sink = x;
+}
+
+int main(int argc, char **argv)
+{
+	in_kernel(argc > 1 ? atof(argv[1]) : 0.3);
+	in_user(argc > 2 ? atof(argv[2]) : 0.3);
+	__asm__ volatile("" ::: "memory");	/* no tail call: main stays in the stacks */
+	return 0;
+}
