@@ -311,7 +311,12 @@ void report_print__json(const struct report_print *p, const struct hist *h, cons
 			snprintf(addr, sizeof(addr), "%#" PRIx64, e->addr);
 			json__str(f, addr);
 		}
-		fprintf(f, ", \"kernel\": %s}", e->level == 'k' ? "true" : "false");
+		fprintf(f, ", \"kernel\": %s", e->level == 'k' ? "true" : "false");
+		if (e->srcline) {
+			fputs(", \"srcline\": ", f);
+			json__str(f, e->srcline);
+		}
+		fputc('}', f);
 	}
 	fputs("\n]}", f);
 }

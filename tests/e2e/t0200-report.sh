@@ -152,9 +152,15 @@ test_expect_success 'report --sort srcline: perf gives up on a program after 123
 	same_text perf.txt sonde.txt && grep -q "^ *[0-9.]*%  kernthenuser.c:[0-9]*$" sonde.txt
 '
 
-test_expect_success 'report --sort srcline on sonde'"'"'s recording; srcline in --help' '
+test_expect_success 'report --sort srcline on sonde'"'"'s recording, --json; srcline in --help' '
 	$SONDE report -i $TMP/sonde.data --no-children --sort srcline -g none >out &&
 	grep -m1 "^ *[0-9]" out | grep -q "%  demo.c:39$" &&
+	$SONDE report -i $TMP/sonde.data --no-children --sort srcline --json >out.json &&
+	python3 -c "
+import json
+e=json.load(open(\"out.json\"))[\"events\"][0][\"entries\"]
+assert e[0][\"srcline\"]==\"demo.c:39\" and e[0][\"symbol\"]==\"hot_loop\", e[0]
+" &&
 	$SONDE report --help >help && grep -q "comm,pid,tid,dso,sym,cpu,srcline" help
 '
 
