@@ -98,17 +98,34 @@ test_expect_success 'report --sort, --top, --percent-limit, --comms' '
 '
 
 # perf 6.1 dies of SIGPIPE in --sort srcline when a stack holds a BPF program
-# named by a KSYMBOL record (it asks addr2line about "bpf_prog_..."), and other
-# tests load BPF programs: these recordings leave such records out
-test_expect_success 'setup: perf records the demo and kernthenuser (no BPF records) for the srcline tests' '
-	perf record -q --no-bpf-event -F 999 -g -o $TMP/sl.data -- $DEMO 1 >/dev/null 2>&1 &&
-	perf record -q --no-bpf-event -F 999 -g -o $TMP/ktu.data -- $WORKLOADS/kernthenuser >/dev/null 2>&1 &&
-	[ -s $TMP/sl.data ] && [ -s $TMP/ktu.data ]
-'
+# named by a KSYMBOL record (it asks addr2line about "bpf_prog_..."): these
+# recordings leave such records out. Programs that other processes run on the
+# recorded syscalls still land in the kernel stacks; perf names them after
+# /proc/kallsyms at report time, or not at all once unloaded, so such a
+# recording is made again (3 tries), and the tests are skipped if it stays so.
+clean_record() {	# clean_record FILE COMMAND...: 0 when no BPF code is in the recorded stacks
+	local f=$1 try
+	shift
+	for try in 1 2 3; do
+		perf record -q --no-bpf-event -F 999 -g -o "$f" -- "$@" >/dev/null 2>&1 && [ -s "$f" ] &&
+		! perf report -i "$f" --stdio -s dso,sym -g none 2>/dev/null | grep -q -e bpf -e "\[k\] 0xffff" &&
+		return 0
+	done
+	return 1
+}
+srcline_ok=
+clean_record $TMP/sl.data $DEMO 1 && clean_record $TMP/ktu.data $WORKLOADS/kernthenuser && srcline_ok=1
+srcline_test() {	# srcline_test DESC BODY: test_expect_success, or skipped when BPF ran in the stacks
+	if [ -n "$srcline_ok" ]; then
+		test_expect_success "$1" "$2"
+	else
+		test_skip "$1" "BPF programs of other processes ran in the recorded stacks 3 times"
+	fi
+}
 
 # entries of equal percentages are ordered by the sort keys, as in perf: the
 # whole text is perf's down to 0.5% (below, one-sample entries of the kernel)
-test_expect_success 'report --sort srcline, dso,srcline, srcline,cpu: perf report'"'"'s text above 0.5%' '
+srcline_test 'report --sort srcline, dso,srcline, srcline,cpu: perf report'"'"'s text above 0.5%' '
 	for s in srcline dso,srcline srcline,cpu; do
 		for c in --children --no-children; do
 			$SONDE report -i $TMP/sl.data $c --sort $s -g none --percent-limit 0.5 | strip_tip >sonde.$s$c &&
@@ -124,13 +141,13 @@ test_expect_success 'report --sort srcline, dso,srcline, srcline,cpu: perf repor
 	grep -q "^ *[0-9.]*%  demo.c:41  *-001$" sonde.srcline,cpu--no-children
 '
 
-test_expect_success 'report --sort srcline with call graphs: perf'"'"'s text above 5%' '
+srcline_test 'report --sort srcline with call graphs: perf'"'"'s text above 5%' '
 	$SONDE report -i $TMP/sl.data --sort srcline --percent-limit 5 -g graph,5 | strip_tip >sonde.txt &&
 	perf report -i $TMP/sl.data --stdio --sort srcline --percent-limit 5 -g graph,5 2>/dev/null | strip_tip >perf.txt &&
 	same_text perf.txt sonde.txt && grep -q -- "---main" sonde.txt
 '
 
-test_expect_success 'report -s comm,dso,sym: every entry in perf'"'"'s order, with and without children' '
+srcline_test 'report -s comm,dso,sym: every entry in perf'"'"'s order, with and without children' '
 	for c in --children --no-children; do
 		$SONDE report -i $TMP/sl.data $c -s comm,dso,sym -g none | strip_tip >sonde$c &&
 		perf report -i $TMP/sl.data --stdio $c -s comm,dso,sym -g none 2>/dev/null | strip_tip >perf$c &&
@@ -139,10 +156,10 @@ test_expect_success 'report -s comm,dso,sym: every entry in perf'"'"'s order, wi
 	[ $(grep -c "^ *[0-9]" sonde--children) -gt 10 ]
 '
 
-# the workload spends 0.3 s in the kernel under in_user and main, then 0.3 s in
-# in_user: perf asks addr2line about those frames'"'"' absolute addresses, fails 123
+# the workload spends 0.3 s in the kernel under main, then 0.3 s in in_user:
+# perf asks addr2line about main'"'"'s absolute address in every sample, fails 123
 # times and gives up on the program, whose own samples then show as in_user+N
-test_expect_success 'report --sort srcline: perf gives up on a program after 123 failed lookups, sonde too' '
+srcline_test 'report --sort srcline: perf gives up on a program after 123 failed lookups, sonde too' '
 	$SONDE report -i $TMP/ktu.data --sort srcline -g none | strip_tip >sonde.txt &&
 	perf report -i $TMP/ktu.data --stdio --sort srcline -g none 2>/dev/null | strip_tip >perf.txt &&
 	same_text perf.txt sonde.txt &&
