@@ -163,7 +163,8 @@ srcline_test 'report --sort srcline: perf gives up on a program after 123 failed
 	$SONDE report -i $TMP/ktu.data --sort srcline -g none | strip_tip >sonde.txt &&
 	perf report -i $TMP/ktu.data --stdio --sort srcline -g none 2>/dev/null | strip_tip >perf.txt &&
 	same_text perf.txt sonde.txt &&
-	grep -q "^ *[0-9.]*%  *[1-9][0-9.]*%  in_user+[0-9]*$" sonde.txt && ! grep -q "kernthenuser.c" sonde.txt &&
+	{ grep -q "^ *[0-9.]*%  *[1-9][0-9.]*%  in_user+[0-9]*$" sonde.txt && ! grep -q "kernthenuser.c" sonde.txt ||
+	  { grep "^ *[0-9]" sonde.txt | head -30; false; }; } &&
 	$SONDE report -i $TMP/ktu.data --no-children --sort srcline -g none | strip_tip >sonde.txt &&
 	perf report -i $TMP/ktu.data --stdio --no-children --sort srcline -g none 2>/dev/null | strip_tip >perf.txt &&
 	same_text perf.txt sonde.txt && grep -q "^ *[0-9.]*%  kernthenuser.c:[0-9]*$" sonde.txt
