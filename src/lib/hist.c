@@ -34,6 +34,18 @@ struct line_slot {		/* one looked-up address of a DSO */
 	int state;		/* index into a2l */
 };
 
+/*
+ * perf 6.1 computes an entry's srcline only when it compares it with another
+ * entry equal in the keys before srcline, and sizes the column with the
+ * srclines known by then: an entry alone with its prefix (one sample of its
+ * symbol with --sort sym,srcline) is left out of the width and its text cut
+ * to it. How many times entries of each prefix were inserted or compared:
+ */
+struct prefix_count {
+	uint64_t hash;		/* of the keys before srcline; 0: empty slot */
+	uint32_t n;
+};
+
 struct hist {
 	struct hist_opts o;
 	struct hist_entry *e;
@@ -49,6 +61,8 @@ struct hist {
 	struct a2l_state *a2l;
 	size_t na2l;
 	int srcline_pos;	/* HK_SRCLINE's place among the keys, -1 if not one */
+	struct prefix_count *prefixes;	/* see srcline_sized */
+	size_t nprefixes, prefixes_cap;
 	uint64_t total, samples;
 };
 
@@ -181,6 +195,7 @@ void hist__free(struct hist *h)
 	free(h->str_index);
 	free(h->lines);
 	free(h->a2l);
+	free(h->prefixes);
 	free(h->e);
 	free(h->index);
 	free(h);
@@ -347,11 +362,12 @@ static int fill_key(struct hist *h, struct hist_entry *k, const struct session_s
 	return 0;
 }
 
-static uint64_t key_hash(const struct hist *h, const struct hist_entry *k)
+/* a hash of the first nkeys sort keys */
+static uint64_t keys_hash(const struct hist *h, const struct hist_entry *k, int nkeys)
 {
 	uint64_t hv = 1469598103934665603ULL;
 
-	for (int i = 0; i < h->o.nr_keys; i++) {
+	for (int i = 0; i < nkeys; i++) {
 		switch (h->o.keys[i]) {
 		case HK_COMM: hv = hash_str(hv, k->comm); break;
 		case HK_PID: hv = hash_bytes(hv, &k->pid, sizeof(k->pid)); break;
@@ -370,6 +386,47 @@ static uint64_t key_hash(const struct hist *h, const struct hist_entry *k)
 		}
 	}
 	return hv;
+}
+
+static uint64_t key_hash(const struct hist *h, const struct hist_entry *k)
+{
+	return keys_hash(h, k, h->o.nr_keys);
+}
+
+/* the count of k's prefix (see struct prefix_count); bump: one more; -ENOMEM */
+static int prefix_count(struct hist *h, const struct hist_entry *k, bool bump)
+{
+	uint64_t hv = keys_hash(h, k, h->srcline_pos) | 1;
+	size_t j, mask;
+
+	if (bump && (h->nprefixes + 1) * 2 > h->prefixes_cap) {
+		size_t nc = h->prefixes_cap ? h->prefixes_cap * 2 : 64;
+		struct prefix_count *n = calloc(nc, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t i = 0; i < h->prefixes_cap; i++) {
+			if (!h->prefixes[i].hash)
+				continue;
+			for (j = h->prefixes[i].hash & (nc - 1); n[j].hash; j = (j + 1) & (nc - 1))
+				;
+			n[j] = h->prefixes[i];
+		}
+		free(h->prefixes);
+		h->prefixes = n;
+		h->prefixes_cap = nc;
+	}
+	if (!h->prefixes_cap)
+		return 0;
+	mask = h->prefixes_cap - 1;
+	for (j = hv & mask; h->prefixes[j].hash && h->prefixes[j].hash != hv; j = (j + 1) & mask)
+		;
+	if (bump) {
+		h->nprefixes += !h->prefixes[j].hash;
+		h->prefixes[j].hash = hv;
+		h->prefixes[j].n++;
+	}
+	return h->prefixes[j].hash ? (int)(h->prefixes[j].n > INT32_MAX ? INT32_MAX : h->prefixes[j].n) : 0;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -543,6 +600,8 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 	rc = fill_key(h, &key, smp, &smp->frames[0], false, &slot);
 	if (rc)
 		return rc;
+	if (h->srcline_pos >= 0 && (rc = prefix_count(h, &key, true)) < 0)
+		return rc;
 	e = find_or_add(h, &key);
 	if (!e)
 		return -ENOMEM;
@@ -585,9 +644,16 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 		eidx = e - h->e;
 		for (int k = 0; k < nseen; k++)
 			dup |= seen[k] == eidx;
-		if (slot)	/* fill_key asked once */
-			for (int k = srcline_asks(h, &key, seen, seen_ip, nseen, smp->frames[i].ip, dup); k > 1; k--)
-				ask_line(h, slot);
+		if (h->srcline_pos >= 0) {
+			int asks = srcline_asks(h, &key, seen, seen_ip, nseen, smp->frames[i].ip, dup);
+
+			for (int k = 0; k < asks; k++) {
+				if (k && slot)	/* fill_key asked once */
+					ask_line(h, slot);
+				if ((rc = prefix_count(h, &key, true)) < 0)
+					return rc;
+			}
+		}
 		if (dup)
 			continue;	/* recursion: count a frame once per sample */
 		if (nseen < 128) {
@@ -683,6 +749,8 @@ static void cc_sort(struct cc_node **head)
 
 void hist__sort(struct hist *h)
 {
+	for (size_t i = 0; h->srcline_pos >= 0 && i < h->n; i++)
+		h->e[i].srcline_sized = prefix_count(h, &h->e[i], false) >= 2;
 	if (h->n)
 		qsort_r(h->e, h->n, sizeof(*h->e), cmp_entry, h);
 	/* the index points at old positions: rebuild it so later adds still work */

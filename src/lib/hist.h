@@ -53,6 +53,7 @@ struct hist_entry {
 	 * frame's absolute address, as perf does, which is in no line table: "main+94416981278810".
 	 */
 	const char *srcline;
+	bool srcline_sized;	/* perf knew it when it sized the column (else it cuts it to the width) */
 	uint64_t self, children;	/* periods */
 	uint64_t nr_self, nr_children;	/* samples */
 	uint32_t max_depth;	/* the longest call chain added to the graph (orders equal entries) */

@@ -91,6 +91,7 @@ struct graph {
 	const struct report_print *p;
 	uint64_t total;
 	uint64_t min_hits;
+	bool any;		/* print_level printed something */
 	char line[4096];
 };
 
@@ -129,6 +130,7 @@ static void print_level(struct graph *g, const struct cc_node *list, int depth, 
 		if (!next)
 			new_mask &= ~(1u << (depth - 1));
 		/* the separator keeps the old mask: the link goes on to the last child */
+		g->any = true;
 		margin(f, m);
 		for (int i = 0; i < depth; i++)
 			fputs(mask & (1u << i) ? "|          " : "           ", f);
@@ -162,7 +164,6 @@ static void print_graph(const struct report_print *p, const struct hist *h, cons
 	uint64_t entry_period = hist__opts(h)->children ? e->children : e->self;
 	const struct cc_node *root = NULL;
 	int nroots = 0, m = GRAPH_MARGIN;
-	long pos;
 
 	g.min_hits = (uint64_t)((double)g.total * p->graph_min / 100.0);
 	for (const struct cc_node *c = e->cc; c; c = c->next)
@@ -172,31 +173,36 @@ static void print_graph(const struct report_print *p, const struct hist *h, cons
 		}
 	if (!nroots)
 		return;
-	pos = ftell(p->out);
 	if (nroots == 1 && root->hits == entry_period) {
+		/* sorted by symbol first, perf leaves out the root: it is the entry's own symbol */
+		bool skip = hist__opts(h)->keys[0] == HK_SYM, printed = false;
 		const struct cc_node *seg = root;
 		char name[1024];
 
-		margin(p->out, m);
-		fputs("|\n", p->out);
-		margin(p->out, m);
-		fputs("---", p->out);
 		for (bool first = true;; first = false) {
-			if (!first)
-				margin(p->out, m + 3);
-			node_name(name, sizeof(name), seg);
-			fprintf(p->out, "%s\n", name);
+			if (!first || !skip) {
+				margin(p->out, printed ? m + 3 : m);
+				if (!printed)
+					fputs("|\n", p->out);
+				if (!printed)
+					margin(p->out, m);
+				fputs(printed ? "" : "---", p->out);
+				node_name(name, sizeof(name), seg);
+				fprintf(p->out, "%s\n", name);
+				printed = true;
+			}
 			if (seg->child && !seg->child->next && !seg->self)
 				seg = seg->child;
 			else
 				break;
 		}
-		print_level(&g, seg->child, 1, 1, m + 3);
+		print_level(&g, seg->child, 1, 1, printed ? m + 3 : m);
+		g.any |= printed;
 	} else {
 		print_level(&g, e->cc, 1, 1, m);
 	}
-	(void)pos;
-	fputc('\n', p->out);
+	if (g.any)	/* perf: no blank line after a graph that printed nothing */
+		fputc('\n', p->out);
 }
 
 void report_print__entries(const struct report_print *p, const struct hist *h)
@@ -213,7 +219,8 @@ void report_print__entries(const struct report_print *p, const struct hist *h)
 		const struct hist_entry *e = hist__entry(h, i);
 
 		for (int k = 0; k < o->nr_keys; k++) {
-			int l = o->keys[k] == HK_CPU ? 0 : key_value(buf, sizeof(buf), e, o->keys[k]);
+			int l = o->keys[k] == HK_CPU || (o->keys[k] == HK_SRCLINE && !e->srcline_sized)
+					? 0 : key_value(buf, sizeof(buf), e, o->keys[k]);
 
 			if (l > width[k])
 				width[k] = l;
@@ -264,6 +271,8 @@ void report_print__entries(const struct report_print *p, const struct hist *h)
 			enum hist_key key = o->keys[k];
 
 			key_value(buf, sizeof(buf), e, key);
+			if (key == HK_SRCLINE && (int)strlen(buf) > width[k])
+				buf[width[k]] = 0;	/* perf's "%-.*s" */
 			/* perf pads every column but the last, and the last too unless it is sym, srcline or cpu */
 			if (k == o->nr_keys - 1 && (key == HK_SYM || key == HK_SRCLINE || key == HK_CPU))
 				fprintf(p->out, "  %s", buf);

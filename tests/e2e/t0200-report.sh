@@ -147,6 +147,18 @@ srcline_test 'report --sort srcline with call graphs: perf'"'"'s text above 5%' 
 	same_text perf.txt sonde.txt && grep -q -- "---main" sonde.txt
 '
 
+# perf knows the srcline of an entry alone with its symbol only when it prints
+# it: the column is sized without it and its text cut ("fd_install+"); sorted
+# by symbol first, a graph leaves out its root, the entry'"'"'s own symbol
+srcline_test 'report -s sym,srcline: every entry as perf cuts it; graphs without their root' '
+	$SONDE report -i $TMP/sl.data --no-children -s sym,srcline -g none | strip_tip >sonde.txt &&
+	perf report -i $TMP/sl.data --stdio --no-children -s sym,srcline -g none 2>/dev/null | strip_tip >perf.txt &&
+	same_text perf.txt sonde.txt && grep -q "^ *[0-9.]*%  \[.\] hot_loop  *demo.c:39$" sonde.txt &&
+	$SONDE report -i $TMP/sl.data -s sym,srcline --percent-limit 5 -g graph,5 | strip_tip >sonde.txt &&
+	perf report -i $TMP/sl.data --stdio -s sym,srcline --percent-limit 5 -g graph,5 2>/dev/null | strip_tip >perf.txt &&
+	same_text perf.txt sonde.txt
+'
+
 srcline_test 'report -s comm,dso,sym: every entry in perf'"'"'s order, with and without children' '
 	for c in --children --no-children; do
 		$SONDE report -i $TMP/sl.data $c -s comm,dso,sym -g none | strip_tip >sonde$c &&
