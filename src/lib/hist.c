@@ -319,7 +319,7 @@ static int frame_srcline(struct hist *h, const struct session_frame *f, bool raw
 		return *out ? 0 : -ENOMEM;
 	}
 	/* perf asks for lines only in files: not "[kernel.kallsyms]", "[vdso]" or a JIT's /tmp/perf-PID.map */
-	if (sf->object && sf->dso[0] != '[' && strncmp(sf->dso, "/tmp/perf-", 10)) {
+	if (h->o.lines && sf->object && sf->dso[0] != '[' && strncmp(sf->dso, "/tmp/perf-", 10)) {
 		const struct line_slot *ls = line_slot(h, sf, ip);
 
 		if (!ls)
