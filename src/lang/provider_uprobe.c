@@ -86,18 +86,9 @@ static int offset_match(const char *nm, const GElf_Sym *s, void *ctx)
 /* the file offset of address value in an executable segment of e, or -1 */
 static int64_t exec_offset(Elf *e, GElf_Addr value)
 {
-	size_t nph;
+	uint64_t off;
 
-	if (elf_getphdrnum(e, &nph))
-		return -1;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X) &&
-		    value >= ph.p_vaddr && value < ph.p_vaddr + ph.p_memsz)
-			return value - ph.p_vaddr + ph.p_offset;
-	}
-	return -1;
+	return elfsym__file_offset(e, value, true, &off) ? -1 : (int64_t)off;
 }
 
 int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset)

@@ -2,6 +2,8 @@
 /* elfsym.c - the walk over an ELF file's symbol tables; see elfsym.h */
 #include "lib/elfsym.h"
 
+#include <errno.h>
+
 #include "lib/debugfile.h"
 
 #include <fcntl.h>
@@ -66,4 +68,23 @@ int elfsym__each_file(Elf *e, const char *path, int (*cb)(const char *name, cons
 	}
 	close(fd);
 	return rc;
+}
+
+int elfsym__file_offset(Elf *e, uint64_t vaddr, bool exec, uint64_t *off)
+{
+	size_t nph;
+
+	if (elf_getphdrnum(e, &nph))
+		return -EINVAL;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || (exec && !(ph.p_flags & PF_X)))
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
+			*off = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
 }

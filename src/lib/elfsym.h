@@ -8,6 +8,8 @@
 #define SONDE_ELFSYM_H
 
 #include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 /*
  * cb(name, sym, ctx) for each defined (not SHN_UNDEF) named symbol of e; the
@@ -22,5 +24,11 @@ int elfsym__each(Elf *e, int (*cb)(const char *name, const GElf_Sym *s, void *ct
  * same addresses
  */
 int elfsym__each_file(Elf *e, const char *path, int (*cb)(const char *name, const GElf_Sym *s, void *ctx), void *ctx);
+
+/*
+ * The file offset of vaddr through the PT_LOAD segment holding it (within its file
+ * part; an executable one when exec): where a uprobe on it goes. 0 or -ENOENT.
+ */
+int elfsym__file_offset(Elf *e, uint64_t vaddr, bool exec, uint64_t *off);
 
 #endif

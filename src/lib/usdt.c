@@ -343,26 +343,6 @@ static int collect_one(const struct usdt_probe *p, void *ctx)
 	return 0;
 }
 
-/* the file offset of vaddr through the PT_LOAD segment holding it (within its file part) */
-static int vaddr_to_offset(Elf *e, uint64_t vaddr, bool exec, uint64_t *off)
-{
-	size_t nph;
-
-	if (elf_getphdrnum(e, &nph))
-		return -EINVAL;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || (exec && !(ph.p_flags & PF_X)))
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr < ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
 struct sym_find {
 	const char *name;
 	uint64_t addr;
@@ -434,12 +414,12 @@ static int read_elf(Elf *e, struct collect *c, char *err, size_t errlen)
 			if (p->sem)
 				p->sem_addr = p->sem + (base_addr - p->base);
 		}
-		if (vaddr_to_offset(e, p->pc_addr, true, &p->offset)) {
+		if (elfsym__file_offset(e, p->pc_addr, true, &p->offset)) {
 			snprintf(err, errlen, "probe %s:%s at 0x%llx is in no executable segment", p->provider, p->name,
 				 (unsigned long long)p->pc_addr);
 			return -EINVAL;
 		}
-		if (p->sem_addr && vaddr_to_offset(e, p->sem_addr, false, &p->sem_offset)) {
+		if (p->sem_addr && elfsym__file_offset(e, p->sem_addr, false, &p->sem_offset)) {
 			snprintf(err, errlen, "the semaphore of probe %s:%s at 0x%llx is in no loaded segment",
 				 p->provider, p->name, (unsigned long long)p->sem_addr);
 			return -EINVAL;
