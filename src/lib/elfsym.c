@@ -1,11 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* elfsym.c - the walk over an ELF file's symbol tables; see elfsym.h */
 #include "lib/elfsym.h"
-
-#include <errno.h>
-
 #include "lib/debugfile.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
