@@ -674,6 +674,18 @@ void gen_call_stmt(struct gen *g, struct node *n)
 		g_emit(g, STX(BPF_W, FP, R0, buf + 4));
 		g_emit(g, ST(BPF_W, FP, buf, REC_EXIT));
 		g_send(g, buf, 8);
+		/* marked in the lost map too (key 1): a full ring buffer cannot lose the exit */
+		int k = g_slot(g, 8, n->loc);
+
+		g_emit(g, ST(BPF_DW, FP, k, 1));
+		g_lookup(g, MAPREF_LOST, k);
+		g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 6));
+		g_emit(g, LDX(BPF_W, R1, FP, buf + 4));
+		g_emit(g, ALU_IMM(BPF_AND, R1, 0xff));
+		g_emit(g, MOV_IMM(R2, 1));
+		g_emit(g, ALU_IMM(BPF_LSH, R2, 32));
+		g_emit(g, ALU_REG(BPF_OR, R1, R2));
+		g_emit(g, STX(BPF_DW, R0, R1, 0));
 		g->sp = mark;
 		return;
 	}

@@ -1070,7 +1070,7 @@ const char *lang__config(struct program *prog, const char *key, const char *val,
 		if (isnum && *val == 0)
 			return "str_trunc_trailer is a string";
 		prog->cfg.trunc_trailer = arena__strndup(prog->arena, val, strlen(val));
-	} else if (!strcasecmp(key, "perf_rb_pages")) {	/* skboutput()'s perf buffer, per CPU */
+	} else if (!strcasecmp(key, "perf_rb_pages")) {	/* the output ring buffer; skboutput()'s perf buffer, per CPU */
 		if (!isnum || num < 1 || num > 4096)
 			return "perf_rb_pages is a number of pages from 1 to 4096";
 		prog->cfg.perf_rb_pages = (int)num;

@@ -75,9 +75,19 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 {
 	struct program *p = rt->prog;
 
-	/* 512 KB: its pages are resident (mapped twice by libbpf); a full buffer counts what it loses */
-	rt->rb_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "sonde_out", 0, 0, 1 << 19, NULL);
-	rt->lost_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_lost", 4, 8, 1, NULL);
+	/*
+	 * 512 KB, or perf_rb_pages pages (rounded up to a power of two, as the kernel
+	 * wants): its pages are resident (mapped twice by libbpf); a full buffer counts
+	 * what it loses
+	 */
+	uint32_t rb_size = 1 << 19;
+
+	if (p->cfg.perf_rb_pages > 0)
+		for (rb_size = 4096; rb_size < (uint32_t)p->cfg.perf_rb_pages * 4096; rb_size <<= 1)
+			;
+	rt->rb_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "sonde_out", 0, 0, rb_size, NULL);
+	/* key 0: records a full ring buffer lost; key 1: exit(CODE) ran (1 << 32 | CODE), lost or not */
+	rt->lost_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_lost", 4, 8, 2, NULL);
 	if (rt->rb_fd < 0) {
 		snprintf(err, errlen, "cannot create the output ring buffer: %s%s", strerror(-rt->rb_fd),
 			 rt->rb_fd == -EPERM ? " (BPF needs root or CAP_BPF and CAP_PERFMON)" : "");
@@ -470,6 +480,27 @@ static uint64_t lost_events(struct rt *rt)
 	return sum;
 }
 
+/*
+ * An exit() whose record a full ring buffer lost still ends the run: the program
+ * also marks it in the lost map (key 1), looked at after BEGIN and every 200 ms
+ */
+static void exit_marked(struct rt *rt)
+{
+	int n = rt->out.ncpus > 0 ? rt->out.ncpus : 1;
+	uint64_t *v = calloc(n, sizeof(uint64_t));
+	uint32_t k = 1;
+
+	if (v && !rt->exiting && rt->lost_fd >= 0 && !bpf_map_lookup_elem(rt->lost_fd, &k, v))
+		for (int i = 0; i < n && !rt->exiting; i++)
+			if (v[i] >> 32) {
+				ring_buffer__consume(rt->rb);	/* its record, when it was not lost, sets the code */
+				if (!rt->exiting)
+					rt->prog->exit_code = (int)(v[i] & 0xff);
+				rt->exiting = true;
+			}
+	free(v);
+}
+
 static int test_run(struct rt *rt, struct ap_inst *in, char *err, size_t errlen)
 {
 	uint64_t args[8] = { 0 };
@@ -672,7 +703,9 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 	while (!rt->exiting) {
 		struct epoll_event got[4];
 		/* without pidfds (Linux < 5.3) the target is looked for every 100 ms */
-		int n = epoll_wait(ep, got, 4, target && pidfd < 0 ? 100 : -1);
+		int n = epoll_wait(ep, got, 4, target && pidfd < 0 ? 100 : 200);
+
+		exit_marked(rt);
 
 		if (n == 0 && kill(target, 0) && errno == ESRCH) {
 			ring_buffer__consume(rt->rb);
@@ -819,6 +852,7 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 			if (!strcmp(in->prov->name, "BEGIN") && (rc = test_run(&rt, in, err, errlen)))
 				goto out_sig;
 	ring_buffer__consume(rt.rb);
+	exit_marked(&rt);
 	if (!o->full_buffering)
 		fflush(o->out);
 
@@ -871,8 +905,8 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	uint64_t lost = lost_events(&rt);
 
 	if (lost && !prog->no_warnings)
-		fprintf(stderr, "sonde: warning: %llu events lost: the output ring buffer was full "
-			"(printf faster than the terminal reads)\n", (unsigned long long)lost);
+		fprintf(stderr, "sonde: warning: %llu events lost: the output ring buffer was full (printf faster "
+			"than the terminal reads; config = { perf_rb_pages = N } makes it bigger)\n", (unsigned long long)lost);
 	lost = skbout__lost(rt.skb);
 	if (lost && !prog->no_warnings)
 		fprintf(stderr, "sonde: warning: %llu packets lost: skboutput()'s perf buffer was full "
