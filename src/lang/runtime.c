@@ -76,11 +76,12 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 	struct program *p = rt->prog;
 
 	/*
-	 * 512 KB, or perf_rb_pages pages (rounded up to a power of two, as the kernel
-	 * wants): its pages are resident (mapped twice by libbpf); a full buffer counts
-	 * what it loses
+	 * 256 KB (64 pages, upstream's smallest default), or perf_rb_pages pages
+	 * (rounded up to a power of two, as the kernel wants): its pages are resident,
+	 * mapped twice by libbpf, so this is most of sonde's memory; user space drains
+	 * it as it fills, and a full buffer counts what it loses
 	 */
-	uint32_t rb_size = 1 << 19;
+	uint32_t rb_size = 1 << 18;
 
 	if (p->cfg.perf_rb_pages > 0)
 		for (rb_size = 4096; rb_size < (uint32_t)p->cfg.perf_rb_pages * 4096; rb_size <<= 1)
