@@ -122,6 +122,8 @@ void g_tuple_key(struct gen *g, struct node *mapn, int off);
 int g_subs_link(struct gen *g);
 int g_subs_init(struct gen *g);
 int g_subs_add(struct gen *g, struct bpf_code *code, struct loc loc);	/* a callback: its index */
+/* a new, empty callback in *out: its index, or -1 (g->fail) */
+int g_subs_new(struct gen *g, struct loc loc, struct bpf_code **out);
 void g_ld_func(struct gen *g, int reg, int target);	/* reg = the address of callback target */
 /* gen_str.c: strlen() ... username */
 void gen_str_int(struct gen *g, struct node *n);

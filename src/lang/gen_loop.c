@@ -194,6 +194,24 @@ int g_subs_add(struct gen *g, struct bpf_code *code, struct loc loc)
 	return s->n++;
 }
 
+int g_subs_new(struct gen *g, struct loc loc, struct bpf_code **out)
+{
+	struct bpf_code *code = calloc(1, sizeof(*code));
+	int sub;
+
+	if (!code) {
+		g->fail = true;
+		return -1;
+	}
+	sub = g_subs_add(g, code, loc);
+	if (sub < 0) {
+		free(code);
+		return -1;
+	}
+	*out = code;
+	return sub;
+}
+
 /* the list of callbacks, made on first use: 0 or -1 (g->fail) */
 int g_subs_init(struct gen *g)
 {
@@ -437,18 +455,11 @@ void gen_for_map(struct gen *g, struct node *s)
 		g_emit(g, STX(BPF_DW, FP, R6, ctxslot));
 		g_emit(g, ST(BPF_DW, FP, ctxslot + 8, 0));
 	}
-	struct bpf_code *code = calloc(1, sizeof(*code));
+	struct bpf_code *code;
+	int sub = g_subs_new(g, s->loc, &code);
 
-	if (!code) {
-		g->fail = true;
+	if (sub < 0)
 		return;
-	}
-	int sub = g_subs_add(g, code, s->loc);
-
-	if (sub < 0) {
-		free(code);
-		return;
-	}
 	gen_callback(g, s, code);
 	g_ld_map(g, R1, m->index);
 	g_ld_func(g, R2, sub);

@@ -221,18 +221,11 @@ void gen_delete_all(struct gen *g, struct node *mapn)
 
 	if (g->fail || g_subs_init(g))
 		return;
-	struct bpf_code *code = calloc(1, sizeof(*code));
+	struct bpf_code *code;
+	int sub = g_subs_new(g, mapn->loc, &code);
 
-	if (!code) {
-		g->fail = true;
+	if (sub < 0)
 		return;
-	}
-	int sub = g_subs_add(g, code, mapn->loc);
-
-	if (sub < 0) {
-		free(code);
-		return;
-	}
 	struct gen cg = { .prog = g->prog, .pr = g->pr, .in = g->in, .env = g->env, .c = code, .cb = true,
 			  .subs = g->subs };
 	int *differ = NULL, ndiffer = 0;

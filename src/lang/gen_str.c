@@ -505,18 +505,11 @@ static void gen_loop_match(struct gen *g, struct node *n)
 	int sa = prep_operand(g, a, na), sb = prep_operand(g, b, nb);
 	int key = g_slot(g, 8, n->loc), ctx = g_slot(g, 8, n->loc);
 	/* the callback, after the main program */
-	struct bpf_code *code = calloc(1, sizeof(*code));
+	struct bpf_code *code;
+	int sub = g_subs_new(g, n->loc, &code);
 
-	if (!code) {
-		g->fail = true;
+	if (sub < 0)
 		return;
-	}
-	int sub = g_subs_add(g, code, n->loc);
-
-	if (sub < 0) {
-		free(code);
-		return;
-	}
 	struct gen cg = { .prog = g->prog, .pr = g->pr, .in = g->in, .env = g->env, .c = code, .cb = true,
 			  .subs = g->subs };
 
