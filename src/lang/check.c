@@ -620,6 +620,12 @@ struct type ck_expr(struct ck *c, struct node *n)
 		}
 		if ((n->op == T_EQ || n->op == T_NE) && a.kind == TY_STR && b.kind == TY_STR)
 			return n->ty = ty_int(false, 64);
+		if ((n->op == T_EQ || n->op == T_NE) && a.kind == TY_TUPLE && b.kind == TY_TUPLE)
+			return ck_tuple_compare(c, n, &a, &b);	/* tuple.c */
+		if ((a.kind == TY_TUPLE || b.kind == TY_TUPLE) && a.kind == b.kind) {
+			lang__error(c->prog, n->loc, "tuples are compared with == and != only");
+			return none;
+		}
 		if (a.kind != TY_INT || b.kind != TY_INT) {
 			char x[64], y[64];
 

@@ -407,6 +407,10 @@ void gen_binop(struct gen *g, struct node *n)
 			g_emit(g, ALU_IMM(BPF_XOR, R0, 1));
 		return;
 	}
+	if ((n->op == T_EQ || n->op == T_NE) && n->l->ty.kind == TY_TUPLE) {
+		gen_tuple_compare(g, n, n->op == T_NE);	/* tuple.c */
+		return;
+	}
 	if ((n->op == T_EQ || n->op == T_NE) && n->l->ty.kind == TY_STR) {
 		gen_str_cmp(g, n->l, n->r, -1, n->op == T_EQ);
 		return;

@@ -141,6 +141,7 @@ void gen_delete_all(struct gen *g, struct node *mapn);	/* delete(@h[k]) of hist,
 void gen_array_cast(struct gen *g, struct node *n, int off, int size);
 void gen_array_to_int(struct gen *g, struct node *n);
 void gen_array_elem(struct gen *g, struct node *n);
+void gen_tuple_compare(struct gen *g, struct node *n, bool ne);
 /* helpcheck.c: -k and -kk; g_hcheck() follows a helper's CALL (r0 kept), the others set g->kloc */
 void g_hcheck(struct gen *g);
 int g_kloc_call_end(struct gen *g, struct loc at);	/* the column after the call's ')' */

@@ -12,11 +12,13 @@
  *            the same size; also a tracepoint's or a kernel type's byte array
  * Arrays are little-endian bytes, zero-padded to 8-byte words, as BPF keeps
  * them on its stack; the empty tuple () and (1,) are parsed in parse.c.
+ *   $a == $b, $a != $b   tuples compared element by element
  */
 #include "lang/check_int.h"
 #include "lang/comptime.h"
 #include "lang/gen_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static struct type none_ty(void)
@@ -157,5 +159,124 @@ void gen_array_elem(struct gen *g, struct node *n)
 	gen_to(g, n->l, t, &n->l->ty);
 	g_emit(g, LDX(width(eb), R0, FP, t + (int)n->r->i * eb));
 	g_extend(g, n->ty.bits, n->ty.sign);
+	g->sp = mark;
+}
+
+/* the index of record t's field name, or -1 */
+static int field_pos(const struct type *t, const char *name)
+{
+	for (int i = 0; t->names && i < t->ntup; i++)
+		if (!strcmp(t->names[i], name))
+			return i;
+	return -1;
+}
+
+/*
+ * $a == $b of two tuples (upstream compares them element by element, each side
+ * evaluated once): the same number of elements, each pair comparable: integers,
+ * strings (up to the first NUL), arrays of the same size, fixed-size values
+ * of the same kind and size (ntop's, macaddr's), and tuples in the same way;
+ * records pair their fields by name. 0: comparable, else an error was given.
+ */
+static int tuple_cmp_check(struct ck *c, struct node *n, const struct type *a, const struct type *b, const char *path)
+{
+	char x[96], y[96], sub[64], at[80] = "";
+
+	if (path[0])
+		snprintf(at, sizeof(at), "tuple element %s: ", path);
+	if (a->kind == TY_TUPLE && b->kind == TY_TUPLE) {
+		if (a->ntup != b->ntup || !a->names != !b->names) {
+			lang__error(c->prog, n->loc, "%s%s and %s cannot be compared: %s", at, type__str(a, x, sizeof(x)),
+				    type__str(b, y, sizeof(y)), a->ntup != b->ntup ?
+				    "they have different numbers of elements" : "a record's fields have names, a tuple's do not");
+			return -1;
+		}
+		for (int i = 0; i < a->ntup; i++) {
+			int j = a->names ? field_pos(b, a->names[i]) : i;
+
+			if (j < 0) {
+				lang__error(c->prog, n->loc, "%srecords %s and %s cannot be compared: the second has no "
+					    "field '%s'", at, type__str(a, x, sizeof(x)), type__str(b, y, sizeof(y)),
+					    a->names[i]);
+				return -1;
+			}
+			if (a->names)
+				snprintf(sub, sizeof(sub), "%s.%s", path, a->names[i]);
+			else
+				snprintf(sub, sizeof(sub), "%s.%d", path, i);
+			if (tuple_cmp_check(c, n, &a->tup[i], &b->tup[j], sub))
+				return -1;
+		}
+		return 0;
+	}
+	if (a->kind == b->kind && (a->kind == TY_INT || a->kind == TY_STR))
+		return 0;
+	if (a->kind == b->kind && a->size == b->size &&
+	    (a->kind == TY_ARRAY || a->kind == TY_INET || a->kind == TY_MACADDR))
+		return 0;
+	lang__error(c->prog, n->loc, "%s%s and %s cannot be compared", at, type__str(a, x, sizeof(x)),
+		    type__str(b, y, sizeof(y)));
+	return -1;
+}
+
+struct type ck_tuple_compare(struct ck *c, struct node *n, const struct type *a, const struct type *b)
+{
+	if (tuple_cmp_check(c, n, a, b, ""))
+		return none_ty();
+	n->ty = ty_int(false, 64);
+	n->ty.boolean = true;
+	return n->ty;
+}
+
+/* jumps to the fails (appended to *fails) where element a (at fp+ao) differs from b (at fp+bo) */
+static void tuple_cmp_gen(struct gen *g, const struct type *a, int ao, const struct type *b, int bo, int **fails, int *nf)
+{
+	switch (a->kind) {
+	case TY_TUPLE:
+		for (int i = 0; i < a->ntup; i++) {
+			int j = a->names ? g_field_index(b, a->names[i]) : i;
+
+			tuple_cmp_gen(g, &a->tup[i], ao + g_tuple_off(a, i), &b->tup[j], bo + g_tuple_off(b, j), fails, nf);
+		}
+		return;
+	case TY_STR:
+		g_str_equal(g, ao, bo, a->size < b->size ? a->size : b->size);
+		g_push_fix(g, fails, nf, g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0)));
+		return;
+	case TY_INT:	/* stored as 64-bit words, extended by their sign */
+		g_emit(g, LDX(BPF_DW, R1, FP, ao));
+		g_emit(g, LDX(BPF_DW, R2, FP, bo));
+		g_push_fix(g, fails, nf, g_emit(g, JMP_REG(BPF_JNE, R1, R2, 0)));
+		return;
+	default:	/* the same size of bytes, zero-padded to words */
+		for (int i = 0; i < g_round8(a->size); i += 8) {
+			g_emit(g, LDX(BPF_DW, R1, FP, ao + i));
+			g_emit(g, LDX(BPF_DW, R2, FP, bo + i));
+			g_push_fix(g, fails, nf, g_emit(g, JMP_REG(BPF_JNE, R1, R2, 0)));
+		}
+		return;
+	}
+}
+
+/* r0 = (n->l == n->r) of two tuples, each evaluated once; != when ne */
+void gen_tuple_compare(struct gen *g, struct node *n, bool ne)
+{
+	int mark = g->sp, la = g_round8(n->l->ty.size), lb = g_round8(n->r->ty.size);
+	int a = g_slot(g, la ? la : 8, n->l->loc), b = g_slot(g, lb ? lb : 8, n->r->loc);
+	int *fails = NULL, nf = 0;
+
+	g_zero(g, a, la ? la : 8);
+	g_zero(g, b, lb ? lb : 8);
+	gen_to(g, n->l, a, &n->l->ty);
+	gen_to(g, n->r, b, &n->r->ty);
+	tuple_cmp_gen(g, &n->l->ty, a, &n->r->ty, b, &fails, &nf);
+	g_emit(g, MOV_IMM(R0, !ne));
+	int done = g_emit(g, JA(0));
+
+	for (int i = 0; i < nf; i++)
+		g_patch(g, fails[i]);
+	g_emit(g, MOV_IMM(R0, ne));
+	g_patch(g, done);
+	free(fails);
 	g->sp = mark;
 }
