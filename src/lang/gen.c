@@ -134,11 +134,26 @@ void g_unsupported(struct gen *g, struct node *n, const char *what)
 }
 
 /* ---- builtins ---- */
+/*
+ * A raw tracepoint program's kernel stack starts where bpf_get_stackid() was
+ * called: the program, then the kernel's glue (bpf_trace_runN, and on some
+ * builds __bpf_trace_X) before the code that hit the tracepoint. The runtime
+ * counts those frames once (env->rawtp_skip) and they are skipped, so
+ * syscalls:sys_enter_X (run as a raw tracepoint, provider.c) starts at
+ * syscall_trace_enter() as bpftrace's perf-event tracepoint starts at its
+ * perf_syscall_enter(), and stacks do not differ by which program took them.
+ * In a callback (a for loop's body) the frames between vary: nothing skipped.
+ */
+int g_kstack_skip(struct gen *g)
+{
+	return !g->cb && g->in && g->in->prog_type == BPF_PROG_TYPE_RAW_TRACEPOINT ? g->env->rawtp_skip : 0;
+}
+
 void g_stackid(struct gen *g, bool user)
 {
 	g_emit(g, MOV_REG(R1, R6));
 	g_ld_map(g, R2, user ? MAPREF_USTACK : MAPREF_KSTACK);
-	g_emit(g, MOV_IMM(R3, user ? BPF_F_USER_STACK : 0));
+	g_emit(g, MOV_IMM(R3, user ? BPF_F_USER_STACK : g_kstack_skip(g)));
 	g_emit(g, CALL(BPF_FUNC_get_stackid));
 	g_hcheck(g);
 	if (g->prog->need_stack_len)

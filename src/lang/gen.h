@@ -32,6 +32,8 @@ struct gen_env {
 	pid_t cpid;		/* the -c child, for `cpid` */
 	int ncpus;
 	int possible_cpus;	/* per-CPU maps have a value for each (0: ncpus) */
+	int rawtp_skip;		/* frames a raw tracepoint's kstack leaves out: the program and the
+				 * kernel's glue before the tracepoint's caller (runtime.c) */
 };
 
 struct bpf_reloc {

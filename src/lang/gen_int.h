@@ -71,6 +71,7 @@ void g_fp_addr(struct gen *g, int reg, int off);
 void g_copy(struct gen *g, int doff, int src, int soff, int n);
 void g_unsupported(struct gen *g, struct node *n, const char *what);
 void g_stackid(struct gen *g, bool user);
+int g_kstack_skip(struct gen *g);	/* kernel frames a kstack leaves out: a raw tracepoint's glue */
 void gen_bvar(struct gen *g, struct node *n);
 void g_extend(struct gen *g, int bits, bool sign);
 const struct tp_field *g_field_of(struct gen *g, struct node *n);

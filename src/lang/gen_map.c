@@ -56,7 +56,7 @@ static void g_cur_depth(struct gen *g, bool user, int limit)
 	g_emit(g, MOV_REG(R2, R0));
 	g_emit(g, MOV_REG(R1, R6));
 	g_emit(g, MOV_IMM(R3, limit * 8));
-	g_emit(g, MOV_IMM(R4, user ? BPF_F_USER_STACK : 0));
+	g_emit(g, MOV_IMM(R4, user ? (int)BPF_F_USER_STACK : g_kstack_skip(g)));
 	g_emit(g, CALL(BPF_FUNC_get_stack));
 	g_patch(g, none);	/* r0: bytes copied; 0 (no buffer) or negative (failed): no frames */
 	g_emit(g, JMP_IMM(BPF_JSGT, R0, 0, 1));

@@ -760,6 +760,35 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The frames at the top of a raw tracepoint program's kernel stack that are not
+ * the traced code: the program itself, then bpf_trace_runN and __bpf_trace_X
+ * where the kernel's build keeps them as frames (6.18 here does; Debian's 6.1
+ * jumps from __bpf_trace_X, which is then no frame). Counted once by sampling
+ * such a stack (bpf_util.c) when a program takes kstacks in raw tracepoints;
+ * 0 (nothing skipped) when it cannot be sampled.
+ */
+static int rawtp_glue_frames(struct program *prog, struct symbolizer *sym)
+{
+	uint64_t ips[8];
+	int n, skip = 1;
+	bool rawtp = false;
+
+	for (struct probe *pr = prog->probes; pr; pr = pr->next)
+		for (struct ap_inst *in = pr->inst; in; in = in->next)
+			rawtp |= in->prog_type == BPF_PROG_TYPE_RAW_TRACEPOINT;
+	if (!prog->need_kstack || !rawtp || !sym || (n = bpf_rawtp__sample_stack(ips, 8)) < 2)
+		return 0;
+	for (; skip < n; skip++) {
+		struct sym_frame f;
+
+		if (symbolizer__resolve(sym, 0, ips[skip], true, &f, 1) != 1 || !f.sym ||
+		    (strncmp(f.sym, "bpf_trace_run", 13) && strncmp(f.sym, "__bpf_trace_", 12)))
+			break;
+	}
+	return skip < n ? skip : 0;
+}
+
 int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen)
 {
 	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1,
@@ -782,6 +811,11 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	rt.out.ncpus = libbpf_num_possible_cpus();
 	env.possible_cpus = rt.out.ncpus;
 	rt.out.kstack_fd = rt.out.ustack_fd = -1;
+
+	if (prog->need_kstack || prog->need_ustack)
+		rt.out.sym = symbolizer__new(0);
+	if (!o->dry_run)	/* compile only: nothing loaded, the stacks' glue not counted */
+		env.rawtp_skip = rawtp_glue_frames(prog, rt.out.sym);
 
 	int k = 0;
 
@@ -807,8 +841,6 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 		goto out;
 	rt.out.kstack_fd = rt.kstack_fd;
 	rt.out.ustack_fd = rt.ustack_fd;
-	if (prog->need_kstack || prog->need_ustack)
-		rt.out.sym = symbolizer__new(0);
 	k = 0;
 	for (struct probe *pr = prog->probes; pr; pr = pr->next)
 		for (struct ap_inst *in = pr->inst; in; in = in->next, k++) {

@@ -468,3 +468,62 @@ int bpf_tp__field(const char *group, const char *name, const char *field, int *o
 	fclose(f);
 	return rc;
 }
+
+/*
+ * A raw tracepoint program's kernel stack, as bpf_get_stack() sees it from the
+ * program: trigger getppid() on this thread with a program on raw tracepoint
+ * "sys_enter" that keeps its first max frames (max <= 8) in an array map.
+ */
+int bpf_rawtp__sample_stack(uint64_t *ips, int max)
+{
+	struct bpf_insn code[32];
+	uint64_t buf[8] = { 0 };
+	uint32_t key = 0;
+	int i = 0, map, fd, lfd, n = 0;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	if (max > 8)
+		max = 8;
+	map = bpf_map_create(BPF_MAP_TYPE_ARRAY, "sonde_stk", 4, sizeof(buf), 1, NULL);
+	if (map < 0)
+		return map;
+#define I(c, d, s, o, v) (code[i++] = (struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (v) })
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0);
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_current_pid_tgid);
+	I(BPF_ALU | BPF_MOV | BPF_X, 0, 0, 0, 0);		/* w0 = w0: the tid */
+	I(BPF_JMP | BPF_JNE | BPF_K, 0, 0, 15, tid);		/* to the exit */
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 1, 6, 0, 0);
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0);
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -64);
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 64);
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 0);
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_stack);
+	I(BPF_ST | BPF_MEM | BPF_W, 10, 0, -72, 0);		/* the key */
+	I(BPF_LD | BPF_DW | BPF_IMM, 1, BPF_PSEUDO_MAP_FD, 0, map);
+	I(0, 0, 0, 0, 0);
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0);
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -72);
+	I(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0);
+	I(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -64);
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 0);
+	I(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_update_elem);
+	I(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0);
+	I(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+#undef I
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "sonde_stk", "GPL", code, i, NULL);
+	if (fd < 0) {
+		close(map);
+		return fd;
+	}
+	lfd = bpf_raw_tracepoint_open("sys_enter", fd);
+	if (lfd >= 0) {
+		syscall(SYS_getppid);
+		close(lfd);
+	}
+	close(fd);
+	if (lfd >= 0 && bpf_map_lookup_elem(map, &key, buf) == 0)
+		while (n < max && buf[n])
+			ips[n] = buf[n], n++;
+	close(map);
+	return lfd < 0 ? lfd : n;
+}

@@ -56,6 +56,15 @@ bool bpf_probe__uprobe_multi(const char **why);
  * so many close in parallel (a perf uprobe's close waits ~0.1 s, one at a time).
  * The link's fd, or -errno.
  */
+/*
+ * The first max (<= 8) kernel frames bpf_get_stack() returns in a program on
+ * raw tracepoint sys_enter, which this call fires once: frame 0 is the program,
+ * then the kernel's glue (bpf_trace_runN, and __bpf_trace_sys_enter unless the
+ * compiler made it a jump) before the code that hit the tracepoint. The number
+ * of frames, or -errno.
+ */
+int bpf_rawtp__sample_stack(uint64_t *ips, int max);
+
 #define BPF_UPROBE_MULTI 48	/* enum bpf_attach_type: BPF_TRACE_UPROBE_MULTI */
 int bpf_uprobe_multi__attach(int prog_fd, const char *path, uint64_t offset, bool ret, pid_t pid);
 

@@ -111,6 +111,19 @@ test_expect_success 'kstack in a tracepoint: symbolized frames indented by 4 in 
 	grep -q "^    [a-z_0-9.]*+[0-9]*$" out && grep -q "^\]: 20$" out
 '
 
+# syscalls:sys_enter_X runs as a raw tracepoint: its stacks skip the program,
+# bpf_trace_run2 and __bpf_trace_sys_enter frames and so are the perf-event
+# tracepoint's (bpftrace's way) without its own perf_syscall_enter frame
+test_expect_success 'kstack of a syscall tracepoint: the perf-event tracepoint'"'"'s frames after perf_syscall_enter, no BPF frames' '
+	SONDE_PROBE_PERF_TRACEPOINTS=1 $SONDE probe -e "t:syscalls:sys_enter_getppid /pid == cpid/ { @[kstack(6)] = count(); }" -c "$W 20" >perf.out &&
+	$SONDE probe -e "t:syscalls:sys_enter_getppid /pid == cpid/ { @[kstack(3)] = count(); }" -c "$W 20" >raw.out &&
+	$SONDE probe -e "rt:sys_enter /pid == cpid && arg1 == 110/ { @[kstack(3)] = count(); }" -c "$W 20" >rt.out &&
+	for f in perf raw rt; do grep "^    " $f.out | grep -v "^    __traceiter_sys_enter+" >$f.frames || exit 1; done &&
+	head -1 perf.frames | grep -q "^    perf_syscall_enter+" &&
+	sed 1d perf.frames | head -n $(wc -l <raw.frames) >want && test_cmp want raw.frames && test_cmp want rt.frames &&
+	[ $(wc -l <raw.frames) -ge 2 ] && grep -q "^\]: 20$" raw.out
+'
+
 test_expect_success 'ustack of a process that has exited is symbolized (bpftrace prints addresses)' '
 	$SONDE probe -e "profile:hz:999 /pid == cpid/ { @[ustack(4)] = count(); }" -c "$EXAMPLES/demo 1" >out &&
 	grep -q "^    hot_loop+[0-9]*$" out && grep -q "^    main+[0-9]*$" out

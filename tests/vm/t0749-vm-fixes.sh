@@ -14,4 +14,16 @@ test_expect_success 'kprobe: $s = kstack(2) beside @k[kstack] and @x = kstack: a
 	echo "@k[~ __x64_sys_getppid+1~ do_syscall_64+N~ entry_SYSCALL_64_after_hwframe+N~]: 3~@s: ~ __x64_sys_getppid+1~ do_syscall_64+N~@x: ~ __x64_sys_getppid+1~ do_syscall_64+N~ entry_SYSCALL_64_after_hwframe+N~" >want &&
 	sed "s/+[0-9][0-9]*~/+N~/g; s/getppid+N/getppid+1/g" got >gotn && echo >>gotn && test_cmp want gotn
 '
+# a syscall tracepoint runs as a raw tracepoint: its stack leaves out the BPF glue
+# on this kernel too, where __bpf_trace_sys_enter is no frame, and starts at the
+# tracepoint's caller (tests/e2e/t0701). A perf-event syscall tracepoint has no
+# kernel stack to compare with here: 6.1 gives its programs the user's registers.
+test_expect_success 'kstack of a syscall tracepoint and of rt:sys_enter: from the tracepoint'"'"'s caller, no BPF frames' '
+	$SONDE probe -e "t:syscalls:sys_enter_getppid /pid == cpid/ { @[kstack(3)] = count(); }" -c "$WORKLOADS/syscalls 3" >raw.out &&
+	$SONDE probe -e "rt:sys_enter /pid == cpid && arg1 == 110/ { @[kstack(3)] = count(); }" -c "$WORKLOADS/syscalls 3" >rt.out &&
+	grep "^    " raw.out >raw.frames && grep "^    " rt.out >rt.frames &&
+	head -1 raw.frames | grep -q "^    syscall_trace_enter[.a-z0-9]*+[0-9]*$" &&
+	[ $(wc -l <raw.frames) -eq 3 ] && test_cmp raw.frames rt.frames && grep -q "^\\]: 3$" raw.out ||
+	{ cat raw.out rt.out; false; }
+'
 test_done
