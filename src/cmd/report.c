@@ -133,7 +133,7 @@ const char *default_recording(void)
 int cmd_report(int argc, char **argv)
 {
 	const char *input = NULL, *sort = "comm,dso,sym", *callgraph = NULL;
-	bool children = true, no_children = false, json = false, stdio_ = true, inline_ = false;
+	bool children = true, no_children = false, json = false, stdio_ = true, inline_ = true;
 	bool header = false, header_only = false;
 	struct report_print pr = { .out = stdout, .graph_min = 0.5 };
 	struct report_ctx ctx = { 0 };
@@ -155,7 +155,8 @@ int cmd_report(int argc, char **argv)
 		OPT_STRING(0, "pid", &ctx.pids, "PIDS", "only these processes"),
 		OPT_STRING(0, "tid", &ctx.tids, "TIDS", "only these threads"),
 		OPT_INT(0, "max-stack", &max_stack, "N", "use at most N frames of each stack"),
-		OPT_BOOL(0, "inline", &inline_, "show inlined functions as frames of their own"),
+		OPT_BOOL(0, "inline", &inline_, "inlined functions in DWARF-unwound stacks as frames of their own (default: "
+			 "perf's; --no-inline)"),
 		OPT_STRING(0, "symfs", &so.symfs, "DIR", "look for the recorded files under DIR first"),
 		OPT_STRING(0, "kallsyms", &so.kallsyms, "FILE", "kernel symbols from a copy of the recorded machine's /proc/kallsyms"),
 		OPT_BOOL('q', "quiet", &pr.quiet, "no header"),
@@ -210,7 +211,7 @@ int cmd_report(int argc, char **argv)
 		opt__usage_error(report_usage, opts, "--top, --max-stack and --percent-limit cannot be negative");
 	pr.top = top;
 	so.max_stack = max_stack;
-	so.sym_flags = inline_ ? SYM_INLINE : 0;
+	so.sym_flags = inline_ ? SYM_INLINE_UNWOUND : 0;
 	rc = session__open(&s, input, &so, err, sizeof(err));
 	if (rc) {
 		error("cannot read '%s': %s", input, err);

@@ -185,13 +185,14 @@ static void print_frame(struct script *sc, unsigned f, const struct session_fram
 		fprintf(sc->out, " %s", sf->sym ? sf->sym : "[unknown]");
 		if ((f & BIT(F_SYMOFF)) && sf->sym)
 			fprintf(sc->out, "+0x%llx", (unsigned long long)sf->offset);
-		if (sf->inlined)
-			fprintf(sc->out, " (inlined)");
 	}
-	if (f & BIT(F_DSO))
+	/* perf's order: an inlined frame names no DSO and says so last */
+	if ((f & BIT(F_DSO)) && !sf->inlined)
 		fprintf(sc->out, " (%s)", sf->dso ? sf->dso : "[unknown]");
 	if ((f & BIT(F_SRCLINE)) && sf->srcfile)
 		fprintf(sc->out, "\n  %s:%d", sf->srcfile, sf->srcline);
+	if (sf->inlined)
+		fprintf(sc->out, " (inlined)");
 }
 
 static int on_sample(const struct session_sample *smp, void *arg)
@@ -232,7 +233,7 @@ static int on_sample(const struct session_sample *smp, void *arg)
 				fputc('\n', sc->out);
 			}
 		} else if (smp->nr_frames) {
-			print_frame(sc, f, &smp->frames[0], false);
+			print_frame(sc, f, smp->self ? smp->self : &smp->frames[0], false);
 		}
 	}
 	fputc('\n', sc->out);
@@ -345,7 +346,7 @@ int cmd_script(int argc, char **argv)
 {
 	struct script sc = { .out = stdout, .fields = { DEFAULT_SAMPLE, DEFAULT_TRACE } };
 	const char *input = NULL, *fields = NULL;
-	bool inline_ = false;
+	bool inline_ = true;
 	int max_stack = 0, nattrs, rc = 1;
 	struct session_opts so = { 0 };
 	char err[512];
@@ -362,7 +363,8 @@ int cmd_script(int argc, char **argv)
 		OPT_BOOL(0, "show-mmap-events", &sc.show_mmap, "also MMAP and MMAP2 records"),
 		OPT_BOOL(0, "show-lost-events", &sc.show_lost, "also LOST records"),
 		OPT_INT(0, "max-stack", &max_stack, "N", "at most N frames per call chain"),
-		OPT_BOOL(0, "inline", &inline_, "inlined functions as frames of their own"),
+		OPT_BOOL(0, "inline", &inline_, "inlined functions in DWARF-unwound stacks as frames of their own (default: "
+			 "perf's; --no-inline)"),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
@@ -380,7 +382,7 @@ int cmd_script(int argc, char **argv)
 		input = default_recording();
 	so.max_stack = max_stack;
 	so.no_callchain = sc.hide_callgraph;
-	so.sym_flags = (inline_ ? SYM_INLINE : 0) | ((sc.fields[0] | sc.fields[1]) & BIT(F_SRCLINE) ? SYM_SRCLINE : 0);
+	so.sym_flags = (inline_ ? SYM_INLINE_UNWOUND : 0) | ((sc.fields[0] | sc.fields[1]) & BIT(F_SRCLINE) ? SYM_SRCLINE : 0);
 	rc = session__open(&sc.s, input, &so, err, sizeof(err));
 	if (rc) {
 		error("cannot read '%s': %s", input, err);

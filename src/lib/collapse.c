@@ -338,7 +338,8 @@ static void teardown(struct collapse *c)
 int collapse__recording(struct folded *f, const char *path, const struct collapse_opts *o,
 			struct collapse_stats *st, char *err, size_t errlen)
 {
-	struct session_opts so = { .sym_flags = o->inline_ ? SYM_INLINE : 0, .max_stack = o->max_stack };
+	/* perf script report stackcollapse: the inlined frames of DWARF-unwound stacks; --inline: all, marked */
+	struct session_opts so = { .sym_flags = o->inline_ ? SYM_INLINE : SYM_INLINE_UNWOUND, .max_stack = o->max_stack };
 	struct collapse c;
 	struct session *s;
 	int rc = setup(&c, f, o, st);

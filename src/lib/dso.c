@@ -579,24 +579,38 @@ static const char *call_file(Dwarf_Die *cu, Dwarf_Die *die, int *line)
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
+/* a function's name as DWARF gives it (addr2line -f's answer): its linkage name demangled, else its name */
+static const char *function_name(struct symbolizer *s, Dwarf_Die *fn)
+{
+	Dwarf_Attribute at;
+	const char *ln = dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_linkage_name, &at));
+
+	if (!ln)
+		ln = dwarf_formstring(dwarf_attr_integrate(fn, DW_AT_MIPS_linkage_name, &at));
+	return ln ? demangle(s, ln) : dwarf_diename(fn);
+}
+
 /* frames for vaddr without the cache: inline chain (innermost first) then the function */
 static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr, struct sym_frame *f)
 {
 	struct dso_sym *sym = find_sym(d, vaddr);
 	Dwarf_Addr maddr = vaddr + d->bias, dbias;
-	const char *file = NULL;
+	const char *file = NULL, *dwname = NULL;
 	int n = 0, line = 0;
 
-	if ((s->flags & (SYM_INLINE | SYM_SRCLINE)) && d->mod) {
+	if ((s->flags & (SYM_INLINE | SYM_INLINE_UNWOUND | SYM_SRCLINE)) && d->mod) {
 		Dwfl_Line *dl = (s->flags & SYM_SRCLINE) ? dwfl_module_getsrc(d->mod, maddr) : NULL;
 		Dwarf_Die *cu;
 
 		if (dl)
 			file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
-		cu = (s->flags & SYM_INLINE) ? dwfl_module_addrdie(d->mod, maddr, &dbias) : NULL;
+		cu = (s->flags & (SYM_INLINE | SYM_INLINE_UNWOUND)) ? dwfl_module_addrdie(d->mod, maddr, &dbias) : NULL;
 		if (cu) {
-			Dwarf_Die scopes[SYM_MAX_INLINE - 1];
-			int ns = dwinline__find(d, cu, maddr - dbias, scopes, SYM_MAX_INLINE - 1);
+			Dwarf_Die scopes[SYM_MAX_INLINE - 1], fn = { 0 };
+			int ns = dwinline__find(d, cu, maddr - dbias, scopes, SYM_MAX_INLINE - 1, &fn);
+
+			if (fn.addr)
+				dwname = function_name(s, &fn);
 
 			for (int i = 0; i < ns; i++) {
 				f[n] = (struct sym_frame){ .sym = dwarf_diename(&scopes[i]), .inlined = true };
@@ -615,6 +629,8 @@ static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr,
 	if (sym && !sym->shown)
 		sym->shown = demangle(s, sym->name);
 	f[n] = (struct sym_frame){ .sym = sym ? sym->shown : NULL, .srcfile = file, .srcline = file ? line : 0 };
+	if (sym && dwname && strcmp(dwname, sym->shown))
+		f[n].dwname = dwname;
 	n++;
 	for (int i = 0; i < n; i++) {
 		f[i].offset = sym ? vaddr - sym->start : 0;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dwinline.c - which inlined functions cover an address: a per-DSO index of
- * the DW_TAG_inlined_subroutine ranges of each compilation unit, built the
- * first time an address of that CU is asked for (one walk of its DIE tree),
- * then searched by binary search. libdw's dwarf_getscopes() answers the same
+ * the DW_TAG_inlined_subroutine ranges of each compilation unit, and of its
+ * DW_TAG_subprogram ranges (the function they are in, as DWARF names it),
+ * built the first time an address of that CU is asked for (one walk of its
+ * DIE tree), then searched by binary search. libdw's dwarf_getscopes() answers the same
  * question but walks the CU again for every address: 30x slower on libc.
  */
 #include <dwarf.h>
@@ -17,7 +18,7 @@
 struct inl_range {
 	Dwarf_Addr lo, hi;
 	Dwarf_Addr maxhi;	/* the largest hi of this range and every one before it */
-	int depth;		/* 1 for an inline directly in a function, 2 inside that one... */
+	int depth;		/* 0: a function; 1 for an inline directly in one, 2 inside that one... */
 	Dwarf_Die die;
 };
 
@@ -68,7 +69,11 @@ static int walk(struct cu_index *c, Dwarf_Die *die, int depth, int level)
 			if (!err)
 				err = walk(c, &child, depth + 1, level + 1);
 			break;
-		case DW_TAG_subprogram:
+		case DW_TAG_subprogram:	/* its code (an abstract instance has none) */
+			err = add(c, &child, depth);
+			if (!err)
+				err = walk(c, &child, depth, level + 1);
+			break;
 		case DW_TAG_lexical_block:
 		case DW_TAG_namespace:
 		case DW_TAG_module:
@@ -129,9 +134,9 @@ static struct cu_index *cu_get(struct inline_index *ix, Dwarf_Die *cu)
 	return c;
 }
 
-int dwinline__find(struct dso *d, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out, int max)
+int dwinline__find(struct dso *d, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out, int max, Dwarf_Die *func)
 {
-	struct inl_range *hit[SYM_MAX_INLINE];
+	struct inl_range *hit[SYM_MAX_INLINE], *fn = NULL;
 	struct cu_index *c;
 	size_t lo = 0, hi;
 	int n = 0;
@@ -153,9 +158,20 @@ int dwinline__find(struct dso *d, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out
 		else
 			hi = mid;
 	}
-	for (size_t k = lo; k > 0 && c->r[k - 1].maxhi > addr; k--)
-		if (addr < c->r[k - 1].hi && n < SYM_MAX_INLINE)
-			hit[n++] = &c->r[k - 1];
+	for (size_t k = lo; k > 0 && c->r[k - 1].maxhi > addr; k--) {
+		struct inl_range *r = &c->r[k - 1];
+
+		if (addr >= r->hi)
+			continue;
+		if (!r->depth) {	/* a function: the narrowest (a nested one) */
+			if (!fn || r->hi - r->lo < fn->hi - fn->lo)
+				fn = r;
+		} else if (n < SYM_MAX_INLINE) {
+			hit[n++] = r;
+		}
+	}
+	if (func && fn)
+		*func = fn->die;
 	/* innermost first: the deepest inline */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && hit[j]->depth > hit[j - 1]->depth; j--) {

@@ -353,6 +353,13 @@ static int fill_key(struct hist *h, struct hist_entry *k, const struct session_s
 	k->cpu = a && !(a->attr.sample_type & PERF_SAMPLE_CPU) ? -1 : (int32_t)smp->s->cpu;
 	k->dso = short_dso(f->sym.dso);
 	k->sym = f->sym.sym;
+	if (f->sym.sym && f->sym.inlined) {	/* perf: "spin_inline (inlined)", an entry of its own */
+		char buf[4200];
+
+		snprintf(buf, sizeof(buf), "%s (inlined)", f->sym.sym);
+		if (!(k->sym = intern(h, buf)))
+			return -ENOMEM;
+	}
 	/* as perf: a sample's own entry is at the DSO-relative address, an inclusive one at the absolute */
 	k->addr = f->sym.dso && !raw ? f->sym.dso_addr : f->ip;
 	k->level = f->kernel ? 'k' : '.';
@@ -590,14 +597,16 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 	uint64_t seen_ip[128];	/* the address each was added for */
 	int nseen = 0;
 	char level;
+	const struct session_frame *self;
 
 	if (nf < 1)
 		return 0;
+	self = smp->self ? smp->self : &smp->frames[0];
 	if (!period)
 		period = 1;
 	h->total += period;
 	h->samples++;
-	rc = fill_key(h, &key, smp, &smp->frames[0], false, &slot);
+	rc = fill_key(h, &key, smp, self, false, &slot);
 	if (rc)
 		return rc;
 	if (h->srcline_pos >= 0 && (rc = prefix_count(h, &key, true)) < 0)
@@ -620,7 +629,7 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 	if (!h->o.children)
 		return 0;
 	seen[nseen] = e - h->e;
-	seen_ip[nseen++] = smp->frames[0].sym.dso_addr;
+	seen_ip[nseen++] = self->sym.dso_addr;
 	level = key.level;
 	/*
 	 * an inclusive entry for every frame, the sample's own too (its srcline may differ),

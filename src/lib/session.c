@@ -24,6 +24,7 @@ struct session {
 	struct comm_slot *comms;	/* open addressing, power-of-two size */
 	size_t comm_cap, comm_used;
 	struct session_frame *frames;
+	struct session_frame self;	/* the sample's own function (session_sample.self) */
 	int frames_cap;
 	uint64_t *ips;			/* scratch for unwinding */
 	unsigned long bad;
@@ -101,6 +102,16 @@ int session__open(struct session **out, const char *path, const struct session_o
 		free(s);
 		return rc;
 	}
+	if (s->o.sym_flags & SYM_INLINE_UNWOUND) {	/* no DWARF call graph: no inline chains to look up */
+		int nattr = 0;
+		const struct perfdata_attr *at = perfdata_reader__attrs(s->r, &nattr);
+		bool dwarf = false;
+
+		for (int i = 0; i < nattr; i++)
+			dwarf |= !!(at[i].attr.sample_type & PERF_SAMPLE_STACK_USER);
+		if (!dwarf)
+			s->o.sym_flags &= ~SYM_INLINE_UNWOUND;
+	}
 	s->sym = symbolizer__new(s->o.sym_flags);
 	if (s->sym) {
 		const struct perfdata_features *f = perfdata_reader__features(s->r);
@@ -123,7 +134,7 @@ int session__open(struct session **out, const char *path, const struct session_o
 	}
 	s->comm_cap = 1024;
 	s->comms = calloc(s->comm_cap, sizeof(*s->comms));
-	s->frames_cap = (s->o.max_stack + 1) * (s->o.sym_flags & SYM_INLINE ? MAX_INLINE : 1) + 8;
+	s->frames_cap = (s->o.max_stack + 1) * (s->o.sym_flags & (SYM_INLINE | SYM_INLINE_UNWOUND) ? MAX_INLINE : 1) + 8;
 	s->frames = calloc(s->frames_cap, sizeof(*s->frames));
 	s->ips = calloc(s->o.max_stack + 1, sizeof(*s->ips));
 	if (!s->sym || !s->comms || !s->frames || !s->ips) {
@@ -160,20 +171,39 @@ struct stack_ctx {
 	bool truncated;
 };
 
-/* add the frames of one address (its inline chain first); false when full */
-static bool push_ip(struct stack_ctx *c, uint32_t pid, uint64_t ip, bool kernel)
+/*
+ * add the frames of one address (its inline chain first); false when full. With
+ * SYM_INLINE_UNWOUND only a frame unwound with DWARF gets its chain, and its
+ * function is named after DWARF where that is another name than the symbol's,
+ * as an inlined frame: perf 6.1 asks addr2line about those frames only and so
+ * prints "__libc_start_main_impl (inlined)" for __libc_start_main.
+ */
+static bool push_ip(struct stack_ctx *c, uint32_t pid, uint64_t ip, bool kernel, bool unwound)
 {
 	struct sym_frame tmp[MAX_INLINE];
+	bool chain = (c->sym_flags & SYM_INLINE) || (unwound && (c->sym_flags & SYM_INLINE_UNWOUND));
 	int n, room = c->cap - c->n;
 
 	if (room <= 0) {
 		c->truncated = true;
 		return false;
 	}
-	n = symbolizer__resolve(c->sym, (pid_t)pid, ip, kernel, tmp, (c->sym_flags & SYM_INLINE) ? MAX_INLINE : 1);
+	n = symbolizer__resolve(c->sym, (pid_t)pid, ip, kernel, tmp,
+				(c->sym_flags & (SYM_INLINE | SYM_INLINE_UNWOUND)) ? MAX_INLINE : 1);
 	if (n < 1) {
 		memset(tmp, 0, sizeof(tmp[0]));
 		n = 1;
+	}
+	if (!chain && n > 1) {	/* the function's own frame only */
+		tmp[0] = tmp[n - 1];
+		n = 1;
+	}
+	const char *elf_sym = NULL;
+
+	if (chain && unwound && (c->sym_flags & SYM_INLINE_UNWOUND) && tmp[n - 1].dwname) {
+		elf_sym = tmp[n - 1].sym;
+		tmp[n - 1].sym = tmp[n - 1].dwname;
+		tmp[n - 1].inlined = true;
 	}
 	if (n > room) {
 		n = room;
@@ -185,6 +215,7 @@ static bool push_ip(struct stack_ctx *c, uint32_t pid, uint64_t ip, bool kernel)
 		f->ip = ip;
 		f->kernel = kernel;
 		f->sym = tmp[i];
+		f->elf_sym = i == n - 1 ? elf_sym : NULL;
 	}
 	return true;
 }
@@ -207,7 +238,7 @@ int session__resolve_stack(struct symbolizer *sym, unsigned sym_flags, const str
 	int depth = 0;
 
 	if (max_stack <= 0 || !(a->sample_type & PERF_SAMPLE_CALLCHAIN) || !ps->nr_callchain) {
-		push_ip(&c, ps->pid, ps->ip, kernel);
+		push_ip(&c, ps->pid, ps->ip, kernel, false);
 		if (!dwarf || kernel || max_stack <= 0)
 			goto out;
 		c.n = 0;	/* the unwinder gives the ip again */
@@ -225,7 +256,7 @@ int session__resolve_stack(struct symbolizer *sym, unsigned sym_flags, const str
 			}
 			if (!k)
 				have_user = true;
-			if (!push_ip(&c, ps->pid, ip, k))
+			if (!push_ip(&c, ps->pid, ip, k, false))
 				goto out;
 			depth++;
 		}
@@ -238,11 +269,12 @@ int session__resolve_stack(struct symbolizer *sym, unsigned sym_flags, const str
 				     ps->user_stack, ps->user_stack_size, ips, max_stack - depth);
 
 		if (n <= 0 && !c.n) {
-			push_ip(&c, ps->pid, ps->ip, kernel);
+			push_ip(&c, ps->pid, ps->ip, kernel, false);
 			goto out;
 		}
+		/* callers at their return address - 1, in the call, as perf's libdw unwinder gives them */
 		for (int i = 0; i < n; i++)
-			if (!push_ip(&c, ps->pid, ips[i], false))
+			if (!push_ip(&c, ps->pid, i ? ips[i] - 1 : ips[i], false, true))
 				break;
 	}
 out:
@@ -253,10 +285,22 @@ out:
 
 static void build_stack(struct session *s, struct session_sample *smp)
 {
+	int k = 0;
+
 	smp->frames = s->frames;
 	smp->nr_frames = session__resolve_stack(s->sym, s->o.sym_flags, &smp->ev->attr->attr, smp->s, smp->kernel,
 						s->o.no_callchain ? 0 : s->o.max_stack, s->frames, s->frames_cap,
 						s->ips, &smp->truncated);
+	/* the sample ip's own function: the last frame of its inline chain, by its symbol's name */
+	while (k + 1 < smp->nr_frames && s->frames[k].sym.inlined && s->frames[k + 1].ip == s->frames[0].ip)
+		k++;
+	s->self = smp->nr_frames > 0 ? s->frames[k] : (struct session_frame){ 0 };
+	if (s->self.elf_sym) {
+		s->self.sym.sym = s->self.elf_sym;
+		s->self.sym.inlined = false;
+		s->self.elf_sym = NULL;
+	}
+	smp->self = &s->self;
 }
 
 static void note_error(struct session *s, const char *msg)

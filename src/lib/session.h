@@ -25,6 +25,7 @@ struct session_frame {
 	uint64_t ip;
 	bool kernel;
 	struct sym_frame sym;	/* sym.sym NULL when unresolved */
+	const char *elf_sym;	/* the symbol's name where sym.sym is DWARF's (SYM_INLINE_UNWOUND), else NULL */
 };
 
 struct session_sample {
@@ -35,6 +36,9 @@ struct session_sample {
 	int attr_idx;
 	bool kernel;				/* the sample ip is in the kernel */
 	struct session_frame *frames;		/* leaf first; frames[0] is the sample ip */
+	const struct session_frame *self;	/* the sample ip's function, named by its symbol (no inlined
+						   frame: what perf's sample entries and lines name); NULL:
+						   frames[0] */
 	int nr_frames;
 	bool truncated;				/* more frames than the session keeps */
 };

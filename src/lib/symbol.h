@@ -32,6 +32,9 @@ enum {
 	SYM_INLINE = 1,		/* expand inlined frames (DWARF) */
 	SYM_SRCLINE = 2,	/* fill srcfile/srcline (DWARF) */
 	SYM_RAW_NAMES = 4,	/* keep C++/Rust names mangled (perf --no-demangle); demangled by default */
+	SYM_INLINE_UNWOUND = 8,	/* session.c: expand the inlined frames of user frames unwound with DWARF only,
+				   and name their functions after DWARF (perf 6.1's report and script; with it
+				   the symbolizer works as with SYM_INLINE) */
 };
 
 struct symbolizer *symbolizer__new(unsigned flags);
@@ -86,6 +89,8 @@ struct sym_frame {
 	const char *srcfile;	/* with SYM_SRCLINE, else NULL */
 	int srcline;
 	bool inlined;		/* a frame inlined into the next one (SYM_INLINE) */
+	const char *dwname;	/* SYM_INLINE, the function's own frame: its name in DWARF where that is not
+				   the symbol's (an alias: __libc_start_main_impl of __libc_start_main), else NULL */
 	struct dso *object;	/* the ELF file mapped there (opaque, for symbolizer__srcline_in); NULL for the
 				   kernel, JIT code and maps of no file */
 };

@@ -136,8 +136,11 @@ int dso__resolve(struct symbolizer *s, struct dso *d, uint64_t vaddr, const stru
 void dso__free_all(struct symbolizer *s);
 int dso__vdso_fd(struct symbolizer *s);
 
-/* dwinline.c: the inlined_subroutine DIEs covering addr (CU-relative), innermost first */
-int dwinline__find(struct dso *d, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out, int max);
+/*
+ * dwinline.c: the inlined_subroutine DIEs covering addr (CU-relative), innermost first (how many);
+ * *func (when not NULL) gets the DIE of the function covering addr when there is one, else is left alone
+ */
+int dwinline__find(struct dso *d, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out, int max, Dwarf_Die *func);
 void dwinline__free(struct inline_index *ix);
 
 /* kallsyms.c */

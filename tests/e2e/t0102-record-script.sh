@@ -54,6 +54,21 @@ test_expect_success 'perf'\''s dwarf recording: unwound by sonde to work and mai
 	grep -A4 " hot_loop+0x" dw | grep -q " main+0x"
 '
 
+# perf 6.1 expands the inlined frames of DWARF-unwound user frames only, names a
+# function after DWARF where it is an alias (__libc_start_main_impl (inlined)),
+# and gives callers at their return address - 1
+test_expect_success 'perf'\''s dwarf recordings: perf script'\''s text, inlined frames, callers in the call; --no-inline' '
+	perf record -q --no-bpf-event --call-graph dwarf -F 199 -o sd.data -- $WORKLOADS/symchain 0.5 >/dev/null 2>&1 &&
+	for f in pd.data sd.data; do
+		$SONDE script -i $f | nomod >ours && perf script -i $f 2>/dev/null | nomod >theirs &&
+		test_cmp theirs ours &&
+		$SONDE script --no-inline -i $f | nomod >ours && perf script --no-inline -i $f 2>/dev/null | nomod >theirs &&
+		test_cmp theirs ours || exit 1
+	done &&
+	$SONDE script -i sd.data | grep -A1 " spin_inline+0x[0-9a-f]* (inlined)$" | grep -q " chain_c+0x" &&
+	! $SONDE script --no-inline -i sd.data | grep -q inlined
+'
+
 test_expect_success '-F picks fields, +f/-f change the defaults, as perf script does' '
 	$SONDE script -i s.data -F comm,tid,time,ip,sym | nomod >ours &&
 	perf script -i s.data -F comm,tid,time,ip,sym 2>/dev/null | nomod >theirs && test_cmp theirs ours &&

@@ -209,6 +209,24 @@ test_expect_success 'collapse of sonde'"'"'s recording equals perf'"'"'s stackco
 	[ -s expect ] && stable expect >e && stable actual >a && test_cmp e a
 '
 
+# DWARF call graphs: perf 6.1 shows the inlined frames of unwound user frames
+# (spin_inline (inlined) under chain_c) and sample entries by their symbol
+test_expect_success 'perf'"'"'s dwarf recording: report'"'"'s entries and graphs, collapse, with inlined frames' '
+	perf record -q --no-bpf-event --call-graph dwarf -F 499 -o $TMP/dw.data -- $WORKLOADS/symchain 1 >/dev/null 2>&1 &&
+	for args in "--no-children -g caller" "--children --percent-limit 5 -g graph,5" "--children -g none --sort dso,sym" \
+		    "--no-inline --children -g caller,5"; do
+		$SONDE report -i $TMP/dw.data $args | strip_tip >sonde.txt &&
+		perf report -i $TMP/dw.data --stdio $args 2>/dev/null | strip_tip >perf.txt &&
+		same_text perf.txt sonde.txt || exit 1
+	done &&
+	$SONDE report -i $TMP/dw.data --children -g none >out && grep -q "\[\.\] spin_inline (inlined) *$" out &&
+	grep -q "%  *[1-9][0-9.]*%  symchain  symchain  *\[\.\] chain_c *$" out &&
+	$SONDE collapse -i $TMP/dw.data >actual &&
+	perf script report stackcollapse -i $TMP/dw.data 2>/dev/null >expect &&
+	[ -s expect ] && stable expect >e && stable actual >a && test_cmp e a &&
+	grep -q ";main;chain_a;chain_b;chain_c;spin_inline [0-9]*$" actual
+'
+
 test_expect_success 'collapse of perf script text on stdin: the same stacks' '
 	perf script -i $TMP/perf.data 2>/dev/null | $SONDE collapse >actual &&
 	perf script report stackcollapse -i $TMP/perf.data 2>/dev/null >expect &&
