@@ -126,8 +126,12 @@ test_expect_success '-k in a program file: the line of the call; -f json: the he
 
 test_expect_success '-k: get_stackid of a user stack in the idle task fails, named at ustack as 0.17 does' '
 	P="profile:hz:99 /pid == 0/ { @[ustack] = count(); @b[ustack(3), 1] = count(); } interval:ms:700 { exit(); }" &&
-	$SONDE probe -k -e "$P" >out &&
-	grep "WARNING" out | sort -u >got &&
+	# the idle task is sampled only while a CPU idles: on a busy machine, try again
+	for try in 1 2 3; do
+		$SONDE probe -k -e "$P" >out || exit 1
+		grep "WARNING" out | sort -u >got
+		[ $(wc -l <got) -ge 2 ] && break
+	done &&
 	cat >exp <<-\EOF &&
 	stdin:1:28-36: WARNING: Failed to get_stackid: Bad address (-14)
 	stdin:1:49-61: WARNING: Failed to get_stackid: Bad address (-14)
