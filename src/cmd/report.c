@@ -212,6 +212,9 @@ int cmd_report(int argc, char **argv)
 	pr.top = top;
 	so.max_stack = max_stack;
 	so.sym_flags = inline_ ? SYM_INLINE_UNWOUND : 0;
+	for (int i = 0; i < ho.nr_keys; i++)	/* the lines of inlined frames: where each was inlined */
+		if (ho.keys[i] == HK_SRCLINE)
+			so.sym_flags |= SYM_SRCLINE;
 	rc = session__open(&s, input, &so, err, sizeof(err));
 	if (rc) {
 		error("cannot read '%s': %s", input, err);
@@ -236,6 +239,7 @@ int cmd_report(int argc, char **argv)
 	ho.caller = order_given ? caller : ho.children;
 	pr.graph = ho.callchain;
 	ho.lines = session__symbolizer(s);	/* srcline: the source lines of the frames it resolved */
+	ho.inline_lines = inline_;
 	ctx.nr_attrs = nattrs;
 	ctx.hists = calloc(nattrs ? nattrs : 1, sizeof(*ctx.hists));
 	rc = 1;

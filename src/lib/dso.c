@@ -201,6 +201,11 @@ static int load_segments(struct dso *d)
 		return -ENOEXEC;
 	d->bias = bias;
 	d->exec = eh.e_type == ET_EXEC;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn)) && !d->symtab;) {
+		GElf_Shdr sh;
+
+		d->symtab = gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_size;
+	}
 	d->segs = calloc(phnum ? phnum : 1, sizeof(*d->segs));
 	if (!d->segs)
 		return -ENOMEM;
@@ -712,7 +717,14 @@ int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint
 		return err;
 	dl = d->mod ? dwfl_module_getsrc(d->mod, vaddr + d->bias) : NULL;
 	*file = dl ? dwfl_lineinfo(dl, NULL, line, NULL, NULL, NULL) : NULL;
-	return *file ? 0 : -ENOENT;
+	if (*file)
+		return 0;
+	/* in the file's loaded code or data, with no line for it, but a .symtab to name a function:
+	 * binutils' addr2line answers "FUNCTION\n??:?" (without .symtab, "??\n??:0" as outside it) */
+	for (int i = 0; d->symtab && i < d->nsegs; i++)
+		if (vaddr >= d->segs[i].vaddr && vaddr - d->segs[i].vaddr < d->segs[i].memsz)
+			return -ENODATA;
+	return -ENOENT;
 }
 
 void dso__free_all(struct symbolizer *s)

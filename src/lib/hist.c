@@ -260,7 +260,7 @@ static struct line_slot *line_slot(struct hist *h, const struct sym_frame *f, ui
 	struct line_slot *ls;
 	const char *file;
 	size_t j;
-	int line = 0, st;
+	int line = 0, st, rc;
 
 	if ((h->nlines + 1) * 2 > h->lines_cap && grow_lines(h))
 		return NULL;
@@ -274,13 +274,17 @@ static struct line_slot *line_slot(struct hist *h, const struct sym_frame *f, ui
 		return NULL;
 	ls = &h->lines[j];
 	*ls = (struct line_slot){ .object = object, .vaddr = vaddr, .state = st };
-	if (symbolizer__srcline_in(h->o.lines, f, vaddr, &file, &line) == 0) {
+	rc = symbolizer__srcline_in(h->o.lines, f, vaddr, &file, &line);
+	if (rc == 0) {
 		const char *base = strrchr(file, '/');
 		char buf[4200];
 
 		snprintf(buf, sizeof(buf), "%s:%u", base ? base + 1 : file, (unsigned)line);
 		if (!(ls->fileline = intern(h, buf)))
 			return NULL;
+	} else if (rc == -ENODATA && !(ls->fileline = intern(h, "??:0"))) {
+		/* in the file but no line: addr2line's "??:?", which perf takes for a line, "??:0" */
+		return NULL;
 	}
 	h->nlines++;
 	return ls;
@@ -306,7 +310,7 @@ static const char *ask_line(struct hist *h, const struct line_slot *ls)
  * the address's line slot when a line was asked for (NULL otherwise).
  */
 static int frame_srcline(struct hist *h, const struct session_frame *f, bool raw, const char **out,
-			 const struct line_slot **slot)
+			 const struct line_slot **slot, bool *preset)
 {
 	const struct sym_frame *sf = &f->sym;
 	uint64_t ip = raw ? f->ip : sf->dso_addr;
@@ -317,6 +321,30 @@ static int frame_srcline(struct hist *h, const struct session_frame *f, bool raw
 	if (!sf->dso) {		/* in no mapping */
 		*out = intern(h, "??:0");
 		return *out ? 0 : -ENOMEM;
+	}
+	/*
+	 * an inclusive entry of a DWARF-unwound frame: perf 6.1 took its line from the frame's
+	 * inline list (addr2line -i at the DSO-relative address), the line where each inlined
+	 * call was made, "??:0" for addr2line's "??:?"; with no list it is asked as any other
+	 */
+	if (raw && f->unwound && h->o.inline_lines && h->o.lines && sf->object) {
+		const char *file = sf->srcfile;
+		int line = sf->srcline;
+
+		if (file || symbolizer__srcline_in(h->o.lines, sf, sf->dso_addr, &file, &line) == -ENODATA) {
+			const char *base = file ? strrchr(file, '/') : NULL;
+
+			if (file)
+				n = asprintf(&buf, "%s:%d", base ? base + 1 : file, line);
+			else
+				n = asprintf(&buf, "??:0");
+			if (n < 0)
+				return -ENOMEM;
+			*out = intern(h, buf);
+			free(buf);
+			*preset = true;
+			return *out ? 0 : -ENOMEM;
+		}
 	}
 	/* perf asks for lines only in files: not "[kernel.kallsyms]", "[vdso]" or a JIT's /tmp/perf-PID.map */
 	if (h->o.lines && sf->object && sf->dso[0] != '[' && strncmp(sf->dso, "/tmp/perf-", 10)) {
@@ -365,7 +393,7 @@ static int fill_key(struct hist *h, struct hist_entry *k, const struct session_s
 	k->level = f->kernel ? 'k' : '.';
 	*slot = NULL;
 	if (h->srcline_pos >= 0)
-		return frame_srcline(h, f, raw, &k->srcline, slot);
+		return frame_srcline(h, f, raw, &k->srcline, slot, &k->srcline_preset);
 	return 0;
 }
 
@@ -650,6 +678,7 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 		e = find_or_add(h, &key);
 		if (!e)
 			return -ENOMEM;
+		e->srcline_preset |= key.srcline_preset;
 		eidx = e - h->e;
 		for (int k = 0; k < nseen; k++)
 			dup |= seen[k] == eidx;
@@ -759,7 +788,7 @@ static void cc_sort(struct cc_node **head)
 void hist__sort(struct hist *h)
 {
 	for (size_t i = 0; h->srcline_pos >= 0 && i < h->n; i++)
-		h->e[i].srcline_sized = prefix_count(h, &h->e[i], false) >= 2;
+		h->e[i].srcline_sized = h->e[i].srcline_preset || prefix_count(h, &h->e[i], false) >= 2;
 	if (h->n)
 		qsort_r(h->e, h->n, sizeof(*h->e), cmp_entry, h);
 	/* the index points at old positions: rebuild it so later adds still work */

@@ -26,6 +26,9 @@ struct hist_opts {
 	bool caller;		/* graph root first (caller order), else leaf first */
 	struct symbolizer *lines;	/* HK_SRCLINE: the symbolizer that resolved the samples' frames
 					   (the session's): it looks up their source lines */
+	bool inline_lines;	/* HK_SRCLINE: DWARF-unwound frames carry their lines, as perf's inline
+				   lists do (perf's --inline, the default; the session made with
+				   SYM_INLINE_UNWOUND | SYM_SRCLINE) */
 };
 
 /* one frame of a call graph */
@@ -54,6 +57,7 @@ struct hist_entry {
 	 */
 	const char *srcline;
 	bool srcline_sized;	/* perf knew it when it sized the column (else it cuts it to the width) */
+	bool srcline_preset;	/* it came with a DWARF-unwound frame (perf's inline list): always known */
 	uint64_t self, children;	/* periods */
 	uint64_t nr_self, nr_children;	/* samples */
 	uint32_t max_depth;	/* the longest call chain added to the graph (orders equal entries) */

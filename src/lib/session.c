@@ -216,6 +216,7 @@ static bool push_ip(struct stack_ctx *c, uint32_t pid, uint64_t ip, bool kernel,
 		f->kernel = kernel;
 		f->sym = tmp[i];
 		f->elf_sym = i == n - 1 ? elf_sym : NULL;
+		f->unwound = unwound;
 	}
 	return true;
 }

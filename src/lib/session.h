@@ -26,6 +26,7 @@ struct session_frame {
 	bool kernel;
 	struct sym_frame sym;	/* sym.sym NULL when unresolved */
 	const char *elf_sym;	/* the symbol's name where sym.sym is DWARF's (SYM_INLINE_UNWOUND), else NULL */
+	bool unwound;		/* a user frame unwound with DWARF from the sample's stack copy */
 };
 
 struct session_sample {

@@ -114,8 +114,10 @@ int symbolizer__resolve_file(struct symbolizer *s, const char *path, uint64_t va
 /*
  * the source line of vaddr, an ELF virtual address of the file frame f was found in (f->object),
  * as `addr2line -e FILE vaddr` answers, whatever the flags: 0 with *file (the full path, owned by
- * the symbolizer) and *line; -ENOENT when f has no file or the file no line for vaddr (no DWARF
- * line table, or vaddr outside it); another -errno when the file cannot be read
+ * the symbolizer) and *line; -ENODATA when vaddr is in the file's loaded segments, which has a
+ * .symtab but no line for vaddr (binutils' addr2line answers "??:?"); -ENOENT otherwise: f has no
+ * file, vaddr is outside it, or no .symtab (addr2line's "??:0"); another -errno when the file
+ * cannot be read
  */
 int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint64_t vaddr,
 			   const char **file, int *line);

@@ -45,6 +45,7 @@ struct dso {
 	Dwfl_Module *mod;
 	uint64_t bias;		/* module address = ELF vaddr + bias */
 	bool exec;		/* ET_EXEC: mapped at its vaddrs */
+	bool symtab;		/* the file itself has a .symtab (binutils' addr2line names functions only from it) */
 	struct dso_seg *segs;
 	int nsegs;
 	struct dso_sym *syms;
