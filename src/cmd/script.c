@@ -43,6 +43,7 @@ struct script {
 	unsigned fields[NR_KINDS];
 	bool user_set[NR_KINDS];
 	bool ns, hide_callgraph, show_task, show_mmap, show_lost;
+	bool inline_;			/* DWARF-unwound frames with their inline lists (perf's --inline) */
 	const char *comms, *pids, *tids;
 	int name_width;
 	unsigned *attr_fields;		/* per attr: the fields that apply */
@@ -174,6 +175,36 @@ static void print_start(struct script *sc, unsigned f, bool callchain, const cha
 		print_time(sc, time);
 }
 
+/*
+ * perf's srcline of a frame: the file's base name and line; where the file has a
+ * .symtab but no line (binutils' addr2line says "??:?"), "??:0" from a DWARF-
+ * unwound frame's inline list, else nothing (map__fprintf_srcline() leaves
+ * "??:0" out); where no line is asked for (the kernel), the DSO's short name and
+ * the address
+ */
+static void print_srcline(struct script *sc, const struct session_frame *fr)
+{
+	const struct sym_frame *sf = &fr->sym;
+	const char *file = sf->srcfile, *base;
+	int line = sf->srcline;
+
+	if (!sf->dso)
+		return;
+	if (!file && symbolizer__srcline_in(session__symbolizer(sc->s), sf, sf->dso_addr, &file, &line) == -ENODATA) {
+		if (fr->unwound && sc->inline_)
+			fprintf(sc->out, "\n  ??:0");
+		return;
+	}
+	if (file) {
+		base = strrchr(file, '/');
+		fprintf(sc->out, "\n  %s:%d", base ? base + 1 : file, line);
+		return;
+	}
+	base = sf->dso[0] == '[' ? NULL : strrchr(sf->dso, '/');
+	fprintf(sc->out, "\n  %s[%llx]", base ? base + 1 : sf->dso,
+		(unsigned long long)(fr->kernel ? fr->ip : sf->dso_addr));
+}
+
 static void print_frame(struct script *sc, unsigned f, const struct session_frame *fr, bool callchain)
 {
 	const struct sym_frame *sf = &fr->sym;
@@ -189,8 +220,8 @@ static void print_frame(struct script *sc, unsigned f, const struct session_fram
 	/* perf's order: an inlined frame names no DSO and says so last */
 	if ((f & BIT(F_DSO)) && !sf->inlined)
 		fprintf(sc->out, " (%s)", sf->dso ? sf->dso : "[unknown]");
-	if ((f & BIT(F_SRCLINE)) && sf->srcfile)
-		fprintf(sc->out, "\n  %s:%d", sf->srcfile, sf->srcline);
+	if (f & BIT(F_SRCLINE))
+		print_srcline(sc, fr);
 	if (sf->inlined)
 		fprintf(sc->out, " (inlined)");
 }
@@ -382,6 +413,7 @@ int cmd_script(int argc, char **argv)
 		input = default_recording();
 	so.max_stack = max_stack;
 	so.no_callchain = sc.hide_callgraph;
+	sc.inline_ = inline_;
 	so.sym_flags = (inline_ ? SYM_INLINE_UNWOUND : 0) | ((sc.fields[0] | sc.fields[1]) & BIT(F_SRCLINE) ? SYM_SRCLINE : 0);
 	rc = session__open(&sc.s, input, &so, err, sizeof(err));
 	if (rc) {

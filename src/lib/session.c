@@ -194,8 +194,13 @@ static bool push_ip(struct stack_ctx *c, uint32_t pid, uint64_t ip, bool kernel,
 		memset(tmp, 0, sizeof(tmp[0]));
 		n = 1;
 	}
-	if (!chain && n > 1) {	/* the function's own frame only */
+	if (!chain && n > 1) {	/* the function's own frame only, at the line of the address */
+		const char *file = tmp[0].srcfile;
+		int line = tmp[0].srcline;
+
 		tmp[0] = tmp[n - 1];
+		tmp[0].srcfile = file;
+		tmp[0].srcline = line;
 		n = 1;
 	}
 	const char *elf_sym = NULL;
@@ -301,6 +306,12 @@ static void build_stack(struct session *s, struct session_sample *smp)
 		s->self.sym.inlined = false;
 		s->self.elf_sym = NULL;
 	}
+	/* but the line of the address itself (the innermost inlined call's), asked as for no list */
+	if (k) {
+		s->self.sym.srcfile = s->frames[0].sym.srcfile;
+		s->self.sym.srcline = s->frames[0].sym.srcline;
+	}
+	s->self.unwound = false;
 	smp->self = &s->self;
 }
 

@@ -69,6 +69,23 @@ test_expect_success 'perf'\''s dwarf recordings: perf script'\''s text, inlined 
 	! $SONDE script --no-inline -i sd.data | grep -q inlined
 '
 
+# perf prints a line's file by its base name; where addr2line says "??:?" (a
+# .symtab, no line) "??:0" from a DWARF-unwound frame's inline list, else no
+# line; "DSO[addr]" where it asks for none (the kernel). With libc's debug info
+# binutils names libc-start.c for libc_start_call_main.h, DWARF does not.
+test_expect_success '-F +srcline: perf script'\''s lines, fp and dwarf call graphs' '
+	cc -O2 -g0 -fno-omit-frame-pointer -o demo_nog $ROOT/examples/demo.c &&
+	perf record -q --no-bpf-event -g -F 199 -o nog.data -- ./demo_nog 0.5 >/dev/null 2>&1 &&
+	for f in p.data sd.data nog.data; do
+		$SONDE script -i $f -F +srcline | nomod | grep -v "^  libc[-_]start" >ours &&
+		perf script -i $f -F +srcline 2>/dev/null | nomod | grep -v "^  libc[-_]start" >theirs &&
+		test_cmp theirs ours || exit 1
+	done &&
+	$SONDE script -i p.data -F +srcline | grep -q "^  demo.c:[0-9]*$" &&
+	$SONDE script -i sd.data -F +srcline | grep -q "^  symchain.c:[0-9]* (inlined)$" &&
+	! $SONDE script -i nog.data -F +srcline | grep -q "^  ??:0"
+'
+
 test_expect_success '-F picks fields, +f/-f change the defaults, as perf script does' '
 	$SONDE script -i s.data -F comm,tid,time,ip,sym | nomod >ours &&
 	perf script -i s.data -F comm,tid,time,ip,sym 2>/dev/null | nomod >theirs && test_cmp theirs ours &&
