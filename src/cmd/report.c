@@ -214,7 +214,7 @@ int cmd_report(int argc, char **argv)
 	so.sym_flags = inline_ ? SYM_INLINE_UNWOUND : 0;
 	for (int i = 0; i < ho.nr_keys; i++)	/* the lines of inlined frames: where each was inlined */
 		if (ho.keys[i] == HK_SRCLINE)
-			so.sym_flags |= SYM_SRCLINE;
+			so.sym_flags |= SYM_SRCLINE | SYM_BINUTILS_FILES;
 	rc = session__open(&s, input, &so, err, sizeof(err));
 	if (rc) {
 		error("cannot read '%s': %s", input, err);

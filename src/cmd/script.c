@@ -414,7 +414,7 @@ int cmd_script(int argc, char **argv)
 	so.max_stack = max_stack;
 	so.no_callchain = sc.hide_callgraph;
 	sc.inline_ = inline_;
-	so.sym_flags = (inline_ ? SYM_INLINE_UNWOUND : 0) | ((sc.fields[0] | sc.fields[1]) & BIT(F_SRCLINE) ? SYM_SRCLINE : 0);
+	so.sym_flags = (inline_ ? SYM_INLINE_UNWOUND : 0) | ((sc.fields[0] | sc.fields[1]) & BIT(F_SRCLINE) ? SYM_SRCLINE | SYM_BINUTILS_FILES : 0);
 	rc = session__open(&sc.s, input, &so, err, sizeof(err));
 	if (rc) {
 		error("cannot read '%s': %s", input, err);

@@ -584,6 +584,54 @@ static const char *call_file(Dwarf_Die *cu, Dwarf_Die *die, int *line)
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
+/*
+ * The file binutils' addr2line names for a line row, which perf 6.1 shows. In a
+ * DWARF 5 line table binutils (2.40) starts each sequence with file 0, the
+ * unit's own file, where the standard (and libdw) starts with file 1: the rows
+ * of file 1 before the sequence's first DW_LNS_set_file carry file 0's name
+ * there (libc_start_call_main.h:58 is libc-start.c:58). libdw keeps a
+ * sequence's rows in program order among its rows sorted by address.
+ */
+static const char *binutils_file(Dwfl_Line *dl, const char *file)
+{
+	Dwarf_Addr bias, a, ma;
+	Dwarf_Line *l = dwfl_dwarf_line(dl, &bias);
+	Dwarf_Die *cu = dwfl_linecu(dl);
+	Dwarf_Files *files, *pf;
+	Dwarf_Lines *lines;
+	Dwarf_Half version;
+	size_t idx, pidx, n, lo = 0, hi, i;
+	const char *f0;
+
+	if (!l || !cu || dwarf_line_file(l, &files, &idx) || idx != 1 ||
+	    dwarf_cu_info(cu->cu, &version, NULL, NULL, NULL, NULL, NULL, NULL) || version < 5 ||
+	    dwarf_getsrclines(cu, &lines, &n) || dwarf_lineaddr(l, &a))
+		return file;
+	for (hi = n; lo < hi;) {	/* the first row at l's address, then l itself */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dwarf_lineaddr(dwarf_onesrcline(lines, mid), &ma) || ma < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < n && dwarf_onesrcline(lines, i) != l; i++)
+		;
+	if (i == n)
+		return file;
+	while (i-- > 0) {	/* back to the sequence's start: every row of file 1? */
+		Dwarf_Line *p = dwarf_onesrcline(lines, i);
+		bool end = false;
+
+		if (dwarf_lineendsequence(p, &end) == 0 && end)
+			break;
+		if (dwarf_line_file(p, &pf, &pidx) || pidx != 1)
+			return file;
+	}
+	f0 = dwarf_filesrc(files, 0, NULL, NULL);
+	return f0 ? f0 : file;
+}
+
 /* a function's name as DWARF gives it (addr2line -f's answer): its linkage name demangled, else its name */
 static const char *function_name(struct symbolizer *s, Dwarf_Die *fn)
 {
@@ -609,6 +657,8 @@ static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr,
 
 		if (dl)
 			file = dwfl_lineinfo(dl, NULL, &line, NULL, NULL, NULL);
+		if (file && (s->flags & SYM_BINUTILS_FILES))
+			file = binutils_file(dl, file);
 		cu = (s->flags & (SYM_INLINE | SYM_INLINE_UNWOUND)) ? dwfl_module_addrdie(d->mod, maddr, &dbias) : NULL;
 		if (cu) {
 			Dwarf_Die scopes[SYM_MAX_INLINE - 1], fn = { 0 };
@@ -717,13 +767,21 @@ int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint
 		return err;
 	dl = d->mod ? dwfl_module_getsrc(d->mod, vaddr + d->bias) : NULL;
 	*file = dl ? dwfl_lineinfo(dl, NULL, line, NULL, NULL, NULL) : NULL;
+	if (*file && (s->flags & SYM_BINUTILS_FILES))
+		*file = binutils_file(dl, *file);
 	if (*file)
 		return 0;
-	/* in the file's loaded code or data, with no line for it, but a .symtab to name a function:
-	 * binutils' addr2line answers "FUNCTION\n??:?" (without .symtab, "??\n??:0" as outside it) */
-	for (int i = 0; d->symtab && i < d->nsegs; i++)
-		if (vaddr >= d->segs[i].vaddr && vaddr - d->segs[i].vaddr < d->segs[i].memsz)
-			return -ENODATA;
+	/*
+	 * in the file's code, with no line for it, but in a function of its .symtab: binutils'
+	 * addr2line answers "FUNCTION\n??:?"; without .symtab, or in a PLT stub (no symbol there,
+	 * "read@plt" is made up), "??\n??:0" as outside the file
+	 */
+	const struct dso_sym *sym = d->symtab ? find_sym(d, vaddr) : NULL;
+
+	if (sym && !strstr(sym->name, "@plt"))
+		for (int i = 0; i < d->nsegs; i++)
+			if (vaddr >= d->segs[i].vaddr && vaddr - d->segs[i].vaddr < d->segs[i].memsz)
+				return -ENODATA;
 	return -ENOENT;
 }
 

@@ -35,6 +35,8 @@ enum {
 	SYM_INLINE_UNWOUND = 8,	/* session.c: expand the inlined frames of user frames unwound with DWARF only,
 				   and name their functions after DWARF (perf 6.1's report and script; with it
 				   the symbolizer works as with SYM_INLINE) */
+	SYM_BINUTILS_FILES = 16,	/* source files named as binutils' addr2line names them (perf runs it):
+					   see dso.c's binutils_file() */
 };
 
 struct symbolizer *symbolizer__new(unsigned flags);

@@ -91,6 +91,11 @@ static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 	}
 	if (!reg_get(u->regs, u->mask, PERF_REG_X86_IP, &v))
 		return false;
+	/* the IP as DWARF register 16 too: CFA expressions read it (the PLT's, DW_OP_breg16) */
+	Dwarf_Word rip = v;
+
+	if (!dwfl_thread_state_registers(thread, 16, 1, &rip))
+		return false;
 	dwfl_thread_state_register_pc(thread, v);
 	return true;
 }
