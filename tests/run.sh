@@ -64,8 +64,12 @@ for mode in plain asan; do
 			[ -n "${ASAN_ALL:-}" ] || grep -qx "$(basename "$t" .sh)" tests/e2e/asan-list || continue
 		fi
 		start=$SECONDS
+		before=$(git ls-files --others --exclude-standard 2>/dev/null)
 		if ! bash "$t"; then :; fi
 		echo "   ($t: $((SECONDS - start))s)"
+		# a test writes in its own $TMP: say so when files appear in the checkout instead
+		left=$(comm -13 <(echo "$before") <(git ls-files --others --exclude-standard 2>/dev/null) | head -5 | tr '\n' ' ')
+		[ -z "$left" ] || echo "   warning: new files in the checkout after $t: $left"
 	done
 done
 
