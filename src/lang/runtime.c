@@ -87,8 +87,9 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 		for (rb_size = 4096; rb_size < (uint32_t)p->cfg.perf_rb_pages * 4096; rb_size <<= 1)
 			;
 	rt->rb_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "sonde_out", 0, 0, rb_size, NULL);
-	/* key 0: records a full ring buffer lost; key 1: exit(CODE) ran (1 << 32 | CODE), lost or not */
-	rt->lost_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_lost", 4, 8, 2, NULL);
+	/* key 0: records a full ring buffer lost; key 1: exit(CODE) ran (1 << 32 | CODE), lost or not;
+	 * key 2: packets skboutput()'s perf buffer had no room for (the helper's -ENOSPC) */
+	rt->lost_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_lost", 4, 8, 3, NULL);
 	if (rt->rb_fd < 0) {
 		snprintf(err, errlen, "cannot create the output ring buffer: %s%s", strerror(-rt->rb_fd),
 			 rt->rb_fd == -EPERM ? " (BPF needs root or CAP_BPF and CAP_PERFMON)" : "");
@@ -468,11 +469,11 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static uint64_t lost_events(struct rt *rt)
+/* the lost map's count at key k (see create_maps), summed over the CPUs */
+static uint64_t lost_events(struct rt *rt, uint32_t k)
 {
 	int n = rt->out.ncpus > 0 ? rt->out.ncpus : 1;
 	uint64_t *v = calloc(n, sizeof(uint64_t)), sum = 0;
-	uint32_t k = 0;
 
 	if (v && rt->lost_fd >= 0 && !bpf_map_lookup_elem(rt->lost_fd, &k, v))
 		for (int i = 0; i < n; i++)
@@ -935,12 +936,18 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	if (!prog->cfg.no_print_maps)
 		out__all_maps(&rt.out);
 	fflush(o->out);
-	uint64_t lost = lost_events(&rt);
+	uint64_t lost = lost_events(&rt, 0);
 
 	if (lost && !prog->no_warnings)
 		fprintf(stderr, "sonde: warning: %llu events lost: the output ring buffer was full (printf faster "
 			"than the terminal reads; config = { perf_rb_pages = N } makes it bigger)\n", (unsigned long long)lost);
+	/*
+	 * the perf buffer says what it lost in a record before the next sample on that CPU's
+	 * ring, if one comes: the program's own count of bpf_skb_output's -ENOSPC is complete
+	 */
 	lost = skbout__lost(rt.skb);
+	if (rt.skb && lost_events(&rt, 2) > lost)
+		lost = lost_events(&rt, 2);
 	if (lost && !prog->no_warnings)
 		fprintf(stderr, "sonde: warning: %llu packets lost: skboutput()'s perf buffer was full "
 			"(config = { perf_rb_pages = N } makes it bigger)\n", (unsigned long long)lost);

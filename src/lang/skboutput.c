@@ -136,6 +136,17 @@ void genskb__call(struct gen *g, struct node *n)
 	g_fp_addr(g, R4, meta);
 	g_emit(g, MOV_IMM(R5, sizeof(struct skb_meta)));
 	g_emit(g, CALL(BPF_FUNC_skb_output));
+	/* no room in this CPU's ring: counted in the lost map (key 2), the value kept */
+	int room = g_emit(g, JMP_IMM(BPF_JNE, R0, -ENOSPC, 0));
+	int k = g_slot(g, 8, n->loc);
+
+	g_emit(g, ST(BPF_DW, FP, k, 2));
+	g_lookup(g, MAPREF_LOST, k);
+	g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 2));
+	g_emit(g, MOV_IMM(R1, 1));
+	g_emit(g, XADD(R0, R1, 0));
+	g_emit(g, MOV_IMM(R0, -ENOSPC));
+	g_patch(g, room);
 	int done = g_emit(g, JA(0));
 
 	g_patch(g, nul);
