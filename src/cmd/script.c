@@ -200,7 +200,14 @@ static void print_srcline(struct script *sc, const struct session_frame *fr)
 		fprintf(sc->out, "\n  %s:%d", base ? base + 1 : file, line);
 		return;
 	}
+	int pid;
+	char jit[48];
+
 	base = sf->dso[0] == '[' ? NULL : strrchr(sf->dso, '/');
+	if (sscanf(sf->dso, "/tmp/perf-%d.map", &pid) == 1) {	/* perf's short name of a JIT's map */
+		snprintf(jit, sizeof(jit), "/[JIT] tid %d", pid);
+		base = jit;
+	}
 	fprintf(sc->out, "\n  %s[%llx]", base ? base + 1 : sf->dso,
 		(unsigned long long)(fr->kernel ? fr->ip : sf->dso_addr));
 }

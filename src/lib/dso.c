@@ -668,7 +668,10 @@ static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr,
 				dwname = function_name(s, &fn);
 
 			for (int i = 0; i < ns; i++) {
-				f[n] = (struct sym_frame){ .sym = dwarf_diename(&scopes[i]), .inlined = true };
+				/* perf's (binutils') name: the linkage name, demangled, as __GI__IO_doallocbuf */
+				f[n] = (struct sym_frame){ .inlined = true,
+							   .sym = s->flags & SYM_INLINE_UNWOUND ? function_name(s, &scopes[i])
+												: dwarf_diename(&scopes[i]) };
 				if (!f[n].sym)
 					f[n].sym = "[inlined]";
 				f[n].srcfile = file;

@@ -201,14 +201,21 @@ void hist__free(struct hist *h)
 	free(h);
 }
 
-static const char *short_dso(const char *dso)
+/* perf's short name of a DSO: its base name; "[JIT] tid PID" for a JIT's /tmp/perf-PID.map */
+static const char *short_dso(struct hist *h, const char *dso)
 {
 	const char *slash;
+	char buf[48];
+	int pid;
 
 	if (!dso)
 		return "[unknown]";
 	if (dso[0] == '[')
 		return dso;
+	if (sscanf(dso, "/tmp/perf-%d.map", &pid) == 1) {
+		snprintf(buf, sizeof(buf), "[JIT] tid %d", pid);
+		return intern(h, buf) ?: dso;
+	}
 	slash = strrchr(dso, '/');
 	return slash ? slash + 1 : dso;
 }
@@ -359,7 +366,7 @@ static int frame_srcline(struct hist *h, const struct session_frame *f, bool raw
 	if (sf->sym)
 		n = asprintf(&buf, "%s+%" PRIu64, sf->sym, ip - (sf->dso_addr - sf->offset));
 	else
-		n = asprintf(&buf, "%s[%" PRIx64 "]", short_dso(sf->dso), ip);
+		n = asprintf(&buf, "%s[%" PRIx64 "]", short_dso(h, sf->dso), ip);
 	if (n < 0)
 		return -ENOMEM;
 	*out = intern(h, buf);
@@ -379,7 +386,7 @@ static int fill_key(struct hist *h, struct hist_entry *k, const struct session_s
 	k->tid = smp->s->tid;
 	/* perf shows -1 when the samples have no CPU */
 	k->cpu = a && !(a->attr.sample_type & PERF_SAMPLE_CPU) ? -1 : (int32_t)smp->s->cpu;
-	k->dso = short_dso(f->sym.dso);
+	k->dso = short_dso(h, f->sym.dso);
 	k->sym = f->sym.sym;
 	if (f->sym.sym && f->sym.inlined) {	/* perf: "spin_inline (inlined)", an entry of its own */
 		char buf[4200];

@@ -214,6 +214,15 @@ static bool push_ip(struct stack_ctx *c, uint32_t pid, uint64_t ip, bool kernel,
 		n = room;
 		c->truncated = true;
 	}
+	/* perf's name for code in anonymous memory: the map a JIT would write, /tmp/perf-PID.map */
+	if (!kernel && tmp[n - 1].dso && !tmp[n - 1].sym &&
+	    (!strcmp(tmp[n - 1].dso, "//anon") || !strncmp(tmp[n - 1].dso, "/dev/zero", 9) ||
+	     !strncmp(tmp[n - 1].dso, "/anon_hugepage", 14))) {
+		char buf[48];
+
+		snprintf(buf, sizeof(buf), "/tmp/perf-%u.map", pid);
+		tmp[n - 1].dso = symbolizer__intern(c->sym, buf) ?: tmp[n - 1].dso;
+	}
 	for (int i = 0; i < n; i++) {
 		struct session_frame *f = &c->frames[c->n++];
 

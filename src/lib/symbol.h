@@ -124,6 +124,9 @@ int symbolizer__resolve_file(struct symbolizer *s, const char *path, uint64_t va
 int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint64_t vaddr,
 			   const char **file, int *line);
 
+/* a copy of str the symbolizer owns as long as it lives (names its callers make); NULL: no memory */
+const char *symbolizer__intern(struct symbolizer *s, const char *str);
+
 /* counters for tests and benchmarks */
 struct symbolizer_stats {
 	unsigned long dsos;		/* ELF files loaded */

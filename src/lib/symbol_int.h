@@ -167,7 +167,6 @@ void jitmap__free(struct jitmap *j);
 
 /* symbol.c */
 struct proc *symbolizer__proc(struct symbolizer *s, pid_t pid, bool create);
-const char *symbolizer__intern(struct symbolizer *s, const char *str);
 
 /* unwind.c */
 void unwind__free_state(struct unwind_state *u);

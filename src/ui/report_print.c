@@ -225,6 +225,9 @@ void report_print__entries(const struct report_print *p, const struct hist *h)
 			/* perf sizes the symbol column by the name alone: an inlined one's " (inlined)" overhangs */
 			if (o->keys[k] == HK_SYM && e->sym && l > 11 && !strcmp(buf + l - 10, " (inlined)"))
 				l -= 10;
+			/* an entry with no symbol makes perf's DSO column as wide as an address (16) */
+			if (o->keys[k] == HK_DSO && !e->sym && l < 16)
+				l = 16;
 			if (l > width[k])
 				width[k] = l;
 		}

@@ -253,6 +253,27 @@ test_expect_success 'report --sort srcline: "??:0" in a program without debug in
 	grep -q "\[\.\] spin_inline (inlined)  *symchain.c:[0-9]*$" out
 '
 
+# code in anonymous memory, as a JIT without a perf map runs: perf names it after
+# the map it would read, /tmp/perf-PID.map ("[JIT] tid PID"), and an entry
+# with no symbol widens its DSO column to an address'"'"'s 16
+test_expect_success 'report and script on JIT code: "[JIT] tid PID", the DSO column of an unresolved entry' '
+	printf "%s\n" "#include <string.h>" "#include <sys/mman.h>" "#include <time.h>" "int main(void)" "{" \
+		"	static const unsigned char code[] = { 0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };" \
+		"	void *p = mmap(0, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);" \
+		"	time_t end = time(0) + 1;" "	if (p == MAP_FAILED)" "		return 1;" "	memcpy(p, code, sizeof(code));" \
+		"	while (time(0) < end)" "		((void (*)(long))p)(1000000);" "	return 0;" "}" >jit.c &&
+	cc -O2 -fno-omit-frame-pointer -o jit jit.c &&
+	perf record -q --no-bpf-event -g -F 199 -o $TMP/jit.data -- ./jit >/dev/null 2>&1 &&
+	for a in "--no-children -s dso,sym" "--children -s comm,dso,sym" "--children -s dso,srcline"; do
+		$SONDE report -i $TMP/jit.data $a -g none | strip_tip >sonde.txt &&
+		perf report -i $TMP/jit.data --stdio $a -g none 2>/dev/null | strip_tip >perf.txt &&
+		same_text perf.txt sonde.txt || exit 1
+	done &&
+	$SONDE report -i $TMP/jit.data --no-children -s dso,sym -g none | grep -q "%  \[JIT\] tid [0-9]*  *\[\.\] 0x0000" &&
+	$SONDE script -i $TMP/jit.data -F +srcline >ours && perf script -i $TMP/jit.data -F +srcline 2>/dev/null >theirs &&
+	test_cmp theirs ours && grep -q "(/tmp/perf-[0-9]*.map)$" ours
+'
+
 test_expect_success 'collapse of perf script text on stdin: the same stacks' '
 	perf script -i $TMP/perf.data 2>/dev/null | $SONDE collapse >actual &&
 	perf script report stackcollapse -i $TMP/perf.data 2>/dev/null >expect &&
