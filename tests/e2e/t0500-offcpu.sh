@@ -16,8 +16,10 @@ weight() { grep -E "$1" "$2" | awk '{ s += $NF } END { print s + 0 }'; }
 # what the workload measured itself (in err): real block_here|wait_pipe|feeder, summed over runs
 real() { sed -n "s/^offcpu: .*$1 \([0-9]*\) us.*/\1/p" "${2:-err}" | awk '{ s += $1 } END { print s + 0 }'; }
 # within PCT percent of EXPECTED
+# (a miss says what sonde warned of: these tests fail about 1 run in 8, a block or a
+# thread's blocks missing, cause not found yet)
 near() { awk -v v="$1" -v e="$2" -v p="$3" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }' ||
-	 { echo "$1 is not within $3% of $2"; return 1; }; }
+	 { echo "$1 is not within $3% of $2"; grep -h "warning\|lost" err 2>/dev/null; return 1; }; }
 
 # blocked time seen in a DURATION us window of a thread that blocks BLOCK us at a
 # time: the blocks cut by the window's two ends are not seen (offcputime counts a
