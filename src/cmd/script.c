@@ -187,6 +187,7 @@ static void print_srcline(struct script *sc, const struct session_frame *fr)
 	const struct sym_frame *sf = &fr->sym;
 	const char *file = sf->srcfile, *base;
 	int line = sf->srcline;
+	char jit[48];
 
 	if (!sf->dso)
 		return;
@@ -200,15 +201,7 @@ static void print_srcline(struct script *sc, const struct session_frame *fr)
 		fprintf(sc->out, "\n  %s:%d", base ? base + 1 : file, line);
 		return;
 	}
-	int pid;
-	char jit[48];
-
-	base = sf->dso[0] == '[' ? NULL : strrchr(sf->dso, '/');
-	if (sscanf(sf->dso, "/tmp/perf-%d.map", &pid) == 1) {	/* perf's short name of a JIT's map */
-		snprintf(jit, sizeof(jit), "/[JIT] tid %d", pid);
-		base = jit;
-	}
-	fprintf(sc->out, "\n  %s[%llx]", base ? base + 1 : sf->dso,
+	fprintf(sc->out, "\n  %s[%llx]", session__dso_short_name(sf->dso, jit, sizeof(jit)),
 		(unsigned long long)(fr->kernel ? fr->ip : sf->dso_addr));
 }
 

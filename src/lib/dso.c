@@ -756,6 +756,40 @@ int dso__resolve(struct symbolizer *s, struct dso *d, uint64_t vaddr, const stru
 	return n;
 }
 
+/*
+ * the STT_FILE symbol's name before the local function symbol that holds vaddr in the
+ * file's .symtab (binutils' elf_find_function gives it for local functions only), or NULL
+ */
+static const char *symtab_file(struct dso *d, uint64_t vaddr)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
+	const struct dso_sym *fs = find_sym(d, vaddr);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!elf || !fs)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_entsize)
+			break;
+	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	const char *file = NULL;
+
+	for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)i, &sym) || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+			continue;
+		if (GELF_ST_TYPE(sym.st_info) == STT_FILE)
+			file = name;
+		else if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_value == fs->start && !strcmp(name, fs->name))
+			return GELF_ST_BIND(sym.st_info) == STB_LOCAL && file && *file ? file : NULL;
+	}
+	return NULL;
+}
+
 int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint64_t vaddr,
 			   const char **file, int *line)
 {
@@ -774,6 +808,14 @@ int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint
 		*file = binutils_file(dl, *file);
 	if (*file)
 		return 0;
+	/*
+	 * no line, but a local function of the .symtab: binutils names the file of the STT_FILE
+	 * symbol before it (gcc's crtstuff.c for frame_dummy), "crtstuff.c:?", perf's "crtstuff.c:0"
+	 */
+	if ((s->flags & SYM_BINUTILS_FILES) && d->symtab && (*file = symtab_file(d, vaddr))) {
+		*line = 0;
+		return 0;
+	}
 	/*
 	 * in the file's code, with no line for it, but in a function of its .symtab: binutils'
 	 * addr2line answers "FUNCTION\n??:?"; without .symtab, or in a PLT stub (no symbol there,

@@ -201,23 +201,13 @@ void hist__free(struct hist *h)
 	free(h);
 }
 
-/* perf's short name of a DSO: its base name; "[JIT] tid PID" for a JIT's /tmp/perf-PID.map */
+/* perf's short name of a DSO (see session__dso_short_name), interned */
 static const char *short_dso(struct hist *h, const char *dso)
 {
-	const char *slash;
 	char buf[48];
-	int pid;
+	const char *n = session__dso_short_name(dso, buf, sizeof(buf));
 
-	if (!dso)
-		return "[unknown]";
-	if (dso[0] == '[')
-		return dso;
-	if (sscanf(dso, "/tmp/perf-%d.map", &pid) == 1) {
-		snprintf(buf, sizeof(buf), "[JIT] tid %d", pid);
-		return intern(h, buf) ?: dso;
-	}
-	slash = strrchr(dso, '/');
-	return slash ? slash + 1 : dso;
+	return n == buf ? intern(h, buf) ?: dso : n;
 }
 
 /* the answers of HK_SRCLINE, cached per (DSO, address): the DWARF lookup is done once */
@@ -338,7 +328,9 @@ static int frame_srcline(struct hist *h, const struct session_frame *f, bool raw
 		const char *file = sf->srcfile;
 		int line = sf->srcline;
 
-		if (file || symbolizer__srcline_in(h->o.lines, sf, sf->dso_addr, &file, &line) == -ENODATA) {
+		int rc = file ? 0 : symbolizer__srcline_in(h->o.lines, sf, sf->dso_addr, &file, &line);
+
+		if (rc == 0 || rc == -ENODATA) {
 			const char *base = file ? strrchr(file, '/') : NULL;
 
 			if (file)

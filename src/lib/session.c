@@ -235,6 +235,23 @@ static bool push_ip(struct stack_ctx *c, uint32_t pid, uint64_t ip, bool kernel,
 	return true;
 }
 
+const char *session__dso_short_name(const char *dso, char *buf, size_t len)
+{
+	const char *slash;
+	int pid;
+
+	if (!dso)
+		return "[unknown]";
+	if (dso[0] == '[')
+		return dso;
+	if (sscanf(dso, "/tmp/perf-%d.map", &pid) == 1) {
+		snprintf(buf, len, "[JIT] tid %d", pid);
+		return buf;
+	}
+	slash = strrchr(dso, '/');
+	return slash ? slash + 1 : dso;
+}
+
 bool session__kernel_sample(uint16_t misc)
 {
 	uint16_t mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;

@@ -52,6 +52,13 @@ struct session_opts {
 	const char *kallsyms;	/* the recorded machine's /proc/kallsyms, copied */
 };
 
+/*
+ * perf's short name of a frame's DSO: its base name, "[kernel.kallsyms]" and other
+ * "[...]" names as they are, "[JIT] tid PID" for a JIT's /tmp/perf-PID.map (written into
+ * buf, of len bytes), "[unknown]" for none
+ */
+const char *session__dso_short_name(const char *dso, char *buf, size_t len);
+
 /* open path and prepare its symbols; -errno with one line in err */
 int session__open(struct session **out, const char *path, const struct session_opts *o,
 		  char *err, size_t errlen);

@@ -6,6 +6,7 @@
  * the symbolizer and resolve the same addresses. Names must agree (or be
  * aliases: the same symbol start), and so must the DSOs.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,4 +120,42 @@ TEST(symbol_agrees_with_perf_script)
 	if (agree != frames)
 		unit__fail(__FILE__, __LINE__, "%d of %d frames differ from perf script, first %s", frames - agree,
 			   frames, first_bad);
+}
+
+/*
+ * binutils' addr2line (which perf runs) names a function's file where DWARF has the
+ * function but no line for it (gcc's crtstuff.c: frame_dummy), "crtstuff.c:?", perf's
+ * "crtstuff.c:0"; with DWARF's own answers sonde says there is no line
+ */
+TEST(srcline_binutils_file_without_line)
+{
+	char demo[4200], cmd[4400], out[64] = "";
+	unsigned long long addr = 0;
+	struct sym_frame f;
+	const char *file = NULL;
+	int line = -1;
+	FILE *p;
+
+	snprintf(demo, sizeof(demo), "%s/build/examples/demo", st_root());
+	snprintf(cmd, sizeof(cmd), "nm %s | awk '/ frame_dummy$/ {print $1}'", demo);
+	p = popen(cmd, "r");
+	CHECK(p);
+	if (fgets(out, sizeof(out), p))
+		addr = strtoull(out, NULL, 16);
+	pclose(p);
+	CHECK(addr);
+	for (int pass = 0; pass < 2; pass++) {
+		struct symbolizer *s = symbolizer__new(pass ? SYM_BINUTILS_FILES : 0);
+
+		CHECK(s);
+		CHECK_INT(symbolizer__resolve_file(s, demo, addr, &f, 1), 1);
+		if (pass) {
+			CHECK_INT(symbolizer__srcline_in(s, &f, addr, &file, &line), 0);
+			CHECK(file && strstr(file, "crtstuff.c"));
+			CHECK_INT(line, 0);
+		} else {
+			CHECK_INT(symbolizer__srcline_in(s, &f, addr, &file, &line), -ENODATA);
+		}
+		symbolizer__free(s);
+	}
 }
