@@ -27,7 +27,7 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-tru
 LDFLAGS += $(SANFLAGS)
 LDLIBS := -lelf -ldw -lbpf -ltraceevent -lz -lzstd -lm
 
-SRCS := $(wildcard src/*.c src/cmd/*.c src/lib/*.c src/ui/*.c src/lang/*.c)
+SRCS := $(wildcard src/*.c src/cmd/*.c src/lib/*.c src/lib/*/*.c src/ui/*.c src/lang/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -47,7 +47,7 @@ $(BUILD)/sonde: $(OBJS)
 	@echo "  LINK    $@"
 	@$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c $(wildcard src/*.h src/*/*.h) | deps
+$(BUILD)/%.o: %.c $(wildcard src/*.h src/*/*.h src/*/*/*.h) | deps
 	@mkdir -p $(dir $@) $(BUILD)/gen
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS) -c -o $@ $<
@@ -73,7 +73,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(patsubst $(BUILD)/%,build-fuzz/%,$(filter-out $(BUILD)/src/cmd/%,$(LIB_OBJS)))
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -std=gnu11 -D_GNU_SOURCE -Isrc -Ibuild-fuzz/gen -w
-build-fuzz/src/%.o: src/%.c $(wildcard src/*.h src/*/*.h) | deps
+build-fuzz/src/%.o: src/%.c $(wildcard src/*.h src/*/*.h src/*/*/*.h) | deps
 	@mkdir -p $(dir $@) build-fuzz/gen
 	@echo "  FUZZCC  $@"
 	@clang $(FUZZ_FLAGS) -c -o $@ $<

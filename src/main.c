@@ -6,7 +6,7 @@
  * How to add a command: see the comment at the top of sonde.h.
  */
 #include "sonde.h"
-#include "lib/tracefs.h"
+#include "lib/tracefs/tracefs.h"
 #include "lib/util.h"
 
 #include <errno.h>

@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#define SONDE_VERSION "0.1.0"
+#include "lib/version.h"
 
 /* what the runner prepares before it calls a command */
 enum run_flags {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * offcpu.h - types shared by offcpu.bpf.c (kernel side) and src/lib/bpf_offcpu.c
+ * offcpu.h - types shared by offcpu.bpf.c (kernel side) and src/lib/bpf/bpf_offcpu.c
  * (user side): the key and value of the in-kernel off-CPU (and --wall on-CPU)
  * aggregation, and the loss counters. Nothing here is
  * allocated: these are plain layouts both sides agree on.

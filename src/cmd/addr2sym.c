@@ -9,7 +9,7 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/symbol.h"
+#include "lib/symbol/symbol.h"
 
 #include <errno.h>
 #include <stdlib.h>

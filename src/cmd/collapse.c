@@ -10,8 +10,8 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/collapse.h"
-#include "lib/folded.h"
+#include "lib/profile/collapse.h"
+#include "lib/flame/folded.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,15 +5,15 @@
  * speedscope / pprof files. flamegraph.pl's options keep their names and
  * meanings.
  *
- * A recording (-i FILE) is folded by src/lib/collapse.c, as `sonde collapse -i`
+ * A recording (-i FILE) is folded by src/lib/profile/collapse.c, as `sonde collapse -i`
  * folds it.
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/export.h"
-#include "lib/flamegraph.h"
-#include "lib/collapse.h"
-#include "lib/folded.h"
+#include "lib/export/export.h"
+#include "lib/flame/flamegraph.h"
+#include "lib/profile/collapse.h"
+#include "lib/flame/folded.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ftrace.c - `sonde ftrace`: trace-cmd's record-and-show in one step, through a
- * private tracefs instance (lib/ftrace.h) that is removed on exit, Ctrl-C and
+ * private tracefs instance (lib/tracefs/ftrace.h) that is removed on exit, Ctrl-C and
  * SIGTERM. Streams trace_pipe's lines as tracefs formats them.
  */
 #include "sonde.h"
 #include "opt.h"
 #include "lib/util.h"
-#include "lib/ftrace.h"
-#include "lib/target.h"
-#include "lib/workload.h"
+#include "lib/tracefs/ftrace.h"
+#include "lib/proc/target.h"
+#include "lib/proc/workload.h"
 
 #include <errno.h>
 #include <fcntl.h>

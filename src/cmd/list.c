@@ -6,9 +6,9 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/bpf_util.h"
-#include "lib/event.h"
-#include "lib/tracefs.h"
+#include "lib/bpf/bpf_util.h"
+#include "lib/event/event.h"
+#include "lib/tracefs/tracefs.h"
 
 #include <dirent.h>
 #include <linux/bpf.h>

@@ -7,14 +7,14 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/folded.h"
-#include "lib/bpf_loop.h"
-#include "lib/bpf_mmaps.h"
-#include "lib/bpf_offcpu.h"
-#include "lib/bpf_util.h"
-#include "lib/symbol.h"
-#include "lib/target.h"
-#include "lib/workload.h"
+#include "lib/flame/folded.h"
+#include "lib/bpf/bpf_loop.h"
+#include "lib/bpf/bpf_mmaps.h"
+#include "lib/bpf/bpf_offcpu.h"
+#include "lib/bpf/bpf_util.h"
+#include "lib/symbol/symbol.h"
+#include "lib/proc/target.h"
+#include "lib/proc/workload.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>

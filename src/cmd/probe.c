@@ -11,7 +11,7 @@
 #include "lang/provider.h"
 #include "lang/runtime.h"
 #include "lang/testbench.h"
-#include "lib/workload.h"
+#include "lib/proc/workload.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,11 +6,11 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/event.h"
-#include "lib/perfdata.h"
-#include "lib/sampler.h"
-#include "lib/target.h"
-#include "lib/workload.h"
+#include "lib/event/event.h"
+#include "lib/perfdata/perfdata.h"
+#include "lib/event/sampler.h"
+#include "lib/proc/target.h"
+#include "lib/proc/workload.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,8 +6,8 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/hist.h"
-#include "lib/session.h"
+#include "lib/profile/hist.h"
+#include "lib/profile/session.h"
 #include "ui/report_print.h"
 
 #include <errno.h>

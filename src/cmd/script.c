@@ -7,9 +7,9 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/perfdata.h"
-#include "lib/session.h"
-#include "lib/tracedata.h"
+#include "lib/perfdata/perfdata.h"
+#include "lib/profile/session.h"
+#include "lib/perfdata/tracedata.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,12 +5,12 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/counter.h"
-#include "lib/event.h"
-#include "lib/statmodel.h"
-#include "lib/target.h"
+#include "lib/event/counter.h"
+#include "lib/event/event.h"
+#include "lib/event/statmodel.h"
+#include "lib/proc/target.h"
 #include "lib/util.h"
-#include "lib/workload.h"
+#include "lib/proc/workload.h"
 #include "ui/stat_print.h"
 
 #include <errno.h>

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * top.c - `sonde top`: the hottest functions right now, refreshed in the terminal
- * (perf top). Samples with perf_event_open ring buffers (src/lib/sampler.c),
+ * (perf top). Samples with perf_event_open ring buffers (src/lib/event/sampler.c),
  * symbolizes live processes from /proc/PID/maps, and groups as sonde report does.
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/event.h"
-#include "lib/hist.h"
-#include "lib/perfdata.h"
-#include "lib/sampler.h"
-#include "lib/session.h"
-#include "lib/symbol.h"
-#include "lib/target.h"
+#include "lib/event/event.h"
+#include "lib/profile/hist.h"
+#include "lib/perfdata/perfdata.h"
+#include "lib/event/sampler.h"
+#include "lib/profile/session.h"
+#include "lib/symbol/symbol.h"
+#include "lib/proc/target.h"
 #include "ui/report_print.h"
 
 #include <errno.h>

@@ -5,12 +5,12 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/bpf_loop.h"
-#include "lib/bpf_trace.h"
-#include "lib/bpf_util.h"
-#include "lib/syscalls.h"
-#include "lib/target.h"
-#include "lib/workload.h"
+#include "lib/bpf/bpf_loop.h"
+#include "lib/bpf/bpf_trace.h"
+#include "lib/bpf/bpf_util.h"
+#include "lib/syscall/syscalls.h"
+#include "lib/proc/target.h"
+#include "lib/proc/workload.h"
 #include "ui/strace_print.h"
 
 #include <bpf/libbpf.h>

@@ -2,14 +2,14 @@
 /*
  * use.c - `sonde use`: the 60-second checklist in one command. Samples /proc
  * and /sys over a window and prints utilization, saturation and errors per
- * resource, the flags and the command to run next (lib/use.h). Reads only:
+ * resource, the flags and the command to run next (lib/proc/use.h). Reads only:
  * nothing on the system is enabled or changed.
  */
 #include "sonde.h"
 #include "opt.h"
 #include "lib/util.h"
-#include "lib/procstat.h"
-#include "lib/use.h"
+#include "lib/proc/procstat.h"
+#include "lib/proc/use.h"
 #include "ui/use_print.h"
 
 #include <errno.h>

@@ -11,7 +11,7 @@
 #include "lang/provider.h"
 #include "lang/testbench.h"
 #include "lang/provider_iter.h"
-#include "lib/syscalls.h"
+#include "lib/syscall/syscalls.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
  */
 #include "lang/gen_int.h"
 #include "lang/provider.h"
-#include "lib/usdt.h"
+#include "lib/symbol/usdt.h"
 
 #include <linux/bpf.h>
 

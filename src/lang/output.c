@@ -7,7 +7,7 @@
  */
 #include "lang/enumfmt.h"
 #include "lang/output.h"
-#include "lib/symbol.h"
+#include "lib/symbol/symbol.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>

@@ -2,7 +2,7 @@
 /*
  * output_pcap.c - the user side of skboutput(): the perf event array that
  * bpf_skb_output writes to, read through libbpf's per-CPU perf buffers, and
- * the pcap files its records go to (lib/pcap.c). Each record is struct
+ * the pcap files its records go to (lib/export/pcap.c). Each record is struct
  * skb_meta then the copied bytes; the packet written is those bytes after
  * the call's offset, as raw IP (LINKTYPE_RAW, what bpftrace writes), with
  * its boot-time timestamp turned into wall time. The CPUs' buffers are read
@@ -11,7 +11,7 @@
  */
 #include "lang/output.h"
 #include "lang/skboutput.h"
-#include "lib/pcap.h"
+#include "lib/export/pcap.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

@@ -9,8 +9,8 @@
 #include "lang/provider.h"
 #include "lang/testbench.h"
 #include "lang/provider_iter.h"
-#include "lib/syscalls.h"
-#include "lib/tracefs.h"
+#include "lib/syscall/syscalls.h"
+#include "lib/tracefs/tracefs.h"
 #include "lib/util.h"
 
 #include <bpf/bpf.h>

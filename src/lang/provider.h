@@ -45,7 +45,7 @@ struct ap_inst {
 	bool sc_exit;
 	bool dispatched;	/* reached through a tail call from one program for many syscalls */
 	int attach_btf_id;	/* fentry/fexit: the kernel function's BTF id */
-	const struct usdt_probe *usdt;	/* usdt: this location's arguments and semaphore (lib/usdt.h) */
+	const struct usdt_probe *usdt;	/* usdt: this location's arguments and semaphore (lib/symbol/usdt.h) */
 	bool globbed;		/* uprobe: one of the functions a wildcard matched */
 	bool skipped;		/* globbed, and the kernel cannot probe it (ENOTSUPP): left out, said once */
 	/* run time */

@@ -7,8 +7,8 @@
  * attachment: a uprobe_multi link where the kernel has them, else the uprobe PMU.
  */
 #include "lang/provider.h"
-#include "lib/bpf_util.h"
-#include "lib/elfsym.h"
+#include "lib/bpf/bpf_util.h"
+#include "lib/symbol/elfsym.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * provider_usdt.c - usdt:BINARY:[PROVIDER:]NAME probes: every location of
- * every matching probe (lib/usdt.h reads them from the ELF notes) becomes
+ * every matching probe (lib/symbol/usdt.h reads them from the ELF notes) becomes
  * an instance with its own program, since each location has its own
  * argument specs. Each attaches as a uprobe perf event at the location's file
  * offset; a probe guarded by a semaphore also passes the semaphore's file
  * offset, so the kernel counts it up while the probe is attached.
  */
 #include "lang/provider.h"
-#include "lib/usdt.h"
+#include "lib/symbol/usdt.h"
 #include "lib/util.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
  * executable that is not the run-time address).
  */
 #include "lang/provider.h"
-#include "lib/elfsym.h"
+#include "lib/symbol/elfsym.h"
 
 #include <errno.h>
 #include <fcntl.h>

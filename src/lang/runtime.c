@@ -9,15 +9,15 @@
  */
 #include "lang/btfgen.h"
 #include "lang/gen.h"
-#include "lib/bpf_util.h"
+#include "lib/bpf/bpf_util.h"
 #include "lang/output.h"
 #include "lang/provider.h"
 #include "lang/provider_iter.h"
 #include "lang/runtime.h"
 #include "lang/skboutput.h"
 #include "lang/testbench.h"
-#include "lib/symbol.h"
-#include "lib/target.h"
+#include "lib/symbol/symbol.h"
+#include "lib/proc/target.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "lib/hist.h"
+#include "lib/profile/hist.h"
 
 struct report_print {
 	FILE *out;

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "lib/statmodel.h"
+#include "lib/event/statmodel.h"
 
 enum stat_format { STAT_STD, STAT_CSV, STAT_JSON };
 

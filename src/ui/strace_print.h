@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "lib/sysdecode.h"
+#include "lib/syscall/sysdecode.h"
 
 enum pid_prefix {
 	PFX_NONE,	/* one process, or no -f */

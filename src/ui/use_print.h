@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "lib/use.h"
+#include "lib/proc/use.h"
 
 /* the full report: per resource U/S/E, the flags with their next commands, what was not read */
 void use_print__text(FILE *f, const struct use_report *r, bool per_cpu);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # sonde probe -l 'uprobe:BIN:*' and uprobes by name on a stripped binary whose
-# symbols are in a separate debug file (lib/debugfile.h): one found through
+# symbols are in a separate debug file (lib/symbol/debugfile.h): one found through
 # .gnu_debuglink next to the binary (compared with bpftrace 0.17's listing), one
 # through the build-id layout under $SONDE_DEBUG_DIR (as Debian's -dbgsym
 # packages install under /usr/lib/debug/.build-id), a debug file whose CRC does

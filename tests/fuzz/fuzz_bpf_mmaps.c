@@ -10,8 +10,8 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "lib/bpf_mmaps.h"
-#include "lib/symbol.h"
+#include "lib/bpf/bpf_mmaps.h"
+#include "lib/symbol/symbol.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

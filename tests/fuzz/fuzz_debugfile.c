@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fuzz_debugfile.c - corrupted input through the separate-debug-file lookup
- * (lib/debugfile.h): the first byte chooses the build-id note reader (0), the
+ * (lib/symbol/debugfile.h): the first byte chooses the build-id note reader (0), the
  * .gnu_debuglink reader (1), or (anything else) the whole input as an ELF file
  * whose debug file is looked for and whose symbols are walked (elfsym.h).
  * Errors are fine; crashes, leaks and hangs are not.
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/debugfile.h"
-#include "lib/elfsym.h"
+#include "lib/symbol/debugfile.h"
+#include "lib/symbol/elfsym.h"
 
 static int count(const char *name, const GElf_Sym *s, void *ctx)
 {

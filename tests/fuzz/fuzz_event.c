@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/event.h"
+#include "lib/event/event.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/export.h"
-#include "lib/flamegraph.h"
-#include "lib/folded.h"
+#include "lib/export/export.h"
+#include "lib/flame/flamegraph.h"
+#include "lib/flame/folded.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

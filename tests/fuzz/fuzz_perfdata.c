@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/perfdata.h"
-#include "lib/tracedata.h"
+#include "lib/perfdata/perfdata.h"
+#include "lib/perfdata/tracedata.h"
 
 static volatile uint64_t sink;
 

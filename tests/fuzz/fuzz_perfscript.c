@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/perfscript.h"
+#include "lib/perfdata/perfscript.h"
 
 static int on_sample(const struct ps_sample *s, void *arg)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/procstat.h"
-#include "lib/use.h"
+#include "lib/proc/procstat.h"
+#include "lib/proc/use.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/symbol.h"
-#include "lib/unwind.h"
+#include "lib/symbol/symbol.h"
+#include "lib/symbol/unwind.h"
 
 #define FAKE_PID 4194200
 #define BASE 0x400000ULL

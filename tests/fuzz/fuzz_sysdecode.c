@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/syscalls.h"
-#include "lib/sysdecode.h"
+#include "lib/syscall/syscalls.h"
+#include "lib/syscall/sysdecode.h"
 #include "ui/strace_print.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

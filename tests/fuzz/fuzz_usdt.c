@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <stdio.h>
 
-#include "lib/usdt.h"
+#include "lib/symbol/usdt.h"
 
 static void check_arg(const struct usdt_arg *a)
 {

@@ -8,11 +8,11 @@
  * the answer cannot be checked (an unprivileged run).
  */
 #include "unit.h"
-#include "lib/bpf_loop.h"
-#include "lib/bpf_mmaps.h"
-#include "lib/bpf_util.h"
-#include "lib/symbol.h"
-#include "lib/tracefs.h"
+#include "lib/bpf/bpf_loop.h"
+#include "lib/bpf/bpf_mmaps.h"
+#include "lib/bpf/bpf_util.h"
+#include "lib/symbol/symbol.h"
+#include "lib/tracefs/tracefs.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

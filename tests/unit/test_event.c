@@ -4,7 +4,7 @@
  * tests in spirit): checks the hardware paths this PMU-less machine cannot run.
  */
 #include "unit.h"
-#include "lib/event.h"
+#include "lib/event/event.h"
 
 static struct evlist parse_ok(const char *spec, int *rc)
 {

@@ -5,9 +5,9 @@
  * elision, palettes, the consistent palette file and option errors.
  */
 #include "unit.h"
-#include "lib/flamegraph.h"
-#include "lib/flame_palette.h"
-#include "lib/folded.h"
+#include "lib/flame/flamegraph.h"
+#include "lib/flame/flame_palette.h"
+#include "lib/flame/folded.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_folded.c - the folded-stack parser, the stack tree and folded output */
 #include "unit.h"
-#include "lib/folded.h"
+#include "lib/flame/folded.h"
 
 #include <stdlib.h>
 

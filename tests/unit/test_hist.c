@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "lib/elfsym.h"
-#include "lib/hist.h"
-#include "lib/symbol.h"
+#include "lib/symbol/elfsym.h"
+#include "lib/profile/hist.h"
+#include "lib/symbol/symbol.h"
 #include "unit.h"
 
 #define LOAD 0x555500000000ULL	/* where the PIE is "mapped": the frames' absolute addresses */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/pcap.c: the file's bytes, its permissions, and tcpdump reading it where installed */
+/* lib/export/pcap.c: the file's bytes, its permissions, and tcpdump reading it where installed */
 #include "unit.h"
 
-#include "lib/pcap.h"
+#include "lib/export/pcap.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_perfdata.c - perf.data written by the writer reads back through the reader */
 #include "unit.h"
-#include "lib/perfdata.h"
-#include "lib/tracedata.h"
+#include "lib/perfdata/perfdata.h"
+#include "lib/perfdata/tracedata.h"
 
 #include <errno.h>
 #include <stdint.h>

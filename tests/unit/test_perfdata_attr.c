@@ -5,8 +5,8 @@
  * the PMU paths (lbr) are covered on machines without one.
  */
 #include "unit.h"
-#include "lib/event.h"
-#include "lib/sampler.h"
+#include "lib/event/event.h"
+#include "lib/event/sampler.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_perfscript.c - the perf script text parser on the header shapes perf prints */
 #include "unit.h"
-#include "lib/perfscript.h"
+#include "lib/perfdata/perfscript.h"
 
 #include <stdlib.h>
 

@@ -6,8 +6,8 @@
  * rates (iostat's and mpstat's arithmetic) and the USE rules.
  */
 #include "unit.h"
-#include "lib/procstat.h"
-#include "lib/use.h"
+#include "lib/proc/procstat.h"
+#include "lib/proc/use.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_stat.c - derived metrics, repeat statistics and perf stat's layouts */
 #include "unit.h"
-#include "lib/statmodel.h"
-#include "lib/target.h"
+#include "lib/event/statmodel.h"
+#include "lib/proc/target.h"
 #include "ui/stat_print.h"
 
 #include <math.h>

@@ -16,7 +16,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "lib/symbol.h"
+#include "lib/symbol/symbol.h"
 #include "test_symbol_util.h"
 #include "unit.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/symbol.h"
+#include "lib/symbol/symbol.h"
 #include "test_symbol_util.h"
 #include "unit.h"
 

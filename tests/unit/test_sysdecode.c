@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* test_sysdecode.c - strace's spelling of syscall arguments, results and tables */
 #include "unit.h"
-#include "lib/syscalls.h"
-#include "lib/sysdecode.h"
+#include "lib/syscall/syscalls.h"
+#include "lib/syscall/sysdecode.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -16,9 +16,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "lib/perfdata.h"
-#include "lib/symbol.h"
-#include "lib/unwind.h"
+#include "lib/perfdata/perfdata.h"
+#include "lib/symbol/symbol.h"
+#include "lib/symbol/unwind.h"
 #include "test_symbol_util.h"
 #include "unit.h"
 

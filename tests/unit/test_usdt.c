@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* lib/usdt.c: the x86-64 SDT argument specs and the raw note parser */
+/* lib/symbol/usdt.c: the x86-64 SDT argument specs and the raw note parser */
 #include "unit.h"
 
-#include "lib/usdt.h"
+#include "lib/symbol/usdt.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_offcpu.c - the user side of offcpu.bpf.c: open -> set rodata -> load ->
+ * attach -> (the command polls) -> detach -> read the maps -> destroy.
+ */
+#include "lib/bpf/bpf_offcpu.h"
+#include "lib/bpf/bpf_util.h"
+#include "lib/proc/target.h"
+#include "lib/symbol/unwind.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "offcpu.skel.h"
+
+/* --call-graph dwarf: blocked time by unwound stack, aggregated here */
+struct dw_agg {
+	struct offcpu_key key;
+	uint64_t ns, count;
+	int nips;
+	uint64_t *ips;
+	uint64_t hash;
+	struct dw_agg *next;
+};
+#define DW_BUCKETS 4096
+
+struct offcpu {
+	struct offcpu_bpf *skel;
+	struct symbolizer *sym;
+	void (*before_unwind)(void *ctx, pid_t tgid);
+	void *before_unwind_ctx;
+	bool dwarf;
+	struct dw_agg **dw;		/* DW_BUCKETS chains */
+	uint64_t dw_failed;		/* stacks the unwinder could not walk */
+	enum bpf_hook hook;
+	int wall_hz;
+	int *pfds;			/* --wall: one cpu-clock event per CPU */
+	struct bpf_link **plinks;
+	int nr_cpus;
+	int *cpus;
+};
+
+static int set_tp_offsets(struct offcpu_bpf *skel, char *err, size_t errlen)
+{
+	int off, size;
+
+	if (bpf_tp__field("sched", "sched_switch", "prev_state", &off, &size) ||
+	    (size != 4 && size != 8)) {
+		snprintf(err, errlen, "cannot read the layout of tracepoint 'sched:sched_switch' "
+			 "(prev_state) from tracefs");
+		return -ENOENT;
+	}
+	skel->rodata->tp_prev_state_off = off;
+	skel->rodata->tp_prev_state_size = size;
+	if (bpf_tp__field("sched", "sched_switch", "next_pid", &off, &size) || size != 4) {
+		snprintf(err, errlen, "cannot read the layout of tracepoint 'sched:sched_switch' (next_pid)");
+		return -ENOENT;
+	}
+	skel->rodata->tp_next_pid_off = off;
+	if (bpf_tp__field("sched", "sched_process_fork", "child_pid", &off, &size) || size != 4) {
+		snprintf(err, errlen, "cannot read the layout of tracepoint 'sched:sched_process_fork' (child_pid)");
+		return -ENOENT;
+	}
+	skel->rodata->tp_child_pid_off = off;
+	return 0;
+}
+
+int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, size_t errlen)
+{
+	static const enum bpf_hook prefs[] = { BPF_HOOK_TP_BTF, BPF_HOOK_TRACEPOINT };
+	struct offcpu *oc;
+	struct offcpu_bpf *skel;
+	int rc, hook;
+	const char *why = NULL;
+
+	*out = NULL;
+	if (o->dwarf_size > 0 && (o->force_tracepoint || !bpf_probe__tp_btf("sched_switch", &why))) {
+		snprintf(err, errlen, "--call-graph dwarf needs the tp_btf sched_switch hook: %s",
+			 o->force_tracepoint ? "--tracepoint asks for the classic tracepoint" : why);
+		return -ENOTSUP;
+	}
+	hook = bpf_hook__choose(prefs + o->force_tracepoint, 2 - o->force_tracepoint, "sched", "sched_switch");
+	if (hook < 0) {
+		bpf_probe__tracepoint("sched", "sched_switch", &why);
+		snprintf(err, errlen, "cannot trace 'sched:sched_switch': %s", why ? why : "no usable hook");
+		return -ENOTSUP;
+	}
+	oc = calloc(1, sizeof(*oc));
+	if (!oc)
+		return -ENOMEM;
+	oc->hook = hook;
+	oc->wall_hz = o->wall_hz;
+	oc->sym = o->sym;
+	oc->before_unwind = o->before_unwind;
+	oc->before_unwind_ctx = o->before_unwind_ctx;
+	oc->dwarf = o->dwarf_size > 0;
+	if (oc->dwarf && !(oc->dw = calloc(DW_BUCKETS, sizeof(*oc->dw)))) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	skel = oc->skel = offcpu_bpf__open();
+	if (!skel) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot open the BPF object: %s", bpfutil__strerror(rc));
+		goto fail;
+	}
+	skel->rodata->filter_mode = o->filter;
+	skel->rodata->follow_forks = o->follow;
+	skel->rodata->user_only = o->user_only;
+	skel->rodata->kern_only = o->kern_only;
+	skel->rodata->state_filter = o->state;
+	skel->rodata->min_ns = o->min_ns;
+	skel->rodata->max_ns = o->max_ns ? o->max_ns : ~0ULL;
+	skel->rodata->self_tgid = getpid();
+	if (o->max_stacks > 0) {
+		bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
+		bpf_map__set_max_entries(skel->maps.info, o->max_stacks);
+		bpf_map__set_max_entries(skel->maps.oncpu, o->max_stacks);
+	}
+	if (oc->dwarf) {
+		skel->rodata->dwarf_size = o->dwarf_size > OFFCPU_DWARF_STACK ? OFFCPU_DWARF_STACK : o->dwarf_size;
+		/* one ~8 KB copy per thread off CPU: allocate as threads block, not up front */
+		bpf_map__set_map_flags(skel->maps.dstart, BPF_F_NO_PREALLOC);
+		bpf_map__set_max_entries(skel->maps.dstart, 10240);
+		bpf_map__set_max_entries(skel->maps.devents, 32 << 20);
+	}
+	if (hook == BPF_HOOK_TP_BTF) {
+		bpf_program__set_autoload(skel->progs.offcpu_switch_tp, false);
+		bpf_program__set_autoload(skel->progs.offcpu_fork_tp, false);
+	} else {
+		bpf_program__set_autoload(skel->progs.offcpu_switch_btf, false);
+		bpf_program__set_autoload(skel->progs.offcpu_fork_btf, false);
+		rc = set_tp_offsets(skel, err, errlen);
+		if (rc)
+			goto fail;
+	}
+	if (o->filter != OFFCPU_TGID || !o->follow) {
+		bpf_program__set_autoload(skel->progs.offcpu_fork_btf, false);
+		bpf_program__set_autoload(skel->progs.offcpu_fork_tp, false);
+	}
+	if (o->wall_hz <= 0)
+		bpf_program__set_autoload(skel->progs.offcpu_oncpu, false);
+	rc = offcpu_bpf__load(skel);
+	if (rc) {
+		snprintf(err, errlen, "cannot load the off-CPU BPF programs (%s): %s",
+			 bpf_hook__name(hook), bpfutil__strerror(rc));
+		goto fail;
+	}
+	rc = bpf_targets__add(bpf_map__fd(skel->maps.targets), o->targets, o->nr_targets);
+	if (rc) {
+		snprintf(err, errlen, "cannot fill the target map: %s", strerror(-rc));
+		goto fail;
+	}
+	*out = oc;
+	return 0;
+fail:
+	offcpu__free(oc);
+	return rc;
+}
+
+int offcpu__add_targets(struct offcpu *oc, const pid_t *pids, int n)
+{
+	return bpf_targets__add(bpf_map__fd(oc->skel->maps.targets), pids, n);
+}
+
+int offcpu__dwarf_fd(const struct offcpu *oc)
+{
+	return oc->dwarf ? bpf_map__fd(oc->skel->maps.devents) : -1;
+}
+
+static uint64_t dw_hash(const struct offcpu_key *k, const uint64_t *ips, int n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const uint8_t *p = (const uint8_t *)k;
+
+	for (size_t i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	for (int i = 0; i < n; i++)
+		h = (h ^ ips[i]) * 1099511628211ULL;
+	return h;
+}
+
+int offcpu__dwarf_event(void *ctx, void *data, size_t size)
+{
+	struct offcpu *oc = ctx;
+	const struct offcpu_dwarf *d = data;
+	uint64_t ips[OFFCPU_MAX_DEPTH], h;
+	struct offcpu_key k;
+	struct dw_agg *a;
+	size_t got;
+	int n = 0;
+
+	if (size < offsetof(struct offcpu_dwarf, stack))
+		return 0;
+	got = size - offsetof(struct offcpu_dwarf, stack);
+	k = d->key;
+	k.user_stack_id = -1;
+	if (d->regs[8]) {	/* IP: a user task */
+		if (oc->before_unwind)
+			oc->before_unwind(oc->before_unwind_ctx, k.tgid);
+		n = unwind__user(oc->sym, k.tgid, (const uint64_t *)d->regs, UNWIND_REGS_MASK, d->stack,
+				 d->stack_size < got ? d->stack_size : got, ips, OFFCPU_MAX_DEPTH);
+		if (n <= 0) {
+			oc->dw_failed++;
+			ips[0] = d->regs[8];	/* at least where it blocked */
+			n = 1;
+		}
+		k.user_stack_id = 0;
+	}
+	h = dw_hash(&k, ips, n);
+	for (a = oc->dw[h % DW_BUCKETS]; a; a = a->next)
+		if (a->hash == h && a->nips == n && !memcmp(&a->key, &k, sizeof(k)) &&
+		    !memcmp(a->ips, ips, n * sizeof(*ips)))
+			break;
+	if (!a) {
+		a = calloc(1, sizeof(*a));
+		if (!a || (n && !(a->ips = malloc(n * sizeof(*ips))))) {
+			free(a);
+			return -ENOMEM;
+		}
+		a->key = k;
+		a->nips = n;
+		memcpy(a->ips, ips, n * sizeof(*ips));
+		a->hash = h;
+		a->next = oc->dw[h % DW_BUCKETS];
+		oc->dw[h % DW_BUCKETS] = a;
+	}
+	a->ns += d->ns;
+	a->count++;
+	return 0;
+}
+
+int offcpu__targets_fd(const struct offcpu *oc)
+{
+	return bpf_map__fd(oc->skel->maps.targets);
+}
+
+static int open_wall_events(struct offcpu *oc, char *err, size_t errlen)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(a),
+		.sample_period = 1000000000ULL / oc->wall_hz,	/* cpu-clock counts ns: a period is exact time */
+	};
+	int rc = target__online_cpus(&oc->cpus, &oc->nr_cpus);
+
+	if (rc) {
+		snprintf(err, errlen, "cannot list the online CPUs: %s", strerror(-rc));
+		return rc;
+	}
+	oc->pfds = calloc(oc->nr_cpus, sizeof(*oc->pfds));
+	oc->plinks = calloc(oc->nr_cpus, sizeof(*oc->plinks));
+	if (!oc->pfds || !oc->plinks)
+		return -ENOMEM;
+	for (int i = 0; i < oc->nr_cpus; i++)
+		oc->pfds[i] = -1;
+	for (int i = 0; i < oc->nr_cpus; i++) {
+		oc->pfds[i] = syscall(SYS_perf_event_open, &a, -1, oc->cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		if (oc->pfds[i] < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot open 'cpu-clock' on CPU %d for on-CPU samples: %s%s",
+				 oc->cpus[i], strerror(-rc),
+				 rc == -EACCES || rc == -EPERM ? " (needs root or CAP_PERFMON; kernel.perf_event_paranoid)" : "");
+			return rc;
+		}
+		oc->plinks[i] = bpf_program__attach_perf_event(oc->skel->progs.offcpu_oncpu, oc->pfds[i]);
+		if (!oc->plinks[i]) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot attach the on-CPU sampler on CPU %d: %s",
+				 oc->cpus[i], bpfutil__strerror(rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int offcpu__attach(struct offcpu *oc, char *err, size_t errlen)
+{
+	int rc = offcpu_bpf__attach(oc->skel);
+
+	if (rc) {
+		snprintf(err, errlen, "cannot attach to 'sched:sched_switch' (%s): %s",
+			 bpf_hook__name(oc->hook), bpfutil__strerror(rc));
+		return rc;
+	}
+	if (oc->wall_hz > 0)
+		return open_wall_events(oc, err, errlen);
+	return 0;
+}
+
+void offcpu__detach(struct offcpu *oc)
+{
+	for (int i = 0; oc->plinks && i < oc->nr_cpus; i++) {
+		bpf_link__destroy(oc->plinks[i]);
+		oc->plinks[i] = NULL;
+	}
+	for (int i = 0; oc->pfds && i < oc->nr_cpus; i++) {
+		if (oc->pfds[i] >= 0)
+			close(oc->pfds[i]);
+		oc->pfds[i] = -1;
+	}
+	if (oc->skel)
+		offcpu_bpf__detach(oc->skel);
+}
+
+const char *offcpu__hook(const struct offcpu *oc)
+{
+	return bpf_hook__name(oc->hook);
+}
+
+static int add_entry(struct offcpu_profile *p, int stacks_fd, const struct offcpu_key *k,
+		     bool oncpu, uint64_t ns, uint64_t count)
+{
+	struct offcpu_entry *e;
+	uint64_t ips[OFFCPU_MAX_DEPTH];
+	int n;
+
+	if (p->n % 256 == 0) {
+		void *ne = realloc(p->e, (p->n + 256) * sizeof(*p->e));
+
+		if (!ne)
+			return -ENOMEM;
+		p->e = ne;
+	}
+	e = &p->e[p->n];
+	memset(e, 0, sizeof(*e));
+	e->key = *k;
+	e->oncpu = oncpu;
+	e->ns = ns;
+	e->count = count;
+	n = bpf_stack__read(stacks_fd, k->user_stack_id, ips, OFFCPU_MAX_DEPTH);
+	if (n > 0 && (e->user = malloc(n * sizeof(*ips)))) {
+		memcpy(e->user, ips, n * sizeof(*ips));
+		e->nr_user = n;
+	}
+	n = bpf_stack__read(stacks_fd, k->kern_stack_id, ips, OFFCPU_MAX_DEPTH);
+	if (n > 0 && (e->kern = malloc(n * sizeof(*ips)))) {
+		memcpy(e->kern, ips, n * sizeof(*ips));
+		e->nr_kern = n;
+	}
+	p->n++;
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct offcpu_entry *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? -1 : 1;
+	return x->key.pid < y->key.pid ? -1 : x->key.pid > y->key.pid;
+}
+
+int offcpu__read(struct offcpu *oc, struct offcpu_profile *p)
+{
+	int info_fd = bpf_map__fd(oc->skel->maps.info);
+	int oncpu_fd = bpf_map__fd(oc->skel->maps.oncpu);
+	int stacks_fd = bpf_map__fd(oc->skel->maps.stacks);
+	int stats_fd = bpf_map__fd(oc->skel->maps.stats);
+	struct offcpu_key k, next, *prev = NULL;
+	uint64_t period = oc->wall_hz > 0 ? 1000000000ULL / oc->wall_hz : 0;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	for (int i = 0; i < OFFCPU_STAT_NR; i++)
+		p->stats[i] = bpf_percpu__sum(stats_fd, i);
+	while (!bpf_map_get_next_key(info_fd, prev, &next)) {
+		struct offcpu_val v;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(info_fd, &k, &v))
+			continue;
+		rc = add_entry(p, stacks_fd, &k, false, v.total_ns, v.count);
+		if (rc)
+			return rc;
+	}
+	for (int b = 0; oc->dwarf && b < DW_BUCKETS; b++)
+		for (struct dw_agg *a = oc->dw[b]; a; a = a->next) {
+			struct offcpu_key k = a->key;
+			struct offcpu_entry *e;
+
+			k.user_stack_id = -1;	/* not a stack-map id: the unwound frames follow */
+			rc = add_entry(p, stacks_fd, &k, false, a->ns, a->count);
+			if (rc)
+				return rc;
+			e = &p->e[p->n - 1];
+			e->key.user_stack_id = a->key.user_stack_id;
+			if (a->nips && (e->user = malloc(a->nips * sizeof(*a->ips)))) {
+				memcpy(e->user, a->ips, a->nips * sizeof(*a->ips));
+				e->nr_user = a->nips;
+			}
+		}
+	p->dwarf_failed = oc->dw_failed;
+	prev = NULL;
+	while (oc->wall_hz > 0 && !bpf_map_get_next_key(oncpu_fd, prev, &next)) {
+		uint64_t samples;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(oncpu_fd, &k, &samples))
+			continue;
+		rc = add_entry(p, stacks_fd, &k, true, samples * period, samples);
+		if (rc)
+			return rc;
+	}
+	if (p->n)
+		qsort(p->e, p->n, sizeof(*p->e), by_time);
+	return 0;
+}
+
+void offcpu_profile__free(struct offcpu_profile *p)
+{
+	for (int i = 0; i < p->n; i++) {
+		free(p->e[i].user);
+		free(p->e[i].kern);
+	}
+	free(p->e);
+	memset(p, 0, sizeof(*p));
+}
+
+void offcpu__free(struct offcpu *oc)
+{
+	if (!oc)
+		return;
+	offcpu__detach(oc);
+	offcpu_bpf__destroy(oc->skel);
+	free(oc->pfds);
+	free(oc->plinks);
+	free(oc->cpus);
+	for (int b = 0; oc->dw && b < DW_BUCKETS; b++)
+		for (struct dw_agg *a = oc->dw[b], *next; a; a = next) {
+			next = a->next;
+			free(a->ips);
+			free(a);
+		}
+	free(oc->dw);
+	free(oc);
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * export_pprof.c - folded stacks as pprof's profile.proto (package
+ * perftools.profiles), gzip'd as pprof, Pyroscope, Parca and Grafana expect.
+ *
+ * Encoded by hand: a profile uses only two wire types (varints, and
+ * length-delimited strings, packed arrays and sub-messages), and the whole
+ * encoder is the few helpers below. libprotobuf-c would add a build-time code
+ * generator and a runtime library for less code than it replaces.
+ *
+ * Layout: string_table[0] = "", then the sample type and unit, then one
+ * string per distinct name (string index = name id + 3); Function and
+ * Location ids are name id + 1 (ids must not be 0); one Sample per distinct
+ * stack, location_id leaf first, one value per sample type.
+ */
+#include "lib/export/export.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+enum { WT_VARINT = 0, WT_LEN = 2 };
+
+struct pb {
+	uint8_t *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void pb_reserve(struct pb *b, size_t n)
+{
+	if (b->oom || b->len + n <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap * 2 : 256;
+
+	while (cap < b->len + n)
+		cap *= 2;
+	uint8_t *np = realloc(b->p, cap);
+
+	if (!np) {
+		b->oom = true;
+		return;
+	}
+	b->p = np;
+	b->cap = cap;
+}
+
+static void pb_varint(struct pb *b, uint64_t v)
+{
+	pb_reserve(b, 10);
+	if (b->oom)
+		return;
+	do {
+		uint8_t byte = v & 0x7f;
+
+		v >>= 7;
+		b->p[b->len++] = byte | (v ? 0x80 : 0);
+	} while (v);
+}
+
+static void pb_tag(struct pb *b, unsigned field, unsigned wt)
+{
+	pb_varint(b, (uint64_t)field << 3 | wt);
+}
+
+static void pb_uint(struct pb *b, unsigned field, uint64_t v)
+{
+	pb_tag(b, field, WT_VARINT);
+	pb_varint(b, v);
+}
+
+static void pb_bytes(struct pb *b, unsigned field, const void *s, size_t len)
+{
+	pb_tag(b, field, WT_LEN);
+	pb_varint(b, len);
+	pb_reserve(b, len);
+	if (b->oom)
+		return;
+	memcpy(b->p + b->len, s, len);
+	b->len += len;
+}
+
+/* a sub-message: its bytes, prefixed by field tag and length; sub is emptied */
+static void pb_msg(struct pb *b, unsigned field, struct pb *sub)
+{
+	if (sub->oom)
+		b->oom = true;
+	pb_bytes(b, field, sub->p, sub->len);
+	sub->len = 0;
+}
+
+static void value_type(struct pb *prof, unsigned field, uint64_t type, uint64_t unit, struct pb *tmp)
+{
+	pb_uint(tmp, 1, type);
+	pb_uint(tmp, 2, unit);
+	pb_msg(prof, field, tmp);
+}
+
+static int gzip_out(FILE *out, const uint8_t *data, size_t len)
+{
+	z_stream z = { 0 };
+	uint8_t buf[1 << 16];
+	int zr;
+
+	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (Bytef *)data;
+	z.avail_in = (uInt)len;	/* profiles stay far below 4 GiB */
+	do {
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		zr = deflate(&z, Z_FINISH);
+		if (zr == Z_STREAM_ERROR) {
+			deflateEnd(&z);
+			return -EIO;
+		}
+		fwrite(buf, 1, sizeof(buf) - z.avail_out, out);
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&z);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* proto3 strings must be UTF-8: invalid bytes become U+FFFD (out holds 3 * len) */
+static size_t utf8_clean(const char *str, size_t len, char *out)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t o = 0;
+
+	for (size_t i = 0; i < len;) {
+		unsigned c = s[i], cp = 0;
+		size_t n = c < 0x80 ? 1 : (c >= 0xc2 && c <= 0xdf) ? 2 : (c >= 0xe0 && c <= 0xef) ? 3 :
+			   (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
+		bool ok = n && i + n <= len;
+
+		cp = n == 1 ? c : c & (0xff >> (n + 1));
+		for (size_t k = 1; ok && k < n; k++) {
+			ok = (s[i + k] & 0xc0) == 0x80;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if (ok && ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+			   (cp >= 0xd800 && cp <= 0xdfff)))
+			ok = false;
+		if (!ok) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+			continue;
+		}
+		memcpy(out + o, s + i, n);
+		o += n;
+		i += n;
+	}
+	return o;
+}
+
+int export__pprof(const struct folded *f, FILE *out, const char *type, const char *unit,
+		  char *err, size_t errlen)
+{
+	struct pb prof = { 0 }, tmp = { 0 }, sub = { 0 }, ids = { 0 };
+	uint32_t nnames = folded__nr_names(f);
+	int rc;
+
+	if (!(folded__total(f) < 9.2e18)) {
+		snprintf(err, errlen, "counts too large for pprof's int64 values");
+		return -ERANGE;
+	}
+	value_type(&prof, 1, 1, 2, &tmp);	/* sample_type: strings 1 and 2 */
+	for (uint32_t i = 1; i < folded__nr_nodes(f); i++) {
+		const struct folded_node *n = folded__node(f, i);
+		long long v = llround(n->self);
+
+		if (v <= 0)
+			continue;
+		for (uint32_t p = i; p != 0; p = folded__node(f, p)->parent)
+			pb_varint(&ids, folded__node(f, p)->name + 1);	/* leaf first */
+		pb_msg(&tmp, 1, &ids);		/* location_id, packed */
+		pb_varint(&ids, (uint64_t)v);
+		pb_msg(&tmp, 2, &ids);		/* value, packed */
+		pb_msg(&prof, 2, &tmp);
+	}
+	for (uint32_t k = 0; k < nnames; k++) {	/* location k+1 -> function k+1 */
+		pb_uint(&tmp, 1, k + 1);
+		pb_uint(&sub, 1, k + 1);	/* Line.function_id */
+		pb_msg(&tmp, 4, &sub);
+		pb_msg(&prof, 4, &tmp);
+	}
+	for (uint32_t k = 0; k < nnames; k++) {
+		pb_uint(&tmp, 1, k + 1);
+		pb_uint(&tmp, 2, k + 3);	/* name */
+		pb_uint(&tmp, 3, k + 3);	/* system_name: the only form known */
+		pb_msg(&prof, 5, &tmp);
+	}
+	pb_bytes(&prof, 6, "", 0);
+	pb_bytes(&prof, 6, type, strlen(type));
+	pb_bytes(&prof, 6, unit, strlen(unit));
+	for (uint32_t k = 0; k < nnames; k++) {
+		size_t len;
+		const char *s = folded__name(f, k, &len);
+		char *clean = malloc(3 * len + 1);
+
+		if (!clean) {
+			prof.oom = true;
+			break;
+		}
+		pb_bytes(&prof, 6, clean, utf8_clean(s, len, clean));
+		free(clean);
+	}
+	value_type(&prof, 11, 1, 2, &tmp);	/* period_type */
+	pb_uint(&prof, 12, 1);			/* period */
+	rc = prof.oom || tmp.oom || sub.oom || ids.oom ? -ENOMEM : gzip_out(out, prof.p, prof.len);
+	if (rc)
+		snprintf(err, errlen, rc == -ENOMEM ? "out of memory" : "cannot write the pprof file");
+	free(prof.p);
+	free(tmp.p);
+	free(sub.p);
+	free(ids.p);
+	return rc;
+}

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flamegraph.c - the SVG flame graph renderer (see flamegraph.h).
+ *
+ * The layout is flamegraph.pl's: x is the running sum of counts (siblings in
+ * the tree's order, a frame's own count before its children, as the sorted
+ * "a 5" comes before "a;b 3" in flamegraph.pl's input), a frame is drawn when it is at least minwidth pixels
+ * wide, the image is as tall as the deepest drawn frame. The tree is walked
+ * twice without recursion: once for the depth and the count of drawn frames
+ * (the header needs the height), once to write. Subtrees narrower than
+ * minwidth are never entered, so a 5-million-node tree costs only what is
+ * drawn plus one look at each pruned subtree's root.
+ */
+#include "lib/flame/flamegraph.h"
+#include "lib/flame/flame_palette.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char flame__js[];
+
+#define XPAD 10
+#define FRAMEPAD 1
+
+void flame_opts__init(struct flame_opts *o)
+{
+	*o = (struct flame_opts){
+		.fonttype = "Verdana", .countname = "samples", .nametype = "Function:",
+		.colors = "hot", .search_color = "rgb(230,0,230)", .width = 1200, .height = 16,
+		.fontsize = 12, .fontwidth = 0.59, .minwidth = 0.1, .factor = 1,
+	};
+}
+
+int flame__check_palette(const char *name)
+{
+	return flame_pal__parse(name) < 0 ? -EINVAL : 0;
+}
+
+static bool is_hex_colour(const char *v)
+{
+	if (v[0] != '#' || strlen(v) != 7)
+		return false;
+	for (int i = 1; i < 7; i++)
+		if (!strchr("0123456789abcdefABCDEF", v[i]))
+			return false;
+	return true;
+}
+
+int flame__check_bgcolors(const char *v)
+{
+	static const char *const named[] = { "yellow", "blue", "green", "grey" };
+
+	for (size_t i = 0; i < 4; i++)
+		if (!strcmp(v, named[i]))
+			return 0;
+	return is_hex_colour(v) ? 0 : -EINVAL;
+}
+
+/* length of the valid UTF-8 sequence at s[i] that XML accepts, 0 if none */
+static size_t utf8_len(const unsigned char *s, size_t len, size_t i)
+{
+	unsigned c = s[i], cp;
+	size_t n;
+
+	if (c < 0x80)
+		return (c >= 0x20 || c == '\t') ? 1 : 0;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (i + n > len)
+		return 0;
+	for (size_t k = 1; k < n; k++) {
+		if ((s[i + k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i + k] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return n;
+}
+
+void flame__xml_escape(FILE *out, const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t i = 0, run = 0;
+
+	while (i < len) {
+		size_t n = utf8_len(s, len, i);
+		const char *rep = NULL;
+
+		switch (n ? s[i] : 0) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		case 0: rep = "\xef\xbf\xbd"; n = 1; break;	/* U+FFFD for a byte XML cannot take */
+		}
+		if (!rep) {
+			i += n;
+			run += n;
+			continue;
+		}
+		fwrite(str + i - run, 1, run, out);
+		fputs(rep, out);
+		run = 0;
+		i += n;
+	}
+	fwrite(str + i - run, 1, run, out);
+}
+
+/* a string for the script: JSON-style, with <, >, & and non-UTF-8 escaped */
+static void js_string(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len = strlen(str);
+
+	fputc('"', out);
+	for (size_t i = 0; i < len;) {
+		size_t n = utf8_len(s, len, i);
+
+		if (n > 1) {
+			fwrite(s + i, 1, n, out);
+			i += n;
+		} else if (n == 1 && s[i] != '"' && s[i] != '\\' && s[i] != '<' && s[i] != '>' &&
+			   s[i] != '&' && s[i] != '\t') {
+			fputc(s[i++], out);
+		} else {
+			fprintf(out, "\\u%04x", n ? s[i] : 0xfffd);
+			i++;
+		}
+	}
+	fputc('"', out);
+}
+
+/* the name as shown: without a trailing _[k], _[w], _[i] or _[j] annotation */
+static size_t shown_len(const char *s, size_t len)
+{
+	if (len >= 4 && s[len - 4] == '_' && s[len - 3] == '[' && s[len - 1] == ']' &&
+	    s[len - 2] && strchr("kwij", s[len - 2]))
+		return len - 4;
+	return len;
+}
+
+/* how many characters fit w pixels: the same rule as fit() in the script */
+static size_t label_bytes(const struct flame_opts *o, const char *s, size_t len, double w,
+			  bool *cut)
+{
+	long chars = (long)floor(w / (o->fontsize * o->fontwidth));
+	size_t i = 0, n = 0, keep = 0;
+
+	*cut = false;
+	if (chars < 3)
+		return 0;
+	while (i < len) {
+		size_t k = utf8_len((const unsigned char *)s, len, i);
+
+		i += k ? k : 1;
+		n++;
+		if (n == (size_t)chars - 2)
+			keep = i;
+		if (n > (size_t)chars) {
+			*cut = true;
+			return keep;
+		}
+	}
+	return len;
+}
+
+/* %.0f with thousands separators: 1234567 -> 1,234,567 */
+static void commas(char *buf, size_t size, double v)
+{
+	char tmp[64];
+	size_t n, o = 0, start;
+
+	snprintf(tmp, sizeof(tmp), "%.0f", v);
+	n = strlen(tmp);
+	start = tmp[0] == '-';
+	for (size_t i = 0; i < n && o + 2 < size; i++) {
+		if (i > start && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+}
+
+struct render {
+	const struct folded *f;
+	const struct flame_opts *o;
+	FILE *out;
+	int pal;
+	enum flame_colouring how;
+	struct flame_cp *cp;
+	double timemax, wpt, minw_time, maxdelta;
+	uint32_t maxdepth, drawn;
+	double imageheight, ypad1, ypad2;
+	bool diff;
+};
+
+struct walk_level {
+	uint32_t child;
+	double x;
+	bool waker;
+};
+
+static double node_delta(const struct render *r, uint32_t id)
+{
+	double d = folded__node(r->f, id)->self - folded__before_self(r->f, id);
+
+	return r->o->negate ? -d : d;
+}
+
+static void draw(struct render *r, uint32_t id, uint32_t depth, double stime, bool waker)
+{
+	const struct folded_node *n = folded__node(r->f, id);
+	const struct flame_opts *o = r->o;
+	const char *name = "all";
+	size_t len = 3, slen, lb;
+	double x1 = XPAD + stime * r->wpt, x2 = XPAD + (stime + n->total) * r->wpt, y1, y2;
+	char xs[32], x2s[32], ws[32], cnt[64];
+	struct rgb c;
+	bool cut;
+
+	if (id)
+		name = folded__name(r->f, n->name, &len);
+	slen = shown_len(name, len);
+	if (o->inverted) {
+		y1 = r->ypad1 + depth * o->height;
+		y2 = y1 + o->height - FRAMEPAD;
+	} else {
+		y2 = r->imageheight - r->ypad2 - depth * o->height;
+		y1 = y2 - o->height + FRAMEPAD;
+	}
+	if (len == 2 && !memcmp(name, "--", 2))
+		c = (struct rgb){ 160, 160, 160 };
+	else if (len == 1 && name[0] == '-')
+		c = (struct rgb){ 200, 200, 200 };
+	else if (r->diff)
+		c = flame_pal__diff(node_delta(r, id), r->maxdelta);
+	else {
+		c = flame_pal__colour(r->pal, r->how, name, len, waker);
+		if (r->cp)
+			c = flame_cp__get(r->cp, name, len, c);
+	}
+	snprintf(xs, sizeof(xs), "%.2f", x1);
+	snprintf(x2s, sizeof(x2s), "%.2f", x2);
+	snprintf(ws, sizeof(ws), "%.2f", strtod(x2s, NULL) - strtod(xs, NULL));
+	commas(cnt, sizeof(cnt), n->total * o->factor);
+	fputs("<g><title>", r->out);
+	flame__xml_escape(r->out, name, slen);
+	fprintf(r->out, " (%s ", cnt);
+	flame__xml_escape(r->out, o->countname, strlen(o->countname));
+	if (id == 0 && n->total == r->timemax)
+		fputs(", 100%", r->out);	/* the root, as flamegraph.pl writes it */
+	else
+		fprintf(r->out, ", %.2f%%", 100 * n->total / r->timemax);
+	if (r->diff) {
+		double d = 100 * node_delta(r, id) / r->timemax;
+
+		fprintf(r->out, "; %s%.2f%%", d > 0 ? "+" : "", d);
+	}
+	fprintf(r->out, ")</title><rect x=\"%s\" y=\"%.1f\" width=\"%s\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
+		xs, y1, ws, y2 - y1, c.r, c.g, c.b);
+	fprintf(r->out, "<text x=\"%.2f\" y=\"%.1f\">", strtod(xs, NULL) + 3, 3 + (y1 + y2) / 2);
+	lb = label_bytes(o, name, slen, strtod(ws, NULL), &cut);
+	flame__xml_escape(r->out, name, lb);
+	if (cut)
+		fputs("..", r->out);
+	fputs("</text></g>\n", r->out);
+}
+
+/* visit every frame at least minwidth wide, parents first; draw them when write is set */
+static int walk(struct render *r, bool write)
+{
+	struct walk_level *st = NULL;
+	size_t cap = 0;
+	uint32_t d = 0;
+	const struct folded_node *root = folded__node(r->f, 0);
+
+	r->maxdepth = 0;
+	r->drawn = 1;
+	if (write)
+		draw(r, 0, 0, 0, false);
+	cap = 64;
+	if (!(st = malloc(sizeof(*st) * cap)))
+		return -ENOMEM;
+	st[0] = (struct walk_level){ root->child, 0, false };
+	for (;;) {
+		uint32_t c = st[d].child;
+
+		if (c == FOLDED_NONE) {
+			if (d == 0)
+				break;
+			d--;
+			continue;
+		}
+		const struct folded_node *n = folded__node(r->f, c);
+		double x = st[d].x;
+
+		st[d].child = n->next;
+		st[d].x += n->total;
+		if (n->total < r->minw_time || n->total <= 0)
+			continue;
+		r->drawn++;
+		if (d + 1 > r->maxdepth)
+			r->maxdepth = d + 1;
+		if (write)
+			draw(r, c, d + 1, x, st[d].waker);
+		if (n->child == FOLDED_NONE)
+			continue;
+		if (d + 1 >= cap) {
+			struct walk_level *ns = realloc(st, sizeof(*st) * cap * 2);
+
+			if (!ns) {
+				free(st);
+				return -ENOMEM;
+			}
+			st = ns;
+			cap *= 2;
+		}
+		size_t len;
+		const char *name = folded__name(r->f, n->name, &len);
+
+		st[d + 1] = (struct walk_level){ n->child, x + n->self,
+			st[d].waker || (len == 2 && !memcmp(name, "--", 2)) };
+		d++;
+	}
+	free(st);
+	return 0;
+}
+
+static void text(struct render *r, const char *id, double x, double y, const char *anchor,
+		 const char *cls, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/* one of the image's own text elements (title, buttons, details) */
+static void text(struct render *r, const char *id, double x, double y, const char *anchor,
+		 const char *cls, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(r->out, "<text id=\"%s\" x=\"%.2f\" y=\"%.2f\"", id, x, y);
+	if (anchor)
+		fprintf(r->out, " text-anchor=\"%s\"", anchor);
+	if (cls)
+		fprintf(r->out, " class=\"%s\"", cls);
+	fputc('>', r->out);
+	flame__xml_escape(r->out, buf, strlen(buf));
+	fputs("</text>\n", r->out);
+}
+
+/* the font name goes into CSS: letters, digits, blanks, commas, quotes and dashes only */
+static void css_font(FILE *out, const char *font)
+{
+	for (const char *p = font; *p; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr(" ,-_'", *p))
+			fputc(*p == '\'' ? '"' : *p, out);
+}
+
+static int check_opts(const struct flame_opts *o, char *err, size_t errlen)
+{
+	if (flame_pal__parse(o->colors) < 0) {
+		snprintf(err, errlen, "unknown palette '%s' (hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange)", o->colors);
+		return -EINVAL;
+	}
+	if (o->bgcolors && flame__check_bgcolors(o->bgcolors)) {
+		snprintf(err, errlen, "unknown background '%s' (yellow, blue, green, grey or #rrggbb)", o->bgcolors);
+		return -EINVAL;
+	}
+	if (o->notes && (strpbrk(o->notes, "<>") || strstr(o->notes, "--"))) {
+		snprintf(err, errlen, "notes cannot contain '<', '>' or '--' (they go into an XML comment)");
+		return -EINVAL;
+	}
+	if (o->encoding && (!*o->encoding || strspn(o->encoding,
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(o->encoding))) {
+		snprintf(err, errlen, "invalid encoding name '%s'", o->encoding);
+		return -EINVAL;
+	}
+	if (o->width <= 2 * XPAD || o->width > 1000000 || o->height <= FRAMEPAD || o->height > 10000) {
+		snprintf(err, errlen, "width must be over %d and height over %d pixels", 2 * XPAD, FRAMEPAD);
+		return -EINVAL;
+	}
+	if (!(o->fontsize > 0) || o->fontsize > 1000 || !(o->fontwidth > 0) || o->fontwidth > 100) {
+		snprintf(err, errlen, "fontsize and fontwidth must be positive");
+		return -EINVAL;
+	}
+	if (!(o->minwidth >= 0) || !isfinite(o->minwidth) || !isfinite(o->factor) || !isfinite(o->total)) {
+		snprintf(err, errlen, "minwidth, factor and total must be finite, minwidth not negative");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void header(struct render *r, int width, double height)
+{
+	const struct flame_opts *o = r->o;
+
+	fprintf(r->out, "<?xml version=\"1.0\"");
+	if (o->encoding)
+		fprintf(r->out, " encoding=\"%s\"", o->encoding);
+	fprintf(r->out, " standalone=\"no\"?>\n"
+		"<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%.0f\" onload=\"fg_init(evt)\" viewBox=\"0 0 %d %.0f\" "
+		"xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
+		"<!-- Flame graph drawn by sonde flame (sonde's own renderer and script). -->\n",
+		width, height, width, height);
+	if (o->notes)
+		fprintf(r->out, "<!-- NOTES: %s -->\n", o->notes);
+}
+
+static void style_and_script(struct render *r)
+{
+	const struct flame_opts *o = r->o;
+	const char *c1, *c2;
+
+	flame_pal__bg(r->pal, &c1, &c2);
+	if (o->bgcolors) {
+		if (!strcmp(o->bgcolors, "yellow"))
+			c1 = "#eeeeee", c2 = "#eeeeb0";
+		else if (!strcmp(o->bgcolors, "blue"))
+			c1 = "#eeeeee", c2 = "#e0e0ff";
+		else if (!strcmp(o->bgcolors, "green"))
+			c1 = "#eef2ee", c2 = "#e0ffe0";
+		else if (!strcmp(o->bgcolors, "grey"))
+			c1 = "#f8f8f8", c2 = "#e8e8e8";
+		else
+			c1 = c2 = o->bgcolors;
+	}
+	fprintf(r->out, "<defs>\n<linearGradient id=\"background\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\">"
+		"<stop stop-color=\"%s\" offset=\"5%%\"/><stop stop-color=\"%s\" offset=\"95%%\"/>"
+		"</linearGradient>\n</defs>\n<style type=\"text/css\">\n", c1, c2);
+	fputs("text { font-family: ", r->out);
+	css_font(r->out, o->fonttype);
+	fprintf(r->out, "; font-size: %gpx; fill: rgb(0,0,0); }\n"
+		"#title { text-anchor: middle; font-size: %gpx; }\n"
+		"#subtitle { text-anchor: middle; fill: rgb(160,160,160); }\n"
+		"#search, #ignorecase { opacity: 0.1; cursor: pointer; }\n"
+		"#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity: 1; }\n"
+		"#unzoom { cursor: pointer; }\n#elided { fill: rgb(90,90,90); }\n"
+		"#frames > g { cursor: pointer; }\n"
+		"#frames > g:hover > rect { stroke: black; stroke-width: 0.5; }\n"
+		".hide { display: none; }\n.parent { opacity: 0.5; }\n</style>\n",
+		o->fontsize, o->fontsize + 5);
+	fprintf(r->out, "<script type=\"text/ecmascript\"><![CDATA[\nvar cfg = { width: %d, xpad: %d, "
+		"fontsize: %g, fontwidth: %g, inverted: %s, nametype: ", o->width, XPAD, o->fontsize,
+		o->fontwidth, o->inverted ? "true" : "false");
+	js_string(r->out, o->nametype);
+	fputs(", searchcolor: ", r->out);
+	js_string(r->out, o->search_color);
+	fputs(" };\n", r->out);
+	fputs(flame__js, r->out);
+	fputs("]]></script>\n", r->out);
+}
+
+int flame__render(const struct folded *f, const struct flame_opts *o, FILE *out,
+		  struct flame_result *res, char *err, size_t errlen)
+{
+	struct render r = { .f = f, .o = o, .out = out };
+	double actual = folded__total(f), ypad3;
+	const char *title = o->title;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if ((rc = check_opts(o, err, errlen)))
+		return rc;
+	r.pal = flame_pal__parse(o->colors);
+	r.how = o->random ? COLOUR_RANDOM : o->hash ? COLOUR_HASH : COLOUR_NAME_SEEDED;
+	r.diff = folded__is_diff(f);
+	if (!title)
+		title = o->flamechart ? "Flame Chart" : o->inverted ? "Icicle Graph" : "Flame Graph";
+	r.ypad1 = o->fontsize * 3;
+	r.ypad2 = o->fontsize * 2 + 10;
+	ypad3 = o->subtitle ? o->fontsize * 2 : 0;
+	if (!(actual > 0)) {
+		res->empty = true;
+		r.imageheight = o->fontsize * 5;
+		header(&r, o->width, r.imageheight);
+		fprintf(out, "<text x=\"%.2f\" y=\"%.2f\" font-size=\"%g\" font-family=\"", o->width / 2.0,
+			o->fontsize * 2, o->fontsize);
+		css_font(out, o->fonttype);
+		fputs("\" text-anchor=\"middle\">ERROR: No valid input provided to sonde flame.</text>\n</svg>\n", out);
+		return ferror(out) ? -EIO : 0;
+	}
+	r.timemax = actual;
+	if (o->total > actual)
+		r.timemax = o->total;
+	else if (o->total > 0 && o->total < actual)
+		res->total_ignored = o->total / actual > 0.02;
+	r.wpt = (o->width - 2.0 * XPAD) / r.timemax;
+	r.minw_time = o->minwidth_pct ? r.timemax * o->minwidth / 100 : o->minwidth / r.wpt;
+	if (r.diff) {
+		r.maxdelta = 1;
+		for (uint32_t i = 1; i < folded__nr_nodes(f); i++)
+			if (fabs(node_delta(&r, i)) > r.maxdelta)
+				r.maxdelta = fabs(node_delta(&r, i));
+	}
+	if (o->cp_file && !r.diff) {
+		r.cp = flame_cp__load(o->cp_file, &rc);
+		if (!r.cp || rc) {
+			snprintf(err, errlen, "cannot read the palette file '%s': %s", o->cp_file,
+				 strerror(r.cp ? -rc : ENOMEM));
+			flame_cp__free(r.cp);
+			return r.cp ? rc : -ENOMEM;
+		}
+	}
+	if ((rc = walk(&r, false)))
+		goto out;
+	r.imageheight = (r.maxdepth + 1.0) * o->height + r.ypad1 + r.ypad2 + ypad3;
+	r.ypad1 += ypad3;	/* icicles start below the subtitle */
+	header(&r, o->width, r.imageheight);
+	if (folded__nr_nodes(f) > r.drawn)
+		fprintf(out, "<!-- ELIDED: %u frame%s narrower than %g%s left out -->\n",
+			folded__nr_nodes(f) - r.drawn, folded__nr_nodes(f) - r.drawn == 1 ? "" : "s",
+			o->minwidth, o->minwidth_pct ? "%" : " px");
+	style_and_script(&r);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"url(#background)\"/>\n",
+		o->width, r.imageheight);
+	text(&r, "title", o->width / 2.0, o->fontsize * 2, NULL, NULL, "%s", title);
+	if (o->subtitle)
+		text(&r, "subtitle", o->width / 2.0, o->fontsize * 4, NULL, NULL, "%s", o->subtitle);
+	text(&r, "details", XPAD, r.imageheight - r.ypad2 / 2, NULL, NULL, " ");
+	text(&r, "unzoom", XPAD, o->fontsize * 2, NULL, "hide", "Reset Zoom");
+	text(&r, "search", o->width - XPAD - 100, o->fontsize * 2, NULL, NULL, "Search");
+	text(&r, "ignorecase", o->width - XPAD - 16, o->fontsize * 2, NULL, NULL, "ic");
+	text(&r, "matched", o->width - XPAD, r.imageheight - r.ypad2 / 2, "end", "hide", " ");
+	if (folded__nr_nodes(f) > r.drawn)
+		text(&r, "elided", o->width - XPAD, r.imageheight - r.ypad2 / 2, "end", NULL,
+		     "%u frame%s under %g%s not drawn", folded__nr_nodes(f) - r.drawn,
+		     folded__nr_nodes(f) - r.drawn == 1 ? "" : "s", o->minwidth, o->minwidth_pct ? "%" : " px");
+	fputs("<g id=\"frames\">\n", out);
+	if ((rc = walk(&r, true)))
+		goto out;
+	fputs("</g>\n</svg>\n", out);
+	if (ferror(out)) {
+		rc = -EIO;
+		snprintf(err, errlen, "cannot write the SVG: %s", strerror(errno ? errno : EIO));
+		goto out;
+	}
+	if (r.cp && (rc = flame_cp__save(r.cp, o->cp_file)))
+		snprintf(err, errlen, "cannot write the palette file '%s': %s", o->cp_file, strerror(-rc));
+out:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	flame_cp__free(r.cp);
+	res->drawn = r.drawn;
+	res->elided = folded__nr_nodes(f) - r.drawn;
+	res->depth = r.maxdepth;
+	res->total = r.timemax;
+	return rc;
+}

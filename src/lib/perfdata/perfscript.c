@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/* perfscript.c - parsing perf script's default text; see perfscript.h */
+#include "lib/perfdata/perfscript.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ps_state {
+	char *hdr;			/* the header line, split in place */
+	struct ps_sample s;
+	struct ps_frame *frames;	/* sized for the current sample */
+	char **lines;			/* frame lines (owned) */
+	size_t n, cap;
+};
+
+static void reset(struct ps_state *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->lines[i]);
+	st->n = 0;
+	free(st->hdr);
+	st->hdr = NULL;
+}
+
+/*
+ * "comm pid/tid [cpu] time: period event:" -> fields. comm may hold spaces: it
+ * ends before the first run of blanks followed by digits (and /digits) and a
+ * blank, as stackcollapse-perf.pl reads it.
+ */
+static bool parse_header(struct ps_state *st, char *line)
+{
+	char *p = line + 1, *end;
+	size_t len;
+
+	for (; *p; p++) {
+		char *q, *num;
+
+		if (!isspace((unsigned char)*p))
+			continue;
+		q = p;
+		while (isspace((unsigned char)*q))
+			q++;
+		if (!isdigit((unsigned char)*q))
+			continue;
+		num = q;
+		while (isdigit((unsigned char)*q))
+			q++;
+		if (*q == '/') {
+			q++;
+			if (!isdigit((unsigned char)*q))
+				continue;
+			while (isdigit((unsigned char)*q))
+				q++;
+		}
+		if (*q && !isspace((unsigned char)*q))
+			continue;
+		/* found: comm = line..p, ids = num..q */
+		*p = 0;
+		st->s.comm = line;
+		{
+			char *slash = memchr(num, '/', q - num);
+			char saved = *q;
+
+			*q = 0;
+			if (slash) {
+				*slash = 0;
+				st->s.pid = num;
+				st->s.tid = slash + 1;
+			} else {
+				st->s.pid = "?";
+				st->s.tid = num;
+			}
+			if (!saved) {
+				st->s.event = "";
+				st->s.period = "";
+				return true;
+			}
+			p = q + 1;
+		}
+		/* the tail: ":\s*(\d+)?\s+(\S+):\s*$" */
+		len = strlen(p);
+		while (len && isspace((unsigned char)p[len - 1]))
+			p[--len] = 0;
+		st->s.event = "";
+		st->s.period = "";
+		if (len && p[len - 1] == ':') {
+			char *ev_end = p + len - 1, *ev = ev_end;
+
+			while (ev > p && !isspace((unsigned char)ev[-1]))
+				ev--;
+			*ev_end = 0;
+			st->s.event = ev;
+			end = ev;
+			while (end > p && isspace((unsigned char)end[-1]))
+				end--;
+			{
+				char *d = end;
+
+				while (d > p && isdigit((unsigned char)d[-1]))
+					d--;
+				if (d < end && d > p && (d[-1] == ' ' || d[-1] == ':' || d[-1] == '\t')) {
+					*end = 0;
+					st->s.period = d;
+				}
+			}
+		}
+		return true;
+	}
+	return false;
+}
+
+/* "\t  addr func (dso)" */
+static bool parse_frame(char *line, struct ps_frame *f)
+{
+	char *p = line, *addr, *open, *close;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	addr = p;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	if (p == addr || !isspace((unsigned char)*p))
+		return false;
+	*p++ = 0;
+	while (isspace((unsigned char)*p))
+		p++;
+	close = p + strlen(p);
+	while (close > p && isspace((unsigned char)close[-1]))
+		*--close = 0;
+	if (close == p || close[-1] != ')')
+		return false;
+	close--;
+	open = close;
+	while (open > p && open[-1] != '(')
+		open--;
+	if (open == p || open - 1 == p || open[-2] != ' ')
+		return false;
+	*close = 0;
+	open[-2] = 0;
+	f->addr = addr;
+	f->func = p;
+	f->dso = open;
+	return true;
+}
+
+static int emit(struct ps_state *st, ps_sample_fn fn, void *arg)
+{
+	int rc;
+
+	if (!st->hdr)
+		return 0;
+	if (st->n) {
+		struct ps_frame *nf = realloc(st->frames, st->n * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		st->frames = nf;
+	}
+	for (size_t i = 0; i < st->n; i++)
+		if (!parse_frame(st->lines[i], &st->frames[i]))
+			return -EINVAL;	/* checked when read */
+	st->s.frames = st->frames;
+	st->s.nr_frames = st->n;
+	rc = fn(&st->s, arg);
+	reset(st);
+	return rc;
+}
+
+int perfscript__read(FILE *in, ps_sample_fn fn, ps_warn_fn warn, void *arg)
+{
+	struct ps_state st = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long lineno = 0;
+	int rc = 0;
+
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		if (memchr(line, 0, len)) {
+			if (warn)
+				warn(lineno, "a NUL byte in the line", arg);
+			continue;
+		}
+		if (!len) {
+			rc = emit(&st, fn, arg);
+			if (rc)
+				break;
+			continue;
+		}
+		if (line[0] == '#')
+			continue;
+		if (isspace((unsigned char)line[0])) {
+			struct ps_frame f;
+			char *copy;
+
+			if (!st.hdr) {
+				if (warn)
+					warn(lineno, "a frame line outside a sample", arg);
+				continue;
+			}
+			copy = strdup(line);
+			if (!copy) {
+				rc = -ENOMEM;
+				break;
+			}
+			if (!parse_frame(copy, &f)) {
+				free(copy);
+				if (warn)
+					warn(lineno, "not a frame ('ADDR FUNC (DSO)')", arg);
+				continue;
+			}
+			free(copy);
+			if (st.n == st.cap || !st.lines) {
+				size_t nc = st.cap ? st.cap * 2 : 32;
+				char **nl = realloc(st.lines, nc * sizeof(*nl));
+
+				if (!nl) {
+					rc = -ENOMEM;
+					break;
+				}
+				st.lines = nl;
+				st.cap = nc;
+			}
+			st.lines[st.n] = strdup(line);
+			if (!st.lines[st.n]) {
+				rc = -ENOMEM;
+				break;
+			}
+			st.n++;
+			continue;
+		}
+		/* a new header: a sample without a blank line before it ends here */
+		rc = emit(&st, fn, arg);
+		if (rc)
+			break;
+		st.hdr = strdup(line);
+		if (!st.hdr) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (!parse_header(&st, st.hdr)) {
+			free(st.hdr);
+			st.hdr = NULL;
+			if (warn)
+				warn(lineno, "not a sample header ('COMM PID TIME: PERIOD EVENT:')", arg);
+			continue;
+		}
+		st.s.line = lineno;
+	}
+	if (!rc && ferror(in))
+		rc = -EIO;
+	if (!rc)
+		rc = emit(&st, fn, arg);
+	reset(&st);
+	free(st.lines);
+	free(st.frames);
+	free(line);
+	return rc;
+}

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * collapse.c - folding stacks: a recording's samples as perf's stackcollapse.py
+ * names them, perf script text as stackcollapse-perf.pl names it; see collapse.h.
+ */
+#include "lib/profile/collapse.h"
+#include "lib/perfdata/perfscript.h"
+#include "lib/profile/session.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct collapse {
+	bool pid, tid, kernel, jit, addrs, inline_, period;
+	const char *event_filter;
+	struct collapse_stats *st;
+	struct folded *f;
+	char **names;		/* scratch: frame names of one stack, root first */
+	size_t *lens;
+	size_t *caps;		/* bytes allocated for each name: reused from stack to stack */
+	size_t cap;
+	void (*warn)(unsigned long line, const char *why, void *arg);
+	void *warn_arg;
+	int err;
+};
+
+static int reserve(struct collapse *c, size_t n)
+{
+	if (n <= c->cap)
+		return 0;
+	size_t nc = n + 64;
+	char **nn = realloc(c->names, nc * sizeof(*nn));
+
+	if (!nn)
+		return -ENOMEM;
+	c->names = nn;
+	size_t *nl = realloc(c->lens, nc * sizeof(*nl));
+
+	if (!nl)
+		return -ENOMEM;
+	c->lens = nl;
+	size_t *ncaps = realloc(c->caps, nc * sizeof(*ncaps));
+
+	if (!ncaps)
+		return -ENOMEM;
+	c->caps = ncaps;
+	for (size_t i = c->cap; i < nc; i++) {
+		c->names[i] = NULL;
+		c->caps[i] = 0;
+	}
+	c->cap = nc;
+	return 0;
+}
+
+static void set_name(struct collapse *c, size_t i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_name(struct collapse *c, size_t i, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(c->names[i], c->caps[i], fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n >= c->caps[i]) {
+		char *nb = realloc(c->names[i], n + 64);
+
+		if (!nb) {
+			c->err = -ENOMEM;
+			c->lens[i] = 0;
+			return;
+		}
+		c->names[i] = nb;
+		c->caps[i] = n + 64;
+		va_start(ap, fmt);
+		n = vsnprintf(c->names[i], c->caps[i], fmt, ap);
+		va_end(ap);
+	}
+	if (n < 0) {
+		c->err = -EINVAL;
+		n = 0;
+	}
+	c->lens[i] = n;
+}
+
+static char *process_name(const struct collapse *c, const char *comm, const char *pid, const char *tid)
+{
+	char *s;
+	int rc;
+
+	if (c->tid)
+		rc = asprintf(&s, "%s-%s/%s", comm, pid, tid);
+	else if (c->pid)
+		rc = asprintf(&s, "%s-%s", comm, pid);
+	else
+		rc = asprintf(&s, "%s", comm);
+	if (rc < 0)
+		return NULL;
+	for (char *p = s; *p; p++)
+		if (*p == ' ')
+			*p = '_';
+	return s;
+}
+
+static int add_stack(struct collapse *c, size_t n, double count)
+{
+	if (c->err)
+		return c->err;
+	return folded__add_frames(c->f, (const char *const *)c->names, c->lens, n, count, 0);
+}
+
+static bool event_wanted(struct collapse *c, const char *event)
+{
+	if (!c->event_filter) {
+		snprintf(c->st->event, sizeof(c->st->event), "%s", event);
+		c->event_filter = c->st->event;
+		return true;
+	}
+	if (!strcmp(event, c->event_filter))
+		return true;
+	c->st->other_events = true;
+	return false;
+}
+
+/* ---- a recording: perf's stackcollapse.py frames ---- */
+
+static int on_sample(const struct session_sample *smp, void *arg)
+{
+	struct collapse *c = arg;
+	char pid[16], tid[16], *pname;
+	size_t n = 0;
+
+	if (!event_wanted(c, smp->event_name))
+		return 0;
+	if (reserve(c, smp->nr_frames + 1))
+		return -ENOMEM;
+	snprintf(pid, sizeof(pid), "%u", smp->s->pid);
+	snprintf(tid, sizeof(tid), "%u", smp->s->tid);
+	pname = process_name(c, smp->comm, pid, tid);
+	if (!pname)
+		return -ENOMEM;
+	set_name(c, n++, "%s", pname);
+	free(pname);
+	for (int i = smp->nr_frames - 1; i >= 0; i--) {
+		const struct session_frame *f = &smp->frames[i];
+		const char *dso = f->sym.dso ? f->sym.dso : "";
+		const char *suffix = "";
+
+		if (f->sym.inlined && c->inline_)
+			suffix = "_[i]";
+		else if (c->kernel && f->kernel)
+			suffix = "_[k]";
+		else if (c->jit && !fnmatch("/tmp/perf-*.map", dso, 0))
+			suffix = "_[j]";
+		if (f->sym.sym)
+			set_name(c, n, "%s%s", f->sym.sym, suffix);
+		else if (c->addrs)
+			set_name(c, n, "[unknown <%llx>]%s", (unsigned long long)f->ip, suffix);
+		else
+			set_name(c, n, "[unknown]%s", suffix);
+		/* a ';' would split the frame */
+		for (char *p = c->names[n]; p && *p; p++)
+			if (*p == ';')
+				*p = ':';
+		n++;
+	}
+	return add_stack(c, n, c->period ? (double)smp->s->period : 1.0);
+}
+
+/* ---- perf script text: stackcollapse-perf.pl's frames ---- */
+
+static regex_t re_offset, re_dotparen;
+static bool patterns_ready;	/* compiled once, kept for the process */
+
+static void tidy(char *f)
+{
+	regmatch_t m;
+	char *p;
+
+	for (p = f; *p; p++)
+		if (*p == ';')
+			*p = ':';
+	if (regexec(&re_dotparen, f, 0, NULL, 0)) {
+		/* drop C++ argument lists, but keep "(anonymous namespace)" */
+		for (p = strchr(f, '('); p; p = strchr(p + 1, '('))
+			if (strncmp(p, "(anonymous namespace)", 21)) {
+				*p = 0;
+				break;
+			}
+	}
+	for (p = f; *p;) {
+		if (*p == '"' || *p == '\'')
+			memmove(p, p + 1, strlen(p));
+		else
+			p++;
+	}
+	(void)m;
+}
+
+static int on_text(const struct ps_sample *s, void *arg)
+{
+	struct collapse *c = arg;
+	char *pname;
+	size_t n = 0, total = 0;
+
+	if (!event_wanted(c, s->event))
+		return 0;
+	/* each frame may hold an inline chain "a->b->c" */
+	for (size_t i = 0; i < s->nr_frames; i++) {
+		total++;
+		for (const char *p = s->frames[i].func; (p = strstr(p, "->")); p += 2)
+			total++;
+	}
+	if (reserve(c, total + 1))
+		return -ENOMEM;
+	pname = process_name(c, s->comm, s->pid, s->tid);
+	if (!pname)
+		return -ENOMEM;
+	set_name(c, n++, "%s", pname);
+	free(pname);
+	for (size_t fi = s->nr_frames; fi-- > 0;) {
+		const struct ps_frame *fr = &s->frames[fi];
+		char *raw = strdup(fr->func), *save = NULL;
+		regmatch_t m;
+		char *parts[64];
+		int np = 0;
+		const char *mod = fr->dso;
+
+		if (!raw)
+			return -ENOMEM;
+		if (!regexec(&re_offset, raw, 1, &m, 0))
+			raw[m.rm_so] = 0;
+		if (raw[0] == '(') {
+			free(raw);
+			continue;	/* a process name, not a frame */
+		}
+		for (char *t = raw, *arrow; t && np < 64; t = arrow ? arrow + 2 : NULL) {
+			arrow = strstr(t, "->");
+			if (arrow)
+				*arrow = 0;
+			parts[np++] = t;
+		}
+		(void)save;
+		/* stackcollapse-perf.pl keeps an "a->b" chain in its written order */
+		for (int k = 0; k < np; k++) {
+			char *func = parts[k];
+			const char *suffix = "";
+
+			if (!strcmp(func, "[unknown]")) {
+				const char *base = strrchr(mod, '/');
+
+				base = base ? base + 1 : mod;
+				if (strcmp(mod, "[unknown]") && *mod) {
+					if (c->addrs)
+						set_name(c, n, "[%s <%s>]", base, fr->addr);
+					else
+						set_name(c, n, "[%s]", base);
+				} else {
+					if (c->addrs)
+						set_name(c, n, "[unknown <%s>]", fr->addr);
+					else
+						set_name(c, n, "[unknown]");
+				}
+			} else {
+				set_name(c, n, "%s", func);
+				if (c->names[n])
+					tidy(c->names[n]);
+			}
+			if (np > 1)
+				suffix = "_[i]";
+			else if (c->kernel && (mod[0] == '[' || (strlen(mod) >= 7 && !strcmp(mod + strlen(mod) - 7, "vmlinux"))) &&
+				 !strstr(mod, "unknown"))
+				suffix = "_[k]";
+			else if (c->jit && !fnmatch("/tmp/perf-*.map", mod, 0))
+				suffix = "_[j]";
+			if (*suffix && c->names[n] && !strstr(c->names[n], suffix)) {
+				char *old = strdup(c->names[n]);
+
+				if (!old)
+					return -ENOMEM;
+				set_name(c, n, "%s%s", old, suffix);
+				free(old);
+			}
+			c->lens[n] = c->names[n] ? strlen(c->names[n]) : 0;
+			n++;
+		}
+		free(raw);
+	}
+	return add_stack(c, n, c->period && *s->period ? strtod(s->period, NULL) : 1.0);
+}
+
+static void text_warn(unsigned long line, const char *why, void *arg)
+{
+	struct collapse *c = arg;
+
+	c->st->skipped++;
+	if (c->warn)
+		c->warn(line, why, c->warn_arg);
+}
+
+static int setup(struct collapse *c, struct folded *f, const struct collapse_opts *o, struct collapse_stats *st)
+{
+	memset(c, 0, sizeof(*c));
+	memset(st, 0, sizeof(*st));
+	c->pid = o->pid;
+	c->tid = o->tid;
+	c->kernel = o->kernel;
+	c->jit = o->jit;
+	c->addrs = o->addrs;
+	c->inline_ = o->inline_;
+	c->period = o->period;
+	c->event_filter = o->event_filter;
+	if (o->event_filter)
+		snprintf(st->event, sizeof(st->event), "%s", o->event_filter);
+	c->st = st;
+	c->f = f;
+	if (!patterns_ready) {
+		if (regcomp(&re_offset, "\\+0x[0-9a-f]+$", REG_EXTENDED) ||
+		    regcomp(&re_dotparen, "\\.\\(.*\\)\\.", REG_EXTENDED))
+			return -EINVAL;
+		patterns_ready = true;
+	}
+	return 0;
+}
+
+static void teardown(struct collapse *c)
+{
+	for (size_t i = 0; i < c->cap; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->lens);
+	free(c->caps);
+}
+
+int collapse__recording(struct folded *f, const char *path, const struct collapse_opts *o,
+			struct collapse_stats *st, char *err, size_t errlen)
+{
+	/* perf script report stackcollapse: the inlined frames of DWARF-unwound stacks; --inline: all, marked */
+	struct session_opts so = { .sym_flags = o->inline_ ? SYM_INLINE : SYM_INLINE_UNWOUND, .max_stack = o->max_stack };
+	struct collapse c;
+	struct session *s;
+	int rc = setup(&c, f, o, st);
+
+	if (rc) {
+		snprintf(err, errlen, "cannot compile the name patterns");
+		return rc;
+	}
+	rc = session__open(&s, path, &so, err, errlen);
+	if (rc) {
+		teardown(&c);
+		return rc;
+	}
+	rc = session__walk(s, on_sample, NULL, &c);
+	if (rc > 0)
+		rc = c.err ? c.err : -EIO;
+	if (rc < 0)
+		snprintf(err, errlen, "%s", strerror(-rc));
+	st->bad_records = session__bad_records(s);
+	if (session__first_error(s))
+		snprintf(st->first_error, sizeof(st->first_error), "%s", session__first_error(s));
+	session__free(s);
+	teardown(&c);
+	return rc;
+}
+
+int collapse__perf_script(struct folded *f, FILE *in, const struct collapse_opts *o,
+			  void (*warn)(unsigned long line, const char *why, void *arg), void *arg,
+			  struct collapse_stats *st)
+{
+	struct collapse c;
+	int rc = setup(&c, f, o, st);
+
+	if (rc)
+		return rc;
+	c.warn = warn;
+	c.warn_arg = arg;
+	rc = perfscript__read(in, on_text, text_warn, &c);
+	if (rc > 0)
+		rc = c.err ? c.err : -EIO;
+	teardown(&c);
+	return rc;
+}

@@ -1,0 +1,806 @@
+// SPDX-License-Identifier: GPL-2.0
+/* hist.c - grouping samples the way perf report does; see hist.h */
+#include "lib/profile/hist.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/symbol/symbol.h"
+
+/*
+ * perf 6.1 asks addr2line for the line of an address each time it compares a
+ * new entry's srcline, and gives up on a DSO (srcline.c's A2L_FAIL_LIMIT) when
+ * its first 123 answers were all failures: later addresses of that DSO are then
+ * shown as "sym+offset" even where the DSO has lines. Inclusive entries look up
+ * absolute addresses, which always fail in a PIE, so this happens to programs
+ * that appear in many call chains before a sample lands in them: keep the same
+ * count so the entries are perf's.
+ */
+#define A2L_FAIL_LIMIT 123
+
+struct a2l_state {
+	const struct dso *object;
+	int fails;		/* 1 until a line is found, then 0 for good */
+	bool off;		/* gave up on this DSO */
+};
+
+struct line_slot {		/* one looked-up address of a DSO */
+	const struct dso *object;	/* NULL: empty slot */
+	uint64_t vaddr;
+	const char *fileline;	/* interned "demo.c:39", or NULL when the DSO has no line there */
+	int state;		/* index into a2l */
+};
+
+/*
+ * perf 6.1 computes an entry's srcline only when it compares it with another
+ * entry equal in the keys before srcline, and sizes the column with the
+ * srclines known by then: an entry alone with its prefix (one sample of its
+ * symbol with --sort sym,srcline) is left out of the width and its text cut
+ * to it. How many times entries of each prefix were inserted or compared:
+ */
+struct prefix_count {
+	uint64_t hash;		/* of the keys before srcline; 0: empty slot */
+	uint32_t n;
+};
+
+struct hist {
+	struct hist_opts o;
+	struct hist_entry *e;
+	size_t n, cap;
+	size_t *index;		/* open addressing over e, by key hash */
+	size_t index_cap;
+	char **strs;		/* interned strings */
+	size_t nstrs, strs_cap;
+	size_t *str_index;
+	size_t str_index_cap;
+	struct line_slot *lines;	/* HK_SRCLINE: answers per (DSO, address) */
+	size_t nlines, lines_cap;
+	struct a2l_state *a2l;
+	size_t na2l;
+	int srcline_pos;	/* HK_SRCLINE's place among the keys, -1 if not one */
+	struct prefix_count *prefixes;	/* see srcline_sized */
+	size_t nprefixes, prefixes_cap;
+	uint64_t total, samples;
+};
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	return s ? hash_bytes(h, s, strlen(s) + 1) : hash_bytes(h, "\1", 1);
+}
+
+static const char *intern(struct hist *h, const char *s)
+{
+	uint64_t hv;
+	size_t i, mask;
+
+	if (!s)
+		return NULL;
+	if ((h->nstrs + 1) * 2 > h->str_index_cap) {
+		size_t nc = h->str_index_cap ? h->str_index_cap * 2 : 256;
+		size_t *ni = malloc(nc * sizeof(*ni));
+
+		if (!ni)
+			return NULL;
+		for (size_t k = 0; k < nc; k++)
+			ni[k] = SIZE_MAX;
+		for (size_t k = 0; k < h->nstrs; k++) {
+			size_t j = hash_str(1469598103934665603ULL, h->strs[k]) & (nc - 1);
+
+			while (ni[j] != SIZE_MAX)
+				j = (j + 1) & (nc - 1);
+			ni[j] = k;
+		}
+		free(h->str_index);
+		h->str_index = ni;
+		h->str_index_cap = nc;
+	}
+	hv = hash_str(1469598103934665603ULL, s);
+	mask = h->str_index_cap - 1;
+	for (i = hv & mask; h->str_index[i] != SIZE_MAX; i = (i + 1) & mask)
+		if (!strcmp(h->strs[h->str_index[i]], s))
+			return h->strs[h->str_index[i]];
+	if (h->nstrs == h->strs_cap) {
+		size_t nc = h->strs_cap ? h->strs_cap * 2 : 256;
+		char **ns = realloc(h->strs, nc * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		h->strs = ns;
+		h->strs_cap = nc;
+	}
+	h->strs[h->nstrs] = strdup(s);
+	if (!h->strs[h->nstrs])
+		return NULL;
+	h->str_index[i] = h->nstrs;
+	return h->strs[h->nstrs++];
+}
+
+int hist__parse_sort(struct hist_opts *o, const char *spec, const char **bad)
+{
+	static const char *const names[HK_MAX] = { "comm", "pid", "tid", "dso", "sym", "cpu", "srcline" };
+	static char badbuf[64];
+	const char *p = spec;
+
+	o->nr_keys = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		int k;
+
+		for (k = 0; k < HK_MAX; k++)
+			if (strlen(names[k]) == len && !strncmp(p, names[k], len))
+				break;
+		if (k == HK_MAX || o->nr_keys == HK_MAX) {
+			snprintf(badbuf, sizeof(badbuf), "%.*s", (int)(len < 60 ? len : 60), p);
+			*bad = badbuf;
+			return -EINVAL;
+		}
+		o->keys[o->nr_keys++] = k;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!o->nr_keys) {
+		*bad = "";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct hist *hist__new(const struct hist_opts *o)
+{
+	struct hist *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->o = *o;
+	h->srcline_pos = -1;
+	for (int i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == HK_SRCLINE)
+			h->srcline_pos = i;
+	return h;
+}
+
+static void cc_free(struct cc_node *n)
+{
+	while (n) {
+		struct cc_node *next = n->next;
+
+		cc_free(n->child);
+		free(n);
+		n = next;
+	}
+}
+
+void hist__free(struct hist *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->n; i++)
+		cc_free(h->e[i].cc);
+	for (size_t i = 0; i < h->nstrs; i++)
+		free(h->strs[i]);
+	free(h->strs);
+	free(h->str_index);
+	free(h->lines);
+	free(h->a2l);
+	free(h->prefixes);
+	free(h->e);
+	free(h->index);
+	free(h);
+}
+
+/* perf's short name of a DSO (see session__dso_short_name), interned */
+static const char *short_dso(struct hist *h, const char *dso)
+{
+	char buf[48];
+	const char *n = session__dso_short_name(dso, buf, sizeof(buf));
+
+	return n == buf ? intern(h, buf) ?: dso : n;
+}
+
+/* the answers of HK_SRCLINE, cached per (DSO, address): the DWARF lookup is done once */
+static int grow_lines(struct hist *h)
+{
+	size_t nc = h->lines_cap ? h->lines_cap * 2 : 256;
+	struct line_slot *n = calloc(nc, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->lines_cap; i++) {
+		struct line_slot *o = &h->lines[i];
+		size_t j;
+
+		if (!o->object)
+			continue;
+		for (j = hash_bytes(hash_bytes(1469598103934665603ULL, &o->object, sizeof(o->object)),
+				    &o->vaddr, sizeof(o->vaddr)) & (nc - 1); n[j].object; j = (j + 1) & (nc - 1))
+			;
+		n[j] = *o;
+	}
+	free(h->lines);
+	h->lines = n;
+	h->lines_cap = nc;
+	return 0;
+}
+
+static int a2l_state(struct hist *h, const struct dso *object)
+{
+	struct a2l_state *n;
+
+	for (size_t i = 0; i < h->na2l; i++)
+		if (h->a2l[i].object == object)
+			return (int)i;
+	n = realloc(h->a2l, (h->na2l + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	h->a2l = n;
+	n[h->na2l] = (struct a2l_state){ .object = object, .fails = 1 };
+	return (int)h->na2l++;
+}
+
+/* the line of vaddr in the file of frame f, looked up the first time: NULL when out of memory */
+static struct line_slot *line_slot(struct hist *h, const struct sym_frame *f, uint64_t vaddr)
+{
+	const struct dso *object = f->object;
+	struct line_slot *ls;
+	const char *file;
+	size_t j;
+	int line = 0, st, rc;
+
+	if ((h->nlines + 1) * 2 > h->lines_cap && grow_lines(h))
+		return NULL;
+	for (j = hash_bytes(hash_bytes(1469598103934665603ULL, &object, sizeof(object)), &vaddr, sizeof(vaddr)) &
+		 (h->lines_cap - 1);
+	     h->lines[j].object; j = (j + 1) & (h->lines_cap - 1))
+		if (h->lines[j].object == object && h->lines[j].vaddr == vaddr)
+			return &h->lines[j];
+	st = a2l_state(h, object);
+	if (st < 0)
+		return NULL;
+	ls = &h->lines[j];
+	*ls = (struct line_slot){ .object = object, .vaddr = vaddr, .state = st };
+	rc = symbolizer__srcline_in(h->o.lines, f, vaddr, &file, &line);
+	if (rc == 0) {
+		const char *base = strrchr(file, '/');
+		char buf[4200];
+
+		snprintf(buf, sizeof(buf), "%s:%u", base ? base + 1 : file, (unsigned)line);
+		if (!(ls->fileline = intern(h, buf)))
+			return NULL;
+	} else if (rc == -ENODATA && !(ls->fileline = intern(h, "??:0"))) {
+		/* in the file but no line: addr2line's "??:?", which perf takes for a line, "??:0" */
+		return NULL;
+	}
+	h->nlines++;
+	return ls;
+}
+
+/* one of perf's addr2line questions about an address: its file:line, or NULL (see A2L_FAIL_LIMIT) */
+static const char *ask_line(struct hist *h, const struct line_slot *ls)
+{
+	struct a2l_state *st = &h->a2l[ls->state];
+
+	if (!st->off && ls->fileline) {
+		st->fails = 0;
+		return ls->fileline;
+	}
+	if (st->fails && ++st->fails > A2L_FAIL_LIMIT)
+		st->off = true;
+	return NULL;
+}
+
+/*
+ * the srcline of a frame as perf's map__srcline() writes it, at the DSO-relative address
+ * (a sample's own entry) or, for raw, at the absolute one (an inclusive entry). *slot is
+ * the address's line slot when a line was asked for (NULL otherwise).
+ */
+static int frame_srcline(struct hist *h, const struct session_frame *f, bool raw, const char **out,
+			 const struct line_slot **slot, bool *preset)
+{
+	const struct sym_frame *sf = &f->sym;
+	uint64_t ip = raw ? f->ip : sf->dso_addr;
+	char *buf = NULL;
+	int n;
+
+	*slot = NULL;
+	if (!sf->dso) {		/* in no mapping */
+		*out = intern(h, "??:0");
+		return *out ? 0 : -ENOMEM;
+	}
+	/*
+	 * an inclusive entry of a DWARF-unwound frame: perf 6.1 took its line from the frame's
+	 * inline list (addr2line -i at the DSO-relative address), the line where each inlined
+	 * call was made, "??:0" for addr2line's "??:?"; with no list it is asked as any other
+	 */
+	if (raw && f->unwound && h->o.inline_lines && h->o.lines && sf->object) {
+		const char *file = sf->srcfile;
+		int line = sf->srcline;
+
+		int rc = file ? 0 : symbolizer__srcline_in(h->o.lines, sf, sf->dso_addr, &file, &line);
+
+		if (rc == 0 || rc == -ENODATA) {
+			const char *base = file ? strrchr(file, '/') : NULL;
+
+			if (file)
+				n = asprintf(&buf, "%s:%d", base ? base + 1 : file, line);
+			else
+				n = asprintf(&buf, "??:0");
+			if (n < 0)
+				return -ENOMEM;
+			*out = intern(h, buf);
+			free(buf);
+			*preset = true;
+			return *out ? 0 : -ENOMEM;
+		}
+	}
+	/* perf asks for lines only in files: not "[kernel.kallsyms]", "[vdso]" or a JIT's /tmp/perf-PID.map */
+	if (h->o.lines && sf->object && sf->dso[0] != '[' && strncmp(sf->dso, "/tmp/perf-", 10)) {
+		const struct line_slot *ls = line_slot(h, sf, ip);
+
+		if (!ls)
+			return -ENOMEM;
+		*slot = ls;
+		if ((*out = ask_line(h, ls)))
+			return 0;
+	}
+	if (sf->sym)
+		n = asprintf(&buf, "%s+%" PRIu64, sf->sym, ip - (sf->dso_addr - sf->offset));
+	else
+		n = asprintf(&buf, "%s[%" PRIx64 "]", short_dso(h, sf->dso), ip);
+	if (n < 0)
+		return -ENOMEM;
+	*out = intern(h, buf);
+	free(buf);
+	return *out ? 0 : -ENOMEM;
+}
+
+/* the entry's key fields for a frame of a sample; raw: for an inclusive entry (see frame_srcline) */
+static int fill_key(struct hist *h, struct hist_entry *k, const struct session_sample *smp,
+		    const struct session_frame *f, bool raw, const struct line_slot **slot)
+{
+	const struct perfdata_attr *a = smp->ev->attr;
+
+	memset(k, 0, sizeof(*k));
+	k->comm = smp->comm;
+	k->pid = smp->s->pid;
+	k->tid = smp->s->tid;
+	/* perf shows -1 when the samples have no CPU */
+	k->cpu = a && !(a->attr.sample_type & PERF_SAMPLE_CPU) ? -1 : (int32_t)smp->s->cpu;
+	k->dso = short_dso(h, f->sym.dso);
+	k->sym = f->sym.sym;
+	if (f->sym.sym && f->sym.inlined) {	/* perf: "spin_inline (inlined)", an entry of its own */
+		char buf[4200];
+
+		snprintf(buf, sizeof(buf), "%s (inlined)", f->sym.sym);
+		if (!(k->sym = intern(h, buf)))
+			return -ENOMEM;
+	}
+	/* as perf: a sample's own entry is at the DSO-relative address, an inclusive one at the absolute */
+	k->addr = f->sym.dso && !raw ? f->sym.dso_addr : f->ip;
+	k->level = f->kernel ? 'k' : '.';
+	*slot = NULL;
+	if (h->srcline_pos >= 0)
+		return frame_srcline(h, f, raw, &k->srcline, slot, &k->srcline_preset);
+	return 0;
+}
+
+/* a hash of the first nkeys sort keys */
+static uint64_t keys_hash(const struct hist *h, const struct hist_entry *k, int nkeys)
+{
+	uint64_t hv = 1469598103934665603ULL;
+
+	for (int i = 0; i < nkeys; i++) {
+		switch (h->o.keys[i]) {
+		case HK_COMM: hv = hash_str(hv, k->comm); break;
+		case HK_PID: hv = hash_bytes(hv, &k->pid, sizeof(k->pid)); break;
+		case HK_TID: hv = hash_bytes(hv, &k->tid, sizeof(k->tid)); break;
+		case HK_CPU: hv = hash_bytes(hv, &k->cpu, sizeof(k->cpu)); break;
+		case HK_DSO: hv = hash_str(hv, k->dso); break;
+		case HK_SYM:
+			hv = hash_str(hv, k->sym);
+			if (!k->sym)
+				hv = hash_bytes(hv, &k->addr, sizeof(k->addr));
+			else
+				hv = hash_bytes(hv, &k->level, 1);
+			break;
+		case HK_SRCLINE: hv = hash_str(hv, k->srcline); break;
+		default: break;
+		}
+	}
+	return hv;
+}
+
+static uint64_t key_hash(const struct hist *h, const struct hist_entry *k)
+{
+	return keys_hash(h, k, h->o.nr_keys);
+}
+
+/* the count of k's prefix (see struct prefix_count); bump: one more; -ENOMEM */
+static int prefix_count(struct hist *h, const struct hist_entry *k, bool bump)
+{
+	uint64_t hv = keys_hash(h, k, h->srcline_pos) | 1;
+	size_t j, mask;
+
+	if (bump && (h->nprefixes + 1) * 2 > h->prefixes_cap) {
+		size_t nc = h->prefixes_cap ? h->prefixes_cap * 2 : 64;
+		struct prefix_count *n = calloc(nc, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t i = 0; i < h->prefixes_cap; i++) {
+			if (!h->prefixes[i].hash)
+				continue;
+			for (j = h->prefixes[i].hash & (nc - 1); n[j].hash; j = (j + 1) & (nc - 1))
+				;
+			n[j] = h->prefixes[i];
+		}
+		free(h->prefixes);
+		h->prefixes = n;
+		h->prefixes_cap = nc;
+	}
+	if (!h->prefixes_cap)
+		return 0;
+	mask = h->prefixes_cap - 1;
+	for (j = hv & mask; h->prefixes[j].hash && h->prefixes[j].hash != hv; j = (j + 1) & mask)
+		;
+	if (bump) {
+		h->nprefixes += !h->prefixes[j].hash;
+		h->prefixes[j].hash = hv;
+		h->prefixes[j].n++;
+	}
+	return h->prefixes[j].hash ? (int)(h->prefixes[j].n > INT32_MAX ? INT32_MAX : h->prefixes[j].n) : 0;
+}
+
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* the first nkeys sort keys of a and b are equal */
+static bool keys_eq(const struct hist *h, const struct hist_entry *a, const struct hist_entry *b, int nkeys)
+{
+	for (int i = 0; i < nkeys; i++) {
+		switch (h->o.keys[i]) {
+		case HK_COMM: if (!str_eq(a->comm, b->comm)) return false; break;
+		case HK_PID: if (a->pid != b->pid) return false; break;
+		case HK_TID: if (a->tid != b->tid) return false; break;
+		case HK_CPU: if (a->cpu != b->cpu) return false; break;
+		case HK_DSO: if (!str_eq(a->dso, b->dso)) return false; break;
+		case HK_SYM:	/* an unnamed address is one entry whatever level it was shown at */
+			if (!str_eq(a->sym, b->sym) || (a->sym && a->level != b->level))
+				return false;
+			if (!a->sym && a->addr != b->addr)
+				return false;
+			break;
+		case HK_SRCLINE: if (!str_eq(a->srcline, b->srcline)) return false; break;
+		default: break;
+		}
+	}
+	return true;
+}
+
+static bool key_eq(const struct hist *h, const struct hist_entry *a, const struct hist_entry *b)
+{
+	return keys_eq(h, a, b, h->o.nr_keys);
+}
+
+static int grow_index(struct hist *h)
+{
+	size_t nc = h->index_cap ? h->index_cap * 2 : 1024;
+
+	while (nc < 2 * (h->n + 1))	/* never full: the probe loop must end */
+		nc *= 2;
+	size_t *ni = malloc(nc * sizeof(*ni));
+
+	if (!ni)
+		return -ENOMEM;
+	for (size_t i = 0; i < nc; i++)
+		ni[i] = SIZE_MAX;
+	for (size_t k = 0; k < h->n; k++) {
+		size_t j = key_hash(h, &h->e[k]) & (nc - 1);
+
+		while (ni[j] != SIZE_MAX)
+			j = (j + 1) & (nc - 1);
+		ni[j] = k;
+	}
+	free(h->index);
+	h->index = ni;
+	h->index_cap = nc;
+	return 0;
+}
+
+static struct hist_entry *find_or_add(struct hist *h, const struct hist_entry *k)
+{
+	size_t mask, i;
+
+	if ((h->n + 1) * 2 > h->index_cap && grow_index(h))
+		return NULL;
+	mask = h->index_cap - 1;
+	for (i = key_hash(h, k) & mask; h->index[i] != SIZE_MAX; i = (i + 1) & mask)
+		if (key_eq(h, &h->e[h->index[i]], k))
+			return &h->e[h->index[i]];
+	if (h->n == h->cap) {
+		size_t nc = h->cap ? h->cap * 2 : 256;
+		struct hist_entry *ne = realloc(h->e, nc * sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		h->e = ne;
+		h->cap = nc;
+	}
+	h->e[h->n] = *k;
+	h->e[h->n].comm = intern(h, k->comm);
+	h->e[h->n].dso = intern(h, k->dso);
+	h->e[h->n].sym = intern(h, k->sym);
+	h->index[i] = h->n;
+	return &h->e[h->n++];
+}
+
+static bool frame_same(const struct cc_node *n, const char *name, uint64_t ip)
+{
+	if (name || n->name)
+		return str_eq(n->name, name);
+	return n->ip == ip;
+}
+
+/* add the path frames[from], frames[from+step], ... (count frames) to the entry's graph */
+static int cc_add(struct hist *h, struct hist_entry *e, const struct session_frame *frames,
+		  int from, int step, int count, uint64_t period)
+{
+	struct cc_node **level = &e->cc, *n = NULL;
+
+	for (int i = 0, idx = from; i < count; i++, idx += step) {
+		const struct session_frame *f = &frames[idx];
+		const char *name = f->sym.sym;
+		struct cc_node *c;
+
+		for (c = *level; c; c = c->next)
+			if (frame_same(c, name, f->ip))
+				break;
+		if (!c) {
+			c = calloc(1, sizeof(*c));
+			if (!c)
+				return -ENOMEM;
+			c->name = intern(h, name);
+			c->ip = f->ip;
+			c->inlined = f->sym.inlined;
+			c->next = *level;
+			*level = c;
+		}
+		c->hits += period;
+		n = c;
+		level = &c->child;
+	}
+	if (n)
+		n->self += period;
+	return 0;
+}
+
+/*
+ * How many times perf 6.1 computes the srcline of an inclusive entry (hist.c's
+ * iter_add_next_cumulative_entry): once to compare it with the entries this
+ * sample already added, if one of them equals it in the keys before srcline
+ * (when sym is a key, perf first skips those of another symbol), and once more
+ * to insert it when it is not one of them.
+ */
+static int srcline_asks(const struct hist *h, const struct hist_entry *key, const size_t *seen,
+			const uint64_t *seen_ip, int nseen, uint64_t ip, bool dup)
+{
+	bool has_sym = false, compared = false;
+
+	for (int i = 0; i < h->o.nr_keys; i++)
+		has_sym |= h->o.keys[i] == HK_SYM;
+	for (int i = 0; i < nseen && !compared; i++) {
+		const struct hist_entry *e = &h->e[seen[i]];
+
+		if (has_sym && (e->sym || key->sym ? !str_eq(e->sym, key->sym) : seen_ip[i] != ip))
+			continue;
+		compared = keys_eq(h, e, key, h->srcline_pos);
+	}
+	return compared + !dup;
+}
+
+int hist__add(struct hist *h, const struct session_sample *smp)
+{
+	/* without PERF_SAMPLE_PERIOD every sample stands for the attr's period, as in perf */
+	uint64_t period = smp->ev->attr && !(smp->ev->attr->attr.sample_type & PERF_SAMPLE_PERIOD)
+				  ? smp->ev->attr->attr.sample_period : smp->s->period;
+	int nf = smp->nr_frames, rc;
+	const struct line_slot *slot;
+	struct hist_entry key, *e;
+	size_t seen[128];	/* entries already counted for this sample (indices: the array moves) */
+	uint64_t seen_ip[128];	/* the address each was added for */
+	int nseen = 0;
+	char level;
+	const struct session_frame *self;
+
+	if (nf < 1)
+		return 0;
+	self = smp->self ? smp->self : &smp->frames[0];
+	if (!period)
+		period = 1;
+	h->total += period;
+	h->samples++;
+	rc = fill_key(h, &key, smp, self, false, &slot);
+	if (rc)
+		return rc;
+	if (h->srcline_pos >= 0 && (rc = prefix_count(h, &key, true)) < 0)
+		return rc;
+	e = find_or_add(h, &key);
+	if (!e)
+		return -ENOMEM;
+	e->self += period;
+	e->nr_self++;
+	e->children += period;
+	e->nr_children++;
+	if (h->o.callchain) {
+		rc = h->o.caller ? cc_add(h, e, smp->frames, nf - 1, -1, nf, period)
+				 : cc_add(h, e, smp->frames, 0, 1, nf, period);
+		if (rc)
+			return rc;
+		if (e->max_depth < (uint32_t)nf)
+			e->max_depth = nf;
+	}
+	if (!h->o.children)
+		return 0;
+	seen[nseen] = e - h->e;
+	seen_ip[nseen++] = self->sym.dso_addr;
+	level = key.level;
+	/*
+	 * an inclusive entry for every frame, the sample's own too (its srcline may differ),
+	 * in perf's order: root first when the graphs are caller-first
+	 */
+	for (int n = 0; n < nf; n++) {
+		int i = h->o.caller ? nf - 1 - n : n;
+		bool dup = false;
+		size_t eidx;
+
+		rc = fill_key(h, &key, smp, &smp->frames[i], true, &slot);
+		if (rc)
+			return rc;
+		/* perf reuses one addr_location: a frame in no mapping keeps the level of the one before */
+		if (smp->frames[i].sym.dso)
+			level = key.level;
+		key.level = level;
+		e = find_or_add(h, &key);
+		if (!e)
+			return -ENOMEM;
+		e->srcline_preset |= key.srcline_preset;
+		eidx = e - h->e;
+		for (int k = 0; k < nseen; k++)
+			dup |= seen[k] == eidx;
+		if (h->srcline_pos >= 0) {
+			int asks = srcline_asks(h, &key, seen, seen_ip, nseen, smp->frames[i].ip, dup);
+
+			for (int k = 0; k < asks; k++) {
+				if (k && slot)	/* fill_key asked once */
+					ask_line(h, slot);
+				if ((rc = prefix_count(h, &key, true)) < 0)
+					return rc;
+			}
+		}
+		if (dup)
+			continue;	/* recursion: count a frame once per sample */
+		if (nseen < 128) {
+			seen[nseen] = eidx;
+			seen_ip[nseen++] = smp->frames[i].ip;
+		}
+		e->children += period;
+		e->nr_children++;
+		if (h->o.callchain) {
+			int depth = h->o.caller ? i + 1 : nf - i;
+
+			rc = h->o.caller ? cc_add(h, e, smp->frames, i, -1, depth, period)
+					 : cc_add(h, e, smp->frames, i, 1, depth, period);
+			if (rc)
+				return rc;
+			if (e->max_depth < (uint32_t)depth)
+				e->max_depth = depth;
+		}
+	}
+	return 0;
+}
+
+/* perf's order of equal entries: each sort key in turn, ascending; no DSO or symbol last */
+static int cmp_null_last(const void *a, const void *b)
+{
+	return !a - !b;
+}
+
+static int cmp_keys(const struct hist *h, const struct hist_entry *x, const struct hist_entry *y)
+{
+	int c = 0;
+
+	for (int i = 0; i < h->o.nr_keys && !c; i++) {
+		switch (h->o.keys[i]) {
+		case HK_COMM: c = strcmp(x->comm, y->comm); break;
+		case HK_PID: c = (x->pid > y->pid) - (x->pid < y->pid); break;
+		case HK_TID: c = (x->tid > y->tid) - (x->tid < y->tid); break;
+		case HK_CPU: c = (x->cpu > y->cpu) - (x->cpu < y->cpu); break;
+		case HK_DSO: {
+			const char *a = strcmp(x->dso, "[unknown]") ? x->dso : NULL;
+			const char *b = strcmp(y->dso, "[unknown]") ? y->dso : NULL;
+
+			c = a && b ? strcmp(a, b) : cmp_null_last(a, b);
+			break;
+		}
+		case HK_SYM:
+			c = x->sym && y->sym ? strcmp(x->sym, y->sym) : cmp_null_last(x->sym, y->sym);
+			break;
+		case HK_SRCLINE: c = strcmp(x->srcline, y->srcline); break;
+		default: break;
+		}
+	}
+	if (!c)		/* unnamed addresses: perf's entries are in address order */
+		c = (x->addr > y->addr) - (x->addr < y->addr);
+	return c;
+}
+
+static int cmp_entry(const void *a, const void *b, void *arg)
+{
+	const struct hist_entry *x = a, *y = b;
+	const struct hist *h = arg;
+
+	if (h->o.children) {
+		if (x->children != y->children)
+			return x->children > y->children ? -1 : 1;
+		/* perf puts a caller above its callee: of one thread, the deeper graph first (caller-first) */
+		if (h->o.callchain && x->pid == y->pid && x->tid == y->tid && x->max_depth != y->max_depth)
+			return (x->max_depth > y->max_depth) == h->o.caller ? -1 : 1;
+	}
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return cmp_keys(h, x, y);
+}
+
+static void cc_sort(struct cc_node **head)
+{
+	/* insertion sort of a sibling list by hits, descending (lists are short) */
+	struct cc_node *sorted = NULL, *n = *head;
+
+	while (n) {
+		struct cc_node *next = n->next, **p = &sorted;
+
+		while (*p && (*p)->hits >= n->hits)
+			p = &(*p)->next;
+		n->next = *p;
+		*p = n;
+		n = next;
+	}
+	*head = sorted;
+	for (n = sorted; n; n = n->next)
+		cc_sort(&n->child);
+}
+
+void hist__sort(struct hist *h)
+{
+	for (size_t i = 0; h->srcline_pos >= 0 && i < h->n; i++)
+		h->e[i].srcline_sized = h->e[i].srcline_preset || prefix_count(h, &h->e[i], false) >= 2;
+	if (h->n)
+		qsort_r(h->e, h->n, sizeof(*h->e), cmp_entry, h);
+	/* the index points at old positions: rebuild it so later adds still work */
+	free(h->index);
+	h->index = NULL;
+	h->index_cap = 0;
+	grow_index(h);
+	for (size_t i = 0; i < h->n; i++)
+		cc_sort(&h->e[i].cc);
+}
+
+size_t hist__nr_entries(const struct hist *h) { return h->n; }
+const struct hist_entry *hist__entry(const struct hist *h, size_t i) { return &h->e[i]; }
+uint64_t hist__total_period(const struct hist *h) { return h->total; }
+uint64_t hist__nr_samples(const struct hist *h) { return h->samples; }
+const struct hist_opts *hist__opts(const struct hist *h) { return &h->o; }

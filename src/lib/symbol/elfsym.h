@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * elfsym.h - a walk over an ELF file's defined symbols: .symtab first (it has
+ * the local ones too), then .dynsym, for the lookups that need a name or an
+ * address at compile time (uprobes, uaddr, usdt's globals). Nothing is kept.
+ */
+#ifndef SONDE_ELFSYM_H
+#define SONDE_ELFSYM_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * cb(name, sym, ctx) for each defined (not SHN_UNDEF) named symbol of e; the
+ * walk stops at the first nonzero return, which elfsym__each returns (0 when
+ * it ran to the end).
+ */
+int elfsym__each(Elf *e, int (*cb)(const char *name, const GElf_Sym *s, void *ctx), void *ctx);
+
+/*
+ * the same over the file at path, opened as e; when it has no .symtab (stripped),
+ * then over its separate debug file's (lib/symbol/debugfile.h), whose symbols have the
+ * same addresses
+ */
+int elfsym__each_file(Elf *e, const char *path, int (*cb)(const char *name, const GElf_Sym *s, void *ctx), void *ctx);
+
+/*
+ * The file offset of vaddr through the PT_LOAD segment holding it (within its file
+ * part; an executable one when exec): where a uprobe on it goes. 0 or -ENOENT.
+ */
+int elfsym__file_offset(Elf *e, uint64_t vaddr, bool exec, uint64_t *off);
+
+#endif
