@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sonde.h - the command table's types and the helpers every command shares.
+ * Nothing here returns memory to own: the diagnostics print, the table is static.
  *
  * Adding a new command:
  *   1. write src/cmd/NAME.c with `int cmd_NAME(int argc, char **argv)`; it parses

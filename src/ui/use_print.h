@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * use_print.h - `sonde use`'s renderers: the USE report as text or JSON, and the
- * vmstat-like interval rows (-I). They only read the report.
+ * vmstat-like interval rows (-I). They only read the report, which stays the
+ * caller's, and return nothing to own.
  */
 #ifndef SONDE_USE_PRINT_H
 #define SONDE_USE_PRINT_H

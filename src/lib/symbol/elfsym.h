@@ -2,7 +2,9 @@
 /*
  * elfsym.h - a walk over an ELF file's defined symbols: .symtab first (it has
  * the local ones too), then .dynsym, for the lookups that need a name or an
- * address at compile time (uprobes, uaddr, usdt's globals). Nothing is kept.
+ * address at compile time (uprobes, uaddr, usdt's globals). Nothing is kept:
+ * the names and symbols a callback sees belong to the ELF handle, valid only
+ * during the call.
  */
 #ifndef SONDE_ELFSYM_H
 #define SONDE_ELFSYM_H

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sysdecode_int.h - the name tables the decoders share inside sysdecode*.c
- * (defined in sysdecode_names.c, in the order strace prints them). Static data.
+ * (defined in sysdecode_names.c, in the order strace prints them). Static data:
+ * nobody frees them.
  */
 #ifndef SONDE_SYSDECODE_INT_H
 #define SONDE_SYSDECODE_INT_H
