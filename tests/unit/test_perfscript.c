@@ -50,7 +50,7 @@ static struct got parse(const char *text)
 TEST(perfscript_default_header)
 {
 	struct got g = parse("demo 27346  1093.270987:    1001001 cpu-clock:ppp: \n"
-			     "\t            11e2 spin+0x29 (/work/demo)\n"
+			     "\t            11e2 spin+0x29 (/srv/app/demo)\n"
 			     "\t           2724a __libc_start_call_main+0x7a (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\n");
 
 	CHECK_INT(g.samples, 1);
@@ -61,7 +61,7 @@ TEST(perfscript_default_header)
 	CHECK_STR(g.period, "1001001");
 	CHECK_INT(g.frames, 2);
 	CHECK_STR(g.f0, "spin+0x29");
-	CHECK_STR(g.d0, "/work/demo");
+	CHECK_STR(g.d0, "/srv/app/demo");
 	CHECK_INT(g.warns, 0);
 }
 
