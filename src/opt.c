@@ -8,6 +8,8 @@
  */
 #include "opt.h"
 #include "sonde.h"
+#include "lib/event/sampler.h"
+#include "lib/proc/target.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -63,18 +65,74 @@ void opt__usage(const char *const usage[], const struct opt *opts, bool to_stder
 	fputc('\n', f);
 }
 
+/* after the one line that says what is wrong: where to read more, as git does */
+static void __attribute__((noreturn)) see_help(const char *const usage[])
+{
+	const char *u = usage && usage[0] ? usage[0] : "sonde", *cmd = u;
+	size_t len;
+
+	if (!strncmp(u, "sonde ", 6))
+		cmd = u + 6;
+	len = strcspn(cmd, " ");
+	if (cmd == u || !len)
+		fprintf(stderr, "see 'sonde --help'\n");
+	else
+		fprintf(stderr, "see 'sonde %.*s --help'\n", (int)len, cmd);
+	exit(129);
+}
+
 void opt__usage_error(const char *const usage[], const struct opt *opts,
 		      const char *fmt, ...)
 {
 	va_list ap;
 
+	(void)opts;
 	fputs("sonde: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	opt__usage(usage, opts, true);
-	exit(129);
+	see_help(usage);
+}
+
+int opt__seconds(const struct opt *o, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = arg ? strtod(arg, &end) : -1;
+	if (!arg || errno || end == arg || *end || !(v >= 0) || v > 1e9) {
+		error("option '--%s' takes seconds, 0 or more, not '%s'", o->long_name ? o->long_name : "?",
+		      arg ? arg : "");
+		return -1;
+	}
+	*(double *)o->value = v;
+	return 0;
+}
+
+int opt__freq(const struct opt *o, const char *arg)
+{
+	char err[256];
+
+	if (!arg || sampler__parse_freq(arg, o->value, err, sizeof(err))) {
+		error("%s", arg ? err : "-F needs a frequency");
+		return -1;
+	}
+	return 0;
+}
+
+int opt__target(struct target *t, const struct target_opts *to, const char *const usage[])
+{
+	char err[256];
+	int rc = target__setup(t, to, err, sizeof(err));
+
+	if (!rc)
+		return 0;
+	error("%s", err);
+	if (rc == -EINVAL)
+		see_help(usage);
+	return -1;
 }
 
 static void store(const char *const usage[], const struct opt *all,
@@ -119,7 +177,7 @@ static void store(const char *const usage[], const struct opt *all,
 		return;
 	case OPTT_CALLBACK:
 		if (o->cb(o, negated ? NULL : arg) < 0)
-			exit(129);	/* the callback said what was wrong */
+			see_help(usage);	/* the callback said what was wrong */
 		return;
 	default:
 		return;

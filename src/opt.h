@@ -4,8 +4,8 @@
  *
  * A command describes its options in a table ending with OPT_END(); opt__parse()
  * fills the variables, prints the help for -h/--help (and exits 0), and for an
- * unknown or malformed option prints one error line and the usage, then exits 129
- * as git does. Long options may be abbreviated to any unique prefix; boolean long
+ * unknown or malformed option prints one error line and "see 'sonde CMD --help'",
+ * then exits 129 as git does. Long options may be abbreviated to any unique prefix; boolean long
  * options also take a --no- prefix. Nothing it returns needs freeing: the
  * remaining arguments are pointers into argv.
  */
@@ -59,6 +59,26 @@ struct opt {
 #define OPT_CALLBACK_OPTARG(s, l, v, a, h, f) { OPTT_CALLBACK, (s), (l), (v), (a), (h), (f), OPTF_OPTARG }
 #define OPT_VERBOSE()             OPT_COUNT('v', "verbose", &verbose, "say more (repeat for more)")
 
+/*
+ * Options with one meaning in every command, declared here once:
+ *   -p/-t/-a/-C fill a struct target_opts (lib/proc/target.h), checked by
+ *   opt__target(); with a command too, the targets are observed while it runs;
+ *   --duration S stops after S seconds (a command sonde started gets SIGTERM);
+ *   -F HZ samples per second: a positive number or 'max' (the kernel's
+ *   kernel.perf_event_max_sample_rate), never above that.
+ */
+#define OPT_TARGET_PID(to) OPT_STRING('p', "pid", &(to)->pids, "PID", \
+	"observe these processes, every thread (comma list); with a command, while it runs")
+#define OPT_TARGET_TID(to) OPT_STRING('t', "tid", &(to)->tids, "TID", "observe these threads only (comma list)")
+#define OPT_TARGET_ALL(to) OPT_BOOL('a', "all-cpus", &(to)->all, "observe the whole system, every CPU")
+#define OPT_TARGET_CPU(to) OPT_STRING('C', "cpu", &(to)->cpus, "CPUS", \
+	"observe the whole system on these CPUs only: 0-3,6")
+#define OPT_TARGET(to) OPT_TARGET_PID(to), OPT_TARGET_TID(to), OPT_TARGET_ALL(to), OPT_TARGET_CPU(to)
+#define OPT_DURATION(v) OPT_CALLBACK(0, "duration", (v), "S", \
+	"stop after S seconds (a command sonde started gets SIGTERM)", opt__seconds)
+#define OPT_SECONDS(s, l, v, h) OPT_CALLBACK((s), (l), (v), "S", (h), opt__seconds)
+#define OPT_FREQ(v, h) OPT_CALLBACK('F', "freq", (v), "HZ", (h), opt__freq)
+
 enum opt_parse_flags {
 	OPT_STOP_AT_NON_OPTION = 1 << 0,	/* `sonde stat ls -l`: -l belongs to ls */
 	OPT_KEEP_DASHDASH      = 1 << 1,
@@ -74,8 +94,21 @@ int opt__parse(int argc, char **argv, const struct opt *opts,
 /* print the usage and option table (to stdout for --help, stderr on errors) */
 void opt__usage(const char *const usage[], const struct opt *opts, bool to_stderr);
 
-/* print one error line with the usage, exit 129 */
+/* print one error line and "see 'sonde CMD --help'", exit 129 */
 void opt__usage_error(const char *const usage[], const struct opt *opts,
 		      const char *fmt, ...) __attribute__((noreturn, format(printf, 3, 4)));
+
+/* callbacks behind OPT_SECONDS (double *: 0 or more, finite) and OPT_FREQ (uint64_t *) */
+int opt__seconds(const struct opt *o, const char *arg);
+int opt__freq(const struct opt *o, const char *arg);
+
+struct target;
+struct target_opts;
+/*
+ * target__setup() of to into t, for a command with this usage: a usage error
+ * (bad list, -p with -a...) exits 129; a pid that does not exist prints one
+ * line and returns -1 (the command exits 1); 0 when t is ready.
+ */
+int opt__target(struct target *t, const struct target_opts *to, const char *const usage[]);
 
 #endif

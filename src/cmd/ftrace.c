@@ -190,14 +190,6 @@ static int drain(int fd, FILE *out, unsigned long long *bytes)
 	}
 }
 
-static bool any_alive(const pid_t *pids, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (!kill(pids[i], 0) || errno != ESRCH)
-			return true;
-	return false;
-}
-
 /* SIGTERM, then SIGKILL after a second, and reap */
 static void end_child(pid_t pid, int *status)
 {
@@ -267,36 +259,18 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 	sigset_t mask;
 
 	if (o->pids) {
-		pid_t *p = NULL;
-		int np = 0;
+		struct target tg;
+		struct target_opts to = { .pids = o->pids, .have_cmd = argc > 0 };
 
-		if (target__parse_pids(o->pids, &p, &np) || !np) {
-			error("bad pid list '%s'", o->pids);
-			return 129;
+		if (opt__target(&tg, &to, ftrace_usage)) {
+			target__free(&tg);
+			return 1;
 		}
 		/* every thread of each process: set_event_pid filters by thread id */
-		for (int i = 0; i < np; i++) {
-			pid_t *th = NULL;
-			int nt = 0;
-
-			if (target__threads(p[i], &th, &nt)) {
-				error("cannot trace process %d: no such process", (int)p[i]);
-				free(p);
-				free(pids);
-				return 1;
-			}
-			pid_t *nv = realloc(pids, (npids + nt) * sizeof(*nv));
-
-			if (!nv) {
-				free(th);
-				break;
-			}
-			pids = nv;
-			memcpy(pids + npids, th, nt * sizeof(*th));
-			npids += nt;
-			free(th);
-		}
-		free(p);
+		pids = tg.tids;
+		npids = tg.nr_tids;
+		tg.tids = NULL;
+		target__free(&tg);
 	}
 	if (o->output) {
 		out = fopen(o->output, "we");
@@ -331,7 +305,8 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 			goto out;
 		}
 		child_held = true;
-		free(pids);
+	}
+	if (argc && !o->pids) {	/* with -p, the command only says how long */
 		pids = malloc(sizeof(*pids));
 		if (!pids) {
 			error("out of memory");
@@ -392,7 +367,7 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		}
 		if (pf[2].revents & POLLIN)
 			stop = true;
-		if (o->pids && !any_alive(pids, npids))
+		if (o->pids && !argc && !target__any_alive(pids, npids))
 			stop = true;	/* everything traced has exited */
 	}
 	if (child_running) {
@@ -439,10 +414,10 @@ int cmd_ftrace(int argc, char **argv)
 		OPT_CALLBACK('f', "function", &o, "FUNC", "function tracer on the kernel functions matching FUNC (repeatable)", add_func),
 		OPT_CALLBACK(0, "notrace", &o, "FUNC", "leave out the functions matching FUNC (repeatable)", add_notrace),
 		OPT_GROUP("whom"),
-		OPT_STRING('p', "pid", &o.pids, "PID", "only these processes (comma list; every thread)"),
+		OPT_TARGET_PID(&o),
 		OPT_BOOL(0, "children", &o.children, "follow the children of -p and of the command (default; --no-children)"),
 		OPT_GROUP("how"),
-		OPT_DOUBLE('d', "duration", &o.duration, "S", "stop after S seconds"),
+		OPT_DURATION(&o.duration),
 		OPT_STRING('o', "output", &o.output, "FILE", "write the trace to FILE"),
 		OPT_INT('b', "buffer-size", &o.buffer_kb, "KB", "per-CPU buffer size in kB"),
 		OPT_GROUP("lists"),
@@ -460,10 +435,8 @@ int cmd_ftrace(int argc, char **argv)
 		rc = list(&o, argc ? argv[0] : NULL);
 	} else if (!o.nr_ev && !o.nr_funcs && !o.nr_notrace) {
 		opt__usage_error(ftrace_usage, opts, "nothing to trace: give -e GROUP:EVENT, -u BIN:FUNC or -f FUNCTION");
-	} else if (o.pids && argc) {
-		opt__usage_error(ftrace_usage, opts, "-p and a command do not go together");
-	} else if (o.duration < 0 || o.buffer_kb < 0) {
-		opt__usage_error(ftrace_usage, opts, "the duration and the buffer size cannot be negative");
+	} else if (o.buffer_kb < 0) {
+		opt__usage_error(ftrace_usage, opts, "-b %d: the buffer size cannot be negative", o.buffer_kb);
 	} else {
 		rc = trace(&o, argc, argv);
 	}

@@ -28,7 +28,7 @@
 
 static const char *const offcpu_usage[] = {
 	"sonde offcpu [<options>] [--] <command> [<args>]",
-	"sonde offcpu [<options>] -p PID | -t TID | -a [--duration S]",
+	"sonde offcpu [<options>] -p PID | -t TID | -a [--duration S | -- <command>]",
 	NULL,
 };
 
@@ -36,7 +36,8 @@ struct offcpu_cmd {
 	const char *pids, *tids, *state, *output, *call_graph;
 	bool all, folded, delimited, user_only, kern_only, wall, no_follow, tracepoint;
 	double duration, min_us, max_us;
-	int freq, stack_storage;
+	uint64_t freq;
+	int stack_storage;
 };
 
 /* "D", "S", "R", "I" or a number; -1 on error */
@@ -243,9 +244,7 @@ static int maps_tick(void *ctx)
 		snapshot_maps(w->sym, k);
 		mark_seen(w, k);
 	}
-	for (int i = 0; i < w->nr_watched; i++)
-		if (!kill(w->watched[i], 0) || errno == EPERM)
-			alive = true;
+	alive = target__any_alive(w->watched, w->nr_watched);
 	return w->nr_watched && !alive;
 }
 
@@ -395,11 +394,11 @@ int cmd_offcpu(int argc, char **argv)
 	struct offcpu_cmd o = { .freq = 99 };
 	const struct opt opts[] = {
 		OPT_GROUP("target (default: every thread, as -a)"),
-		OPT_BOOL('a', "all-cpus", &o.all, "every thread of the system"),
-		OPT_STRING('p', "pid", &o.pids, "PID", "processes to trace (comma-separated), with all their threads"),
-		OPT_STRING('t', "tid", &o.tids, "TID", "threads to trace (comma-separated)"),
+		OPT_TARGET_ALL(&o),
+		OPT_TARGET_PID(&o),
+		OPT_TARGET_TID(&o),
 		OPT_BOOL(0, "no-follow", &o.no_follow, "with -- CMD or -p: do not add the processes they fork"),
-		OPT_DOUBLE(0, "duration", &o.duration, "S", "stop after S seconds"),
+		OPT_DURATION(&o.duration),
 		OPT_GROUP("what counts"),
 		OPT_DOUBLE('m', "min-block", &o.min_us, "US", "only blocks of at least US microseconds"),
 		OPT_DOUBLE('M', "max-block", &o.max_us, "US", "only blocks of at most US microseconds"),
@@ -410,7 +409,8 @@ int cmd_offcpu(int argc, char **argv)
 		OPT_STRING('g', "call-graph", &o.call_graph, "MODE",
 			   "user stacks: fp (frame pointers, the default) or dwarf[,SIZE] (copy SIZE bytes of stack, unwind with DWARF CFI)"),
 		OPT_BOOL(0, "wall", &o.wall, "wall-clock profile: add on-CPU samples, weighted by time (implies -f)"),
-		OPT_INT('F', "freq", &o.freq, "HZ", "with --wall: on-CPU samples per second (default 99)"),
+		OPT_FREQ(&o.freq, "with --wall: on-CPU samples per second (default 99); 'max' for "
+			 "kernel.perf_event_max_sample_rate"),
 		OPT_INT(0, "stack-storage-size", &o.stack_storage, "N", "stacks the BPF maps can hold (default 10240)"),
 		OPT_BOOL(0, "tracepoint", &o.tracepoint, "use the classic sched_switch tracepoint even where tp_btf works"),
 		OPT_GROUP("output"),
@@ -427,25 +427,24 @@ int cmd_offcpu(int argc, char **argv)
 	struct maps_watch mw = { .targets_fd = -1 };
 	struct bpf_loop loop;
 	pid_t *ids = NULL;
-	int nids = 0, rc = 1, ntargets = !!o.pids;
+	struct target tg = { 0 };
+	struct target_opts to;
+	int nids = 0, rc = 1;
 	bool loop_ready = false;
 	enum bpf_loop_end end;
 	char err[512];
 
 	argc = opt__parse(argc, argv, opts, offcpu_usage, OPT_STOP_AT_NON_OPTION);
-	ntargets = !!o.pids + !!o.tids + o.all + (argc > 0);
-	if (ntargets > 1)
-		opt__usage_error(offcpu_usage, opts, "give one target: -p, -t, -a or a command");
+	to = (struct target_opts){ .pids = o.pids, .tids = o.tids, .all = o.all, .have_cmd = argc > 0,
+				   .default_all = true };
+	if (opt__target(&tg, &to, offcpu_usage))
+		goto out;
 	if (o.user_only && o.kern_only)
 		opt__usage_error(offcpu_usage, opts, "--user-only and --kernel-only exclude each other");
 	if (o.min_us < 0 || o.max_us < 0 || (o.max_us && o.max_us < o.min_us))
 		opt__usage_error(offcpu_usage, opts, "--min-block and --max-block take microseconds, min <= max");
-	if (o.wall && (o.freq <= 0 || o.freq > 100000))
-		opt__usage_error(offcpu_usage, opts, "--freq takes 1 to 100000 samples per second");
 	if (o.state && (oo.state = parse_state(o.state)) < 0)
 		opt__usage_error(offcpu_usage, opts, "--state takes S, D, I, R or a number, not '%s'", o.state);
-	if (o.duration < 0)
-		opt__usage_error(offcpu_usage, opts, "--duration takes seconds");
 	if (o.wall)
 		o.folded = true;
 	if (o.call_graph && strcmp(o.call_graph, "fp")) {
@@ -463,14 +462,14 @@ int cmd_offcpu(int argc, char **argv)
 		if (o.kern_only)
 			oo.dwarf_size = 0;	/* no user stacks to unwind */
 	}
-	if ((o.pids && target__parse_pids(o.pids, &ids, &nids)) || (o.tids && target__parse_pids(o.tids, &ids, &nids)))
-		opt__usage_error(offcpu_usage, opts, "'%s' is not a list of ids", o.pids ? o.pids : o.tids);
-	for (int i = 0; i < nids; i++)
-		if (kill(ids[i], 0) && errno == ESRCH) {
-			error("no process or thread %d", ids[i]);
-			free(ids);
-			return 1;
-		}
+	/* -p: the processes (the BPF side follows their threads); -t: the threads */
+	if (o.pids || o.tids) {
+		nids = o.pids ? tg.nr_pids : tg.nr_tids;
+		ids = malloc(nids * sizeof(*ids));
+		if (!ids)
+			goto out;
+		memcpy(ids, o.pids ? tg.pids : tg.tids, nids * sizeof(*ids));
+	}
 
 	bpfutil__setup_log(verbose);
 	sym = symbolizer__new(0);
@@ -485,6 +484,8 @@ int cmd_offcpu(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
+	}
+	if (argc && !nids) {	/* with -p/-t, the command only says how long */
 		ids = malloc(sizeof(*ids));
 		if (!ids)
 			goto out;
@@ -493,7 +494,7 @@ int cmd_offcpu(int argc, char **argv)
 		if (bpf_mmaps__open(&mw.mm, sym, w.pid, err, sizeof(err)))
 			debug(1, "no memory-map events (%s): reading /proc/PID/maps instead", err);
 	}
-	oo.filter = argc || o.pids ? OFFCPU_TGID : o.tids ? OFFCPU_TID : OFFCPU_ALL;
+	oo.filter = o.tids ? OFFCPU_TID : argc || o.pids ? OFFCPU_TGID : OFFCPU_ALL;
 	oo.targets = ids;
 	oo.nr_targets = nids;
 	oo.follow = !o.no_follow;
@@ -543,7 +544,8 @@ int cmd_offcpu(int argc, char **argv)
 			rc = rc == -ENOENT ? 127 : 126;
 			goto out;
 		}
-	} else if (o.pids || o.tids) {
+	}
+	if (!argc && (o.pids || o.tids)) {
 		mw.watched = ids;
 		mw.nr_watched = nids;
 	}
@@ -579,5 +581,6 @@ out:
 	symbolizer__free(sym);
 	free(mw.seen);
 	free(ids);
+	target__free(&tg);
 	return rc;
 }

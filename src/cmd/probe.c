@@ -11,6 +11,7 @@
 #include "lang/provider.h"
 #include "lang/runtime.h"
 #include "lang/testbench.h"
+#include "lib/proc/target.h"
 #include "lib/proc/workload.h"
 
 #include <errno.h>
@@ -88,12 +89,13 @@ int cmd_probe(int argc, char **argv)
 {
 	const char *expr = NULL, *cmd = NULL, *format = "text", *file;
 	int pid = 0, rc, kcheck = 0;
+	struct target_opts to = { .have_cmd = true };	/* -p alone is enough: no "nothing to" */
 	bool list = false, dry_run = false, unsafe = false, no_warnings = false, test = false, bench = false;
 	const char *bufmode = NULL;
 	struct opt opts[] = {
 		OPT_STRING('e', "expr", &expr, "PROGRAM", "the program to run"),
 		OPT_STRING('c', "cmd", &cmd, "CMD", "run CMD and trace until it ends (its pid is cpid)"),
-		OPT_INT('p', "pid", &pid, "PID", "uprobes fire only in PID"),
+		OPT_STRING('p', "pid", &to.pids, "PID", "uprobes fire only in PID; the program ends when PID does"),
 		OPT_BOOL('l', "list", &list, "list the probes matching PATTERN"),
 		OPT_STRING('f', "format", &format, "FORMAT", "output format: text or json"),
 		OPT_BOOL(0, "dry-run", &dry_run, "compile (with -v: show the bytecode), load nothing"),
@@ -119,6 +121,17 @@ int cmd_probe(int argc, char **argv)
 		opt__usage_error(probe_usage, opts, "-B takes line, full or none, not '%s'", bufmode);
 	if (test && bench)
 		opt__usage_error(probe_usage, opts, "--test and --bench do not go together");
+	if (to.pids) {	/* bpftrace's -p: one process, which must exist */
+		struct target tg;
+
+		if (strchr(to.pids, ','))
+			opt__usage_error(probe_usage, opts, "-p takes one process id, not '%s'", to.pids);
+		rc = opt__target(&tg, &to, probe_usage);
+		pid = tg.nr_pids ? tg.pids[0] : 0;
+		target__free(&tg);
+		if (rc)
+			return 1;
+	}
 	/* as bpftrace: stdout is line buffered unless -B says otherwise */
 	setvbuf(stdout, NULL, bufmode && !strcmp(bufmode, "full") ? _IOFBF : bufmode && !strcmp(bufmode, "none") ? _IONBF : _IOLBF,
 		BUFSIZ);

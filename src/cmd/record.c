@@ -26,16 +26,18 @@
 
 static const char *const record_usage[] = {
 	"sonde record [<options>] [--] <command> [<args>]",
-	"sonde record [<options>] -p PID | -t TID | -a [--duration S]",
+	"sonde record [<options>] -p PID | -t TID | -a [--duration S | -- <command>]",
 	NULL,
 };
 
 struct record_opts {
 	struct evlist evl;
-	const char *pids, *tids, *cpus, *output, *callgraph, *freq_arg;
-	bool system_wide, fp, quiet, no_inherit;
+	struct target_opts to;
+	const char *output, *callgraph;
+	bool fp, quiet, no_inherit;
 	double duration;
-	unsigned long long freq, period;
+	uint64_t freq;
+	unsigned long long period;
 	int mmap_pages;
 	int zlevel;		/* -z: 0 none, else the Zstandard level */
 	struct sampler_config cfg;
@@ -141,17 +143,6 @@ static void status_line(const struct perfdata_writer *w, double t0, bool final)
 		(unsigned long long)st.samples, (unsigned long long)st.lost, now_s() - t0);
 }
 
-static bool targets_alive(const struct target *t)
-{
-	int n = t->nr_pids ? t->nr_pids : t->nr_tids;
-	const pid_t *p = t->nr_pids ? t->pids : t->tids;
-
-	for (int i = 0; i < n; i++)
-		if (!kill(p[i], 0) || errno == EPERM)
-			return true;
-	return false;
-}
-
 /* the process of a thread, from /proc/TID/status */
 static pid_t tgid_of(pid_t tid)
 {
@@ -237,7 +228,9 @@ static int record_loop(struct session *ss, bool have_cmd)
 				kill(ss->wl.pid, SIGTERM);
 			break;
 		}
-		if (!have_cmd && !ss->t->system_wide && !targets_alive(ss->t))
+		if (!have_cmd && !ss->t->system_wide && 
+		    !target__any_alive(ss->t->nr_pids ? ss->t->pids : ss->t->tids,
+				       ss->t->nr_pids ? ss->t->nr_pids : ss->t->nr_tids))
 			stop = true;
 		if (tty && now_s() - last_status >= 0.25) {
 			status_line(ss->w, t0, false);
@@ -258,59 +251,6 @@ static int record_loop(struct session *ss, bool have_cmd)
 		ss->exit_code = workload__exit_code(status);
 	}
 	return rc;
-}
-
-static int setup_target(struct record_opts *o, struct target *t)
-{
-	if (o->cpus) {
-		if (target__parse_cpus(o->cpus, &t->cpus, &t->nr_cpus)) {
-			error("-C '%s': expected CPUs like 0-3,6", o->cpus);
-			return -1;
-		}
-		t->system_wide = true;
-	} else if (o->system_wide) {
-		if (target__online_cpus(&t->cpus, &t->nr_cpus)) {
-			error("cannot read the online CPUs from /sys/devices/system/cpu/online");
-			return -1;
-		}
-		t->system_wide = true;
-	}
-	if (o->pids && target__parse_pids(o->pids, &t->pids, &t->nr_pids)) {
-		error("-p '%s': expected process ids like 12 or 12,34", o->pids);
-		return -1;
-	}
-	if (o->tids && target__parse_pids(o->tids, &t->tids, &t->nr_tids)) {
-		error("-t '%s': expected thread ids like 12 or 12,34", o->tids);
-		return -1;
-	}
-	for (int i = 0; i < t->nr_pids; i++) {
-		pid_t *th, *nt;
-		int n;
-
-		if (target__threads(t->pids[i], &th, &n)) {
-			error("cannot attach to process %d: no such process", (int)t->pids[i]);
-			return -1;
-		}
-		nt = realloc(t->tids, (t->nr_tids + n) * sizeof(pid_t));
-		if (!nt) {
-			free(th);
-			return -1;
-		}
-		t->tids = nt;
-		memcpy(t->tids + t->nr_tids, th, n * sizeof(pid_t));
-		t->nr_tids += n;
-		free(th);
-	}
-	for (int i = 0; o->tids && i < t->nr_tids; i++) {
-		char p[64];
-
-		snprintf(p, sizeof(p), "/proc/%d", (int)t->tids[i]);
-		if (access(p, F_OK)) {
-			error("cannot attach to thread %d: no such thread", (int)t->tids[i]);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 /* COMM and MMAP2 records for what runs already */
@@ -344,23 +284,20 @@ static int synthesize(struct session *ss)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o = { .mmap_pages = 0 };
+	struct record_opts o = { .mmap_pages = 0, .period = ~0ULL };
 	const struct opt opts[] = {
 		OPT_GROUP("what to sample"),
 		OPT_CALLBACK('e', "event", NULL, "EVENT", "event to sample (repeatable); default cycles, or cpu-clock "
 			     "where there is no hardware PMU; tracepoints sample every hit", parse_event_opt),
-		OPT_STRING('F', "freq", &o.freq_arg, "HZ", "samples per second (default 99: safe in production; perf's "
-			   "4000 costs 6-16%); 'max' for kernel.perf_event_max_sample_rate"),
+		OPT_FREQ(&o.freq, "samples per second (default 99: safe in production; perf's 4000 costs 6-16%); "
+			 "'max' for kernel.perf_event_max_sample_rate"),
 		OPT_UINT64('c', "count", &o.period, "N", "one sample every N events instead of -F"),
 		OPT_BOOL('g', NULL, &o.fp, "record call graphs (frame pointers; --call-graph fp)"),
 		OPT_STRING(0, "call-graph", &o.callgraph, "MODE", "fp, dwarf[,SIZE] (user stack copy of SIZE bytes, "
 			   "default 8192, unwound by report) or lbr"),
 		OPT_GROUP("whom to sample"),
-		OPT_STRING('p', "pid", &o.pids, "PID", "attach to these processes (comma list)"),
-		OPT_STRING('t', "tid", &o.tids, "TID", "attach to these threads (comma list)"),
-		OPT_BOOL('a', "all-cpus", &o.system_wide, "system-wide, on every CPU (one buffer per CPU)"),
-		OPT_STRING('C', "cpu", &o.cpus, "CPUS", "system-wide on these CPUs only: 0-3,6"),
-		OPT_DOUBLE(0, "duration", &o.duration, "SECONDS", "stop after this long (a command gets SIGTERM)"),
+		OPT_TARGET(&o.to),
+		OPT_DURATION(&o.duration),
 		OPT_BOOL(0, "no-inherit", &o.no_inherit, "do not follow the children of the targets"),
 		OPT_GROUP("output"),
 		OPT_STRING('o', "output", &o.output, "FILE", "write to FILE (default sonde.data; created mode 0600); - writes perf's pipe format to stdout"),
@@ -395,37 +332,13 @@ int cmd_record(int argc, char **argv)
 	have_cmd = argc > 0;
 	if (!o.output)
 		o.output = "sonde.data";
-	if (o.cpus)
-		o.system_wide = true;
-	if (!have_cmd && !o.pids && !o.tids && !o.system_wide)
-		opt__usage_error(record_usage, opts, "say what to sample: a command, -p PID, -t TID or -a");
-	if ((o.pids != NULL) + (o.tids != NULL) + o.system_wide > 1)
-		opt__usage_error(record_usage, opts, "-p, -t and -a/-C cannot be combined");
-	if (have_cmd && (o.pids || o.tids))
-		opt__usage_error(record_usage, opts, "-p/-t attach to running processes: give no command with them");
-	if (o.freq_arg) {
-		char *end;
-
-		if (!strcmp(o.freq_arg, "max")) {
-			FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-
-			if (!f || fscanf(f, "%llu", &o.freq) != 1)
-				o.freq = 0;
-			if (f)
-				fclose(f);
-			if (!o.freq)
-				opt__usage_error(record_usage, opts, "-F max: cannot read kernel.perf_event_max_sample_rate");
-		} else {
-			errno = 0;
-			o.freq = strtoull(o.freq_arg, &end, 10);
-			if (errno || end == o.freq_arg || *end || !o.freq)
-				opt__usage_error(record_usage, opts, "-F '%s': expected a frequency in Hz or 'max'", o.freq_arg);
-		}
-	}
-	if (o.freq && o.period)
+	o.to.have_cmd = have_cmd;
+	o.to.verb = "sample";
+	o.to.accept = TARGET_PID | TARGET_TID | TARGET_ALL | TARGET_CPU;
+	if (o.freq && o.period != ~0ULL)
 		opt__usage_error(record_usage, opts, "-F and -c cannot be combined");
-	if (o.duration < 0)
-		opt__usage_error(record_usage, opts, "--duration cannot be negative");
+	if (!o.period)
+		opt__usage_error(record_usage, opts, "-c 0: give one sample every N events, N 1 or more");
 	if (o.mmap_pages < 0 || (o.mmap_pages & (o.mmap_pages - 1)))
 		opt__usage_error(record_usage, opts, "-m %d: give a power of two", o.mmap_pages);
 	if (!*o.output)
@@ -435,8 +348,8 @@ int cmd_record(int argc, char **argv)
 	if (o.fp && !o.callgraph)
 		o.cfg.callgraph = CALLGRAPH_FP;
 	o.cfg.freq = o.freq ? o.freq : SAMPLER_DEFAULT_FREQ;
-	o.cfg.period = o.period;
-	o.cfg.no_inherit = o.no_inherit || (o.tids && !o.pids);
+	o.cfg.period = o.period == ~0ULL ? 0 : o.period;
+	o.cfg.no_inherit = o.no_inherit || (o.to.tids && !o.to.pids);
 	o.cfg.mmap_pages = o.mmap_pages ? o.mmap_pages : o.cfg.callgraph == CALLGRAPH_DWARF ? 1024 : 256;
 	if (o.cfg.callgraph == CALLGRAPH_DWARF &&
 	    (size_t)o.cfg.mmap_pages * sysconf(_SC_PAGESIZE) < 2 * (o.cfg.stack_size + 1024))
@@ -452,7 +365,7 @@ int cmd_record(int argc, char **argv)
 	if (!strcmp(o.output, "-"))
 		signal(SIGPIPE, SIG_IGN);	/* a reader that quits is a write error, not a kill */
 	sigprocmask(SIG_BLOCK, &mask, NULL);
-	if (setup_target(&o, &t))
+	if (opt__target(&t, &o.to, record_usage))
 		goto out;
 	if (!o.evl.nr && add_default_event(&o.evl)) {
 		error("cannot set up the default event");
@@ -472,7 +385,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 		started = true;
-		if (!t.system_wide)
+		if (!t.system_wide && !t.nr_tids)	/* -p/-t with a command: it only says how long */
 			t.child = ss.wl.pid;
 	}
 	rc = 1;

@@ -35,8 +35,9 @@ static const char *const stat_usage[] = {
 
 struct stat_opts {
 	struct evlist evl;
-	const char *pids, *tids, *cpus, *output, *sep;
-	bool system_wide, no_aggr, per_thread, json, append, big_num, scale, null_run;
+	struct target_opts to;
+	const char *output, *sep;
+	bool no_aggr, per_thread, json, append, big_num, scale, null_run;
 	int interval_ms, interval_count, repeat, delay_ms, detailed;
 	double duration;
 	unsigned long long timeout_ms;
@@ -82,17 +83,18 @@ static char *describe(const struct stat_opts *o, int argc, char **argv)
 
 	for (int i = 0; i < argc; i++)
 		len += strlen(argv[i]) + 1;
-	len += (o->pids ? strlen(o->pids) : 0) + (o->tids ? strlen(o->tids) : 0) + (o->cpus ? strlen(o->cpus) : 0);
+	len += (o->to.pids ? strlen(o->to.pids) : 0) + (o->to.tids ? strlen(o->to.tids) : 0) +
+	       (o->to.cpus ? strlen(o->to.cpus) : 0);
 	s = malloc(len);
 	if (!s)
 		return NULL;
-	if (o->pids)
-		snprintf(s, len, "process id '%s'", o->pids);
-	else if (o->tids)
-		snprintf(s, len, "thread id '%s'", o->tids);
-	else if (o->cpus)
-		snprintf(s, len, "'CPU(s) %s'", o->cpus);
-	else if (o->system_wide)
+	if (o->to.pids)
+		snprintf(s, len, "process id '%s'", o->to.pids);
+	else if (o->to.tids)
+		snprintf(s, len, "thread id '%s'", o->to.tids);
+	else if (o->to.cpus)
+		snprintf(s, len, "'CPU(s) %s'", o->to.cpus);
+	else if (o->to.all)
 		snprintf(s, len, "'system wide'");
 	else {
 		p = s;
@@ -308,11 +310,8 @@ int cmd_stat(int argc, char **argv)
 		OPT_COUNT('d', "detailed", &o.detailed, "add cache events (-dd, -ddd for more)"),
 		OPT_BOOL('n', "null", &o.null_run, "count nothing, only time the command"),
 		OPT_GROUP("whom to count"),
-		OPT_STRING('p', "pid", &o.pids, "PID", "attach to these processes (comma list)"),
-		OPT_STRING('t', "tid", &o.tids, "TID", "attach to these threads (comma list)"),
-		OPT_BOOL('a', "all-cpus", &o.system_wide, "system-wide, on every CPU"),
-		OPT_STRING('C', "cpu", &o.cpus, "CPUS", "system-wide on these CPUs only: 0-3,6"),
-		OPT_DOUBLE(0, "duration", &o.duration, "SECONDS", "stop after this long"),
+		OPT_TARGET(&o.to),
+		OPT_DURATION(&o.duration),
 		OPT_UINT64(0, "timeout", &o.timeout_ms, "MS", "stop after this many milliseconds (perf's spelling)"),
 		OPT_INT('D', "delay", &o.delay_ms, "MS", "wait this long before counting an attached target"),
 		OPT_INT('r', "repeat", &o.repeat, "N", "run the command N times; show mean and variance"),
@@ -343,15 +342,12 @@ int cmd_stat(int argc, char **argv)
 	the_opts = &o;
 	argc = opt__parse(argc, argv, opts, stat_usage, OPT_STOP_AT_NON_OPTION);
 
-	if (o.cpus)
-		o.system_wide = true;
-	if (!argc && !o.pids && !o.tids && !o.system_wide)
-		opt__usage_error(stat_usage, opts, "say what to count: a command, -p PID, -t TID or -a");
-	if ((o.pids != NULL) + (o.tids != NULL) + o.system_wide > 1)
-		opt__usage_error(stat_usage, opts, "-p, -t and -a/-C cannot be combined");
-	if (o.no_aggr && !o.system_wide)
+	o.to.have_cmd = argc > 0;
+	o.to.verb = "count";
+	o.to.accept = TARGET_PID | TARGET_TID | TARGET_ALL | TARGET_CPU;
+	if (o.no_aggr && !o.to.all && !o.to.cpus)
 		opt__usage_error(stat_usage, opts, "-A/--no-aggr shows one row per CPU: it needs -a or -C");
-	if (o.per_thread && !o.pids && !o.tids)
+	if (o.per_thread && !o.to.pids && !o.to.tids)
 		opt__usage_error(stat_usage, opts, "--per-thread needs -p or -t");
 	if (o.no_aggr && o.per_thread)
 		opt__usage_error(stat_usage, opts, "-A and --per-thread cannot be combined");
@@ -369,69 +365,9 @@ int cmd_stat(int argc, char **argv)
 		opt__usage_error(stat_usage, opts, "-x and --json cannot be combined");
 	if (o.sep && !*o.sep)
 		opt__usage_error(stat_usage, opts, "-x needs a separator");
-	if (o.duration < 0)
-		opt__usage_error(stat_usage, opts, "--duration cannot be negative");
 
-	if (o.pids && target__parse_pids(o.pids, &t.pids, &t.nr_pids))
-		opt__usage_error(stat_usage, opts, "-p '%s': expected process ids like 12 or 12,34", o.pids);
-	if (o.tids && target__parse_pids(o.tids, &t.tids, &t.nr_tids))
-		opt__usage_error(stat_usage, opts, "-t '%s': expected thread ids like 12 or 12,34", o.tids);
-	if (o.cpus) {
-		int *online, nonline;
-
-		if (target__parse_cpus(o.cpus, &t.cpus, &t.nr_cpus))
-			opt__usage_error(stat_usage, opts, "-C '%s': expected CPUs like 0-3,6", o.cpus);
-		if (!target__online_cpus(&online, &nonline)) {
-			for (int i = 0; i < t.nr_cpus; i++) {
-				bool found = false;
-
-				for (int j = 0; j < nonline; j++)
-					found |= online[j] == t.cpus[i];
-				if (!found) {
-					error("CPU %d is not online (online: /sys/devices/system/cpu/online)", t.cpus[i]);
-					free(online);
-					goto out;
-				}
-			}
-			free(online);
-		}
-		t.system_wide = true;
-	} else if (o.system_wide) {
-		if (target__online_cpus(&t.cpus, &t.nr_cpus)) {
-			error("cannot read the online CPUs from /sys/devices/system/cpu/online");
-			goto out;
-		}
-		t.system_wide = true;
-	}
-	/* -p: every thread of each process */
-	for (int i = 0; i < t.nr_pids; i++) {
-		pid_t *th;
-		int n;
-
-		if (target__threads(t.pids[i], &th, &n)) {
-			error("cannot attach to process %d: no such process", (int)t.pids[i]);
-			goto out;
-		}
-		pid_t *nt = realloc(t.tids, (t.nr_tids + n) * sizeof(pid_t));
-
-		if (!nt) {
-			free(th);
-			goto out;
-		}
-		t.tids = nt;
-		memcpy(t.tids + t.nr_tids, th, n * sizeof(pid_t));
-		t.nr_tids += n;
-		free(th);
-	}
-	for (int i = 0; o.tids && i < t.nr_tids; i++) {
-		char p[64];
-
-		snprintf(p, sizeof(p), "/proc/%d", (int)t.tids[i]);
-		if (access(p, F_OK)) {
-			error("cannot attach to thread %d: no such thread", (int)t.tids[i]);
-			goto out;
-		}
-	}
+	if (opt__target(&t, &o.to, stat_usage))
+		goto out;
 
 	if (!o.null_run && !o.evl.nr && evlist__add_default(&o.evl, t.system_wide)) {
 		error("cannot set up the default events");

@@ -225,22 +225,20 @@ static void raw_terminal(void)
 int cmd_top(int argc, char **argv)
 {
 	struct top t = { 0 };
-	const char *event = NULL, *pids = NULL, *tids = NULL, *cpus = NULL, *sort = "dso,sym";
+	const char *event = NULL, *sort = "dso,sym";
+	struct target_opts to = { .default_all = true };
 	struct sampler_config cfg = { .freq = 999 };
 	double delay = 2.0, duration = 0;
 	int entries = 0;
-	bool zero = false, stdio_ = false, batch = false, all = false;
+	bool zero = false, stdio_ = false, batch = false;
 	struct report_print pr = { .out = stdout };
 	const struct opt opts[] = {
 		OPT_STRING('e', "event", &event, "EVENT", "the event to sample (default cpu-clock, cycles where there is a PMU)"),
-		OPT_UINT64('F', "freq", &cfg.freq, "HZ", "samples per second per CPU (default 999)"),
+		OPT_FREQ(&cfg.freq, "samples per second per CPU (default 999); 'max' for kernel.perf_event_max_sample_rate"),
 		OPT_UINT64('c', "count", &cfg.period, "N", "a sample every N events instead"),
 		OPT_BOOL('g', NULL, &t.callchain, "with call graphs: children (inclusive) percentages"),
-		OPT_BOOL('a', "all-cpus", &all, "the whole system (the default)"),
-		OPT_STRING('p', "pid", &pids, "PID", "only these processes"),
-		OPT_STRING('t', "tid", &tids, "TID", "only these threads"),
-		OPT_STRING('C', "cpu", &cpus, "CPUS", "only these CPUs"),
-		OPT_DOUBLE('d', "delay", &delay, "SECONDS", "refresh every SECONDS (default 2)"),
+		OPT_TARGET(&to),
+		OPT_SECONDS('d', "delay", &delay, "refresh every S seconds, at least 0.05 (default 2; perf top's -d)"),
 		OPT_INT('E', "entries", &entries, "N", "show the N hottest (default: what fits)"),
 		OPT_STRING('s', "sort", &sort, "KEYS", "group by comm,pid,tid,dso,sym,cpu,srcline (default dso,sym)"),
 		OPT_BOOL('K', "hide-kernel-symbols", &t.hide_kernel, "leave kernel samples out"),
@@ -250,7 +248,7 @@ int cmd_top(int argc, char **argv)
 		OPT_DOUBLE(0, "percent-limit", &pr.percent_limit, "PCT", "hide entries below PCT percent"),
 		OPT_BOOL(0, "stdio", &stdio_, "print each refresh below the last instead of redrawing"),
 		OPT_BOOL(0, "batch", &batch, "plain text snapshots, no keys (with --duration), as top -b"),
-		OPT_DOUBLE(0, "duration", &duration, "SECONDS", "stop after SECONDS"),
+		OPT_DURATION(&duration),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
@@ -266,10 +264,10 @@ int cmd_top(int argc, char **argv)
 	argc = opt__parse(argc, argv, opts, top_usage, 0);
 	if (argc)
 		opt__usage_error(top_usage, opts, "unexpected argument '%s'", argv[0]);
-	if (delay < 0.05 || duration < 0 || entries < 0)
-		opt__usage_error(top_usage, opts, "-d must be at least 0.05 s; --duration and -E cannot be negative");
-	if ((pids != NULL) + (tids != NULL) + (cpus != NULL || all) > 1)
-		opt__usage_error(top_usage, opts, "-p, -t and -a/-C cannot be combined");
+	if (delay < 0.05)
+		opt__usage_error(top_usage, opts, "-d %g: the refresh delay must be at least 0.05 s", delay);
+	if (entries < 0)
+		opt__usage_error(top_usage, opts, "-E %d: the number of entries cannot be negative", entries);
 	if (hist__parse_sort(&t.ho, sort, &bad))
 		opt__usage_error(top_usage, opts, "unknown sort key '%s' (comm, pid, tid, dso, sym, cpu, srcline)", bad);
 	t.ho.children = t.callchain;
@@ -295,46 +293,12 @@ int cmd_top(int argc, char **argv)
 		error("sonde top samples one event at a time ('%s' names %d)", event, t.evl.nr);
 		goto out;
 	}
-	if (pids || tids) {
-		pid_t *list;
-		int n;
-
-		if (target__parse_pids(pids ? pids : tids, &list, &n))
-			opt__usage_error(top_usage, opts, "expected ids like 12 or 12,34, not '%s'", pids ? pids : tids);
-		for (int i = 0; i < n; i++) {
-			pid_t *th;
-			int nt;
-
-			if (pids) {
-				if (target__threads(list[i], &th, &nt)) {
-					error("cannot attach to process %d: no such process", (int)list[i]);
-					free(list);
-					goto out;
-				}
-			} else {
-				th = malloc(sizeof(pid_t));
-				if (!th)
-					break;
-				th[0] = list[i];
-				nt = 1;
-			}
-			pid_t *nl = realloc(tg.tids, (tg.nr_tids + nt) * sizeof(pid_t));
-
-			if (nl) {
-				tg.tids = nl;
-				memcpy(tg.tids + tg.nr_tids, th, nt * sizeof(pid_t));
-				tg.nr_tids += nt;
-			}
-			free(th);
-		}
-		free(list);
-		snprintf(what, sizeof(what), "%s %s", pids ? "pid" : "tid", pids ? pids : tids);
-	} else {
-		if (cpus ? target__parse_cpus(cpus, &tg.cpus, &tg.nr_cpus) : target__online_cpus(&tg.cpus, &tg.nr_cpus))
-			opt__usage_error(top_usage, opts, "cannot use the CPU list '%s'", cpus ? cpus : "online");
-		tg.system_wide = true;
+	if (opt__target(&tg, &to, top_usage))
+		goto out;
+	if (to.pids || to.tids)
+		snprintf(what, sizeof(what), "%s %s", to.pids ? "pid" : "tid", to.pids ? to.pids : to.tids);
+	else
 		snprintf(what, sizeof(what), "all, %d CPU%s", tg.nr_cpus, tg.nr_cpus > 1 ? "s" : "");
-	}
 	cfg.callgraph = t.callchain ? CALLGRAPH_FP : CALLGRAPH_NONE;
 	cfg.mmap_pages = 64;
 	sampler__config_attrs(&t.evl, &tg, &cfg);

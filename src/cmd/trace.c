@@ -23,7 +23,7 @@
 
 static const char *const trace_usage[] = {
 	"sonde trace [<options>] [--] <command> [<args>]",
-	"sonde trace [<options>] -p PID[,PID...] | -a",
+	"sonde trace [<options>] -p PID[,PID...] | -a [--duration S | -- <command>]",
 	NULL,
 };
 
@@ -33,7 +33,7 @@ struct trace_cmd {
 	bool follow, all, count, count_too, failed, histogram;
 	int tflag, strsize, buffer_mb;
 	bool rflag, Tflag;
-	double duration_ms, seconds;
+	double min_ms, seconds;
 	bool set[SYSCALL_NR_MAX];
 	bool set_given;
 	pid_t *pid_list;
@@ -96,12 +96,9 @@ static int trace_tick(void *ctx)
 		ring_buffer__consume(c->loop->rb);
 	if (c->wait_targets)	/* -f: the command is gone, its descendants maybe not */
 		return tracer__alive(c->tracer) == 0;
-	if (!c->nr_pids)
-		return 0;
-	for (int i = 0; i < c->nr_pids; i++)
-		if (kill(c->pid_list[i], 0) == 0 || errno != ESRCH)
-			return 0;
-	return 1;
+	if (!c->nr_pids || c->loop->child)
+		return 0;	/* with a command as well, it says when to stop */
+	return !target__any_alive(c->pid_list, c->nr_pids);
 }
 
 int cmd_trace(int argc, char **argv)
@@ -110,12 +107,14 @@ int cmd_trace(int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_GROUP("what to trace"),
 		OPT_BOOL('f', "follow-forks", &c.follow, "trace child processes and threads too"),
-		OPT_STRING('p', "pid", &c.pids, "PID[,PID]", "attach to running processes (Ctrl-C detaches)"),
-		OPT_BOOL('a', "all", &c.all, "every process of the system"),
+		OPT_TARGET_PID(&c),
+		OPT_TARGET_ALL(&c),
 		OPT_CALLBACK('e', "expr", NULL, "EXPR", "trace=SET (names, %file %desc %network %process "
 			     "%memory %signal %ipc %creds %clock, !negated), status=failed", parse_e),
 		OPT_BOOL('Z', "failed", &c.failed, "only calls that failed"),
-		OPT_DOUBLE(0, "duration", &c.duration_ms, "MS", "only calls that took at least MS milliseconds"),
+		OPT_CALLBACK(0, "min-duration", &c.min_ms, "MS", "only calls that took at least MS milliseconds "
+			     "(perf trace's --duration MS: here --duration stops after S seconds, as everywhere)",
+			     opt__seconds),
 		OPT_GROUP("output"),
 		OPT_STRING('o', "output", &c.output, "FILE", "write the trace to FILE instead of stderr"),
 		OPT_INT('s', "string-limit", &c.strsize, "N", "show at most N bytes of strings and buffers (32)"),
@@ -127,12 +126,16 @@ int cmd_trace(int argc, char **argv)
 		OPT_STRING('S', "sort", &c.sortby, "KEY", "sort the table by time, calls, errors, name or nothing"),
 		OPT_BOOL(0, "histogram", &c.histogram, "latency histogram per syscall"),
 		OPT_GROUP("other"),
-		OPT_DOUBLE(0, "seconds", &c.seconds, "S", "stop after S seconds"),
+		OPT_DURATION(&c.seconds),
+		{ OPTT_CALLBACK, 0, "seconds", &c.seconds, "S", "same as --duration (older spelling)", opt__seconds,
+		  OPTF_HIDDEN },
 		OPT_INT(0, "buffer-size", &c.buffer_mb, "MB", "ring buffer size in MiB (16)"),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
 	struct tracer_opts to = { 0 };
+	struct target_opts tto;
+	struct target tg = { 0 };
 	struct tracer *t = NULL;
 	struct workload w = { .pid = 0 };
 	struct bpf_loop loop;
@@ -155,24 +158,17 @@ int cmd_trace(int argc, char **argv)
 	if (c.sortby && strcmp(c.sortby, "time") && strcmp(c.sortby, "calls") && strcmp(c.sortby, "errors") &&
 	    strcmp(c.sortby, "name") && strcmp(c.sortby, "nothing"))
 		opt__usage_error(trace_usage, opts, "-S '%s': sort by time, calls, errors, name or nothing", c.sortby);
-	if (!argc && !c.pids && !c.all)
-		opt__usage_error(trace_usage, opts, "nothing to trace: give a command, -p PID or -a");
-	if ((argc && (c.pids || c.all)) || (c.pids && c.all))
-		opt__usage_error(trace_usage, opts, "give only one of a command, -p and -a");
 	if (c.buffer_mb < 1 || c.buffer_mb > 1024)
 		opt__usage_error(trace_usage, opts, "--buffer-size %d: give 1 to 1024 MiB", c.buffer_mb);
-	if (c.pids) {
-		if (target__parse_pids(c.pids, &c.pid_list, &c.nr_pids)) {
-			error("-p '%s': not a list of process ids", c.pids);
-			return 129;
-		}
-		for (int i = 0; i < c.nr_pids; i++)
-			if (kill(c.pid_list[i], 0) && errno == ESRCH) {
-				error("-p %d: no such process", c.pid_list[i]);
-				free(c.pid_list);
-				return 1;
-			}
-	}
+	tto = (struct target_opts){ .pids = c.pids, .all = c.all, .have_cmd = argc > 0, .verb = "trace",
+				    .accept = TARGET_PID | TARGET_ALL };
+	if (opt__target(&tg, &tto, trace_usage))
+		return 1;
+	/* the processes: the BPF side follows their threads */
+	c.pid_list = tg.pids;
+	c.nr_pids = tg.nr_pids;
+	tg.pids = NULL;
+	target__free(&tg);
 	bpfutil__setup_log(verbose);
 
 	if (argc) {
@@ -190,11 +186,11 @@ int cmd_trace(int argc, char **argv)
 	to.stats = c.count || c.count_too || c.histogram;
 	to.failed_only = c.failed;
 	to.begins = c.follow || c.all || c.nr_pids > 1;
-	to.min_ns = c.duration_ms > 0 ? (uint64_t)(c.duration_ms * 1e6) : 0;
+	to.min_ns = c.min_ms > 0 ? (uint64_t)(c.min_ms * 1e6) : 0;
 	to.set = c.set;
 	to.pids = c.pid_list;
 	to.nr_pids = c.nr_pids;
-	to.child = w.pid;
+	to.child = c.nr_pids ? 0 : w.pid;	/* with -p, the command only says how long */
 	to.rb_mb = c.buffer_mb;
 	if (tracer__new(&t, &to, err, sizeof(err)) || tracer__attach(t, err, sizeof(err))) {
 		error("%s", err);

@@ -190,10 +190,10 @@ static int run_intervals(struct use_opts *o, int sfd, int tfd)
 
 int cmd_use(int argc, char **argv)
 {
-	struct use_opts o = { .duration = -1, .proc = "/proc", .sys = "/sys" };
+	struct use_opts o = { .duration = -1, .interval = -1, .proc = "/proc", .sys = "/sys" };
 	const struct opt opts[] = {
-		OPT_DOUBLE('d', "duration", &o.duration, "S", "sample for S seconds (default 3; with -I: stop after S)"),
-		OPT_DOUBLE('I', "interval", &o.interval, "S", "print a row every S seconds, like vmstat (Ctrl-C stops)"),
+		OPT_SECONDS(0, "duration", &o.duration, "sample for S seconds (default 3; with -I: stop after S)"),
+		OPT_SECONDS('I', "interval", &o.interval, "print a row every S seconds, like vmstat (Ctrl-C stops)"),
 		OPT_INT('c', "count", &o.count, "N", "with -I: stop after N rows"),
 		OPT_BOOL('j', "json", &o.json, "print JSON (one object per line with -I)"),
 		OPT_BOOL(0, "per-cpu", &o.per_cpu, "show every CPU (by default only when there are 8 or fewer)"),
@@ -208,8 +208,10 @@ int cmd_use(int argc, char **argv)
 	argc = opt__parse(argc, argv, opts, use_usage, 0);
 	if (argc > 0)
 		opt__usage_error(use_usage, opts, "unexpected argument '%s'", argv[0]);
-	if (o.interval < 0 || (o.interval > 0 && o.interval < 0.01))
-		opt__usage_error(use_usage, opts, "the interval must be at least 0.01 s");
+	if (o.interval != -1 && o.interval < 0.01)
+		opt__usage_error(use_usage, opts, "-I %g: the interval must be at least 0.01 s", o.interval);
+	if (o.interval == -1)
+		o.interval = 0;
 	if (o.count < 0)
 		opt__usage_error(use_usage, opts, "the count must be positive");
 	if (o.count && !o.interval)
@@ -217,7 +219,7 @@ int cmd_use(int argc, char **argv)
 	if (o.duration < 0)
 		o.duration = o.interval > 0 ? 0 : 3;
 	else if (o.duration < 0.01 && !o.interval)
-		opt__usage_error(use_usage, opts, "the duration must be at least 0.01 s");
+		opt__usage_error(use_usage, opts, "--duration %g: sample for at least 0.01 s", o.duration);
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);

@@ -38,8 +38,8 @@ test_expect_success 'a pid that does not exist' '
 '
 
 test_expect_success 'malformed pid and cpu lists' '
-	! $SONDE stat -p 12x -- true 2>err && grep -q "expected process ids" err &&
-	! $SONDE stat -C 0-x -- true 2>err && grep -q "expected CPUs" err &&
+	! $SONDE stat -p 12x -- true 2>err && grep -q "invalid pid .12x.: give process ids" err &&
+	! $SONDE stat -C 0-x -- true 2>err && grep -q "invalid CPU list .0-x.: give CPUs" err &&
 	! $SONDE stat -C 9999 -- true 2>err && grep -q "not online" err
 '
 
@@ -48,7 +48,7 @@ test_expect_success 'option combinations that make no sense' '
 	! $SONDE stat --per-thread -- true 2>err && grep -q "needs -p or -t" err &&
 	! $SONDE stat -I 5 -- true 2>err && grep -q "at least 10 ms" err &&
 	! $SONDE stat -r 0 -- true 2>err && grep -q "between 1 and 100" err &&
-	! $SONDE stat 2>err && grep -q "say what to count" err
+	! $SONDE stat 2>err && grep -q "nothing to count" err
 '
 
 test_expect_success 'hardware events here: <not supported>, and the rest is counted' '

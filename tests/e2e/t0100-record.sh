@@ -20,7 +20,7 @@ test_expect_success '--help says the defaults (99 Hz, sonde.data)' '
 
 test_expect_success 'no target is a usage error (129)' '
 	rc=0; $SONDE record 2>err || rc=$? &&
-	[ $rc -eq 129 ] && grep -q "say what to sample" err
+	[ $rc -eq 129 ] && grep -q "nothing to sample" err
 '
 
 test_expect_success 'record a command: file 0600, summary with samples and lost' '

@@ -164,7 +164,7 @@ test_expect_success 'errors: one line, exit 129 for usage, 1 for a missing proce
 	rc=0; $SONDE offcpu --state X true 2>err || rc=$?; [ $rc -eq 129 ] &&
 	rc=0; $SONDE offcpu -p 1,x 2>err || rc=$?; [ $rc -eq 129 ] &&
 	rc=0; $SONDE offcpu -p 999999 2>err || rc=$?; [ $rc -eq 1 ] && [ $(wc -l <err) -eq 1 ] &&
-	grep -q "no process or thread 999999" err &&
+	grep -q "cannot attach to process 999999: no such process" err &&
 	rc=0; $SONDE offcpu -- /nonexistent/cmd 2>err || rc=$?; [ $rc -eq 127 ] &&
 	rc=0; $SONDE offcpu -f -o /dev/null -- sh -c "exit 3" || rc=$?; [ $rc -eq 3 ] &&
 	rc=0; $SONDE offcpu --call-graph lbr true 2>err || rc=$?; [ $rc -eq 129 ] &&

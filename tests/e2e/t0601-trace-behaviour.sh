@@ -88,8 +88,8 @@ test_expect_success 'every event is printed or counted as lost' '
 	test $((printed + ${lost:-0})) -eq 400001
 '
 
-test_expect_success '--duration keeps only slow calls (filtered in the kernel)' '
-	$SONDE trace --duration 3 -o so.txt sleep 0.01 &&
+test_expect_success '--min-duration keeps only slow calls (filtered in the kernel)' '
+	$SONDE trace --min-duration 3 -o so.txt sleep 0.01 &&
 	grep -E "nanosleep|clock_nanosleep" so.txt &&
 	! grep -E "^(mmap|openat|close)\(" so.txt
 '

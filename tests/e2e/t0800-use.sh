@@ -25,7 +25,7 @@ near() { python3 -c 'import sys; a, b, t = map(float, sys.argv[1:]); print(a, b,
 ncpu=$(nproc)
 
 test_expect_success 'sonde use reports every resource with U, S and E lines' '
-	$SONDE use -d 0.5 >out 2>err &&
+	$SONDE use --duration 0.5 >out 2>err &&
 	head -1 out | grep -E "^sonde use: 0\.[0-9] s sample, [0-9]+ CPUs?, load average" &&
 	for r in cpu memory tasks fds tcp; do grep -q "^$r  *U " out || { echo "no $r"; exit 1; }; done &&
 	[ $(grep -c "^              [SE] " out) -ge 10 ] &&
@@ -34,7 +34,7 @@ test_expect_success 'sonde use reports every resource with U, S and E lines' '
 '
 
 test_expect_success '--json is one valid object with resources, flags and not_read' '
-	$SONDE use -d 0.3 --json >j &&
+	$SONDE use --duration 0.3 --json >j &&
 	[ $(wc -l <j) -eq 1 ] &&
 	python3 -c "
 import json; r = json.load(open(\"j\"))
@@ -47,7 +47,7 @@ assert isinstance(r[\"flags\"], list) and isinstance(r[\"not_read\"], list)
 '
 
 test_expect_success 'memory numbers equal free and vmstat -s (the same counters, read independently)' '
-	$SONDE use -d 0.1 --json >j && free -k >free.out && vmstat -s >vms.out &&
+	$SONDE use --duration 0.1 --json >j && free -k >free.out && vmstat -s >vms.out &&
 	total=$(jget j memory total_mib) &&
 	near "$total" "$(awk "/^Mem:/ {print \$2 / 1024}" free.out)" 0.5 &&
 	near "$total" "$(awk "/total memory/ {print \$1 / 1024}" vms.out)" 0.5 &&
@@ -64,7 +64,7 @@ test_expect_success "$ncpu spinning threads on $ncpu CPUs: utilization near 100%
 	$WORKLOADS/spin 4 $ncpu >spin.out & sp=$! &&
 	while ! grep -q ready spin.out; do sleep 0.05; done
 	mpstat 2 1 >mp.out & mp=$!
-	$SONDE use -d 2 --json >j &&
+	$SONDE use --duration 2 --json >j &&
 	wait $mp && kill $sp 2>/dev/null; wait $sp || :
 	busy=$(jget j cpu busy_pct) &&
 	mp_busy=$(awk "/^Average: +all/ {print 100 - \$NF - \$6}" mp.out) &&
@@ -77,7 +77,7 @@ test_expect_success "$ncpu spinning threads on $ncpu CPUs: utilization near 100%
 test_expect_success "one thread spinning on cpu0: the hot CPU is flagged, with sonde record -C 0" '
 	{ taskset -c 0 $WORKLOADS/spin 3 1 >spin.out & } && sp=$! &&
 	while ! grep -q ready spin.out; do sleep 0.05; done &&
-	$SONDE use -d 1.5 --json >j; kill $sp 2>/dev/null; wait $sp || :
+	$SONDE use --duration 1.5 --json >j; kill $sp 2>/dev/null; wait $sp || :
 	python3 -c "
 import json; r = json.load(open(\"j\"))
 res = {x[\"name\"]: x for x in r[\"resources\"] if x[\"type\"] == \"cpu\"}
@@ -93,7 +93,7 @@ assert bool(hot) == (avg <= 70), (avg, hot)
 test_expect_success "$((ncpu * 2)) spinning threads on $ncpu CPUs: a run queue longer than the CPUs, saturation flagged" '
 	$WORKLOADS/spin 4 $((ncpu * 2)) >spin.out & sp=$! &&
 	while ! grep -q ready spin.out; do sleep 0.05; done &&
-	$SONDE use -d 1.5 --json >j; kill $sp 2>/dev/null; wait $sp || :
+	$SONDE use --duration 1.5 --json >j; kill $sp 2>/dev/null; wait $sp || :
 	runq=$(jget j cpu runq) &&
 	python3 -c "import sys; sys.exit(float(sys.argv[1]) < $ncpu)" "$runq" &&
 	grep -q "\"resource\":\"cpu\",\"kind\":\"saturation\"" j &&
@@ -113,7 +113,7 @@ test_expect_success "dd to a file: writes on $disk, as iostat -x counts them" '
 		dd if=/dev/zero of=$TMP/ddfile bs=256k count=64 oflag=direct conv=fsync 2>/dev/null; done ) & dd=$! &&
 	sleep 0.3
 	iostat -dxk $disk 2 2 >io.out & io=$!
-	$SONDE use -d 2 --json >j &&
+	$SONDE use --duration 2 --json >j &&
 	wait $io; kill $dd 2>/dev/null; wait $dd || :
 	w=$(jget j disk write_kb_s) && u=$(jget j disk util_pct) &&
 	io_w=$(awk -v d=$disk "\$1 == d {w = \$9} END {print w}" io.out) &&
@@ -139,13 +139,13 @@ assert all(\"time\" in r for r in rows) and rows[-1][\"time\"] <= 0.7
 '
 
 test_expect_success 'SIGINT ends the sample early and still prints the report' '
-	$SONDE use -d 30 >out 2>err & pid=$! &&
+	$SONDE use --duration 30 >out 2>err & pid=$! &&
 	sleep 0.5 && kill -INT $pid && wait $pid &&
 	grep -q "^sonde use: 0\.[0-9] s sample" out
 '
 
 test_expect_success 'a cgroup v2 container: limits, throttling and what /proc did not show' '
-	$SONDE use --proc $FIX/container-v2 --sys $FIX/container-v2/sysfs -d 0.05 >out &&
+	$SONDE use --proc $FIX/container-v2 --sys $FIX/container-v2/sysfs --duration 0.05 >out &&
 	grep -q "^cgroup /  *U mem_used 93.4%  mem_limit 512 MiB  cpu_limit 0.50" out &&
 	grep -A20 "^not read:" out | grep -q "diskstats: No such file" &&
 	grep -A20 "^not read:" out | grep -q "net/snmp: No such file" &&
@@ -153,7 +153,7 @@ test_expect_success 'a cgroup v2 container: limits, throttling and what /proc di
 '
 
 test_expect_success 'a corrupt /proc copy: one error line, exit 1' '
-	expect_rc 1 $SONDE use --proc $FIX/corrupt -d 0.05 >out 2>err &&
+	expect_rc 1 $SONDE use --proc $FIX/corrupt --duration 0.05 >out 2>err &&
 	[ $(wc -l <err) -le 2 ] &&
 	grep -q "^sonde: cannot read .*corrupt/stat.: Invalid argument" err
 '
@@ -166,7 +166,7 @@ test_expect_success 'bad options: exit 129 with one error line' '
 
 test_expect_success 'unprivileged: the same report (it only reads /proc and /sys)' '
 	cp $SONDE ./sonde-copy && chmod 755 . ./sonde-copy &&
-	setpriv --reuid 65534 --regid 65534 --clear-groups ./sonde-copy use -d 0.2 >out &&
+	setpriv --reuid 65534 --regid 65534 --clear-groups ./sonde-copy use --duration 0.2 >out &&
 	for r in cpu memory tasks; do grep -q "^$r  *U " out || exit 1; done
 '
 

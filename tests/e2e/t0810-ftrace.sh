@@ -64,7 +64,7 @@ test_expect_success 'globs and groups: sched:sched_process_* and a bare event na
 
 test_expect_success '-p PID traces that process and its new children only, --duration stops' '
 	{ sh -c "while :; do /bin/true; sleep 0.05; done" & } && loop=$! &&
-	{ rc=0; $SONDE ftrace -e sched:sched_process_exec -p $loop -d 1 >out || rc=$?; } &&
+	{ rc=0; $SONDE ftrace -e sched:sched_process_exec -p $loop --duration 1 >out || rc=$?; } &&
 	{ kill $loop; wait $loop 2>/dev/null || :; } &&
 	[ $rc -eq 0 ] &&
 	[ $(grep -c "filename=/bin/true" out) -ge 5 ] &&
@@ -110,7 +110,7 @@ test_expect_success 'the instance is gone after a normal exit' '
 for sig in INT TERM; do
 test_expect_success "SIG$sig: the trace ends, the instance is gone, nothing changed" '
 	state >before &&
-	{ $SONDE ftrace -e sched:sched_switch -o sw.txt -d 30 & } && pid=$! &&
+	{ $SONDE ftrace -e sched:sched_switch -o sw.txt --duration 30 & } && pid=$! &&
 	up=0 && for i in $(seq 200); do [ -d $T/instances/sonde-$pid ] && up=1 && break; sleep 0.05; done &&
 	sleep 0.3 && kill -'$sig' $pid && wait $pid &&
 	[ $up = 1 ] &&

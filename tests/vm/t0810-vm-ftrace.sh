@@ -37,7 +37,7 @@ test_expect_success '-f and -e together: one stream, as many calls as events' '
 
 test_expect_success 'SIGINT while the function tracer runs: tracefs as it was' '
 	state >before &&
-	{ $SONDE ftrace -f "schedule" -o tr.txt -d 60 & } && pid=$! &&
+	{ $SONDE ftrace -f "schedule" -o tr.txt --duration 60 & } && pid=$! &&
 	up=0 && for i in $(seq 200); do [ -d $T/instances/sonde-$pid ] && up=1 && break; sleep 0.05; done &&
 	sleep 1 && kill -INT $pid && wait $pid &&
 	[ $up = 1 ] &&

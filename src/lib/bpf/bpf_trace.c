@@ -7,6 +7,7 @@
  */
 #include "lib/bpf/bpf_trace.h"
 #include "lib/bpf/bpf_util.h"
+#include "lib/proc/target.h"
 #include "lib/syscall/syscalls.h"
 #include "lib/syscall/sysdecode.h"
 
@@ -160,29 +161,13 @@ uint64_t tracer__counter(struct tracer *t, enum trc_counter c)
 	return bpf_percpu__sum(bpf_map__fd(t->skel->maps.counters), c);
 }
 
-static bool alive(uint32_t pid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	bool ok = false;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ')
-		ok = p[2] != 'Z' && p[2] != 'X';
-	fclose(f);
-	return ok;
-}
-
 int tracer__alive(struct tracer *t)
 {
 	int fd = bpf_map__fd(t->skel->maps.targets), n = 0;
 	uint32_t key, next, *prev = NULL;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		n += alive(next);
+		n += target__alive((pid_t)next);
 		key = next;
 		prev = &key;
 	}

@@ -40,7 +40,7 @@ int tracer__ringbuf_fd(struct tracer *t);
 /* the statistics of every syscall summed over CPUs into out[TRACE_NR_MAX]; 0 or -errno */
 int tracer__stats(struct tracer *t, struct sc_stat *out);
 uint64_t tracer__counter(struct tracer *t, enum trc_counter c);
-/* how many traced processes (the targets map) are still alive, zombies not counted */
+/* how many traced processes (the targets map) are still alive (target__alive: zombies are dead) */
 int tracer__alive(struct tracer *t);
 void tracer__free(struct tracer *t);
 

@@ -480,3 +480,32 @@ void sampler__close(struct sampler *s)
 	free(s->bounce);
 	memset(s, 0, sizeof(*s));
 }
+
+int sampler__parse_freq(const char *s, uint64_t *hz, char *err, size_t errlen)
+{
+	int max = read_int_file("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+	unsigned long long v;
+	char *end;
+
+	if (!strcmp(s, "max")) {
+		if (max <= 0) {
+			snprintf(err, errlen, "-F max: cannot read kernel.perf_event_max_sample_rate");
+			return -ENOENT;
+		}
+		*hz = (uint64_t)max;
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || !v) {
+		snprintf(err, errlen, "invalid frequency '%s': give samples per second, 1 or more, or 'max'", s);
+		return -EINVAL;
+	}
+	if (max > 0 && v > (unsigned long long)max) {
+		snprintf(err, errlen, "-F %llu: above kernel.perf_event_max_sample_rate (%d); give at most that, "
+			 "or -F max", v, max);
+		return -EINVAL;
+	}
+	*hz = v;
+	return 0;
+}

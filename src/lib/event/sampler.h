@@ -34,6 +34,13 @@ struct sampler_config {
 };
 
 #define SAMPLER_DEFAULT_FREQ 99
+
+/*
+ * -F's value for every command: samples per second, 1 up to
+ * kernel.perf_event_max_sample_rate, or "max" for that rate. 0 or -EINVAL
+ * (-ENOENT when "max" cannot be read), with one line in err.
+ */
+int sampler__parse_freq(const char *s, uint64_t *hz, char *err, size_t errlen);
 #define SAMPLER_DEFAULT_STACK 8192
 #define SAMPLER_MAX_STACK 65528
 

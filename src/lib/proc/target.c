@@ -4,9 +4,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int push(int **v, int *n, int *cap, int x)
 {
@@ -183,4 +187,156 @@ void target__free(struct target *t)
 	t->pids = t->tids = NULL;
 	t->cpus = NULL;
 	t->nr_pids = t->nr_tids = t->nr_cpus = 0;
+}
+
+bool target__alive(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
+		return false;
+	/* kill() succeeds on a zombie: its state is the letter after the comm's ')' */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT && errno != ESRCH;	/* hidden from us (hidepid): it exists */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 && errno != ESRCH;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return true;
+	if (p[2] == 'X' || p[2] == 'x')
+		return false;
+	if (p[2] != 'Z')
+		return true;
+	/* a process whose first thread exited shows Z while its other threads run */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	p = strstr(buf, "\nThreads:");
+	return p && atoi(p + 10) > 1;
+}
+
+bool target__any_alive(const pid_t *pids, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (target__alive(pids[i]))
+			return true;
+	return false;
+}
+
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* "a command, -p PID, -t TID or -a", from what the command accepts */
+static void name_targets(char *buf, size_t len, unsigned accept)
+{
+	const char *names[4];
+	int n = 0, off;
+
+	if (accept & TARGET_PID)
+		names[n++] = "-p PID";
+	if (accept & TARGET_TID)
+		names[n++] = "-t TID";
+	if (accept & (TARGET_ALL | TARGET_CPU))
+		names[n++] = "-a";
+	off = snprintf(buf, len, "a command");
+	for (int i = 0; i < n && off < (int)len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i == n - 1 ? " or " : ", ", names[i]);
+}
+
+static int check_cpus(const struct target *t, char *err, size_t errlen)
+{
+	int *online, nonline, rc = 0;
+
+	if (target__online_cpus(&online, &nonline))
+		return 0;	/* the kernel says it when it opens the events */
+	for (int i = 0; i < t->nr_cpus && !rc; i++) {
+		bool found = false;
+
+		for (int j = 0; j < nonline; j++)
+			found |= online[j] == t->cpus[i];
+		if (!found)
+			rc = fail(err, errlen, -ENODEV, "CPU %d is not online (see /sys/devices/system/cpu/online)",
+				  t->cpus[i]);
+	}
+	free(online);
+	return rc;
+}
+
+/* every thread of each -p process, after the -t threads */
+static int add_threads(struct target *t, char *err, size_t errlen)
+{
+	for (int i = 0; i < t->nr_pids; i++) {
+		pid_t *th, *nt;
+		int n;
+
+		if (!target__alive(t->pids[i]) || target__threads(t->pids[i], &th, &n))
+			return fail(err, errlen, -ESRCH, "cannot attach to process %d: no such process",
+				    (int)t->pids[i]);
+		nt = realloc(t->tids, (t->nr_tids + n) * sizeof(pid_t));
+		if (!nt) {
+			free(th);
+			return fail(err, errlen, -ENOMEM, "out of memory");
+		}
+		t->tids = nt;
+		memcpy(t->tids + t->nr_tids, th, n * sizeof(pid_t));
+		t->nr_tids += n;
+		free(th);
+	}
+	return 0;
+}
+
+int target__setup(struct target *t, const struct target_opts *o, char *err, size_t errlen)
+{
+	bool sys = o->all || o->cpus;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if ((o->pids != NULL) + (o->tids != NULL) + sys > 1)
+		return fail(err, errlen, -EINVAL, "-p, -t and -a/-C cannot be combined");
+	if (!o->pids && !o->tids && !sys && !o->have_cmd) {
+		char what[64];
+
+		if (!o->default_all) {
+			name_targets(what, sizeof(what), o->accept);
+			return fail(err, errlen, -EINVAL, "nothing to %s: give %s", o->verb ? o->verb : "observe", what);
+		}
+		sys = true;
+	}
+	if (o->pids && target__parse_pids(o->pids, &t->pids, &t->nr_pids))
+		return fail(err, errlen, -EINVAL, "invalid pid '%s': give process ids like 12 or 12,34", o->pids);
+	if (o->tids && target__parse_pids(o->tids, &t->tids, &t->nr_tids))
+		return fail(err, errlen, -EINVAL, "invalid tid '%s': give thread ids like 12 or 12,34", o->tids);
+	if (o->cpus && target__parse_cpus(o->cpus, &t->cpus, &t->nr_cpus))
+		return fail(err, errlen, -EINVAL, "invalid CPU list '%s': give CPUs like 0-3,6", o->cpus);
+	if (o->cpus && (rc = check_cpus(t, err, errlen)))
+		return rc;
+	if (sys && !o->cpus && (rc = target__online_cpus(&t->cpus, &t->nr_cpus)))
+		return fail(err, errlen, rc, "cannot read the online CPUs from /sys/devices/system/cpu/online: %s",
+			    strerror(-rc));
+	t->system_wide = sys;
+	for (int i = 0; i < t->nr_tids; i++)
+		if (!target__alive(t->tids[i]))
+			return fail(err, errlen, -ESRCH, "cannot attach to thread %d: no such thread", (int)t->tids[i]);
+	return add_threads(t, err, errlen);
 }

@@ -10,6 +10,7 @@
  */
 #include "lib/tracefs/ftrace.h"
 #include "lib/tracefs/tracefs.h"
+#include "lib/proc/target.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -87,7 +88,7 @@ static void remove_stale(const char *root)
 		if (strncmp(d->d_name, "sonde-", 6))
 			continue;
 		pid = strtol(d->d_name + 6, &end, 10);
-		if (*end || pid <= 0 || !(kill(pid, 0) && errno == ESRCH))
+		if (*end || pid <= 0 || target__alive((pid_t)pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/instances/%s", root, d->d_name);
 		rmdir(path);
@@ -116,7 +117,7 @@ static void remove_stale_uprobes(const char *root)
 			continue;
 		*sp = 0;
 		pid = strtol(g + 7, &end, 10);
-		if (*end != '/' || pid <= 0 || !(kill(pid, 0) && errno == ESRCH))
+		if (*end != '/' || pid <= 0 || target__alive((pid_t)pid))
 			continue;
 		if (asprintf(&del[n], "-:%s", g + 1) > 0)
 			n++;
