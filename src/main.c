@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -85,6 +86,17 @@ static int unknown_cmd(const char *name)
 	return 1;
 }
 
+/* a pipe or socket whose reader closed (`| head`): not worth a message */
+static bool reader_gone(int fd)
+{
+	struct pollfd p = { fd, POLLOUT, 0 };
+	struct stat st;
+
+	if (fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return false;
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
 static int run(const struct cmd *c, int argc, char **argv)
 {
 	int rc;
@@ -96,9 +108,15 @@ static int run(const struct cmd *c, int argc, char **argv)
 	rc = c->fn(argc, argv);
 
 	/* a full disk or a closed pipe must not look like success */
-	if (fflush(stdout) || ferror(stdout)) {
+	if (fflush(stdout)) {
 		if (errno != EPIPE)
 			error("cannot write the output: %s", strerror(errno));
+		return rc ? rc : 1;
+	}
+	if (ferror(stdout)) {
+		/* an earlier write failed and stdio kept no errno: do not name a stale one */
+		if (!reader_gone(fileno(stdout)))
+			error("cannot write the output: an earlier write to it failed");
 		return rc ? rc : 1;
 	}
 	return rc;

@@ -151,16 +151,21 @@ static void store(const char *const usage[], const struct opt *all,
 	case OPTT_INT: {
 		long v = strtol(arg, &end, 0);
 
-		if (errno || end == arg || *end || v < -2147483647L || v > 2147483647L)
+		if (end == arg || *end)
 			opt__usage_error(usage, all, "option '%s' expects a number, not '%s'", spelled, arg);
+		if (errno || v < -2147483647L || v > 2147483647L)
+			opt__usage_error(usage, all, "option '%s': %s is out of range (at most %d)", spelled, arg,
+					 2147483647);
 		*(int *)o->value = (int)v;
 		return;
 	}
 	case OPTT_UINT64: {
 		unsigned long long v = strtoull(arg, &end, 0);
 
-		if (errno || end == arg || *end || arg[0] == '-')
+		if (end == arg || *end || arg[0] == '-')
 			opt__usage_error(usage, all, "option '%s' expects a positive number, not '%s'", spelled, arg);
+		if (errno)
+			opt__usage_error(usage, all, "option '%s': %s is out of range", spelled, arg);
 		*(unsigned long long *)o->value = v;
 		return;
 	}

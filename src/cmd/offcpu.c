@@ -538,7 +538,7 @@ int cmd_offcpu(int argc, char **argv)
 		rc = workload__start(&w);
 		if (rc) {
 			error("cannot run '%s': %s", argv[0], strerror(-rc));
-			if (rc == -ENOENT)
+			if (rc == -ENOENT && !strchr(argv[0], '/'))	/* a path names itself */
 				hint("is '%s' in PATH? give its path otherwise", argv[0]);
 			waitpid(w.pid, NULL, 0);
 			rc = rc == -ENOENT ? 127 : 126;

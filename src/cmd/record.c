@@ -445,7 +445,7 @@ int cmd_record(int argc, char **argv)
 			int status;
 
 			error("cannot run '%s': %s", argv[0], strerror(-rc));
-			if (rc == -ENOENT)
+			if (rc == -ENOENT && !strchr(argv[0], '/'))	/* a path names itself */
 				hint("is '%s' in PATH? give its path otherwise", argv[0]);
 			while (waitpid(ss.wl.pid, &status, 0) < 0 && errno == EINTR)
 				;

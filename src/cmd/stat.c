@@ -199,7 +199,7 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 			int st;
 
 			error("cannot run '%s': %s", argv[0], strerror(-rc));
-			if (rc == -ENOENT)
+			if (rc == -ENOENT && !strchr(argv[0], '/'))	/* a path names itself */
 				hint("is '%s' in PATH? give its path otherwise", argv[0]);
 			while (waitpid(w.pid, &st, 0) < 0 && errno == EINTR)
 				;

@@ -67,7 +67,13 @@ static int parse_e(const struct opt *o, const char *arg)
 		error("-e '%s': unknown qualifier (sonde trace knows trace= and status=failed)", arg);
 		return -1;
 	}
-	if (syscall__parse_set(v, c->set, err, sizeof(err))) {
+	switch (syscall__parse_set(v, c->set, err, sizeof(err))) {
+	case 0:
+		break;
+	case -EBADMSG:
+		error("-e trace=%s: %s", v, err);
+		return -1;
+	default:
 		error("-e trace=%s: unknown syscall or class %s", v, err);
 		return -1;
 	}

@@ -175,7 +175,7 @@ test_expect_success 'errors: unknown event, bad filter, no target; one line each
 	expect_rc 129 $SONDE ftrace -- /bin/true 2>err &&
 	grep -q "nothing to trace" err &&
 	expect_rc 1 $SONDE ftrace -e sched:sched_switch -p 999999 2>err &&
-	grep -q "cannot trace process 999999" err &&
+	grep -q "cannot attach to process 999999: no such process" err &&
 	expect_rc 127 $SONDE ftrace -e sched:sched_switch -- /nonexistent/cmd 2>err &&
 	state >after && test_cmp before after
 '

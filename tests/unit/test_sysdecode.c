@@ -299,7 +299,10 @@ TEST(syscalls_table_and_sets)
 	CHECK_INT(syscall__parse_set("?opne,read", set, err, sizeof(err)), 0);
 	CHECK_INT(syscall__parse_set("/^open", set, err, sizeof(err)), 0);
 	CHECK(set[2] && set[257] && set[437] && set[304] && !set[0]);
-	CHECK_INT(syscall__parse_set("/(", set, err, sizeof(err)), -EINVAL);
+	CHECK_INT(syscall__parse_set("/(", set, err, sizeof(err)), -EBADMSG);
+	CHECK(!strncmp(err, "cannot compile the regular expression '(': ", 43));
+	CHECK_INT(syscall__parse_set("file", set, err, sizeof(err)), 0);	/* strace's %file without % */
+	CHECK(set[257] && set[4] && !set[0]);
 }
 
 /* the argument counts agree with this kernel's tracefs formats wherever it has them */

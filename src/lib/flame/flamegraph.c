@@ -389,16 +389,24 @@ static int check_opts(const struct flame_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "invalid encoding name '%s'", o->encoding);
 		return -EINVAL;
 	}
-	if (o->width <= 2 * XPAD || o->width > 1000000 || o->height <= FRAMEPAD || o->height > 10000) {
-		snprintf(err, errlen, "width must be over %d and height over %d pixels", 2 * XPAD, FRAMEPAD);
+	if (o->width <= 2 * XPAD || o->width > 1000000) {
+		snprintf(err, errlen, "--width %d: give %d to 1000000 pixels", o->width, 2 * XPAD + 1);
+		return -EINVAL;
+	}
+	if (o->height <= FRAMEPAD || o->height > 10000) {
+		snprintf(err, errlen, "--height %d: give %d to 10000 pixels", o->height, FRAMEPAD + 1);
 		return -EINVAL;
 	}
 	if (!(o->fontsize > 0) || o->fontsize > 1000 || !(o->fontwidth > 0) || o->fontwidth > 100) {
 		snprintf(err, errlen, "fontsize and fontwidth must be positive");
 		return -EINVAL;
 	}
-	if (!(o->minwidth >= 0) || !isfinite(o->minwidth) || !isfinite(o->factor) || !isfinite(o->total)) {
-		snprintf(err, errlen, "minwidth, factor and total must be finite, minwidth not negative");
+	if (!(o->total >= 0) || !isfinite(o->total)) {
+		snprintf(err, errlen, "--total %g: give the 100%% count, 0 or more", o->total);
+		return -EINVAL;
+	}
+	if (!(o->minwidth >= 0) || !isfinite(o->minwidth) || !isfinite(o->factor)) {
+		snprintf(err, errlen, "minwidth and factor must be finite, minwidth not negative");
 		return -EINVAL;
 	}
 	return 0;

@@ -822,12 +822,12 @@ int perfdata_reader__open(struct perfdata_reader **out, const char *path, char *
 	fd = is_stdin ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
-		return fail(err, errlen, rc, "cannot open '%s': %s", path, strerror(-rc));
+		return fail(err, errlen, rc, "%s", strerror(-rc));	/* the caller names the file */
 	}
 	if (fstat(fd, &sb) || S_ISDIR(sb.st_mode)) {
 		close(fd);
-		return fail(err, errlen, -EISDIR, "cannot read '%s': a directory (perf record --threads "
-			    "recordings are not supported)", path);
+		return fail(err, errlen, -EISDIR, "a directory (perf record --threads recordings are not "
+			    "supported)");
 	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -839,7 +839,7 @@ int perfdata_reader__open(struct perfdata_reader **out, const char *path, char *
 		close(fd);
 		if (rc) {
 			free(r);
-			return fail(err, errlen, rc, "cannot read '%s': %s", path, strerror(-rc));
+			return fail(err, errlen, rc, "%s", strerror(-rc));
 		}
 	} else {
 		r->size = sb.st_size;
@@ -850,7 +850,7 @@ int perfdata_reader__open(struct perfdata_reader **out, const char *path, char *
 				r->data = NULL;
 				close(fd);
 				free(r);
-				return fail(err, errlen, rc, "cannot map '%s': %s", path, strerror(-rc));
+				return fail(err, errlen, rc, "cannot map it: %s", strerror(-rc));
 			}
 			r->mapped = true;
 		}

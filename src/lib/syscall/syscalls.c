@@ -489,6 +489,17 @@ static bool regex_is_tame(const char *re)
 	return true;
 }
 
+/* a class named without its %, as strace still takes it ("file", "network") */
+static unsigned syscall__class_bare(const char *name)
+{
+	char pct[64];
+
+	if (strlen(name) + 2 > sizeof(pct))
+		return 0;
+	snprintf(pct, sizeof(pct), "%%%s", name);
+	return syscall__class(pct);
+}
+
 int syscall__parse_set(const char *expr, bool *set, char *err, int errlen)
 {
 	bool neg = false;
@@ -521,8 +532,17 @@ int syscall__parse_set(const char *expr, bool *set, char *err, int errlen)
 		} else if (*tok == '/') {	/* strace 5.2's /REGEX over the names */
 			regex_t re;
 
-			if (!regex_is_tame(tok + 1) || regcomp(&re, tok + 1, REG_EXTENDED | REG_NOSUB))
-				goto unknown;
+			int rc = regex_is_tame(tok + 1) ? regcomp(&re, tok + 1, REG_EXTENDED | REG_NOSUB) : REG_ESIZE;
+
+			if (rc) {
+				char why[128];
+
+				regerror(rc, NULL, why, sizeof(why));
+				if (err && errlen)
+					snprintf(err, errlen, "cannot compile the regular expression '%s': %s", tok + 1, why);
+				free(copy);
+				return -EBADMSG;
+			}
 			for (int i = 0; i < SYSCALL_NR_MAX; i++)
 				if (table[i].name && !regexec(&re, table[i].name, 0, NULL, 0))
 					set[i] = true;
@@ -537,6 +557,12 @@ int syscall__parse_set(const char *expr, bool *set, char *err, int errlen)
 					set[i] = true;
 		} else if ((d = syscall__by_name(tok))) {
 			set[d->nr] = true;
+		} else if (syscall__class_bare(tok)) {	/* strace takes "file" for "%file" */
+			unsigned c = syscall__class_bare(tok);
+
+			for (int i = 0; i < SYSCALL_NR_MAX; i++)
+				if (table[i].classes & c)
+					set[i] = true;
 		} else {
 unknown:
 			if (quiet)

@@ -70,8 +70,10 @@ const struct syscall_desc *syscall__at(int i);
 /*
  * Parse strace's -e trace= expression ("open,read", "%file,%network",
  * "!write", "all", "none", "/^open" a regular expression) into set[] (one bool per
- * number, SYSCALL_NR_MAX of them). Returns 0 or -EINVAL with the offending
- * names in err ("unknown syscall 'opne'").
+ * number, SYSCALL_NR_MAX of them); a class may be named without its % ("file"),
+ * as strace takes it. Returns 0, -EINVAL with the offending names in err
+ * ("'opne', '%bogus'"), or -EBADMSG for a /REGEX that does not compile, with
+ * the whole line in err ("cannot compile the regular expression '[': ...").
  */
 int syscall__parse_set(const char *expr, bool *set, char *err, int errlen);
 
