@@ -122,6 +122,19 @@ int opt__freq(const struct opt *o, const char *arg)
 	return 0;
 }
 
+void opt__check_ids(const char *const usage[], const char *list, bool threads)
+{
+	pid_t *ids;
+	int n;
+
+	if (!list)
+		return;
+	if (target__parse_pids(list, &ids, &n))
+		opt__usage_error(usage, NULL, "invalid %s '%s': give %s ids like 12 or 12,34", threads ? "tid" : "pid",
+				 list, threads ? "thread" : "process");
+	free(ids);
+}
+
 int opt__target(struct target *t, const struct target_opts *to, const char *const usage[])
 {
 	char err[256];

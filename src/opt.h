@@ -102,6 +102,9 @@ void opt__usage_error(const char *const usage[], const struct opt *opts,
 int opt__seconds(const struct opt *o, const char *arg);
 int opt__freq(const struct opt *o, const char *arg);
 
+/* a --pid/--tid filter's list ("12,34"): a malformed one exits 129 with the -p wording */
+void opt__check_ids(const char *const usage[], const char *list, bool threads);
+
 struct target;
 struct target_opts;
 /*

@@ -138,6 +138,10 @@ int cmd_collapse(int argc, char **argv)
 			warning("%lu records of '%s' could not be read and were skipped; the first: %s",
 				st.bad_records, input, st.first_error);
 	}
+	if (o.event_filter && !st.kept && st.other_events) {
+		error("no samples of event '%s' in the input (it has '%s')", o.event_filter, st.other);
+		goto out;
+	}
 	if (st.other_events && !o.event_filter)
 		warning("several events in the input: keeping '%s' only (choose with --event-filter)", st.event);
 	if (folded__finish(f) || folded__write(f, stdout, 0)) {

@@ -175,6 +175,8 @@ int cmd_report(int argc, char **argv)
 	int rc = 1, nattrs;
 
 	argc = opt__parse(argc, argv, opts, report_usage, 0);
+	opt__check_ids(report_usage, ctx.pids, false);
+	opt__check_ids(report_usage, ctx.tids, true);
 	if (argc)
 		opt__usage_error(report_usage, opts, "unexpected argument '%s' (the recording is given with -i)", argv[0]);
 	if (!input)

@@ -403,6 +403,8 @@ int cmd_script(int argc, char **argv)
 	const struct perfdata_features *feat;
 
 	argc = opt__parse(argc, argv, opts, script_usage, 0);
+	opt__check_ids(script_usage, sc.pids, false);
+	opt__check_ids(script_usage, sc.tids, true);
 	if (argc)
 		opt__usage_error(script_usage, opts, "unexpected argument '%s'", argv[0]);
 	if (max_stack < 0)

@@ -117,10 +117,15 @@ static bool event_wanted(struct collapse *c, const char *event)
 	if (!c->event_filter) {
 		snprintf(c->st->event, sizeof(c->st->event), "%s", event);
 		c->event_filter = c->st->event;
+		c->st->kept++;
 		return true;
 	}
-	if (!strcmp(event, c->event_filter))
+	if (!strcmp(event, c->event_filter)) {
+		c->st->kept++;
 		return true;
+	}
+	if (!c->st->other_events)
+		snprintf(c->st->other, sizeof(c->st->other), "%s", event);
 	c->st->other_events = true;
 	return false;
 }

@@ -27,6 +27,8 @@ struct collapse_opts {
 struct collapse_stats {
 	char event[128];	/* the event kept */
 	bool other_events;	/* samples of other events were left out */
+	unsigned long kept;	/* samples of the event kept */
+	char other[128];	/* the first event left out */
 	unsigned long skipped;	/* perf script lines skipped */
 	unsigned long bad_records;	/* recording records that did not parse */
 	char first_error[256];
