@@ -66,7 +66,7 @@ void opt__usage(const char *const usage[], const struct opt *opts, bool to_stder
 }
 
 /* after the one line that says what is wrong: where to read more, as git does */
-static void __attribute__((noreturn)) see_help(const char *const usage[])
+void opt__see_help(const char *const usage[])
 {
 	const char *u = usage && usage[0] ? usage[0] : "sonde", *cmd = u;
 	size_t len;
@@ -92,7 +92,7 @@ void opt__usage_error(const char *const usage[], const struct opt *opts,
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	see_help(usage);
+	opt__see_help(usage);
 }
 
 int opt__seconds(const struct opt *o, const char *arg)
@@ -144,7 +144,7 @@ int opt__target(struct target *t, const struct target_opts *to, const char *cons
 		return 0;
 	error("%s", err);
 	if (rc == -EINVAL)
-		see_help(usage);
+		opt__see_help(usage);
 	return -1;
 }
 
@@ -195,7 +195,7 @@ static void store(const char *const usage[], const struct opt *all,
 		return;
 	case OPTT_CALLBACK:
 		if (o->cb(o, negated ? NULL : arg) < 0)
-			see_help(usage);	/* the callback said what was wrong */
+			opt__see_help(usage);	/* the callback said what was wrong */
 		return;
 	default:
 		return;

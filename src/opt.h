@@ -98,6 +98,9 @@ void opt__usage(const char *const usage[], const struct opt *opts, bool to_stder
 void opt__usage_error(const char *const usage[], const struct opt *opts,
 		      const char *fmt, ...) __attribute__((noreturn, format(printf, 3, 4)));
 
+/* after an error line already printed: "see 'sonde CMD --help'", exit 129 */
+void opt__see_help(const char *const usage[]) __attribute__((noreturn));
+
 /* callbacks behind OPT_SECONDS (double *: 0 or more, finite) and OPT_FREQ (uint64_t *) */
 int opt__seconds(const struct opt *o, const char *arg);
 int opt__freq(const struct opt *o, const char *arg);

@@ -141,7 +141,8 @@ int cmd_probe(int argc, char **argv)
 		if (argc > 1)
 			opt__usage_error(probe_usage, opts, "-l takes one pattern");
 		if (expr && !argc)	/* sonde probe -l -e 'pattern' is not a thing; bpftrace takes -l 'pattern' */
-			return 129;
+			opt__usage_error(probe_usage, opts, "-l takes the pattern as its argument: sonde probe -l '%s'",
+					 expr);
 		provider__set_target_pid(pid);	/* -p PID -l 'usdt:*': the files that process maps */
 		provider__list(argc ? argv[0] : NULL, print_name, &n);
 		return 0;

@@ -344,7 +344,7 @@ int cmd_record(int argc, char **argv)
 	if (!*o.output)
 		opt__usage_error(record_usage, opts, "-o needs a file name");
 	if (o.callgraph && parse_callgraph(&o.cfg, o.callgraph))
-		return 129;
+		opt__see_help(record_usage);
 	if (o.fp && !o.callgraph)
 		o.cfg.callgraph = CALLGRAPH_FP;
 	o.cfg.freq = o.freq ? o.freq : SAMPLER_DEFAULT_FREQ;
