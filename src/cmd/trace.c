@@ -244,7 +244,7 @@ int cmd_trace(int argc, char **argv)
 	}
 	c.tracer = t;
 	end = bpf_loop__run(&loop);
-	if (end == BPF_LOOP_CHILD && c.follow) {
+	if (end == BPF_LOOP_CHILD && c.follow && !c.nr_pids) {	/* with -p, the command said how long */
 		/* as strace -f: go on until the processes the command left behind are gone too */
 		int status = loop.child_status;
 

@@ -81,8 +81,11 @@ test_expect_success 'offcpu -p PID -- sleep N: PID blocks (not sleep), until sle
 test_expect_success 'trace -p PID -- sleep N: PID syscalls (not sleep), until sleep ends, its status' '
 	start_target &&
 	rc=0; expect_rc 4 $SONDE trace -o tr.txt -p $tgt -- sh -c "sleep 0.7; exit 4" || rc=1;
-	kill $tgt; wait $tgt || :; [ $rc -eq 0 ] &&
-	grep -q "^getppid() *= " tr.txt && ! grep -q "execve" tr.txt
+	start=$(date +%s%N);
+	timeout 20 $SONDE trace -f -o trf.txt -p $tgt -- sleep 0.5 || rc=1;
+	end=$(date +%s%N); kill $tgt; wait $tgt || :; [ $rc -eq 0 ] &&
+	[ $(( (end - start) / 1000000 )) -lt 5000 ] &&
+	grep -q "^getppid() *= " tr.txt && ! grep -q "execve" tr.txt && ! grep -q "execve" trf.txt
 '
 
 test_expect_success 'ftrace -p PID -- sleep N: PID events (not sleep), until sleep ends' '
