@@ -9,6 +9,7 @@
  */
 #include "sonde.h"
 #include "opt.h"
+#include "lib/proc/target.h"
 #include "lib/symbol/symbol.h"
 
 #include <errno.h>
@@ -76,9 +77,10 @@ int cmd_addr2sym(int argc, char **argv)
 	struct a2s a = { .pid = -1 };
 	bool inl = false;
 	const char *debug_dir = NULL;
+	struct target_opts to = { .have_cmd = true };	/* -p alone is enough */
 	const struct opt opts[] = {
 		OPT_STRING('e', "exe", &a.exe, "FILE", "addresses are ELF virtual addresses in FILE (like addr2line -e)"),
-		OPT_INT('p', "pid", &a.pid, "PID", "addresses in the live process PID"),
+		OPT_STRING('p', "pid", &to.pids, "PID", "addresses in the live process PID"),
 		OPT_BOOL('k', "kernel", &a.kernel, "kernel addresses (/proc/kallsyms)"),
 		OPT_BOOL('i', "inline", &inl, "show the inlined frames (innermost first)"),
 		OPT_BOOL('s', "srcline", &a.srcline, "show the source file and line"),
@@ -91,6 +93,17 @@ int cmd_addr2sym(int argc, char **argv)
 	int rc = 0, err;
 
 	argc = opt__parse(argc, argv, opts, addr2sym_usage, 0);
+	if (to.pids) {
+		struct target tg;
+
+		if (strchr(to.pids, ','))
+			opt__usage_error(addr2sym_usage, opts, "-p takes one process id, not '%s'", to.pids);
+		err = opt__target(&tg, &to, addr2sym_usage);
+		a.pid = tg.nr_pids ? tg.pids[0] : -1;
+		target__free(&tg);
+		if (err)
+			return 1;
+	}
 	if (!!a.exe + (a.pid >= 0) + a.kernel != 1)
 		opt__usage_error(addr2sym_usage, opts, "say which addresses: one of -e FILE, -p PID or -k");
 	a.s = symbolizer__new((inl ? SYM_INLINE : 0) | (a.srcline ? SYM_SRCLINE : 0));

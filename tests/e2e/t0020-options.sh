@@ -26,7 +26,7 @@ test_expect_success 'usage errors: one line and where to read more, exit 129, in
 
 test_expect_success '-p abc: the same words and exit 129 in every command that takes -p' '
 	for c in "stat -p abc -- true" "record -p abc" "top -p abc" "offcpu -p abc" "trace -p abc" \
-		 "ftrace -e sched:sched_switch -p abc" "probe -e BEGIN{exit();} -p abc"; do
+		 "ftrace -e sched:sched_switch -p abc" "probe -e BEGIN{exit();} -p abc" "addr2sym -p abc"; do
 		set -- $c
 		expect_rc 129 $SONDE "$@" 2>err && usage_error err $1 &&
 		grep -q "^sonde: invalid pid .abc.: give process ids like 12 or 12,34$" err || exit 1
@@ -40,7 +40,8 @@ test_expect_success 'a pid that does not exist: one line, exit 1, in every comma
 	expect_rc 1 $SONDE probe -p 999999 -e "BEGIN{exit();}" 2>err && one_line err &&
 	grep -q "^sonde: cannot attach to process 999999: no such process$" err &&
 	for c in "stat -p 999999" "record -o x.data -p 999999" "top -p 999999" "offcpu -p 999999" \
-		 "trace -p 999999" "ftrace -e sched:sched_switch -p 999999" "probe -p 999999 -e BEGIN{}"; do
+		 "trace -p 999999" "ftrace -e sched:sched_switch -p 999999" "probe -p 999999 -e BEGIN{}" \
+		 "addr2sym -p 999999"; do
 		expect_rc 1 $SONDE $c 2>err && one_line err &&
 		grep -q "^sonde: cannot attach to process 999999: no such process$" err || exit 1
 	done &&
