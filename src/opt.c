@@ -124,15 +124,10 @@ int opt__freq(const struct opt *o, const char *arg)
 
 void opt__check_ids(const char *const usage[], const char *list, bool threads)
 {
-	pid_t *ids;
-	int n;
+	char err[256];
 
-	if (!list)
-		return;
-	if (target__parse_pids(list, &ids, &n))
-		opt__usage_error(usage, NULL, "invalid %s '%s': give %s ids like 12 or 12,34", threads ? "tid" : "pid",
-				 list, threads ? "thread" : "process");
-	free(ids);
+	if (list && target__check_ids(list, threads, err, sizeof(err)))
+		opt__usage_error(usage, NULL, "%s", err);
 }
 
 int opt__target(struct target *t, const struct target_opts *to, const char *const usage[])

@@ -247,6 +247,23 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
+static int bad_ids(char *err, size_t errlen, const char *list, bool threads)
+{
+	return fail(err, errlen, -EINVAL, "invalid %s '%s': give %s ids like 12 or 12,34", threads ? "tid" : "pid",
+		    list, threads ? "thread" : "process");
+}
+
+int target__check_ids(const char *list, bool threads, char *err, size_t errlen)
+{
+	pid_t *ids;
+	int n;
+
+	if (target__parse_pids(list, &ids, &n))
+		return bad_ids(err, errlen, list, threads);
+	free(ids);
+	return 0;
+}
+
 /* "a command, -p PID, -t TID or -a", from what the command accepts */
 static void name_targets(char *buf, size_t len, unsigned accept)
 {
@@ -324,9 +341,9 @@ int target__setup(struct target *t, const struct target_opts *o, char *err, size
 		sys = true;
 	}
 	if (o->pids && target__parse_pids(o->pids, &t->pids, &t->nr_pids))
-		return fail(err, errlen, -EINVAL, "invalid pid '%s': give process ids like 12 or 12,34", o->pids);
+		return bad_ids(err, errlen, o->pids, false);
 	if (o->tids && target__parse_pids(o->tids, &t->tids, &t->nr_tids))
-		return fail(err, errlen, -EINVAL, "invalid tid '%s': give thread ids like 12 or 12,34", o->tids);
+		return bad_ids(err, errlen, o->tids, true);
 	if (o->cpus && target__parse_cpus(o->cpus, &t->cpus, &t->nr_cpus))
 		return fail(err, errlen, -EINVAL, "invalid CPU list '%s': give CPUs like 0-3,6", o->cpus);
 	if (o->cpus && (rc = check_cpus(t, err, errlen)))

@@ -65,6 +65,8 @@ bool target__alive(pid_t pid);
 /* true if any of the n tasks is alive */
 bool target__any_alive(const pid_t *pids, int n);
 
+/* a --pid/--tid filter list as -p checks it: 0, or -EINVAL with the same words in err */
+int target__check_ids(const char *list, bool threads, char *err, size_t errlen);
 /* parse "1,2,5" into pids; 0 or -EINVAL */
 int target__parse_pids(const char *s, pid_t **out, int *n);
 /* parse "0-3,6" into cpus; 0 or -EINVAL */
