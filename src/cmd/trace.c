@@ -168,8 +168,10 @@ int cmd_trace(int argc, char **argv)
 		opt__usage_error(trace_usage, opts, "--buffer-size %d: give 1 to 1024 MiB", c.buffer_mb);
 	tto = (struct target_opts){ .pids = c.pids, .all = c.all, .have_cmd = argc > 0, .verb = "trace",
 				    .accept = TARGET_PID | TARGET_ALL };
-	if (opt__target(&tg, &tto, trace_usage))
+	if (opt__target(&tg, &tto, trace_usage)) {
+		target__free(&tg);
 		return 1;
+	}
 	/* the processes: the BPF side follows their threads */
 	c.pid_list = tg.pids;
 	c.nr_pids = tg.nr_pids;
