@@ -485,7 +485,7 @@ int cmd_offcpu(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (argc && !nids) {	/* with -p/-t, the command only says how long */
+	if (argc && !nids && !o.all) {	/* with -p/-t/-a, the command only says how long */
 		ids = malloc(sizeof(*ids));
 		if (!ids)
 			goto out;
@@ -494,7 +494,7 @@ int cmd_offcpu(int argc, char **argv)
 		if (bpf_mmaps__open(&mw.mm, sym, w.pid, err, sizeof(err)))
 			debug(1, "no memory-map events (%s): reading /proc/PID/maps instead", err);
 	}
-	oo.filter = o.tids ? OFFCPU_TID : argc || o.pids ? OFFCPU_TGID : OFFCPU_ALL;
+	oo.filter = o.tids ? OFFCPU_TID : o.pids || (argc && !o.all) ? OFFCPU_TGID : OFFCPU_ALL;
 	oo.targets = ids;
 	oo.nr_targets = nids;
 	oo.follow = !o.no_follow;

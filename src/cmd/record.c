@@ -228,7 +228,7 @@ static int record_loop(struct session *ss, bool have_cmd)
 				kill(ss->wl.pid, SIGTERM);
 			break;
 		}
-		if (!have_cmd && !ss->t->system_wide && 
+		if (!have_cmd && !ss->t->system_wide &&
 		    !target__any_alive(ss->t->nr_pids ? ss->t->pids : ss->t->tids,
 				       ss->t->nr_pids ? ss->t->nr_pids : ss->t->nr_tids))
 			stop = true;

@@ -79,6 +79,14 @@ test_expect_success 'offcpu -p PID -- sleep N: PID blocks (not sleep), until sle
 	grep -q "^python3" out && ! grep -q "^sleep\|^sh" out
 '
 
+test_expect_success 'offcpu and trace -a -- sleep N: the whole system while sleep runs' '
+	start_target &&
+	rc=0; $SONDE offcpu -f -a -- sleep 0.5 >oa.txt 2>/dev/null || rc=1;
+	$SONDE trace -a -o ta.txt -- sleep 0.5 || rc=1;
+	kill $tgt; wait $tgt || :; [ $rc -eq 0 ] &&
+	grep -q "^python3" oa.txt && grep -q "getppid" ta.txt
+'
+
 test_expect_success 'trace -p PID -- sleep N: PID syscalls (not sleep), until sleep ends, its status' '
 	start_target &&
 	rc=0; expect_rc 4 $SONDE trace -o tr.txt -p $tgt -- sh -c "sleep 0.7; exit 4" || rc=1;
