@@ -103,8 +103,8 @@ int opt__seconds(const struct opt *o, const char *arg)
 	errno = 0;
 	v = arg ? strtod(arg, &end) : -1;
 	if (!arg || errno || end == arg || *end || !(v >= 0) || v > 1e9) {
-		error("option '--%s' takes seconds, 0 or more, not '%s'", o->long_name ? o->long_name : "?",
-		      arg ? arg : "");
+		error("option '--%s' takes %s, 0 or more, not '%s'", o->long_name ? o->long_name : "?",
+		      o->argh && !strcmp(o->argh, "MS") ? "milliseconds" : "seconds", arg ? arg : "");
 		return -1;
 	}
 	*(double *)o->value = v;

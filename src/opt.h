@@ -101,7 +101,7 @@ void opt__usage_error(const char *const usage[], const struct opt *opts,
 /* after an error line already printed: "see 'sonde CMD --help'", exit 129 */
 void opt__see_help(const char *const usage[]) __attribute__((noreturn));
 
-/* callbacks behind OPT_SECONDS (double *: 0 or more, finite) and OPT_FREQ (uint64_t *) */
+/* callbacks behind OPT_SECONDS (double *: 0 or more, finite; milliseconds when argh is "MS") and OPT_FREQ (uint64_t *) */
 int opt__seconds(const struct opt *o, const char *arg);
 int opt__freq(const struct opt *o, const char *arg);
 
