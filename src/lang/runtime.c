@@ -709,7 +709,7 @@ static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
 
 		exit_marked(rt);
 
-		if (n == 0 && kill(target, 0) && errno == ESRCH) {
+		if (n == 0 && target && !target__alive(target)) {
 			ring_buffer__consume(rt->rb);
 			rt->exiting = true;
 		}
