@@ -95,6 +95,9 @@ void opt__usage_error(const char *const usage[], const struct opt *opts,
 	opt__see_help(usage);
 }
 
+/* how the option a callback runs for was typed ("-d", "--delay"), for its messages */
+static const char *cb_spelled;
+
 int opt__seconds(const struct opt *o, const char *arg)
 {
 	char *end;
@@ -103,7 +106,7 @@ int opt__seconds(const struct opt *o, const char *arg)
 	errno = 0;
 	v = arg ? strtod(arg, &end) : -1;
 	if (!arg || errno || end == arg || *end || !(v >= 0) || v > 1e9) {
-		error("option '--%s' takes %s, 0 or more, not '%s'", o->long_name ? o->long_name : "?",
+		error("option '%s' takes %s, 0 or more, not '%s'", cb_spelled ? cb_spelled : o->long_name,
 		      o->argh && !strcmp(o->argh, "MS") ? "milliseconds" : "seconds", arg ? arg : "");
 		return -1;
 	}
@@ -189,6 +192,7 @@ static void store(const char *const usage[], const struct opt *all,
 		*(const char **)o->value = arg;
 		return;
 	case OPTT_CALLBACK:
+		cb_spelled = spelled;
 		if (o->cb(o, negated ? NULL : arg) < 0)
 			opt__see_help(usage);	/* the callback said what was wrong */
 		return;
@@ -267,6 +271,7 @@ int opt__parse(int argc, char **argv, const struct opt *opts,
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
 			bool neg;
 			const struct opt *o;
+			char long_spelled[128];
 
 			if (len == 4 && !strncmp(name, "help", 4)) {
 				opt__usage(usage, opts, false);
@@ -275,6 +280,7 @@ int opt__parse(int argc, char **argv, const struct opt *opts,
 			o = find_long(usage, opts, name, len, &neg);
 			if (!o)
 				opt__usage_error(usage, opts, "unknown option '--%.*s'", (int)len, name);
+			snprintf(long_spelled, sizeof(long_spelled), "--%s%s", neg ? "no-" : "", o->long_name);
 			if (takes_arg(o) && !neg) {
 				const char *arg = eq ? eq + 1 : NULL;
 
@@ -283,11 +289,11 @@ int opt__parse(int argc, char **argv, const struct opt *opts,
 						opt__usage_error(usage, opts, "option '--%s' needs a value", o->long_name);
 					arg = argv[++i];
 				}
-				store(usage, opts, o, arg, false, a);
+				store(usage, opts, o, arg, false, long_spelled);
 			} else {
 				if (eq)
 					opt__usage_error(usage, opts, "option '--%s' takes no value", o->long_name);
-				store(usage, opts, o, NULL, neg, a);
+				store(usage, opts, o, NULL, neg, long_spelled);
 			}
 			continue;
 		}
