@@ -345,7 +345,7 @@ TEST(perfdata_not_perfdata)
 	CHECK_INT(perfdata_reader__open_mem(&r, "hello world, not perf data", 26, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "not a perf.data file") != NULL);
 	CHECK(perfdata_reader__open(&r, "/nonexistent/x.data", err, sizeof(err)) == -ENOENT);
-	CHECK(strstr(err, "cannot open '/nonexistent/x.data'") != NULL);
+	CHECK_STR(err, "No such file or directory");	/* the caller names the file, once */
 	/* pipe mode: magic and a 16-byte header, then nothing */
 	uint64_t pipe_hdr[2] = { 0x32454c4946524550ULL, 16 };
 	CHECK_INT(perfdata_reader__open_mem(&r, pipe_hdr, 16, err, sizeof(err)), -EINVAL);
