@@ -51,15 +51,18 @@ struct target_opts {
  * and -a/-C, every CPU online, every pid and tid alive. -p fills t->pids and
  * t->tids with every thread of each process; -a and -C fill t->cpus. Returns 0,
  * -EINVAL for a usage error (the command exits 129), -ESRCH when a pid or tid
- * does not exist (the command exits 1), or another -errno; err says which, in
- * one line ("invalid pid 'abc': ...", "no process 999999").
+ * does not exist or is a zombie (the command exits 1), -ENODEV for a CPU that
+ * is not online, or another -errno; err says which, in one line ("invalid pid
+ * 'abc': ...", "cannot attach to process 999999: no such process"). On error
+ * too, target__free(t) frees what was filled.
  */
 int target__setup(struct target *t, const struct target_opts *o, char *err, size_t errlen);
 
 /*
  * Whether the task pid (a process or a thread) can still run code: true while
  * it exists and is not a zombie. A zombie is dead: it has exited and only waits
- * for its parent to reap it. A task sonde may not signal (EPERM) is alive.
+ * for its parent to reap it. A task sonde may not signal (EPERM) is alive; so
+ * is a process whose first thread exited (its state reads Z) while others run.
  */
 bool target__alive(pid_t pid);
 /* true if any of the n tasks is alive */
