@@ -159,7 +159,7 @@ test_expect_success 'a corrupt /proc copy: one error line, exit 1' '
 '
 
 test_expect_success 'bad options: exit 129 with one error line' '
-	expect_rc 129 $SONDE use -I -1 2>err && grep -q "interval" err &&
+	expect_rc 129 $SONDE use -I -1 2>err && grep -q "option .-I. takes seconds" err &&
 	expect_rc 129 $SONDE use --count 3 2>err && grep -q "goes with -I" err &&
 	expect_rc 129 $SONDE use extra 2>err
 '
