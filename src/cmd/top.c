@@ -287,7 +287,7 @@ int cmd_top(int argc, char **argv)
 
 	if (evlist__parse(&t.evl, event ? event : "cpu-clock", err, sizeof(err))) {
 		error("%s", err);
-		return 1;
+		goto out;
 	}
 	if (t.evl.nr != 1) {
 		error("sonde top samples one event at a time ('%s' names %d)", event, t.evl.nr);
