@@ -31,6 +31,8 @@ const volatile __u64 min_ns = 0;
 const volatile __u64 max_ns = ~0ULL;
 const volatile __u32 self_tgid = 0;	/* sonde itself is never traced */
 const volatile __u32 dwarf_size = 0;	/* > 0: --call-graph dwarf, copy up to this much user stack */
+/* tests: act as if the tracepoint did not report every Nth switch-in of a tracked thread */
+const volatile __u32 test_hide_in = 0;
 /* classic tracepoint layouts, read from tracefs by the user side */
 const volatile __u32 tp_prev_state_off = 32;
 const volatile __u32 tp_prev_state_size = 8;
@@ -228,54 +230,101 @@ static __always_inline void dwarf_send(__u32 next_pid, __u64 delta, bool keep)
 	bpf_map_delete_elem(&dstart, &next_pid);
 }
 
-/* prev (== current) leaves the CPU in report state `state`; next comes back */
-static __always_inline int on_switch(void *ctx, long state, __u32 next_pid)
+/* add delta ns blocked to the stack of key, within --min-block/--max-block */
+static __always_inline void account(const struct offcpu_key *key, __u64 delta)
+{
+	struct offcpu_val *v;
+
+	if (delta < min_ns || delta > max_ns)
+		return;
+	v = bpf_map_lookup_elem(&info, key);
+	if (!v) {
+		struct offcpu_val zero = {};
+
+		/* another CPU may add the same key first: then the lookup finds it */
+		bpf_map_update_elem(&info, key, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&info, key);
+		if (!v) {
+			stat_inc(OFFCPU_STAT_INFO_FULL);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&v->total_ns, delta);
+	__sync_fetch_and_add(&v->count, 1);
+}
+
+/* thread tid, which left the CPU with key, was off it for delta ns */
+static __always_inline void block_end(__u32 tid, const struct offcpu_key *key, __u64 delta)
+{
+	stat_inc(OFFCPU_STAT_BLOCKS);
+	if (dwarf_size)		/* aggregated in user space, after unwinding */
+		dwarf_send(tid, delta, delta >= min_ns && delta <= max_ns);
+	else
+		account(key, delta);
+}
+
+/*
+ * prev (== current) leaves the CPU in report state `state`, having run for
+ * ran_ns since it was last put on it (~0 when unknown); next comes back.
+ *
+ * A block is paired from a switch-out to the thread's next switch-in. The
+ * tracepoint does not report every switch: on some machines it is never
+ * called when the thread leaving the CPU is one of a few hidden ones, so a
+ * thread that takes the CPU from one of them comes back unseen. Its start
+ * record is then still here at its next switch-out, and that block ended
+ * ran_ns before now. (Overwriting the record lost the block, silently.)
+ */
+static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u64 ran_ns)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 pid = (__u32)id, tgid = id >> 32;
 	struct start_rec *r, rec = {};
 
-	if (tracked(pid, tgid) && (state_filter < 0 || state == state_filter)) {
-		stat_inc(OFFCPU_STAT_SWITCHES);
-		rec.ts = now;
-		rec.key.pid = pid;
-		rec.key.tgid = tgid;
-		bpf_get_current_comm(rec.key.comm, sizeof(rec.key.comm));
-		fill_stacks(ctx, &rec.key);
-		if (bpf_map_update_elem(&start, &pid, &rec, BPF_ANY))
-			stat_inc(OFFCPU_STAT_START_FULL);
-		else if (dwarf_size)
-			dwarf_save(pid, &rec.key);
+	if (tracked(pid, tgid)) {
+		r = bpf_map_lookup_elem(&start, &pid);
+		if (r) {
+			__u64 end = now;
+			struct offcpu_key key = r->key;
+			__u64 ts = r->ts;
+
+			stat_inc(OFFCPU_STAT_UNSEEN_IN);
+			if (ran_ns == ~0ULL || ran_ns > now - ts)
+				stat_inc(OFFCPU_STAT_UNSEEN_EST);	/* counted up to now */
+			else
+				end = now - ran_ns;
+			block_end(pid, &key, end - ts);
+		}
+		if (state_filter < 0 || state == state_filter) {
+			stat_inc(OFFCPU_STAT_SWITCHES);
+			rec.ts = now;
+			rec.key.pid = pid;
+			rec.key.tgid = tgid;
+			bpf_get_current_comm(rec.key.comm, sizeof(rec.key.comm));
+			fill_stacks(ctx, &rec.key);
+			if (bpf_map_update_elem(&start, &pid, &rec, BPF_ANY))
+				stat_inc(OFFCPU_STAT_START_FULL);
+			else if (dwarf_size)
+				dwarf_save(pid, &rec.key);
+		} else if (r) {
+			bpf_map_delete_elem(&start, &pid);
+		}
 	}
 
 	r = bpf_map_lookup_elem(&start, &next_pid);
 	if (!r)
 		return 0;
+	if (test_hide_in) {
+		__u32 k = OFFCPU_STAT_TEST_IN;
+		__u64 *n = bpf_map_lookup_elem(&stats, &k);
+
+		if (n && ++*n % test_hide_in == 0)
+			return 0;
+	}
 	__u64 delta = now - r->ts;
 	struct offcpu_key key = r->key;
 
 	bpf_map_delete_elem(&start, &next_pid);
-	if (dwarf_size) {	/* aggregated in user space, after unwinding */
-		dwarf_send(next_pid, delta, delta >= min_ns && delta <= max_ns);
-		return 0;
-	}
-	if (delta < min_ns || delta > max_ns)
-		return 0;
-	struct offcpu_val *v = bpf_map_lookup_elem(&info, &key);
-
-	if (!v) {
-		struct offcpu_val zero = {};
-
-		/* another CPU may add the same key first: then the lookup finds it */
-		bpf_map_update_elem(&info, &key, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&info, &key);
-		if (!v) {
-			stat_inc(OFFCPU_STAT_INFO_FULL);
-			return 0;
-		}
-	}
-	__sync_fetch_and_add(&v->total_ns, delta);
-	__sync_fetch_and_add(&v->count, 1);
+	block_end(next_pid, &key, delta);
 	return 0;
 }
 
@@ -308,10 +357,25 @@ static __always_inline long report_state(struct task_struct *t, bool preempt)
 	return s & 0x7f;
 }
 
+/*
+ * How long t has run since the scheduler last put it on a CPU: the fair class
+ * (SCHED_NORMAL, SCHED_BATCH, SCHED_IDLE) keeps the runtime it had then, and
+ * has just added the time it ran (update_curr comes before the tracepoint).
+ * ~0 for the other classes.
+ */
+static __always_inline __u64 ran_since_picked(struct task_struct *t)
+{
+	unsigned int policy = BPF_CORE_READ(t, policy);
+
+	if (policy != 0 && policy != 3 && policy != 5)
+		return ~0ULL;
+	return BPF_CORE_READ(t, se.sum_exec_runtime) - BPF_CORE_READ(t, se.prev_sum_exec_runtime);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(offcpu_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(ctx, report_state(prev, preempt), BPF_CORE_READ(next, pid));
+	return on_switch(ctx, report_state(prev, preempt), BPF_CORE_READ(next, pid), ran_since_picked(prev));
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -335,7 +399,7 @@ int offcpu_switch_tp(void *ctx)
 	bpf_probe_read_kernel(&next_pid, 4, ctx + tp_next_pid_off);
 	if (state & ~0xffL)	/* TASK_REPORT_MAX (and older kernels' TASK_STATE_MAX): preempted */
 		state = 0;
-	return on_switch(ctx, state, next_pid);
+	return on_switch(ctx, state, next_pid, ~0ULL);	/* no BTF: the runtime is unknown */
 }
 
 SEC("tracepoint/sched/sched_process_fork")

@@ -42,6 +42,10 @@ enum offcpu_stat {
 	OFFCPU_STAT_SAMPLES,	/* --wall: on-CPU samples of tracked threads */
 	OFFCPU_STAT_RB_LOST,	/* --call-graph dwarf: blocks lost, ring buffer full */
 	OFFCPU_STAT_DWARF_NOSTACK,	/* --call-graph dwarf: no user stack could be copied */
+	OFFCPU_STAT_BLOCKS,	/* blocks ended (a switch-in of a thread whose switch-out was seen) */
+	OFFCPU_STAT_UNSEEN_IN,	/* blocks whose switch-in the tracepoint did not report: ended at the next switch-out */
+	OFFCPU_STAT_UNSEEN_EST,	/* of those, blocks whose end could not be told from the scheduler's runtime */
+	OFFCPU_STAT_TEST_IN,	/* tests (SONDE_TEST_OFFCPU_HIDE_IN): tracked switch-ins, to hide every Nth */
 	OFFCPU_STAT_NR,
 };
 

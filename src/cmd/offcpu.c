@@ -291,6 +291,16 @@ static bool warn_losses(const struct offcpu_profile *p, const struct offcpu_cmd 
 			(unsigned long long)(st[OFFCPU_STAT_USTACK_ERR] + st[OFFCPU_STAT_KSTACK_ERR]));
 		any = true;
 	}
+	if (p->prog_misses) {
+		warning("%llu context switches were not traced (the kernel skipped the BPF program: "
+			"another was running on that CPU); blocks may be missing",
+			(unsigned long long)p->prog_misses);
+		any = true;
+	}
+	if (st[OFFCPU_STAT_UNSEEN_IN])
+		debug(1, "%llu blocks ended with no switch-in from the tracepoint: ended at the next "
+		      "switch-out less the time run since (%llu counted up to that switch-out)",
+		      (unsigned long long)st[OFFCPU_STAT_UNSEEN_IN], (unsigned long long)st[OFFCPU_STAT_UNSEEN_EST]);
 	return any;
 }
 
@@ -377,8 +387,8 @@ static int report(const struct offcpu_cmd *o, struct offcpu *oc, struct symboliz
 	if (!o->kern_only && !o->call_graph && fp_gap(sym, &p))
 		hint("user stacks are walked with frame pointers: the caller of a function in a library "
 		     "built without them (Debian's libc) may be missing; --call-graph dwarf unwinds them");
-	debug(1, "%llu switch-outs traced, %d stacks, %llu on-CPU samples, hook %s",
-	      (unsigned long long)p.stats[OFFCPU_STAT_SWITCHES], p.n,
+	debug(1, "%llu switch-outs traced, %llu blocks ended, %d stacks, %llu on-CPU samples, hook %s",
+	      (unsigned long long)p.stats[OFFCPU_STAT_SWITCHES], (unsigned long long)p.stats[OFFCPU_STAT_BLOCKS], p.n,
 	      (unsigned long long)p.stats[OFFCPU_STAT_SAMPLES], offcpu__hook(oc));
 	(void)argc, (void)argv;
 	offcpu_profile__free(&p);

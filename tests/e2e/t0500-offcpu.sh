@@ -15,19 +15,9 @@ fi
 weight() { grep -E "$1" "$2" | awk '{ s += $NF } END { print s + 0 }'; }
 # what the workload measured itself (in err): real block_here|wait_pipe|feeder, summed over runs
 real() { sed -n "s/^offcpu: .*$1 \([0-9]*\) us.*/\1/p" "${2:-err}" | awk '{ s += $1 } END { print s + 0 }'; }
-# within PCT percent of EXPECTED
-# (a miss says what sonde warned of: these tests fail about 1 run in 8, a block or a
-# thread's blocks missing, cause not found yet)
+# within PCT percent of EXPECTED (a miss says what sonde warned of)
 near() { awk -v v="$1" -v e="$2" -v p="$3" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }' ||
 	 { echo "$1 is not within $3% of $2"; grep -h "warning\|lost" err 2>/dev/null; return 1; }; }
-
-# The tests that compare blocked times miss one block, or one thread's blocks,
-# about 1 run in 8 on this machine (the cause is not found yet; near() prints
-# sonde's warnings): a body that fails runs once more and fails the test only
-# if it fails again, with both tries in the log
-timed_test() {
-	test_expect_success "$1" "( $2 ) || { echo '-- the first try failed: once more'; ( $2 ); }"
-}
 
 # blocked time seen in a DURATION us window of a thread that blocks BLOCK us at a
 # time: the blocks cut by the window's two ends are not seen (offcputime counts a
@@ -35,7 +25,7 @@ timed_test() {
 window() { awk -v v="$1" -v d="$2" -v b="$3" 'BEGIN { exit !(v >= d - 2 * b - d / 20 && v <= d + d / 20) }' ||
 	 { echo "$1 is not what a $2 us window of $3 us blocks sees"; return 1; }; }
 
-timed_test 'folded: 10 x 100 ms in block_here, 10 x 50 ms on a pipe (known answers)' '
+test_expect_success 'folded: 10 x 100 ms in block_here, 10 x 50 ms on a pipe (known answers)' '
 	$SONDE offcpu -f -- $W 10 100 50 >out 2>err &&
 	sleep_us=$(weight "^offcpu;.*main;block_here;.*do_nanosleep" out) &&
 	pipe_us=$(weight "^offcpu;.*main;.*anon_pipe_read" out) &&
@@ -43,6 +33,23 @@ timed_test 'folded: 10 x 100 ms in block_here, 10 x 50 ms on a pipe (known answe
 	echo "sleep $sleep_us pipe $pipe_us feeder $feed_us; the workload measured $(tail -1 err)" &&
 	near $(real block_here) 1000000 15 && near $sleep_us $(real block_here) 3 &&
 	near $pipe_us $(real wait_pipe) 5 && near $feed_us $(real feeder) 5
+'
+
+# The sched_switch tracepoint does not report every switch: on some machines
+# it is never called when the thread leaving the CPU is one of a few hidden
+# ones, and a traced thread taking the CPU from one comes back unseen. sonde
+# lost that whole block (1 run in 8 of the tests above, on a loaded machine);
+# it now ends it at the thread's next switch-out. The test hook hides every
+# 3rd switch-in of the traced threads: a third of the blocks were lost.
+test_expect_success 'a switch-in the tracepoint does not report loses no block (tp_btf, tracepoint)' '
+	SONDE_TEST_OFFCPU_HIDE_IN=3 $SONDE -v offcpu -f -- $W 6 50 20 >out 2>err &&
+	grep "blocks ended with no switch-in" err &&
+	near $(weight "main;block_here;" out) $(real block_here) 3 &&
+	near $(weight "feeder;" out) $(real feeder) 3 &&
+	SONDE_TEST_OFFCPU_HIDE_IN=3 $SONDE -v offcpu --tracepoint -f -- $W 6 50 20 >out 2>err &&
+	grep "blocks ended with no switch-in" err &&
+	near $(weight "main;block_here;" out) $(real block_here) 3 &&
+	near $(weight "feeder;" out) $(real feeder) 3
 '
 
 test_expect_success 'folded lines are stackcollapse format: root first, comm, weights in us' '
@@ -61,7 +68,7 @@ test_expect_success 'default output: offcputime layout, kernel frames then user,
 	! grep -q bpf_prog_ out
 '
 
-timed_test 'the classic tracepoint path gives the same answer as tp_btf' '
+test_expect_success 'the classic tracepoint path gives the same answer as tp_btf' '
 	$SONDE -v offcpu --tracepoint -f -- $W 5 100 10 >out 2>err &&
 	grep -q "hook: tracepoint" err &&
 	near $(weight "main;block_here;" out) $(real block_here) 3
@@ -74,21 +81,21 @@ test_expect_success '--user-only and --kernel-only' '
 	grep -q "^offcpu;entry_SYSCALL_64[^ ]*;schedule;__schedule [0-9]*$" k && ! grep -q block_here k
 '
 
-timed_test '--min-block and --max-block (us) keep only the blocks in range' '
+test_expect_success '--min-block and --max-block (us) keep only the blocks in range' '
 	$SONDE offcpu -f --min-block 80000 -- $W 4 100 20 >min 2>err &&
 	near $(weight "main;block_here;" min) $(real block_here) 3 && [ $(weight "anon_pipe_read" min) -eq 0 ] &&
 	$SONDE offcpu -f --max-block 60000 -- $W 4 100 20 >max 2>err &&
 	[ $(weight "main;block_here;" max) -eq 0 ] && near $(weight "main;.*anon_pipe_read" max) $(real wait_pipe) 10
 '
 
-timed_test '--state: S keeps the sleeps, D (uninterruptible) none of them' '
+test_expect_success '--state: S keeps the sleeps, D (uninterruptible) none of them' '
 	$SONDE offcpu -f --state S -- $W 3 50 10 >s 2>err &&
 	near $(weight "main;block_here;" s) $(real block_here) 5 &&
 	$SONDE offcpu -f --state D -- $W 3 50 10 >d &&
 	[ $(weight "main;block_here;" d) -eq 0 ]
 '
 
-timed_test '-p PID with --duration, and -t TID' '
+test_expect_success '-p PID with --duration, and -t TID' '
 	$W 400 10 10 & pid=$! &&
 	sleep 0.2 &&
 	$SONDE offcpu -f -p $pid --duration 1 >p &&
@@ -110,7 +117,7 @@ test_expect_success '-a sees every process; a -p target that exits ends the run'
 	[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 5000 ]
 '
 
-timed_test 'forks of a -- CMD target are followed (--no-follow stops that)' '
+test_expect_success 'forks of a -- CMD target are followed (--no-follow stops that)' '
 	$SONDE offcpu -f -- sh -c "$W 2 50 10; $W 2 50 10" >f 2>err &&
 	[ $(grep -c "^offcpu: " err) -eq 2 ] && near $(weight "^offcpu;.*main;block_here;" f) $(real block_here) 5 &&
 	$SONDE offcpu -f --no-follow -- sh -c "$W 2 50 10; $W 2 50 10" >n &&
@@ -118,9 +125,11 @@ timed_test 'forks of a -- CMD target are followed (--no-follow stops that)' '
 '
 
 if command -v bpftrace >/dev/null; then
-timed_test 'blocked time of the main thread: sonde and bpftrace both match what the workload measured' '
+test_expect_success 'blocked time of the main thread: sonde and bpftrace both match what the workload measured' '
+	# a switch-in the tracepoint did not report (see above) ends at the next
+	# switch-out less the time run since, in bpftrace as in sonde
 	cat >bt <<-\EOT &&
-	tracepoint:sched:sched_switch /args->prev_pid == cpid/ { @s[args->prev_pid] = nsecs; }
+	tracepoint:sched:sched_switch /args->prev_pid == cpid/ { if (@s[args->prev_pid]) { @total = sum(nsecs - (curtask->se.sum_exec_runtime - curtask->se.prev_sum_exec_runtime) - @s[args->prev_pid]); } @s[args->prev_pid] = nsecs; }
 	tracepoint:sched:sched_switch /@s[args->next_pid]/ { @total = sum(nsecs - @s[args->next_pid]); delete(@s[args->next_pid]); }
 	EOT
 	bpftrace -c "$W 8 60 5" bt >bt.out 2>bt.err </dev/null &&
@@ -138,7 +147,7 @@ else
 test_skip 'total blocked time agrees with bpftrace' 'bpftrace is not installed'
 fi
 
-timed_test '--wall: on-CPU samples and off-CPU time add up to the time spent, by function' '
+test_expect_success '--wall: on-CPU samples and off-CPU time add up to the time spent, by function' '
 	$SONDE offcpu --wall -F 499 -- $W 5 60 10 60 >w 2>err &&
 	grep -q "^offcpu;__libc_start_call_main;main;burn_here [0-9]*$" w &&
 	grep -q "^offcpu;__libc_start_call_main_\[w\];main_\[w\];block_here_\[w\];" w &&
@@ -148,7 +157,7 @@ timed_test '--wall: on-CPU samples and off-CPU time add up to the time spent, by
 	near $(weight "main(_\[w\])?;burn_here" w) $(real burn_here) 10
 '
 
-timed_test '--call-graph dwarf: complete user stacks through libc (wait_pipe, msleep)' '
+test_expect_success '--call-graph dwarf: complete user stacks through libc (wait_pipe, msleep)' '
 	$SONDE offcpu -f --call-graph dwarf -- $W 10 100 50 >out 2>err &&
 	near $(weight "main;block_here;msleep;[^;]*nanosleep" out) $(real block_here) 3 &&
 	# a few blocks of a loaded machine unwind short (their time then sits under a

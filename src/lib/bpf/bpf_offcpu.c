@@ -119,6 +119,9 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 	skel->rodata->min_ns = o->min_ns;
 	skel->rodata->max_ns = o->max_ns ? o->max_ns : ~0ULL;
 	skel->rodata->self_tgid = getpid();
+	/* fault injection for the tests: a switch-in the tracepoint did not report */
+	if (getenv("SONDE_TEST_OFFCPU_HIDE_IN"))
+		skel->rodata->test_hide_in = strtoul(getenv("SONDE_TEST_OFFCPU_HIDE_IN"), NULL, 0);
 	if (o->max_stacks > 0) {
 		bpf_map__set_max_entries(skel->maps.stacks, o->max_stacks);
 		bpf_map__set_max_entries(skel->maps.info, o->max_stacks);
@@ -350,6 +353,19 @@ static int add_entry(struct offcpu_profile *p, int stacks_fd, const struct offcp
 	return 0;
 }
 
+/* how many times the kernel did not run prog (it was already running on that CPU) */
+static uint64_t prog_misses(const struct bpf_program *prog)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(prog);
+
+	memset(&info, 0, sizeof(info));
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
 static int by_time(const void *a, const void *b)
 {
 	const struct offcpu_entry *x = a, *y = b;
@@ -372,6 +388,9 @@ int offcpu__read(struct offcpu *oc, struct offcpu_profile *p)
 	memset(p, 0, sizeof(*p));
 	for (int i = 0; i < OFFCPU_STAT_NR; i++)
 		p->stats[i] = bpf_percpu__sum(stats_fd, i);
+	p->prog_misses = prog_misses(oc->skel->progs.offcpu_switch_btf) +
+			 prog_misses(oc->skel->progs.offcpu_switch_tp) +
+			 prog_misses(oc->skel->progs.offcpu_fork_btf) + prog_misses(oc->skel->progs.offcpu_fork_tp);
 	while (!bpf_map_get_next_key(info_fd, prev, &next)) {
 		struct offcpu_val v;
 

@@ -52,6 +52,7 @@ struct offcpu_profile {
 	int n;
 	uint64_t stats[OFFCPU_STAT_NR];
 	uint64_t dwarf_failed;	/* dwarf: stacks the unwinder could not walk (kept with their IP) */
+	uint64_t prog_misses;	/* runs of the BPF programs the kernel skipped (recursion): events lost */
 };
 
 struct offcpu;
