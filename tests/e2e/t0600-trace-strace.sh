@@ -33,14 +33,34 @@ per_process() {
 	line ~ /^<\.\.\. [a-z0-9_]+ resumed>/ { sub(/^<\.\.\. [a-z0-9_]+ resumed>/, "", line); line = pend[pid] line }
 	line ~ /^--- SIGCHLD / { next }
 	{ out[++m] = pid; txt[m] = line }
-	function pids(t,   r) {
+	# a number is a pid by its place, never by its value (an mmap length of
+	# 12288 is no pid, even when a pid is 12288): the return value of the calls
+	# that return one, the pid arguments of wait4/kill/tkill/tgkill, clone3'"'"'s
+	# parent_tid=[N] and a signal'"'"'s si_pid=N
+	function pid_at(t, re,   r, s, l, m) {
 		r = ""
-		while (match(t, /[0-9]+/)) {
-			num = substr(t, RSTART, RLENGTH)
-			r = r substr(t, 1, RSTART - 1) ((num in id) ? id[num] : num)
-			t = substr(t, RSTART + RLENGTH)
+		while (match(t, re)) {
+			s = RSTART; l = RLENGTH; m = substr(t, s, l)
+			r = r substr(t, 1, s - 1)
+			t = substr(t, s + l)
+			if (match(m, /-?[0-9]+[]]?$/)) {
+				num = substr(m, RSTART, RLENGTH); tail = ""
+				if (num ~ /[]]$/) { tail = "]"; num = substr(num, 1, length(num) - 1) }
+				m = substr(m, 1, RSTART - 1) ((num in id) ? id[num] : num) tail
+			}
+			r = r m
 		}
 		return r t
+	}
+	function pids(t) {
+		if (t ~ /^(clone|clone3|fork|vfork|wait4|waitid|getpid|gettid|getppid|set_tid_address)\(/)
+			t = pid_at(t, "\\) += -?[0-9]+$")
+		if (t ~ /^(wait4|kill|tkill|tgkill)\(/)
+			t = pid_at(t, "^[a-z0-9]+\\(-?[0-9]+")
+		if (t ~ /^tgkill\(/)
+			t = pid_at(t, "^tgkill\\([A-Z0-9]+, [0-9]+")
+		t = pid_at(t, "parent_tid=\\[[0-9]+]")
+		return pid_at(t, "si_pid=[0-9]+")
 	}
 	END {
 		for (i = 1; i <= m; i++) {
@@ -51,6 +71,30 @@ per_process() {
 		}
 	}' "$1" | sort -s -k1,1
 }
+
+# per_process is what the -f comparisons stand on: a pid is masked by where it
+# is, so a length that happens to equal a pid stays a length (a CI run once
+# compared mmap(NULL, P1, ...) with mmap(NULL, 12288, ...))
+test_expect_success 'the -f comparison masks pids by place, not by value' '
+	cat >in <<-\EOF &&
+	12288 mmap(NULL, 12288, PROT_READ, MAP_PRIVATE, 3, 0) = 0x7f0000000000
+	12288 clone3({flags=CLONE_VM, parent_tid=0x7f00}, 88) = 12290
+	12288 wait4(12290, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = 12290
+	12290 read(3, "x", 12288)          = 12288
+	12290 tgkill(12288, 12290, SIGUSR1) = 0
+	12288 --- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_TKILL, si_pid=12288, si_uid=0} ---
+	EOF
+	cat >exp <<-\EOF &&
+	P1 mmap(NULL, 12288, PROT_READ, MAP_PRIVATE, 3, 0) = ADDR
+	P1 clone3({flags=CLONE_VM, parent_tid=ADDR}, 88) = P2
+	P1 wait4(P2, [{WIFEXITED(s) && WEXITSTATUS(s) == 0}], 0, NULL) = P2
+	P1 --- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_TKILL, si_pid=P1, si_uid=0} ---
+	P2 read(3, "x", 12288) = 12288
+	P2 tgkill(P1, P2, SIGUSR1) = 0
+	EOF
+	per_process in >out &&
+	test_cmp exp out
+'
 
 # the syscall, calls and errors columns of a -c table, by name
 counts() {
