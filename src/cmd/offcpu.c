@@ -524,8 +524,6 @@ int cmd_offcpu(int argc, char **argv)
 		rc = offcpu__attach(oc, err, sizeof(err));
 	if (rc) {
 		error("%s", err);
-		if (rc == -EPERM || rc == -EACCES)
-			hint("run sonde as root");
 		rc = 1;
 		goto out;
 	}

@@ -81,6 +81,10 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 	const char *why = NULL;
 
 	*out = NULL;
+	if ((why = bpf_probe__privilege())) {
+		snprintf(err, errlen, "cannot trace off-CPU time: %s", why);
+		return -EPERM;
+	}
 	if (o->dwarf_size > 0 && (o->force_tracepoint || !bpf_probe__tp_btf("sched_switch", &why))) {
 		snprintf(err, errlen, "--call-graph dwarf needs the tp_btf sched_switch hook: %s",
 			 o->force_tracepoint ? "--tracepoint asks for the classic tracepoint" : why);

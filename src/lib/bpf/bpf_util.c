@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -131,8 +132,29 @@ static int load_tracing(enum bpf_attach_type type, int btf_id)
 	return fd < 0 ? -errno : fd;
 }
 
+static bool has_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[cap / 32].effective & (1u << (cap % 32));
+}
+
+const char *bpf_probe__privilege(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { 0 };
+	static char why[200];
+
+	if (syscall(SYS_capget, &h, d) || has_cap(d, CAP_SYS_ADMIN) ||
+	    (has_cap(d, 39 /* CAP_BPF */) && has_cap(d, 38 /* CAP_PERFMON */)))
+		return NULL;
+	snprintf(why, sizeof(why), "needs root, or CAP_BPF and CAP_PERFMON (sonde runs as uid %d "
+		 "without them; kernel.unprivileged_bpf_disabled does not change that)", (int)geteuid());
+	return why;
+}
+
 static const char *load_why(int err)
 {
+	if ((err == -EPERM || err == -EACCES) && bpf_probe__privilege())
+		return bpf_probe__privilege();
 	if (err == -EPERM || err == -EACCES)
 		return "the kernel refuses to load it (EPERM: lockdown, or no CAP_BPF/CAP_SYS_ADMIN)";
 	if (err == -EINVAL || err == -ENOTSUP || err == -EOPNOTSUPP)
@@ -225,7 +247,8 @@ bool bpf_probe__fentry(const char *func, const char **why)
 		return remember(key, false, "no kernel function of that name in the kernel's BTF", why);
 	fd = load_tracing(BPF_TRACE_FENTRY, id);
 	if (fd < 0)
-		return remember(key, false, fd == -EPERM ? "the kernel refuses fentry programs (EPERM)"
+		return remember(key, false, fd == -EPERM ? (bpf_probe__privilege() ? bpf_probe__privilege()
+					   : "the kernel refuses fentry programs (EPERM)")
 					   : "this kernel cannot load fentry programs (CONFIG_FUNCTION_TRACER, trampolines)", why);
 	close(fd);
 	return remember(key, true, NULL, why);
@@ -289,6 +312,9 @@ bool bpf_probe__prog_type(int prog_type, const char **why)
 	bpfutil__quiet(true);
 	rc = libbpf_probe_bpf_prog_type(prog_type, NULL);
 	bpfutil__quiet(false);
+	/* libbpf says 0 (not supported) when the load failed for want of privilege too */
+	if (rc != 1 && bpf_probe__privilege())
+		return remember(key, false, bpf_probe__privilege(), why);
 	return remember(key, rc == 1, rc == 0 ? "this kernel does not support that BPF program type"
 				      : "cannot load BPF programs here (needs root, or CAP_BPF and CAP_PERFMON)", why);
 }
@@ -418,7 +444,7 @@ const char *bpfutil__strerror(int err)
 	case EPERM:
 	case EACCES:
 		return "permission denied (run as root, or grant CAP_BPF and CAP_PERFMON; "
-		       "see kernel.unprivileged_bpf_disabled)";
+		       "perf events: kernel.perf_event_paranoid)";
 	case ENOMEM:
 		return "out of locked memory (raise RLIMIT_MEMLOCK: ulimit -l unlimited)";
 	case ENOSYS:

@@ -45,6 +45,8 @@ bool bpf_probe__kprobe(const char *func, const char **why);	/* kprobe PMU or kpr
 bool bpf_probe__prog_type(int prog_type, const char **why);	/* enum bpf_prog_type */
 bool bpf_probe__helper(int prog_type, int helper_id);		/* enum bpf_func_id */
 bool bpf_probe__btf(void);						/* /sys/kernel/btf/vmlinux loads */
+/* NULL when this process may load tracing programs (root, CAP_BPF + CAP_PERFMON); else why not */
+const char *bpf_probe__privilege(void);
 /* uprobe_multi links (Linux 6.6): off when SONDE_NO_UPROBE_MULTI is set in the environment */
 bool bpf_probe__uprobe_multi(const char **why);
 
