@@ -90,7 +90,7 @@ struct {
 /* --call-graph dwarf: a staging buffer, the copies of threads off CPU, and the ring buffer */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);		/* 0: sched_switch, 1: the on-CPU sampler */
 	__type(key, __u32);
 	__type(value, struct offcpu_dwarf);
 } dscratch SEC(".maps");
@@ -126,11 +126,12 @@ static __always_inline bool tracked(__u32 pid, __u32 tgid)
 	return true;
 }
 
-static __always_inline void fill_stacks(void *ctx, struct offcpu_key *k)
+/* user_fp: walk the user stack by frame pointers (off CPU in dwarf mode, the user side unwinds a copy) */
+static __always_inline void fill_stacks(void *ctx, struct offcpu_key *k, bool user_fp)
 {
 	k->user_stack_id = -1;
 	k->kern_stack_id = -1;
-	if (!kern_only && !dwarf_size) {	/* dwarf: the user side unwinds a stack copy */
+	if (!kern_only && user_fp) {
 		k->user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 		/* kernel threads have no user stack: -EFAULT is not a loss */
 		if (k->user_stack_id < 0 && k->user_stack_id != -14)
@@ -158,20 +159,20 @@ struct task_struct___k {
 	struct mm_struct___k *mm;
 } __attribute__((preserve_access_index));
 
-/* copy current's user registers and as much user stack as can be read, keyed by tid */
-static __always_inline void dwarf_save(__u32 pid, const struct offcpu_key *key)
+/* copy current's user registers and as much user stack as can be read into scratch slot `slot` */
+static __always_inline struct offcpu_dwarf *dwarf_copy(__u32 slot, const struct offcpu_key *key)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct pt_regs___k *r;
 	struct offcpu_dwarf *d;
-	__u32 zero = 0;
 	__u64 sp;
 
-	d = bpf_map_lookup_elem(&dscratch, &zero);
+	d = bpf_map_lookup_elem(&dscratch, &slot);
 	if (!d)
-		return;
+		return NULL;
 	d->key = *key;
 	d->ns = 0;
+	d->flags = 0;
 	d->stack_size = 0;
 	if (!BPF_CORE_READ((struct task_struct___k *)t, mm)) {	/* a kernel thread */
 		__builtin_memset(d->regs, 0, sizeof(d->regs));
@@ -208,7 +209,24 @@ static __always_inline void dwarf_save(__u32 pid, const struct offcpu_key *key)
 		else
 			stat_inc(OFFCPU_STAT_DWARF_NOSTACK);
 	}
-	bpf_map_update_elem(&dstart, &pid, d, BPF_ANY);
+	return d;
+}
+
+/* the bytes of d to send: up to the end of its stack copy */
+static __always_inline __u64 dwarf_len(const struct offcpu_dwarf *d)
+{
+	__u64 n = offsetof(struct offcpu_dwarf, stack) + (d->stack_size & (OFFCPU_DWARF_STACK * 2 - 1));
+
+	return n > sizeof(*d) ? sizeof(*d) : n;
+}
+
+/* a thread leaves the CPU: keep its registers and stack, keyed by tid, until it comes back */
+static __always_inline void dwarf_save(__u32 pid, const struct offcpu_key *key)
+{
+	struct offcpu_dwarf *d = dwarf_copy(0, key);
+
+	if (d)
+		bpf_map_update_elem(&dstart, &pid, d, BPF_ANY);
 }
 
 /* next comes back after delta ns: send its saved registers and stack */
@@ -221,9 +239,7 @@ static __always_inline void dwarf_send(__u32 next_pid, __u64 delta, bool keep)
 		return;
 	if (keep) {
 		d->ns = delta;
-		n = offsetof(struct offcpu_dwarf, stack) + (d->stack_size & (OFFCPU_DWARF_STACK * 2 - 1));
-		if (n > sizeof(*d))
-			n = sizeof(*d);
+		n = dwarf_len(d);
 		if (bpf_ringbuf_output(&devents, d, n, 0))
 			stat_inc(OFFCPU_STAT_RB_LOST);
 	}
@@ -300,7 +316,7 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u6
 			rec.key.pid = pid;
 			rec.key.tgid = tgid;
 			bpf_get_current_comm(rec.key.comm, sizeof(rec.key.comm));
-			fill_stacks(ctx, &rec.key);
+			fill_stacks(ctx, &rec.key, !dwarf_size);
 			if (bpf_map_update_elem(&start, &pid, &rec, BPF_ANY))
 				stat_inc(OFFCPU_STAT_START_FULL);
 			else if (dwarf_size)
@@ -427,7 +443,17 @@ int offcpu_oncpu(struct bpf_perf_event_data *ctx)
 		return 0;
 	stat_inc(OFFCPU_STAT_SAMPLES);
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	fill_stacks(ctx, &key);
+	fill_stacks(ctx, &key, !dwarf_size);
+	if (dwarf_size) {	/* the same unwinding as the off-CPU stacks, so that both meet under main */
+		struct offcpu_dwarf *d = dwarf_copy(1, &key);
+
+		if (d) {
+			d->flags = OFFCPU_DWARF_ONCPU;
+			if (bpf_ringbuf_output(&devents, d, dwarf_len(d), 0))
+				stat_inc(OFFCPU_STAT_RB_LOST);
+		}
+		return 0;
+	}
 	v = bpf_map_lookup_elem(&oncpu, &key);
 	if (v)
 		__sync_fetch_and_add(v, 1);

@@ -59,12 +59,14 @@ enum offcpu_stat {
 #define OFFCPU_DWARF_STACK 8192
 #define OFFCPU_DWARF_NREGS 17
 
+#define OFFCPU_DWARF_ONCPU 1
+
 struct offcpu_dwarf {
 	struct offcpu_key key;	/* user_stack_id is not used: the user side unwinds */
 	__u64 ns;
 	__u64 regs[OFFCPU_DWARF_NREGS];
 	__u32 stack_size;
-	__u32 pad;
+	__u32 flags;		/* OFFCPU_DWARF_ONCPU: an on-CPU sample (--wall), not a block */
 	__u8 stack[OFFCPU_DWARF_STACK];
 };
 

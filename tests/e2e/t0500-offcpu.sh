@@ -70,7 +70,7 @@ test_expect_success 'a switch-in the tracepoint does not report loses no block (
 
 test_expect_success 'folded lines are stackcollapse format: root first, comm, weights in us' '
 	$SONDE offcpu -f -- $W 2 20 10 >out &&
-	grep -E "^offcpu;__libc_start_call_main;main;block_here;[^ ]*;schedule;__schedule [0-9]+$" out &&
+	grep -E "^offcpu;(_start;__libc_start_main[^;]*;)?__libc_start_call_main;main;block_here;[^ ]*;schedule;__schedule [0-9]+$" out &&
 	! grep -v -E "^[^ ]+( [^ ]+)* [0-9]+$" out
 '
 
@@ -92,7 +92,7 @@ test_expect_success 'the classic tracepoint path gives the same answer as tp_btf
 
 test_expect_success '--user-only and --kernel-only' '
 	$SONDE offcpu -U -f -- $W 2 20 10 >u &&
-	grep -q "main;block_here;clock_nanosleep[^;]* [0-9]*$" u && ! grep -q schedule u &&
+	grep -q "main;block_here;msleep;[^;]*;clock_nanosleep[^;]* [0-9]*$" u && ! grep -q schedule u &&
 	$SONDE offcpu -K -f -- $W 2 20 10 >k &&
 	grep -q "^offcpu;entry_SYSCALL_64[^ ]*;schedule;__schedule [0-9]*$" k && ! grep -q block_here k
 '
@@ -165,8 +165,8 @@ fi
 
 test_expect_success '--wall: on-CPU samples and off-CPU time add up to the time spent, by function' '
 	$SONDE offcpu --wall -F 499 -- $W 5 60 10 60 >w 2>err &&
-	grep -q "^offcpu;__libc_start_call_main;main;burn_here [0-9]*$" w &&
-	grep -q "^offcpu;__libc_start_call_main_\[w\];main_\[w\];block_here_\[w\];" w &&
+	grep -q "^offcpu;_start;[^;]*;__libc_start_call_main;main;burn_here [0-9]*$" w &&
+	grep -q "^offcpu;_start_\[w\];[^;]*;__libc_start_call_main_\[w\];main_\[w\];block_here_\[w\];msleep_\[w\];" w &&
 	! grep -q "burn_here_\[w\];clock_nanosleep" w &&
 	near $(weight "main(_\[w\])?;block_here" w) $(real block_here) 5 &&
 	echo "burn_here: $(weight "main;burn_here" w) us on CPU + $(weight "main_\[w\];burn_here" w) us preempted" &&
@@ -181,7 +181,27 @@ test_expect_success '--call-graph dwarf: complete user stacks through libc (wait
 	near $(weight "main;wait_pipe;read;.*anon_pipe_read" out) $(real wait_pipe) 15 &&
 	near $(weight "start_thread;feeder;msleep;" out) $(real feeder) 15 &&
 	! grep -q "frame pointers" err &&
-	$SONDE offcpu -f -- $W 2 20 10 >fp 2>err && grep -q "frame pointers" err && ! grep -q wait_pipe fp
+	$SONDE offcpu -f -g fp -- $W 2 20 10 >fp 2>err && grep -q "frame pointers" err && ! grep -q wait_pipe fp
+'
+
+# Debian'"'"'s libc has no frame pointers: a frame-pointer walk from nanosleep or read
+# skips the function that called it (main;clock_nanosleep, no block_here)
+test_expect_success 'by default, DWARF where an object the target maps has no frame pointers' '
+	$SONDE -v offcpu -f -- $W 2 20 10 >out 2>err &&
+	grep "user stacks unwound with DWARF: .*libc.* has no frame pointers" err &&
+	grep -q "main;block_here;msleep;[^;]*;clock_nanosleep" out &&
+	grep -q "main;wait_pipe;read;" out && ! grep -q "frame pointers;" err &&
+	$SONDE -v offcpu -f -g fp -- $W 2 20 10 >out 2>err &&
+	! grep -q "unwound with DWARF" err && ! grep -q "main;block_here;msleep;" out
+'
+
+test_expect_success 'the off-CPU and wall-clock graphs of examples/demo have main above clock_nanosleep' '
+	$SONDE offcpu -f -- $EXAMPLES/demo 0.5 >out 2>err &&
+	grep -q "^demo;.*;__libc_start_call_main;main;[^;]*nanosleep;clock_nanosleep[^;]*;.*do_nanosleep" out &&
+	! grep -q "__libc_start_call_main;clock_nanosleep" out &&
+	$SONDE offcpu --wall -- $EXAMPLES/demo 0.5 >out 2>err &&
+	grep -q "^demo;.*;__libc_start_call_main_\[w\];main_\[w\];[^;]*nanosleep_\[w\];clock_nanosleep[^;]*_\[w\];" out &&
+	! grep -q "__libc_start_call_main_\[w\];clock_nanosleep" out
 '
 
 test_expect_success 'errors: one line, exit 129 for usage, 1 for a missing process; a command'\''s status' '

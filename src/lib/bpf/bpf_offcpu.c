@@ -6,6 +6,7 @@
 #include "lib/bpf/bpf_offcpu.h"
 #include "lib/bpf/bpf_util.h"
 #include "lib/proc/target.h"
+#include "lib/symbol/symbol.h"
 #include "lib/symbol/unwind.h"
 
 #include <bpf/bpf.h>
@@ -23,6 +24,7 @@
 /* --call-graph dwarf: blocked time by unwound stack, aggregated here */
 struct dw_agg {
 	struct offcpu_key key;
+	bool oncpu;		/* --wall: on-CPU samples */
 	uint64_t ns, count;
 	int nips;
 	uint64_t *ips;
@@ -202,6 +204,7 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 	struct offcpu_key k;
 	struct dw_agg *a;
 	size_t got;
+	bool oncpu;
 	int n = 0;
 
 	if (size < offsetof(struct offcpu_dwarf, stack))
@@ -221,9 +224,10 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 		}
 		k.user_stack_id = 0;
 	}
-	h = dw_hash(&k, ips, n);
+	oncpu = d->flags & OFFCPU_DWARF_ONCPU;
+	h = dw_hash(&k, ips, n) ^ oncpu;
 	for (a = oc->dw[h % DW_BUCKETS]; a; a = a->next)
-		if (a->hash == h && a->nips == n && !memcmp(&a->key, &k, sizeof(k)) &&
+		if (a->hash == h && a->nips == n && a->oncpu == oncpu && !memcmp(&a->key, &k, sizeof(k)) &&
 		    !memcmp(a->ips, ips, n * sizeof(*ips)))
 			break;
 	if (!a) {
@@ -233,13 +237,14 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 			return -ENOMEM;
 		}
 		a->key = k;
+		a->oncpu = oncpu;
 		a->nips = n;
 		memcpy(a->ips, ips, n * sizeof(*ips));
 		a->hash = h;
 		a->next = oc->dw[h % DW_BUCKETS];
 		oc->dw[h % DW_BUCKETS] = a;
 	}
-	a->ns += d->ns;
+	a->ns += oncpu ? 1000000000ULL / oc->wall_hz : d->ns;	/* a sample stands for one period */
 	a->count++;
 	return 0;
 }
@@ -412,7 +417,7 @@ int offcpu__read(struct offcpu *oc, struct offcpu_profile *p)
 			struct offcpu_entry *e;
 
 			k.user_stack_id = -1;	/* not a stack-map id: the unwound frames follow */
-			rc = add_entry(p, stacks_fd, &k, false, a->ns, a->count);
+			rc = add_entry(p, stacks_fd, &k, a->oncpu, a->ns, a->count);
 			if (rc)
 				return rc;
 			e = &p->e[p->n - 1];
@@ -467,4 +472,60 @@ void offcpu__free(struct offcpu *oc)
 		}
 	free(oc->dw);
 	free(oc);
+}
+
+const char *offcpu__frame_name(struct symbolizer *s, pid_t tgid, uint64_t addr, bool kernel)
+{
+	struct sym_frame f;
+
+	if (symbolizer__resolve(s, tgid, addr, kernel, &f, 1) >= 1 && f.sym)
+		return f.sym;
+	return "[unknown]";
+}
+
+int offcpu_entry__kern_skip(struct symbolizer *s, const struct offcpu_entry *e)
+{
+	static const char *const prefixes[] = {
+		"bpf_prog_", "bpf_trace_run", "__bpf_trace_", "perf_trace_", "__traceiter_",
+		"bpf_overflow_handler",
+	};
+	static const char *const names[] = {
+		"trace_call_bpf", "perf_tp_event", "perf_swevent_hrtimer", "__perf_event_overflow",
+	};
+	int i = 0;
+
+	for (; i < e->nr_kern; i++) {
+		const char *n = offcpu__frame_name(s, e->key.tgid, e->kern[i], true);
+		bool tracing = false;
+
+		for (size_t j = 0; j < sizeof(prefixes) / sizeof(prefixes[0]) && !tracing; j++)
+			tracing = !strncmp(n, prefixes[j], strlen(prefixes[j]));
+		for (size_t j = 0; j < sizeof(names) / sizeof(names[0]) && !tracing; j++)
+			tracing = !strcmp(n, names[j]);
+		if (!tracing)
+			break;
+	}
+	return i;
+}
+
+bool offcpu__stack_missed(int32_t id)
+{
+	return id < 0 && id != -EFAULT;
+}
+
+bool offcpu_profile__fp_gap(struct symbolizer *s, const struct offcpu_profile *p)
+{
+	for (int i = 0; i < p->n; i++) {
+		const struct offcpu_entry *e = &p->e[i];
+		struct sym_frame a, b;
+
+		if (e->nr_user < 2)
+			continue;
+		if (symbolizer__resolve(s, e->key.tgid, e->user[0], false, &a, 1) < 1 ||
+		    symbolizer__resolve(s, e->key.tgid, e->user[1], false, &b, 1) < 1)
+			continue;
+		if (a.dso && b.dso && strcmp(a.dso, b.dso))
+			return true;
+	}
+	return false;
 }

@@ -74,6 +74,20 @@ const char *offcpu__hook(const struct offcpu *oc);
 /* read every aggregated stack, sorted by increasing time (as offcputime prints); 0 or -errno */
 int offcpu__read(struct offcpu *oc, struct offcpu_profile *p);
 void offcpu_profile__free(struct offcpu_profile *p);
+
+struct symbolizer;
+/* the name of a frame ("[unknown]" when it has none); valid as long as the symbolizer */
+const char *offcpu__frame_name(struct symbolizer *s, pid_t tgid, uint64_t addr, bool kernel);
+/* how many frames at the top of e's kernel stack belong to the tracing machinery itself */
+int offcpu_entry__kern_skip(struct symbolizer *s, const struct offcpu_entry *e);
+/* a stack id that is a miss, as BCC tells it: negative, but not -EFAULT (no user stack: a kernel thread) */
+bool offcpu__stack_missed(int32_t id);
+/*
+ * Whether a frame-pointer user stack of p may lack frames: its innermost frame
+ * is in another object than its caller (a library built without frame
+ * pointers hides the caller of the function that blocked).
+ */
+bool offcpu_profile__fp_gap(struct symbolizer *s, const struct offcpu_profile *p);
 void offcpu__free(struct offcpu *oc);
 
 #endif
