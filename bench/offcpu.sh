@@ -5,6 +5,9 @@
 # (sched_switch, user + kernel stacks, in-kernel sums), both system-wide, and
 # against no tracing. BCC's offcputime is used too where it can run (it needs a
 # kprobe on finish_task_switch and kernel headers; this VM has neither).
+# sonde's default copies and unwinds user stacks with DWARF where libc has no
+# frame pointers (Debian's): `-g fp` is the frame-pointer walk BCC and
+# bpftrace do, so sonde/fp is the price of complete stacks.
 set -u
 . "$(dirname "$0")/lib.sh"
 PP=$BUILD/workloads/pingpong
@@ -50,13 +53,14 @@ under() {
 # the configurations take turns, REPS rounds, so that a change in the machine's
 # load (other jobs on this VM) hits them all alike; medians are reported
 declare -A L S
-configs="bare sonde sonde_f"
+configs="bare sonde sonde_fp sonde_f"
 command -v bpftrace >/dev/null && configs="$configs bpftrace"
 for rep in $(seq "$REPS"); do
 	for c in $configs; do
 		case $c in
 		bare) r="$(loop_s) 0" ;;
 		sonde) r=$(under "Tracing off-CPU" "$SONDE" offcpu -a) ;;
+		sonde_fp) r=$(under "Tracing off-CPU" "$SONDE" offcpu -a -g fp) ;;
 		sonde_f) r=$(under "hook:" "$SONDE" -v offcpu -a -f) ;;	# -v: a debug line says it is attached
 		bpftrace) r=$(under "Attaching" bpftrace "$T/offcpu.bt") ;;
 		esac
@@ -68,7 +72,7 @@ for c in $configs; do
 	L[$c]=$(echo ${L[$c]} | tr ' ' '\n' | median)
 	S[$c]=$(echo ${S[$c]} | tr ' ' '\n' | median)
 done
-bare=${L[bare]} sonde=${L[sonde]} sonde_f=${L[sonde_f]} bt=${L[bpftrace]:-}
+bare=${L[bare]} sonde=${L[sonde]} sonde_fp=${L[sonde_fp]} sonde_f=${L[sonde_f]} bt=${L[bpftrace]:-}
 sonde_stop=${S[sonde]} bt_stop=${S[bpftrace]:-}
 
 bcc=/usr/sbin/offcputime-bpfcc
@@ -92,7 +96,7 @@ stats=/proc/sys/kernel/bpf_stats_enabled
 if [ -w $stats ]; then
 	old=$(cat $stats)
 	echo 1 >$stats
-	"$SONDE" -v offcpu -a -f -o /dev/null >"$T/out" 2>"$T/err" & tp=$!
+	"$SONDE" -v offcpu -a -f -g fp -o /dev/null >"$T/out" 2>"$T/err" & tp=$!
 	for i in $(seq 200); do grep -q "hook:" "$T/err" && break; sleep 0.05; done
 	"$PP" "$N" >/dev/null
 	sonde_ns=$(ns_per_run '^offcpu_switch')
@@ -110,11 +114,26 @@ fi
 
 printf 'pingpong %s round trips, median of %s interleaved rounds; bare %ss\n' "$N" "$REPS" "$bare"
 printf 'sonde offcpu -a:        %ss  slowdown %sx   (exit after Ctrl-C: %ss)\n' "$sonde" "$(ratio "$sonde" "$bare")" "$sonde_stop"
+printf 'sonde offcpu -a -g fp:  %ss  slowdown %sx   added cost default/fp = %s\n' "$sonde_fp" \
+	"$(ratio "$sonde_fp" "$bare")" "$(ratio "$(added "$sonde" "$bare")" "$(added "$sonde_fp" "$bare")")"
 printf 'sonde offcpu -a -f:     %ss  slowdown %sx\n' "$sonde_f" "$(ratio "$sonde_f" "$bare")"
 if [ -n "$bt" ]; then
 	printf 'bpftrace (same work):   %ss  slowdown %sx   (exit after Ctrl-C: %ss)\n' "$bt" "$(ratio "$bt" "$bare")" "$bt_stop"
-	printf 'added cost sonde/bpftrace = %s\n' "$(ratio "$(added "$sonde" "$bare")" "$(added "$bt" "$bare")")"
+	printf 'added cost sonde -g fp/bpftrace (the same stacks) = %s\n' "$(ratio "$(added "$sonde_fp" "$bare")" "$(added "$bt" "$bare")")"
 fi
 [ -n "${sonde_ns:-}" ] && printf 'BPF cost per sched_switch: sonde %s ns, bpftrace %s ns, sonde/bpftrace = %s\n' \
 	"$sonde_ns" "${bt_ns:-?}" "$(ratio "$sonde_ns" "${bt_ns:-0}")"
+# a traced command (the usual use): the blocks the default could not copy keep
+# frame-pointer stacks, and it says how many
+for g in default fp; do
+	a=; [ $g = fp ] && a="-g fp"
+	"$SONDE" -v offcpu $a -f -o /dev/null -- "$PP" "$N" >"$T/out" 2>"$T/err"
+	t=$(sed -n 's/.* in \([0-9.]*\) s$/\1/p' "$T/out" "$T/err" | head -1)
+	kept=$(sed -n 's/.*warning: \([0-9]*\) blocks kept with frame-pointer.*/\1/p' "$T/err")
+	eval "cmd_$g=$t"
+	printf 'sonde offcpu %-6s -- pingpong: %ss  slowdown %sx  blocks with fp stacks: %s of %s\n' "$g" "$t" \
+		"$(ratio "$t" "$bare")" "${kept:-0}" "$((2 * N))"
+done
+printf 'added cost of complete stacks on a traced command, default/fp = %s\n' \
+	"$(ratio "$(added "$cmd_default" "$bare")" "$(added "$cmd_fp" "$bare")")"
 echo "$bcc_note"

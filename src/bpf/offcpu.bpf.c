@@ -230,20 +230,23 @@ static __always_inline void dwarf_save(__u32 pid, const struct offcpu_key *key)
 }
 
 /* next comes back after delta ns: send its saved registers and stack */
-static __always_inline void dwarf_send(__u32 next_pid, __u64 delta, bool keep)
+/*
+ * next comes back after delta ns: send its saved registers and stack; true
+ * when sent. Where the copy is missing or the ring buffer is full, the caller
+ * keeps the block with its frame-pointer stack instead: a short stack, not a
+ * lost block.
+ */
+static __always_inline bool dwarf_send(__u32 next_pid, __u64 delta)
 {
 	struct offcpu_dwarf *d = bpf_map_lookup_elem(&dstart, &next_pid);
-	__u64 n;
+	bool sent;
 
 	if (!d)
-		return;
-	if (keep) {
-		d->ns = delta;
-		n = dwarf_len(d);
-		if (bpf_ringbuf_output(&devents, d, n, 0))
-			stat_inc(OFFCPU_STAT_RB_LOST);
-	}
+		return false;
+	d->ns = delta;
+	sent = !bpf_ringbuf_output(&devents, d, dwarf_len(d), 0);
 	bpf_map_delete_elem(&dstart, &next_pid);
+	return sent;
 }
 
 /* add delta ns blocked to the stack of key, within --min-block/--max-block */
@@ -273,10 +276,17 @@ static __always_inline void account(const struct offcpu_key *key, __u64 delta)
 static __always_inline void block_end(__u32 tid, const struct offcpu_key *key, __u64 delta)
 {
 	stat_inc(OFFCPU_STAT_BLOCKS);
-	if (dwarf_size)		/* aggregated in user space, after unwinding */
-		dwarf_send(tid, delta, delta >= min_ns && delta <= max_ns);
-	else
-		account(key, delta);
+	if (delta < min_ns || delta > max_ns) {
+		if (dwarf_size)
+			bpf_map_delete_elem(&dstart, &tid);
+		return;
+	}
+	if (dwarf_size) {	/* aggregated in user space, after unwinding */
+		if (dwarf_send(tid, delta))
+			return;
+		stat_inc(OFFCPU_STAT_RB_LOST);
+	}
+	account(key, delta);
 }
 
 /*
@@ -316,7 +326,7 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u6
 			rec.key.pid = pid;
 			rec.key.tgid = tgid;
 			bpf_get_current_comm(rec.key.comm, sizeof(rec.key.comm));
-			fill_stacks(ctx, &rec.key, !dwarf_size);
+			fill_stacks(ctx, &rec.key, true);	/* dwarf: the fallback */
 			if (bpf_map_update_elem(&start, &pid, &rec, BPF_ANY))
 				stat_inc(OFFCPU_STAT_START_FULL);
 			else if (dwarf_size)
@@ -443,16 +453,16 @@ int offcpu_oncpu(struct bpf_perf_event_data *ctx)
 		return 0;
 	stat_inc(OFFCPU_STAT_SAMPLES);
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
-	fill_stacks(ctx, &key, !dwarf_size);
+	fill_stacks(ctx, &key, true);
 	if (dwarf_size) {	/* the same unwinding as the off-CPU stacks, so that both meet under main */
 		struct offcpu_dwarf *d = dwarf_copy(1, &key);
 
 		if (d) {
 			d->flags = OFFCPU_DWARF_ONCPU;
-			if (bpf_ringbuf_output(&devents, d, dwarf_len(d), 0))
-				stat_inc(OFFCPU_STAT_RB_LOST);
+			if (!bpf_ringbuf_output(&devents, d, dwarf_len(d), 0))
+				return 0;
 		}
-		return 0;
+		stat_inc(OFFCPU_STAT_RB_LOST);	/* kept below with its frame-pointer stack */
 	}
 	v = bpf_map_lookup_elem(&oncpu, &key);
 	if (v)

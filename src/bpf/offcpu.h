@@ -40,7 +40,7 @@ enum offcpu_stat {
 	OFFCPU_STAT_USTACK_ERR,	/* user stack not captured (stack map full or fault) */
 	OFFCPU_STAT_KSTACK_ERR,	/* kernel stack not captured */
 	OFFCPU_STAT_SAMPLES,	/* --wall: on-CPU samples of tracked threads */
-	OFFCPU_STAT_RB_LOST,	/* --call-graph dwarf: blocks lost, ring buffer full */
+	OFFCPU_STAT_RB_LOST,	/* dwarf: blocks or samples kept with frame-pointer stacks (no copy, ring buffer full) */
 	OFFCPU_STAT_DWARF_NOSTACK,	/* --call-graph dwarf: no user stack could be copied */
 	OFFCPU_STAT_BLOCKS,	/* blocks ended (a switch-in of a thread whose switch-out was seen) */
 	OFFCPU_STAT_UNSEEN_IN,	/* blocks whose switch-in the tracepoint did not report: ended at the next switch-out */

@@ -195,6 +195,16 @@ test_expect_success 'by default, DWARF where an object the target maps has no fr
 	! grep -q "unwound with DWARF" err && ! grep -q "main;block_here;msleep;" out
 '
 
+# a stack copy that does not fit in the ring buffer (the user side unwinds more
+# slowly than a switch-heavy target blocks) keeps its frame-pointer stack: the
+# block stays, with a warning; a ring of one page holds no 8 KB copy
+test_expect_success 'a full ring buffer of stack copies loses no block: frame-pointer stacks, a warning' '
+	SONDE_TEST_OFFCPU_RINGBUF=4096 $SONDE offcpu -f -- $W 4 50 20 >out 2>err &&
+	grep "warning: [0-9]* blocks kept with frame-pointer user stacks" err &&
+	near $(weight "main;block_here;" out) $(real block_here) 3 &&
+	near $(weight "feeder;" out) $(real feeder) 3
+'
+
 test_expect_success 'the off-CPU and wall-clock graphs of examples/demo have main above clock_nanosleep' '
 	$SONDE offcpu -f -- $EXAMPLES/demo 0.5 >out 2>err &&
 	grep -q "^demo;.*;__libc_start_call_main;main;[^;]*nanosleep;clock_nanosleep[^;]*;.*do_nanosleep" out &&

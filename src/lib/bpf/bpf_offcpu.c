@@ -138,7 +138,9 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 		/* one ~8 KB copy per thread off CPU: allocate as threads block, not up front */
 		bpf_map__set_map_flags(skel->maps.dstart, BPF_F_NO_PREALLOC);
 		bpf_map__set_max_entries(skel->maps.dstart, 10240);
-		bpf_map__set_max_entries(skel->maps.devents, 32 << 20);
+		/* tests: SONDE_TEST_OFFCPU_RINGBUF=4096 fills it at once (power of 2, pages) */
+		bpf_map__set_max_entries(skel->maps.devents, getenv("SONDE_TEST_OFFCPU_RINGBUF") ?
+					 strtoul(getenv("SONDE_TEST_OFFCPU_RINGBUF"), NULL, 0) : 32 << 20);
 	}
 	if (hook == BPF_HOOK_TP_BTF) {
 		bpf_program__set_autoload(skel->progs.offcpu_switch_tp, false);
