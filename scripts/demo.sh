@@ -50,6 +50,8 @@ if $SONDE offcpu --wall -o demo/wall.folded -- $DEMO 2 >/dev/null 2>demo/wall.er
 	$SONDE flame --colors chain --countname us --title "demo: wall clock (on CPU purple, off CPU aqua)" \
 		demo/wall.folded -o demo/wall.svg
 	echo "demo/wall.svg: on-CPU frames in purple, off-CPU (_[w]) in aqua: hot_loop and warm_loop vs clock_nanosleep"
+	echo "the sleep, under the main that called it (DWARF unwinding, where a library such as Debian's libc has no frame pointers):"
+	grep -m1 "main_\[w\];[^;]*nanosleep_\[w\];clock_nanosleep" demo/wall.folded | sed "s/;entry_SYSCALL[^ ]*/;.../" || true
 else
 	echo "(the wall-clock profile could not run here: $(head -1 demo/wall.err))"
 fi
