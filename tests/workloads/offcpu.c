@@ -7,6 +7,8 @@
  * before each sleep (for wall-clock profiles). At the end it prints to stderr the
  * time each function really took (CLOCK_MONOTONIC, so run-queue delays included):
  * "offcpu: block_here US us, wait_pipe US us, feeder US us, burn_here US us".
+ * With OFFCPU_SPLIT_US=N in the environment, also ", wait_pipe_short US us": the
+ * pipe waits of at most N us, summed (for --min-block/--max-block tests).
  *
  *   offcpu [N [SLEEP_MS [PIPE_MS [BURN_MS]]]]    (default 10 100 50 0)
  */
@@ -20,6 +22,7 @@ static int n = 10, sleep_ms = 100, pipe_ms = 50, burn_ms;
 static volatile unsigned long sink;
 static int fds[2];
 static double in_block, in_pipe, in_feeder, in_burn;	/* ms spent in each */
+static double in_pipe_short, split_ms = -1;		/* pipe waits of at most split_ms */
 
 static double now_ms(void);
 
@@ -64,7 +67,10 @@ __attribute__((noinline)) void wait_pipe(void)
 
 	if (read(fds[0], &c, 1) != 1)
 		exit(2);
-	in_pipe += now_ms() - t;
+	t = now_ms() - t;
+	in_pipe += t;
+	if (t <= split_ms)
+		in_pipe_short += t;
 }
 
 static void *feeder(void *arg)
@@ -93,6 +99,8 @@ int main(int argc, char **argv)
 		pipe_ms = atoi(argv[3]);
 	if (argc > 4)
 		burn_ms = atoi(argv[4]);
+	if (getenv("OFFCPU_SPLIT_US"))
+		split_ms = atof(getenv("OFFCPU_SPLIT_US")) / 1000;
 	for (int i = 0; i < n; i++) {
 		if (burn_ms)
 			burn_here(burn_ms);
@@ -103,7 +111,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		wait_pipe();
 	pthread_join(t, NULL);
-	fprintf(stderr, "offcpu: block_here %.0f us, wait_pipe %.0f us, feeder %.0f us, burn_here %.0f us\n",
+	fprintf(stderr, "offcpu: block_here %.0f us, wait_pipe %.0f us, feeder %.0f us, burn_here %.0f us",
 		in_block * 1000, in_pipe * 1000, in_feeder * 1000, in_burn * 1000);
+	if (split_ms >= 0)
+		fprintf(stderr, ", wait_pipe_short %.0f us", in_pipe_short * 1000);
+	fprintf(stderr, "\n");
 	return 0;
 }
