@@ -127,11 +127,11 @@ test_expect_success '-p PID with --duration, and -t TID' '
 '
 
 test_expect_success '-a sees every process; a -p target that exits ends the run' '
-	$W 40 50 10 & pid=$! &&
-	$SONDE offcpu -f -a --duration 0.6 >a &&
-	grep -q "^offcpu;.*block_here" a && [ $(cut -d";" -f1 a | sort -u | wc -l) -gt 1 ] &&
-	ok=1; { kill $pid 2>/dev/null || :; wait $pid || :; } && [ "$ok" = 1 ] &&
-	$W 3 50 10 & pid=$! &&
+	$W 40 50 10 & pid=$!
+	rc=0; $SONDE offcpu -f -a --duration 0.6 >a || rc=$?
+	kill $pid 2>/dev/null || :; wait $pid || :
+	[ $rc -eq 0 ] && grep -q "^offcpu;.*block_here" a && [ $(cut -d";" -f1 a | sort -u | wc -l) -gt 1 ] &&
+	{ $W 3 50 10 & } && pid=$! &&
 	start=$(date +%s%N) && $SONDE offcpu -f -p $pid --duration 20 >e &&
 	[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 5000 ]
 '

@@ -230,7 +230,7 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 	h = dw_hash(&k, ips, n) ^ oncpu;
 	for (a = oc->dw[h % DW_BUCKETS]; a; a = a->next)
 		if (a->hash == h && a->nips == n && a->oncpu == oncpu && !memcmp(&a->key, &k, sizeof(k)) &&
-		    !memcmp(a->ips, ips, n * sizeof(*ips)))
+		    (!n || !memcmp(a->ips, ips, n * sizeof(*ips))))
 			break;
 	if (!a) {
 		a = calloc(1, sizeof(*a));
@@ -241,7 +241,8 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 		a->key = k;
 		a->oncpu = oncpu;
 		a->nips = n;
-		memcpy(a->ips, ips, n * sizeof(*ips));
+		if (n)	/* a kernel thread has no user frames */
+			memcpy(a->ips, ips, n * sizeof(*ips));
 		a->hash = h;
 		a->next = oc->dw[h % DW_BUCKETS];
 		oc->dw[h % DW_BUCKETS] = a;
