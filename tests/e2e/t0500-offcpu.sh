@@ -7,23 +7,7 @@ W=$WORKLOADS/offcpu
 
 if [ "$(id -u)" != 0 ]; then
 	test_skip 'sonde offcpu' 'needs root for BPF'
-	# an ordinary user cannot load tracing programs: say so, not "not supported"
-if command -v setpriv >/dev/null && setpriv --reuid=nobody --regid=nogroup --clear-groups $SONDE --version >/dev/null 2>&1; then
-test_expect_success 'as an ordinary user: offcpu and list --features say what privilege is missing' '
-	rc=0; setpriv --reuid=nobody --regid=nogroup --clear-groups $SONDE offcpu -- true 2>err || rc=$?
-	cat err && [ $rc -eq 1 ] && [ $(wc -l <err) -eq 1 ] &&
-	grep -q "needs root, or CAP_BPF and CAP_PERFMON (sonde runs as uid [0-9]* without them" err &&
-	! grep -q "not support" err &&
-	setpriv --reuid=nobody --regid=nogroup --clear-groups $SONDE list --features >out &&
-	cat out && grep -q "^  tp_btf .* no: needs root, or CAP_BPF and CAP_PERFMON" out &&
-	grep -q "^  tracepoint .* no: needs root" out && grep -q "^  perf_event .* no: needs root" out &&
-	! grep -q "not support" out
-'
-else
-test_skip 'as an ordinary user' 'setpriv cannot run sonde as nobody here'
-fi
-
-test_done
+	test_done
 	exit
 fi
 
