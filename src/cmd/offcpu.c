@@ -258,8 +258,10 @@ int cmd_offcpu(int argc, char **argv)
 	int rc = 1;
 
 	argc = parse_args(&o, argc, argv);
-	if (argc < 0)
-		return 1;	/* a pid that does not exist: said */
+	if (argc < 0) {		/* a pid that does not exist: said */
+		target__free(&o.tg);
+		return 1;
+	}
 	bpfutil__setup_log(verbose);
 	sym = symbolizer__new(0);
 	if (!sym) {
