@@ -75,15 +75,20 @@ bool comptime__int(const struct node *n, long long *v)
 		case T_MINUS: c = (long long)(ua - ub); break;
 		case T_STAR: c = (long long)(ua * ub); break;
 		case T_SLASH: case T_PERCENT:
-			if (!b || (!uns && a == (-9223372036854775807LL - 1) && b == -1))
-				return false;	/* left to the program (bpftrace's division by 0 is 0) */
+			if (!b) {
+				c = 0;	/* bpftrace's (LLVM's) folding of a division by a constant 0 */
+				break;
+			}
+			if (!uns && a == (-9223372036854775807LL - 1) && b == -1)
+				return false;	/* left to the program */
 			c = uns ? (long long)(n->op == T_SLASH ? ua / ub : ua % ub) : n->op == T_SLASH ? a / b : a % b;
 			break;
 		case T_BAND: c = a & b; break;
 		case T_BOR: c = a | b; break;
 		case T_BXOR: c = a ^ b; break;
-		case T_SHL: if (ub > 63) return false; c = (long long)(ua << ub); break;
-		case T_SHR: if (ub > 63) return false; c = uns ? (long long)(ua >> ub) : a >> b; break;
+		/* a count outside 0..63 folds to 0, as in bpftrace (gen.c's g_const_zero()) */
+		case T_SHL: c = ub > 63 ? 0 : (long long)(ua << ub); break;
+		case T_SHR: c = ub > 63 ? 0 : uns ? (long long)(ua >> ub) : a >> b; break;
 		case T_EQ: c = a == b; break;
 		case T_NE: c = a != b; break;
 		case T_LT: c = a < b; break;

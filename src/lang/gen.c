@@ -9,6 +9,7 @@
  * clobber r1-r5). Strings, tuples, keys and records live in stack slots
  * handed out like a stack and released when a statement ends.
  */
+#include "lang/comptime.h"
 #include "lang/gen_int.h"
 #include "lang/testbench.h"
 #include "lang/gen_task.h"
@@ -414,6 +415,28 @@ static void gen_bytes_equal(struct gen *g, struct node *l, struct node *r, int n
 	g->sp = mark;
 }
 
+/*
+ * bpftrace's answer for x << c, x >> c with a constant c outside 0..63 and for
+ * x / 0, x % 0 of a constant 0: LLVM folds them to 0 (a divisor or shift
+ * count known only at run time gets the BPF instruction's answer: x / 0 is 0,
+ * x % 0 is x, the count taken modulo 64). True where op's result is that 0.
+ */
+static bool g_const_zero(int op, struct node *r)
+{
+	long long v;
+
+	if (!comptime__int(r, &v))
+		return false;
+	switch (op) {
+	case T_SHL: case T_SHR: case T_SHL_ASSIGN: case T_SHR_ASSIGN:
+		return v < 0 || v > 63;
+	case T_SLASH: case T_PERCENT: case T_DIV_ASSIGN: case T_MOD_ASSIGN:
+		return v == 0;
+	default:
+		return false;
+	}
+}
+
 void gen_binop(struct gen *g, struct node *n)
 {
 	if ((n->op == T_EQ || n->op == T_NE) && (n->l->ty.kind == TY_ARRAY || n->r->ty.kind == TY_ARRAY)) {
@@ -455,6 +478,11 @@ void gen_binop(struct gen *g, struct node *n)
 		gen_btf__scale(g, &n->l->ty, R1);
 	bool sign = n->l->ty.sign && n->r->ty.sign;	/* C's rule: unsigned wins */
 	int jop = -1;
+
+	if (g_const_zero(n->op, n->r)) {
+		g_emit(g, MOV_IMM(R0, 0));
+		return;
+	}
 
 	switch (n->op) {
 	case T_PLUS: g_emit(g, ALU_REG(BPF_ADD, R0, R1)); return;
@@ -1025,7 +1053,8 @@ void g_map_rmw(struct gen *g, struct node *mapn, int op, struct node *rhs, long 
 	g_emit(g, LDX(BPF_DW, R1, R0, 0));
 	g_emit(g, STX(BPF_DW, FP, R1, old));
 	g_emit(g, LDX(BPF_DW, R2, FP, v));
-	switch (op) {
+	switch (rhs && g_const_zero(op, rhs) ? -1 : op) {
+	case -1: g_emit(g, MOV_IMM(R1, 0)); break;
 	case T_ADD_ASSIGN: case T_INC: g_emit(g, ALU_REG(BPF_ADD, R1, R2)); break;
 	case T_SUB_ASSIGN: g_emit(g, ALU_REG(BPF_SUB, R1, R2)); break;
 	case T_MUL_ASSIGN: g_emit(g, ALU_REG(BPF_MUL, R1, R2)); break;
