@@ -85,6 +85,15 @@ static char **split_words(char *s)
 	return v;
 }
 
+/* src/lang's messages about no place in the program: through diag.c, as every command's */
+static void probe_diag(enum lang_diag kind, const char *msg)
+{
+	if (kind == LANG_WARNING)
+		warning("%s", msg);
+	else
+		error("%s", msg);
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	const char *expr = NULL, *cmd = NULL, *format = "text", *file;
@@ -169,6 +178,7 @@ int cmd_probe(int argc, char **argv)
 	if (!src)
 		return 1;
 
+	lang__set_diag(probe_diag);
 	struct program *prog = lang__new(file, src, len);
 
 	if (!prog) {

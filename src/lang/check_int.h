@@ -3,6 +3,8 @@
  * check_int.h - what the type checker's files share (check.c: expressions,
  * statements, maps, variables; check_call.c: the builtin functions' rules and
  * printf/print's record layouts). Not for use outside src/lang/check*.c.
+ * Types, sites and rewritten nodes they make live in the program's arena
+ * (freed by lang__free()); nothing returned is the caller's to free.
  */
 #ifndef SONDE_LANG_CHECK_INT_H
 #define SONDE_LANG_CHECK_INT_H

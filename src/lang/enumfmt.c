@@ -468,8 +468,8 @@ static const struct gfpflag *gfp_table(int *n)
 		}
 	if (cnt == -2) {
 		cnt = 0;
-		fprintf(stderr, "sonde: %%gr: no GFP flag names in tracefs (events/kmem/kmalloc/format): flags print "
-			"as numbers\n");
+		lang__diag(LANG_WARNING, "%%gr: no GFP flag names in tracefs (events/kmem/kmalloc/format): flags print "
+			   "as numbers");
 	}
 	*n = cnt;
 	return t;

@@ -4,7 +4,9 @@
  * statements; gen_call.c: functions and aggregations). Not for use outside
  * src/lang/gen*.c. Conventions: r6 holds the context, every integer
  * expression leaves its value in r0, values wider than 8 bytes live in stack
- * slots handed out by g_slot() and released by resetting g->sp.
+ * slots handed out by g_slot() and released by resetting g->sp. The
+ * instructions go to g->c, which gen__probe()'s caller owns (gen.h); nothing
+ * else returned is the caller's to free.
  */
 #ifndef SONDE_LANG_GEN_INT_H
 #define SONDE_LANG_GEN_INT_H

@@ -172,6 +172,29 @@ void lang__warn(struct program *p, struct loc loc, const char *fmt, ...)
 	snprintf(n + old, add, "%s:%d:%d: warning: %s\n", p->file, loc.line, loc.col, msg);
 }
 
+static void (*diag_fn)(enum lang_diag kind, const char *msg);
+
+void lang__set_diag(void (*fn)(enum lang_diag kind, const char *msg))
+{
+	diag_fn = fn;
+}
+
+void lang__diag(enum lang_diag kind, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (diag_fn) {
+		diag_fn(kind, msg);
+		return;
+	}
+	fflush(stdout);
+	fprintf(stderr, "sonde: %s%s\n", kind == LANG_WARNING ? "warning: " : "", msg);
+}
+
 /* every spelling of a provider: current names, 0.17 names, short aliases */
 static const struct {
 	const char *spelling, *name;

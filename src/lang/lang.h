@@ -340,6 +340,17 @@ void lang__error(struct program *p, struct loc loc, const char *fmt, ...)
 /* add a warning about loc (file:line:col: warning: ...) */
 void lang__warn(struct program *p, struct loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/*
+ * Messages that are not about a place in the program (lost events, a probe
+ * skipped, a file cat() cannot open): src/lang hands them to the function the
+ * command installed (its error() and warning(), src/diag.c), as "what: why"
+ * without "sonde:" or a newline. Without one they go to stderr as diag.c
+ * writes them.
+ */
+enum lang_diag { LANG_ERROR, LANG_WARNING };
+void lang__set_diag(void (*fn)(enum lang_diag kind, const char *msg));
+void lang__diag(enum lang_diag kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* the provider's canonical name for a spelling ("t" -> "tracepoint"), or NULL */
 const char *lang__provider_name(const char *s, size_t n);
 /* one config key (config block or BPFTRACE_* environment): NULL when set, else why not */

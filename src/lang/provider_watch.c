@@ -280,12 +280,12 @@ static int arm(void *ctx, void *data, size_t size)
 
 		if (w->naddrs == MAX_ADDRS) {
 			if (!w->warned)
-				fprintf(stderr, "sonde: warning: '%s': more than %d addresses to watch; not watching 0x%llx\n",
+				lang__diag(LANG_WARNING, "'%s': more than %d addresses to watch; not watching 0x%llx",
 					w->in->name, MAX_ADDRS, (unsigned long long)addr);
 			w->warned = true;
 		} else if (watch_addr(w, addr, &none, err, sizeof(err))) {
 			if (!w->warned)
-				fprintf(stderr, "sonde: warning: %s\n", err);
+				lang__diag(LANG_WARNING, "%s", err);
 			w->warned = true;
 		} else {
 			w->addrs[w->naddrs] = addr;

@@ -342,7 +342,7 @@ static void run_cat(struct rt *rt, const char *path)
 	size_t n;
 
 	if (!f) {
-		fprintf(stderr, "sonde: cat: cannot open '%s': %s\n", path, strerror(errno));
+		lang__diag(LANG_ERROR, "cat: cannot open '%s': %s", path, strerror(errno));
 		return;
 	}
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
@@ -673,8 +673,8 @@ static void warn_skipped(struct program *prog)
 				if (o->ap == in->ap && o->skipped)
 					first = false;
 			if (first && !prog->no_warnings)
-				fprintf(stderr, "sonde: warning: '%s': %d of its %d functions cannot be probed (the kernel "
-					"refuses a uprobe there, ENOTSUPP: %s%s); the other %d are traced\n", in->ap->text,
+				lang__diag(LANG_WARNING, "'%s': %d of its %d functions cannot be probed (the kernel "
+					   "refuses a uprobe there, ENOTSUPP: %s%s); the other %d are traced", in->ap->text,
 					n, total, in->sym, n > 1 ? " and others" : "", total - n);
 		}
 }
@@ -939,8 +939,8 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	uint64_t lost = lost_events(&rt, 0);
 
 	if (lost && !prog->no_warnings)
-		fprintf(stderr, "sonde: warning: %llu events lost: the output ring buffer was full (printf faster "
-			"than the terminal reads; config = { perf_rb_pages = N } makes it bigger)\n", (unsigned long long)lost);
+		lang__diag(LANG_WARNING, "%llu events lost: the output ring buffer was full (printf faster "
+			   "than the terminal reads; config = { perf_rb_pages = N } makes it bigger)", (unsigned long long)lost);
 	/*
 	 * the perf buffer says what it lost in a record before the next sample on that CPU's
 	 * ring, if one comes: the program's own count of bpf_skb_output's -ENOSPC is complete
@@ -949,8 +949,8 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	if (rt.skb && lost_events(&rt, 2) > lost)
 		lost = lost_events(&rt, 2);
 	if (lost && !prog->no_warnings)
-		fprintf(stderr, "sonde: warning: %llu packets lost: skboutput()'s perf buffer was full "
-			"(config = { perf_rb_pages = N } makes it bigger)\n", (unsigned long long)lost);
+		lang__diag(LANG_WARNING, "%llu packets lost: skboutput()'s perf buffer was full "
+			   "(config = { perf_rb_pages = N } makes it bigger)", (unsigned long long)lost);
 out_detach:
 	detach_all(prog);
 out_sig:

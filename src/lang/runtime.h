@@ -3,7 +3,8 @@
  * runtime.h - run a checked program: generate and load one BPF program per
  * attach point, create its maps, run BEGIN, attach, read the ring buffer until
  * exit(), Ctrl-C, SIGTERM or the end of the -c child, run END, print the maps
- * and detach. Everything it opens it closes before returning.
+ * and detach. The caller keeps the program and the options; everything the
+ * run opens (programs, maps, links, buffers) it closes before returning.
  */
 #ifndef SONDE_LANG_RUNTIME_H
 #define SONDE_LANG_RUNTIME_H

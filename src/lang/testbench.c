@@ -323,7 +323,7 @@ void testbench__fire_sigusr1(struct program *p)
 			char err[256];
 
 			if (is_prov(in, "self") && in->prog_fd >= 0 && run_once(in, &ret, err, sizeof(err)))
-				fprintf(stderr, "sonde: %s\n", err);
+				lang__diag(LANG_ERROR, "%s", err);
 		}
 }
 
@@ -362,7 +362,7 @@ int testbench__attach_failed(struct program *p, struct ap_inst *in, int rc, cons
 	if (!rc || p->cfg.missing_probes == MISSING_ERROR)
 		return rc;
 	if (p->cfg.missing_probes == MISSING_WARN && !p->no_warnings)
-		fprintf(stderr, "sonde: warning: skipping '%s': %s (missing_probes = warn)\n", in->name, err);
+		lang__diag(LANG_WARNING, "skipping '%s': %s (missing_probes = warn)", in->name, err);
 	provider__detach(in);
 	return 0;
 }
