@@ -497,6 +497,54 @@ static int cast_bits(const char *s, bool *sign)
 	return 0;
 }
 
+/* n's type, its left operand's type a already known (ck_expr walks a chain's left spine) */
+static struct type ck_binop(struct ck *c, struct node *n, struct type a)
+{
+	struct type none = ty_kind(TY_NONE, 0);
+	struct type b = ck_expr(c, n->r);
+
+	if (c->prog->err)
+		return none;
+	if ((n->op == T_EQ || n->op == T_NE) && (a.kind == TY_ARRAY || b.kind == TY_ARRAY)) {
+		/* args->saddr == pton("127.0.0.1"): the bytes, all of them */
+		int na = ck_array_size(c, n->l), nb = ck_array_size(c, n->r);
+
+		if (!na || na != nb) {
+			lang__error(c->prog, n->loc, "only arrays of the same size can be compared (%d and %d bytes)", na, nb);
+			return none;
+		}
+		n->id = na;
+		return n->ty = ty_int(false, 64);
+	}
+	if ((n->op == T_EQ || n->op == T_NE) && a.kind == TY_STR && b.kind == TY_STR)
+		return n->ty = ty_int(false, 64);
+	if ((n->op == T_EQ || n->op == T_NE) && a.kind == TY_TUPLE && b.kind == TY_TUPLE)
+		return ck_tuple_compare(c, n, &a, &b);	/* tuple.c */
+	if ((a.kind == TY_TUPLE || b.kind == TY_TUPLE) && a.kind == b.kind) {
+		lang__error(c->prog, n->loc, "tuples are compared with == and != only");
+		return none;
+	}
+	if (a.kind != TY_INT || b.kind != TY_INT) {
+		char x[64], y[64];
+
+		lang__error(c->prog, n->loc, "type mismatch: %s %s %s", type__str(&a, x, sizeof(x)),
+			    n->op == T_EQ ? "==" : n->op == T_NE ? "!=" : "with", type__str(&b, y, sizeof(y)));
+		return none;
+	}
+	bool cmp = n->op >= T_EQ && n->op <= T_NOT;
+
+	if (a.ptr && b.ptr && !cmp) {
+		lang__error(c->prog, n->loc, "arithmetic on two pointers is not supported (cast one to an integer)");
+		return none;
+	}
+	if ((n->op == T_PLUS || n->op == T_MINUS) && a.ptr && !b.ptr)
+		return n->ty = a;	/* pointer arithmetic: scaled by the size of what it points to */
+	/* C's rule (and bpftrace's): one unsigned 64-bit operand makes the operation unsigned */
+	n->ty = ty_int(cmp ? false : (a.sign && b.sign), 64);
+	n->ty.boolean = cmp && ck_bool_op(&a, &b);
+	return n->ty;
+}
+
 struct type ck_expr(struct ck *c, struct node *n)
 {
 	struct type none = ty_kind(TY_NONE, 0);
@@ -602,49 +650,24 @@ struct type ck_expr(struct ck *c, struct node *n)
 			n->l->ty.kind == TY_ARRAY ? type__array_bytes(&n->l->ty) : n->l->ty.size) * (n->s && n->i > 0 ? n->i : 1);
 		return n->ty = ty_int(false, 64);
 	}
-	case N_BINOP: {
-		struct type a = ck_expr(c, n->l), b = ck_expr(c, n->r);
+	case N_BINOP: {	/* a chain 1+1+... leans left: its left spine in a loop, not by recursion */
+		struct node *bottom = n;
+		int depth = 0;
 
-		if (c->prog->err)
-			return none;
-		if ((n->op == T_EQ || n->op == T_NE) && (a.kind == TY_ARRAY || b.kind == TY_ARRAY)) {
-			/* args->saddr == pton("127.0.0.1"): the bytes, all of them */
-			int na = ck_array_size(c, n->l), nb = ck_array_size(c, n->r);
+		while (bottom->l && bottom->l->kind == N_BINOP) {
+			bottom = bottom->l;
+			depth++;
+		}
+		struct type a = ck_expr(c, bottom->l);
 
-			if (!na || na != nb) {
-				lang__error(c->prog, n->loc, "only arrays of the same size can be compared (%d and %d bytes)", na, nb);
-				return none;
-			}
-			n->id = na;
-			return n->ty = ty_int(false, 64);
-		}
-		if ((n->op == T_EQ || n->op == T_NE) && a.kind == TY_STR && b.kind == TY_STR)
-			return n->ty = ty_int(false, 64);
-		if ((n->op == T_EQ || n->op == T_NE) && a.kind == TY_TUPLE && b.kind == TY_TUPLE)
-			return ck_tuple_compare(c, n, &a, &b);	/* tuple.c */
-		if ((a.kind == TY_TUPLE || b.kind == TY_TUPLE) && a.kind == b.kind) {
-			lang__error(c->prog, n->loc, "tuples are compared with == and != only");
-			return none;
-		}
-		if (a.kind != TY_INT || b.kind != TY_INT) {
-			char x[64], y[64];
+		for (int d = depth; d >= 0 && !c->prog->err; d--) {
+			struct node *s = n;
 
-			lang__error(c->prog, n->loc, "type mismatch: %s %s %s", type__str(&a, x, sizeof(x)),
-				    n->op == T_EQ ? "==" : n->op == T_NE ? "!=" : "with", type__str(&b, y, sizeof(y)));
-			return none;
+			for (int k = 0; k < d; k++)	/* the spine has no parent links: walk down again */
+				s = s->l;
+			a = ck_binop(c, s, a);
 		}
-		bool cmp = n->op >= T_EQ && n->op <= T_NOT;
-
-		if (a.ptr && b.ptr && !cmp) {
-			lang__error(c->prog, n->loc, "arithmetic on two pointers is not supported (cast one to an integer)");
-			return none;
-		}
-		if ((n->op == T_PLUS || n->op == T_MINUS) && a.ptr && !b.ptr)
-			return n->ty = a;	/* pointer arithmetic: scaled by the size of what it points to */
-		/* C's rule (and bpftrace's): one unsigned 64-bit operand makes the operation unsigned */
-		n->ty = ty_int(cmp ? false : (a.sign && b.sign), 64);
-		n->ty.boolean = cmp && ck_bool_op(&a, &b);
-		return n->ty;
+		return c->prog->err ? none : a;
 	}
 	case N_UNOP: {
 		if (n->op == T_BAND)

@@ -437,6 +437,19 @@ static bool g_const_zero(int op, struct node *r)
 	}
 }
 
+/* a binary operation on two integers (not &&, ||, nor a comparison of strings, tuples or arrays) */
+static bool g_plain_binop(const struct node *n)
+{
+	if (!n || n->kind != N_BINOP || n->op == T_LAND || n->op == T_LOR)
+		return false;
+	if (n->op != T_EQ && n->op != T_NE)
+		return true;
+	return n->l->ty.kind != TY_ARRAY && n->r->ty.kind != TY_ARRAY && n->l->ty.kind != TY_TUPLE &&
+	       n->l->ty.kind != TY_STR;
+}
+
+static void g_binop_rest(struct gen *g, struct node *n);
+
 void gen_binop(struct gen *g, struct node *n)
 {
 	if ((n->op == T_EQ || n->op == T_NE) && (n->l->ty.kind == TY_ARRAY || n->r->ty.kind == TY_ARRAY)) {
@@ -466,9 +479,29 @@ void gen_binop(struct gen *g, struct node *n)
 		g->c->insns[j].off = (int16_t)(g->c->n - j - 1 - (n->op == T_LAND ? 3 : 1));
 		return;
 	}
-	int mark = g->sp, tmp = g_slot(g, 8, n->loc);
+	/* a chain 1+1+... leans left: its left spine in a loop, not by recursion */
+	struct node *bottom = n;
+	int depth = 0;
 
-	gen_int(g, n->l);
+	while (g_plain_binop(bottom->l)) {
+		bottom = bottom->l;
+		depth++;
+	}
+	gen_int(g, bottom->l);
+	for (int d = depth; d >= 0 && !g->fail; d--) {
+		struct node *s = n;
+
+		for (int k = 0; k < d; k++)	/* the spine has no parent links: walk down again */
+			s = s->l;
+		g_binop_rest(g, s);
+	}
+}
+
+/* n's operation, its left operand's value in r0 */
+static void g_binop_rest(struct gen *g, struct node *n)
+{
+	int mark = g->sp, tmp = g_slot(g, 8, n->loc);	/* after the left operand: a chain holds one slot */
+
 	g_emit(g, STX(BPF_DW, FP, R0, tmp));
 	gen_int(g, n->r);
 	g_emit(g, MOV_REG(R1, R0));

@@ -294,3 +294,69 @@ const char *type__str(const struct type *t, char *buf, size_t len)
 	}
 	return buf;
 }
+
+/* how deep the tree under n goes (n and its siblings at depth 1), without recursion; -ENOMEM */
+static int tree_depth(struct node *n, struct node **deepest)
+{
+	struct item { struct node *n; int d; } *st = NULL;
+	int top = 0, cap = 0, max = 0;
+
+	if (n) {
+		st = malloc((cap = 256) * sizeof(*st));
+		if (!st)
+			return -ENOMEM;
+		st[top++] = (struct item){ n, 1 };
+	}
+	while (top > 0) {
+		struct item it = st[--top];
+		struct node *kids[] = { it.n->next, it.n->l, it.n->r, it.n->x, it.n->args };
+
+		if (it.d > max) {
+			max = it.d;
+			*deepest = it.n;
+		}
+		if (top + 5 > cap) {
+			struct item *m = realloc(st, (cap *= 2) * sizeof(*st));
+
+			if (!m) {
+				free(st);
+				return -ENOMEM;
+			}
+			st = m;
+		}
+		for (int k = 0; k < 5; k++)
+			if (kids[k])
+				st[top++] = (struct item){ kids[k], k ? it.d + 1 : it.d };
+	}
+	free(st);
+	return max;
+}
+
+static int depth_check(struct program *p, struct node *n)
+{
+	struct node *deepest = NULL;
+	int d = tree_depth(n, &deepest);
+
+	if (d < 0)
+		return d;
+	if (d > LANG_MAX_DEPTH) {
+		lang__error(p, deepest->loc, "the program nests %d levels deep here, more than the %d sonde allows "
+			    "(each operator of a chain such as 1+1+... is a level)", d, LANG_MAX_DEPTH);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int lang__depth(struct program *p)
+{
+	int rc = 0;
+
+	for (struct macrodef *m = p->macros; m && !rc; m = m->next)
+		rc = depth_check(p, m->body);
+	for (struct probe *pr = p->probes; pr && !rc; pr = pr->next) {
+		rc = depth_check(p, pr->pred);
+		if (!rc)
+			rc = depth_check(p, pr->body);
+	}
+	return rc;
+}

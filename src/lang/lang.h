@@ -333,6 +333,15 @@ int lang__expand_macros(struct program *p);
 /* the notes saying which macro calls an error at loc comes from (appended to *msg, malloc'ed) */
 void macro__explain(struct program *p, struct loc loc, char **msg);
 
+/*
+ * How deep a program may nest: parentheses, prefix operators and blocks inside
+ * each other (the parser's bound), and its syntax tree, a chain of binary
+ * operators included (lang__depth()'s). Every pass recurses along the tree.
+ */
+enum { LANG_MAX_NEST = 200, LANG_MAX_DEPTH = 2000 };
+/* 0 when no probe's tree is deeper than LANG_MAX_DEPTH, else -EINVAL with prog->err at the deepest node */
+int lang__depth(struct program *p);
+
 /* record an error at loc (only the first is kept) */
 void lang__error(struct program *p, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

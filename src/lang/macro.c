@@ -447,5 +447,7 @@ int lang__expand_macros(struct program *p)
 		if (!p->err)
 			pr->body = xf(&top, pr->body);
 	}
+	if (!p->err)
+		lang__depth(p);	/* expansions nest */
 	return p->err ? -EINVAL : 0;
 }

@@ -21,6 +21,7 @@ struct parser {
 	struct macro *macros;
 	bool in_pred;	/* a '/' outside parentheses ends the predicate */
 	int nest;
+	int depth;	/* expressions, prefix operators and statements being parsed inside each other */
 };
 
 struct macro {
@@ -108,6 +109,24 @@ static struct loc span(struct loc a, struct loc b)
 
 static struct node *expr(struct parser *ps);
 static struct node *block(struct parser *ps);
+
+/*
+ * The parser recurses once per level of nesting (parentheses, arguments,
+ * prefix operators and casts, statements in blocks), and so do the passes after it: a bound keeps a
+ * hostile or generated program from overflowing the stack (it fits in 256 KB).
+ * A chain of binary operators is parsed in a loop and bounded by lang__depth().
+ */
+static bool enter(struct parser *ps)
+{
+	if (++ps->depth <= LANG_MAX_NEST)
+		return true;
+	if (!failed(ps))
+		lang__error(ps->prog, peek(ps, 0)->loc, "nested more than %d levels deep (parentheses, blocks, "
+			    "prefix operators)", LANG_MAX_NEST);
+	return false;
+}
+
+#define NESTED(ps, call) ({ struct node *r_ = enter(ps) ? (call) : NULL; (ps)->depth--; r_; })
 static struct node *block_expr(struct parser *ps);
 static struct node *record(struct parser *ps, struct token *open);
 
@@ -488,7 +507,7 @@ static struct node *unary(struct parser *ps)
 
 		advance(ps);
 		n->op = t->t;
-		n->l = unary(ps);
+		n->l = NESTED(ps, unary(ps));
 		if (!n->l)
 			return NULL;
 		if (t->t == T_PLUS)
@@ -506,13 +525,13 @@ static struct node *unary(struct parser *ps)
 
 		advance(ps);
 		n->op = t->t;
-		n->l = unary(ps);
+		n->l = NESTED(ps, unary(ps));
 		return n->l ? n : NULL;
 	}
 	struct node *n = postfix(ps);
 
 	if (n && n->kind == N_CAST && !n->l) {
-		n->l = unary(ps);
+		n->l = NESTED(ps, unary(ps));
 		if (!n->l)
 			return NULL;
 	}
@@ -563,7 +582,14 @@ static struct node *binary(struct parser *ps, int minprec)
 	return l;
 }
 
+static struct node *expr1(struct parser *ps);
+
 static struct node *expr(struct parser *ps)
+{
+	return NESTED(ps, expr1(ps));
+}
+
+static struct node *expr1(struct parser *ps)
 {
 	struct node *c = binary(ps, 1);
 
@@ -613,7 +639,14 @@ static struct node *paren_block(struct parser *ps, struct token *t, enum nk kind
 	return n->r ? n : NULL;
 }
 
+static struct node *statement1(struct parser *ps, bool *needs_semi);
+
 static struct node *statement(struct parser *ps, bool *needs_semi)
+{
+	return NESTED(ps, statement1(ps, needs_semi));
+}
+
+static struct node *statement1(struct parser *ps, bool *needs_semi)
 {
 	struct token *t = peek(ps, 0);
 	struct node *n;
@@ -1407,6 +1440,8 @@ int lang__parse(struct program *prog)
 
 		lang__error(prog, l, "the program has no probes");
 	}
+	if (!prog->err)
+		lang__depth(prog);	/* before any pass walks the trees */
 	return prog->err ? -EINVAL : 0;
 }
 
