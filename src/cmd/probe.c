@@ -15,10 +15,10 @@
 #include "lib/proc/workload.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <unistd.h>
 #include <unistd.h>
 
 static const char *const probe_usage[] = {
@@ -97,7 +97,7 @@ static void probe_diag(enum lang_diag kind, const char *msg)
 int cmd_probe(int argc, char **argv)
 {
 	const char *expr = NULL, *cmd = NULL, *format = "text", *file;
-	int pid = 0, rc, kcheck = 0;
+	int pid = 0, rc, kcheck = 0, interrupted = 0;
 	struct target_opts to = { .have_cmd = true };	/* -p alone is enough: no "nothing to" */
 	bool list = false, dry_run = false, unsafe = false, no_warnings = false, test = false, bench = false;
 	const char *bufmode = NULL;
@@ -261,6 +261,7 @@ int cmd_probe(int argc, char **argv)
 		.child_status = &status,
 		.out = stdout,
 		.full_buffering = bufmode && !strcmp(bufmode, "full"),
+		.interrupted = &interrupted,
 	};
 	rc = runtime__run(prog, &ro, err, sizeof(err));
 	if (rc) {
@@ -286,5 +287,9 @@ out:
 	free(prog->named);
 	lang__free(prog);
 	free(src);
+	if (interrupted) {	/* while the kernel verified: end as the signal would have (130, 143) */
+		signal(interrupted, SIG_DFL);
+		raise(interrupted);
+	}
 	return rc;
 }

@@ -9,6 +9,7 @@
  */
 #include "lang/btfgen.h"
 #include "lang/gen.h"
+#include "lang/load.h"
 #include "lib/bpf/bpf_util.h"
 #include "lang/output.h"
 #include "lang/provider.h"
@@ -37,6 +38,8 @@
 struct rt {
 	struct program *prog;
 	const struct run_opts *o;
+	struct loader *loader;	/* while the programs load */
+	int interrupted;	/* the signal that stopped the loads, or 0 */
 	struct out out;
 	int rb_fd, kstack_fd, ustack_fd, lost_fd, pids_fd, join_fd;
 	int vars_fd;		/* MAPREF_VARS, when for loops share variables; -1 */
@@ -218,7 +221,12 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 		opts.func_info_cnt = c->nsubs + 1;
 		opts.func_info_rec_size = sizeof(*fi);
 	}
-	fd = bpf_prog_load(in->prog_type, name, rt->prog->cfg.license, c->insns, c->n, &opts);
+	fd = loader__prog(rt->loader, in->prog_type, name, rt->prog->cfg.license, c->insns, c->n, &opts);
+	if (fd == -EINTR) {	/* SIGINT or SIGTERM: runtime__run says so */
+		btf__free(btf);
+		free(fi);
+		return fd;
+	}
 	if (fd >= 0) {
 		in->prog_fd = fd;
 		btf__free(btf);
@@ -237,9 +245,15 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 		log[0] = 0;
 		lopts.expected_attach_type = opts.expected_attach_type;
 		lopts.attach_btf_id = opts.attach_btf_id;
-		fd = bpf_prog_load(in->prog_type, name, rt->prog->cfg.license, c->insns, c->n, &lopts);
+		fd = loader__prog(rt->loader, in->prog_type, name, rt->prog->cfg.license, c->insns, c->n, &lopts);
 		if (fd >= 0)
 			close(fd);
+		if (fd == -EINTR) {
+			free(log);
+			btf__free(btf);
+			free(fi);
+			return fd;
+		}
 		/* the verifier's last lines say why */
 		size_t n = strlen(log);
 
@@ -843,12 +857,25 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 	rt.out.kstack_fd = rt.kstack_fd;
 	rt.out.ustack_fd = rt.ustack_fd;
 	k = 0;
+	rt.loader = loader__start(prog->no_warnings);	/* SIGINT, SIGTERM stop the verifier (load.c) */
 	for (struct probe *pr = prog->probes; pr; pr = pr->next)
 		for (struct ap_inst *in = pr->inst; in; in = in->next, k++) {
+			loader__what(rt.loader, in->name);
 			rc = load(&rt, in, &codes[k], err, errlen);
 			if (rc)
-				goto out;
+				goto loaded;
 		}
+loaded:
+	if ((rt.interrupted = loader__stop(rt.loader))) {
+		rc = -EINTR;
+		snprintf(err, errlen, "interrupted by %s while the kernel verified the programs",
+			 rt.interrupted == SIGINT ? "SIGINT" : "SIGTERM");
+		if (o->interrupted)
+			*o->interrupted = rt.interrupted;
+	}
+	rt.loader = NULL;
+	if (rc)
+		goto out;
 	rt.rb = ring_buffer__new(rt.rb_fd, on_record, &rt, NULL);
 	if (!rt.rb) {
 		rc = -errno;

@@ -25,9 +25,13 @@ struct run_opts {
 	int *child_status;	/* where its wait status goes */
 	FILE *out;
 	bool full_buffering;	/* -B full: no flush after each batch of records */
+	int *interrupted;	/* where the signal (SIGINT, SIGTERM) that stopped the loads goes, or NULL */
 };
 
-/* 0 when the program ran (or compiled, for a dry run); -errno with err filled, or with prog->err */
+/*
+ * 0 when the program ran (or compiled, for a dry run); -errno with err filled, or with prog->err;
+ * -EINTR when SIGINT or SIGTERM came while the kernel verified the programs (*o->interrupted set)
+ */
 int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen);
 
 #endif
