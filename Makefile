@@ -27,7 +27,7 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-tru
 LDFLAGS += $(SANFLAGS)
 LDLIBS := -lelf -ldw -lbpf -ltraceevent -lz -lzstd -lm
 
-SRCS := $(wildcard src/*.c src/cmd/*.c src/lib/*.c src/lib/*/*.c src/ui/*.c src/lang/*.c)
+SRCS := $(wildcard src/*.c src/cmd/*.c src/lib/*.c src/lib/*/*.c src/ui/*.c src/lang/*.c src/lang/*/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/src/main.o,$(OBJS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)

@@ -9,7 +9,8 @@
  *  - a bool comes from a cast to bool ((bool)x is x != 0: 0.17 refuses the
  *    cast) or from a function 0.17 does not have and upstream gives a bool:
  *    has_key(), find(), globmatch(), kfunc_exist(), kfunc_allowed(), the
- *    is_*() tests, getopt()'s flags, has_cpid and delete() (check_call.c);
+ *    is_*() tests, getopt()'s flags, has_cpid and delete() (the rows with
+ *    BF_BOOL in src/lang/builtins/, and getopt.c, check.c, builtins/maps.c);
  *  - ==, !=, <, <=, >, >=, &&, || and ! give a bool when every operand is a
  *    bool, else an integer, as in 0.17 (so 1 == 1 and true == true print 1,
  *    has_key(@m, 1) && (bool)$x prints true);
@@ -22,18 +23,4 @@
 bool ck_bool_op(const struct type *a, const struct type *b)
 {
 	return a->kind == TY_INT && a->boolean && b->kind == TY_INT && b->boolean;
-}
-
-struct type ck_bool_result(struct node *n, struct type t)
-{
-	switch (n->op) {
-	case F_HAS_KEY: case F_FIND: case F_GLOBMATCH: case F_KFUNC_EXIST: case F_KFUNC_ALLOWED:
-	case F_IS_STR: case F_IS_INTEGER: case F_IS_LITERAL: case F_IS_PTR: case F_IS_ARRAY: case F_IS_UNSIGNED:
-		if (t.kind == TY_INT)
-			t.boolean = n->ty.boolean = true;
-		break;
-	default:
-		break;
-	}
-	return t;
 }

@@ -816,12 +816,9 @@ static int check_assign(struct ck *c, struct node *s)
 		if (ck_map_keys(c, lhs))
 			return -1;
 		if (rhs->kind == N_CALL) {
-			const struct bfunc_desc *f = builtin__func(rhs->s);
+			const struct builtin *f = builtin__func(rhs->s);
 
-			if (f && (f->flags & BF_AGG)) {
-				static const enum agg aggs[] = { [F_COUNT] = AGG_COUNT, [F_SUM] = AGG_SUM, [F_AVG] = AGG_AVG,
-								 [F_MIN] = AGG_MIN, [F_MAX] = AGG_MAX, [F_STATS] = AGG_STATS,
-								 [F_HIST] = AGG_HIST, [F_LHIST] = AGG_LHIST, [F_TSERIES] = AGG_TSERIES };
+			if (f && (f->flags & BF_AGG)) {	/* the map takes the row's kind of aggregation */
 				if (s->op != T_ASSIGN) {
 					lang__error(c->prog, s->loc, "an aggregation is assigned with '='");
 					return -1;
@@ -831,7 +828,7 @@ static int check_assign(struct ck *c, struct node *s)
 					return -1;
 				/* bpftrace prints a sum() of unsigned values unsigned, the other aggregations signed */
 				return set_map_value(c, lhs, ty_int(f->id != F_SUM || !rhs->args || rhs->args->ty.sign, 64),
-						     aggs[f->id], s->loc);
+						     (enum agg)f->agg, s->loc);
 			}
 		}
 		struct type t = ck_expr(c, rhs);
@@ -987,7 +984,7 @@ static int check_stmt(struct ck *c, struct node *s)
 	switch (s->kind) {
 	case N_EXPR:
 		if (s->l->kind == N_CALL) {
-			const struct bfunc_desc *f = builtin__func(s->l->s);
+			const struct builtin *f = builtin__func(s->l->s);
 
 			if (f && (f->flags & BF_AGG)) {
 				lang__error(c->prog, s->l->loc, "%s() is an aggregation: assign it to a map, as in '@x = %s(...)'",

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * check_int.h - what the type checker's files share (check.c: expressions,
- * statements, maps, variables; check_call.c: the builtin functions' rules and
- * printf/print's record layouts). Not for use outside src/lang/check*.c.
+ * statements, maps, variables; check_call.c: calls of builtin functions,
+ * handed to their rows in src/lang/builtins/, and the record layouts).
+ * For src/lang/check*.c and the builtins' family files only.
  * Types, sites and rewritten nodes they make live in the program's arena
  * (freed by lang__free()); nothing returned is the caller's to free.
  */
 #ifndef SONDE_LANG_CHECK_INT_H
 #define SONDE_LANG_CHECK_INT_H
 
-#include "lang/builtin.h"
+#include "lang/builtins/builtins.h"
 #include "lang/lang.h"
 
 struct ck {
@@ -61,9 +62,14 @@ struct type ck_addr(struct ck *c, struct node *n);
 bool ck_is_const_int(struct node *n, long long *v);
 int ck_array_size(struct ck *c, struct node *a);	/* bytes of an array value (a tracepoint's, BTF's, pton's), or 0 */
 struct type ck_call(struct ck *c, struct node *n, struct node *assign_to);	/* assign_to: @m in @m = agg() */
-struct type ck_type_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* is_str(), static_assert()... */
-struct type ck_map_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* has_key(), len() */
-struct type ck_task_field(struct ck *c, struct node *n, struct node *task, bool comm);	/* pcomm, ppid */
+int ck_call_args(struct ck *c, struct node *n);	/* check a call's arguments as values; 0 or -1 */
+/* the record of printf, print, cat, system, time... (call->id = its site + 1); 0 or -1 */
+int ck_make_site(struct ck *c, struct node *call, int kind, struct node *fmt, struct node *args, int nargs);
+/* a format or filter string user space looks up by the value's site (strftime, cgroup_path); 0 or -1 */
+int ck_aux_site(struct ck *c, struct node *call, const char *text);
+
+/* builtins/task.c: pcomm and ppid (the variables and the calls) become task->group_leader->comm, ... */
+struct type ck_task_field(struct ck *c, struct node *n, struct node *task, bool comm);
 
 /* tuple.c: $t[1] and $a[1] (n is N_INDEX, a the type of what it indexes); (int8[8])x and (uint32)$a */
 struct type ck_index(struct ck *c, struct node *n, const struct type *a);
@@ -72,10 +78,10 @@ struct type ck_tuple_compare(struct ck *c, struct node *n, const struct type *a,
 
 /* bool.c: which values are bools (upstream's type, printed true/false) */
 bool ck_bool_op(const struct type *a, const struct type *b);	/* both operands bools: so is the result */
-struct type ck_bool_result(struct node *n, struct type t);	/* t, marked a bool for upstream's bool functions */
 
 /* check_str.c */
-struct type ck_str_fn(struct ck *c, struct node *n, const struct bfunc_desc *f);	/* strlen() ... username */
+/* strlen() ... username: a row's check (builtins/strings.c) */
+struct type ck_str_fn(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to);
 int ck_str_cap(struct ck *c, struct node *a);	/* a string's or char array's capacity (strcap()), 0 for a pointer */
 bool ck_str_ident(struct node *n);		/* username, default_str_length without ( ): made calls */
 struct type ck_str_contains(struct ck *c, struct node *n);	/* strcontains(h, n) of a needle known at run time */

@@ -186,8 +186,9 @@ static void need_scratch(struct ck *c, int a, int b)
 		c->prog->strs_scratch = need;
 }
 
-struct type ck_str_fn(struct ck *c, struct node *n, const struct bfunc_desc *f)
+struct type ck_str_fn(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
 {
+	(void)assign_to;
 	struct type none = ty_kind(TY_NONE, 0);
 	struct node *a0 = n->args, *a1 = a0 ? a0->next : NULL;
 	char b[64];
@@ -281,7 +282,7 @@ struct type ck_str_fn(struct ck *c, struct node *n, const struct bfunc_desc *f)
 /* username, default_str_length: functions called without ( ), as upstream allows; n becomes the call */
 bool ck_str_ident(struct node *n)
 {
-	const struct bfunc_desc *f = builtin__func(n->s);
+	const struct builtin *f = builtin__func(n->s);
 
 	if (!f || (f->id != F_USERNAME && f->id != F_DEFAULT_STR_LENGTH))
 		return false;
@@ -294,7 +295,7 @@ bool ck_str_ident(struct node *n)
 /*
  * strcontains(h, n) whose needle is not a literal (upstream's definition:
  * strstr(h, n) >= 0): n becomes that comparison. A literal needle keeps
- * check_call.c's unrolled search.
+ * builtins/strings.c's unrolled search.
  */
 struct type ck_str_contains(struct ck *c, struct node *n)
 {

@@ -17,11 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-bool comptime__handles(int fid)
-{
-	return fid == F_GETOPT || fid == F_FAIL || fid == F_KFUNC_EXIST || fid == F_KFUNC_ALLOWED;
-}
-
 bool comptime__int(const struct node *n, long long *v)
 {
 	long long a, b, c;
@@ -279,8 +274,9 @@ static struct type check_kfunc(struct ck *c, struct node *n, bool allowed)
 	return n->ty = ty_int(false, 64);
 }
 
-struct type comptime__call(struct ck *c, struct node *n, const struct bfunc_desc *f)
+struct type comptime__call(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
 {
+	(void)assign_to;
 	switch (f->id) {
 	case F_GETOPT: return getopt__check(c, n);
 	case F_FAIL: return check_fail(c, n);

@@ -21,8 +21,7 @@
 int getopt__prepare(struct program *p, FILE *help, bool *helped);
 
 /* the builtin functions settled here, and their type checking (n becomes a constant) */
-bool comptime__handles(int fid);
-struct type comptime__call(struct ck *c, struct node *n, const struct bfunc_desc *f);
+struct type comptime__call(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to);
 struct type getopt__check(struct ck *c, struct node *n);
 
 /* n's value when it is an integer known now (literals and operators on them) */

@@ -855,52 +855,11 @@ static void gen_str1(struct gen *g, struct node *n, int off, int size)
 			g->sp = mark;
 			return;
 		}
-	case N_CALL:
-		if (n->op == F_COMM) {	/* comm(pid) */
-			gentask__comm(g, n, off, size);
-			return;
-		}
-		if (n->op == F_PATH) {	/* long bpf_d_path(struct path *path, char *buf, u32 sz) */
-			g_zero(g, off, size);
-			if (n->args->ty.kind == TY_STRUCT)
-				gen_btf__int(g, n->args);	/* a struct's value is its address */
-			else
-				gen_int(g, n->args);
-			g_emit(g, MOV_REG(R1, R0));
-			g_fp_addr(g, R2, off);
-			g_emit(g, MOV_IMM(R3, n->ty.size < size ? n->ty.size : size));
-			g_emit(g, CALL(BPF_FUNC_d_path));
-			return;
-		}
-		if (n->op == F_SYSCALL_NAME) {
-			gen_str_value(g, n, off, size);
-			return;
-		}
-		if (n->op == F_STR) {
-			struct node *a = n->args;
-			int len = n->ty.size < size ? n->ty.size : size;
+	case N_CALL: {	/* str(), path(), comm(pid), syscall_name(): their row's gen_str (builtins.h) */
+		const struct builtin *b = builtin__of(n);
 
-			if (len > g->prog->cfg.max_strlen)	/* the type's size is 8-aligned, the string is not */
-				len = g->prog->cfg.max_strlen;
-			if (a->next && a->next->i + 1 < len)
-				len = (int)a->next->i + 1;
-			if (a->ty.kind == TY_STR) {
-				gen_str(g, a, off, size);
-				if (len < size) {	/* str(s, n): cut at n */
-					g_emit(g, ST(BPF_B, FP, off + len - 1, 0));
-					for (int i = len; i < size; i++)
-						g_emit(g, ST(BPF_B, FP, off + i, 0));
-				}
-				return;
-			}
-			g_zero(g, off, size);
-			gen_int(g, a);
-			g_emit(g, MOV_REG(R3, R0));
-			g_fp_addr(g, R1, off);
-			g_emit(g, MOV_IMM(R2, len));
-			/* bpf_probe_read_str reads user or kernel memory (x86-64's split address space) */
-			g_emit(g, CALL(BPF_FUNC_probe_read_str));
-			g_hcheck(g);
+		if (b && b->gen_str) {
+			b->gen_str(g, n, off, size);
 			return;
 		}
 		if (n->ty.kind == TY_BUF || n->ty.kind == TY_INET || n->ty.kind == TY_TIMESTAMP || n->ty.kind == TY_CGPATH ||
@@ -909,6 +868,7 @@ static void gen_str1(struct gen *g, struct node *n, int off, int size)
 			return;
 		}
 		break;
+	}
 	case N_CAST:
 		if (n->ty.kind == TY_ARRAY) {	/* (int8[8])x */
 			gen_array_cast(g, n, off, size);

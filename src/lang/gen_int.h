@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gen_int.h - what the code generator's files share (gen.c: expressions and
- * statements; gen_call.c: functions and aggregations). Not for use outside
- * src/lang/gen*.c. Conventions: r6 holds the context, every integer
+ * statements; gen_call.c: calls, handed to their rows in src/lang/builtins/,
+ * and aggregations). For src/lang/gen*.c and the builtins' family files only. Conventions: r6 holds the context, every integer
  * expression leaves its value in r0, values wider than 8 bytes live in stack
  * slots handed out by g_slot() and released by resetting g->sp. The
  * instructions go to g->c, which gen__probe()'s caller owns (gen.h); nothing
@@ -11,7 +11,7 @@
 #ifndef SONDE_LANG_GEN_INT_H
 #define SONDE_LANG_GEN_INT_H
 
-#include "lang/builtin.h"
+#include "lang/builtins/builtins.h"
 #include "lang/gen.h"
 
 #include <stdbool.h>
@@ -102,8 +102,12 @@ void g_var_store(struct gen *g, struct var *v, struct node *val);
 void g_loop_end(struct gen *g, struct loopctx *l, int cont_target);
 void gen_stmt(struct gen *g, struct node *s);
 long long g_kaddr(const char *sym);
+/* a call: its row's gen_int, gen_value (into [fp+off], zeroed first) or gen_stmt (builtins.h) */
 void gen_call_int(struct gen *g, struct node *n);
 void gen_call_value(struct gen *g, struct node *n, int off, int size);
+int g_array_size(struct gen *g, struct node *a);	/* a fixed-size array's bytes (tracepoint, BTF, pton), or 0 */
+void g_read_at_r0(struct gen *g, int off, int n);	/* [fp+off] = n bytes from where r0 points */
+void g_first_arg(struct gen *g, struct node *n);	/* r0 = the call's first argument (builtins/strings.c) */
 void g_log2k_bucket(struct gen *g, int k);
 void g_log2_bucket(struct gen *g);
 void g_lin_bucket(struct gen *g, const struct mapinfo *m);

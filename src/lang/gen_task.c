@@ -84,8 +84,9 @@ static struct type fail(struct ck *c, struct node *n, const char *msg)
 	return ty_kind(TY_NONE, 0);
 }
 
-struct type cktask__call(struct ck *c, struct node *n, const struct bfunc_desc *f)
+struct type cktask__call(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
 {
+	(void)assign_to;
 	struct node *a0 = n->args;
 	long long v;
 

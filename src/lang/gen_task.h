@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * gen_task.h - pid/tid in a pid namespace, comm(pid), percpu_kaddr() and
- * socket_cookie(): their type rules and code (gen_task.c). Nothing returned
- * is owned by the caller.
+ * socket_cookie(): their type rules and code (gen_task.c), which their rows
+ * in builtins/task.c point to, and plain pid/tid in a pid namespace (gen.c).
+ * Nothing returned is owned by the caller.
  */
 #ifndef SONDE_LANG_GEN_TASK_H
 #define SONDE_LANG_GEN_TASK_H
 
-#include "lang/builtin.h"
+#include "lang/builtins/builtins.h"
 #include "lang/lang.h"
 
 struct ck;
 struct gen;
 
 /* the type of pid(ns), tid(ns), comm(pid), percpu_kaddr(), socket_cookie() (TY_NONE after an error) */
-struct type cktask__call(struct ck *c, struct node *n, const struct bfunc_desc *f);
+struct type cktask__call(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to);
 /* r0 = their integer value */
 void gentask__int(struct gen *g, struct node *n);
 /* comm(pid)'s string at fp+off */
