@@ -6,6 +6,7 @@
  * condition is a constant (a positional parameter, getopt(), kfunc_*()), so
  * that the branch not taken is neither checked nor generated.
  */
+#include "lang/check_int.h"
 #include "lang/comptime.h"
 #include "lang/ktypes.h"
 #include "lang/provider.h"

@@ -8,9 +8,12 @@
 #ifndef SONDE_LANG_COMPTIME_H
 #define SONDE_LANG_COMPTIME_H
 
-#include "lang/check_int.h"
+#include "lang/lang.h"
 
 #include <stdio.h>
+
+struct builtin;
+struct ck;
 
 /*
  * Between the macros and the type checker: collect the program's getopt()

@@ -6,6 +6,7 @@
  * come after -- on the command line (-- --aa=20 --bb) and become constants of
  * the program, as positional parameters do. -- --help lists the options.
  */
+#include "lang/check_int.h"
 #include "lang/comptime.h"
 
 #include <errno.h>
