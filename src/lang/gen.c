@@ -12,7 +12,7 @@
 #include "lang/comptime.h"
 #include "lang/gen_int.h"
 #include "lang/testbench.h"
-#include "lang/gen_task.h"
+#include "lang/builtins/task_ns.h"
 #include "lang/provider_iter.h"
 
 #include <errno.h>

@@ -3,12 +3,12 @@
  * task.c - the builtins about tasks, cgroups and the kernel: pcomm(),
  * ppid(), cgroupid(), cgroup_path(), signal(), signal_thread(), override(),
  * kptr(), uptr(), bswap(), and pid(ns), tid(ns), comm(pid), percpu_kaddr()
- * and socket_cookie(), whose rules and code are in gen_task.c (kfuncs and
+ * and socket_cookie(), whose rules and code are in task_ns.c (kfuncs and
  * BTF variables).
  */
 #include "lang/check_int.h"
 #include "lang/gen_int.h"
-#include "lang/gen_task.h"
+#include "lang/builtins/task_ns.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -232,7 +232,7 @@ const struct builtin builtins_task[] = {
 	{ "kptr", F_KPTR, 1, 1, 0, .check = check_kuptr, .gen_int = g_first_arg },
 	{ "uptr", F_UPTR, 1, 1, 0, .check = check_kuptr, .gen_int = g_first_arg },
 	{ "bswap", F_BSWAP, 1, 1, 0, .check = check_bswap, .gen_int = gen_bswap },
-	/* gen_task.c */
+	/* task_ns.c */
 	{ "pid", F_PID_NS, 0, 1, BF_OWN_ARGS | BF_NOARG_VAR, .check = cktask__call, .gen_int = gentask__int },
 	{ "tid", F_TID_NS, 0, 1, BF_OWN_ARGS | BF_NOARG_VAR, .check = cktask__call, .gen_int = gentask__int },
 	{ "comm", F_COMM, 0, 1, BF_OWN_ARGS | BF_NOARG_VAR, .check = cktask__call, .gen_str = gentask__comm },

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * gen_task.h - pid/tid in a pid namespace, comm(pid), percpu_kaddr() and
- * socket_cookie(): their type rules and code (gen_task.c), which their rows
- * in builtins/task.c point to, and plain pid/tid in a pid namespace (gen.c).
+ * task_ns.h - pid/tid in a pid namespace, comm(pid), percpu_kaddr() and
+ * socket_cookie(): their type rules and code (task_ns.c), which their rows
+ * in task.c point to, and plain pid/tid in a pid namespace (gen.c).
  * Nothing returned is owned by the caller.
  */
-#ifndef SONDE_LANG_GEN_TASK_H
-#define SONDE_LANG_GEN_TASK_H
+#ifndef SONDE_LANG_BUILTINS_TASK_NS_H
+#define SONDE_LANG_BUILTINS_TASK_NS_H
 
 #include "lang/builtins/builtins.h"
 #include "lang/lang.h"

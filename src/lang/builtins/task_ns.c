@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * gen_task.c - builtins that reach other tasks, namespaces and per-CPU
+ * task_ns.c - builtins that reach other tasks, namespaces and per-CPU
  * kernel data, checked and generated here:
  *   pid(curr_ns | init), tid(...): bpf_get_ns_current_pid_tgid with the
  *     device and inode of sonde's own /proc/self/ns/pid (curr_ns, also what
