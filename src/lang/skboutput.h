@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * skboutput.h - skboutput(path, skb, length, offset): the packet data of a
- * struct sk_buff written to a pcap file. The type rules and the BPF code
- * (bpf_skb_output into a perf event array) are in skboutput.c; the user
+ * struct sk_buff written to a pcap file. The row, type rules and BPF code
+ * (bpf_skb_output into a perf event array) are in builtins/skboutput.c; the user
  * side (per-CPU perf buffers, the pcap files) in output_pcap.c. struct
  * skbout is the runtime's, freed by skbout__free().
  */
@@ -36,10 +36,6 @@ struct skb_meta {
  */
 enum { SKB_CAP_MAX = 65400, SKB_SNAPLEN = 65535 };
 
-/* the type of skboutput(...) (a signed integer: bpf_skb_output's 0 or -errno); TY_NONE after an error */
-struct type ckskb__call(struct ck *c, struct node *n);
-/* r0 = bpf_skb_output's return value */
-void genskb__call(struct gen *g, struct node *n);
 
 /* ---- output_pcap.c: the runtime's side ---- */
 struct skbout;

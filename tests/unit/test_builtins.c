@@ -10,7 +10,7 @@
 
 static const struct builtin *const families[] = {
 	builtins_output, builtins_maps, builtins_strings, builtins_stacks, builtins_time, builtins_net,
-	builtins_task, builtins_types,
+	builtins_task, builtins_types, builtins_packets,
 };
 
 /* every row is whole, found by its name, and its id leads back to a row with the same hooks */

@@ -50,7 +50,7 @@ const struct bvar_desc *builtin__var(const char *name, int *argn)
 /* every family's table (adding a family: its table here and in builtins.h) */
 static const struct builtin *const families[] = {
 	builtins_output, builtins_maps, builtins_strings, builtins_stacks, builtins_time, builtins_net,
-	builtins_task, builtins_types,
+	builtins_task, builtins_types, builtins_packets,
 };
 
 const struct builtin *builtin__func(const char *name)

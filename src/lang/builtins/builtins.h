@@ -6,8 +6,11 @@
  * its code: output.c (printf, print, exit...), maps.c (delete, has_key,
  * count, hist...), strings.c (str, buf, strncmp...), stacks.c (kstack,
  * ksym, kaddr, reg...), time.c (nsecs, strftime), net.c (ntop, pton,
- * macaddr, skboutput), task.c (pcomm, cgroupid, signal, override...),
- * types.c (is_str(), static_assert(), getopt(), fail(), kfunc_*()). The
+ * macaddr), skboutput.c, task.c (pcomm, cgroupid, signal, override...)
+ * and task_ns.c, types.c (is_str(), static_assert(), getopt(), fail(),
+ * kfunc_*()). A few families keep long code in files of the language they
+ * share it with: check_str.c and gen_str.c (strlen, strstr, globmatch...),
+ * check_map.c and gen_map.c (find, tseries), comptime.c and getopt.c. The
  * checker (check_call.c) and the generator (gen_call.c, gen.c) only
  * dispatch through the rows, so neither reaches into the other. The
  * builtin variables (pid, comm, args...) are a table here too, generated
@@ -16,8 +19,8 @@
  *
  * Adding a builtin function NAME:
  *   1. add F_NAME to enum bfunc below;
- *   2. in its family's file (a new family: a new file, and its table in
- *      builtins.c's list), add a row { "NAME", F_NAME, min, max, flags,
+ *   2. in its family's file (a new family: a new file, its table declared
+ *      at the end of this header and listed in builtins.c), add a row { "NAME", F_NAME, min, max, flags,
  *      .check = ..., and the gen hooks it needs } and write them:
  *      - check(c, n, b, assign_to): n is the N_CALL (n->args its arguments,
  *        already type-checked unless BF_OWN_ARGS), assign_to the map of
@@ -65,7 +68,7 @@ enum bfunc {
 	F_PID_NS, F_TID_NS, F_COMM, F_PERCPU_KADDR, F_SOCKET_COOKIE,	/* task_ns.c */
 	F_UNWATCH,	/* provider_watch.c */
 	F_FIND, F_TSERIES,
-	F_SKBOUTPUT,	/* skboutput.c, output_pcap.c */
+	F_SKBOUTPUT,	/* builtins/skboutput.c, output_pcap.c */
 	F_END
 };
 
@@ -105,6 +108,6 @@ const struct bvar_desc *builtin__var(const char *name, int *argn);
 
 /* the families' tables, each ending with a row whose name is NULL */
 extern const struct builtin builtins_output[], builtins_maps[], builtins_strings[], builtins_stacks[],
-	builtins_time[], builtins_net[], builtins_task[], builtins_types[];
+	builtins_time[], builtins_net[], builtins_task[], builtins_types[], builtins_packets[];
 
 #endif

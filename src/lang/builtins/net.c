@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * net.c - the builtins on network addresses and packets: ntop(), pton(),
- * macaddr() (their bytes, which user space formats) and skboutput(),
- * whose rules and code are in skboutput.c (the pcap side: output_pcap.c).
+ * net.c - the builtins on network addresses: ntop(), pton(), macaddr():
+ * their bytes, which user space formats (skboutput(), which writes packets
+ * to pcap files, is skboutput.c).
  */
 #include "lang/check_int.h"
 #include "lang/gen_int.h"
-#include "lang/skboutput.h"
 
 #include <arpa/inet.h>
 #include <string.h>
@@ -135,17 +134,9 @@ static void gen_macaddr(struct gen *g, struct node *n, int off, int size)
 	g_read_at_r0(g, off, 6);
 }
 
-static struct type check_skboutput(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
-{
-	(void)f;
-	(void)assign_to;
-	return ckskb__call(c, n);	/* skboutput.c */
-}
-
 const struct builtin builtins_net[] = {
 	{ "ntop", F_NTOP, 1, 2, 0, .check = check_ntop, .gen_value = gen_ntop },
 	{ "pton", F_PTON, 1, 1, 0, .check = check_pton, .gen_value = gen_pton },
 	{ "macaddr", F_MACADDR, 1, 1, 0, .check = check_macaddr, .gen_value = gen_macaddr },
-	{ "skboutput", F_SKBOUTPUT, 4, 4, BF_OWN_ARGS, .check = check_skboutput, .gen_int = genskb__call },
 	{ NULL },
 };

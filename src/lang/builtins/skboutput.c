@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * skboutput.c - skboutput(path, skb, length, offset) checked and generated.
+ * skboutput.c - skboutput(path, skb, length, offset): its row, its type
+ * rules and its code (the family of packets; the pcap side: output_pcap.c).
  *
  * The kernel's bpf_skb_output(skb, map, flags, meta, meta_size) appends one
  * record to a BPF_MAP_TYPE_PERF_EVENT_ARRAY: meta_size bytes of meta, then
@@ -37,8 +38,10 @@ static bool from_trampoline(const struct node *n)
 	return (n->kind == N_FIELD && n->l && n->l->ty.kind == TY_CTX) || n->kind == N_VAR || n->kind == N_IDENT;
 }
 
-struct type ckskb__call(struct ck *c, struct node *n)
+static struct type check_skboutput(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
 {
+	(void)f;
+	(void)assign_to;
 	struct node *path = n->args, *skb = path->next, *len = skb->next, *off = len->next;
 	long long o;
 	char b[64];
@@ -89,7 +92,7 @@ struct type ckskb__call(struct ck *c, struct node *n)
 	return n->ty = ty_int(true, 64);
 }
 
-void genskb__call(struct gen *g, struct node *n)
+static void gen_skboutput(struct gen *g, struct node *n)
 {
 	struct node *skb = n->args->next, *len = skb->next, *off = len->next;
 	int mark = g->sp, meta = g_slot(g, sizeof(struct skb_meta), n->loc), ps = g_slot(g, 8, n->loc);
@@ -154,3 +157,8 @@ void genskb__call(struct gen *g, struct node *n)
 	g_patch(g, done);
 	g->sp = mark;
 }
+
+const struct builtin builtins_packets[] = {
+	{ "skboutput", F_SKBOUTPUT, 4, 4, BF_OWN_ARGS, .check = check_skboutput, .gen_int = gen_skboutput },
+	{ NULL },
+};
