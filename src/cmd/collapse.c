@@ -134,6 +134,8 @@ int cmd_collapse(int argc, char **argv)
 			error("cannot read '%s': %s", input, err);
 			goto out;
 		}
+		if (st.incomplete[0])
+			warning("'%s': %s", input, st.incomplete);
 		if (st.bad_records)
 			warning("%lu records of '%s' could not be read and were skipped; the first: %s",
 				st.bad_records, input, st.first_error);

@@ -92,6 +92,8 @@ static int read_recording(struct folded *f, struct flame_cmd *c, const char *pat
 		error("cannot read '%s': %s", path, err);
 		return -1;
 	}
+	if (st.incomplete[0])
+		warning("'%s': %s", path, st.incomplete);
 	if (st.bad_records)
 		warning("%lu records of '%s' could not be read and were skipped; the first: %s",
 			st.bad_records, path, st.first_error);

@@ -314,7 +314,7 @@ int cmd_record(int argc, char **argv)
 	struct perfdata_writer_stats st;
 	char err[512];
 	sigset_t mask;
-	bool have_cmd, created = false, started = false;
+	bool have_cmd, started = false;
 	char **orig_argv;
 	int rc = 1, orig_argc;
 
@@ -375,7 +375,6 @@ int cmd_record(int argc, char **argv)
 		error("%s", err);
 		goto out;
 	}
-	created = true;
 	if (have_cmd) {
 		ss.wl.stdout_to_stderr = !strcmp(o.output, "-");	/* perf does the same */
 		rc = workload__prepare(&ss.wl, argv);
@@ -453,6 +452,13 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* it began for real: the new file takes the name (an earlier one becomes .old);
+	   before this, a failure left the earlier recording alone */
+	if (perfdata_writer__commit(ss.w, err, sizeof(err))) {
+		error("%s", err);
+		rc = 1;
+		goto out;
+	}
 	rc = record_loop(&ss, have_cmd);
 	if (rc) {
 		rc = 1;
@@ -463,7 +469,6 @@ int cmd_record(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	created = false;	/* finished: keep it */
 	perfdata_writer__stats(ss.w, &st);
 	if (!o.quiet) {
 		char packed[64] = "";
@@ -481,9 +486,7 @@ out:
 	if (started)
 		workload__abort(&ss.wl);
 	sampler__close(&ss.s);
-	perfdata_writer__free(ss.w);
-	if (created && strcmp(o.output, "-"))
-		unlink(o.output);	/* nothing usable was written */
+	perfdata_writer__free(ss.w);	/* removes a recording that never began */
 	if (ss.sfd >= 0)
 		close(ss.sfd);
 	if (ss.dfd >= 0)

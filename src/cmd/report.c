@@ -254,6 +254,8 @@ int cmd_report(int argc, char **argv)
 		error("cannot read '%s': %s", input, strerror(ctx.err ? -ctx.err : EIO));
 		goto out;
 	}
+	if (perfdata_reader__warning(session__reader(s)))
+		warning("'%s': %s", input, perfdata_reader__warning(session__reader(s)));
 	if (session__bad_records(s))
 		warning("%lu records of '%s' could not be read and were skipped; the first: %s",
 			session__bad_records(s), input, session__first_error(s));

@@ -446,6 +446,8 @@ int cmd_script(int argc, char **argv)
 		goto out;
 	}
 	rc = 0;
+	if (perfdata_reader__warning(session__reader(sc.s)))
+		warning("'%s': %s", input, perfdata_reader__warning(session__reader(sc.s)));
 	if (session__bad_records(sc.s))
 		warning("%lu records of '%s' could not be read and were skipped; the first: %s",
 			session__bad_records(sc.s), input, session__first_error(sc.s));

@@ -143,7 +143,7 @@ test_expect_success '-o - on a terminal is refused; a reader that quits ends the
 test_expect_success 'the exit status of the command is sonde record'\''s' '
 	rc=0; $SONDE record -q -o x.data -- sh -c "exit 3" || rc=$? && [ $rc -eq 3 ] &&
 	rc=0; $SONDE record -q -o x.data -- /nonexistent/cmd 2>err || rc=$? && [ $rc -eq 127 ] &&
-	grep -q "cannot run ./nonexistent/cmd." err && [ ! -e x.data ]
+	grep -q "cannot run ./nonexistent/cmd." err && [ -s x.data ] && [ ! -e x.data.old ]
 '
 
 test_expect_success 'an existing file is replaced and stays 0600' '

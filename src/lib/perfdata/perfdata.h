@@ -64,11 +64,24 @@ enum perfdata_user_record {
 struct perfdata_writer;
 
 /*
- * Create (truncate) path, mode 0600, and reserve its header. Returns 0 or -errno
- * with one line in err.
+ * Start a recording for path: written to a new file next to it (path.tmp.XXXXXX,
+ * mode 0600) until perfdata_writer__commit(), so that a recording that fails to
+ * start leaves an earlier path untouched; a path that exists and is not a regular
+ * file (/dev/null, a FIFO) is written in place. "-" is pipe mode on stdout.
+ * Returns 0 or -errno with one line in err.
  */
 int perfdata_writer__create(struct perfdata_writer **out, const char *path,
 			    char *err, size_t errlen);
+
+/*
+ * The recording began for real: the file takes path's name, and an earlier
+ * non-empty path becomes path.old (as perf keeps perf.data.old). From here a
+ * recording that ends badly is left at path: its header is valid from begin() on
+ * and gives the data up to the last round written out, with no features (readers
+ * take the records to the file's end). finish() commits if that was not done;
+ * freeing an uncommitted writer removes its file. 0 or -errno with err.
+ */
+int perfdata_writer__commit(struct perfdata_writer *w, char *err, size_t errlen);
 
 /*
  * Declare one event before perfdata_writer__begin(): its attr, its name as users
@@ -266,6 +279,13 @@ int perfdata_reader__next(struct perfdata_reader *r, struct perfdata_event *ev);
 /* start again from the first record */
 void perfdata_reader__rewind(struct perfdata_reader *r);
 const char *perfdata_reader__error(const struct perfdata_reader *r);
+/*
+ * NULL, or one line on what an incomplete input lost: a recording whose header
+ * was never finalised (killed while recording: every complete record up to the
+ * file's end is read, features are missing) or a pipe stream cut in the middle of
+ * a record (the records before the cut are read). Readers go on and warn.
+ */
+const char *perfdata_reader__warning(const struct perfdata_reader *r);
 
 struct perfdata_reader_stats {
 	uint64_t nr_records;

@@ -54,6 +54,8 @@ struct perfdata_reader {
 	size_t nr_idx, cur;
 	struct perfdata_reader_stats st;
 	char err[256];
+	bool unfinished;		/* the header was never finalised: records go to the end */
+	char note[256];			/* perfdata_reader__warning() */
 };
 
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
@@ -487,11 +489,31 @@ static int parse_pipe_header(struct perfdata_reader *r, uint64_t start, uint64_t
 	return finish_attrs(r, err, errlen);
 }
 
+/*
+ * A recording that was never finished (a killed `sonde record` or `perf record`),
+ * or a pipe stream cut short, ends in the middle of a record: the records before
+ * it are kept, and the note says what was dropped.
+ */
+static void note_cut(struct perfdata_reader *r, uint64_t off, uint64_t have, uint64_t need)
+{
+	char cut[128] = "";
+
+	if (have)
+		snprintf(cut, sizeof(cut), "; the last record, cut at offset %#llx (%llu of %llu bytes), "
+			 "was dropped", (unsigned long long)off, (unsigned long long)have,
+			 (unsigned long long)need);
+	snprintf(r->note, sizeof(r->note), "%s: read %llu records%s",
+		 r->pipe ? "the stream ends in the middle of a record" : "the recording was not finished",
+		 (unsigned long long)r->st.nr_records, cut);
+}
+
 /* walk the data section: check every record's framing and index it by time */
 static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t size, char *err, size_t errlen)
 {
 	uint64_t off = start, end = start + size, last_time = 0, n = 0;
 	size_t alloc = 0;
+	/* a cut at the end is not an error in a pipe stream or an unfinished file */
+	bool cut_ok = r->pipe || r->unfinished;
 
 	while (off < end) {
 		struct perf_event_header h;
@@ -500,10 +522,18 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 		uint32_t cpu = 0, pid = 0;
 		const struct perf_event_attr *a;
 
+		if (end - off < sizeof(h) && cut_ok) {
+			note_cut(r, off, end - off, sizeof(h));
+			break;
+		}
 		if (end - off < sizeof(h))
 			return fail(err, errlen, -EINVAL, "truncated record header at offset %#llx",
 				    (unsigned long long)off);
 		memcpy(&h, rec, sizeof(h));
+		if (h.size > end - off && cut_ok && h.size >= sizeof(h) && !(h.size & 7)) {
+			note_cut(r, off, end - off, h.size);
+			break;
+		}
 		if (h.type == PERFDATA_RECORD_COMPRESSED || h.type == 83 /* COMPRESSED2 */)
 			return fail(err, errlen, -EINVAL, "a compressed record inside compressed data at offset %#llx",
 				    (unsigned long long)off);
@@ -520,6 +550,10 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 			/* its payload follows the record, outside its size */
 			uint64_t padded = h.size >= 12 ? ((uint64_t)rd32(rec + 8) + 7) & ~7ULL : 0;
 
+			if (padded > end - off - h.size && cut_ok) {
+				note_cut(r, off, end - off, h.size + padded);
+				break;
+			}
 			if (padded > end - off - h.size)
 				return fail(err, errlen, -EINVAL, "truncated tracing data at offset %#llx",
 					    (unsigned long long)off);
@@ -560,6 +594,8 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 		off += h.size;
 	}
 	r->nr_idx = n;
+	if (r->unfinished && !r->note[0])
+		note_cut(r, 0, 0, 0);
 	if (n)
 		qsort(r->idx, n, sizeof(*r->idx), cmp_rindex);
 	return 0;
@@ -672,13 +708,30 @@ static int expand(struct perfdata_reader *r, uint64_t *start, uint64_t *size, ch
 	return 0;
 }
 
+/*
+ * A finished recording without records has its data size 0 too: then the feature
+ * table follows the (empty) data, and its first section starts right after it.
+ * In a killed perf record's file, records are there instead.
+ */
+static bool empty_data(const struct perfdata_reader *r, const struct pd_header *h)
+{
+	uint64_t nfeat = 0, first;
+
+	for (int i = 0; i < 4; i++)
+		nfeat += pd_popcount(h->flags[i]);
+	if (h->data.offset > r->size || r->size - h->data.offset < 16)
+		return false;
+	first = rd64(r->data + h->data.offset);
+	return first == h->data.offset + nfeat * 16;
+}
+
 static int open_common(struct perfdata_reader *r, char *err, size_t errlen)
 {
 	struct pd_header h;
 	uint64_t magic, feat_off, start, size;
 	int nfeat = 0, rc;
 
-	if (r->size < 16)
+	if (r->size < 8)
 		return fail(err, errlen, -EINVAL, "not a perf.data file: %zu bytes", r->size);
 	memcpy(&magic, r->data, 8);
 	if (magic == PERFDATA_MAGIC_SWAPPED)
@@ -687,6 +740,8 @@ static int open_common(struct perfdata_reader *r, char *err, size_t errlen)
 		return fail(err, errlen, -EOPNOTSUPP, "a version 1 perf.data file (PERFFILE): not supported");
 	if (magic != PERFDATA_MAGIC)
 		return fail(err, errlen, -EINVAL, "not a perf.data file: bad magic at offset 0");
+	if (r->size < 16)
+		return fail(err, errlen, -EINVAL, "truncated header: %zu bytes", r->size);
 	if (rd64(r->data + 8) == 16) {
 		uint64_t start = 16, size = r->size - 16;
 
@@ -709,6 +764,15 @@ static int open_common(struct perfdata_reader *r, char *err, size_t errlen)
 	memcpy(&h, r->data, sizeof(h));
 	if (h.size < sizeof(h) || h.size > r->size)
 		return fail(err, errlen, -EINVAL, "bad header size %llu at offset 0x8", (unsigned long long)h.size);
+	/* no feature bits, or no data size: the header was never finalised (sonde writes
+	   none until the end, perf keeps the data size 0): the records go on to the end
+	   of the file, and what follows them is not a feature table */
+	if ((!(h.flags[0] | h.flags[1] | h.flags[2] | h.flags[3]) || (!h.data.size && !empty_data(r, &h))) &&
+	    h.data.offset >= h.size && h.data.offset <= r->size) {
+		r->unfinished = true;
+		memset(h.flags, 0, sizeof(h.flags));
+		h.data.size = r->size - h.data.offset;
+	}
 	if (h.data.offset > r->size || h.data.size > r->size - h.data.offset)
 		return fail(err, errlen, -EINVAL, "truncated: the data section (offset %#llx, %llu bytes) ends past "
 			    "the file's end (%#zx)", (unsigned long long)h.data.offset,
@@ -774,23 +838,39 @@ int perfdata_reader__open_mem(struct perfdata_reader **out, const void *buf, siz
 	return 0;
 }
 
-/* a pipe or a terminal: read it all (pipe-mode data from `perf record -o -`) */
+/*
+ * A pipe or a device: read it all (pipe-mode data from `perf record -o -`). What
+ * does not start with a perf.data magic is not read further (/dev/zero would fill
+ * the memory), and a stream larger than half the memory is refused (-EFBIG).
+ */
 static int slurp_fd(int fd, uint8_t **out, size_t *size)
 {
-	size_t n = 0, alloc = 1 << 20;
+	size_t n = 0, alloc = 1 << 20, limit = (size_t)sysconf(_SC_PHYS_PAGES) / 2 * (size_t)sysconf(_SC_PAGESIZE);
 	uint8_t *p = malloc(alloc);
 
+	if (limit < (64u << 20))
+		limit = 64u << 20;
 	while (p) {
 		ssize_t r;
 
+		if (n >= 8 && memcmp(p, "PERFILE2", 8) && memcmp(p, "2ELIFREP", 8) &&
+		    memcmp(p, "PERFFILE", 8))
+			break;	/* open_common() says what it is not */
 		if (n == alloc) {
-			uint8_t *q = realloc(p, alloc *= 2);
+			uint8_t *q;
 
-			if (!q)
-				break;
+			if (alloc >= limit) {
+				free(p);
+				return -EFBIG;
+			}
+			q = realloc(p, alloc *= 2);
+			if (!q) {
+				free(p);
+				return -ENOMEM;
+			}
 			p = q;
 		}
-		r = read(fd, p + n, alloc - n);
+		r = read(fd, p + n, (n < 8 ? 8 : alloc) - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -799,15 +879,15 @@ static int slurp_fd(int fd, uint8_t **out, size_t *size)
 			free(p);
 			return -e;
 		}
-		if (!r) {
-			*out = p;
-			*size = n;
-			return 0;
-		}
+		if (!r)
+			break;
 		n += r;
 	}
-	free(p);
-	return -ENOMEM;
+	if (!p)
+		return -ENOMEM;
+	*out = p;
+	*size = n;
+	return 0;
 }
 
 int perfdata_reader__open(struct perfdata_reader **out, const char *path, char *err, size_t errlen)
@@ -837,6 +917,11 @@ int perfdata_reader__open(struct perfdata_reader **out, const char *path, char *
 	if (!S_ISREG(sb.st_mode)) {
 		rc = slurp_fd(fd, &r->data, &r->size);
 		close(fd);
+		if (rc == -EFBIG) {
+			free(r);
+			return fail(err, errlen, rc, "cannot read '%s': more than half of this machine's memory; "
+				    "record to a file (-o FILE), which is mapped, not read", path);
+		}
 		if (rc) {
 			free(r);
 			return fail(err, errlen, rc, "%s", strerror(-rc));
@@ -896,6 +981,11 @@ const struct perfdata_features *perfdata_reader__features(const struct perfdata_
 void perfdata_reader__stats(const struct perfdata_reader *r, struct perfdata_reader_stats *st)
 {
 	*st = r->st;
+}
+
+const char *perfdata_reader__warning(const struct perfdata_reader *r)
+{
+	return r->note[0] ? r->note : NULL;
 }
 
 const char *perfdata_reader__error(const struct perfdata_reader *r)

@@ -4,8 +4,10 @@
  * stream copied from the kernel's ring buffers, records synthesized from /proc
  * for what already runs, and the feature sections at the end.
  *
- * The file is written front to back: header placeholder, ids, attrs, then the
- * data section; finish() appends the feature sections and rewrites the header.
+ * The file is written front to back: a valid header (no features, the data size
+ * kept at the last round written out), ids, attrs, then the data section;
+ * finish() appends the feature sections and rewrites the header. It is written
+ * under a temporary name until commit().
  *
  * "-" writes pipe-mode data to stdout, as `perf record -o -` does: a 16-byte
  * header, then the attrs and the features as records (HEADER_ATTR, HEADER_FEATURE,
@@ -39,6 +41,11 @@ struct wattr {
 struct perfdata_writer {
 	int fd;
 	char *path;
+	char *tmp_path;		/* written here until commit() renames it to path */
+	bool committed;		/* path names the new recording (or no temporary was used) */
+	struct pd_header head;	/* the header as begin() wrote it */
+	uint64_t round_end;	/* file offset after the last FINISHED_ROUND */
+	uint64_t head_end;	/* the data end that the header on disk gives */
 	struct wattr *attrs;
 	int nr_attrs;
 	char **cmdline;
@@ -63,6 +70,7 @@ int perfdata_writer__create(struct perfdata_writer **out, const char *path,
 			    char *err, size_t errlen)
 {
 	struct perfdata_writer *w = calloc(1, sizeof(*w));
+	struct stat sb;
 	int e;
 
 	*out = NULL;
@@ -75,6 +83,7 @@ int perfdata_writer__create(struct perfdata_writer **out, const char *path,
 	}
 	if (!strcmp(path, "-")) {
 		w->pipe = true;
+		w->committed = true;
 		e = 0;
 		if (isatty(STDOUT_FILENO)) {
 			e = ENOTTY;
@@ -92,18 +101,62 @@ int perfdata_writer__create(struct perfdata_writer **out, const char *path,
 		*out = w;
 		return 0;
 	}
-	/* a recording holds addresses and command lines: only its owner reads it */
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
+		/* a device or a FIFO (-o /dev/null): written in place, as perf does */
+		w->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		w->committed = true;
+	} else {
+		/* a recording holds addresses and command lines: only its owner reads it
+		   (mkostemp's mode is 0600). The new recording goes to a temporary name
+		   next to path, which replaces path only once commit() says it began */
+		if (asprintf(&w->tmp_path, "%s.tmp.XXXXXX", path) < 0)
+			w->tmp_path = NULL;
+		w->fd = w->tmp_path ? mkostemp(w->tmp_path, O_CLOEXEC) : (errno = ENOMEM, -1);
+	}
 	if (w->fd < 0) {
 		e = errno;
 		snprintf(err, errlen, "cannot create '%s': %s", path, strerror(e));
+		free(w->tmp_path);
 		free(w->path);
 		free(w->buf);
 		free(w);
 		return -e;
 	}
-	fchmod(w->fd, 0600);	/* O_TRUNC kept the mode of an existing file */
 	*out = w;
+	return 0;
+}
+
+int perfdata_writer__commit(struct perfdata_writer *w, char *err, size_t errlen)
+{
+	struct stat sb;
+	char *old = NULL;
+	int e = 0;
+
+	if (w->committed)
+		return 0;
+	/* an earlier recording is kept as PATH.old, as perf keeps perf.data.old */
+	if (!stat(w->path, &sb) && sb.st_size > 0) {
+		if (asprintf(&old, "%s.old", w->path) < 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		if (rename(w->path, old)) {
+			e = errno;
+			snprintf(err, errlen, "cannot move '%s' to '%s': %s", w->path, old, strerror(e));
+			free(old);
+			return -e;
+		}
+	}
+	if (rename(w->tmp_path, w->path)) {
+		e = errno;
+		snprintf(err, errlen, "cannot rename '%s' to '%s': %s", w->tmp_path, w->path, strerror(e));
+		if (old)
+			rename(old, w->path);	/* put the earlier one back */
+		free(old);
+		return -e;
+	}
+	free(old);
+	w->committed = true;
 	return 0;
 }
 
@@ -156,6 +209,23 @@ int perfdata_writer__set_cmdline(struct perfdata_writer *w, int argc, char *cons
 	return 0;
 }
 
+/*
+ * The header on disk says the data ends at the last FINISHED_ROUND that is
+ * written out, so that a recording killed at any moment is a file perf and sonde
+ * read up to there (the feature bits stay 0 until finish(): readers then know
+ * that the records may go on to the file's end).
+ */
+static int update_head(struct perfdata_writer *w)
+{
+	if (w->pipe || !w->begun || w->finished || w->round_end <= w->head_end)
+		return 0;
+	w->head.data.size = w->round_end - w->head.data.offset;
+	if (pwrite(w->fd, &w->head, sizeof(w->head), 0) != sizeof(w->head))
+		return errno ? -errno : -EIO;
+	w->head_end = w->round_end;
+	return 0;
+}
+
 static int flush_buf(struct perfdata_writer *w)
 {
 	size_t off = 0;
@@ -172,7 +242,7 @@ static int flush_buf(struct perfdata_writer *w)
 		off += r;
 	}
 	w->buf_len = 0;
-	return 0;
+	return update_head(w);
 }
 
 static int out(struct perfdata_writer *w, const void *p, size_t len)
@@ -213,8 +283,18 @@ int perfdata_writer__begin(struct perfdata_writer *w)
 	w->begun = true;
 	if (w->pipe)
 		return pipe_begin(w);
-	rc = out(w, &h, sizeof(h));	/* a placeholder until finish() */
-	ids_off = w->pos;
+	/* a valid header from the start, with no data and no features until there are */
+	memcpy(h.magic, "PERFILE2", 8);
+	h.size = sizeof(h);
+	h.attr_size = sizeof(struct perf_event_attr) + 16;
+	ids_off = sizeof(h);
+	for (int i = 0; i < w->nr_attrs; i++)
+		h.attrs.offset += w->attrs[i].nr_ids * 8;
+	h.attrs.offset += ids_off;
+	h.attrs.size = w->nr_attrs * h.attr_size;
+	h.data.offset = h.attrs.offset + h.attrs.size;
+	w->head = h;
+	rc = out(w, &h, sizeof(h));
 	for (int i = 0; i < w->nr_attrs && !rc; i++)
 		rc = out(w, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
 	for (int i = 0; i < w->nr_attrs && !rc; i++) {
@@ -226,7 +306,9 @@ int perfdata_writer__begin(struct perfdata_writer *w)
 		ids_off += ids.size;
 	}
 	w->data_offset = w->pos;
-	return rc;
+	w->round_end = w->head_end = w->pos;
+	/* the header and the attrs are on disk before the first record */
+	return rc ? rc : flush_buf(w);
 }
 
 /* the set of mapped file names, for the BUILD_ID feature */
@@ -360,6 +442,7 @@ int perfdata_writer__finished_round(struct perfdata_writer *w)
 	/* never compressed: perf writes it between COMPRESSED records */
 	int rc = !w->begun || w->finished ? -EINVAL : w->z ? out(w, &h, sizeof(h)) : perfdata_writer__write(w, &h, sizeof(h));
 
+	w->round_end = w->pos;
 	/* a pipe's reader gets each round as it ends (and a reader that quit is seen) */
 	return rc || !w->pipe ? rc : flush_buf(w);
 }
@@ -888,6 +971,8 @@ int perfdata_writer__finish(struct perfdata_writer *w, char *err, size_t errlen)
 	}
 	memset(fb, 0, sizeof(fb));
 	data_end = w->pos;
+	if (!w->pipe && (rc = perfdata_writer__commit(w, err, errlen)))
+		return rc;
 	if (w->pipe) {
 		rc = pipe_finish(w);
 		goto done;
@@ -947,6 +1032,9 @@ void perfdata_writer__free(struct perfdata_writer *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
+	if (w->tmp_path && !w->committed)
+		unlink(w->tmp_path);	/* never begun for real: the earlier recording stays */
+	free(w->tmp_path);
 	for (int i = 0; i < w->nr_attrs; i++) {
 		free(w->attrs[i].name);
 		free(w->attrs[i].ids);

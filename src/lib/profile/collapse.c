@@ -364,6 +364,8 @@ int collapse__recording(struct folded *f, const char *path, const struct collaps
 	if (rc < 0)
 		snprintf(err, errlen, "%s", strerror(-rc));
 	st->bad_records = session__bad_records(s);
+	if (perfdata_reader__warning(session__reader(s)))
+		snprintf(st->incomplete, sizeof(st->incomplete), "%s", perfdata_reader__warning(session__reader(s)));
 	if (session__first_error(s))
 		snprintf(st->first_error, sizeof(st->first_error), "%s", session__first_error(s));
 	session__free(s);

@@ -31,6 +31,7 @@ struct collapse_stats {
 	char other[128];	/* the first event left out */
 	unsigned long skipped;	/* perf script lines skipped */
 	unsigned long bad_records;	/* recording records that did not parse */
+	char incomplete[256];	/* "" or what an unfinished or cut recording lost */
 	char first_error[256];
 };
 

@@ -1,0 +1,74 @@
+#!/bin/bash
+# sonde record never loses a recording (issue 17, items 1-3): a failed record
+# keeps the earlier file, replacing one keeps it as .old (as perf keeps
+# perf.data.old), a killed record leaves a file report/script/collapse read to
+# its last complete record, and a cut pipe stream gives every record before the
+# cut. An incomplete input is one warning line and exit status 0, as perf script
+# exits 0 on a cut stream ("unexpected end of event stream").
+. "$(dirname "$0")/../lib.sh"
+
+have_perf() { command -v perf >/dev/null 2>&1; }
+
+test_expect_success 'a record that fails to start keeps the earlier recording' '
+	mkdir -p keep && cd keep &&
+	$SONDE record -q -g -- $EXAMPLES/demo 0.3 2>/dev/null && cp sonde.data first.data &&
+	rc=0; $SONDE record -- /nonexistent 2>err || rc=$? && [ $rc -eq 127 ] &&
+	cmp sonde.data first.data && [ ! -e sonde.data.old ] &&
+	rc=0; $SONDE record -F 99999999 -- true 2>err || rc=$? && [ $rc -ne 0 ] &&
+	cmp sonde.data first.data &&
+	[ -z "$(ls | grep tmp)" ]
+'
+
+test_expect_success 'a new recording moves the earlier one to .old, both 0600' '
+	cd keep &&
+	$SONDE record -q -- true &&
+	cmp sonde.data.old first.data && ! cmp -s sonde.data first.data &&
+	[ "$(stat -c %a sonde.data)" = 600 ] && [ "$(stat -c %a sonde.data.old)" = 600 ] &&
+	$SONDE report -i sonde.data.old --stdio 2>&1 | grep -q hot_loop &&
+	$SONDE record -q -o /dev/null -- true && [ -c /dev/null ]
+'
+
+test_expect_success 'SIGKILL mid-recording: report, script and collapse read what was written' '
+	$SONDE record -a -g -F 999 -o killed.data --duration 20 >/dev/null 2>&1 & pid=$! &&
+	sleep 3 && kill -9 $pid && { wait $pid; true; } &&
+	[ "$(head -c 8 killed.data)" = PERFILE2 ] &&
+	$SONDE report -i killed.data --stdio >rep 2>err &&
+	grep -E "^sonde: warning: .killed.data.: the recording was not finished: read [0-9]+ records" err &&
+	[ $(wc -l <err) -eq 1 ] &&
+	grep -qE "^# Samples: [0-9]+K? of event .cpu-clock." rep &&
+	$SONDE script -i killed.data 2>err2 | grep -c cpu-clock >nscript && [ $(cat nscript) -gt 100 ] &&
+	grep -q "not finished" err2 &&
+	$SONDE collapse -i killed.data 2>err3 | grep -q ";" && grep -q "not finished" err3
+'
+
+if have_perf; then
+test_expect_success 'perf reads the killed recording too, to its last round' '
+	perf report -i killed.data --stdio 2>perr | grep -E "^# Samples: [0-9]+" &&
+	! grep -qi "error\|fail" perr
+'
+
+test_expect_success 'a perf.data of a killed perf record (data size 0) is read, unlike perf' '
+	perf record -a -g -F 999 -o pkilled.data -- sleep 20 >/dev/null 2>&1 & pid=$! &&
+	sleep 3 && kill -9 $pid && { wait $pid; true; } &&
+	$SONDE report -i pkilled.data --stdio >rep 2>err &&
+	grep -q "the recording was not finished" err &&
+	grep -qE "^# Samples: [0-9]+K? of event .cpu-clock." rep &&
+	[ $($SONDE script -i pkilled.data 2>/dev/null | grep -c cpu-clock) -gt 100 ]
+'
+else
+test_skip 'perf reads the killed recording' 'no perf here'
+fi
+
+test_expect_success 'a pipe stream cut short: every record before the cut, then one line' '
+	$SONDE record -F 999 -o - -- $EXAMPLES/demo 0.5 2>/dev/null >full.pipe &&
+	all=$($SONDE script -i - <full.pipe | wc -l) && [ "$all" -gt 100 ] &&
+	size=$(stat -c %s full.pipe) &&
+	head -c $((size / 2 + 3)) full.pipe | $SONDE script -i - >half 2>err &&
+	n=$(wc -l <half) && [ "$n" -gt 20 ] && [ "$n" -lt "$all" ] &&
+	[ $(wc -l <err) -eq 1 ] &&
+	grep -E "^sonde: warning: .-.: the stream ends in the middle of a record: read [0-9]+ records; the last record, cut at offset" err &&
+	head -c $((size / 2 + 3)) full.pipe | $SONDE report -i - --stdio 2>err | grep -q "# Samples" &&
+	grep -q "middle of a record" err
+'
+
+test_done
