@@ -12,6 +12,7 @@
 #include "opt.h"
 #include "lib/profile/collapse.h"
 #include "lib/flame/folded.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -25,10 +26,14 @@ static const char *const collapse_usage[] = {
 	NULL,
 };
 
+#define MAX_WARNINGS 5
+
 static void folded_warn(void *arg, const char *src, unsigned long lineno, const char *why)
 {
-	(void)arg;
-	warning("%s:%lu: skipped: %s", src, lineno, why);
+	unsigned long *shown = arg;
+
+	if ((*shown)++ < MAX_WARNINGS)
+		warning("%s:%lu: skipped: %s", src, lineno, why);
 }
 
 static int collapse_diff(const char *before, const char *after, bool normalize)
@@ -47,9 +52,14 @@ static int collapse_diff(const char *before, const char *after, bool normalize)
 			rc = 1;
 			break;
 		}
-		if (folded__read(f, in, files[i], i == 0 ? FOLDED_BEFORE : FOLDED_AFTER, folded_warn, NULL) < 0) {
-			error("cannot read '%s': %s", files[i], strerror(errno));
+		unsigned long shown = 0;
+		long r = folded__read(f, in, files[i], i == 0 ? FOLDED_BEFORE : FOLDED_AFTER, folded_warn, &shown);
+
+		if (r < 0) {
+			error("cannot read '%s': %s", files[i], util__text_error((int)r));
 			rc = 1;
+		} else if (shown > MAX_WARNINGS) {
+			warning("%s: ... and %lu more lines skipped", files[i], shown - MAX_WARNINGS);
 		}
 		if (in != stdin)
 			fclose(in);
@@ -68,7 +78,7 @@ static void text_warn(unsigned long line, const char *why, void *arg)
 {
 	unsigned long *shown = arg;
 
-	if ((*shown)++ < 5)
+	if ((*shown)++ < MAX_WARNINGS)
 		warning("stdin:%lu: skipped: %s", line, why);
 }
 
@@ -120,7 +130,7 @@ int cmd_collapse(int argc, char **argv)
 		int r = collapse__perf_script(f, stdin, &o, text_warn, &shown, &st);
 
 		if (r < 0) {
-			error("cannot read perf script text from stdin: %s", strerror(-r));
+			error("cannot read perf script text from stdin: %s", util__text_error(r));
 			goto out;
 		}
 		if (st.skipped > 5)

@@ -14,6 +14,7 @@
 #include "lib/flame/flamegraph.h"
 #include "lib/profile/collapse.h"
 #include "lib/flame/folded.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -74,7 +75,7 @@ static int read_input(struct folded *f, struct flame_cmd *c, const char *path, e
 	if (in != stdin)
 		fclose(in);
 	if (bad < 0) {
-		error("cannot read '%s': %s", name, strerror((int)-bad));
+		error("cannot read '%s': %s", name, util__text_error((int)bad));
 		return -1;
 	}
 	return 0;
@@ -135,7 +136,7 @@ static int write_output(struct folded *f, struct flame_cmd *c, FILE *out)
 		}
 		if (!rc && res.total_ignored)
 			warning("--total %g is less than the actual total %g, so it is ignored",
-				c->fo.total, folded__total(f));
+				c->fo.total, (double)folded__total(f));
 		if (!rc && !strcmp(c->fo.countname, "samples") && res.total < 100)
 			warning("stack count is low (%g samples): the graph may not show much", res.total);
 		if (!rc)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* util.c - timerfds, the monotonic clock, edit distance; see util.h */
+/* util.c - timerfds, the monotonic clock, edit distance, text lines; see util.h */
 #include "lib/util.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -74,4 +75,47 @@ int util__read_int(const char *path, int *v)
 		fclose(f);
 	}
 	return rc;
+}
+
+ssize_t util__read_line(FILE *in, char **line, size_t *cap, size_t max)
+{
+	size_t n = 0;
+	int c;
+
+	for (;;) {
+		if (n + 2 > *cap) {
+			size_t nc = *cap ? 2 * *cap : 256;
+			char *p;
+
+			if (n >= max)
+				return -EFBIG;
+			p = realloc(*line, nc);
+			if (!p)
+				return -ENOMEM;
+			*line = p;
+			*cap = nc;
+		}
+		c = getc_unlocked(in);
+		if (c == EOF)
+			break;
+		if (c == 0)
+			return -EILSEQ;
+		(*line)[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (*line)
+		(*line)[n] = 0;
+	if (ferror(in))
+		return errno ? -errno : -EIO;
+	return n ? (ssize_t)n : -1;
+}
+
+const char *util__text_error(int rc)
+{
+	if (rc == -EILSEQ)
+		return "binary data, not text (a NUL byte)";
+	if (rc == -EFBIG)
+		return "a line longer than 16 MiB: not line-oriented text";
+	return strerror(-rc);
 }

@@ -217,10 +217,10 @@ test_expect_success '--factor scales the counts shown, --total the 100%' '
 	grep -q "is less than the actual total" err
 '
 
-test_expect_success 'decimal counts are accepted as flamegraph.pl accepts them' '
+test_expect_success 'decimal counts are accepted as flamegraph.pl accepts them, shown as they are' '
 	printf "a;b 1.5\na;c 2.\na;b 0.25\n" >dec.folded &&
-	$SONDE flame dec.folded 2>/dev/null | grep -q "<title>a (4 samples, 100.00%)" &&
-	$SONDE flame dec.folded 2>/dev/null | grep -q "<title>b (2 samples, 46.67%)"
+	$SONDE flame dec.folded 2>/dev/null | grep -q "<title>a (3.75 samples, 100.00%)" &&
+	$SONDE flame dec.folded 2>/dev/null | grep -q "<title>b (1.75 samples, 46.67%)"
 '
 
 test_expect_success '--diff: red grew, blue shrank, delta in the tooltip; --negate; -n' '

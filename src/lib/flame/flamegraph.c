@@ -176,17 +176,21 @@ static size_t label_bytes(const struct flame_opts *o, const char *s, size_t len,
 	return len;
 }
 
-/* %.0f with thousands separators: 1234567 -> 1,234,567 */
-static void commas(char *buf, size_t size, double v)
+/*
+ * A count with thousands separators: 1234567 -> 1,234,567, exact to 2^64-1; a
+ * fraction stays one (0.5, 1,234.25) where flamegraph.pl rounds it (%.0f)
+ */
+static void commas(char *buf, size_t size, folded_count v)
 {
-	char tmp[64];
-	size_t n, o = 0, start;
+	char tmp[80];
+	size_t n, o = 0, start, digits;
 
-	snprintf(tmp, sizeof(tmp), "%.0f", v);
+	folded__format_count(tmp, sizeof(tmp), v);
 	n = strlen(tmp);
 	start = tmp[0] == '-';
+	digits = strcspn(tmp, ".");
 	for (size_t i = 0; i < n && o + 2 < size; i++) {
-		if (i > start && (n - i) % 3 == 0)
+		if (i > start && i < digits && (digits - i) % 3 == 0)
 			buf[o++] = ',';
 		buf[o++] = tmp[i];
 	}
@@ -259,10 +263,10 @@ static void draw(struct render *r, uint32_t id, uint32_t depth, double stime, bo
 	flame__xml_escape(r->out, name, slen);
 	fprintf(r->out, " (%s ", cnt);
 	flame__xml_escape(r->out, o->countname, strlen(o->countname));
-	if (id == 0 && n->total == r->timemax)
+	if (id == 0 && (double)n->total == r->timemax)
 		fputs(", 100%", r->out);	/* the root, as flamegraph.pl writes it */
 	else
-		fprintf(r->out, ", %.2f%%", 100 * n->total / r->timemax);
+		fprintf(r->out, ", %.2f%%", (double)(100 * n->total / r->timemax));
 	if (r->diff) {
 		double d = 100 * node_delta(r, id) / r->timemax;
 

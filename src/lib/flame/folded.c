@@ -9,6 +9,7 @@
  * deep the stacks.
  */
 #include "lib/flame/folded.h"
+#include "lib/util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -44,7 +45,8 @@ struct folded {
 	unsigned flags;
 	struct folded_node *nodes;
 	uint32_t nr_nodes, cap_nodes;
-	double *before_self, *before_total;	/* NULL until a before count arrives */
+	folded_count *before_self, *before_total;	/* NULL until a before count arrives */
+	folded_count sum[2];		/* what parsed lines added to each slot: kept under 2^64 */
 	uint32_t *last_child;			/* flame charts: the tail of each child list */
 	uint64_t *multi;			/* bit per node: it has two children or more */
 	struct child_slot *child_tab;		/* (parent, name) -> node */
@@ -221,8 +223,8 @@ static int ensure_before(struct folded *f)
 {
 	if (f->before_self)
 		return 0;
-	f->before_self = calloc(f->cap_nodes, sizeof(double));
-	f->before_total = calloc(f->cap_nodes, sizeof(double));
+	f->before_self = calloc(f->cap_nodes, sizeof(folded_count));
+	f->before_total = calloc(f->cap_nodes, sizeof(folded_count));
 	if (!f->before_self || !f->before_total)
 		return -ENOMEM;
 	f->diff = true;
@@ -243,10 +245,10 @@ static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 			return -ENOMEM;
 		f->nodes = p;
 		if (f->before_self) {
-			if (!(p = realloc(f->before_self, sizeof(double) * cap)))
+			if (!(p = realloc(f->before_self, sizeof(folded_count) * cap)))
 				return -ENOMEM;
 			f->before_self = p;
-			if (!(p = realloc(f->before_total, sizeof(double) * cap)))
+			if (!(p = realloc(f->before_total, sizeof(folded_count) * cap)))
 				return -ENOMEM;
 			f->before_total = p;
 		}
@@ -365,7 +367,7 @@ void folded__free(struct folded *f)
 }
 
 int folded__add_frames(struct folded *f, const char *const *frames, const size_t *lens,
-		       size_t nframes, double after, double before)
+		       size_t nframes, folded_count after, folded_count before)
 {
 	uint32_t cur = 0;
 	size_t k = 0, k0;
@@ -449,7 +451,7 @@ static int reserve_frames(struct folded *f, size_t n)
 	return 0;
 }
 
-int folded__add_stack(struct folded *f, const char *stack, size_t len, double after, double before)
+int folded__add_stack(struct folded *f, const char *stack, size_t len, folded_count after, folded_count before)
 {
 	size_t n = 0, start = 0;
 	int rc;
@@ -476,7 +478,7 @@ static bool is_space(char c)
  * least one blank. On success *len is cut to the text before the blanks.
  * Returns 0, or 1 with *why set.
  */
-static int take_count(const char *s, size_t *len, double *v, const char **why)
+static int take_count(const char *s, size_t *len, folded_count *v, const char **why)
 {
 	size_t end = *len, p = end, dot = 0;
 	char num[64];
@@ -509,7 +511,11 @@ static int take_count(const char *s, size_t *len, double *v, const char **why)
 	}
 	memcpy(num, s + p, end - p);
 	num[end - p] = 0;
-	*v = strtod(num, NULL);
+	*v = strtold(num, NULL);
+	if (*v > FOLDED_COUNT_MAX) {
+		*why = "the count is over 2^64-1";
+		return 1;
+	}
 	while (p > 0 && is_space(s[p - 1]))
 		p--;
 	*len = p;
@@ -568,7 +574,7 @@ static int strip_hex(struct folded *f, const char **line, size_t *len)
 int folded__parse_line(struct folded *f, const char *line, size_t len,
 		       enum folded_slot slot, const char **why)
 {
-	double c2 = 0, c1 = 0;
+	folded_count c2 = 0, c1 = 0;
 	bool two = false;
 	size_t n = 0, start = 0;
 	int rc;
@@ -612,6 +618,17 @@ int folded__parse_line(struct folded *f, const char *line, size_t len,
 		f->fl[n++] = i - start;
 		start = i + 1;
 	}
+	if (two ? f->sum[0] + c2 > FOLDED_COUNT_MAX || f->sum[1] + c1 > FOLDED_COUNT_MAX :
+	    f->sum[slot] + c2 > FOLDED_COUNT_MAX) {
+		*why = "the counts add up to more than 2^64-1";
+		return 1;
+	}
+	if (two) {
+		f->sum[0] += c2;
+		f->sum[1] += c1;
+	} else {
+		f->sum[slot] += c2;
+	}
 	if (!two)
 		return folded__add_frames(f, f->fr, f->fl, n, slot == FOLDED_AFTER ? c2 : 0,
 					  slot == FOLDED_BEFORE ? c2 : 0);
@@ -631,7 +648,7 @@ long folded__read(struct folded *f, FILE *in, const char *src, enum folded_slot 
 	int rc = 0;
 
 	errno = 0;
-	while ((len = getline(&line, &cap, in)) >= 0) {
+	while ((len = util__read_line(in, &line, &cap, UTIL_MAX_LINE)) >= 0) {
 		const char *why;
 
 		lineno++;
@@ -645,15 +662,15 @@ long folded__read(struct folded *f, FILE *in, const char *src, enum folded_slot 
 		}
 		rc = 0;
 	}
-	if (!rc && ferror(in))
-		rc = errno ? -errno : -EIO;
+	if (!rc && len < -1)
+		rc = (int)len;	/* binary data, an endless line, a read error */
 	free(line);
 	return rc ? rc : bad;
 }
 
 void folded__normalize(struct folded *f)
 {
-	double ta = 0, tb = 0;
+	folded_count ta = 0, tb = 0;
 
 	if (!f->before_self)
 		return;
@@ -664,7 +681,7 @@ void folded__normalize(struct folded *f)
 	if (tb == 0)
 		return;
 	for (uint32_t i = 0; i < f->nr_nodes; i++)
-		f->before_self[i] = trunc(f->before_self[i] * ta / tb);
+		f->before_self[i] = truncl(f->before_self[i] * ta / tb);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -803,22 +820,22 @@ bool folded__is_diff(const struct folded *f)
 	return f->diff;
 }
 
-double folded__before_self(const struct folded *f, uint32_t id)
+folded_count folded__before_self(const struct folded *f, uint32_t id)
 {
 	return f->before_self ? f->before_self[id] : 0;
 }
 
-double folded__before_total(const struct folded *f, uint32_t id)
+folded_count folded__before_total(const struct folded *f, uint32_t id)
 {
 	return f->before_total ? f->before_total[id] : 0;
 }
 
-double folded__total(const struct folded *f)
+folded_count folded__total(const struct folded *f)
 {
 	return f->nodes[0].total;
 }
 
-double folded__total_before(const struct folded *f)
+folded_count folded__total_before(const struct folded *f)
 {
 	return f->before_total ? f->before_total[0] : 0;
 }
@@ -833,16 +850,16 @@ size_t folded__nr_stacks(const struct folded *f)
 	return n;
 }
 
-void folded__format_count(char *buf, size_t len, double v)
+void folded__format_count(char *buf, size_t len, folded_count v)
 {
 	size_t n;
 
 	/* never an exponent: the folded format only takes digits and one dot */
-	if (v == floor(v) || !isfinite(v)) {
-		snprintf(buf, len, "%.0f", v);
+	if (v == floorl(v) || !isfinite(v)) {
+		snprintf(buf, len, "%.0Lf", v);
 		return;
 	}
-	snprintf(buf, len, "%.9f", v);
+	snprintf(buf, len, "%.9Lf", v);
 	n = strlen(buf);
 	while (n > 1 && buf[n - 1] == '0')
 		buf[--n] = 0;

@@ -36,12 +36,21 @@ enum folded_slot {
 
 #define FOLDED_NONE UINT32_MAX
 
+/*
+ * A count: sample counts, periods or weights, maybe fractional (flamegraph.pl
+ * takes "1.5"). long double holds every integer up to 2^64-1 exactly (x86's
+ * 64-bit significand, a 113-bit one elsewhere); the parser refuses lines that
+ * would take a side's sum past 2^64-1.
+ */
+typedef long double folded_count;
+#define FOLDED_COUNT_MAX 18446744073709551615.0L
+
 struct folded_node {
 	uint32_t name;		/* folded__name(f, name) */
 	uint32_t parent;	/* FOLDED_NONE for the root */
 	uint32_t child;		/* first child, FOLDED_NONE if none */
 	uint32_t next;		/* next sibling, FOLDED_NONE if none */
-	double self, total;	/* "after" counts: this stack alone, and with its descendants */
+	folded_count self, total;	/* "after" counts: this stack alone, and with its descendants */
 };
 
 struct folded;
@@ -56,9 +65,9 @@ void folded__free(struct folded *f);
  * again before reading the tree.
  */
 int folded__add_frames(struct folded *f, const char *const *frames, const size_t *lens,
-		       size_t nframes, double after, double before);
+		       size_t nframes, folded_count after, folded_count before);
 /* the same with "a;b;c" (len bytes); empty frames are kept as they are */
-int folded__add_stack(struct folded *f, const char *stack, size_t len, double after, double before);
+int folded__add_stack(struct folded *f, const char *stack, size_t len, folded_count after, folded_count before);
 
 /*
  * Parse one folded line (no newline needed): "stack COUNT" adds COUNT to slot,
@@ -74,8 +83,9 @@ typedef void (*folded_warn_fn)(void *arg, const char *src, unsigned long lineno,
 
 /*
  * Stream every line of in into the tree (src names the input in warnings).
- * Returns the number of lines skipped as malformed, or -errno (-ENOMEM, or a
- * read error).
+ * Returns the number of lines skipped as malformed, or -errno (-ENOMEM, a read
+ * error, -EILSEQ for binary input, -EFBIG for a line over UTIL_MAX_LINE:
+ * util__text_error() words them). Memory grows with the distinct stacks only.
  */
 long folded__read(struct folded *f, FILE *in, const char *src, enum folded_slot slot,
 		  folded_warn_fn warn, void *arg);
@@ -100,10 +110,10 @@ const char *folded__name(const struct folded *f, uint32_t name, size_t *len);
 uint32_t folded__nr_names(const struct folded *f);
 bool folded__is_diff(const struct folded *f);	/* any before count was added */
 /* the before counts of a node (0 unless differential) */
-double folded__before_self(const struct folded *f, uint32_t id);
-double folded__before_total(const struct folded *f, uint32_t id);
-double folded__total(const struct folded *f);		/* after total */
-double folded__total_before(const struct folded *f);
+folded_count folded__before_self(const struct folded *f, uint32_t id);
+folded_count folded__before_total(const struct folded *f, uint32_t id);
+folded_count folded__total(const struct folded *f);		/* after total */
+folded_count folded__total_before(const struct folded *f);
 size_t folded__nr_stacks(const struct folded *f);	/* nodes with a non-zero count */
 
 enum folded_write_flags {
@@ -116,7 +126,8 @@ enum folded_write_flags {
  */
 int folded__write(struct folded *f, FILE *out, unsigned flags);
 
-/* format a count as folded text does: integers without a fraction, else up to 15 digits */
-void folded__format_count(char *buf, size_t len, double v);
+/* format a count as folded text does: integers exactly, without a fraction; else
+   up to 9 decimals, trailing zeros dropped (0.5, 1.25) */
+void folded__format_count(char *buf, size_t len, folded_count v);
 
 #endif

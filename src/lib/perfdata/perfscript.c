@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* perfscript.c - parsing perf script's default text; see perfscript.h */
 #include "lib/perfdata/perfscript.h"
+#include "lib/util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -177,15 +178,10 @@ int perfscript__read(FILE *in, ps_sample_fn fn, ps_warn_fn warn, void *arg)
 	unsigned long lineno = 0;
 	int rc = 0;
 
-	while ((len = getline(&line, &cap, in)) >= 0) {
+	while ((len = util__read_line(in, &line, &cap, UTIL_MAX_LINE)) >= 0) {
 		lineno++;
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
-		if (memchr(line, 0, len)) {
-			if (warn)
-				warn(lineno, "a NUL byte in the line", arg);
-			continue;
-		}
 		if (!len) {
 			rc = emit(&st, fn, arg);
 			if (rc)
@@ -252,8 +248,8 @@ int perfscript__read(FILE *in, ps_sample_fn fn, ps_warn_fn warn, void *arg)
 		}
 		st.s.line = lineno;
 	}
-	if (!rc && ferror(in))
-		rc = -EIO;
+	if (!rc && len < -1)
+		rc = (int)len;	/* binary data, an endless line, a read error: util__text_error() */
 	if (!rc)
 		rc = emit(&st, fn, arg);
 	reset(&st);

@@ -36,7 +36,8 @@ typedef void (*ps_warn_fn)(unsigned long line, const char *why, void *arg);
 /*
  * Read every sample of in. Lines that are neither a header, a frame nor blank
  * are reported through warn (with their line number) and skipped. Returns 0, the
- * callback's non-zero value, or -errno.
+ * callback's non-zero value, or -errno (-EILSEQ: binary input, -EFBIG: a line
+ * over UTIL_MAX_LINE; util__text_error() words them).
  */
 int perfscript__read(FILE *in, ps_sample_fn fn, ps_warn_fn warn, void *arg);
 
