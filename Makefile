@@ -35,7 +35,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 WORKLOADS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
 	     $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps deps-test test test-unit test-e2e demo bench clean workloads fuzz test-vm
+.PHONY: all deps deps-test test test-unit test-e2e demo bench clean workloads fuzz fuzz-long test-vm
 all: deps $(BUILD)/sonde
 
 deps:
@@ -81,6 +81,9 @@ build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
 	@echo "  FUZZLD  $@"
 	@clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 fuzz: $(FUZZ_BINS)
+# every target for FUZZ_SECONDS (600) each, corpus minimised into build-fuzz/corpus/; not in `make test`
+fuzz-long: fuzz
+	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600) tests/fuzz/long.sh
 
 # BPF programs (src/bpf/*.bpf.c). Every build dir (build, build-san, build-fuzz)
 # gets its own gen/: vmlinux.h dumped from this machine's kernel BTF (or, on a

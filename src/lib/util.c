@@ -83,12 +83,12 @@ ssize_t util__read_line(FILE *in, char **line, size_t *cap, size_t max)
 	int c;
 
 	for (;;) {
+		if (n >= max)
+			return -EFBIG;
 		if (n + 2 > *cap) {
 			size_t nc = *cap ? 2 * *cap : 256;
 			char *p;
 
-			if (n >= max)
-				return -EFBIG;
 			p = realloc(*line, nc);
 			if (!p)
 				return -ENOMEM;
