@@ -77,7 +77,17 @@ int util__read_int(const char *path, int *v)
 	return rc;
 }
 
-ssize_t util__read_line(FILE *in, char **line, size_t *cap, size_t max)
+int util__lines_begin(struct util_lines *l, FILE *in)
+{
+	l->in = in;
+	l->head_pos = 0;
+	l->head_len = fread(l->head, 1, sizeof(l->head), in);
+	if (ferror(in))
+		return errno ? -errno : -EIO;
+	return memchr(l->head, 0, l->head_len) ? -EILSEQ : 0;
+}
+
+ssize_t util__read_line(struct util_lines *l, char **line, size_t *cap, size_t max)
 {
 	size_t n = 0;
 	int c;
@@ -95,7 +105,7 @@ ssize_t util__read_line(FILE *in, char **line, size_t *cap, size_t max)
 			*line = p;
 			*cap = nc;
 		}
-		c = getc_unlocked(in);
+		c = l->head_pos < l->head_len ? (unsigned char)l->head[l->head_pos++] : getc_unlocked(l->in);
 		if (c == EOF)
 			break;
 		if (c == 0)
@@ -106,7 +116,7 @@ ssize_t util__read_line(FILE *in, char **line, size_t *cap, size_t max)
 	}
 	if (*line)
 		(*line)[n] = 0;
-	if (ferror(in))
+	if (ferror(l->in))
 		return errno ? -errno : -EIO;
 	return n ? (ssize_t)n : -1;
 }

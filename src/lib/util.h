@@ -25,12 +25,22 @@ int util__read_int(const char *path, int *v);
 int util__edit_distance(const char *a, const char *b, bool ignore_case);
 
 /*
- * One line of a text input (getline's contract: *line grows, NUL-terminated, the
- * newline kept): its length, -1 at the end, -EILSEQ when it holds a NUL byte (the
- * input is binary, not text: /dev/zero, a recording), -EFBIG when it is longer
- * than max (nothing more of it is read), -ENOMEM, or -errno of a read error.
+ * Lines of a text input. util__lines_begin reads its first 4 KiB at once, so that
+ * binary input is one error before any line is parsed: -EILSEQ when they hold a
+ * NUL byte (/dev/zero, random bytes, a recording), else 0 (or -errno).
  */
-ssize_t util__read_line(FILE *in, char **line, size_t *cap, size_t max);
+struct util_lines {
+	FILE *in;
+	char head[4096];
+	size_t head_len, head_pos;
+};
+int util__lines_begin(struct util_lines *l, FILE *in);
+/*
+ * The next line (getline's contract: *line grows, NUL-terminated, the newline
+ * kept): its length, -1 at the end, -EILSEQ when it holds a NUL byte, -EFBIG when
+ * it is longer than max (nothing more of it is read), -ENOMEM, or -errno.
+ */
+ssize_t util__read_line(struct util_lines *l, char **line, size_t *cap, size_t max);
 #define UTIL_MAX_LINE ((size_t)16 << 20)	/* longest text line the parsers take */
 
 /* the words for util__read_line's own errors, else strerror */

@@ -14,37 +14,51 @@
 static ssize_t line_of(const char *data, size_t n, size_t max, char **line)
 {
 	FILE *f = fmemopen((void *)data, n, "r");
+	struct util_lines l;
 	size_t cap = 0;
 	ssize_t r;
 
 	*line = NULL;
-	r = util__read_line(f, line, &cap, max);
+	r = util__lines_begin(&l, f);
+	if (!r)
+		r = util__read_line(&l, line, &cap, max);
 	fclose(f);
 	return r;
 }
 
 TEST(util_read_line_limits)
 {
-	char *l;
+	struct util_lines ls;
+	char *l, big[6000];
 	FILE *f;
 	size_t cap = 0;
 
 	CHECK_INT(line_of("ab\ncd", 5, 100, &l), 3);
 	CHECK_STR(l, "ab\n");
 	free(l);
-	CHECK_INT(line_of("a\0b\n", 4, 100, &l), -EILSEQ);
+	/* a NUL in the first 4 KiB: binary, before any line */
+	CHECK_INT(line_of("a\n\0b\n", 5, 100, &l), -EILSEQ);
 	free(l);
 	CHECK_INT(line_of("0123456789abcdef", 16, 8, &l), -EFBIG);
 	free(l);
 	CHECK_INT(line_of("", 0, 8, &l), -1);
 	free(l);
-	/* the last line without a newline, then the end */
-	f = fmemopen("x\ny", 3, "r");
+	/* the last line without a newline, then the end; a NUL past the first 4 KiB */
+	memset(big, 'x', sizeof(big));
+	big[4999] = '\n';
+	big[5001] = 0;
+	f = fmemopen(big, sizeof(big), "r");
 	l = NULL;
-	CHECK_INT(util__read_line(f, &l, &cap, 100), 2);
-	CHECK_INT(util__read_line(f, &l, &cap, 100), 1);
+	CHECK_INT(util__lines_begin(&ls, f), 0);
+	CHECK_INT(util__read_line(&ls, &l, &cap, 10000), 5000);
+	CHECK_INT(util__read_line(&ls, &l, &cap, 10000), -EILSEQ);
+	fclose(f);
+	f = fmemopen("x\ny", 3, "r");
+	CHECK_INT(util__lines_begin(&ls, f), 0);
+	CHECK_INT(util__read_line(&ls, &l, &cap, 100), 2);
+	CHECK_INT(util__read_line(&ls, &l, &cap, 100), 1);
 	CHECK_STR(l, "y");
-	CHECK_INT(util__read_line(f, &l, &cap, 100), -1);
+	CHECK_INT(util__read_line(&ls, &l, &cap, 100), -1);
 	fclose(f);
 	free(l);
 	CHECK(strstr(util__text_error(-EILSEQ), "binary") != NULL);

@@ -646,9 +646,12 @@ long folded__read(struct folded *f, FILE *in, const char *src, enum folded_slot 
 	unsigned long lineno = 0;
 	long bad = 0;
 	int rc = 0;
+	struct util_lines lines;
 
 	errno = 0;
-	while ((len = util__read_line(in, &line, &cap, UTIL_MAX_LINE)) >= 0) {
+	if ((rc = util__lines_begin(&lines, in)))
+		return rc;
+	while ((len = util__read_line(&lines, &line, &cap, UTIL_MAX_LINE)) >= 0) {
 		const char *why;
 
 		lineno++;

@@ -113,7 +113,8 @@ int perfdata_writer__begin(struct perfdata_writer *w);
  */
 int perfdata_writer__write(struct perfdata_writer *w, const void *recs, size_t len);
 
-/* a FINISHED_ROUND record: every record before it may be sorted and flushed */
+/* a FINISHED_ROUND record: every record before it may be sorted and flushed; a file
+   is written out at the end of a round once a second, its header then covering it */
 int perfdata_writer__finished_round(struct perfdata_writer *w);
 
 /*

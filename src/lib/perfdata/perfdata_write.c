@@ -16,6 +16,7 @@
  */
 #include "lib/perfdata/perfdata.h"
 #include "lib/perfdata/perfdata_int.h"
+#include "lib/util.h"
 #include "lib/version.h"
 
 #include <ctype.h>
@@ -46,6 +47,7 @@ struct perfdata_writer {
 	struct pd_header head;	/* the header as begin() wrote it */
 	uint64_t round_end;	/* file offset after the last FINISHED_ROUND */
 	uint64_t head_end;	/* the data end that the header on disk gives */
+	uint64_t last_flush;	/* util__now_ns() of the last flush at a round's end */
 	struct wattr *attrs;
 	int nr_attrs;
 	char **cmdline;
@@ -307,6 +309,7 @@ int perfdata_writer__begin(struct perfdata_writer *w)
 	}
 	w->data_offset = w->pos;
 	w->round_end = w->head_end = w->pos;
+	w->last_flush = util__now_ns();
 	/* the header and the attrs are on disk before the first record */
 	return rc ? rc : flush_buf(w);
 }
@@ -443,8 +446,15 @@ int perfdata_writer__finished_round(struct perfdata_writer *w)
 	int rc = !w->begun || w->finished ? -EINVAL : w->z ? out(w, &h, sizeof(h)) : perfdata_writer__write(w, &h, sizeof(h));
 
 	w->round_end = w->pos;
-	/* a pipe's reader gets each round as it ends (and a reader that quit is seen) */
-	return rc || !w->pipe ? rc : flush_buf(w);
+	if (rc)
+		return rc;
+	/* a pipe's reader gets each round as it ends (and a reader that quit is seen); a
+	   file gets the rounds of the last second at least, and a header that covers them:
+	   a killed record loses a second, not a buffer */
+	if (!w->pipe && util__now_ns() - w->last_flush < 1000000000ULL)
+		return 0;
+	w->last_flush = util__now_ns();
+	return flush_buf(w);
 }
 
 void perfdata_writer__stats(const struct perfdata_writer *w, struct perfdata_writer_stats *st)

@@ -177,8 +177,11 @@ int perfscript__read(FILE *in, ps_sample_fn fn, ps_warn_fn warn, void *arg)
 	ssize_t len;
 	unsigned long lineno = 0;
 	int rc = 0;
+	struct util_lines lines;
 
-	while ((len = util__read_line(in, &line, &cap, UTIL_MAX_LINE)) >= 0) {
+	if ((rc = util__lines_begin(&lines, in)))
+		return rc;
+	while ((len = util__read_line(&lines, &line, &cap, UTIL_MAX_LINE)) >= 0) {
 		lineno++;
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
