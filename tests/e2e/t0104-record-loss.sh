@@ -26,7 +26,15 @@ test_expect_success 'a new recording moves the earlier one to .old, both 0600' '
 	cmp sonde.data.old first.data && ! cmp -s sonde.data first.data &&
 	[ "$(stat -c %a sonde.data)" = 600 ] && [ "$(stat -c %a sonde.data.old)" = 600 ] &&
 	$SONDE report -i sonde.data.old --stdio 2>&1 | grep -q hot_loop &&
-	$SONDE record -q -o /dev/null -- true && [ -c /dev/null ]
+	$SONDE record -q -o /dev/null -- true && [ -c /dev/null ] &&
+	[ "$(stat -c %a /dev/null)" = 666 ]
+'
+
+test_expect_success 'a symbolic link is written through, never replaced' '
+	echo old >real.data && ln -s real.data link.data &&
+	$SONDE record -q -o link.data -- true && [ -L link.data ] &&
+	[ "$(head -c 8 real.data)" = PERFILE2 ] && [ "$(stat -c %a real.data)" = 600 ] &&
+	[ ! -e link.data.old ] && [ -z "$(ls | grep tmp)" ]
 '
 
 test_expect_success 'SIGKILL mid-recording: report, script and collapse read what was written' '

@@ -67,7 +67,8 @@ struct perfdata_writer;
  * Start a recording for path: written to a new file next to it (path.tmp.XXXXXX,
  * mode 0600) until perfdata_writer__commit(), so that a recording that fails to
  * start leaves an earlier path untouched; a path that exists and is not a regular
- * file (/dev/null, a FIFO) is written in place. "-" is pipe mode on stdout.
+ * file (/dev/null, a FIFO, a symbolic link) is written in place. "-" is pipe mode
+ * on stdout.
  * Returns 0 or -errno with one line in err.
  */
 int perfdata_writer__create(struct perfdata_writer **out, const char *path,

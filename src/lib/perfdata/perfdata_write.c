@@ -103,9 +103,12 @@ int perfdata_writer__create(struct perfdata_writer **out, const char *path,
 		*out = w;
 		return 0;
 	}
-	if (!stat(path, &sb) && !S_ISREG(sb.st_mode)) {
-		/* a device or a FIFO (-o /dev/null): written in place, as perf does */
-		w->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (!lstat(path, &sb) && !S_ISREG(sb.st_mode)) {
+		/* a device, a FIFO or a symbolic link (-o /dev/null, -o /dev/stdout): written in
+		   place, never replaced (a symlink's file is truncated, as perf truncates) */
+		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (w->fd >= 0 && !fstat(w->fd, &sb) && S_ISREG(sb.st_mode))
+			fchmod(w->fd, 0600);	/* a symlink's file: only its owner reads it */
 		w->committed = true;
 	} else {
 		/* a recording holds addresses and command lines: only its owner reads it
