@@ -456,6 +456,7 @@ int cmd_record(int argc, char **argv)
 	   before this, a failure left the earlier recording alone */
 	if (perfdata_writer__commit(ss.w, err, sizeof(err))) {
 		error("%s", err);
+		started = have_cmd;	/* the command ran: do not leave it behind */
 		rc = 1;
 		goto out;
 	}

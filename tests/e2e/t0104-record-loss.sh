@@ -30,6 +30,14 @@ test_expect_success 'a new recording moves the earlier one to .old, both 0600' '
 	[ "$(stat -c %a /dev/null)" = 666 ]
 '
 
+test_expect_success 'when the earlier file cannot move aside: an error, the command ended, nothing lost' '
+	echo earlier >x.data && mkdir -p x.data.old/keep &&
+	rc=0; $SONDE record -o x.data -- sleep 7.317 2>err || rc=$? &&
+	[ $rc -eq 1 ] && grep -q "cannot move .x.data. to .x.data.old." err &&
+	[ "$(cat x.data)" = earlier ] && [ -d x.data.old/keep ] && [ -z "$(ls | grep tmp)" ] &&
+	! pgrep -f "sleep 7.317"
+'
+
 test_expect_success 'a symbolic link is written through, never replaced' '
 	echo old >real.data && ln -s real.data link.data &&
 	$SONDE record -q -o link.data -- true && [ -L link.data ] &&
