@@ -530,7 +530,7 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 			return fail(err, errlen, -EINVAL, "truncated record header at offset %#llx",
 				    (unsigned long long)off);
 		memcpy(&h, rec, sizeof(h));
-		if (h.size > end - off && cut_ok && h.size >= sizeof(h) && !(h.size & 7)) {
+		if (h.size > end - off && cut_ok && h.size >= sizeof(h)) {
 			note_cut(r, off, end - off, h.size);
 			break;
 		}
