@@ -70,6 +70,15 @@ static bool skip(struct cursor *c, uint64_t n)
 	return true;
 }
 
+/* format text: no NUL, no control characters but tabs and line ends */
+static bool is_text(const char *s, uint64_t len)
+{
+	for (uint64_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 && s[i] != '\t' && s[i] != '\n' && s[i] != '\r')
+			return false;
+	return true;
+}
+
 #define BAD(msg) do { snprintf(err, errlen, "tracing data: %s at offset %#zx", msg, (size_t)(c.p - c.start)); goto fail; } while (0)
 
 int tracedata__new(struct tracedata **out, const void *data, size_t size, char *err, size_t errlen)
@@ -145,8 +154,11 @@ int tracedata__new(struct tracedata **out, const void *data, size_t size, char *
 			fmt = (const char *)c.p;
 			if (!skip(&c, len))
 				BAD("truncated event format");
-			/* a format libtraceevent rejects is left out, as perf does */
-			tep_parse_event(t->tep, fmt, len, sys);
+			/* a format libtraceevent rejects is left out, as perf does; so is one
+			   that is not text, which its tokenizer takes a NUL of for the end and
+			   then dereferences a NULL token (a hostile file crashed it) */
+			if (is_text(fmt, len))
+				tep_parse_event(t->tep, fmt, len, sys);
 		}
 	}
 	/* kallsyms, printk formats and saved cmdlines follow; not needed for the fields */
