@@ -44,6 +44,7 @@ struct perfdata_writer {
 	char *path;
 	char *tmp_path;		/* written here until commit() renames it to path */
 	bool committed;		/* path names the new recording (or no temporary was used) */
+	bool unseekable;	/* written in place to a FIFO or a device */
 	struct pd_header head;	/* the header as begin() wrote it */
 	uint64_t round_end;	/* file offset after the last FINISHED_ROUND */
 	uint64_t head_end;	/* the data end that the header on disk gives */
@@ -109,6 +110,8 @@ int perfdata_writer__create(struct perfdata_writer **out, const char *path,
 		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (w->fd >= 0 && !fstat(w->fd, &sb) && S_ISREG(sb.st_mode))
 			fchmod(w->fd, 0600);	/* a symlink's file: only its owner reads it */
+		else
+			w->unseekable = true;	/* a FIFO or a device: no header updates */
 		w->committed = true;
 	} else {
 		/* a recording holds addresses and command lines: only its owner reads it
@@ -222,7 +225,7 @@ int perfdata_writer__set_cmdline(struct perfdata_writer *w, int argc, char *cons
  */
 static int update_head(struct perfdata_writer *w)
 {
-	if (w->pipe || !w->begun || w->finished || w->round_end <= w->head_end)
+	if (w->pipe || w->unseekable || !w->begun || w->finished || w->round_end <= w->head_end)
 		return 0;
 	w->head.data.size = w->round_end - w->head.data.offset;
 	if (pwrite(w->fd, &w->head, sizeof(w->head), 0) != sizeof(w->head))
