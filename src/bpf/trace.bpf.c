@@ -411,7 +411,12 @@ static __always_inline __u16 count_dirents(const void *buf, long len)
 	return n;
 }
 
-static __always_inline void submit(struct sc_event *ev, bool urgent)
+/*
+ * A dropped record is counted by kind (TRC_LOST, TRC_LOST_BEGIN or
+ * TRC_LOST_OTHER): only a syscall record's loss loses a call, so that the
+ * calls printed plus TRC_LOST are all the calls made.
+ */
+static __always_inline void submit(struct sc_event *ev, bool urgent, __u32 lost)
 {
 	__u64 fl = urgent || bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) >= wake_bytes ?
 		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
@@ -423,7 +428,7 @@ static __always_inline void submit(struct sc_event *ev, bool urgent)
 		rc = bpf_ringbuf_output(&rb, ev, TRACE_EV_HDR + TRACE_CAP_MAX, fl);
 	else
 		rc = bpf_ringbuf_output(&rb, ev, TRACE_EV_HDR, fl);
-	count(rc ? TRC_LOST : TRC_EVENTS);
+	count(rc ? lost : TRC_EVENTS);
 }
 
 SEC("raw_tp/sys_enter")
@@ -486,12 +491,12 @@ int BPF_PROG(trace_enter, struct pt_regs *regs, long id)
 			account(id, 0, 0);
 		ev->type = TEV_ENTER;
 		if (!failed_only && !min_ns)
-			submit(ev, true);
+			submit(ev, true, TRC_LOST);
 		return 0;
 	}
 	if (emit_begin && want == 1 && !failed_only && !min_ns) {
 		ev->type = TEV_BEGIN;
-		submit(ev, false);
+		submit(ev, false, TRC_LOST_BEGIN);
 		ev->type = TEV_SYSCALL;
 	}
 	return 0;
@@ -558,7 +563,7 @@ int BPF_PROG(trace_exit, struct pt_regs *regs, long ret)
 		if (ptid && !bpf_probe_read_user(ev->data[1], 4, (void *)ptid))
 			ev->cap_len[1] = 4;
 	}
-	submit(ev, false);
+	submit(ev, false, TRC_LOST);
 	ev->ts = 0;
 	return 0;
 }
@@ -599,7 +604,7 @@ int BPF_PROG(trace_proc_exit, struct task_struct *task)
 	s->ev.nr = -1;
 	s->ev.type = TEV_EXIT;
 	s->ev.ret = BPF_CORE_READ(task, exit_code);
-	submit(&s->ev, true);
+	submit(&s->ev, true, TRC_LOST_OTHER);
 	return 0;
 }
 
@@ -632,6 +637,6 @@ int BPF_PROG(trace_signal, int sig, void *info, void *ka)
 		s->ev.cap_len[0] = 48;
 	else
 		s->ev.cap_flags[0] = CAPF_FAULT;
-	submit(&s->ev, false);
+	submit(&s->ev, false, TRC_LOST_OTHER);
 	return 0;
 }

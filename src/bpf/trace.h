@@ -80,10 +80,13 @@ struct sc_stat {
 
 /* counters in the per-CPU `counters` array */
 enum trc_counter {
-	TRC_LOST = 0,		/* ring buffer full: records dropped */
+	TRC_LOST = 0,		/* ring buffer full: syscall records (a call's line) dropped */
 	TRC_INFLIGHT_FULL,	/* no room to remember a syscall in progress */
 	TRC_EVENTS,		/* records sent */
 	TRC_REREAD,		/* strings not resident at entry, read at exit */
+	TRC_LOST_BEGIN,		/* ring buffer full: entries for <unfinished ...> dropped (the call's
+				   record still comes at its exit) */
+	TRC_LOST_OTHER,		/* ring buffer full: signal and process exit records dropped */
 	TRC_NR,
 };
 

@@ -283,6 +283,12 @@ int cmd_trace(int argc, char **argv)
 	if (full)
 		warning("%llu syscalls not traced: too many calls in progress at once",
 			(unsigned long long)full);
+	/* not calls: a lost entry only loses an <unfinished ...> split, the call comes whole at its exit */
+	if ((lost = tracer__counter(t, TRC_LOST_OTHER)))
+		warning("%llu exit or signal record%s lost: the ring buffer was full (+++ or --- lines are missing)",
+			(unsigned long long)lost, lost == 1 ? "" : "s");
+	debug(1, "%llu call entries lost (those calls are printed whole, not cut by <unfinished ...>)",
+	      (unsigned long long)tracer__counter(t, TRC_LOST_BEGIN));
 	if (c.write_err || fflush(out) || ferror(out)) {
 		error("cannot write the trace%s%s: %s", c.output ? " to " : "", c.output ? c.output : "",
 		      strerror(errno ? errno : EIO));
