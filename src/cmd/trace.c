@@ -257,6 +257,8 @@ int cmd_trace(int argc, char **argv)
 		loop.child_status = status;
 	}
 	tracer__detach(t);
+	/* what the programs sent between the loop's last read and their detaching (-p, -a, a signal) */
+	bpf_loop__drain(&loop);
 	if (end == BPF_LOOP_ERROR)
 		error("reading the ring buffer failed: %s", strerror(-loop.err));
 
