@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *const trace_usage[] = {
@@ -43,6 +44,8 @@ struct trace_cmd {
 	struct tracer *tracer;
 	bool wait_targets;
 	int write_err;
+	pid_t child;		/* the command, and whether its +++ exited line came */
+	bool child_exit_seen;
 };
 
 static struct trace_cmd *the_cmd;
@@ -81,10 +84,21 @@ static int parse_e(const struct opt *o, const char *arg)
 	return 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct trace_cmd *c = ctx;
+	const struct sc_event *ev = data;
 
+	if (size >= TRACE_EV_HDR && ev->type == TEV_EXIT && ev->tid == (unsigned)c->child)
+		c->child_exit_seen = true;
 	if (!c->count && strace_printer__event(&c->pr, data, size))
 		c->write_err = 1;
 	return 0;
@@ -198,7 +212,7 @@ int cmd_trace(int argc, char **argv)
 	to.set = c.set;
 	to.pids = c.pid_list;
 	to.nr_pids = c.nr_pids;
-	to.child = c.nr_pids ? 0 : w.pid;	/* with -p, the command only says how long */
+	to.child = c.child = c.nr_pids ? 0 : w.pid;	/* with -p, the command only says how long */
 	to.rb_mb = c.buffer_mb;
 	if (tracer__new(&t, &to, err, sizeof(err)) || tracer__attach(t, err, sizeof(err))) {
 		error("%s", err);
@@ -259,6 +273,11 @@ int cmd_trace(int argc, char **argv)
 	tracer__detach(t);
 	/* what the programs sent between the loop's last read and their detaching (-p, -a, a signal) */
 	bpf_loop__drain(&loop);
+	/* the command's exit record was dropped (ring buffer full): its +++ line from its wait status */
+	if (!c.count && end == BPF_LOOP_CHILD && c.child && !c.child_exit_seen &&
+	    tracer__counter(t, TRC_LOST_OTHER) &&
+	    strace_printer__exit(&c.pr, c.child, loop.child_status, mono_ns()))
+		c.write_err = 1;
 	if (end == BPF_LOOP_ERROR)
 		error("reading the ring buffer failed: %s", strerror(-loop.err));
 
@@ -287,7 +306,7 @@ int cmd_trace(int argc, char **argv)
 			(unsigned long long)full);
 	/* not calls: a lost entry only loses an <unfinished ...> split, the call comes whole at its exit */
 	if ((lost = tracer__counter(t, TRC_LOST_OTHER)))
-		warning("%llu exit or signal record%s lost: the ring buffer was full (+++ or --- lines are missing)",
+		warning("%llu exit or signal record%s lost: the ring buffer was full",
 			(unsigned long long)lost, lost == 1 ? "" : "s");
 	debug(1, "%llu call entries lost (those calls are printed whole, not cut by <unfinished ...>)",
 	      (unsigned long long)tracer__counter(t, TRC_LOST_BEGIN));

@@ -189,6 +189,24 @@ static void result(struct strace_printer *p, const struct sc_event *ev)
 			     (unsigned long long)(ev->dur % 1000000000ULL) / 1000);
 }
 
+int strace_printer__exit(struct strace_printer *p, unsigned tid, int status, uint64_t ts)
+{
+	struct sbuf *b = &p->line;
+	int rc = close_open(p);
+
+	set_del(p->unfinished, &p->nunf, tid);
+	prefix(p, tid, ts);
+	if (status & 0x7f) {
+		const char *n = sysdecode__signame(status & 0x7f);
+
+		sbuf__printf(b, "+++ killed by %s%s +++", n ? n : "SIG?", (status & 0x80) ? " (core dumped)" : "");
+	} else {
+		sbuf__printf(b, "+++ exited with %d +++", (status >> 8) & 0xff);
+	}
+	track(p, tid, true);
+	return end_line(p) ? -EIO : rc;
+}
+
 int strace_printer__event(struct strace_printer *p, const struct sc_event *ev, size_t size)
 {
 	struct sbuf *b = &p->line;
@@ -240,22 +258,8 @@ int strace_printer__event(struct strace_printer *p, const struct sc_event *ev, s
 		prefix(p, ev->tid, ev->ts);
 		signal_line(p, ev);
 		break;
-	case TEV_EXIT: {
-		int st = (int)ev->ret;
-
-		rc = close_open(p);
-		set_del(p->unfinished, &p->nunf, ev->tid);
-		prefix(p, ev->tid, ev->ts);
-		if (st & 0x7f) {
-			const char *n = sysdecode__signame(st & 0x7f);
-
-			sbuf__printf(b, "+++ killed by %s%s +++", n ? n : "SIG?", (st & 0x80) ? " (core dumped)" : "");
-		} else {
-			sbuf__printf(b, "+++ exited with %d +++", (st >> 8) & 0xff);
-		}
-		track(p, ev->tid, true);
-		break;
-	}
+	case TEV_EXIT:
+		return strace_printer__exit(p, ev->tid, (int)ev->ret, ev->ts);
 	default:
 		return 0;
 	}

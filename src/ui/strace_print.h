@@ -43,6 +43,8 @@ struct strace_printer {
 void strace_printer__init(struct strace_printer *p, FILE *out);
 /* print one record from the BPF side; 0, or -EIO when writing failed */
 int strace_printer__event(struct strace_printer *p, const struct sc_event *ev, size_t size);
+/* "+++ exited with N +++" or "+++ killed by SIG +++" for a wait status (ts: CLOCK_MONOTONIC ns) */
+int strace_printer__exit(struct strace_printer *p, unsigned tid, int status, uint64_t ts);
 /* print the entry still waiting for its exit as <unfinished ...> (at the end of a trace) */
 int strace_printer__flush(struct strace_printer *p);
 void strace_printer__fini(struct strace_printer *p);
