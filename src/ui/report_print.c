@@ -222,6 +222,8 @@ void report_print__entries(const struct report_print *p, const struct hist *h)
 			int l = o->keys[k] == HK_CPU || (o->keys[k] == HK_SRCLINE && !e->srcline_sized)
 					? 0 : key_value(buf, sizeof(buf), e, o->keys[k]);
 
+			if (l >= (int)sizeof(buf))	/* snprintf's untruncated length: buf holds less */
+				l = sizeof(buf) - 1;
 			/* perf sizes the symbol column by the name alone: an inlined one's " (inlined)" overhangs */
 			if (o->keys[k] == HK_SYM && e->sym && l > 11 && !strcmp(buf + l - 10, " (inlined)"))
 				l -= 10;
