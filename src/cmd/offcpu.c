@@ -8,10 +8,10 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/bpf/bpf_loop.h"
 #include "lib/bpf/bpf_mmaps.h"
 #include "lib/bpf/bpf_offcpu.h"
 #include "lib/bpf/bpf_util.h"
+#include "lib/loop/loop.h"
 #include "lib/bpf/offcpu_maps.h"
 #include "lib/symbol/symbol.h"
 #include "lib/proc/target.h"
@@ -244,6 +244,14 @@ static void print_header(const struct offcpu_cmd *o, const char *cmd)
 	fflush(stdout);
 }
 
+/* the event loop's tick (lib/loop/loop.h) */
+static int maps_tick(void *ctx, int fd, short revents)
+{
+	(void)fd;
+	(void)revents;
+	return offcpu_maps__tick(ctx);
+}
+
 int cmd_offcpu(int argc, char **argv)
 {
 	struct offcpu_cmd o = { .freq = 99, .oo.state = -1 };
@@ -252,8 +260,8 @@ int cmd_offcpu(int argc, char **argv)
 	struct bpf_mmaps *mm = NULL;
 	struct offcpu *oc = NULL;
 	struct symbolizer *sym;
-	struct bpf_loop loop;
-	enum bpf_loop_end end;
+	struct loop loop;
+	enum loop_end end;
 	char err[512] = "";
 	int rc = 1;
 
@@ -284,7 +292,7 @@ int cmd_offcpu(int argc, char **argv)
 	rc = offcpu__new(&oc, &o.oo, err, sizeof(err));
 	if (!rc)
 		rc = offcpu__attach(oc, err, sizeof(err));
-	if (!rc && (rc = bpf_loop__init(&loop)))
+	if (!rc && (rc = loop__init(&loop)))
 		snprintf(err, sizeof(err), "cannot set up the event loop: %s", strerror(-rc));
 	if (rc) {
 		error("%s", err[0] ? err : strerror(-rc));
@@ -297,7 +305,7 @@ int cmd_offcpu(int argc, char **argv)
 	if (o.oo.filter == OFFCPU_TGID && !mm)
 		mw.targets_fd = offcpu__targets_fd(oc);
 	if (o.duration > 0)
-		bpf_loop__set_duration(&loop, o.duration);
+		loop__set_duration(&loop, o.duration);
 	if (!argc)
 		mw.watched = o.ids, mw.nr_watched = o.nids;
 	if (argc && (rc = workload__start(&w))) {
@@ -309,33 +317,27 @@ int cmd_offcpu(int argc, char **argv)
 		goto out_loop;
 	}
 	if (argc)
-		bpf_loop__set_child(&loop, w.pid);
+		loop__set_child(&loop, w.pid);
 	print_header(&o, o.cmd_target ? argv[0] : NULL);
-	bpf_loop__set_tick(&loop, 100, offcpu_maps__tick, &mw);
+	loop__set_tick(&loop, 100, maps_tick, &mw);
 	if (offcpu__dwarf_fd(oc) >= 0 &&
-	    (rc = bpf_loop__add_ringbuf(&loop, offcpu__dwarf_fd(oc), offcpu__dwarf_event, oc))) {
+	    (rc = loop__add_ringbuf(&loop, offcpu__dwarf_fd(oc), offcpu__dwarf_event, oc))) {
 		error("cannot poll the BPF ring buffer: %s", strerror(-rc));
 		rc = 1;
 		goto out_loop;
 	}
-	end = bpf_loop__run(&loop);
-	if (end == BPF_LOOP_ERROR)
+	end = loop__run(&loop);	/* a command still running after a stop is ended there */
+	if (end == LOOP_ERROR)
 		error("polling failed: %s", strerror(-loop.err));
 	offcpu_maps__tick(&mw);
 	offcpu__detach(oc);
-	bpf_loop__drain(&loop);
-	if (argc && end != BPF_LOOP_CHILD) {
-		/* --duration or a signal: the command ends with us (it may have had SIGINT already) */
-		kill(w.pid, end == BPF_LOOP_SIGNAL ? loop.signo : SIGTERM);
-		while (waitpid(w.pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
+	loop__drain(&loop);
 	o.folded |= o.wall;
 	rc = report(&o, oc, &mw);
-	if (!rc && end == BPF_LOOP_CHILD)	/* as a shell would: the command's status */
-		rc = workload__exit_code(loop.child_status);
+	if (!rc)	/* README "Exit status" */
+		rc = loop__exit_code(&loop, end);
 out_loop:
-	bpf_loop__fini(&loop);
+	loop__fini(&loop);
 out:
 	offcpu__free(oc);
 	bpf_mmaps__close(mm);

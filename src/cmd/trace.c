@@ -5,9 +5,9 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lib/bpf/bpf_loop.h"
 #include "lib/bpf/bpf_trace.h"
 #include "lib/bpf/bpf_util.h"
+#include "lib/loop/loop.h"
 #include "lib/syscall/syscalls.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
@@ -40,7 +40,7 @@ struct trace_cmd {
 	pid_t *pid_list;
 	int nr_pids;
 	struct strace_printer pr;
-	struct bpf_loop *loop;
+	struct loop *loop;
 	struct tracer *tracer;
 	bool wait_targets;
 	int write_err;
@@ -108,12 +108,13 @@ static int on_event(void *ctx, void *data, size_t size)
  * Every 20 ms: drain the ring buffer (the kernel side wakes the reader only
  * when a good part of it is full), and with -p end when every process is gone.
  */
-static int trace_tick(void *ctx)
+static int trace_tick(void *ctx, int fd, short revents)
 {
 	struct trace_cmd *c = ctx;
 
-	if (c->loop->rb)
-		ring_buffer__consume(c->loop->rb);
+	(void)fd;
+	(void)revents;
+	loop__drain(c->loop);
 	if (c->wait_targets)	/* -f: the command is gone, its descendants maybe not */
 		return tracer__alive(c->tracer) == 0;
 	if (!c->nr_pids || c->loop->child)
@@ -158,9 +159,9 @@ int cmd_trace(int argc, char **argv)
 	struct target tg = { 0 };
 	struct tracer *t = NULL;
 	struct workload w = { .pid = 0 };
-	struct bpf_loop loop;
+	struct loop loop;
 	bool loop_ready = false, started = false;
-	enum bpf_loop_end end;
+	enum loop_end end;
 	FILE *out = stderr;
 	char err[512];
 	int rc = 1;
@@ -231,24 +232,24 @@ int cmd_trace(int argc, char **argv)
 	if (c.follow || c.all || c.nr_pids > 1)
 		c.pr.prefix = c.output ? PFX_PLAIN : PFX_BRACKET;
 
-	if (bpf_loop__init(&loop)) {
+	if (loop__init(&loop)) {
 		error("cannot set up the event loop: %s", strerror(errno));
 		goto out;
 	}
 	loop_ready = true;
-	if (bpf_loop__add_ringbuf(&loop, tracer__ringbuf_fd(t), on_event, &c)) {
+	if (loop__add_ringbuf(&loop, tracer__ringbuf_fd(t), on_event, &c)) {
 		error("cannot read the BPF ring buffer");
 		goto out;
 	}
 	if (c.seconds > 0)
-		bpf_loop__set_duration(&loop, c.seconds);
+		loop__set_duration(&loop, c.seconds);
 	c.loop = &loop;
-	if (bpf_loop__set_tick(&loop, 20, trace_tick, &c)) {
+	if (loop__set_tick(&loop, 20, trace_tick, &c)) {
 		error("cannot set up the event loop's timer: %s", strerror(errno));
 		goto out;
 	}
 	if (w.pid) {
-		bpf_loop__set_child(&loop, w.pid);
+		loop__set_child(&loop, w.pid);
 		rc = workload__start(&w);
 		if (rc) {
 			error("cannot run '%s': %s", argv[0], strerror(-rc));
@@ -259,26 +260,25 @@ int cmd_trace(int argc, char **argv)
 		started = true;
 	}
 	c.tracer = t;
-	end = bpf_loop__run(&loop);
-	if (end == BPF_LOOP_CHILD && c.follow && !c.nr_pids) {	/* with -p, the command said how long */
+	end = loop__run(&loop);
+	if (end == LOOP_CHILD && c.follow && !c.nr_pids) {	/* with -p, the command said how long */
 		/* as strace -f: go on until the processes the command left behind are gone too */
 		int status = loop.child_status;
 
-		bpf_loop__set_child(&loop, 0);
 		c.wait_targets = true;
 		if (tracer__alive(t) > 0)
-			bpf_loop__run(&loop);	/* until they end, or Ctrl-C */
+			loop__run(&loop);	/* until they end, or Ctrl-C */
 		loop.child_status = status;
 	}
 	tracer__detach(t);
 	/* what the programs sent between the loop's last read and their detaching (-p, -a, a signal) */
-	bpf_loop__drain(&loop);
+	loop__drain(&loop);
 	/* the command's exit record was dropped (ring buffer full): its +++ line from its wait status */
-	if (!c.count && end == BPF_LOOP_CHILD && c.child && !c.child_exit_seen &&
+	if (!c.count && end == LOOP_CHILD && c.child && !c.child_exit_seen &&
 	    tracer__counter(t, TRC_LOST_OTHER) &&
 	    strace_printer__exit(&c.pr, c.child, loop.child_status, mono_ns()))
 		c.write_err = 1;
-	if (end == BPF_LOOP_ERROR)
+	if (end == LOOP_ERROR)
 		error("reading the ring buffer failed: %s", strerror(-loop.err));
 
 	if (!c.count && strace_printer__flush(&c.pr))
@@ -314,17 +314,15 @@ int cmd_trace(int argc, char **argv)
 		error("cannot write the trace%s%s: %s", c.output ? " to " : "", c.output ? c.output : "",
 		      strerror(errno ? errno : EIO));
 		rc = 1;
-	} else if (end == BPF_LOOP_CHILD) {
-		rc = workload__exit_code(loop.child_status);
 	} else {
-		rc = end == BPF_LOOP_ERROR ? 1 : 0;
+		rc = loop__exit_code(&loop, end);
 	}
 	w.pid = 0;
 out:
 	if (w.pid && !started)
 		workload__abort(&w);
 	if (loop_ready)
-		bpf_loop__fini(&loop);
+		loop__fini(&loop);
 	if (out != stderr)
 		fclose(out);
 	strace_printer__fini(&c.pr);

@@ -62,8 +62,8 @@ test_expect_success 'SIGTERM ends it cleanly too, also in --wall mode (perf even
 	[ "${ok:-}" = 1 ]
 '
 
-test_expect_success 'SIGINT while tracing a -- CMD: the command ends too, nothing left loaded' '
-	start -f -- $W 100 50 10 && sleep 0.4 && kill -INT $spid && wait $spid && gone &&
+test_expect_success 'SIGINT while tracing a -- CMD: the command ends too (its 130 is the exit), nothing left loaded' '
+	start -f -- $W 100 50 10 && sleep 0.4 && kill -INT $spid && { rc=0; wait $spid || rc=$?; } && [ $rc = 130 ] && gone &&
 	! pgrep -f "$W 100 50 10" &&
 	grep -q "main;block_here;" out
 '

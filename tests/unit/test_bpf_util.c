@@ -2,13 +2,13 @@
 /*
  * test_bpf_util.c - the BPF helpers on the real kernel: feature probes (this
  * VM: tp_btf works, fentry is refused, kprobes do not exist), tracepoint
- * layouts from tracefs, ring-buffer polling through bpf_loop with a program
+ * layouts from tracefs, ring-buffer polling through the event loop with a program
  * run by BPF_PROG_TEST_RUN, signals ending the loop, and the mmap side-band
  * records fed to the symbolizer. Tests that need root say so and pass when
  * the answer cannot be checked (an unprivileged run).
  */
 #include "unit.h"
-#include "lib/bpf/bpf_loop.h"
+#include "lib/loop/loop.h"
 #include "lib/bpf/bpf_mmaps.h"
 #include "lib/bpf/bpf_util.h"
 #include "lib/symbol/symbol.h"
@@ -131,9 +131,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-TEST(bpf_loop_ringbuf_duration_and_signal)
+TEST(loop_ringbuf_duration_and_signal)
 {
-	struct bpf_loop l;
+	struct loop l;
 	struct rb_seen seen = { 0 };
 	uint8_t pkt[64] = { 0 };
 	int map_fd, prog_fd;
@@ -144,50 +144,25 @@ TEST(bpf_loop_ringbuf_duration_and_signal)
 	CHECK(map_fd >= 0);
 	prog_fd = ringbuf_prog(map_fd);
 	CHECK(prog_fd >= 0);
-	CHECK_INT(bpf_loop__init(&l), 0);
-	CHECK_INT(bpf_loop__add_ringbuf(&l, map_fd, on_record, &seen), 0);
+	CHECK_INT(loop__init(&l), 0);
+	CHECK_INT(loop__add_ringbuf(&l, map_fd, on_record, &seen), 0);
 	for (int i = 0; i < 100; i++) {
 		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof(pkt), .repeat = 1);
 
 		CHECK_INT(bpf_prog_test_run_opts(prog_fd, &o), 0);
 	}
-	CHECK_INT(bpf_loop__set_duration(&l, 0.05), 0);
-	CHECK_INT(bpf_loop__run(&l), BPF_LOOP_DURATION);
+	CHECK_INT(loop__set_duration(&l, 0.05), 0);
+	CHECK_INT(loop__run(&l), LOOP_DURATION);
 	CHECK_INT(seen.n, 100);
 	CHECK(!seen.bad);
 	/* SIGTERM ends the loop as data, not by killing the process */
 	kill(getpid(), SIGTERM);
-	CHECK_INT(bpf_loop__set_duration(&l, 5), 0);
-	CHECK_INT(bpf_loop__run(&l), BPF_LOOP_SIGNAL);
+	CHECK_INT(loop__set_duration(&l, 5), 0);
+	CHECK_INT(loop__run(&l), LOOP_SIGNAL);
 	CHECK_INT(l.signo, SIGTERM);
-	bpf_loop__fini(&l);
+	loop__fini(&l);
 	close(prog_fd);
 	close(map_fd);
-}
-
-static int stop_at_3(void *ctx)
-{
-	return ++*(int *)ctx >= 3;
-}
-
-TEST(bpf_loop_child_and_tick)
-{
-	struct bpf_loop l;
-	int ticks = 0;
-	pid_t pid;
-
-	CHECK_INT(bpf_loop__init(&l), 0);
-	CHECK_INT(bpf_loop__set_tick(&l, 10, stop_at_3, &ticks), 0);
-	CHECK_INT(bpf_loop__run(&l), BPF_LOOP_TICK);
-	CHECK_INT(ticks, 3);
-	pid = fork();
-	if (pid == 0)
-		_exit(7);
-	bpf_loop__set_child(&l, pid);
-	ticks = -1000;
-	CHECK_INT(bpf_loop__run(&l), BPF_LOOP_CHILD);
-	CHECK(WIFEXITED(l.child_status) && WEXITSTATUS(l.child_status) == 7);
-	bpf_loop__fini(&l);
 }
 
 TEST(bpf_mmaps_records_feed_the_symbolizer)

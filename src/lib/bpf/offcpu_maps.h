@@ -34,7 +34,7 @@ struct offcpu_maps {
 /* sym and mm (may be NULL) are borrowed; targets_fd -1 and nothing watched */
 void offcpu_maps__init(struct offcpu_maps *m, struct symbolizer *sym, struct bpf_mmaps *mm);
 /*
- * The loop's tick (lib/bpf/bpf_loop.h): take the maps that arrived, snapshot
+ * The event loop's tick (lib/loop/loop.h): take the maps that arrived, snapshot
  * the target processes; 1 when every watched target is gone (the run ends).
  */
 int offcpu_maps__tick(void *m);

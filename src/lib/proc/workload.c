@@ -113,6 +113,29 @@ void workload__abort(struct workload *w)
 		;
 }
 
+void workload__end(pid_t pid, int sig, int grace_ms, int *status)
+{
+	int st = 0;
+	pid_t r;
+
+	if (pid <= 0)
+		return;
+	kill(pid, sig);
+	for (int waited = 0; sig != SIGKILL && waited < grace_ms; waited += 10) {
+		while ((r = waitpid(pid, &st, WNOHANG)) < 0 && errno == EINTR)
+			;
+		if (r == pid || r < 0)
+			goto out;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+out:
+	if (status)
+		*status = st;
+}
+
 int workload__exit_code(int status)
 {
 	if (WIFEXITED(status))

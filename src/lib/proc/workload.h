@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * workload.h - start a command the way profilers do: fork it stopped, let the
- * caller attach counters or probes to its pid, then let it exec.
+ * caller attach counters or probes to its pid, then let it exec. The caller
+ * owns the struct workload and the child: it reaps it (directly, or through
+ * the event loop of lib/loop), and start/abort close the pipes.
  */
 #ifndef SONDE_WORKLOAD_H
 #define SONDE_WORKLOAD_H
@@ -28,6 +30,14 @@ int workload__start(struct workload *w);
 
 /* kill and reap a prepared child that will not be started */
 void workload__abort(struct workload *w);
+
+/*
+ * End a started command that runs on: send it `sig`, give it grace_ms to
+ * exit, then SIGKILL; reap it and keep its wait status in *status (if not
+ * NULL). The policy every command shares (README "Exit status"); the event
+ * loop does the same without blocking (lib/loop/loop.h).
+ */
+void workload__end(pid_t pid, int sig, int grace_ms, int *status);
 
 /* the shell's exit status for a waitpid() status: the code, or 128+signal */
 int workload__exit_code(int status);

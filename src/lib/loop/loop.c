@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * loop.c - poll a signalfd, timerfds, the caller's descriptors and a libbpf
+ * ring buffer in one loop; see loop.h. Signals arrive as data, never as
+ * handlers, so whatever ends the loop, the caller goes on to read its maps,
+ * print, and undo what it changed in the kernel.
+ */
+#include "lib/loop/loop.h"
+#include "lib/proc/workload.h"
+#include "lib/util.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+int loop__init(struct loop *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->sfd = l->dfd = l->tfd = l->gfd = l->out_fd = -1;
+	sigemptyset(&l->mask);
+	sigaddset(&l->mask, SIGINT);
+	sigaddset(&l->mask, SIGTERM);
+	sigaddset(&l->mask, SIGHUP);
+	sigaddset(&l->mask, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &l->mask, &l->old_mask))
+		return -errno;
+	l->sfd = signalfd(-1, &l->mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (l->sfd < 0) {
+		int err = -errno;
+
+		sigprocmask(SIG_SETMASK, &l->old_mask, NULL);
+		return err;
+	}
+	return 0;
+}
+
+int loop__add_signal(struct loop *l, int signo, loop_fn fn, void *ctx)
+{
+	sigset_t one;
+
+	sigemptyset(&one);
+	sigaddset(&one, signo);
+	if (sigprocmask(SIG_BLOCK, &one, NULL))
+		return -errno;
+	sigaddset(&l->mask, signo);
+	if (signalfd(l->sfd, &l->mask, 0) < 0)
+		return -errno;
+	l->on_signal = fn;
+	l->sig_ctx = ctx;
+	return 0;
+}
+
+static int arm(int *fd, long long ns, bool periodic)
+{
+	if (*fd < 0)
+		*fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (*fd < 0)
+		return -errno;
+	return util__timer_arm(*fd, ns, periodic);
+}
+
+int loop__set_duration(struct loop *l, double seconds)
+{
+	return arm(&l->dfd, (long long)(seconds * 1e9), false);
+}
+
+int loop__set_tick(struct loop *l, int ms, loop_fn fn, void *ctx)
+{
+	l->tick = fn;
+	l->tick_ctx = ctx;
+	return arm(&l->tfd, ms * 1000000LL, true);
+}
+
+int loop__add_fd(struct loop *l, int fd, short events, loop_fn fn, void *ctx)
+{
+	struct loop_src *s = realloc(l->src, (l->nr_src + 1) * sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	l->src = s;
+	s[l->nr_src++] = (struct loop_src){ fd, events, fn, ctx };
+	return 0;
+}
+
+static int consume_rb(void *ctx, int fd, short revents)
+{
+	int rc = ring_buffer__consume(ctx);
+
+	(void)fd;
+	(void)revents;
+	return rc < 0 && rc != -EINTR ? rc : 0;
+}
+
+int loop__add_ringbuf(struct loop *l, int map_fd, loop_rb_fn fn, void *ctx)
+{
+	int rc;
+
+	if (l->rb)
+		return ring_buffer__add(l->rb, map_fd, (ring_buffer_sample_fn)fn, ctx) < 0 ? -errno : 0;
+	l->rb = ring_buffer__new(map_fd, (ring_buffer_sample_fn)fn, ctx, NULL);
+	if (!l->rb)
+		return -errno;
+	rc = loop__add_fd(l, ring_buffer__epoll_fd(l->rb), POLLIN, consume_rb, l->rb);
+	if (rc) {
+		ring_buffer__free(l->rb);
+		l->rb = NULL;
+	}
+	return rc;
+}
+
+struct ring_buffer *loop__ringbuf(const struct loop *l)
+{
+	return l->rb;
+}
+
+void loop__watch_output(struct loop *l, int fd)
+{
+	signal(SIGPIPE, SIG_IGN);	/* a reader that quits is an end, not a kill */
+	l->out_fd = fd;
+}
+
+void loop__set_child(struct loop *l, pid_t child)
+{
+	l->child = child;
+	l->child_reaped = false;
+	l->kill_sent = 0;
+}
+
+/* reap the command if it ended; true when it did */
+static bool child_ended(struct loop *l)
+{
+	int st;
+	pid_t r;
+
+	if (!l->child)
+		return false;
+	while ((r = waitpid(l->child, &st, WNOHANG)) < 0 && errno == EINTR)
+		;
+	if (r == l->child || (r < 0 && errno == ECHILD)) {
+		l->child_status = r == l->child ? st : 0;
+		l->child_reaped = true;
+		l->child = 0;
+		return true;
+	}
+	return false;
+}
+
+/* send the command `sig`, and give it LOOP_GRACE_MS before the SIGKILL */
+static void end_child(struct loop *l, int sig)
+{
+	if (!l->child || l->kill_sent == SIGKILL)
+		return;
+	kill(l->child, sig);
+	l->kill_sent = sig;
+	if (sig != SIGKILL)
+		arm(&l->gfd, LOOP_GRACE_MS * 1000000LL, false);
+}
+
+/*
+ * The loop was asked to stop: at once, or once the command has ended. A
+ * second signal while it is ending kills it; other repeated asks change
+ * nothing.
+ */
+static bool stop(struct loop *l, enum loop_end why, int sig)
+{
+	if (l->stopping) {
+		if (why == LOOP_SIGNAL && l->child)
+			end_child(l, SIGKILL);
+		return !l->child;
+	}
+	l->stopping = true;
+	l->why = why;
+	if (!l->child)
+		return true;
+	end_child(l, sig);
+	return false;
+}
+
+static bool read_timer(int fd)
+{
+	uint64_t ticks;
+
+	return fd >= 0 && read(fd, &ticks, sizeof(ticks)) == sizeof(ticks);
+}
+
+/* the signals that came; true when the loop ends now */
+static bool take_signals(struct loop *l)
+{
+	struct signalfd_siginfo si;
+	bool end = false;
+
+	while (read(l->sfd, &si, sizeof(si)) == sizeof(si)) {
+		int sig = si.ssi_signo;
+
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+			if (!l->signo)
+				l->signo = sig;
+			end |= stop(l, LOOP_SIGNAL, sig);
+		} else if (sig != SIGCHLD && l->on_signal) {
+			int rc = l->on_signal(l->sig_ctx, sig, 0);
+
+			if (rc < 0) {
+				l->err = rc;
+				return true;
+			}
+			if (rc == 1)
+				end |= stop(l, LOOP_STOP, SIGTERM);
+		}
+	}
+	return end;
+}
+
+enum loop_end loop__run(struct loop *l)
+{
+	int n = l->nr_src + 6;
+	struct pollfd *pf = calloc(n, sizeof(*pf));
+
+	l->stopping = false;
+	l->err = 0;
+	if (!pf) {
+		l->err = -ENOMEM;
+		return LOOP_ERROR;
+	}
+	for (;;) {
+		int i, rc = 0;
+
+		if (child_ended(l)) {
+			if (!l->stopping)
+				l->why = LOOP_CHILD;
+			break;
+		}
+		pf[0] = (struct pollfd){ l->sfd, POLLIN, 0 };
+		pf[1] = (struct pollfd){ l->dfd, POLLIN, 0 };
+		pf[2] = (struct pollfd){ l->tfd, POLLIN, 0 };
+		pf[3] = (struct pollfd){ l->gfd, POLLIN, 0 };
+		/* a pipe's write end says POLLERR when its reader is gone */
+		pf[4] = (struct pollfd){ l->stopping ? -1 : l->out_fd, 0, 0 };
+		for (i = 0; i < l->nr_src; i++)
+			pf[5 + i] = (struct pollfd){ l->src[i].fd, l->src[i].events, 0 };
+		if (poll(pf, 5 + l->nr_src, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			l->err = -errno;
+			break;
+		}
+		for (i = 0; i < l->nr_src && rc == 0; i++)
+			if (pf[5 + i].revents)
+				rc = l->src[i].fn(l->src[i].ctx, l->src[i].fd, pf[5 + i].revents);
+		if (rc < 0) {
+			l->err = rc;
+			break;
+		}
+		if (rc == 1 && stop(l, LOOP_STOP, SIGTERM))
+			break;
+		if ((pf[0].revents & POLLIN) && take_signals(l))
+			break;
+		if ((pf[1].revents & POLLIN) && read_timer(l->dfd) && stop(l, LOOP_DURATION, SIGTERM))
+			break;
+		if ((pf[3].revents & POLLIN) && read_timer(l->gfd) && l->child)
+			end_child(l, SIGKILL);
+		if (pf[4].revents & (POLLERR | POLLHUP) && stop(l, LOOP_OUTPUT, SIGTERM))
+			break;
+		if ((pf[2].revents & POLLIN) && read_timer(l->tfd) && l->tick) {
+			rc = l->tick(l->tick_ctx, -1, 0);
+			if (rc < 0) {
+				l->err = rc;
+				break;
+			}
+			if (rc == 1 && stop(l, LOOP_STOP, SIGTERM))
+				break;
+		}
+	}
+	free(pf);
+	if (l->rb)
+		ring_buffer__consume(l->rb);
+	if (l->err)
+		return LOOP_ERROR;
+	return l->why;
+}
+
+void loop__drain(struct loop *l)
+{
+	if (l->rb)
+		ring_buffer__consume(l->rb);
+}
+
+int loop__exit_code(const struct loop *l, enum loop_end end)
+{
+	switch (end) {
+	case LOOP_ERROR:
+		return 1;
+	case LOOP_CHILD:
+		return workload__exit_code(l->child_status);
+	case LOOP_SIGNAL:
+		return l->child_reaped ? workload__exit_code(l->child_status) : 0;
+	default:
+		return 0;
+	}
+}
+
+void loop__fini(struct loop *l)
+{
+	struct signalfd_siginfo si;
+
+	if (l->child && !l->child_reaped) {
+		workload__end(l->child, l->kill_sent ? SIGKILL : SIGTERM, LOOP_GRACE_MS, &l->child_status);
+		l->child_reaped = true;
+		l->child = 0;
+	}
+	ring_buffer__free(l->rb);
+	l->rb = NULL;
+	free(l->src);
+	l->src = NULL;
+	l->nr_src = 0;
+	/* what came after the loop ended asked for what is happening already: an end */
+	if (l->sfd >= 0)
+		while (read(l->sfd, &si, sizeof(si)) == sizeof(si))
+			;
+	if (l->sfd >= 0)
+		close(l->sfd);
+	if (l->dfd >= 0)
+		close(l->dfd);
+	if (l->tfd >= 0)
+		close(l->tfd);
+	if (l->gfd >= 0)
+		close(l->gfd);
+	l->sfd = l->dfd = l->tfd = l->gfd = -1;
+	sigprocmask(SIG_SETMASK, &l->old_mask, NULL);
+}
