@@ -8,6 +8,7 @@
 #include "lib/event/counter.h"
 #include "lib/event/event.h"
 #include "lib/event/statmodel.h"
+#include "lib/loop/loop.h"
 #include "lib/proc/target.h"
 #include "lib/util.h"
 #include "lib/proc/workload.h"
@@ -21,8 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -109,9 +108,36 @@ static char *describe(const struct stat_opts *o, int argc, char **argv)
 
 struct run_result {
 	int exit_code;		/* the command's, or 0 */
+	bool interrupted;	/* a signal stopped the run: no more repeats */
 	bool ru_valid;
 	double user_s, sys_s;
 };
+
+struct interval {
+	struct stat_opts *o;
+	struct counters *c;
+	struct stat_model *m;
+	const struct stat_print *pr;
+	double t0, t_last;
+	int n;
+};
+
+/* -I: one row per interval; 1 (stop) after -I's count */
+static int interval_tick(void *ctx, int fd, short revents)
+{
+	struct interval *iv = ctx;
+	double tn = (double)util__now_ns();
+
+	(void)fd;
+	(void)revents;
+	counters__read(iv->c);
+	iv->m->wall_ns = tn - iv->t_last;
+	iv->t_last = tn;
+	statmodel__take(iv->m, iv->c, true, false);
+	stat_print__rows(iv->pr, iv->m, (tn - iv->t0) / 1e9);
+	fflush(iv->pr->out);
+	return iv->o->interval_count && ++iv->n >= iv->o->interval_count;
+}
 
 /*
  * One counting run: start the command (if any), count until it ends, the
@@ -123,13 +149,13 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 {
 	struct counters c;
 	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	struct interval iv = { .o = o, .c = &c, .m = m, .pr = pr };
+	struct loop l;
+	enum loop_end end;
 	bool counted_child = false;
 	char err[512];
-	int rc, sfd = -1, ifd = -1, dfd = -1, status = 0;
-	double t0, t_last, t_end;
-	sigset_t mask;
-	bool child_done = argc == 0, stop = false;
-	int intervals = 0;
+	int rc;
+	double t_end;
 
 	memset(res, 0, sizeof(*res));
 	if (argc) {
@@ -173,24 +199,23 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 		*model_ready = true;
 	}
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (o->interval_ms) {
-		ifd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		util__timer_arm(ifd, (long long)o->interval_ms * 1000000LL, true);
-	}
-	if (o->duration > 0 || o->timeout_ms) {
-		dfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		util__timer_arm(dfd, (long long)(o->duration > 0 ? o->duration * 1e9 : (double)o->timeout_ms * 1e6), false);
+	rc = loop__init(&l);
+	if (!rc && o->interval_ms)
+		rc = loop__set_tick(&l, o->interval_ms, interval_tick, &iv);
+	if (!rc && (o->duration > 0 || o->timeout_ms))
+		rc = loop__set_duration(&l, o->duration > 0 ? o->duration : (double)o->timeout_ms / 1e3);
+	if (rc) {
+		error("cannot set up the event loop: %s", strerror(-rc));
+		loop__fini(&l);
+		counters__close(&c);
+		if (argc)
+			workload__abort(&w);
+		return -1;
 	}
 
 	if (o->delay_ms > 0 && !argc)
 		usleep(o->delay_ms * 1000);
-	t0 = (double)util__now_ns();
+	iv.t0 = (double)util__now_ns();
 	if (!counted_child)
 		counters__enable(&c);
 	if (argc) {
@@ -204,100 +229,37 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 			while (waitpid(w.pid, &st, 0) < 0 && errno == EINTR)
 				;
 			counters__close(&c);
-			close(sfd);
-			if (ifd >= 0)
-				close(ifd);
-			if (dfd >= 0)
-				close(dfd);
-			sigprocmask(SIG_UNBLOCK, &mask, NULL);
+			loop__fini(&l);
 			return rc == -ENOENT ? -127 : -126;
 		}
+		loop__set_child(&l, w.pid);
 	}
-	t_last = t0;
-	while (!(child_done && argc) && !stop) {
-		struct pollfd pf[3] = {
-			{ sfd, POLLIN, 0 }, { ifd, POLLIN, 0 }, { dfd, POLLIN, 0 },
-		};
-
-		if (poll(pf, 3, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pf[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-				if (si.ssi_signo == SIGCHLD && argc) {
-					struct rusage ru;
-					pid_t r = wait4(w.pid, &status, WNOHANG, &ru);
-
-					if (r == w.pid) {
-						child_done = true;
-						res->ru_valid = !t->system_wide;
-						res->user_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
-						res->sys_s = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-					}
-				} else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
-					if (argc)
-						kill(w.pid, si.ssi_signo);	/* it ends, and we report */
-					else
-						stop = true;
-				}
-			}
-		}
-		if (pf[2].revents & POLLIN) {
-			uint64_t x;
-
-			if (read(dfd, &x, sizeof(x)) < 0)
-				debug(1, "timerfd: %s", strerror(errno));
-			if (argc)
-				kill(w.pid, SIGTERM);
-			else
-				stop = true;
-		}
-		if (pf[1].revents & POLLIN) {
-			uint64_t x;
-			double tn = (double)util__now_ns();
-
-			if (read(ifd, &x, sizeof(x)) < 0)
-				debug(1, "timerfd: %s", strerror(errno));
-			counters__read(&c);
-			m->wall_ns = tn - t_last;
-			t_last = tn;
-			statmodel__take(m, &c, true, false);
-			stat_print__rows(pr, m, (tn - t0) / 1e9);
-			fflush(pr->out);
-			if (o->interval_count && ++intervals >= o->interval_count) {
-				if (argc)
-					kill(w.pid, SIGTERM);
-				else
-					stop = true;
-			}
-		}
-	}
+	iv.t_last = iv.t0;
+	end = loop__run(&l);	/* a command is ended there if we stop first, and reaped */
+	if (end == LOOP_ERROR)
+		debug(1, "the event loop failed: %s", strerror(-l.err));
 	t_end = (double)util__now_ns();
 	counters__read(&c);
-	if (o->interval_ms && t_end - t_last > 1e6 && !(o->interval_count && intervals >= o->interval_count)) {
+	if (o->interval_ms && t_end - iv.t_last > 1e6 && !(o->interval_count && iv.n >= o->interval_count)) {
 		/* the last partial interval, as perf prints it */
-		m->wall_ns = t_end - t_last;
+		m->wall_ns = t_end - iv.t_last;
 		statmodel__take(m, &c, true, false);
-		stat_print__rows(pr, m, (t_end - t0) / 1e9);
+		stat_print__rows(pr, m, (t_end - iv.t0) / 1e9);
 	}
 	if (!o->interval_ms) {
-		m->wall_ns = t_end - t0;
+		m->wall_ns = t_end - iv.t0;
 		statmodel__take(m, &c, false, o->repeat > 1);
 	}
-	runstat__add(&m->wall, t_end - t0);
+	runstat__add(&m->wall, t_end - iv.t0);
 	counters__close(&c);
-	close(sfd);
-	if (ifd >= 0)
-		close(ifd);
-	if (dfd >= 0)
-		close(dfd);
-	sigprocmask(SIG_UNBLOCK, &mask, NULL);
-	if (argc)
-		res->exit_code = workload__exit_code(status);
+	if (argc && l.child_reaped) {
+		res->ru_valid = !t->system_wide;
+		res->user_s = l.child_ru.ru_utime.tv_sec + l.child_ru.ru_utime.tv_usec / 1e6;
+		res->sys_s = l.child_ru.ru_stime.tv_sec + l.child_ru.ru_stime.tv_usec / 1e6;
+	}
+	res->exit_code = loop__exit_code(&l, end);
+	res->interrupted = end == LOOP_SIGNAL;
+	loop__fini(&l);
 	return 0;
 }
 
@@ -421,6 +383,8 @@ int cmd_stat(int argc, char **argv)
 			if (run == 0)
 				warning("'%s' exited with %d", argv[0], res.exit_code);
 		}
+		if (res.interrupted)
+			break;
 	}
 	if (!o.interval_ms) {
 		what = describe(&o, argc, argv);

@@ -142,7 +142,7 @@ static bool child_ended(struct loop *l)
 
 	if (!l->child)
 		return false;
-	while ((r = waitpid(l->child, &st, WNOHANG)) < 0 && errno == EINTR)
+	while ((r = wait4(l->child, &st, WNOHANG, &l->child_ru)) < 0 && errno == EINTR)
 		;
 	if (r == l->child || (r < 0 && errno == ECHILD)) {
 		l->child_status = r == l->child ? st : 0;

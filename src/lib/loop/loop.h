@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct ring_buffer;
@@ -65,6 +66,7 @@ struct loop {
 	pid_t child;			/* the started command, while it runs */
 	bool child_reaped;
 	int child_status;		/* its wait status once reaped */
+	struct rusage child_ru;		/* and its resource usage */
 	int kill_sent;			/* the signal the command was last sent, 0 for none */
 	int signo;			/* the stop signal sonde got, 0 for none */
 	int err;
