@@ -9,6 +9,7 @@
 #include "lib/event/event.h"
 #include "lib/perfdata/perfdata.h"
 #include "lib/event/sampler.h"
+#include "lib/loop/loop.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
 
@@ -18,8 +19,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -167,90 +166,74 @@ struct session {
 	struct sampler s;
 	struct perfdata_writer *w;
 	struct workload wl;
-	int sfd, dfd;
-	int exit_code;
+	struct loop loop;
+	bool tty, have_cmd;
+	double t0, last_status;
 };
 
-/* sample until the command ends, the duration passes, the targets vanish or a signal comes */
-static int record_loop(struct session *ss, bool have_cmd)
+/* the buffers passed their watermark: write what they hold; -errno ends the loop */
+static int record_drain(void *ctx, int fd, short revents)
 {
-	struct pollfd pf[2 + 1024];
-	bool tty = isatty(2) && !ss->o->quiet, child_done = false, stop = false;
-	int nb = sampler__pollfds(&ss->s, pf + 2, 1024), signals = 0, rc = 0, status = 0;
-	double t0 = now_s(), last_status = 0;
-	uint64_t before;
+	struct session *ss = ctx;
+	uint64_t before = ss->s.bytes;
+	int rc = sampler__drain(&ss->s, write_recs, ss->w);
 
-	pf[0] = (struct pollfd){ ss->sfd, POLLIN, 0 };
-	pf[1] = (struct pollfd){ ss->dfd, POLLIN, 0 };
-	while (!stop && !(have_cmd && child_done)) {
-		int n = poll(pf, 2 + nb, tty ? 250 : 500);
-
-		if (n < 0 && errno != EINTR) {
-			rc = -errno;
-			break;
-		}
-		if (pf[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(ss->sfd, &si, sizeof(si)) == sizeof(si)) {
-				if (si.ssi_signo == SIGCHLD && have_cmd) {
-					if (waitpid(ss->wl.pid, &status, WNOHANG) == ss->wl.pid) {
-						child_done = true;
-						ss->exit_code = workload__exit_code(status);
-					}
-				} else if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
-					/* the command gets it (Ctrl-C reached it already); a second one stops us */
-					if (have_cmd && !signals++)
-						kill(ss->wl.pid, si.ssi_signo);
-					else
-						stop = true;
-				}
-			}
-		}
-		if (pf[1].revents & POLLIN) {
-			uint64_t x;
-
-			if (read(ss->dfd, &x, sizeof(x)) < 0)
-				debug(1, "timerfd: %s", strerror(errno));
-			if (have_cmd)
-				kill(ss->wl.pid, SIGTERM);
-			else
-				stop = true;
-		}
-		before = ss->s.bytes;
-		rc = sampler__drain(&ss->s, write_recs, ss->w);
-		/* a round per pass that found data: readers may sort what precedes it */
-		if (!rc && ss->s.bytes != before)
-			rc = perfdata_writer__finished_round(ss->w);
-		if (rc) {
-			error("cannot write '%s': %s", ss->o->output, strerror(-rc));
-			if (have_cmd && !child_done)
-				kill(ss->wl.pid, SIGTERM);
-			break;
-		}
-		if (!have_cmd && !ss->t->system_wide &&
-		    !target__any_alive(ss->t->nr_pids ? ss->t->pids : ss->t->tids,
-				       ss->t->nr_pids ? ss->t->nr_pids : ss->t->nr_tids))
-			stop = true;
-		if (tty && now_s() - last_status >= 0.25) {
-			status_line(ss->w, t0, false);
-			last_status = now_s();
-		}
-	}
-	sampler__disable(&ss->s);
-	if (!rc)
-		rc = sampler__drain(&ss->s, write_recs, ss->w);
-	if (tty)
-		status_line(ss->w, t0, true);
-	if (have_cmd && !child_done) {
-		/* a write error or a second Ctrl-C: do not leave the command behind */
-		if (rc || signals > 1)
-			kill(ss->wl.pid, SIGTERM);
-		while (waitpid(ss->wl.pid, &status, 0) < 0 && errno == EINTR)
-			;
-		ss->exit_code = workload__exit_code(status);
-	}
+	(void)fd;
+	(void)revents;
+	/* a round per pass that found data: readers may sort what precedes it */
+	if (!rc && ss->s.bytes != before)
+		rc = perfdata_writer__finished_round(ss->w);
 	return rc;
+}
+
+/* every 250 ms: what is below the watermark, the -p/-t targets, the status line */
+static int record_tick(void *ctx, int fd, short revents)
+{
+	struct session *ss = ctx;
+	int rc = record_drain(ss, fd, revents);
+
+	if (rc)
+		return rc;
+	if (ss->tty && now_s() - ss->last_status >= 0.25) {
+		status_line(ss->w, ss->t0, false);
+		ss->last_status = now_s();
+	}
+	return !ss->have_cmd && !ss->t->system_wide &&
+	       !target__any_alive(ss->t->nr_pids ? ss->t->pids : ss->t->tids,
+				  ss->t->nr_pids ? ss->t->nr_pids : ss->t->nr_tids);
+}
+
+/*
+ * Sample until the command ends, the duration passes, the targets vanish or
+ * a signal comes (the command gets it, and is recorded to its end); returns
+ * sonde's exit status, or -1 after an error line.
+ */
+static int record_loop(struct session *ss)
+{
+	struct pollfd pf[1024];
+	int nb = sampler__pollfds(&ss->s, pf, 1024), rc = 0;
+	enum loop_end end;
+
+	ss->tty = isatty(2) && !ss->o->quiet;
+	ss->t0 = now_s();
+	for (int i = 0; i < nb && !rc; i++)
+		rc = loop__add_fd(&ss->loop, pf[i].fd, pf[i].events, record_drain, ss);
+	if (!rc)
+		rc = loop__set_tick(&ss->loop, 250, record_tick, ss);
+	if (rc) {
+		error("cannot set up the event loop: %s", strerror(-rc));
+		return -1;
+	}
+	end = loop__run(&ss->loop);
+	sampler__disable(&ss->s);
+	rc = end == LOOP_ERROR ? ss->loop.err : sampler__drain(&ss->s, write_recs, ss->w);
+	if (ss->tty)
+		status_line(ss->w, ss->t0, true);
+	if (rc) {
+		error("cannot write '%s': %s", ss->o->output, strerror(-rc));
+		return -1;
+	}
+	return loop__exit_code(&ss->loop, end);
 }
 
 /* COMM and MMAP2 records for what runs already */
@@ -309,21 +292,16 @@ int cmd_record(int argc, char **argv)
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
-	struct session ss = { .o = &o, .sfd = -1, .dfd = -1 };
+	struct session ss = { .o = &o };
 	struct target t = { 0 };
 	struct perfdata_writer_stats st;
 	char err[512];
-	sigset_t mask;
-	bool have_cmd, started = false;
+	bool have_cmd, started = false, loop_ready = false;
 	char **orig_argv;
-	int rc = 1, orig_argc;
+	int rc = 1, orig_argc, exit_code;
 
 	the_opts = &o;
 	ss.t = &t;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGCHLD);
 	orig_argv = calloc(argc + 1, sizeof(char *));
 	if (orig_argv)
 		memcpy(orig_argv, argv, argc * sizeof(char *));
@@ -362,9 +340,14 @@ int cmd_record(int argc, char **argv)
 	   handles them too */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (!strcmp(o.output, "-"))
-		signal(SIGPIPE, SIG_IGN);	/* a reader that quits is a write error, not a kill */
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if (loop__init(&ss.loop)) {
+		error("cannot set up the event loop: %s", strerror(errno));
+		goto out;
+	}
+	loop_ready = true;
+	if (!strcmp(o.output, "-"))	/* a reader that quits ends the recording, it does not kill us */
+		loop__watch_output(&ss.loop, STDOUT_FILENO);
+	ss.have_cmd = have_cmd;
 	if (opt__target(&t, &o.to, record_usage))
 		goto out;
 	if (!o.evl.nr && add_default_event(&o.evl)) {
@@ -423,18 +406,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 
-	ss.sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	ss.dfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	if (o.duration > 0) {
-		struct itimerspec it = { 0 };
-		long long ns = (long long)(o.duration * 1e9);
-
-		it.it_value.tv_sec = ns / 1000000000LL;
-		it.it_value.tv_nsec = ns % 1000000000LL;
-		if (!ns)
-			it.it_value.tv_nsec = 1;
-		timerfd_settime(ss.dfd, 0, &it, NULL);
-	}
+	if (o.duration > 0)
+		loop__set_duration(&ss.loop, o.duration);
 	if (!t.child)
 		sampler__enable(&ss.s);
 	if (have_cmd) {
@@ -451,17 +424,17 @@ int cmd_record(int argc, char **argv)
 			rc = rc == -ENOENT ? 127 : 126;
 			goto out;
 		}
+		loop__set_child(&ss.loop, ss.wl.pid);
 	}
 	/* it began for real: the new file takes the name (an earlier one becomes .old);
 	   before this, a failure left the earlier recording alone */
 	if (perfdata_writer__commit(ss.w, err, sizeof(err))) {
-		error("%s", err);
-		started = have_cmd;	/* the command ran: do not leave it behind */
+		error("%s", err);	/* the command ran: loop__fini ends it */
 		rc = 1;
 		goto out;
 	}
-	rc = record_loop(&ss, have_cmd);
-	if (rc) {
+	exit_code = record_loop(&ss);
+	if (exit_code < 0) {
 		rc = 1;
 		goto out;
 	}
@@ -482,17 +455,14 @@ int cmd_record(int argc, char **argv)
 	if (st.lost)
 		warning("lost %llu samples in %llu overflows: the buffers filled faster than sonde wrote them; "
 			"raise -m or lower -F", (unsigned long long)st.lost, (unsigned long long)st.lost_records);
-	rc = ss.exit_code;
+	rc = exit_code;
 out:
 	if (started)
 		workload__abort(&ss.wl);
 	sampler__close(&ss.s);
 	perfdata_writer__free(ss.w);	/* removes a recording that never began */
-	if (ss.sfd >= 0)
-		close(ss.sfd);
-	if (ss.dfd >= 0)
-		close(ss.dfd);
-	sigprocmask(SIG_UNBLOCK, &mask, NULL);
+	if (loop_ready)
+		loop__fini(&ss.loop);	/* a command still running is ended, as the loop ends it */
 	evlist__free(&o.evl);
 	target__free(&t);
 	free(orig_argv);
