@@ -10,6 +10,7 @@
 #include "lib/profile/hist.h"
 #include "lib/perfdata/perfdata.h"
 #include "lib/event/sampler.h"
+#include "lib/loop/loop.h"
 #include "lib/profile/session.h"
 #include "lib/symbol/symbol.h"
 #include "lib/proc/target.h"
@@ -20,8 +21,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -222,6 +221,68 @@ static void raw_terminal(void)
 	}
 }
 
+/* what the loop's callbacks need to refresh the screen */
+struct top_view {
+	struct top *t;
+	struct report_print *pr;
+	bool tty;
+	const char *what;
+	struct timespec t0;
+};
+
+static void refresh(struct top_view *v, bool zero)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	show(v->t, v->pr, v->tty, (t1.tv_sec - v->t0.tv_sec) + (t1.tv_nsec - v->t0.tv_nsec) / 1e9, v->what);
+	v->t0 = t1;
+	if (zero && v->t->zero) {
+		hist__free(v->t->h);
+		v->t->h = hist__new(&v->t->ho);
+	}
+}
+
+/* the buffers passed their watermark */
+static int top_drain(void *ctx, int fd, short revents)
+{
+	struct top_view *v = ctx;
+
+	(void)fd;
+	(void)revents;
+	int rc = sampler__drain(&v->t->smp, on_records, v->t);
+
+	return rc > 0 ? -EIO : rc;
+}
+
+/* every -d seconds */
+static int top_tick(void *ctx, int fd, short revents)
+{
+	struct top_view *v = ctx;
+	int rc = top_drain(v, fd, revents);
+
+	if (rc)
+		return rc;
+	refresh(v, true);
+	return v->t->h ? 0 : -ENOMEM;
+}
+
+/* keys on the terminal: 1 ends */
+static int top_keys(void *ctx, int fd, short revents)
+{
+	struct top_view *v = ctx;
+	char keys[16];
+	ssize_t nk = read(fd, keys, sizeof(keys));
+
+	(void)revents;
+	for (ssize_t k = 0; k < nk; k++)
+		if (key(v->t, (unsigned char)keys[k]))
+			return 1;
+	if (nk > 0)
+		refresh(v, false);
+	return 0;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	struct top t = { 0 };
@@ -253,13 +314,13 @@ int cmd_top(int argc, char **argv)
 		OPT_END(),
 	};
 	struct target tg = { 0 };
-	struct pollfd pf[256 + 2];
+	struct pollfd pf[256];
 	char err[512], what[64];
 	const char *bad;
-	sigset_t mask;
-	int rc = 1, sfd = -1, tfd = -1, npf;
-	bool tty, stop = false;
-	struct timespec t0, t1;
+	struct loop loop;
+	struct top_view view = { .t = &t, .pr = &pr, .what = what };
+	int rc = 1, npf;
+	bool tty, loop_ready = false;
 
 	argc = opt__parse(argc, argv, opts, top_usage, 0);
 	if (argc)
@@ -275,6 +336,7 @@ int cmd_top(int argc, char **argv)
 	if (batch)
 		stdio_ = true;
 	tty = isatty(1) && !stdio_;
+	view.tty = tty;
 	t.zero = zero;
 	if (!entries && tty) {
 		pr.top = 20;
@@ -314,76 +376,37 @@ int cmd_top(int argc, char **argv)
 		error("out of memory");
 		goto out;
 	}
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	{
-		struct itimerspec it = { 0 };
-
-		it.it_value.tv_sec = (time_t)delay;
-		it.it_value.tv_nsec = (long)((delay - (time_t)delay) * 1e9);
-		it.it_interval = it.it_value;
-		timerfd_settime(tfd, 0, &it, NULL);
+	rc = loop__init(&loop);
+	loop_ready = !rc;
+	npf = sampler__pollfds(&t.smp, pf, 256);
+	for (int i = 0; i < npf && !rc; i++)
+		rc = loop__add_fd(&loop, pf[i].fd, pf[i].events, top_drain, &view);
+	if (!rc)
+		rc = loop__set_tick(&loop, (int)(delay * 1000), top_tick, &view);
+	if (!rc && duration > 0)
+		rc = loop__set_duration(&loop, duration);
+	if (rc) {
+		error("cannot set up the event loop: %s", strerror(-rc));
+		goto out;
 	}
 	sampler__enable(&t.smp);
 	if (tty)
 		raw_terminal();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	{
-		struct timespec start = t0;
-
-		while (!stop) {
-			bool redraw = false;
-
-			npf = sampler__pollfds(&t.smp, pf + 3, 255);
-			pf[0] = (struct pollfd){ sfd, POLLIN, 0 };
-			pf[1] = (struct pollfd){ tfd, POLLIN, 0 };
-			pf[2] = (struct pollfd){ tio_saved ? STDIN_FILENO : -1, POLLIN, 0 };
-			if (poll(pf, npf + 3, 100) < 0 && errno != EINTR)
-				break;
-			if (pf[2].revents & POLLIN) {
-				char keys[16];
-				ssize_t nk = read(STDIN_FILENO, keys, sizeof(keys));
-
-				for (ssize_t k = 0; k < nk && !stop; k++)
-					stop = key(&t, (unsigned char)keys[k]);
-				redraw = nk > 0;
-			}
-			if (sampler__drain(&t.smp, on_records, &t)) {
-				error("cannot keep the samples: %s", strerror(-t.err));
-				goto out;
-			}
-			if (pf[0].revents & POLLIN)
-				stop = true;
-			clock_gettime(CLOCK_MONOTONIC, &t1);
-			if (duration > 0 && (t1.tv_sec - start.tv_sec) + (t1.tv_nsec - start.tv_nsec) / 1e9 >= duration)
-				stop = true;
-			if ((pf[1].revents & POLLIN) || stop || redraw) {
-				uint64_t x;
-
-				if (pf[1].revents & POLLIN && read(tfd, &x, sizeof(x)) < 0)
-					debug(1, "timerfd: %s", strerror(errno));
-				show(&t, &pr, tty, (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9, what);
-				t0 = t1;
-				if (t.zero && !stop && !redraw) {
-					hist__free(t.h);
-					t.h = hist__new(&t.ho);
-					if (!t.h)
-						goto out;
-				}
-			}
-		}
+	if (tio_saved && (rc = loop__add_fd(&loop, STDIN_FILENO, POLLIN, top_keys, &view)))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &view.t0);
+	if (loop__run(&loop) == LOOP_ERROR) {
+		error("cannot keep the samples: %s", strerror(t.err ? -t.err : -loop.err));
+		rc = 1;
+		goto out;
 	}
+	top_drain(&view, -1, 0);
+	refresh(&view, false);	/* the last screen */
 	rc = 0;
 out:
 	restore_terminal();
-	if (sfd >= 0)
-		close(sfd);
-	if (tfd >= 0)
-		close(tfd);
+	if (loop_ready)
+		loop__fini(&loop);
 	sampler__close(&t.smp);
 	hist__free(t.h);
 	symbolizer__free(t.sym);
