@@ -8,6 +8,7 @@
 #include "sonde.h"
 #include "opt.h"
 #include "lib/util.h"
+#include "lib/loop/loop.h"
 #include "lib/proc/procstat.h"
 #include "lib/proc/use.h"
 #include "ui/use_print.h"
@@ -18,8 +19,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,52 +60,53 @@ static int snap(struct ps_snap *s, const struct use_opts *o)
 	return rc;
 }
 
-/*
- * Wait until `until` (monotonic seconds) or a signal, sampling the run queue.
- * Returns 1 when a signal ended the wait, 0 at the deadline.
- */
-static int wait_window(int sfd, int tfd, double until, const struct use_opts *o, struct use_runq *rq, bool progress)
+struct window {
+	const struct use_opts *o;
+	struct use_runq *rq;
+	double start, until;
+	int last_shown;
+	bool progress;
+};
+
+/* every RUNQ_SAMPLE_MS: the run queue, and the seconds left on the terminal */
+static int window_tick(void *ctx, int fd, short revents)
 {
-	double start = mono();
-	int last_shown = -1;
+	struct window *w = ctx;
+	double left = w->until - mono();
+	uint64_t running, blocked;
 
-	for (;;) {
-		double now = mono(), left = until - now;
-		struct pollfd pf[2] = { { sfd, POLLIN, 0 }, { tfd, POLLIN, 0 } };
-		int ms;
-
-		if (left <= 0)
-			return 0;
-		if (progress && (int)left != last_shown) {
-			last_shown = (int)left;
-			fprintf(stderr, "\rsampling /proc for %.0f s, %.0f s left (Ctrl-C stops early) ",
-				until - start, left);
-		}
-		ms = (int)(left * 1000) + 1;
-		if (poll(pf, 2, ms < 1000 ? ms : 1000) < 0) {
-			if (errno == EINTR)
-				continue;
-			return 1;
-		}
-		if (pf[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) == sizeof(si))
-				return 1;
-		}
-		if (pf[1].revents & POLLIN) {
-			unsigned long long ticks;
-			uint64_t running, blocked;
-
-			if (read(tfd, &ticks, sizeof(ticks)) != sizeof(ticks))
-				continue;
-			if (!procstat__read_procs(o->proc, &running, &blocked))
-				use__runq_add(rq, running, blocked);
-		}
+	(void)fd;
+	(void)revents;
+	if (!procstat__read_procs(w->o->proc, &running, &blocked))
+		use__runq_add(w->rq, running, blocked);
+	if (w->progress && left > 0 && (int)left != w->last_shown) {
+		w->last_shown = (int)left;
+		fprintf(stderr, "\rsampling /proc for %.0f s, %.0f s left (Ctrl-C stops early) ",
+			w->until - w->start, left);
 	}
+	return 0;
 }
 
-static int run_once(struct use_opts *o, int sfd, int tfd)
+/*
+ * Wait until `until` (monotonic seconds) or a signal, sampling the run queue.
+ * Returns 1 when a signal (or an error of the loop) ended the wait, 0 at the deadline.
+ */
+static int wait_window(struct loop *l, double until, const struct use_opts *o, struct use_runq *rq, bool progress)
+{
+	struct window w = { .o = o, .rq = rq, .start = mono(), .until = until, .last_shown = -1,
+			    .progress = progress };
+	double left = until - w.start;
+
+	if (left <= 0)
+		return 0;
+	if (loop__set_tick(l, RUNQ_SAMPLE_MS, window_tick, &w) || loop__set_duration(l, left))
+		return 1;
+	if (progress)
+		window_tick(&w, -1, 0);
+	return loop__run(l) != LOOP_DURATION;
+}
+
+static int run_once(struct use_opts *o, struct loop *l)
 {
 	struct ps_snap a, b;
 	struct use_report r;
@@ -116,8 +116,7 @@ static int run_once(struct use_opts *o, int sfd, int tfd)
 
 	if (snap(&a, o))
 		return 1;
-	util__timer_arm(tfd, (long long)((RUNQ_SAMPLE_MS / 1000.0) * 1e9), true);
-	wait_window(sfd, tfd, a.t + o->duration, o, &rq, progress);
+	wait_window(l, a.t + o->duration, o, &rq, progress);
 	if (progress)
 		fprintf(stderr, "\r%*s\r", 64, "");
 	if (snap(&b, o)) {
@@ -139,7 +138,7 @@ static int run_once(struct use_opts *o, int sfd, int tfd)
 	return rc ? 1 : 0;
 }
 
-static int run_intervals(struct use_opts *o, int sfd, int tfd)
+static int run_intervals(struct use_opts *o, struct loop *l)
 {
 	struct ps_snap prev, cur;
 	double t0, end = o->duration > 0 ? o->duration : 0;
@@ -150,7 +149,6 @@ static int run_intervals(struct use_opts *o, int sfd, int tfd)
 	t0 = prev.t;
 	if (!o->json)
 		use_print__row_header(stdout);
-	util__timer_arm(tfd, (long long)((RUNQ_SAMPLE_MS / 1000.0) * 1e9), true);
 	for (;;) {
 		struct use_runq rq = { 0 };
 		struct use_report r;
@@ -159,7 +157,7 @@ static int run_intervals(struct use_opts *o, int sfd, int tfd)
 
 		if (end > 0 && until > t0 + end)
 			until = t0 + end;
-		stopped = wait_window(sfd, tfd, until, o, &rq, false);
+		stopped = wait_window(l, until, o, &rq, false);
 		if (snap(&cur, o)) {
 			rc = 1;
 			break;
@@ -202,8 +200,8 @@ int cmd_use(int argc, char **argv)
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
-	sigset_t mask;
-	int sfd, tfd, rc;
+	struct loop l;
+	int rc;
 
 	argc = opt__parse(argc, argv, opts, use_usage, 0);
 	if (argc > 0)
@@ -221,19 +219,12 @@ int cmd_use(int argc, char **argv)
 	else if (o.duration < 0.01 && !o.interval)
 		opt__usage_error(use_usage, opts, "--duration %g: sample for at least 0.01 s", o.duration);
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	if (sfd < 0 || tfd < 0) {
-		error("cannot create a signalfd or timerfd: %s", strerror(errno));
+	rc = loop__init(&l);
+	if (rc) {
+		error("cannot set up the event loop: %s", strerror(-rc));
 		return 1;
 	}
-	rc = o.interval > 0 ? run_intervals(&o, sfd, tfd) : run_once(&o, sfd, tfd);
-	close(sfd);
-	close(tfd);
+	rc = o.interval > 0 ? run_intervals(&o, &l) : run_once(&o, &l);
+	loop__fini(&l);
 	return rc;
 }
