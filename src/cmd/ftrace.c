@@ -8,6 +8,7 @@
 #include "opt.h"
 #include "lib/util.h"
 #include "lib/tracefs/ftrace.h"
+#include "lib/loop/loop.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
 
@@ -17,8 +18,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -190,17 +189,54 @@ static int drain(int fd, FILE *out, unsigned long long *bytes)
 	}
 }
 
-/* SIGTERM, then SIGKILL after a second, and reap */
-static void end_child(pid_t pid, int *status)
+/* the event loop's view of the trace */
+struct stream {
+	struct ftrace *ft;
+	FILE *out;
+	unsigned long long bytes;
+	int write_errno;	/* the output failed: 0 for none */
+	const pid_t *pids;	/* -p: stop when they are all gone */
+	int npids;
+};
+
+/* trace_pipe has data: copy it out; 1 (stop) when the output fails */
+static int stream_drain(void *ctx, int fd, short revents)
 {
-	kill(pid, SIGTERM);
-	for (int i = 0; i < 100; i++) {
-		if (waitpid(pid, status, WNOHANG) == pid)
-			return;
-		usleep(10000);
+	struct stream *st = ctx;
+
+	(void)fd;
+	(void)revents;
+	if (drain(st->ft->pipe_fd, st->out, &st->bytes) || fflush(st->out)) {
+		st->write_errno = errno ? errno : EIO;
+		return 1;
 	}
-	kill(pid, SIGKILL);
-	waitpid(pid, status, 0);
+	return 0;
+}
+
+/* every 200 ms: what trace_pipe did not wake us for, and -p's processes */
+static int stream_tick(void *ctx, int fd, short revents)
+{
+	struct stream *st = ctx;
+
+	if (stream_drain(st, fd, revents))
+		return 1;
+	return st->npids && !target__any_alive(st->pids, st->npids);	/* everything traced has exited */
+}
+
+/* SIGQUIT stops the trace too */
+static int on_quit(void *ctx, int signo, short revents)
+{
+	(void)ctx;
+	(void)revents;
+	return signo == SIGQUIT;
+}
+
+/* say what a sonde killed earlier left in tracefs, and that it is gone now */
+static void say_stale(const struct ftrace *ft)
+{
+	for (int i = 0; i < ft->nr_stale; i++)
+		warning("removed what sonde pid %d (no longer running) left in tracefs: %s",
+			(int)ft->stale[i].pid, ft->stale[i].what);
 }
 
 /* set up the instance for the target; -1 after an error line */
@@ -250,13 +286,15 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 {
 	struct ftrace ft;
 	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	struct stream st = { .ft = &ft };
+	struct loop l;
+	enum loop_end end = LOOP_ERROR;
 	pid_t *pids = NULL;
-	int npids = 0, sfd = -1, dfd = -1, rc = 1, status = 0;
-	bool child_running = false, child_held = false, stop = false;
-	unsigned long long bytes = 0, lost;
+	int npids = 0, rc = 1;
+	bool child_held = false, loop_ready = false;
+	unsigned long long lost;
 	FILE *out = stdout;
 	char err[600];
-	sigset_t mask;
 
 	if (o->pids) {
 		struct target tg;
@@ -281,21 +319,25 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		}
 	}
 
-	/* from here on, every way out goes through ftrace__close() */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGQUIT);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	/* from here on, every way out goes through ftrace__close(), and signals are the loop's */
+	if ((rc = loop__init(&l)) || (rc = loop__add_signal(&l, SIGQUIT, on_quit, NULL))) {
+		error("cannot set up the event loop: %s", strerror(-rc));
+		rc = 1;
+		goto out_file;
+	}
+	loop_ready = true;
+	rc = 1;
 	signal(SIGPIPE, SIG_IGN);	/* a closed output ends the trace, it must not kill us mid-way */
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-
+	if (out == stdout)
+		loop__watch_output(&l, STDOUT_FILENO);
+	memset(&ft, 0, sizeof(ft));
+	ft.pipe_fd = -1;
 	if (ftrace__open(&ft, err, sizeof(err))) {
+		say_stale(&ft);
 		error("%s", err);
 		goto out;
 	}
+	say_stale(&ft);
 	debug(1, "tracefs instance %s", ft.dir);
 	if (argc) {
 		int r = workload__prepare(&w, argv);
@@ -321,9 +363,17 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		error("%s", err);
 		goto out;
 	}
-	if (o->duration > 0) {
-		dfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		util__timer_arm(dfd, (long long)((o->duration) * 1e9), false);
+	st.out = out;
+	if (o->pids && !argc) {	/* with a command, it says how long */
+		st.pids = pids;
+		st.npids = npids;
+	}
+	if ((rc = loop__add_fd(&l, ft.pipe_fd, POLLIN, stream_drain, &st)) ||
+	    (rc = loop__set_tick(&l, 200, stream_tick, &st)) ||
+	    (o->duration > 0 && (rc = loop__set_duration(&l, o->duration)))) {
+		error("cannot set up the event loop: %s", strerror(-rc));
+		rc = 1;
+		goto out;
 	}
 	if (argc) {
 		int r = workload__start(&w);
@@ -332,72 +382,41 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		if (r) {
 			error("cannot run '%s': %s", argv[0], strerror(-r));
 			waitpid(w.pid, NULL, 0);
-			w.pid = 0;
 			rc = r == -ENOENT ? 127 : 126;
 			goto out;
 		}
-		child_running = true;
+		loop__set_child(&l, w.pid);
 	}
-	rc = 0;
-	while (!stop) {
-		struct pollfd pf[3] = {
-			{ ft.pipe_fd, POLLIN, 0 }, { sfd, POLLIN, 0 }, { dfd, POLLIN, 0 },
-		};
-
-		if (poll(pf, 3, 200) < 0 && errno != EINTR)
-			break;
-		if (drain(ft.pipe_fd, out, &bytes)) {
-			stop = true;	/* the reader went away (EPIPE) or the disk is full */
-			if (errno != EPIPE)
-				error("cannot write the trace: %s", strerror(errno));
-			break;
-		}
-		if (pf[1].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-				if (si.ssi_signo != SIGCHLD)
-					stop = true;
-				else if (child_running && waitpid(w.pid, &status, WNOHANG) == w.pid) {
-					child_running = false;
-					rc = workload__exit_code(status);
-					stop = true;
-				}
-			}
-		}
-		if (pf[2].revents & POLLIN)
-			stop = true;
-		if (o->pids && !argc && !target__any_alive(pids, npids))
-			stop = true;	/* everything traced has exited */
-	}
-	if (child_running) {
-		/* stopped early (Ctrl-C, --duration, SIGTERM): end the command as perf record does, traced to its exit */
-		end_child(w.pid, &status);
-		child_running = false;
-		rc = workload__exit_code(status);
-	}
+	/* until the command ends (ended by the loop if we stop first: traced to its exit), or we stop */
+	end = loop__run(&l);
 	ftrace__stop(&ft);
-	if (drain(ft.pipe_fd, out, &bytes) && errno != EPIPE)
-		error("cannot write the trace: %s", strerror(errno));
+	if (!st.write_errno && drain(ft.pipe_fd, out, &st.bytes))
+		st.write_errno = errno ? errno : EIO;
+	if (!st.write_errno && fflush(out))
+		st.write_errno = errno;
+	if (st.write_errno && st.write_errno != EPIPE)
+		error("cannot write the trace%s%s: %s", o->output ? " to " : "", o->output ? o->output : "",
+		      strerror(st.write_errno));
 	lost = ftrace__overruns(&ft);
 	if (lost)
 		warning("%llu events were lost: the buffers filled faster than they were read (a larger -b KB per CPU helps)",
 			lost);
-	debug(1, "%llu bytes of trace", bytes);
+	debug(1, "%llu bytes of trace", st.bytes);
+	if (end == LOOP_ERROR)
+		error("the event loop failed: %s", strerror(-l.err));
+	/* README "Exit status": a reader that went away (EPIPE) is an end, not an error */
+	rc = st.write_errno && st.write_errno != EPIPE ? 1 : loop__exit_code(&l, end);
 out:
 	ftrace__close(&ft);
 	if (child_held)
 		workload__abort(&w);
-	if (child_running)
-		end_child(w.pid, &status);
+	if (loop_ready)
+		loop__fini(&l);	/* ends a command still running */
+out_file:
 	if (out != stdout && fclose(out)) {
 		error("cannot write '%s': %s", o->output, strerror(errno));
 		rc = rc ? rc : 1;
 	}
-	if (dfd >= 0)
-		close(dfd);
-	if (sfd >= 0)
-		close(sfd);
 	free(pids);
 	return rc;
 }

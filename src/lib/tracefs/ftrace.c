@@ -70,61 +70,106 @@ static int get(const char *dir, const char *file, char *buf, size_t len)
 	return 0;
 }
 
-/* instances/sonde-PID whose process is gone (killed with SIGKILL): remove them */
-static void remove_stale(const char *root)
+/* note in ft->stale that `what` of the gone sonde `pid` was removed (or could not be: e > 0) */
+static void note_stale(struct ftrace *ft, pid_t pid, const char *what, int e)
 {
-	char path[PATH_MAX];
+	struct ftrace_stale *st = NULL, *nv;
+	size_t len;
+
+	for (int i = 0; i < ft->nr_stale; i++)
+		if (ft->stale[i].pid == pid)
+			st = &ft->stale[i];
+	if (!st) {
+		nv = realloc(ft->stale, (ft->nr_stale + 1) * sizeof(*nv));
+		if (!nv)
+			return;
+		ft->stale = nv;
+		st = &nv[ft->nr_stale++];
+		st->pid = pid;
+		st->what[0] = 0;
+	}
+	len = strlen(st->what);
+	snprintf(st->what + len, sizeof(st->what) - len, "%s%s%s%s", len ? ", " : "", what,
+		 e ? " (could not remove it: " : "", e ? strerror(e) : "");
+	if (e) {
+		len = strlen(st->what);
+		snprintf(st->what + len, sizeof(st->what) - len, ")");
+	}
+}
+
+/* the pid of a sonde that named something "PREFIX<pid><end>", when it is gone; 0 otherwise */
+static pid_t gone_sonde(const char *s, const char *prefix, char end)
+{
+	char *e;
+	long pid;
+
+	if (strncmp(s, prefix, strlen(prefix)))
+		return 0;
+	pid = strtol(s + strlen(prefix), &e, 10);
+	if (*e != end || pid <= 0 || pid == getpid() || target__alive((pid_t)pid))
+		return 0;
+	return pid;
+}
+
+/* instances/sonde-PID whose process is gone (killed with SIGKILL): remove them */
+static void remove_stale(struct ftrace *ft)
+{
+	char path[PATH_MAX], what[300], on[8] = "";
 	struct dirent *d;
 	DIR *dir;
 
-	snprintf(path, sizeof(path), "%s/instances", root);
+	snprintf(path, sizeof(path), "%s/instances", ft->root);
 	dir = opendir(path);
 	if (!dir)
 		return;
 	while ((d = readdir(dir))) {
-		char *end;
-		long pid;
+		pid_t pid = gone_sonde(d->d_name, "sonde-", 0);
 
-		if (strncmp(d->d_name, "sonde-", 6))
+		if (!pid)
 			continue;
-		pid = strtol(d->d_name + 6, &end, 10);
-		if (*end || pid <= 0 || target__alive((pid_t)pid))
-			continue;
-		snprintf(path, sizeof(path), "%s/instances/%s", root, d->d_name);
-		rmdir(path);
+		snprintf(path, sizeof(path), "%s/instances/%s", ft->root, d->d_name);
+		get(path, "tracing_on", on, sizeof(on));
+		snprintf(what, sizeof(what), "instance %s%s", d->d_name, on[0] == '1' ? " (still tracing)" : "");
+		/* its events off first: a uprobe event enabled there could not be removed */
+		put(path, "tracing_on", "0", false);
+		put(path, "events/enable", "0", false);
+		note_stale(ft, pid, what, rmdir(path) ? errno : 0);
 	}
 	closedir(dir);
 }
 
 /* uprobe events of groups sonde_PID whose process is gone: remove them */
-static void remove_stale_uprobes(const char *root)
+static void remove_stale_uprobes(struct ftrace *ft)
 {
 	char path[PATH_MAX], line[1024];
 	char *del[64];
+	pid_t pids[64];
 	int n = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/uprobe_events", root);
+	snprintf(path, sizeof(path), "%s/uprobe_events", ft->root);
 	f = fopen(path, "re");
 	if (!f)
 		return;
 	/* "p:sonde_123/main /bin/x:0x0000000000001139" */
 	while (n < 64 && fgets(line, sizeof(line), f)) {
-		char *g = strchr(line, ':'), *sp, *end;
-		long pid;
+		char *g = strchr(line, ':'), *sp;
+		pid_t pid;
 
-		if (!g || strncmp(g + 1, "sonde_", 6) || !(sp = strchr(g, ' ')))
+		if (!g || !(sp = strchr(g, ' ')))
 			continue;
 		*sp = 0;
-		pid = strtol(g + 7, &end, 10);
-		if (*end != '/' || pid <= 0 || target__alive((pid_t)pid))
-			continue;
-		if (asprintf(&del[n], "-:%s", g + 1) > 0)
-			n++;
+		pid = gone_sonde(g + 1, "sonde_", '/');
+		if (pid && asprintf(&del[n], "-:%s", g + 1) > 0)
+			pids[n++] = pid;
 	}
 	fclose(f);
 	for (int i = 0; i < n; i++) {
-		put(root, "uprobe_events", del[i], true);
+		char what[300];
+		int rc = put(ft->root, "uprobe_events", del[i], true);
+
+		snprintf(what, sizeof(what), "uprobe event %s", del[i] + 2);
+		note_stale(ft, pids[i], what, -rc);
 		free(del[i]);
 	}
 }
@@ -140,8 +185,8 @@ int ftrace__open(struct ftrace *ft, char *err, size_t errlen)
 		return -ENODEV;
 	}
 	snprintf(ft->root, sizeof(ft->root), "%s", root);
-	remove_stale(root);
-	remove_stale_uprobes(root);
+	remove_stale(ft);
+	remove_stale_uprobes(ft);
 	snprintf(ft->uprobe_group, sizeof(ft->uprobe_group), "sonde_%d", (int)getpid());
 	snprintf(ft->dir, sizeof(ft->dir), "%s/instances/sonde-%d", root, (int)getpid());
 	if (mkdir(ft->dir, 0700)) {
@@ -544,6 +589,9 @@ void ftrace__close(struct ftrace *ft)
 		close(ft->pipe_fd);
 		ft->pipe_fd = -1;
 	}
+	free(ft->stale);
+	ft->stale = NULL;
+	ft->nr_stale = 0;
 	if (!ft->created)
 		return;
 	put(ft->dir, "tracing_on", "0", false);

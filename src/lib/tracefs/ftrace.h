@@ -16,6 +16,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* what a sonde that is gone (killed with SIGKILL) had left in tracefs, removed by ftrace__open */
+struct ftrace_stale {
+	pid_t pid;		/* the sonde that created it */
+	char what[512];		/* "instance sonde-PID (tracing), uprobe event sonde_PID/x" */
+};
+
 struct ftrace {
 	char root[PATH_MAX];	/* the tracefs mount */
 	char dir[PATH_MAX];	/* the instance */
@@ -26,9 +32,15 @@ struct ftrace {
 	char uprobe_group[32];	/* sonde_PID, the group of the uprobe events sonde created */
 	char **uprobes;		/* their names, removed from uprobe_events at close */
 	int nr_uprobes;
+	struct ftrace_stale *stale;	/* what ftrace__open removed (freed by ftrace__close) */
+	int nr_stale;
 };
 
-/* create instances/sonde-PID (first removing instances of sonde processes that are gone) */
+/*
+ * Create instances/sonde-PID, first removing the instances and uprobe events
+ * of sonde processes that are gone: what was removed (or could not be) is in
+ * ft->stale, for the caller to say, also when the open fails.
+ */
 int ftrace__open(struct ftrace *ft, char *err, size_t errlen);
 
 /*
