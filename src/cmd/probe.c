@@ -11,6 +11,7 @@
 #include "lang/provider.h"
 #include "lang/runtime.h"
 #include "lang/testbench.h"
+#include "lib/loop/loop.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
 
@@ -273,10 +274,9 @@ int cmd_probe(int argc, char **argv)
 			workload__abort(&w);
 		rc = 1;
 	} else if (w.pid && status == -1) {
-		/* exit() came first: the command is not waited for, as in bpftrace */
-		kill(w.pid, SIGTERM);
-		waitpid(w.pid, &status, 0);
-	}
+		/* exit() in BEGIN: the command never ran */
+		workload__end(w.pid, SIGTERM, LOOP_GRACE_MS, &status);
+	}	/* -c: the command's status is not ours, as in bpftrace (README "Exit status") */
 out:
 	if (cargv) {
 		free(cargv[0]);

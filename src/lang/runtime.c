@@ -3,7 +3,7 @@
  * runtime.c - the life of a probe program: maps (bpf_map_create), programs
  * (bpf_prog_load; the verifier's log is shown when it refuses one), BEGIN and
  * END through BPF_PROG_TEST_RUN, attach through the providers, one ring buffer
- * for printf/exit/print/clear read with epoll (no timeouts: exit is immediate),
+ * for printf/exit/print/clear read through the event loop of lib/loop (no timeouts: exit is immediate),
  * then maps printed before detaching, and detach in parallel (closing a
  * perf-event tracepoint costs ~60 ms in the kernel).
  */
@@ -17,6 +17,7 @@
 #include "lang/runtime.h"
 #include "lang/skboutput.h"
 #include "lang/testbench.h"
+#include "lib/loop/loop.h"
 #include "lib/symbol/symbol.h"
 #include "lib/proc/target.h"
 
@@ -29,8 +30,7 @@
 #include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +48,7 @@ struct rt {
 	struct ring_buffer *rb;
 	struct skbout *skb;	/* skboutput()'s perf buffers and pcap files, or NULL */
 	bool exiting;
+	int target_fd;	/* a pidfd of -p's process, -1 for none */
 	int nerrors;	/* errorf()s so far: a test: probe that calls one fails */
 	int nattached;
 };
@@ -693,86 +694,97 @@ static void warn_skipped(struct program *prog)
 		}
 }
 
-static int loop(struct rt *rt, int sfd, char *err, size_t errlen)
+/* the run's callbacks for the event loop (lib/loop): each returns 1 once exit() ended the run */
+static int rt_records(void *ctx, int fd, short revents)
 {
-	int ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct rt *rt = ctx;
 
-	if (ep < 0)
-		return -errno;
-	ev.data.u32 = 0;
-	epoll_ctl(ep, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rt->rb), &ev);
-	ev.data.u32 = 1;
-	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
-	/* -p PID: the trace ends when that process does, as bpftrace's does */
+	(void)fd;
+	(void)revents;
+	ring_buffer__consume(rt->rb);
+	if (!rt->o->full_buffering)	/* -B full: the buffer decides */
+		fflush(rt->out.f);
+	return rt->exiting;
+}
+
+static int rt_packets(void *ctx, int fd, short revents)
+{
+	struct rt *rt = ctx;
+
+	(void)fd;
+	(void)revents;
+	skbout__consume(rt->skb);
+	return rt->exiting;
+}
+
+/* the -p process has exited (its pidfd is readable) */
+static int rt_target_gone(void *ctx, int fd, short revents)
+{
+	struct rt *rt = ctx;
+
+	(void)fd;
+	(void)revents;
+	ring_buffer__consume(rt->rb);
+	rt->exiting = true;
+	return 1;
+}
+
+/* every 200 ms (100 without a pidfd for -p): an exit() whose record was lost, the -p process */
+static int rt_tick(void *ctx, int fd, short revents)
+{
+	struct rt *rt = ctx;
 	pid_t target = rt->o->pid > 0 && rt->o->cpid <= 0 ? rt->o->pid : 0;
-	int pidfd = target ? (int)syscall(SYS_pidfd_open, target, 0) : -1;
 
-	if (pidfd >= 0) {
-		ev.data.u32 = 2;
-		epoll_ctl(ep, EPOLL_CTL_ADD, pidfd, &ev);
+	(void)fd;
+	(void)revents;
+	exit_marked(rt);
+	if (target && rt->target_fd < 0 && !target__alive(target))
+		return rt_target_gone(rt, -1, 0);
+	return rt->exiting;
+}
+
+/* self:signal:SIGUSR1 probes */
+static int rt_sigusr1(void *ctx, int signo, short revents)
+{
+	struct rt *rt = ctx;
+
+	(void)revents;
+	if (signo == SIGUSR1)
+		testbench__fire_sigusr1(rt->prog);
+	return rt->exiting;
+}
+
+/*
+ * Run until exit(), Ctrl-C/SIGTERM/SIGHUP, the end of the -c command (ended
+ * by the loop when the run ends first) or of the -p process, as bpftrace's
+ * does; 0 or -errno
+ */
+static int loop(struct rt *rt, struct loop *l)
+{
+	/* -p PID: the trace ends when that process does */
+	pid_t target = rt->o->pid > 0 && rt->o->cpid <= 0 ? rt->o->pid : 0;
+	enum loop_end end;
+	int rc;
+
+	rt->target_fd = target ? (int)syscall(SYS_pidfd_open, target, 0) : -1;
+	rc = loop__add_fd(l, ring_buffer__epoll_fd(rt->rb), POLLIN, rt_records, rt);
+	if (!rc && rt->target_fd >= 0)
+		rc = loop__add_fd(l, rt->target_fd, POLLIN, rt_target_gone, rt);
+	if (!rc && skbout__epoll_fd(rt->skb) >= 0)	/* skboutput()'s packets */
+		rc = loop__add_fd(l, skbout__epoll_fd(rt->skb), POLLIN, rt_packets, rt);
+	/* without pidfds (Linux < 5.3) the target is looked for every 100 ms */
+	if (!rc)
+		rc = loop__set_tick(l, target && rt->target_fd < 0 ? 100 : 200, rt_tick, rt);
+	if (!rc) {
+		end = loop__run(l);
+		rc = end == LOOP_ERROR ? l->err : 0;
+		if (l->child_reaped && rt->o->child_status)
+			*rt->o->child_status = l->child_status;
 	}
-	if (skbout__epoll_fd(rt->skb) >= 0) {	/* skboutput()'s packets */
-		ev.data.u32 = 3;
-		epoll_ctl(ep, EPOLL_CTL_ADD, skbout__epoll_fd(rt->skb), &ev);
-	}
-	while (!rt->exiting) {
-		struct epoll_event got[4];
-		/* without pidfds (Linux < 5.3) the target is looked for every 100 ms */
-		int n = epoll_wait(ep, got, 4, target && pidfd < 0 ? 100 : 200);
-
-		exit_marked(rt);
-
-		if (n == 0 && target && !target__alive(target)) {
-			ring_buffer__consume(rt->rb);
-			rt->exiting = true;
-		}
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		for (int i = 0; i < n; i++) {
-			if (got[i].data.u32 == 0) {
-				ring_buffer__consume(rt->rb);
-				if (!rt->o->full_buffering)	/* -B full: the buffer decides */
-					fflush(rt->out.f);
-				continue;
-			}
-			if (got[i].data.u32 == 2) {	/* the -p process has exited */
-				ring_buffer__consume(rt->rb);
-				rt->exiting = true;
-				continue;
-			}
-			if (got[i].data.u32 == 3) {
-				skbout__consume(rt->skb);
-				continue;
-			}
-			struct signalfd_siginfo si;
-
-			if (read(sfd, &si, sizeof(si)) != sizeof(si))
-				continue;
-			if (si.ssi_signo == SIGUSR1) {	/* self:signal:SIGUSR1 probes */
-				testbench__fire_sigusr1(rt->prog);
-			} else if (si.ssi_signo == SIGCHLD) {
-				int st;
-
-				if (rt->o->cpid > 0 && waitpid(rt->o->cpid, &st, WNOHANG) == rt->o->cpid) {
-					if (rt->o->child_status)
-						*rt->o->child_status = st;
-					ring_buffer__consume(rt->rb);
-					rt->exiting = true;
-				}
-			} else {
-				rt->exiting = true;
-			}
-		}
-	}
-	if (pidfd >= 0)
-		close(pidfd);
-	close(ep);
-	return 0;
+	if (rt->target_fd >= 0)
+		close(rt->target_fd);
+	rt->target_fd = -1;
+	return rc;
 }
 
 /*
@@ -806,11 +818,12 @@ static int rawtp_glue_frames(struct program *prog, struct symbolizer *sym)
 
 int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen)
 {
-	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1,
+	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1, .target_fd = -1,
 		      .vars_fd = -1, .strs_fd = -1 };
 	struct gen_env env = { .start_ns = mono_ns(), .cpid = o->cpid };
-	int *cpus = NULL, ncpus = 0, rc = 0, ninst = 0, sfd = -1;
-	sigset_t mask, old;
+	int *cpus = NULL, ncpus = 0, rc = 0, ninst = 0;
+	struct loop l;
+	bool loop_ready = false;
 	struct bpf_code *codes;
 
 	for (struct probe *pr = prog->probes; pr; pr = pr->next)
@@ -892,14 +905,15 @@ loaded:
 		fflush(o->out);
 		goto out;
 	}
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGCHLD);
-	if (testbench__wants_sigusr1(prog))
-		sigaddset(&mask, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	/* from here signals are the loop's: probes are always detached and maps printed */
+	rc = loop__init(&l);
+	if (!rc && testbench__wants_sigusr1(prog))
+		rc = loop__add_signal(&l, SIGUSR1, rt_sigusr1, &rt);
+	loop_ready = !rc;
+	if (rc) {
+		snprintf(err, errlen, "cannot set up the event loop: %s", strerror(-rc));
+		goto out_sig;
+	}
 
 	if (o->json)
 		fprintf(o->out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %d}}\n", ninst);
@@ -944,11 +958,15 @@ loaded:
 			snprintf(err, errlen, "cannot run the command: %s", strerror(-rc));
 			goto out_detach;
 		}
+		if (o->cpid > 0)
+			loop__set_child(&l, o->cpid);
 		rc = iter__drive(prog, rt.rb, &rt.out, err, errlen);	/* an iterator runs, or is pinned, and that is all */
 		if (rc < 0)
 			goto out_detach;
-		if (!rc)
-			loop(&rt, sfd, err, errlen);
+		if (!rc && (rc = loop(&rt, &l))) {
+			snprintf(err, errlen, "the event loop failed: %s", strerror(-rc));
+			goto out_detach;
+		}
 		rc = 0;
 	}
 	/* END, the last records, the maps: then detach */
@@ -981,14 +999,11 @@ loaded:
 out_detach:
 	detach_all(prog);
 out_sig:
-	if (sfd >= 0)
-		close(sfd);
-	/* reap a child that ended while we were printing */
-	if (o->cpid > 0 && o->child_status && rc == 0 && *o->child_status == -1) {
-		kill(o->cpid, SIGTERM);
-		waitpid(o->cpid, o->child_status, 0);
+	if (loop_ready) {
+		loop__fini(&l);	/* a -c command still running (exit() came first) is ended and reaped */
+		if (l.child_reaped && o->child_status)
+			*o->child_status = l.child_status;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 out:
 	for (int i = 0; i < ninst; i++)
 		bpf_code__free(&codes[i]);
