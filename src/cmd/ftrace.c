@@ -13,6 +13,7 @@
 #include "lib/proc/workload.h"
 
 #include <errno.h>
+#include <stdio_ext.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -404,8 +405,12 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 	debug(1, "%llu bytes of trace", st.bytes);
 	if (end == LOOP_ERROR)
 		error("the event loop failed: %s", strerror(-l.err));
-	/* README "Exit status": a reader that went away (EPIPE) is an end, not an error */
-	rc = st.write_errno && st.write_errno != EPIPE ? 1 : loop__exit_code(&l, end);
+	/* README "Exit status": a reader that went away (EPIPE) ends the trace, silently, but it is no success */
+	rc = st.write_errno ? 1 : loop__exit_code(&l, end);
+	if (st.write_errno && out == stdout) {	/* said (or EPIPE): the hub must not say it again */
+		__fpurge(stdout);
+		clearerr(stdout);
+	}
 out:
 	ftrace__close(&ft);
 	if (child_held)

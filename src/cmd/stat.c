@@ -202,6 +202,8 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 	rc = loop__init(&l);
 	if (!rc && o->interval_ms)
 		rc = loop__set_tick(&l, o->interval_ms, interval_tick, &iv);
+	if (!rc && o->interval_ms)	/* -I's rows to a pipe whose reader is gone: the end */
+		loop__watch_output(&l, fileno(pr->out));
 	if (!rc && (o->duration > 0 || o->timeout_ms))
 		rc = loop__set_duration(&l, o->duration > 0 ? o->duration : (double)o->timeout_ms / 1e3);
 	if (rc) {

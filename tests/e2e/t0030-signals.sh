@@ -134,10 +134,18 @@ test_expect_success 'ftrace -o /dev/full: a write error exits 1, with one line' 
 	expect_rc 1 $SONDE ftrace -e sched:sched_switch -o /dev/full -- sleep 0.3 2>err && cat err &&
 	grep -q "^sonde: cannot write the trace to /dev/full: No space left on device" err
 '
-test_expect_success 'ftrace: a closed output pipe ends the trace at once (no event needed), exit 0' '
+test_expect_success 'ftrace: a closed output pipe ends the trace at once (no event needed), exit 1, no message' '
+	sleep 30 & tp=$! &&
 	t0=$(date +%s%N) &&
-	{ timeout 10 $SONDE ftrace -e sched:sched_process_exec | true; } &&
-	t1=$(date +%s%N) && echo "$(( (t1 - t0) / 1000000 )) ms" && [ $(( (t1 - t0) / 1000000 )) -lt 5000 ]
+	{ timeout 10 $SONDE ftrace -e sched:sched_switch -p $tp 2>err | true; st=${PIPESTATUS[0]}; } &&
+	t1=$(date +%s%N) && kill $tp && echo "exit $st after $(( (t1 - t0) / 1000000 )) ms" && cat err &&
+	[ $(( (t1 - t0) / 1000000 )) -lt 5000 ] && [ $st = 1 ] && [ ! -s err ]
+'
+test_expect_success 'stat -I: the same when its rows go to a closed pipe' '
+	t0=$(date +%s%N) &&
+	{ timeout 10 $SONDE stat -a -I 100 -e task-clock 2>&1 >/dev/null | head -1 >/dev/null; st=${PIPESTATUS[0]}; } &&
+	t1=$(date +%s%N) && echo "exit $st after $(( (t1 - t0) / 1000000 )) ms" &&
+	[ $(( (t1 - t0) / 1000000 )) -lt 5000 ] && [ $st = 1 ]
 '
 
 if [ -d $T/instances ]; then

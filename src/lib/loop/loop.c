@@ -296,6 +296,7 @@ int loop__exit_code(const struct loop *l, enum loop_end end)
 {
 	switch (end) {
 	case LOOP_ERROR:
+	case LOOP_OUTPUT:	/* as the hub's rule for stdout: a closed pipe is not success */
 		return 1;
 	case LOOP_CHILD:
 		return workload__exit_code(l->child_status);

@@ -101,7 +101,7 @@ void loop__drain(struct loop *l);
  * sonde's exit status for how the loop ended (README "Exit status"): the
  * command's status where one was started and was not ended on schedule
  * (a signal it got from us or from the terminal counts as its own), 0 for a
- * stop, 1 for an error
+ * stop, 1 for an error or a closed output
  */
 int loop__exit_code(const struct loop *l, enum loop_end end);
 void loop__fini(struct loop *l);
