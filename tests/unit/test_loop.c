@@ -198,3 +198,35 @@ TEST(loop_fini_ends_a_command_still_running)
 	CHECK(WIFSIGNALED(l.child_status) && WTERMSIG(l.child_status) == SIGTERM);
 	CHECK(kill(pid, 0) && errno == ESRCH);
 }
+
+static int count_calls(void *ctx, int fd, short revents)
+{
+	(void)fd;
+	(void)revents;
+	++*(int *)ctx;
+	return 0;
+}
+
+static int stop_now(void *ctx, int fd, short revents)
+{
+	(void)ctx;
+	(void)fd;
+	(void)revents;
+	return 1;
+}
+
+TEST(loop_hung_up_source_is_dropped_not_spun_on)
+{
+	struct loop l;
+	int p[2], calls = 0;
+
+	CHECK_INT(pipe(p), 0);
+	close(p[1]);	/* the reader sees POLLHUP, without POLLIN, for ever */
+	CHECK_INT(loop__init(&l), 0);
+	CHECK_INT(loop__add_fd(&l, p[0], POLLIN, count_calls, &calls), 0);
+	CHECK_INT(loop__set_tick(&l, 50, stop_now, NULL), 0);
+	CHECK_INT(loop__run(&l), LOOP_STOP);
+	CHECK_INT(calls, 1);
+	loop__fini(&l);
+	close(p[0]);
+}

@@ -251,9 +251,20 @@ enum loop_end loop__run(struct loop *l)
 			l->err = -errno;
 			break;
 		}
-		for (i = 0; i < l->nr_src && rc == 0; i++)
-			if (pf[5 + i].revents)
-				rc = l->src[i].fn(l->src[i].ctx, l->src[i].fd, pf[5 + i].revents);
+		for (i = 0; i < l->nr_src && rc == 0; i++) {
+			short re = pf[5 + i].revents;
+
+			if (!re)
+				continue;
+			rc = l->src[i].fn(l->src[i].ctx, l->src[i].fd, re);
+			/*
+			 * hung up with nothing to read (a perf event whose task exited, a
+			 * closed terminal): polled again it would spin; its callback had
+			 * its last word
+			 */
+			if (!rc && !(re & POLLIN) && (re & (POLLHUP | POLLERR | POLLNVAL)))
+				l->src[i].fd = -1;
+		}
 		if (rc < 0) {
 			l->err = rc;
 			break;
