@@ -116,11 +116,6 @@ int loop__add_ringbuf(struct loop *l, int map_fd, loop_rb_fn fn, void *ctx)
 	return rc;
 }
 
-struct ring_buffer *loop__ringbuf(const struct loop *l)
-{
-	return l->rb;
-}
-
 void loop__watch_output(struct loop *l, int fd)
 {
 	signal(SIGPIPE, SIG_IGN);	/* a reader that quits is an end, not a kill */

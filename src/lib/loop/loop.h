@@ -86,8 +86,6 @@ int loop__set_tick(struct loop *l, int ms, loop_fn fn, void *ctx);
 int loop__add_fd(struct loop *l, int fd, short events, loop_fn fn, void *ctx);
 /* consume BPF_MAP_TYPE_RINGBUF `map_fd` with fn (one libbpf ring_buffer for all); 0 or -errno */
 int loop__add_ringbuf(struct loop *l, int map_fd, loop_rb_fn fn, void *ctx);
-/* the ring_buffer of loop__add_ringbuf (NULL before): the loop's */
-struct ring_buffer *loop__ringbuf(const struct loop *l);
 /* stop when the reader of pipe `fd` (stdout) goes away; SIGPIPE is ignored from here */
 void loop__watch_output(struct loop *l, int fd);
 /* the started command (0 for none): the loop reaps it, and ends it when it stops first */
