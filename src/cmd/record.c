@@ -230,7 +230,8 @@ static int record_loop(struct session *ss)
 	if (ss->tty)
 		status_line(ss->w, ss->t0, true);
 	if (rc) {
-		error("cannot write '%s': %s", ss->o->output, strerror(-rc));
+		if (rc != -EPIPE)	/* -o -: a reader that went away ends it, silently (README "Exit status") */
+			error("cannot write '%s': %s", ss->o->output, strerror(-rc));
 		return -1;
 	}
 	return loop__exit_code(&ss->loop, end);

@@ -141,6 +141,10 @@ test_expect_success 'ftrace: a closed output pipe ends the trace at once (no eve
 	t1=$(date +%s%N) && kill $tp && echo "exit $st after $(( (t1 - t0) / 1000000 )) ms" && cat err &&
 	[ $(( (t1 - t0) / 1000000 )) -lt 5000 ] && [ $st = 1 ] && [ ! -s err ]
 '
+test_expect_success 'record -a -o -: the same when the reader of the stream quits' '
+	{ timeout 10 $SONDE record -q -a -o - 2>err | head -c 3000 >/dev/null; st=${PIPESTATUS[0]}; } &&
+	echo "exit $st" && cat err && [ $st = 1 ] && [ ! -s err ]
+'
 test_expect_success 'stat -I: the same when its rows go to a closed pipe' '
 	t0=$(date +%s%N) &&
 	{ timeout 10 $SONDE stat -a -I 100 -e task-clock 2>&1 >/dev/null | head -1 >/dev/null; st=${PIPESTATUS[0]}; } &&
