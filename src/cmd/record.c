@@ -225,13 +225,16 @@ static int record_loop(struct session *ss)
 		return -1;
 	}
 	end = loop__run(&ss->loop);
+	if (end == LOOP_OUTPUT) {	/* -o -: the reader quit, nothing more can be written */
+		error("cannot write '%s': %s", ss->o->output, strerror(EPIPE));
+		return -1;
+	}
 	sampler__disable(&ss->s);
 	rc = end == LOOP_ERROR ? ss->loop.err : sampler__drain(&ss->s, write_recs, ss->w);
 	if (ss->tty)
 		status_line(ss->w, ss->t0, true);
 	if (rc) {
-		if (rc != -EPIPE)	/* -o -: a reader that went away ends it, silently (README "Exit status") */
-			error("cannot write '%s': %s", ss->o->output, strerror(-rc));
+		error("cannot write '%s': %s", ss->o->output, strerror(-rc));
 		return -1;
 	}
 	return loop__exit_code(&ss->loop, end);
