@@ -3,9 +3,9 @@
  * runtime.c - the life of a probe program: maps (bpf_map_create), programs
  * (bpf_prog_load; the verifier's log is shown when it refuses one), BEGIN and
  * END through BPF_PROG_TEST_RUN, attach through the providers, one ring buffer
- * for printf/exit/print/clear read through the event loop of lib/loop (no timeouts: exit is immediate),
- * then maps printed before detaching, and detach in parallel (closing a
- * perf-event tracepoint costs ~60 ms in the kernel).
+ * for printf/exit/print/clear read through the event loop of lib/loop (no
+ * timeouts: exit is immediate), then maps printed before detaching, and detach
+ * in parallel (closing a perf-event tracepoint costs ~60 ms in the kernel).
  */
 #include "lang/btfgen.h"
 #include "lang/gen.h"
