@@ -112,7 +112,7 @@ for c in trace stat offcpu ftrace; do
 done
 for c in top use; do
 	test_expect_success "$c: SIGTERM stops it, exit 0" '
-		case '$c' in top) a="-a --stdio" ;; *) a="-d 30" ;; esac &&
+		case '$c' in top) a="-a --stdio" ;; *) a="--duration 30" ;; esac &&
 		start_attached '$c' $a && cpid= && stop_expect TERM 0
 	'
 done
