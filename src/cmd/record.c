@@ -225,12 +225,11 @@ static int record_loop(struct session *ss)
 		return -1;
 	}
 	end = loop__run(&ss->loop);
-	if (end == LOOP_OUTPUT) {	/* -o -: the reader quit, nothing more can be written */
-		error("cannot write '%s': %s", ss->o->output, strerror(EPIPE));
-		return -1;
-	}
 	sampler__disable(&ss->s);
-	rc = end == LOOP_ERROR ? ss->loop.err : sampler__drain(&ss->s, write_recs, ss->w);
+	if (end == LOOP_OUTPUT)	/* -o -: the reader quit, nothing more can be written */
+		rc = -EPIPE;
+	else
+		rc = end == LOOP_ERROR ? ss->loop.err : sampler__drain(&ss->s, write_recs, ss->w);
 	if (ss->tty)
 		status_line(ss->w, ss->t0, true);
 	if (rc) {
