@@ -5,7 +5,7 @@
  * slow nor keeps SIGINT and SIGTERM waiting: between loader__start() and
  * loader__stop() those signals interrupt the load (the kernel stops verifying
  * when a signal is pending, and libbpf is not let retry it), and after
- * LOADER_SLOW_MS sonde says the verifier is busy. The loader is the caller's,
+ * LOADER_SLOW_MS (or $SONDE_VERIFIER_SLOW_MS) sonde says the verifier is busy. The loader is the caller's,
  * freed by loader__stop(); the file descriptors loaded are the caller's.
  */
 #ifndef SONDE_LANG_LOAD_H
