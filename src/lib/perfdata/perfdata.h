@@ -302,6 +302,15 @@ void perfdata_reader__stats(const struct perfdata_reader *r, struct perfdata_rea
 int perfdata__parse_sample(const struct perf_event_attr *attr, const void *rec, size_t size,
 			   struct perfdata_sample *s);
 
+/*
+ * The records a kernel ring buffer holds (a sampler's drain), all of the one
+ * event attr: fn gets each one decoded as perfdata_reader__next() decodes a
+ * file's (a record whose body does not parse is skipped). Returns 0, fn's first
+ * non-zero value, or -EBADMSG where a record's size runs past len.
+ */
+int perfdata__parse_records(const struct perfdata_attr *attr, const void *recs, size_t len,
+			    int (*fn)(const struct perfdata_event *ev, void *ctx), void *ctx);
+
 /* the kernel's name of a record type ("SAMPLE", "MMAP2", "FINISHED_ROUND"...) */
 const char *perfdata__record_name(uint32_t type);
 

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct perf_event_attr;
+struct perfdata_event;
+
 #define PERFDATA_MAGIC 0x32454c4946524550ULL	/* "PERFILE2" read as a little-endian u64 */
 #define PERFDATA_MAGIC_SWAPPED 0x50455246494c4532ULL
 #define PERFDATA_NAME_ALIGN 64			/* strings in features are padded to this */
@@ -61,6 +64,16 @@ static inline unsigned pd_popcount(uint64_t v) { return (unsigned)__builtin_popc
 
 /* the size of the sample_id trailer for this sample_type (sample_id_all) */
 size_t pd_id_hdr_size(uint64_t sample_type);
+/* the sample_id trailer of a non-sample record of attr a: time, cpu, pid; false if none */
+bool pd_trailer(const struct perf_event_attr *a, const uint8_t *rec, uint16_t size, uint64_t *time, uint32_t *cpu,
+		uint32_t *pid);
+/*
+ * The body of one record of attr a into ev, whose type, misc, size and raw are
+ * set (and time, the index's, kept unless the record carries its own): the
+ * sample, or the MMAP, COMM, FORK/EXIT, LOST, KSYMBOL fields. 0 or -EBADMSG
+ * for a body that does not fit its record. (perfdata_sample.c)
+ */
+int pd_decode_record(struct perfdata_event *ev, const struct perf_event_attr *a);
 
 /*
  * perf record -z: the records of data[start, start + size) with every COMPRESSED

@@ -110,31 +110,6 @@ static int record_attr(const struct perfdata_reader *r, const uint8_t *rec, uint
 	return find_attr(r, rd64(rec + size - r->is_pos * 8));
 }
 
-/* the sample_id trailer of a non-sample record: time and cpu; false if none */
-static bool trailer(const struct perfdata_reader *r, const struct perf_event_attr *a,
-		    const uint8_t *rec, uint16_t size, uint64_t *time, uint32_t *cpu, uint32_t *pid)
-{
-	uint64_t st = a->sample_type;
-	const uint8_t *p;
-	size_t hdr = pd_id_hdr_size(st);
-
-	if (!a->sample_id_all || size < 8 + hdr)
-		return false;
-	p = rec + size - hdr;
-	if (st & PERF_SAMPLE_TID) {
-		*pid = rd32(p);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		*time = rd64(p);
-		p += 8;
-	}
-	p += 8 * (!!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID));
-	if (st & PERF_SAMPLE_CPU)
-		*cpu = rd32(p);
-	return true;
-}
-
 static int read_string(const uint8_t *base, size_t *off, size_t end, const char **out)
 {
 	uint32_t len;
@@ -580,7 +555,7 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 				r->st.lost += rd64(rec + 16);
 			else if (h.type == PERF_RECORD_LOST_SAMPLES && h.size >= 16)
 				r->st.lost += rd64(rec + 8);
-			trailer(r, a, rec, h.size, &time, &cpu, &pid);
+			pd_trailer(a, rec, h.size, &time, &cpu, &pid);
 		}
 		last_time = time;
 		if (n == alloc) {
@@ -1006,16 +981,10 @@ static int bad(struct perfdata_reader *r, uint64_t off, const char *what)
 	return -EBADMSG;
 }
 
-/* a NUL-terminated string inside [p, end), or NULL */
-static const char *str_in(const uint8_t *p, const uint8_t *end)
-{
-	return p < end && memchr(p, 0, end - p) ? (const char *)p : NULL;
-}
-
 int perfdata_reader__next(struct perfdata_reader *r, struct perfdata_event *ev)
 {
 	const struct rindex *ix;
-	const uint8_t *rec, *end;
+	const uint8_t *rec;
 	struct perf_event_header h;
 
 	if (r->cur >= r->nr_idx)
@@ -1032,84 +1001,7 @@ int perfdata_reader__next(struct perfdata_reader *r, struct perfdata_event *ev)
 	ev->time = ix->time;
 	ev->attr_idx = record_attr(r, rec, h.size, h.type);
 	ev->attr = &r->attrs[ev->attr_idx];
-	end = rec + h.size;
-	if (h.type != PERF_RECORD_SAMPLE) {
-		uint32_t pid = 0;
-
-		ev->has_sample_id = trailer(r, &ev->attr->attr, rec, h.size, &ev->time, &ev->cpu, &pid);
-		if (ev->has_sample_id)
-			end -= pd_id_hdr_size(ev->attr->attr.sample_type);
-	}
-	switch (h.type) {
-	case PERF_RECORD_SAMPLE:
-		if (perfdata__parse_sample(&ev->attr->attr, rec, h.size, &ev->sample))
-			return bad(r, ix->off, "SAMPLE");
-		ev->cpu = ev->sample.cpu;
-		ev->has_sample_id = true;
-		break;
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		const uint8_t *name = rec + (h.type == PERF_RECORD_MMAP ? 40 : 72);
-
-		if (name >= end || !(ev->mmap.filename = str_in(name, end)))
-			return bad(r, ix->off, perfdata__record_name(h.type));
-		ev->mmap.pid = rd32(rec + 8);
-		ev->mmap.tid = rd32(rec + 12);
-		ev->mmap.start = rd64(rec + 16);
-		ev->mmap.len = rd64(rec + 24);
-		ev->mmap.pgoff = rd64(rec + 32);
-		ev->mmap.prot = PROT_EXEC;
-		if (h.type == PERF_RECORD_MMAP2) {
-			if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-				ev->mmap.build_id_size = rec[40] <= 20 ? rec[40] : 20;
-				ev->mmap.build_id = rec + 44;
-			} else {
-				ev->mmap.maj = rd32(rec + 40);
-				ev->mmap.min = rd32(rec + 44);
-				ev->mmap.ino = rd64(rec + 48);
-				ev->mmap.ino_generation = rd64(rec + 56);
-			}
-			ev->mmap.prot = rd32(rec + 64);
-			ev->mmap.flags = rd32(rec + 68);
-		}
-		break;
-	}
-	case PERF_RECORD_COMM:
-		if (end - rec <= 16 || !(ev->comm.comm = str_in(rec + 16, end)))
-			return bad(r, ix->off, "COMM");
-		ev->comm.pid = rd32(rec + 8);
-		ev->comm.tid = rd32(rec + 12);
-		ev->comm.exec = h.misc & PERF_RECORD_MISC_COMM_EXEC;
-		break;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
-		if (end - rec < 32)
-			return bad(r, ix->off, perfdata__record_name(h.type));
-		ev->task.pid = rd32(rec + 8);
-		ev->task.ppid = rd32(rec + 12);
-		ev->task.tid = rd32(rec + 16);
-		ev->task.ptid = rd32(rec + 20);
-		ev->task.time = rd64(rec + 24);
-		break;
-	case PERF_RECORD_LOST:
-		if (end - rec < 24)
-			return bad(r, ix->off, "LOST");
-		ev->lost.id = rd64(rec + 8);
-		ev->lost.lost = rd64(rec + 16);
-		break;
-	case PERF_RECORD_LOST_SAMPLES:
-		if (end - rec < 16)
-			return bad(r, ix->off, "LOST_SAMPLES");
-		ev->lost.lost = rd64(rec + 8);
-		break;
-	case PERF_RECORD_KSYMBOL:
-		if (end - rec <= 24 || !(ev->ksymbol.name = str_in(rec + 24, end)))
-			return bad(r, ix->off, "KSYMBOL");
-		ev->ksymbol.addr = rd64(rec + 8);
-		ev->ksymbol.len = rd32(rec + 16);
-		ev->ksymbol.ksym_type = rd16(rec + 20);
-		ev->ksymbol.flags = rd16(rec + 22);
-		break;
-	}
+	if (pd_decode_record(ev, &ev->attr->attr))
+		return bad(r, ix->off, perfdata__record_name(h.type));
 	return 1;
 }

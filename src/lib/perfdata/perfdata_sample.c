@@ -9,9 +9,11 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static inline uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 static inline uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 
 const char *perfdata__record_name(uint32_t type)
 {
@@ -183,4 +185,149 @@ int perfdata__parse_sample(const struct perf_event_attr *a, const void *rec, siz
 	if (st & PERF_SAMPLE_PHYS_ADDR)
 		s->phys_addr = take64(&c);
 	return c.bad ? -EBADMSG : 0;
+}
+
+/* ----------------------------------------------------------------- records */
+
+/* the sample_id trailer of a non-sample record: time and cpu; false if none */
+bool pd_trailer(const struct perf_event_attr *a, const uint8_t *rec, uint16_t size, uint64_t *time, uint32_t *cpu,
+		uint32_t *pid)
+{
+	uint64_t st = a->sample_type;
+	const uint8_t *p;
+	size_t hdr = pd_id_hdr_size(st);
+
+	if (!a->sample_id_all || size < 8 + hdr)
+		return false;
+	p = rec + size - hdr;
+	if (st & PERF_SAMPLE_TID) {
+		*pid = rd32(p);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		*time = rd64(p);
+		p += 8;
+	}
+	p += 8 * (!!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID));
+	if (st & PERF_SAMPLE_CPU)
+		*cpu = rd32(p);
+	return true;
+}
+
+/* a NUL-terminated string inside [p, end), or NULL */
+static const char *str_in(const uint8_t *p, const uint8_t *end)
+{
+	return p < end && memchr(p, 0, end - p) ? (const char *)p : NULL;
+}
+
+int pd_decode_record(struct perfdata_event *ev, const struct perf_event_attr *a)
+{
+	const uint8_t *rec = ev->raw, *end;
+	struct perf_event_header h = { .type = ev->type, .misc = ev->misc, .size = ev->size };
+
+	end = rec + h.size;
+	if (h.type != PERF_RECORD_SAMPLE) {
+		uint32_t pid = 0;
+
+		ev->has_sample_id = pd_trailer(a, rec, h.size, &ev->time, &ev->cpu, &pid);
+		if (ev->has_sample_id)
+			end -= pd_id_hdr_size(a->sample_type);
+	}
+	switch (h.type) {
+	case PERF_RECORD_SAMPLE:
+		if (perfdata__parse_sample(a, rec, h.size, &ev->sample))
+			return -EBADMSG;
+		ev->cpu = ev->sample.cpu;
+		ev->has_sample_id = true;
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		const uint8_t *name = rec + (h.type == PERF_RECORD_MMAP ? 40 : 72);
+
+		if (name >= end || !(ev->mmap.filename = str_in(name, end)))
+			return -EBADMSG;
+		ev->mmap.pid = rd32(rec + 8);
+		ev->mmap.tid = rd32(rec + 12);
+		ev->mmap.start = rd64(rec + 16);
+		ev->mmap.len = rd64(rec + 24);
+		ev->mmap.pgoff = rd64(rec + 32);
+		ev->mmap.prot = PROT_EXEC;
+		if (h.type == PERF_RECORD_MMAP2) {
+			if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+				ev->mmap.build_id_size = rec[40] <= 20 ? rec[40] : 20;
+				ev->mmap.build_id = rec + 44;
+			} else {
+				ev->mmap.maj = rd32(rec + 40);
+				ev->mmap.min = rd32(rec + 44);
+				ev->mmap.ino = rd64(rec + 48);
+				ev->mmap.ino_generation = rd64(rec + 56);
+			}
+			ev->mmap.prot = rd32(rec + 64);
+			ev->mmap.flags = rd32(rec + 68);
+		}
+		break;
+	}
+	case PERF_RECORD_COMM:
+		if (end - rec <= 16 || !(ev->comm.comm = str_in(rec + 16, end)))
+			return -EBADMSG;
+		ev->comm.pid = rd32(rec + 8);
+		ev->comm.tid = rd32(rec + 12);
+		ev->comm.exec = h.misc & PERF_RECORD_MISC_COMM_EXEC;
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (end - rec < 32)
+			return -EBADMSG;
+		ev->task.pid = rd32(rec + 8);
+		ev->task.ppid = rd32(rec + 12);
+		ev->task.tid = rd32(rec + 16);
+		ev->task.ptid = rd32(rec + 20);
+		ev->task.time = rd64(rec + 24);
+		break;
+	case PERF_RECORD_LOST:
+		if (end - rec < 24)
+			return -EBADMSG;
+		ev->lost.id = rd64(rec + 8);
+		ev->lost.lost = rd64(rec + 16);
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (end - rec < 16)
+			return -EBADMSG;
+		ev->lost.lost = rd64(rec + 8);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		if (end - rec <= 24 || !(ev->ksymbol.name = str_in(rec + 24, end)))
+			return -EBADMSG;
+		ev->ksymbol.addr = rd64(rec + 8);
+		ev->ksymbol.len = rd32(rec + 16);
+		ev->ksymbol.ksym_type = rd16(rec + 20);
+		ev->ksymbol.flags = rd16(rec + 22);
+		break;
+	}
+	return 0;
+}
+
+int perfdata__parse_records(const struct perfdata_attr *attr, const void *recs, size_t len,
+			    int (*fn)(const struct perfdata_event *ev, void *ctx), void *ctx)
+{
+	const uint8_t *p = recs, *end = p + len;
+
+	while (end - p >= (ptrdiff_t)sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+		struct perfdata_event ev = { 0 };
+		int rc;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h) || h.size > end - p)
+			return -EBADMSG;
+		ev.type = h.type;
+		ev.misc = h.misc;
+		ev.size = h.size;
+		ev.raw = p;
+		ev.attr = attr;
+		if (!pd_decode_record(&ev, &attr->attr) && (rc = fn(&ev, ctx)))
+			return rc;
+		p += h.size;
+	}
+	return 0;
 }
