@@ -99,6 +99,7 @@ int cmd_collapse(int argc, char **argv)
 		OPT_BOOL(0, "addrs", &o.addrs, "keep the addresses of unknown frames"),
 		OPT_BOOL(0, "inline", &o.inline_, "expand inlined functions, marked _[i]"),
 		OPT_STRING(0, "event-filter", &o.event_filter, "EVENT", "only samples of this event (default: the first seen)"),
+		OPT_STRING(0, "comms", &o.filter.comms, "COMMS", "only these commands (comma list)"),
 		OPT_BOOL(0, "period", &o.period, "weight stacks by the sample period, not 1"),
 		OPT_INT(0, "max-stack", &o.max_stack, "N", "use at most N frames of each stack"),
 		OPT_BOOL(0, "diff", &diff, "BEFORE AFTER: two-column folded stacks, as difffolded.pl"),

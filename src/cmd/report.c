@@ -23,31 +23,8 @@ static const char *const report_usage[] = {
 struct report_ctx {
 	struct hist **hists;		/* one per event of the recording */
 	int nr_attrs;
-	const char *comms, *pids, *tids;
 	int err;
 };
-
-static bool in_list(const char *list, const char *s)
-{
-	size_t n = strlen(s);
-
-	for (const char *p = list; p && *p;) {
-		size_t l = strcspn(p, ",");
-
-		if (l == n && !strncmp(p, s, n))
-			return true;
-		p += l + (p[l] == ',');
-	}
-	return false;
-}
-
-static bool in_num_list(const char *list, unsigned v)
-{
-	char b[16];
-
-	snprintf(b, sizeof(b), "%u", v);
-	return in_list(list, b);
-}
 
 static int on_sample(const struct session_sample *smp, void *arg)
 {
@@ -55,12 +32,6 @@ static int on_sample(const struct session_sample *smp, void *arg)
 	int rc;
 
 	if (smp->attr_idx < 0 || smp->attr_idx >= c->nr_attrs)
-		return 0;
-	if (c->comms && !in_list(c->comms, smp->comm))
-		return 0;
-	if (c->pids && !in_num_list(c->pids, smp->s->pid))
-		return 0;
-	if (c->tids && !in_num_list(c->tids, smp->s->tid))
 		return 0;
 	rc = hist__add(c->hists[smp->attr_idx], smp);
 	if (rc)
@@ -151,9 +122,9 @@ int cmd_report(int argc, char **argv)
 		OPT_INT(0, "top", &top, "N", "show the N hottest entries"),
 		OPT_BOOL('n', "show-nr-samples", &pr.show_nr, "a column with the number of samples"),
 		OPT_BOOL(0, "json", &json, "JSON for scripts"),
-		OPT_STRING(0, "comms", &ctx.comms, "COMMS", "only these commands (comma list)"),
-		OPT_STRING(0, "pid", &ctx.pids, "PIDS", "only these processes"),
-		OPT_STRING(0, "tid", &ctx.tids, "TIDS", "only these threads"),
+		OPT_STRING(0, "comms", &so.filter.comms, "COMMS", "only these commands (comma list)"),
+		OPT_STRING(0, "pid", &so.filter.pids, "PIDS", "only these processes"),
+		OPT_STRING(0, "tid", &so.filter.tids, "TIDS", "only these threads"),
 		OPT_INT(0, "max-stack", &max_stack, "N", "use at most N frames of each stack"),
 		OPT_BOOL(0, "inline", &inline_, "inlined functions in DWARF-unwound stacks as frames of their own (default: "
 			 "perf's; --no-inline)"),
@@ -175,8 +146,8 @@ int cmd_report(int argc, char **argv)
 	int rc = 1, nattrs;
 
 	argc = opt__parse(argc, argv, opts, report_usage, 0);
-	opt__check_ids(report_usage, ctx.pids, false);
-	opt__check_ids(report_usage, ctx.tids, true);
+	opt__check_ids(report_usage, so.filter.pids, false);
+	opt__check_ids(report_usage, so.filter.tids, true);
 	if (argc)
 		opt__usage_error(report_usage, opts, "unexpected argument '%s' (the recording is given with -i)", argv[0]);
 	if (!input)

@@ -44,7 +44,6 @@ struct script {
 	bool user_set[NR_KINDS];
 	bool ns, hide_callgraph, show_task, show_mmap, show_lost;
 	bool inline_;			/* DWARF-unwound frames with their inline lists (perf's --inline) */
-	const char *comms, *pids, *tids;
 	int name_width;
 	unsigned *attr_fields;		/* per attr: the fields that apply */
 	bool *attr_callchain;		/* per attr: frames one per line */
@@ -113,39 +112,6 @@ static int parse_fields(struct script *sc, const char *spec, char *err, size_t e
 			p++;
 	}
 	return 0;
-}
-
-static bool in_list(const char *list, long v)
-{
-	const char *p = list;
-
-	while (p && *p) {
-		char *end;
-		long x = strtol(p, &end, 10);
-
-		if (end != p && x == v)
-			return true;
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
-static bool in_comms(const char *list, const char *comm)
-{
-	size_t n = strlen(comm);
-
-	for (const char *p = list; p && *p;) {
-		size_t l = strcspn(p, ",");
-
-		if (l == n && !strncmp(p, comm, n))
-			return true;
-		p += l;
-		if (*p)
-			p++;
-	}
-	return false;
 }
 
 static void print_time(struct script *sc, uint64_t t)
@@ -233,12 +199,6 @@ static int on_sample(const struct session_sample *smp, void *arg)
 	unsigned f = sc->attr_fields[smp->attr_idx];
 	bool cc = sc->attr_callchain[smp->attr_idx];
 
-	if (sc->comms && !in_comms(sc->comms, smp->comm))
-		return 0;
-	if (sc->pids && !in_list(sc->pids, s->pid))
-		return 0;
-	if (sc->tids && !in_list(sc->tids, s->tid))
-		return 0;
 	/* the idle task never has a COMM record: perf calls it swapper */
 	print_start(sc, f, cc, s->tid == 0 && smp->comm[0] == ':' ? "swapper" : smp->comm,
 		    s->pid, s->tid, s->cpu, s->time);
@@ -387,9 +347,9 @@ int cmd_script(int argc, char **argv)
 			   "srcline,period; +f/-f change the defaults; sw:/hw:/trace: for one kind of event"),
 		OPT_BOOL(0, "ns", &sc.ns, "times in nanoseconds"),
 		OPT_BOOL('G', "hide-call-graph", &sc.hide_callgraph, "only the sampled address, not the call chain"),
-		OPT_STRING(0, "comms", &sc.comms, "COMMS", "only these commands (comma list)"),
-		OPT_STRING(0, "pid", &sc.pids, "PIDS", "only these processes"),
-		OPT_STRING(0, "tid", &sc.tids, "TIDS", "only these threads"),
+		OPT_STRING(0, "comms", &so.filter.comms, "COMMS", "only these commands (comma list)"),
+		OPT_STRING(0, "pid", &so.filter.pids, "PIDS", "only these processes"),
+		OPT_STRING(0, "tid", &so.filter.tids, "TIDS", "only these threads"),
 		OPT_BOOL(0, "show-task-events", &sc.show_task, "also COMM, FORK and EXIT records"),
 		OPT_BOOL(0, "show-mmap-events", &sc.show_mmap, "also MMAP and MMAP2 records"),
 		OPT_BOOL(0, "show-lost-events", &sc.show_lost, "also LOST records"),
@@ -403,8 +363,8 @@ int cmd_script(int argc, char **argv)
 	const struct perfdata_features *feat;
 
 	argc = opt__parse(argc, argv, opts, script_usage, 0);
-	opt__check_ids(script_usage, sc.pids, false);
-	opt__check_ids(script_usage, sc.tids, true);
+	opt__check_ids(script_usage, so.filter.pids, false);
+	opt__check_ids(script_usage, so.filter.tids, true);
 	if (argc)
 		opt__usage_error(script_usage, opts, "unexpected argument '%s'", argv[0]);
 	if (max_stack < 0)

@@ -42,7 +42,8 @@ struct top {
 	struct hist *h;
 	struct hist_opts ho;
 	bool hide_kernel, hide_user, callchain;
-	const char *comms;
+	struct session_filter filter;	/* --comms */
+	struct perfdata_attr attr;	/* the event's, for decoding its records */
 	pid_t *loaded;			/* processes whose maps were read */
 	size_t nloaded;
 	struct session_frame frames[TOP_MAX_STACK + 1];
@@ -62,58 +63,45 @@ static bool maps_loaded(struct top *t, pid_t pid)
 	return false;
 }
 
+static int on_record(const struct perfdata_event *ev, void *ctx)
+{
+	struct top *t = ctx;
+	struct session_sample ss = { 0 };
+	bool kernel = session__kernel_sample(ev->misc);
+	char comm[32];
+
+	if (ev->type == PERF_RECORD_LOST)
+		t->lost += ev->lost.lost;
+	if (ev->type != PERF_RECORD_SAMPLE)
+		return 0;
+	t->samples++;
+	t->interval_samples++;
+	t->kernel_samples += kernel;
+	if ((kernel && t->hide_kernel) || (!kernel && t->hide_user))
+		return 0;
+	if (!kernel)
+		maps_loaded(t, (pid_t)ev->sample.pid);
+	target__comm(ev->sample.tid, comm, sizeof(comm));
+	if (!session_filter__match(&t->filter, comm, ev->sample.pid, ev->sample.tid))
+		return 0;
+	ss.ev = ev;
+	ss.s = &ev->sample;
+	ss.comm = comm;
+	ss.kernel = kernel;
+	ss.frames = t->frames;
+	ss.nr_frames = session__resolve_stack(t->sym, 0, &ev->attr->attr, &ev->sample, kernel,
+					      t->callchain ? TOP_MAX_STACK : 0, t->frames,
+					      TOP_MAX_STACK + 1, NULL, NULL);
+	return (t->err = hist__add(t->h, &ss));
+}
+
+/* a record cut short ends the batch, as the kernel never writes one */
 static int on_records(void *ctx, const void *recs, size_t len)
 {
 	struct top *t = ctx;
-	const uint8_t *p = recs, *end = p + len;
+	int rc = perfdata__parse_records(&t->attr, recs, len, on_record, t);
 
-	while (p + sizeof(struct perf_event_header) <= end) {
-		const struct perf_event_header *hdr = (const void *)p;
-		struct perfdata_sample s;
-		struct session_sample ss = { 0 };
-		struct perfdata_event ev = { 0 };
-		struct perfdata_attr pa = { 0 };
-		char comm[32];
-
-		if (hdr->size < sizeof(*hdr) || p + hdr->size > end)
-			break;
-		if (hdr->type == PERF_RECORD_LOST) {
-			uint64_t lost;
-
-			memcpy(&lost, p + sizeof(*hdr) + 8, sizeof(lost));
-			t->lost += lost;
-		} else if (hdr->type == PERF_RECORD_SAMPLE &&
-			   !perfdata__parse_sample(&t->evl.ev[0].attr, p, hdr->size, &s)) {
-			bool kernel = session__kernel_sample(hdr->misc);
-
-			t->samples++;
-			t->interval_samples++;
-			t->kernel_samples += kernel;
-			if ((kernel && t->hide_kernel) || (!kernel && t->hide_user))
-				goto next;
-			if (!kernel)
-				maps_loaded(t, (pid_t)s.pid);
-			target__comm(s.tid, comm, sizeof(comm));
-			if (t->comms && !strstr(t->comms, comm))
-				goto next;
-			pa.attr = t->evl.ev[0].attr;
-			ev.attr = &pa;
-			ev.misc = hdr->misc;
-			ss.ev = &ev;
-			ss.s = &s;
-			ss.comm = comm;
-			ss.kernel = kernel;
-			ss.frames = t->frames;
-			ss.nr_frames = session__resolve_stack(t->sym, 0, &pa.attr, &s, kernel,
-							      t->callchain ? TOP_MAX_STACK : 0, t->frames,
-							      TOP_MAX_STACK + 1, NULL, NULL);
-			if ((t->err = hist__add(t->h, &ss)))
-				return t->err;
-		}
-next:
-		p += hdr->size;
-	}
-	return 0;
+	return rc == -EBADMSG ? 0 : rc;
 }
 
 static void show(struct top *t, struct report_print *pr, bool tty, double secs, const char *what)
@@ -305,7 +293,7 @@ int cmd_top(int argc, char **argv)
 		OPT_BOOL('K', "hide-kernel-symbols", &t.hide_kernel, "leave kernel samples out"),
 		OPT_BOOL('U', "hide-user-symbols", &t.hide_user, "leave user samples out"),
 		OPT_BOOL('z', "zero", &zero, "start each refresh from zero"),
-		OPT_STRING(0, "comms", &t.comms, "COMMS", "only these commands"),
+		OPT_STRING(0, "comms", &t.filter.comms, "COMMS", "only these commands (comma list)"),
 		OPT_DOUBLE(0, "percent-limit", &pr.percent_limit, "PCT", "hide entries below PCT percent"),
 		OPT_BOOL(0, "stdio", &stdio_, "print each refresh below the last instead of redrawing"),
 		OPT_BOOL(0, "batch", &batch, "plain text snapshots, no keys (with --duration), as top -b"),
@@ -368,6 +356,7 @@ int cmd_top(int argc, char **argv)
 		error("%s", err);
 		goto out;
 	}
+	t.attr.attr = t.evl.ev[0].attr;
 	t.sym = symbolizer__new(0);
 	t.ho.lines = t.sym;
 	t.h = hist__new(&t.ho);

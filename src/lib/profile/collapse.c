@@ -17,6 +17,7 @@
 struct collapse {
 	bool pid, tid, kernel, jit, addrs, inline_, period;
 	const char *event_filter;
+	struct session_filter filter;
 	struct collapse_stats *st;
 	struct folded *f;
 	char **names;		/* scratch: frame names of one stack, root first */
@@ -211,6 +212,9 @@ static int on_text(const struct ps_sample *s, void *arg)
 	char *pname;
 	size_t n = 0, total = 0;
 
+	if (!session_filter__match(&c->filter, s->comm, (uint32_t)strtoul(s->pid, NULL, 10),
+				   (uint32_t)strtoul(s->tid, NULL, 10)))
+		return 0;
 	if (!event_wanted(c, s->event))
 		return 0;
 	/* each frame may hold an inline chain "a->b->c" */
@@ -318,6 +322,7 @@ static int setup(struct collapse *c, struct folded *f, const struct collapse_opt
 	c->inline_ = o->inline_;
 	c->period = o->period;
 	c->event_filter = o->event_filter;
+	c->filter = o->filter;
 	if (o->event_filter)
 		snprintf(st->event, sizeof(st->event), "%s", o->event_filter);
 	c->st = st;
@@ -344,7 +349,8 @@ int collapse__recording(struct folded *f, const char *path, const struct collaps
 			struct collapse_stats *st, char *err, size_t errlen)
 {
 	/* perf script report stackcollapse: the inlined frames of DWARF-unwound stacks; --inline: all, marked */
-	struct session_opts so = { .sym_flags = o->inline_ ? SYM_INLINE : SYM_INLINE_UNWOUND, .max_stack = o->max_stack };
+	struct session_opts so = { .filter = o->filter, .sym_flags = o->inline_ ? SYM_INLINE : SYM_INLINE_UNWOUND,
+				   .max_stack = o->max_stack };
 	struct collapse c;
 	struct session *s;
 	int rc = setup(&c, f, o, st);

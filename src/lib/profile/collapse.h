@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "lib/flame/folded.h"
+#include "lib/profile/session.h"
 
 struct collapse_opts {
 	bool pid, tid;		/* comm-PID, comm-PID/TID as the first frame */
@@ -21,6 +22,7 @@ struct collapse_opts {
 	bool inline_;		/* inlined frames, marked _[i] */
 	bool period;		/* weight by the sample period, not 1 */
 	const char *event_filter;	/* NULL: the first event met */
+	struct session_filter filter;	/* only these samples (--comms) */
 	int max_stack;		/* 0: the default */
 };
 

@@ -341,6 +341,41 @@ static void build_stack(struct session *s, struct session_sample *smp)
 	smp->self = &s->self;
 }
 
+static bool in_names(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p;) {
+		size_t l = strcspn(p, ",");
+
+		if (l == n && !strncmp(p, name, n))
+			return true;
+		p += l + (p[l] == ',');
+	}
+	return false;
+}
+
+static bool in_ids(const char *list, uint32_t id)
+{
+	for (const char *p = list; p && *p;) {
+		char *end;
+		long x = strtol(p, &end, 10);
+
+		if (end != p && x == (long)id)
+			return true;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+bool session_filter__match(const struct session_filter *f, const char *comm, uint32_t pid, uint32_t tid)
+{
+	return (!f->comms || in_names(f->comms, comm)) && (!f->pids || in_ids(f->pids, pid)) &&
+	       (!f->tids || in_ids(f->tids, tid));
+}
+
 static void note_error(struct session *s, const char *msg)
 {
 	s->bad++;
@@ -402,6 +437,8 @@ int session__walk(struct session *s, session_sample_fn on_sample, session_event_
 				snprintf(s->unknown_comm, sizeof(s->unknown_comm), ":%u", ev.sample.tid);
 				smp.comm = s->unknown_comm;
 			}
+			if (!session_filter__match(&s->o.filter, smp.comm, ev.sample.pid, ev.sample.tid))
+				continue;
 			smp.kernel = session__kernel_sample(ev.misc);
 			build_stack(s, &smp);
 			rc = on_sample ? on_sample(&smp, arg) : 0;

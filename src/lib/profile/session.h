@@ -44,7 +44,21 @@ struct session_sample {
 	bool truncated;				/* more frames than the session keeps */
 };
 
+/*
+ * Which samples a command looks at, as perf's --comms, --pid and --tid take
+ * them: comma lists, names matched exactly ("sh" is not "bash"), ids as
+ * numbers. NULL lets every sample through.
+ */
+struct session_filter {
+	const char *comms, *pids, *tids;
+};
+
+/* the sample of thread tid (of process pid), named comm, passes f */
+bool session_filter__match(const struct session_filter *f, const char *comm, uint32_t pid, uint32_t tid);
+
 struct session_opts {
+	struct session_filter filter;	/* samples that fail it are not handed over (its lists are the
+					   caller's, read until session__free) */
 	unsigned sym_flags;	/* SYM_INLINE, SYM_SRCLINE */
 	bool no_callchain;	/* only the sample ip */
 	int max_stack;		/* 0: the default (127, perf's) */
@@ -69,7 +83,7 @@ typedef int (*session_sample_fn)(const struct session_sample *smp, void *arg);
 typedef int (*session_event_fn)(const struct perfdata_event *ev, void *arg);
 
 /*
- * Walk every record; on_sample for each sample, on_event (may be NULL) for the
+ * Walk every record; on_sample for each sample that passes the filter, on_event (may be NULL) for the
  * rest. A callback returning non-zero stops the walk and that value is
  * returned. Records that do not parse are counted (session__bad_records) and
  * skipped. Returns 0 at the end, or -errno.

@@ -1,0 +1,50 @@
+#!/bin/bash
+# --comms: an exact name from a comma list, as perf's --comms takes it, in report,
+# script, collapse and top alike ("sh" is not "bash", "bash" is not "sh").
+. "$(dirname "$0")/../lib.sh"
+
+# two spinners whose names are a substring of each other
+cp $WORKLOADS/spin $TMP/sh && cp $WORKLOADS/spin $TMP/bash
+
+# the comm column of each entry, sorted
+comms() { awk "/^ *[0-9.]+%/ {print \$NF}" "$1" | sort; }
+test_expect_success 'record the spinners sh and bash' '
+	$SONDE record -g -q -o $TMP/two.data -- sh -c "$TMP/sh 0.6 >/dev/null & $TMP/bash 0.6 >/dev/null; wait" &&
+	$SONDE report -i $TMP/two.data -s comm -q -g none --no-children >all &&
+	comms all | grep -qx sh && comms all | grep -qx bash
+'
+for c in sh bash sh,bash; do
+	test_expect_success "report --comms $c: the same entries as perf report" '
+		$SONDE report -i $TMP/two.data --comms '$c' -s comm -q -g none --no-children >out &&
+		perf report -i $TMP/two.data --comms '$c' -s comm -q -g none --no-children --stdio >perf.out 2>/dev/null &&
+		comms out >got && comms perf.out >want && cat got && test_cmp want got &&
+		[ -s got ] && ! grep -v -x -e "${c%%,*}" -e "${c##*,}" got
+	'
+done
+
+test_expect_success 'script --comms sh: the same samples as perf script' '
+	$SONDE script -i $TMP/two.data --comms sh -F comm,tid >out &&
+	perf script -i $TMP/two.data --comms sh -F comm,tid >perf.out 2>/dev/null &&
+	test_cmp perf.out out && [ -s out ] && ! grep -q bash out
+'
+
+test_expect_success 'collapse --comms bash: only bash'"'"'s stacks' '
+	$SONDE collapse -i $TMP/two.data --comms bash >out &&
+	[ -s out ] && ! grep -v "^bash;" out &&
+	$SONDE script -i $TMP/two.data | $SONDE collapse -i - --comms bash >text.out &&
+	[ -s text.out ] && ! grep -v "^bash;" text.out
+'
+
+test_expect_success 'top --comms: bash'"'"'s samples are not sh'"'"'s, nor sh'"'"'s bash'"'"'s' '
+	$TMP/sh 4 >/dev/null & a=$!
+	$TMP/bash 4 >/dev/null & b=$!
+	sleep 0.3
+	$SONDE top --stdio -a -s comm --comms bash -d 1 --duration 1.5 >bash.out 2>err; r1=$?;
+	$SONDE top --stdio -a -s comm --comms sh -d 1 --duration 1.5 >sh.out 2>>err; r2=$?;
+	kill $a $b 2>/dev/null; wait $a $b || :;
+	cat bash.out sh.out err;
+	[ $r1 -eq 0 ] && [ $r2 -eq 0 ] &&
+	comms bash.out | grep -qx bash && ! comms bash.out | grep -vx bash &&
+	comms sh.out | grep -qx sh && ! comms sh.out | grep -vx sh
+'
+test_done
