@@ -20,77 +20,52 @@ static const char *const report_usage[] = {
 	NULL,
 };
 
-struct report_ctx {
-	struct hist **hists;		/* one per event of the recording */
-	int nr_attrs;
-	int err;
+struct graph_opts {
+	bool graph, caller, order_given;
 };
 
-static int on_sample(const struct session_sample *smp, void *arg)
+/* -g graph,0.5,caller: perf's words, in any order */
+static int parse_callgraph(const char *spec, struct graph_opts *g, double *graph_min)
 {
-	struct report_ctx *c = arg;
-	int rc;
+	char *cg = strdup(spec), *save = NULL;
 
-	if (smp->attr_idx < 0 || smp->attr_idx >= c->nr_attrs)
-		return 0;
-	rc = hist__add(c->hists[smp->attr_idx], smp);
-	if (rc)
-		c->err = rc;
-	return rc;
+	if (!cg)
+		return -1;
+	for (char *t = strtok_r(cg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double v = strtod(t, &end);
+
+		if (!strcmp(t, "none") || !strcmp(t, "no"))
+			g->graph = false;
+		else if (!strcmp(t, "caller"))
+			g->caller = g->order_given = true;
+		else if (!strcmp(t, "callee")) {
+			g->caller = false;
+			g->order_given = true;
+		}
+		else if (!strcmp(t, "graph") || !strcmp(t, "function") || !strcmp(t, "percent"))
+			;
+		else if (end != t && !*end)
+			*graph_min = v;
+		else {
+			free(cg);
+			return -1;
+		}
+	}
+	free(cg);
+	return 0;
 }
 
-/* perf report --header's block, from the file's feature sections */
-static void print_header(struct perfdata_reader *r, const struct perfdata_attr *attrs, int nattrs)
+/* any event with call chains or stack copies */
+static bool has_callchain(struct session *s)
 {
-	const struct perfdata_features *f = perfdata_reader__features(r);
-	struct perfdata_reader_stats st;
+	int n;
+	const struct perfdata_attr *attrs = perfdata_reader__attrs(session__reader(s), &n);
 
-	perfdata_reader__stats(r, &st);
-	printf("# ========\n");
-	printf("# data offset    : %llu\n", (unsigned long long)st.data_offset);
-	printf("# data size      : %llu\n", (unsigned long long)st.data_size);
-	if (f->hostname)
-		printf("# hostname : %s\n", f->hostname);
-	if (f->osrelease)
-		printf("# os release : %s\n", f->osrelease);
-	if (f->version)
-		printf("# perf version : %s\n", f->version);
-	if (f->arch)
-		printf("# arch : %s\n", f->arch);
-	if (f->nr_cpus_online) {
-		printf("# nrcpus online : %u\n", f->nr_cpus_online);
-		printf("# nrcpus avail : %u\n", f->nr_cpus_avail);
-	}
-	if (f->cpudesc)
-		printf("# cpudesc : %s\n", f->cpudesc);
-	if (f->cpuid)
-		printf("# cpuid : %s\n", f->cpuid);
-	if (f->total_mem_kb)
-		printf("# total memory : %llu kB\n", (unsigned long long)f->total_mem_kb);
-	if (f->nr_cmdline) {
-		printf("# cmdline :");
-		for (uint32_t i = 0; i < f->nr_cmdline; i++)
-			printf(" %s", f->cmdline[i]);
-		printf("\n");
-	}
-	for (int i = 0; i < nattrs; i++) {
-		const struct perf_event_attr *a = &attrs[i].attr;
-
-		printf("# event : name = %s, type = %u, config = %#llx, size = %u, %s = %llu, sample_type = %#llx\n",
-		       attrs[i].name ? attrs[i].name : "", a->type, (unsigned long long)a->config, a->size,
-		       a->freq ? "sample_freq" : "sample_period", (unsigned long long)a->sample_period,
-		       (unsigned long long)a->sample_type);
-	}
-	printf("# samples : %llu, lost : %llu\n", (unsigned long long)st.nr_samples, (unsigned long long)st.lost);
-	for (size_t i = 0; i < f->nr_build_ids; i++) {
-		const struct perfdata_build_id *b = &f->build_ids[i];
-
-		printf("# build id : ");
-		for (int k = 0; k < b->size; k++)
-			printf("%02x", b->id[k]);
-		printf(" %s\n", b->filename ? b->filename : "");
-	}
-	printf("# ========\n#\n");
+	for (int i = 0; i < n; i++)
+		if (attrs[i].attr.sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER))
+			return true;
+	return false;
 }
 
 /* sonde.data, or perf.data when only that one is here */
@@ -107,7 +82,6 @@ int cmd_report(int argc, char **argv)
 	bool children = true, no_children = false, json = false, stdio_ = true, inline_ = true;
 	bool header = false, header_only = false;
 	struct report_print pr = { .out = stdout, .graph_min = 0.5 };
-	struct report_ctx ctx = { 0 };
 	struct session_opts so = { 0 };
 	int max_stack = 0;
 	int top = 0;
@@ -140,10 +114,12 @@ int cmd_report(int argc, char **argv)
 	struct hist_opts ho = { 0 };
 	struct perfdata_reader_stats st;
 	const struct perfdata_attr *attrs;
-	bool caller = true, graph = true, has_callchain = false, order_given = false;
+	struct graph_opts g = { .graph = true, .caller = true };
+	struct hist **hists = NULL;
+	bool cc;
 	char err[512];
 	const char *bad;
-	int rc = 1, nattrs;
+	int rc = 1, nattrs = 0;
 
 	argc = opt__parse(argc, argv, opts, report_usage, 0);
 	opt__check_ids(report_usage, so.filter.pids, false);
@@ -154,32 +130,8 @@ int cmd_report(int argc, char **argv)
 		input = default_recording();
 	if (hist__parse_sort(&ho, sort, &bad))
 		opt__usage_error(report_usage, opts, "unknown sort key '%s' (comm, pid, tid, dso, sym, cpu, srcline)", bad);
-	if (callgraph) {
-		char *cg = strdup(callgraph), *save = NULL;
-
-		for (char *t = strtok_r(cg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			char *end;
-			double v = strtod(t, &end);
-
-			if (!strcmp(t, "none") || !strcmp(t, "no"))
-				graph = false;
-			else if (!strcmp(t, "caller"))
-				caller = order_given = true;
-			else if (!strcmp(t, "callee")) {
-				caller = false;
-				order_given = true;
-			}
-			else if (!strcmp(t, "graph") || !strcmp(t, "function") || !strcmp(t, "percent"))
-				;
-			else if (end != t && !*end)
-				pr.graph_min = v;
-			else {
-				free(cg);
-				opt__usage_error(report_usage, opts, "-g '%s': expected graph, caller, callee, none or a threshold", callgraph);
-			}
-		}
-		free(cg);
-	}
+	if (callgraph && parse_callgraph(callgraph, &g, &pr.graph_min))
+		opt__usage_error(report_usage, opts, "-g '%s': expected graph, caller, callee, none or a threshold", callgraph);
 	if (top < 0 || max_stack < 0 || pr.percent_limit < 0)
 		opt__usage_error(report_usage, opts, "--top, --max-stack and --percent-limit cannot be negative");
 	pr.top = top;
@@ -195,34 +147,24 @@ int cmd_report(int argc, char **argv)
 			hint("record one with 'sonde record -g -- COMMAND' (or give a perf.data with -i)");
 		return 1;
 	}
-	attrs = perfdata_reader__attrs(session__reader(s), &nattrs);
-	if (header || header_only) {
-		print_header(session__reader(s), attrs, nattrs);
-		if (header_only) {
-			session__free(s);
-			return 0;
-		}
+	if (header || header_only)
+		report_print__file_header(&pr, session__reader(s));
+	if (header_only) {
+		session__free(s);
+		return 0;
 	}
-	for (int i = 0; i < nattrs; i++)
-		has_callchain |= !!(attrs[i].attr.sample_type & PERF_SAMPLE_CALLCHAIN) ||
-				 !!(attrs[i].attr.sample_type & PERF_SAMPLE_STACK_USER);
-	ho.children = children && !no_children && has_callchain;
-	ho.callchain = has_callchain && graph;
+	cc = has_callchain(s);
+	ho.children = children && !no_children && cc;
+	ho.callchain = cc && g.graph;
 	/* perf: caller-first graphs under inclusive entries, callee-first under self ones */
-	ho.caller = order_given ? caller : ho.children;
+	ho.caller = g.order_given ? g.caller : ho.children;
 	pr.graph = ho.callchain;
 	ho.lines = session__symbolizer(s);	/* srcline: the source lines of the frames it resolved */
 	ho.inline_lines = inline_;
-	ctx.nr_attrs = nattrs;
-	ctx.hists = calloc(nattrs ? nattrs : 1, sizeof(*ctx.hists));
-	rc = 1;
-	if (!ctx.hists)
-		goto out;
-	for (int i = 0; i < nattrs; i++)
-		if (!(ctx.hists[i] = hist__new(&ho)))
-			goto out;
-	if (session__walk(s, on_sample, NULL, &ctx) < 0 || ctx.err) {
-		error("cannot read '%s': %s", input, strerror(ctx.err ? -ctx.err : EIO));
+	rc = hist__from_session(s, &ho, &hists, &nattrs);
+	if (rc) {
+		error("cannot read '%s': %s", input, strerror(-rc));
+		rc = 1;
 		goto out;
 	}
 	if (perfdata_reader__warning(session__reader(s)))
@@ -231,32 +173,13 @@ int cmd_report(int argc, char **argv)
 		warning("%lu records of '%s' could not be read and were skipped; the first: %s",
 			session__bad_records(s), input, session__first_error(s));
 	perfdata_reader__stats(session__reader(s), &st);
-	if (json)
-		fputs("{\"events\": [", stdout);
-	for (int i = 0, shown = 0; i < nattrs; i++) {
-		if (!hist__nr_samples(ctx.hists[i]) && nattrs > 1)
-			continue;
-		hist__sort(ctx.hists[i]);
-		if (json) {
-			fputs(shown ? ",\n" : "\n", stdout);
-			report_print__json(&pr, ctx.hists[i], attrs[i].name, st.lost);
-		} else {
-			if (shown)
-				fputs("\n\n", stdout);
-			report_print__header(&pr, ctx.hists[i], attrs[i].name, st.lost, shown == 0);
-			report_print__entries(&pr, ctx.hists[i]);
-		}
-		shown++;
-	}
-	if (json)
-		fputs("\n]}\n", stdout);
-	else if (!pr.quiet)
-		printf("\n\n#\n# (Tip: draw these stacks with 'sonde flame -i %s -o flame.svg')\n#\n", input);
+	attrs = perfdata_reader__attrs(session__reader(s), &nattrs);
+	report_print__events(&pr, hists, attrs, nattrs, st.lost, json, input);
 	rc = 0;
 out:
-	for (int i = 0; ctx.hists && i < nattrs; i++)
-		hist__free(ctx.hists[i]);
-	free(ctx.hists);
+	for (int i = 0; hists && i < nattrs; i++)
+		hist__free(hists[i]);
+	free(hists);
 	session__free(s);
 	return rc;
 }

@@ -337,3 +337,85 @@ void report_print__json(const struct report_print *p, const struct hist *h, cons
 	}
 	fputs("\n]}", f);
 }
+
+/* perf report --header's block, from the file's feature sections */
+void report_print__file_header(const struct report_print *p, struct perfdata_reader *r)
+{
+	const struct perfdata_features *f = perfdata_reader__features(r);
+	struct perfdata_reader_stats st;
+	int nattrs;
+	const struct perfdata_attr *attrs = perfdata_reader__attrs(r, &nattrs);
+
+	perfdata_reader__stats(r, &st);
+	fprintf(p->out, "# ========\n");
+	fprintf(p->out, "# data offset    : %llu\n", (unsigned long long)st.data_offset);
+	fprintf(p->out, "# data size      : %llu\n", (unsigned long long)st.data_size);
+	if (f->hostname)
+		fprintf(p->out, "# hostname : %s\n", f->hostname);
+	if (f->osrelease)
+		fprintf(p->out, "# os release : %s\n", f->osrelease);
+	if (f->version)
+		fprintf(p->out, "# perf version : %s\n", f->version);
+	if (f->arch)
+		fprintf(p->out, "# arch : %s\n", f->arch);
+	if (f->nr_cpus_online) {
+		fprintf(p->out, "# nrcpus online : %u\n", f->nr_cpus_online);
+		fprintf(p->out, "# nrcpus avail : %u\n", f->nr_cpus_avail);
+	}
+	if (f->cpudesc)
+		fprintf(p->out, "# cpudesc : %s\n", f->cpudesc);
+	if (f->cpuid)
+		fprintf(p->out, "# cpuid : %s\n", f->cpuid);
+	if (f->total_mem_kb)
+		fprintf(p->out, "# total memory : %llu kB\n", (unsigned long long)f->total_mem_kb);
+	if (f->nr_cmdline) {
+		fprintf(p->out, "# cmdline :");
+		for (uint32_t i = 0; i < f->nr_cmdline; i++)
+			fprintf(p->out, " %s", f->cmdline[i]);
+		fprintf(p->out, "\n");
+	}
+	for (int i = 0; i < nattrs; i++) {
+		const struct perf_event_attr *a = &attrs[i].attr;
+
+		fprintf(p->out, "# event : name = %s, type = %u, config = %#llx, size = %u, %s = %llu, sample_type = %#llx\n",
+			attrs[i].name ? attrs[i].name : "", a->type, (unsigned long long)a->config, a->size,
+			a->freq ? "sample_freq" : "sample_period", (unsigned long long)a->sample_period,
+			(unsigned long long)a->sample_type);
+	}
+	fprintf(p->out, "# samples : %llu, lost : %llu\n", (unsigned long long)st.nr_samples,
+		(unsigned long long)st.lost);
+	for (size_t i = 0; i < f->nr_build_ids; i++) {
+		const struct perfdata_build_id *b = &f->build_ids[i];
+
+		fprintf(p->out, "# build id : ");
+		for (int k = 0; k < b->size; k++)
+			fprintf(p->out, "%02x", b->id[k]);
+		fprintf(p->out, " %s\n", b->filename ? b->filename : "");
+	}
+	fprintf(p->out, "# ========\n#\n");
+}
+
+void report_print__events(const struct report_print *p, struct hist *const *hists, const struct perfdata_attr *attrs,
+			  int nr, unsigned long long lost, bool json, const char *input)
+{
+	if (json)
+		fputs("{\"events\": [", p->out);
+	for (int i = 0, shown = 0; i < nr; i++) {
+		if (!hist__nr_samples(hists[i]) && nr > 1)
+			continue;
+		if (json) {
+			fputs(shown ? ",\n" : "\n", p->out);
+			report_print__json(p, hists[i], attrs[i].name, lost);
+		} else {
+			if (shown)
+				fputs("\n\n", p->out);
+			report_print__header(p, hists[i], attrs[i].name, lost, shown == 0);
+			report_print__entries(p, hists[i]);
+		}
+		shown++;
+	}
+	if (json)
+		fputs("\n]}\n", p->out);
+	else if (!p->quiet)
+		fprintf(p->out, "\n\n#\n# (Tip: draw these stacks with 'sonde flame -i %s -o flame.svg')\n#\n", input);
+}

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "lib/perfdata/perfdata.h"
 #include "lib/profile/hist.h"
 
 struct report_print {
@@ -26,5 +27,14 @@ void report_print__entries(const struct report_print *p, const struct hist *h);
 /* one event as a JSON object (no newline) */
 void report_print__json(const struct report_print *p, const struct hist *h, const char *event,
 			unsigned long long lost);
+/* perf report --header's block: host, kernel, CPUs, command line, events, build ids of r */
+void report_print__file_header(const struct report_print *p, struct perfdata_reader *r);
+/*
+ * Every event's hist (hists[i] of attrs[i]; an event without samples is left
+ * out when there are several) as text, each with its header, then the tip
+ * naming input; or, with json, one JSON document
+ */
+void report_print__events(const struct report_print *p, struct hist *const *hists, const struct perfdata_attr *attrs,
+			  int nr, unsigned long long lost, bool json, const char *input);
 
 #endif

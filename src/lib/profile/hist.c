@@ -804,3 +804,50 @@ const struct hist_entry *hist__entry(const struct hist *h, size_t i) { return &h
 uint64_t hist__total_period(const struct hist *h) { return h->total; }
 uint64_t hist__nr_samples(const struct hist *h) { return h->samples; }
 const struct hist_opts *hist__opts(const struct hist *h) { return &h->o; }
+
+struct session_hists {
+	struct hist **hists;
+	int nr;
+	int err;
+};
+
+static int add_to_event(const struct session_sample *smp, void *arg)
+{
+	struct session_hists *c = arg;
+	int rc;
+
+	if (smp->attr_idx < 0 || smp->attr_idx >= c->nr)
+		return 0;
+	rc = hist__add(c->hists[smp->attr_idx], smp);
+	if (rc)
+		c->err = rc;
+	return rc;
+}
+
+int hist__from_session(struct session *s, const struct hist_opts *o, struct hist ***hists, int *nr)
+{
+	struct session_hists c = { 0 };
+	int rc = -ENOMEM;
+
+	perfdata_reader__attrs(session__reader(s), &c.nr);
+	c.hists = calloc(c.nr ? c.nr : 1, sizeof(*c.hists));
+	if (!c.hists)
+		return -ENOMEM;
+	for (int i = 0; i < c.nr; i++)
+		if (!(c.hists[i] = hist__new(o)))
+			goto fail;
+	if (session__walk(s, add_to_event, NULL, &c) < 0 || c.err) {
+		rc = c.err ? c.err : -EIO;
+		goto fail;
+	}
+	for (int i = 0; i < c.nr; i++)
+		hist__sort(c.hists[i]);
+	*hists = c.hists;
+	*nr = c.nr;
+	return 0;
+fail:
+	for (int i = 0; i < c.nr; i++)
+		hist__free(c.hists[i]);
+	free(c.hists);
+	return rc;
+}

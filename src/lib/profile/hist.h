@@ -83,4 +83,12 @@ uint64_t hist__total_period(const struct hist *h);
 uint64_t hist__nr_samples(const struct hist *h);
 const struct hist_opts *hist__opts(const struct hist *h);
 
+/*
+ * The profile of a recording: one hist per event of s (*nr of them, in
+ * *hists, sorted), made with o from the samples session__walk hands over.
+ * The caller frees each with hist__free() and the array with free().
+ * 0 or -errno (-EIO when the recording could not be read).
+ */
+int hist__from_session(struct session *s, const struct hist_opts *o, struct hist ***hists, int *nr);
+
 #endif
