@@ -8,6 +8,7 @@
 #include "opt.h"
 #include "lib/event/event.h"
 #include "lib/perfdata/perfdata.h"
+#include "lib/perfdata/recording.h"
 #include "lib/event/sampler.h"
 #include "lib/loop/loop.h"
 #include "lib/proc/target.h"
@@ -117,18 +118,6 @@ static int write_recs(void *ctx, const void *recs, size_t len)
 	return perfdata_writer__write(ctx, recs, len);
 }
 
-/* cpu-clock where there is no hardware PMU (VMs), cycles where there is: as perf falls back */
-static int add_default_event(struct evlist *l)
-{
-	char err[256];
-
-	if (!evlist__parse(l, "cycles", err, sizeof(err)) && !event__probe(&l->ev[l->nr - 1].attr))
-		return 0;
-	evlist__free(l);
-	memset(l, 0, sizeof(*l));
-	return evlist__parse(l, "cpu-clock", err, sizeof(err));
-}
-
 static void status_line(const struct perfdata_writer *w, double t0, bool final)
 {
 	struct perfdata_writer_stats st;
@@ -140,24 +129,6 @@ static void status_line(const struct perfdata_writer *w, double t0, bool final)
 	}
 	fprintf(stderr, "\r\033[Ksonde record: %llu samples, %llu lost, %.1f s (Ctrl-C to stop)",
 		(unsigned long long)st.samples, (unsigned long long)st.lost, now_s() - t0);
-}
-
-/* the process of a thread, from /proc/TID/status */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[256];
-	FILE *f;
-	pid_t pid = tid;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return tid;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &pid) == 1)
-			break;
-	fclose(f);
-	return pid;
 }
 
 struct session {
@@ -242,30 +213,11 @@ static int record_loop(struct session *ss)
 /* COMM and MMAP2 records for what runs already */
 static int synthesize(struct session *ss)
 {
-	int rc = perfdata_writer__synth_kernel(ss->w);
+	int krc, rc = recording__synthesize(ss->w, ss->t, ss->o->cfg.callgraph == CALLGRAPH_DWARF, &krc);
 
-	perfdata_writer__synth_data_maps(ss->w, ss->o->cfg.callgraph == CALLGRAPH_DWARF);
-
-	if (rc)
-		debug(1, "no kernel map record: %s (kernel.kptr_restrict?)", strerror(-rc));
-	if (ss->t->system_wide)
-		return perfdata_writer__synth_all(ss->w);
-	if (ss->t->nr_pids) {
-		for (int i = 0; i < ss->t->nr_pids; i++)
-			if ((rc = perfdata_writer__synth_task(ss->w, ss->t->pids[i])) && rc != -ESRCH)
-				return rc;
-	} else if (ss->t->nr_tids && !ss->t->child) {
-		for (int i = 0; i < ss->t->nr_tids; i++) {
-			pid_t pid = tgid_of(ss->t->tids[i]);
-			bool seen = false;
-
-			for (int j = 0; j < i; j++)
-				seen |= tgid_of(ss->t->tids[j]) == pid;
-			if (!seen && (rc = perfdata_writer__synth_task(ss->w, pid)) && rc != -ESRCH)
-				return rc;
-		}
-	}
-	return 0;
+	if (krc)
+		debug(1, "no kernel map record: %s (kernel.kptr_restrict?)", strerror(-krc));
+	return rc;
 }
 
 int cmd_record(int argc, char **argv)
@@ -301,7 +253,7 @@ int cmd_record(int argc, char **argv)
 	char err[512];
 	bool have_cmd, started = false, loop_ready = false;
 	char **orig_argv;
-	int rc = 1, orig_argc, exit_code;
+	int rc = 1, orig_argc, exit_code, bad;
 
 	the_opts = &o;
 	ss.t = &t;
@@ -353,7 +305,7 @@ int cmd_record(int argc, char **argv)
 	ss.have_cmd = have_cmd;
 	if (opt__target(&t, &o.to, record_usage))
 		goto out;
-	if (!o.evl.nr && add_default_event(&o.evl)) {
+	if (!o.evl.nr && evlist__add_sampling_default(&o.evl)) {
 		error("cannot set up the default event");
 		goto out;
 	}
@@ -384,14 +336,10 @@ int cmd_record(int argc, char **argv)
 			"raise 'ulimit -l' or kernel.perf_event_mlock_kb", ss.s.shrunk_pages, o.cfg.mmap_pages);
 	if (ss.s.user_only_fallback)
 		warning("kernel sampling is not allowed here: sampling user space only (kernel.perf_event_paranoid)");
-	for (int e = 0; e < o.evl.nr; e++) {
-		int r = perfdata_writer__add_attr(ss.w, &o.evl.ev[e].attr, o.evl.ev[e].name,
-						  ss.s.ids[e], ss.s.nr_ids[e]);
-
-		if (r) {
-			error("cannot record '%s' with the others: %s", o.evl.ev[e].name, strerror(-r));
-			goto out;
-		}
+	if ((rc = recording__add_events(ss.w, &o.evl, &ss.s, &bad))) {
+		error("cannot record '%s' with the others: %s", o.evl.ev[bad].name, strerror(-rc));
+		rc = 1;
+		goto out;
 	}
 	if (o.zlevel) {
 		int zrc = perfdata_writer__set_compression(ss.w, o.zlevel, (size_t)o.cfg.mmap_pages * sysconf(_SC_PAGESIZE));

@@ -626,6 +626,14 @@ int evlist__add_default(struct evlist *l, bool system_wide)
 	return rc;
 }
 
+int evlist__add_sampling_default(struct evlist *l)
+{
+	if (!evlist__parse(l, "cycles", NULL, 0) && !event__probe(&l->ev[l->nr - 1].attr))
+		return 0;
+	evlist__free(l);
+	return evlist__parse(l, "cpu-clock", NULL, 0);
+}
+
 void evlist__free(struct evlist *l)
 {
 	for (int i = 0; i < l->nr; i++)

@@ -46,6 +46,8 @@ int evlist__parse(struct evlist *l, const char *spec, char *err, size_t errlen);
 /* perf stat's default set: task-clock (cpu-clock system-wide), context-switches,
  * cpu-migrations, page-faults, cycles, instructions, branches, branch-misses */
 int evlist__add_default(struct evlist *l, bool system_wide);
+/* perf record's default, into an empty l: cycles where there is a hardware PMU, else cpu-clock (VMs) */
+int evlist__add_sampling_default(struct evlist *l);
 
 void evlist__free(struct evlist *l);
 
