@@ -103,6 +103,32 @@ static int read_recording(struct folded *f, struct flame_cmd *c, const char *pat
 	return 0;
 }
 
+/* the recording, the two profiles of --diff, the folded files or stdin; 0, 1 or 129 (no input) */
+static int read_inputs(struct folded *f, struct flame_cmd *c, int argc, char **argv)
+{
+	if (c->recording)
+		return read_recording(f, c, c->recording) ? 1 : 0;
+	if (c->diff) {
+		if (read_input(f, c, argv[0], FOLDED_BEFORE) || read_input(f, c, argv[1], FOLDED_AFTER))
+			return 1;
+		if (c->normalize)
+			folded__normalize(f);
+		return 0;
+	}
+	if (argc == 0) {
+		if (isatty(STDIN_FILENO)) {
+			error("no input: give folded files, pipe folded stacks in, or -i a recording");
+			hint("perf script | stackcollapse-perf.pl | sonde flame >cpu.svg, or sonde flame -i sonde.data -o cpu.svg");
+			return 129;
+		}
+		return read_input(f, c, "-", FOLDED_AFTER) ? 1 : 0;
+	}
+	for (int i = 0; i < argc; i++)
+		if (read_input(f, c, argv[i], FOLDED_AFTER))
+			return 1;
+	return 0;
+}
+
 static int write_output(struct folded *f, struct flame_cmd *c, FILE *out)
 {
 	struct flame_result res;
@@ -150,12 +176,29 @@ static int write_output(struct folded *f, struct flame_cmd *c, FILE *out)
 	return 0;
 }
 
+/* to -o FILE or stdout */
+static int write_file(struct folded *f, struct flame_cmd *c)
+{
+	FILE *out = stdout;
+	int rc;
+
+	if (c->output && !(out = fopen(c->output, "w"))) {
+		error("cannot create '%s': %s", c->output, strerror(errno));
+		return 1;
+	}
+	rc = write_output(f, c, out);
+	if (out != stdout && fclose(out) && !rc) {
+		error("cannot write '%s': %s", c->output, strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
+
 int cmd_flame(int argc, char **argv)
 {
 	struct flame_cmd c = { .format = "svg" };
 	const char *colors = NULL;
 	struct folded *f;
-	FILE *out = stdout;
 	unsigned flags = 0;
 	int rc = 0;
 
@@ -229,43 +272,20 @@ int cmd_flame(int argc, char **argv)
 		error("out of memory");
 		return 1;
 	}
-	if (c.recording) {
-		if (read_recording(f, &c, c.recording))
-			goto fail;
-	} else if (c.diff) {
-		if (read_input(f, &c, argv[0], FOLDED_BEFORE) || read_input(f, &c, argv[1], FOLDED_AFTER))
-			goto fail;
-		if (c.normalize)
-			folded__normalize(f);
-	} else if (argc == 0) {
-		if (isatty(STDIN_FILENO)) {
-			error("no input: give folded files, pipe folded stacks in, or -i a recording");
-			hint("perf script | stackcollapse-perf.pl | sonde flame >cpu.svg, or sonde flame -i sonde.data -o cpu.svg");
-			folded__free(f);
-			return 129;
-		}
-		if (read_input(f, &c, "-", FOLDED_AFTER))
-			goto fail;
-	} else {
-		for (int i = 0; i < argc; i++)
-			if (read_input(f, &c, argv[i], FOLDED_AFTER))
-				goto fail;
+	rc = read_inputs(f, &c, argc, argv);
+	if (rc == 129) {
+		folded__free(f);
+		return 129;
 	}
+	if (rc)
+		goto fail;
 	if (c.warned > MAX_WARNINGS)
 		warning("%lu malformed lines skipped in all (the first %d shown)", c.warned, MAX_WARNINGS);
 	if (folded__finish(f)) {
 		error("out of memory");
 		goto fail;
 	}
-	if (c.output && !(out = fopen(c.output, "w"))) {
-		error("cannot create '%s': %s", c.output, strerror(errno));
-		goto fail;
-	}
-	rc = write_output(f, &c, out);
-	if (out != stdout && fclose(out) && !rc) {
-		error("cannot write '%s': %s", c.output, strerror(errno));
-		rc = 1;
-	}
+	rc = write_file(f, &c);
 	folded__free(f);
 	return rc;
 fail:
