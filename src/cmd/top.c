@@ -106,29 +106,16 @@ static int on_records(void *ctx, const void *recs, size_t len)
 
 static void show(struct top *t, struct report_print *pr, bool tty, double secs, const char *what)
 {
-	double rate = secs > 0 ? t->interval_samples / secs : 0;
-	double kpct = t->samples ? 100.0 * t->kernel_samples / t->samples : 0;
-	int w = 79;
+	struct top_screen scr = {
+		.rate = secs > 0 ? t->interval_samples / secs : 0,
+		.kernel_pct = t->samples ? 100.0 * t->kernel_samples / t->samples : 0,
+		.lost = t->lost, .event = t->evl.ev[0].name, .target = what, .tty = tty, .zero = t->zero,
+	};
 
-	if (tty)
-		fputs("\033[H\033[2J", stdout);
-	printf("   PerfTop: %7.0f irqs/sec  kernel:%4.1f%% lost: %llu [%s],  (%s)\n",
-	       rate, kpct, (unsigned long long)t->lost, t->evl.ev[0].name, what);
-	for (int i = 0; i < w; i++)
-		putchar('-');
-	printf("\n");
-	if (t->zoom_comm[0] || t->zoom_dso[0])
-		printf("   zoomed into %s%s%s%s\n", t->zoom_comm[0] ? "command " : "", t->zoom_comm,
-		       t->zoom_dso[0] ? "DSO " : "", t->zoom_dso);
-	printf("\n");
 	hist__sort(t->h);
 	pr->only_comm = t->zoom_comm[0] ? t->zoom_comm : NULL;
 	pr->only_dso = t->zoom_dso[0] ? t->zoom_dso : NULL;
-	report_print__entries(pr, t->h);
-	if (tty)
-		printf("\n   q quit   c zoom into the top command   d zoom into the top DSO   z zero each refresh%s   K/U kernel/user\n",
-		       t->zero ? " (on)" : "");
-	fflush(stdout);
+	report_print__top(pr, t->h, &scr);
 	t->interval_samples = 0;
 }
 

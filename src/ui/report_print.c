@@ -419,3 +419,23 @@ void report_print__events(const struct report_print *p, struct hist *const *hist
 	else if (!p->quiet)
 		fprintf(p->out, "\n\n#\n# (Tip: draw these stacks with 'sonde flame -i %s -o flame.svg')\n#\n", input);
 }
+
+void report_print__top(const struct report_print *p, const struct hist *h, const struct top_screen *s)
+{
+	if (s->tty)
+		fputs("\033[H\033[2J", p->out);
+	fprintf(p->out, "   PerfTop: %7.0f irqs/sec  kernel:%4.1f%% lost: %llu [%s],  (%s)\n",
+		s->rate, s->kernel_pct, s->lost, s->event, s->target);
+	for (int i = 0; i < 79; i++)
+		fputc('-', p->out);
+	fprintf(p->out, "\n");
+	if (p->only_comm || p->only_dso)
+		fprintf(p->out, "   zoomed into %s%s%s%s\n", p->only_comm ? "command " : "", p->only_comm ? p->only_comm : "",
+			p->only_dso ? "DSO " : "", p->only_dso ? p->only_dso : "");
+	fprintf(p->out, "\n");
+	report_print__entries(p, h);
+	if (s->tty)
+		fprintf(p->out, "\n   q quit   c zoom into the top command   d zoom into the top DSO   z zero each refresh%s   K/U kernel/user\n",
+			s->zero ? " (on)" : "");
+	fflush(p->out);
+}

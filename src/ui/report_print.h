@@ -37,4 +37,16 @@ void report_print__file_header(const struct report_print *p, struct perfdata_rea
 void report_print__events(const struct report_print *p, struct hist *const *hists, const struct perfdata_attr *attrs,
 			  int nr, unsigned long long lost, bool json, const char *input);
 
+/* perf top's screen above the entries */
+struct top_screen {
+	double rate;			/* samples per second since the last screen */
+	double kernel_pct;		/* of the samples so far, in the kernel */
+	unsigned long long lost;
+	const char *event, *target;	/* "cpu-clock", "all, 2 CPUs" */
+	bool tty;			/* redraw the terminal, show the keys */
+	bool zero;			/* z is on */
+};
+/* the PerfTop line, the zoom (p->only_comm, p->only_dso), the entries of h, the keys */
+void report_print__top(const struct report_print *p, const struct hist *h, const struct top_screen *s);
+
 #endif
