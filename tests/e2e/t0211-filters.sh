@@ -39,10 +39,11 @@ test_expect_success 'top --comms: bash'"'"'s samples are not sh'"'"'s, nor sh'"'
 	$TMP/sh 4 >/dev/null & a=$!
 	$TMP/bash 4 >/dev/null & b=$!
 	sleep 0.3
-	$SONDE top --stdio -a -s comm --comms bash -d 1 --duration 1.5 >bash.out 2>err; r1=$?;
-	$SONDE top --stdio -a -s comm --comms sh -d 1 --duration 1.5 >sh.out 2>>err; r2=$?;
+	r1=0 r2=0
+	$SONDE top --stdio -a -s comm --comms bash -d 1 --duration 1.5 >bash.out 2>err || r1=$?
+	$SONDE top --stdio -a -s comm --comms sh -d 1 --duration 1.5 >sh.out 2>>err || r2=$?
 	kill $a $b 2>/dev/null; wait $a $b || :;
-	cat bash.out sh.out err;
+	cat bash.out sh.out err; echo "exit codes $r1 $r2";
 	[ $r1 -eq 0 ] && [ $r2 -eq 0 ] &&
 	comms bash.out | grep -qx bash && ! comms bash.out | grep -vx bash &&
 	comms sh.out | grep -qx sh && ! comms sh.out | grep -vx sh

@@ -186,3 +186,23 @@ TEST(hist_srcline_gives_up_as_perf)
 	hist__free(h);
 	symbolizer__free(fx.sym);
 }
+
+/* perf's --comms, --pid, --tid: exact names, ids as numbers */
+TEST(session_filter)
+{
+	struct session_filter none = { 0 }, sh = { .comms = "sh" }, two = { .comms = "bash,sh", .pids = "12,34" },
+			      tid = { .tids = "7" };
+
+	CHECK(session_filter__match(&none, "bash", 1, 1));
+	CHECK(session_filter__match(&sh, "sh", 1, 1));
+	CHECK(!session_filter__match(&sh, "bash", 1, 1));
+	CHECK(!session_filter__match(&sh, "s", 1, 1));
+	CHECK(!session_filter__match(&sh, "", 1, 1));
+	CHECK(session_filter__match(&two, "bash", 34, 35));
+	CHECK(session_filter__match(&two, "sh", 12, 12));
+	CHECK(!session_filter__match(&two, "sh", 1, 12));
+	CHECK(!session_filter__match(&two, "ba", 12, 12));
+	CHECK(session_filter__match(&tid, "x", 1, 7));
+	CHECK(!session_filter__match(&tid, "x", 7, 70));
+}
+

@@ -433,3 +433,62 @@ TEST(perfdata_tracing_roundtrip)
 	CHECK(strstr(err, "offset") != NULL);
 	perfdata_reader__free(r);
 }
+
+struct seen {
+	int samples, lost, other;
+	uint64_t lost_count, ip, time;
+	uint32_t cpu;
+};
+
+static int count_rec(const struct perfdata_event *ev, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (ev->type == PERF_RECORD_SAMPLE) {
+		s->samples++;
+		s->ip = ev->sample.ip;
+	} else if (ev->type == PERF_RECORD_LOST) {
+		s->lost++;
+		s->lost_count += ev->lost.lost;
+		s->time = ev->time;
+		s->cpu = ev->cpu;
+	} else {
+		s->other++;
+	}
+	return 0;
+}
+
+/* a ring buffer's records decode as a file's do: samples, LOST counts with their trailer */
+TEST(perfdata_parse_records)
+{
+	struct perfdata_attr pa = { .attr = { .sample_type = ST, .sample_id_all = 1 } };
+	uint8_t buf[1024];
+	size_t n = 0;
+	struct seen s = { 0 };
+	struct rb r;
+
+	sample(&r, 5, 0x401000, 42, 100, 2);
+	memcpy(buf + n, r.b, r.n);
+	n += r.n;
+	begin(&r, PERF_RECORD_LOST, 0);
+	put64(&r, 5);		/* id */
+	put64(&r, 17);		/* lost */
+	trailer(&r, 42, 200, 5);
+	end(&r);
+	memcpy(buf + n, r.b, r.n);
+	n += r.n;
+	sample(&r, 5, 0x402000, 42, 300, 0);
+	r.b[6] = 8;		/* a sample too short for its fields: skipped */
+	r.b[7] = 0;
+	memcpy(buf + n, r.b, 8);
+	n += 8;
+	CHECK_INT(perfdata__parse_records(&pa, buf, n, count_rec, &s), 0);
+	CHECK_INT(s.samples, 1);
+	CHECK_INT(s.ip, 0x401000);
+	CHECK_INT(s.lost, 1);
+	CHECK_INT(s.lost_count, 17);
+	CHECK_INT(s.time, 200);
+	CHECK_INT(s.cpu, 1);
+	/* a size past the end */
+	CHECK_INT(perfdata__parse_records(&pa, buf, n - 9, count_rec, &s), -EBADMSG);
+}
