@@ -220,6 +220,68 @@ static int synthesize(struct session *ss)
 	return rc;
 }
 
+/*
+ * Open the events on the target and begin the file: its events, compression,
+ * command line, and the records of what runs already. -1 when it failed (said).
+ */
+static int open_recording(struct session *ss, int argc, char **argv)
+{
+	struct record_opts *o = ss->o;
+	char err[512];
+	int rc, bad;
+
+	sampler__config_attrs(&o->evl, ss->t, &o->cfg);
+	if (sampler__open(&ss->s, &o->evl, ss->t, &o->cfg, err, sizeof(err))) {
+		error("%s", err);
+		return -1;
+	}
+	if (ss->s.shrunk_pages)
+		warning("the locked memory limit allows only %u-page buffers (%u asked): more samples may be lost; "
+			"raise 'ulimit -l' or kernel.perf_event_mlock_kb", ss->s.shrunk_pages, o->cfg.mmap_pages);
+	if (ss->s.user_only_fallback)
+		warning("kernel sampling is not allowed here: sampling user space only (kernel.perf_event_paranoid)");
+	if ((rc = recording__add_events(ss->w, &o->evl, &ss->s, &bad))) {
+		error("cannot record '%s' with the others: %s", o->evl.ev[bad].name, strerror(-rc));
+		return -1;
+	}
+	if (o->zlevel) {
+		int zrc = perfdata_writer__set_compression(ss->w, o->zlevel,
+							   (size_t)o->cfg.mmap_pages * sysconf(_SC_PAGESIZE));
+
+		if (zrc) {
+			error("cannot compress: %s", strerror(-zrc));
+			return -1;
+		}
+	}
+	/* the command line as the user typed it, for `perf report --header` */
+	if (argv)
+		perfdata_writer__set_cmdline(ss->w, argc, argv);
+	if (perfdata_writer__begin(ss->w) || synthesize(ss)) {
+		error("cannot write '%s': %s", o->output, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* the summary line and the lost samples' warning */
+static void summary(const struct record_opts *o, const struct perfdata_writer *w)
+{
+	struct perfdata_writer_stats st;
+
+	perfdata_writer__stats(w, &st);
+	if (!o->quiet) {
+		char packed[64] = "";
+
+		if (st.raw_bytes)
+			snprintf(packed, sizeof(packed), ", compressed from %.3f MB", st.raw_bytes / 1e6);
+		fprintf(stderr, "[ sonde record: wrote '%s' (%.3f MB%s): %llu samples, %llu lost ]\n", o->output,
+			st.bytes / 1e6, packed, (unsigned long long)st.samples, (unsigned long long)st.lost);
+	}
+	if (st.lost)
+		warning("lost %llu samples in %llu overflows: the buffers filled faster than sonde wrote them; "
+			"raise -m or lower -F", (unsigned long long)st.lost, (unsigned long long)st.lost_records);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .mmap_pages = 0, .period = ~0ULL };
@@ -249,11 +311,10 @@ int cmd_record(int argc, char **argv)
 	};
 	struct session ss = { .o = &o };
 	struct target t = { 0 };
-	struct perfdata_writer_stats st;
 	char err[512];
 	bool have_cmd, started = false, loop_ready = false;
 	char **orig_argv;
-	int rc = 1, orig_argc, exit_code, bad;
+	int rc = 1, orig_argc, exit_code;
 
 	the_opts = &o;
 	ss.t = &t;
@@ -326,36 +387,8 @@ int cmd_record(int argc, char **argv)
 			t.child = ss.wl.pid;
 	}
 	rc = 1;
-	sampler__config_attrs(&o.evl, &t, &o.cfg);
-	if (sampler__open(&ss.s, &o.evl, &t, &o.cfg, err, sizeof(err))) {
-		error("%s", err);
+	if (open_recording(&ss, orig_argc, orig_argv))
 		goto out;
-	}
-	if (ss.s.shrunk_pages)
-		warning("the locked memory limit allows only %u-page buffers (%u asked): more samples may be lost; "
-			"raise 'ulimit -l' or kernel.perf_event_mlock_kb", ss.s.shrunk_pages, o.cfg.mmap_pages);
-	if (ss.s.user_only_fallback)
-		warning("kernel sampling is not allowed here: sampling user space only (kernel.perf_event_paranoid)");
-	if ((rc = recording__add_events(ss.w, &o.evl, &ss.s, &bad))) {
-		error("cannot record '%s' with the others: %s", o.evl.ev[bad].name, strerror(-rc));
-		rc = 1;
-		goto out;
-	}
-	if (o.zlevel) {
-		int zrc = perfdata_writer__set_compression(ss.w, o.zlevel, (size_t)o.cfg.mmap_pages * sysconf(_SC_PAGESIZE));
-
-		if (zrc) {
-			error("cannot compress: %s", strerror(-zrc));
-			goto out;
-		}
-	}
-	/* the command line as the user typed it, for `perf report --header` */
-	if (orig_argv)
-		perfdata_writer__set_cmdline(ss.w, orig_argc, orig_argv);
-	if (perfdata_writer__begin(ss.w) || synthesize(&ss)) {
-		error("cannot write '%s': %s", o.output, strerror(errno));
-		goto out;
-	}
 
 	if (o.duration > 0)
 		loop__set_duration(&ss.loop, o.duration);
@@ -394,18 +427,7 @@ int cmd_record(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	perfdata_writer__stats(ss.w, &st);
-	if (!o.quiet) {
-		char packed[64] = "";
-
-		if (st.raw_bytes)
-			snprintf(packed, sizeof(packed), ", compressed from %.3f MB", st.raw_bytes / 1e6);
-		fprintf(stderr, "[ sonde record: wrote '%s' (%.3f MB%s): %llu samples, %llu lost ]\n", o.output,
-			st.bytes / 1e6, packed, (unsigned long long)st.samples, (unsigned long long)st.lost);
-	}
-	if (st.lost)
-		warning("lost %llu samples in %llu overflows: the buffers filled faster than sonde wrote them; "
-			"raise -m or lower -F", (unsigned long long)st.lost, (unsigned long long)st.lost_records);
+	summary(&o, ss.w);
 	rc = exit_code;
 out:
 	if (started)
