@@ -258,6 +258,38 @@ static int top_keys(void *ctx, int fd, short revents)
 	return 0;
 }
 
+/* the entries a terminal of $LINES rows has room for (20 when unknown) */
+static size_t screen_entries(void)
+{
+	const char *lines = getenv("LINES");
+
+	return lines && atoi(lines) > 8 ? (size_t)atoi(lines) - 6 : 20;
+}
+
+/* open the event on tg and make the symbolizer and the hist; -1 when it failed (said) */
+static int top_open(struct top *t, const struct target *tg, struct sampler_config *cfg)
+{
+	char err[512];
+
+	cfg->callgraph = t->callchain ? CALLGRAPH_FP : CALLGRAPH_NONE;
+	cfg->mmap_pages = 64;
+	sampler__config_attrs(&t->evl, tg, cfg);
+	if (sampler__open(&t->smp, &t->evl, tg, cfg, err, sizeof(err))) {
+		error("%s", err);
+		return -1;
+	}
+	t->attr.attr = t->evl.ev[0].attr;
+	t->sym = symbolizer__new(0);
+	t->ho.lines = t->sym;
+	t->h = hist__new(&t->ho);
+	t->loaded = calloc(MAX_TRACKED, sizeof(pid_t));
+	if (!t->sym || !t->h || !t->loaded) {
+		error("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	struct top t = { 0 };
@@ -313,13 +345,8 @@ int cmd_top(int argc, char **argv)
 	tty = isatty(1) && !stdio_;
 	view.tty = tty;
 	t.zero = zero;
-	if (!entries && tty) {
-		pr.top = 20;
-		const char *lines = getenv("LINES");
-
-		if (lines && atoi(lines) > 8)
-			pr.top = atoi(lines) - 6;
-	}
+	if (!entries && tty)
+		pr.top = screen_entries();
 	pr.quiet = true;
 
 	if (evlist__parse(&t.evl, event ? event : "cpu-clock", err, sizeof(err))) {
@@ -336,22 +363,8 @@ int cmd_top(int argc, char **argv)
 		snprintf(what, sizeof(what), "%s %s", to.pids ? "pid" : "tid", to.pids ? to.pids : to.tids);
 	else
 		snprintf(what, sizeof(what), "all, %d CPU%s", tg.nr_cpus, tg.nr_cpus > 1 ? "s" : "");
-	cfg.callgraph = t.callchain ? CALLGRAPH_FP : CALLGRAPH_NONE;
-	cfg.mmap_pages = 64;
-	sampler__config_attrs(&t.evl, &tg, &cfg);
-	if (sampler__open(&t.smp, &t.evl, &tg, &cfg, err, sizeof(err))) {
-		error("%s", err);
+	if (top_open(&t, &tg, &cfg))
 		goto out;
-	}
-	t.attr.attr = t.evl.ev[0].attr;
-	t.sym = symbolizer__new(0);
-	t.ho.lines = t.sym;
-	t.h = hist__new(&t.ho);
-	t.loaded = calloc(MAX_TRACKED, sizeof(pid_t));
-	if (!t.sym || !t.h || !t.loaded) {
-		error("out of memory");
-		goto out;
-	}
 	rc = loop__init(&loop);
 	loop_ready = !rc;
 	npf = sampler__pollfds(&t.smp, pf, 256);
