@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -265,6 +264,31 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 	return 0;
 }
 
+/* the printer: -o FILE (else stderr), the format, perf's thousands separator; -1 when FILE cannot be opened (said) */
+static int setup_print(const struct stat_opts *o, struct stat_print *pr)
+{
+	pr->out = stderr;
+	if (o->output) {
+		int fd = open(o->output, O_WRONLY | O_CREAT | O_CLOEXEC | (o->append ? O_APPEND : O_TRUNC), 0600);
+		FILE *f = fd < 0 ? NULL : fdopen(fd, o->append ? "a" : "w");
+
+		if (!f) {
+			error("cannot open '%s' for writing: %s", o->output, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		pr->out = f;
+	}
+	pr->fmt = o->json ? STAT_JSON : o->sep ? STAT_CSV : STAT_STD;
+	pr->sep = o->sep ? o->sep : " ";
+	pr->runs = o->repeat;
+	if (o->big_num)
+		pr->thousands = stat_print__thousands_sep();
+	pr->no_scale = !o->scale;
+	return 0;
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = { .sep = NULL, .big_num = true, .scale = true, .repeat = 1 };
@@ -342,32 +366,9 @@ int cmd_stat(int argc, char **argv)
 		goto out;
 	}
 
-	if (o.output) {
-		int fd = open(o.output, O_WRONLY | O_CREAT | O_CLOEXEC | (o.append ? O_APPEND : O_TRUNC), 0600);
-
-		if (fd < 0 || !(out = fdopen(fd, o.append ? "a" : "w"))) {
-			error("cannot open '%s' for writing: %s", o.output, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			out = stderr;
-			goto out;
-		}
-	}
-	pr.out = out;
-	pr.fmt = o.json ? STAT_JSON : o.sep ? STAT_CSV : STAT_STD;
-	pr.sep = o.sep ? o.sep : " ";
-	pr.runs = o.repeat;
-	if (o.big_num) {
-		/* perf's %'-grouping follows LC_NUMERIC: "1,000" in en_US, "1000" in C */
-		static char thousands[8];
-
-		if (setlocale(LC_NUMERIC, "")) {
-			snprintf(thousands, sizeof(thousands), "%s", localeconv()->thousands_sep);
-			setlocale(LC_NUMERIC, "C");
-		}
-		pr.thousands = thousands;
-	}
-	pr.no_scale = !o.scale;
+	if (setup_print(&o, &pr))
+		goto out;
+	out = pr.out;
 
 	if (o.interval_ms) {
 		/* the row shapes come from the first run's counters */

@@ -8,6 +8,7 @@
 #include "ui/json.h"
 #include "ui/stat_print.h"
 
+#include <locale.h>
 #include <math.h>
 #include <string.h>
 
@@ -267,4 +268,16 @@ void stat_print__footer(const struct stat_print *p, const struct stat_model *m,
 			fprintf(p->out, "  ( +-%6.2f%% )", pct);
 	}
 	fprintf(p->out, "\n\n");
+}
+
+const char *stat_print__thousands_sep(void)
+{
+	/* perf's %'-grouping follows LC_NUMERIC: "1,000" in en_US, "1000" in C */
+	static char thousands[8];
+
+	if (setlocale(LC_NUMERIC, "")) {
+		snprintf(thousands, sizeof(thousands), "%s", localeconv()->thousands_sep);
+		setlocale(LC_NUMERIC, "C");
+	}
+	return thousands;
 }

@@ -31,4 +31,7 @@ void stat_print__rows(const struct stat_print *p, const struct stat_model *m, do
 void stat_print__footer(const struct stat_print *p, const struct stat_model *m,
 			bool ru_valid, double user_s, double sys_s);
 
+/* this locale's thousands separator (LC_NUMERIC, as perf's %' follows it; "" in C), for thousands */
+const char *stat_print__thousands_sep(void);
+
 #endif
