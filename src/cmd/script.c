@@ -37,6 +37,7 @@ int cmd_script(int argc, char **argv)
 		OPT_STRING(0, "comms", &so.filter.comms, "COMMS", "only these commands (comma list)"),
 		OPT_STRING(0, "pid", &so.filter.pids, "PIDS", "only these processes"),
 		OPT_STRING(0, "tid", &so.filter.tids, "TIDS", "only these threads"),
+		OPT_STRING('S', "symbols", &so.filter.syms, "SYMS", "only samples in these functions (comma list)"),
 		OPT_BOOL(0, "show-task-events", &sc.show_task, "also COMM, FORK and EXIT records"),
 		OPT_BOOL(0, "show-mmap-events", &sc.show_mmap, "also MMAP and MMAP2 records"),
 		OPT_BOOL(0, "show-lost-events", &sc.show_lost, "also LOST records"),

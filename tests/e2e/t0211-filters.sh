@@ -28,6 +28,17 @@ test_expect_success 'script --comms sh: the same samples as perf script' '
 	test_cmp perf.out out && [ -s out ] && ! grep -q bash out
 '
 
+test_expect_success 'script -S: the samples in these functions, as perf script -S' '
+	$SONDE record -g -q -o $TMP/demo.data -- $EXAMPLES/demo 0.5 >/dev/null &&
+	for syms in hot_loop hot_loop,warm_loop hot nosuch; do
+		$SONDE script -i $TMP/demo.data -S $syms -F comm,tid,ip,sym,dso >out &&
+		perf script -i $TMP/demo.data -S $syms -F comm,tid,ip,sym,dso >perf.out 2>/dev/null &&
+		test_cmp perf.out out || exit 1
+	done &&
+	$SONDE script -i $TMP/demo.data -S hot_loop -G -F comm,sym >out &&
+	grep -q "hot_loop$" out && ! grep -v "hot_loop$" out
+'
+
 test_expect_success 'collapse --comms bash: only bash'"'"'s stacks' '
 	$SONDE collapse -i $TMP/two.data --comms bash >out &&
 	[ -s out ] && ! grep -v "^bash;" out &&

@@ -204,5 +204,10 @@ TEST(session_filter)
 	CHECK(!session_filter__match(&two, "ba", 12, 12));
 	CHECK(session_filter__match(&tid, "x", 1, 7));
 	CHECK(!session_filter__match(&tid, "x", 7, 70));
+	tid.syms = "main,hot_loop";
+	CHECK(session_filter__match_sym(&tid, "hot_loop"));
+	CHECK(!session_filter__match_sym(&tid, "hot"));
+	CHECK(!session_filter__match_sym(&tid, NULL));
+	CHECK(session_filter__match_sym(&none, NULL));
 }
 

@@ -376,6 +376,11 @@ bool session_filter__match(const struct session_filter *f, const char *comm, uin
 	       (!f->tids || in_ids(f->tids, tid));
 }
 
+bool session_filter__match_sym(const struct session_filter *f, const char *sym)
+{
+	return !f->syms || (sym && in_names(f->syms, sym));
+}
+
 static void note_error(struct session *s, const char *msg)
 {
 	s->bad++;
@@ -441,6 +446,12 @@ int session__walk(struct session *s, session_sample_fn on_sample, session_event_
 				continue;
 			smp.kernel = session__kernel_sample(ev.misc);
 			build_stack(s, &smp);
+			if (s->o.filter.syms) {
+				const struct session_frame *self = smp.self ? smp.self : smp.nr_frames ? smp.frames : NULL;
+
+				if (!session_filter__match_sym(&s->o.filter, self ? self->sym.sym : NULL))
+					continue;
+			}
 			rc = on_sample ? on_sample(&smp, arg) : 0;
 		} else {
 			rc = on_event ? on_event(&ev, arg) : 0;

@@ -45,16 +45,19 @@ struct session_sample {
 };
 
 /*
- * Which samples a command looks at, as perf's --comms, --pid and --tid take
- * them: comma lists, names matched exactly ("sh" is not "bash"), ids as
- * numbers. NULL lets every sample through.
+ * Which samples a command looks at, as perf's --comms, --pid, --tid and
+ * perf script's -S take them: comma lists, names matched exactly ("sh" is
+ * not "bash"), ids as numbers. NULL lets every sample through.
  */
 struct session_filter {
 	const char *comms, *pids, *tids;
+	const char *syms;	/* the function of the sample's ip (an unresolved one never matches) */
 };
 
-/* the sample of thread tid (of process pid), named comm, passes f */
+/* the sample of thread tid (of process pid), named comm, passes f's comms, pids and tids */
 bool session_filter__match(const struct session_filter *f, const char *comm, uint32_t pid, uint32_t tid);
+/* a sample in function sym (NULL: unresolved) passes f's syms */
+bool session_filter__match_sym(const struct session_filter *f, const char *sym);
 
 struct session_opts {
 	struct session_filter filter;	/* samples that fail it are not handed over (its lists are the
