@@ -10,7 +10,6 @@
 #include "lib/event/event.h"
 #include "lib/tracefs/tracefs.h"
 
-#include <dirent.h>
 #include <linux/bpf.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -102,38 +101,12 @@ static void cache_one(const char *name, void *p)
 	row(l, name, NULL, "Hardware cache event");
 }
 
-static void list_pmu(struct list_ctx *l)
+static void pmu_one(const char *name, void *p)
 {
-	const char *base = "/sys/bus/event_source/devices";
-	DIR *d = opendir(base);
-	struct dirent *pmu;
+	struct list_ctx *l = p;
 
-	if (!d)
-		return;
-	while ((pmu = readdir(d))) {
-		char path[512];
-		struct dirent *ev;
-		DIR *ed;
-
-		if (pmu->d_name[0] == '.' || !strcmp(pmu->d_name, "tracepoint") ||
-		    !strcmp(pmu->d_name, "software") || !strcmp(pmu->d_name, "breakpoint"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/events", base, pmu->d_name);
-		ed = opendir(path);
-		if (!ed)
-			continue;
-		while ((ev = readdir(ed))) {
-			char name[300];
-
-			if (ev->d_name[0] == '.' || strchr(ev->d_name, '.'))
-				continue;	/* .scale / .unit files */
-			snprintf(name, sizeof(name), "%s/%s/", pmu->d_name, ev->d_name);
-			if (wanted(l, "pmu", name, NULL))
-				row(l, name, NULL, "Kernel PMU event");
-		}
-		closedir(ed);
-	}
-	closedir(d);
+	if (wanted(l, "pmu", name, NULL))
+		row(l, name, NULL, "Kernel PMU event");
 }
 
 static void list_tracepoints(struct list_ctx *l)
@@ -223,7 +196,7 @@ int cmd_list(int argc, char **argv)
 		row(&l, "rNNN", NULL, "Raw hardware event descriptor");
 	if (!l.cls && (!l.npats || wanted(&l, "", "cpu/t1=v1[,t2=v2,t3 ...]/modifier", NULL)))
 		row(&l, "cpu/t1=v1[,t2=v2,t3 ...]/modifier", NULL, "Raw hardware event descriptor");
-	list_pmu(&l);
+	event__for_each_pmu_event(pmu_one, &l);
 	list_tracepoints(&l);
 	if (!l.shown && (l.npats || l.cls)) {
 		error("no event matches '%s'", argv[0]);

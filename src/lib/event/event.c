@@ -75,6 +75,39 @@ static void cache_name(char *buf, size_t len, int c, int op, int res)
 		snprintf(buf, len, "%s-%s-%s", cache_names[c], cache_op_names[op][0], cache_res_names[res]);
 }
 
+void event__for_each_pmu_event(void (*fn)(const char *name, void *ctx), void *ctx)
+{
+	const char *base = "/sys/bus/event_source/devices";
+	DIR *d = opendir(base);
+	struct dirent *pmu;
+
+	if (!d)
+		return;
+	while ((pmu = readdir(d))) {
+		char path[512];
+		struct dirent *ev;
+		DIR *ed;
+
+		if (pmu->d_name[0] == '.' || !strcmp(pmu->d_name, "tracepoint") ||
+		    !strcmp(pmu->d_name, "software") || !strcmp(pmu->d_name, "breakpoint"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/events", base, pmu->d_name);
+		ed = opendir(path);
+		if (!ed)
+			continue;
+		while ((ev = readdir(ed))) {
+			char name[300];
+
+			if (ev->d_name[0] == '.' || strchr(ev->d_name, '.'))
+				continue;	/* .scale / .unit files */
+			snprintf(name, sizeof(name), "%s/%s/", pmu->d_name, ev->d_name);
+			fn(name, ctx);
+		}
+		closedir(ed);
+	}
+	closedir(d);
+}
+
 void event__for_each_cache_name(void (*fn)(const char *name, void *ctx), void *ctx)
 {
 	char buf[64];

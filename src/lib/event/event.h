@@ -61,6 +61,8 @@ struct event_sym {
 extern const struct event_sym event_syms[];
 extern const size_t nr_event_syms;
 
+/* call fn for every event a PMU lists in sysfs, as "cpu/cache-misses/" (not tracepoints or software) */
+void event__for_each_pmu_event(void (*fn)(const char *name, void *ctx), void *ctx);
 /* call fn for every hardware cache event name (L1-dcache-loads, ...) */
 void event__for_each_cache_name(void (*fn)(const char *name, void *ctx), void *ctx);
 
