@@ -56,6 +56,14 @@ static int parse_callgraph(const char *spec, struct graph_opts *g, double *graph
 	return 0;
 }
 
+static bool wants_srcline(const struct hist_opts *ho)
+{
+	for (int i = 0; i < ho->nr_keys; i++)
+		if (ho->keys[i] == HK_SRCLINE)
+			return true;
+	return false;
+}
+
 /* any event with call chains or stack copies */
 static bool has_callchain(struct session *s)
 {
@@ -83,8 +91,7 @@ int cmd_report(int argc, char **argv)
 	bool header = false, header_only = false;
 	struct report_print pr = { .out = stdout, .graph_min = 0.5 };
 	struct session_opts so = { 0 };
-	int max_stack = 0;
-	int top = 0;
+	int max_stack = 0, top = 0;
 	const struct opt opts[] = {
 		OPT_STRING('i', "input", &input, "FILE", "the recording (default sonde.data, or perf.data)"),
 		OPT_BOOL(0, "stdio", &stdio_, "text output (the only interface; accepted for perf's users)"),
@@ -136,10 +143,8 @@ int cmd_report(int argc, char **argv)
 		opt__usage_error(report_usage, opts, "--top, --max-stack and --percent-limit cannot be negative");
 	pr.top = top;
 	so.max_stack = max_stack;
-	so.sym_flags = inline_ ? SYM_INLINE_UNWOUND : 0;
-	for (int i = 0; i < ho.nr_keys; i++)	/* the lines of inlined frames: where each was inlined */
-		if (ho.keys[i] == HK_SRCLINE)
-			so.sym_flags |= SYM_SRCLINE | SYM_BINUTILS_FILES;
+	/* srcline: the lines of inlined frames too, where each was inlined */
+	so.sym_flags = (inline_ ? SYM_INLINE_UNWOUND : 0) | (wants_srcline(&ho) ? SYM_SRCLINE | SYM_BINUTILS_FILES : 0);
 	rc = session__open(&s, input, &so, err, sizeof(err));
 	if (rc) {
 		error("cannot read '%s': %s", input, err);
