@@ -13,6 +13,36 @@
 
 static volatile uint64_t sink;
 
+/* every pointer of a decoded record */
+static int touch(const struct perfdata_event *ev, void *ctx)
+{
+	(void)ctx;
+	switch (ev->type) {
+	case PERF_RECORD_SAMPLE:
+		for (uint64_t i = 0; i < ev->sample.nr_callchain; i++)
+			sink += ev->sample.callchain[i];
+		for (uint64_t i = 0; i < ev->sample.nr_user_regs; i++)
+			sink += ev->sample.user_regs[i];
+		for (uint64_t i = 0; i < ev->sample.user_stack_size; i++)
+			sink += ev->sample.user_stack[i];
+		for (uint32_t i = 0; i < ev->sample.raw_size; i++)
+			sink += ev->sample.raw[i];
+		for (uint64_t i = 0; i < ev->sample.nr_branch; i++)
+			sink += ev->sample.branch[i].from;
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		sink += strlen(ev->mmap.filename);
+		if (ev->mmap.build_id)
+			sink += ev->mmap.build_id[ev->mmap.build_id_size ? ev->mmap.build_id_size - 1 : 0];
+		break;
+	case PERF_RECORD_COMM:
+		sink += strlen(ev->comm.comm);
+		break;
+	}
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct perfdata_reader *r;
@@ -21,7 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct perfdata_attr *a;
 	char err[256] = "";
 	int nr, rc;
+	/* the same bytes as a ring buffer's records, as top decodes them */
+	struct perfdata_attr ring = { .attr = { .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+						PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+						PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW,
+					.sample_id_all = 1 } };
 
+	perfdata__parse_records(&ring, data, size, touch, NULL);
 	if (perfdata_reader__open_mem(&r, data, size, err, sizeof(err)) < 0) {
 		if (!err[0] || strchr(err, '\n'))
 			abort();	/* every refusal is one line that says why */
@@ -65,29 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			continue;
 		}
-		switch (ev.type) {
-		case PERF_RECORD_SAMPLE:
-			for (uint64_t i = 0; i < ev.sample.nr_callchain; i++)
-				sink += ev.sample.callchain[i];
-			for (uint64_t i = 0; i < ev.sample.nr_user_regs; i++)
-				sink += ev.sample.user_regs[i];
-			for (uint64_t i = 0; i < ev.sample.user_stack_size; i++)
-				sink += ev.sample.user_stack[i];
-			for (uint32_t i = 0; i < ev.sample.raw_size; i++)
-				sink += ev.sample.raw[i];
-			for (uint64_t i = 0; i < ev.sample.nr_branch; i++)
-				sink += ev.sample.branch[i].from;
-			break;
-		case PERF_RECORD_MMAP:
-		case PERF_RECORD_MMAP2:
-			sink += strlen(ev.mmap.filename);
-			if (ev.mmap.build_id)
-				sink += ev.mmap.build_id[ev.mmap.build_id_size ? ev.mmap.build_id_size - 1 : 0];
-			break;
-		case PERF_RECORD_COMM:
-			sink += strlen(ev.comm.comm);
-			break;
-		}
+		touch(&ev, NULL);
 	}
 	perfdata_reader__free(r);
 	return 0;
