@@ -22,10 +22,31 @@ for c in sh bash sh,bash; do
 	'
 done
 
-test_expect_success 'script --comms sh: the same samples as perf script' '
-	$SONDE script -i $TMP/two.data --comms sh -F comm,tid >out &&
-	perf script -i $TMP/two.data --comms sh -F comm,tid >perf.out 2>/dev/null &&
-	test_cmp perf.out out && [ -s out ] && ! grep -q bash out
+# perf script filters samples, so its text must be the same; perf report hides
+# the other entries but keeps their share of the total and their column widths
+# (sonde report's percentages are of the samples kept): compare which entries
+test_expect_success 'report and script --pid, --tid: the same samples as perf' '
+	pid=$($SONDE script -i $TMP/two.data -F comm,pid | awk "\$1 == \"bash\" {print \$2; exit}") &&
+	[ -n "$pid" ] &&
+	for o in "--pid $pid" "--tid $pid" "--pid 1,$pid" "--pid 1"; do
+		$SONDE report -i $TMP/two.data $o -s pid -q -g none --no-children >out &&
+		perf report -i $TMP/two.data $o -s pid -q -g none --no-children --stdio >perf.out 2>/dev/null &&
+		comms out >got && comms perf.out >want && test_cmp want got &&
+		$SONDE script -i $TMP/two.data $o -F comm,pid,tid >out &&
+		perf script -i $TMP/two.data $o -F comm,pid,tid >perf.out 2>/dev/null &&
+		test_cmp perf.out out || exit 1
+	done &&
+	$SONDE report -i $TMP/two.data --pid $pid -s comm -q -g none --no-children >out &&
+	comms out | grep -qx bash && ! comms out | grep -vx bash
+'
+
+test_expect_success 'script --comms: the same samples as perf script' '
+	for c in sh bash sh,bash; do
+		$SONDE script -i $TMP/two.data --comms $c -F comm,tid >out &&
+		perf script -i $TMP/two.data --comms $c -F comm,tid >perf.out 2>/dev/null &&
+		test_cmp perf.out out && [ -s out ] || exit 1
+	done &&
+	$SONDE script -i $TMP/two.data --comms sh -F comm >out && [ "$(awk "{print \$1}" out | sort -u)" = sh ]
 '
 
 test_expect_success 'script -S: the samples in these functions, as perf script -S' '
