@@ -64,6 +64,28 @@ static bool wants_srcline(const struct hist_opts *ho)
 	return false;
 }
 
+/*
+ * perf's elision: with one --comms name, the comm key says nothing; leave its
+ * column out when other keys remain and name it in the header
+ */
+static const char *elide_comm(struct hist_opts *ho, const char *comms)
+{
+	int k = 0;
+
+	if (!comms || strchr(comms, ',') || !*comms)
+		return NULL;
+	for (int i = 0; i < ho->nr_keys; i++)
+		if (ho->keys[i] == HK_COMM)
+			k = i + 1;
+	if (!k)
+		return NULL;
+	if (ho->nr_keys > 1) {
+		memmove(&ho->keys[k - 1], &ho->keys[k], (ho->nr_keys - k) * sizeof(ho->keys[0]));
+		ho->nr_keys--;
+	}
+	return comms;
+}
+
 /* any event with call chains or stack copies */
 static bool has_callchain(struct session *s)
 {
@@ -143,6 +165,8 @@ int cmd_report(int argc, char **argv)
 		opt__usage_error(report_usage, opts, "--top, --max-stack and --percent-limit cannot be negative");
 	pr.top = top;
 	so.max_stack = max_stack;
+	so.keep_filtered = true;	/* perf's percentages stay of all samples */
+	pr.elided_comm = elide_comm(&ho, so.filter.comms);
 	/* srcline: the lines of inlined frames too, where each was inlined */
 	so.sym_flags = (inline_ ? SYM_INLINE_UNWOUND : 0) | (wants_srcline(&ho) ? SYM_SRCLINE | SYM_BINUTILS_FILES : 0);
 	rc = session__open(&s, input, &so, err, sizeof(err));

@@ -74,10 +74,15 @@ void report_print__header(const struct report_print *p, const struct hist *h, co
 	unsigned long long v;
 	char unit;
 
-	if (p->quiet)
+	if (p->quiet) {
+		if (first && p->elided_comm)
+			fprintf(p->out, "# comm: %s\n", p->elided_comm);
 		return;
+	}
 	if (first) {
 		fprintf(p->out, "# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+		if (p->elided_comm)
+			fprintf(p->out, "# comm: %s\n", p->elided_comm);
 		fprintf(p->out, "#\n# Total Lost Samples: %llu\n#\n", lost);
 	}
 	samples_unit(hist__nr_samples(h), &v, &unit);

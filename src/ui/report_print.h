@@ -17,6 +17,7 @@ struct report_print {
 	bool graph;		/* print the call graph under each entry */
 	bool quiet;		/* no header */
 	const char *only_comm;	/* show only entries of this command (top's zoom) */
+	const char *elided_comm;	/* the one command every entry has, its column left out ("# comm: X") */
 	const char *only_dso;	/* show only entries of this DSO */
 };
 

@@ -626,11 +626,16 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 	char level;
 	const struct session_frame *self;
 
+	if (!period)
+		period = 1;
+	if (smp->filtered) {	/* a share of the total, as perf report keeps it, in no entry */
+		h->total += period;
+		h->samples++;
+		return 0;
+	}
 	if (nf < 1)
 		return 0;
 	self = smp->self ? smp->self : &smp->frames[0];
-	if (!period)
-		period = 1;
 	h->total += period;
 	h->samples++;
 	rc = fill_key(h, &key, smp, self, false, &slot);

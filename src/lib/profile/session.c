@@ -442,15 +442,25 @@ int session__walk(struct session *s, session_sample_fn on_sample, session_event_
 				snprintf(s->unknown_comm, sizeof(s->unknown_comm), ":%u", ev.sample.tid);
 				smp.comm = s->unknown_comm;
 			}
-			if (!session_filter__match(&s->o.filter, smp.comm, ev.sample.pid, ev.sample.tid))
-				continue;
 			smp.kernel = session__kernel_sample(ev.misc);
-			build_stack(s, &smp);
-			if (s->o.filter.syms) {
-				const struct session_frame *self = smp.self ? smp.self : smp.nr_frames ? smp.frames : NULL;
+			if (!session_filter__match(&s->o.filter, smp.comm, ev.sample.pid, ev.sample.tid)) {
+				smp.filtered = true;
+			} else {
+				build_stack(s, &smp);
+				if (s->o.filter.syms) {
+					const struct session_frame *self = smp.self ? smp.self :
+									   smp.nr_frames ? smp.frames : NULL;
 
-				if (!session_filter__match_sym(&s->o.filter, self ? self->sym.sym : NULL))
-					continue;
+					smp.filtered = !session_filter__match_sym(&s->o.filter,
+										   self ? self->sym.sym : NULL);
+				}
+			}
+			if (smp.filtered && !s->o.keep_filtered)
+				continue;
+			if (smp.filtered) {
+				smp.frames = NULL;
+				smp.nr_frames = 0;
+				smp.self = NULL;
 			}
 			rc = on_sample ? on_sample(&smp, arg) : 0;
 		} else {

@@ -42,6 +42,8 @@ struct session_sample {
 						   frames[0] */
 	int nr_frames;
 	bool truncated;				/* more frames than the session keeps */
+	bool filtered;				/* the filter refused it (handed over only with
+						   keep_filtered): no frames, count it in totals only */
 };
 
 /*
@@ -62,6 +64,7 @@ bool session_filter__match_sym(const struct session_filter *f, const char *sym);
 struct session_opts {
 	struct session_filter filter;	/* samples that fail it are not handed over (its lists are the
 					   caller's, read until session__free) */
+	bool keep_filtered;		/* hand them over too, marked filtered (perf report's totals) */
 	unsigned sym_flags;	/* SYM_INLINE, SYM_SRCLINE */
 	bool no_callchain;	/* only the sample ip */
 	int max_stack;		/* 0: the default (127, perf's) */
