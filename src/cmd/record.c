@@ -13,6 +13,7 @@
 #include "lib/loop/loop.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -105,14 +106,6 @@ static int parse_callgraph(struct sampler_config *cfg, const char *s)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int write_recs(void *ctx, const void *recs, size_t len)
 {
 	return perfdata_writer__write(ctx, recs, len);
@@ -128,7 +121,7 @@ static void status_line(const struct perfdata_writer *w, double t0, bool final)
 		return;
 	}
 	fprintf(stderr, "\r\033[Ksonde record: %llu samples, %llu lost, %.1f s (Ctrl-C to stop)",
-		(unsigned long long)st.samples, (unsigned long long)st.lost, now_s() - t0);
+		(unsigned long long)st.samples, (unsigned long long)st.lost, util__now_s() - t0);
 }
 
 struct session {
@@ -165,9 +158,9 @@ static int record_tick(void *ctx, int fd, short revents)
 
 	if (rc)
 		return rc;
-	if (ss->tty && now_s() - ss->last_status >= 0.25) {
+	if (ss->tty && util__now_s() - ss->last_status >= 0.25) {
 		status_line(ss->w, ss->t0, false);
-		ss->last_status = now_s();
+		ss->last_status = util__now_s();
 	}
 	return !ss->have_cmd && !ss->t->system_wide &&
 	       !target__any_alive(ss->t->nr_pids ? ss->t->pids : ss->t->tids,
@@ -186,7 +179,7 @@ static int record_loop(struct session *ss)
 	enum loop_end end;
 
 	ss->tty = isatty(2) && !ss->o->quiet;
-	ss->t0 = now_s();
+	ss->t0 = util__now_s();
 	for (int i = 0; i < nb && !rc; i++)
 		rc = loop__add_fd(&ss->loop, pf[i].fd, pf[i].events, record_drain, ss);
 	if (!rc)

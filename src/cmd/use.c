@@ -37,14 +37,6 @@ struct use_opts {
 	const char *proc, *sys;
 };
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int snap(struct ps_snap *s, const struct use_opts *o)
 {
 	int rc = procstat__read(s, o->proc, o->sys);
@@ -72,7 +64,7 @@ struct window {
 static int window_tick(void *ctx, int fd, short revents)
 {
 	struct window *w = ctx;
-	double left = w->until - mono();
+	double left = w->until - util__now_s();
 	uint64_t running, blocked;
 
 	(void)fd;
@@ -93,7 +85,7 @@ static int window_tick(void *ctx, int fd, short revents)
  */
 static int wait_window(struct loop *l, double until, const struct use_opts *o, struct use_runq *rq, bool progress)
 {
-	struct window w = { .o = o, .rq = rq, .start = mono(), .until = until, .last_shown = -1,
+	struct window w = { .o = o, .rq = rq, .start = util__now_s(), .until = until, .last_shown = -1,
 			    .progress = progress };
 	double left = until - w.start;
 

@@ -20,6 +20,7 @@
 #include "lib/loop/loop.h"
 #include "lib/symbol/symbol.h"
 #include "lib/proc/target.h"
+#include "lib/util.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -54,14 +55,6 @@ struct rt {
 };
 
 void bpf_code__dump(const struct bpf_code *c, FILE *f);
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static void map_name(char *buf, size_t len, const char *name)
 {
@@ -820,7 +813,7 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 {
 	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1, .target_fd = -1,
 		      .vars_fd = -1, .strs_fd = -1 };
-	struct gen_env env = { .start_ns = mono_ns(), .cpid = o->cpid };
+	struct gen_env env = { .start_ns = util__now_ns(), .cpid = o->cpid };
 	int *cpus = NULL, ncpus = 0, rc = 0, ninst = 0;
 	struct loop l;
 	bool loop_ready = false;

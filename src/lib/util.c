@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* util.c - timerfds, the monotonic clock, edit distance, text lines; see util.h */
+/* util.c - timerfds, the monotonic clock, edit distance, text lines, lists, UTF-8, JSON strings; see util.h */
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -128,4 +128,108 @@ const char *util__text_error(int rc)
 	if (rc == -EFBIG)
 		return "a line longer than 16 MiB: not line-oriented text";
 	return strerror(-rc);
+}
+
+double util__now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+bool util__list_has(const char *list, const char *s)
+{
+	size_t n = strlen(s);
+
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ",");
+
+		if (l == n && !strncmp(p, s, n))
+			return true;
+		p += l + (p[l] == ',');
+	}
+	return false;
+}
+
+bool util__list_has_num(const char *list, long v)
+{
+	for (const char *p = list; p && *p;) {
+		char *end;
+		long x = strtol(p, &end, 10);
+
+		if (end != p && x == v && (*end == ',' || !*end))
+			return true;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+size_t util__utf8_seq(const unsigned char *s, size_t len, uint32_t *cp)
+{
+	unsigned c = s[0];
+	uint32_t v;
+	size_t n;
+
+	if (!len)
+		return 0;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, v = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, v = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, v = c & 0x07;
+	else
+		return 0;
+	if (n > len)
+		return 0;
+	for (size_t k = 1; k < n; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[k] & 0x3f);
+	}
+	if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10ffff)) ||
+	    (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return n;
+}
+
+void util__json_str(FILE *f, const char *str, size_t len, bool keep_bytes)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	for (size_t i = 0; i < len;) {
+		unsigned char c = s[i];
+		uint32_t cp;
+		size_t n;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\r')
+			fputs("\\r", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else if (c < 0x80 || keep_bytes)
+			fputc(c, f);
+		else if ((n = util__utf8_seq(s + i, len - i, &cp))) {
+			fwrite(s + i, 1, n, f);
+			i += n;
+			continue;
+		} else
+			fputs("\\ufffd", f);
+		i++;
+	}
+	fputc('"', f);
 }

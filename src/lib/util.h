@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * util.h - small helpers more than one module needs: timerfds, the monotonic
- * clock, an edit distance for "did you mean" suggestions, reading text lines.
- * Only util__read_line allocates: the caller's line buffer, which it frees.
+ * clock, an edit distance for "did you mean" suggestions, reading text lines,
+ * comma-separated lists, UTF-8 sequences and JSON strings. Only
+ * util__read_line allocates: the caller's line buffer, which it frees.
  */
 #ifndef SONDE_UTIL_H
 #define SONDE_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -17,6 +19,8 @@ int util__timer_arm(int fd, long long ns, bool periodic);
 
 /* CLOCK_MONOTONIC in nanoseconds */
 uint64_t util__now_ns(void);
+/* CLOCK_MONOTONIC in seconds */
+double util__now_s(void);
 
 /* the integer a file holds (a sysfs or procfs knob); 0, -ENOENT or -EINVAL */
 int util__read_int(const char *path, int *v);
@@ -45,5 +49,24 @@ ssize_t util__read_line(struct util_lines *l, char **line, size_t *cap, size_t m
 
 /* the words for util__read_line's own errors, else strerror */
 const char *util__text_error(int rc);
+
+/* whether the comma-separated list ("bash,sh") holds s exactly */
+bool util__list_has(const char *list, const char *s);
+/* whether the comma-separated list of numbers ("12,34") holds v */
+bool util__list_has_num(const char *list, long v);
+
+/*
+ * the length (1 to 4) of the well-formed UTF-8 sequence s starts with (len
+ * bytes readable), its code point in *cp; 0 when none starts there (a stray
+ * or truncated byte, an overlong form, a surrogate, past U+10FFFF)
+ */
+size_t util__utf8_seq(const unsigned char *s, size_t len, uint32_t *cp);
+
+/*
+ * s[0..len) as a JSON string, quotes included: \" \\ \n \r \t, other control
+ * bytes as \u00XX (bpftrace's escapes); bytes that are not UTF-8 become
+ * \ufffd, or pass as they are with keep_bytes (bpftrace's -f json does)
+ */
+void util__json_str(FILE *f, const char *s, size_t len, bool keep_bytes);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-/* s as a JSON string, quotes included ("" for NULL) */
+/* s as a JSON string, quotes included ("" for NULL), as util__json_str writes it */
 void json__str(FILE *f, const char *s);
 
 #endif

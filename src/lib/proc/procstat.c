@@ -7,6 +7,7 @@
  * lines, 14-field diskstats, the 2.6 partition lines, no "full" PSI line for cpu).
  */
 #include "lib/proc/procstat.h"
+#include "lib/util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -650,14 +651,6 @@ static void read_cgroup(struct ps_snap *s, const char *proc_dir, const char *sys
 		s->err[PS_CGROUP] = ENOENT;
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 typedef int (*parse_fn)(struct ps_snap *s, const char *buf);
 
 static int parse_psi_cpu(struct ps_snap *s, const char *b) { return procstat__parse_psi(&s->psi[0], b); }
@@ -678,7 +671,7 @@ int procstat__read(struct ps_snap *s, const char *proc_dir, const char *sys_dir)
 	char path[PATH_MAX];
 
 	memset(s, 0, sizeof(*s));
-	s->t = mono_now();
+	s->t = util__now_s();
 	for (int i = 0; i < PS__NR; i++) {
 		char *buf;
 		int rc;

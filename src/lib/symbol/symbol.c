@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/symbol/symbol_int.h"
+#include "lib/util.h"
 
 struct strtab {
 	char **slot;
@@ -384,14 +385,6 @@ void symbolizer__exit(struct symbolizer *s, pid_t pid)
 		}
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* the executable mappings of a live process; files through /proc/PID/root (containers) or map_files (deleted) */
 static int read_proc_maps(struct symbolizer *s, struct proc *p)
 {
@@ -405,7 +398,7 @@ static int read_proc_maps(struct symbolizer *s, struct proc *p)
 		return -errno;
 	proc_clear(p);
 	p->live = true;
-	p->loaded_at = now();
+	p->loaded_at = util__now_s();
 	while (!err && fgets(line, sizeof(line), f)) {
 		unsigned long long lo, hi, off;
 		char perms[8];
@@ -502,7 +495,7 @@ static void jit_load(struct proc *p)
 	}
 	if (!p->jit_state)
 		p->jit_state = 1;
-	p->jit_checked_at = now();
+	p->jit_checked_at = util__now_s();
 	p->jit_size = p->jit_mtime = -1;
 	if (p->jit && stat(jitmap__path(p->jit), &st) == 0) {
 		p->jit_size = st.st_size;
@@ -515,9 +508,9 @@ static bool jit_stale(struct proc *p)
 {
 	struct stat st;
 
-	if (!p->live || now() - p->jit_checked_at < 1.0)
+	if (!p->live || util__now_s() - p->jit_checked_at < 1.0)
 		return false;
-	p->jit_checked_at = now();
+	p->jit_checked_at = util__now_s();
 	if (!p->jit)
 		return true;	/* not there before: maybe now */
 	return stat(jitmap__path(p->jit), &st) == 0 && (st.st_size != p->jit_size || st.st_mtime != p->jit_mtime);
@@ -645,7 +638,7 @@ int symbolizer__resolve(struct symbolizer *s, pid_t pid, uint64_t addr, bool ker
 	p = symbolizer__proc(s, pid, false);
 	if (p)
 		m = find_map(p, addr);
-	if (p && !m && p->live && now() - p->loaded_at > 1.0 && read_proc_maps(s, p) == 0)
+	if (p && !m && p->live && util__now_s() - p->loaded_at > 1.0 && read_proc_maps(s, p) == 0)
 		m = find_map(p, addr);	/* a live process may have mapped more since */
 	*out = (struct sym_frame){ .dso_addr = addr };
 	if (m && m->dso) {

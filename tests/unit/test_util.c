@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/* test_util.c - lib/util.h: lists, UTF-8 sequences, JSON strings */
+#include "unit.h"
+#include "lib/util.h"
+#include "ui/json.h"
+
+#include <stdlib.h>
+
+TEST(util_list_has)
+{
+	CHECK(util__list_has("bash,sh", "sh"));
+	CHECK(util__list_has("bash,sh", "bash"));
+	CHECK(!util__list_has("bash", "sh"));
+	CHECK(!util__list_has("bash,sh", "bas"));
+	CHECK(!util__list_has("", "sh"));
+	CHECK(!util__list_has(NULL, "sh"));
+	CHECK(util__list_has_num("12,34", 34));
+	CHECK(util__list_has_num("12, 34", 34));
+	CHECK(!util__list_has_num("12,34", 3));
+	CHECK(!util__list_has_num("123", 12));
+	CHECK(!util__list_has_num("x,12y", 12));
+}
+
+TEST(util_utf8_seq)
+{
+	uint32_t cp = 0;
+
+	CHECK_INT(util__utf8_seq((const unsigned char *)"a", 1, &cp), 1);
+	CHECK_INT(cp, 'a');
+	CHECK_INT(util__utf8_seq((const unsigned char *)"\xc3\xa9", 2, &cp), 2);
+	CHECK_INT(cp, 0xe9);
+	CHECK_INT(util__utf8_seq((const unsigned char *)"\xe2\x82\xac", 3, &cp), 3);
+	CHECK_INT(cp, 0x20ac);
+	CHECK_INT(util__utf8_seq((const unsigned char *)"\xf0\x9f\x94\xa5", 4, &cp), 4);
+	CHECK_INT(cp, 0x1f525);
+	CHECK_INT(util__utf8_seq((const unsigned char *)"\xe2\x82\xac", 2, &cp), 0);	/* truncated */
+	CHECK_INT(util__utf8_seq((const unsigned char *)"\xc0\xaf", 2, &cp), 0);		/* overlong */
+	CHECK_INT(util__utf8_seq((const unsigned char *)"\xe0\x80\xaf", 3, &cp), 0);	/* overlong */
+	CHECK_INT(util__utf8_seq((const unsigned char *)"\xed\xa0\x80", 3, &cp), 0);	/* surrogate */
+	CHECK_INT(util__utf8_seq((const unsigned char *)"\xf4\x90\x80\x80", 4, &cp), 0);	/* > U+10FFFF */
+	CHECK_INT(util__utf8_seq((const unsigned char *)"\x80", 1, &cp), 0);
+	CHECK_INT(util__utf8_seq((const unsigned char *)"\xc3(", 2, &cp), 0);
+}
+
+static char *json(const char *s, size_t len, bool keep)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	util__json_str(f, s, len, keep);
+	fclose(f);
+	return buf;
+}
+
+TEST(util_json_str)
+{
+	char *s;
+
+	s = json("a\"b\\c\n\t\r\x01\x7f", 10, false);
+	CHECK_STR(s, "\"a\\\"b\\\\c\\n\\t\\r\\u0001\x7f\"");
+	free(s);
+	s = json("caf\xc3\xa9 \xff x\xe2\x82", 11, false);
+	CHECK_STR(s, "\"caf\xc3\xa9 \\ufffd x\\ufffd\\ufffd\"");
+	free(s);
+	s = json("caf\xc3\xa9 \xff", 7, true);
+	CHECK_STR(s, "\"caf\xc3\xa9 \xff\"");
+	free(s);
+	s = json("a\0b", 3, false);
+	CHECK_STR(s, "\"a\\u0000b\"");
+	free(s);
+}
+
+/* every --json output: a name that is not UTF-8 still makes valid JSON */
+TEST(ui_json_str)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	json__str(f, "x\xfe\"y");
+	json__str(f, NULL);
+	fclose(f);
+	CHECK_STR(buf, "\"x\\ufffd\\\"y\"\"\"");
+	free(buf);
+}
