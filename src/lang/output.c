@@ -8,6 +8,7 @@
 #include "lang/enumfmt.h"
 #include "lang/output.h"
 #include "lib/symbol/symbol.h"
+#include "lib/util.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -173,26 +174,10 @@ static char *value_str(struct out *o, const struct type *t, const uint8_t *d, in
 	return buf;
 }
 
+/* bpftrace's -f json strings: its escapes, other bytes as they are */
 static void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c == '\r')
-			fputs("\\r", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	util__json_str(f, s, strlen(s), true);
 }
 
 /* a value in -f json: numbers, strings, tuples as arrays (as bpftrace 0.17), records as objects */

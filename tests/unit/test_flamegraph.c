@@ -8,6 +8,7 @@
 #include "lib/flame/flamegraph.h"
 #include "lib/flame/flame_palette.h"
 #include "lib/flame/folded.h"
+#include "lib/export/export.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -297,4 +298,24 @@ TEST(flame_consistent_palette_file)
 	CHECK_STR(s, "arrow->in->name->rgb(4,5,6)\nknown->rgb(1,2,3)\nnew->rgb(7,8,9)\n");
 	free(s);
 	unlink(path);
+}
+
+/* speedscope's names are JSON strings: escapes, and U+FFFD for bytes that are not UTF-8 */
+TEST(flame_speedscope_names)
+{
+	struct folded *f = folded__new(0);
+	char *buf = NULL, err[128];
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	const char stack[] = "ma\"in;caf\xc3\xa9\t\xff";
+
+	CHECK_INT(folded__add_stack(f, stack, sizeof(stack) - 1, 1, 0), 0);
+	CHECK_INT(folded__finish(f), 0);
+	CHECK_INT(export__speedscope(f, out, "p\\q", "none", err, sizeof(err)), 0);
+	fclose(out);
+	CHECK(strstr(buf, "\"name\":\"p\\\\q\""));
+	CHECK(strstr(buf, "{\"name\":\"ma\\\"in\"}"));
+	CHECK(strstr(buf, "{\"name\":\"caf\xc3\xa9\\t\\ufffd\"}"));
+	free(buf);
+	folded__free(f);
 }

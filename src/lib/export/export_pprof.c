@@ -14,6 +14,7 @@
  * stack, location_id leaf first, one value per sample type.
  */
 #include "lib/export/export.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -130,20 +131,10 @@ static size_t utf8_clean(const char *str, size_t len, char *out)
 	size_t o = 0;
 
 	for (size_t i = 0; i < len;) {
-		unsigned c = s[i], cp = 0;
-		size_t n = c < 0x80 ? 1 : (c >= 0xc2 && c <= 0xdf) ? 2 : (c >= 0xe0 && c <= 0xef) ? 3 :
-			   (c >= 0xf0 && c <= 0xf4) ? 4 : 0;
-		bool ok = n && i + n <= len;
+		uint32_t cp;
+		size_t n = util__utf8_seq(s + i, len - i, &cp);
 
-		cp = n == 1 ? c : c & (0xff >> (n + 1));
-		for (size_t k = 1; ok && k < n; k++) {
-			ok = (s[i + k] & 0xc0) == 0x80;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if (ok && ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-			   (cp >= 0xd800 && cp <= 0xdfff)))
-			ok = false;
-		if (!ok) {
+		if (!n) {
 			memcpy(out + o, "\xef\xbf\xbd", 3);
 			o += 3;
 			i++;

@@ -7,57 +7,12 @@
  * Frame index k is name id k of the tree, so no second table is needed.
  */
 #include "lib/export/export.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* a JSON string: quotes, backslashes and control bytes escaped, invalid UTF-8 as U+FFFD */
-static void json_string(FILE *out, const char *str, size_t len)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	fputc('"', out);
-	for (size_t i = 0; i < len;) {
-		unsigned c = s[i], cp = 0;
-		size_t n = 0;
-
-		if (c < 0x80) {
-			if (c == '"' || c == '\\')
-				fprintf(out, "\\%c", c);
-			else if (c < 0x20)
-				fprintf(out, "\\u%04x", c);
-			else
-				fputc(c, out);
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 2, cp = c & 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 3, cp = c & 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 4, cp = c & 0x07;
-		bool ok = n && i + n <= len;
-
-		for (size_t k = 1; ok && k < n; k++) {
-			ok = (s[i + k] & 0xc0) == 0x80;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if (ok && ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-			   (cp >= 0xd800 && cp <= 0xdfff)))
-			ok = false;
-		if (!ok) {
-			fputs("\\ufffd", out);
-			i++;
-			continue;
-		}
-		fwrite(s + i, 1, n, out);
-		i += n;
-	}
-	fputc('"', out);
-}
 
 int export__speedscope(const struct folded *f, FILE *out, const char *name, const char *unit,
 		       char *err, size_t errlen)
@@ -69,20 +24,20 @@ int export__speedscope(const struct folded *f, FILE *out, const char *name, cons
 
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"exporter\":\"sonde flame\",", out);
 	fputs("\"name\":", out);
-	json_string(out, name, strlen(name));
+	util__json_str(out, name, strlen(name), false);
 	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", out);
 	for (uint32_t k = 0; k < folded__nr_names(f); k++) {
 		size_t len;
 		const char *s = folded__name(f, k, &len);
 
 		fputs(k ? ",\n{\"name\":" : "\n{\"name\":", out);
-		json_string(out, s, len);
+		util__json_str(out, s, len, false);
 		fputc('}', out);
 	}
 	fputs("]},\"profiles\":[{\"type\":\"sampled\",\"name\":", out);
-	json_string(out, name, strlen(name));
+	util__json_str(out, name, strlen(name), false);
 	fputs(",\"unit\":", out);
-	json_string(out, unit, strlen(unit));
+	util__json_str(out, unit, strlen(unit), false);
 	folded__format_count(num, sizeof(num), folded__total(f));
 	fprintf(out, ",\"startValue\":0,\"endValue\":%s,\"samples\":[", num);
 	for (uint32_t i = 1; i < nnodes; i++) {

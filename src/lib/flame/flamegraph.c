@@ -13,6 +13,7 @@
  */
 #include "lib/flame/flamegraph.h"
 #include "lib/flame/flame_palette.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -62,28 +63,10 @@ int flame__check_bgcolors(const char *v)
 /* length of the valid UTF-8 sequence at s[i] that XML accepts, 0 if none */
 static size_t utf8_len(const unsigned char *s, size_t len, size_t i)
 {
-	unsigned c = s[i], cp;
-	size_t n;
+	uint32_t cp;
+	size_t n = util__utf8_seq(s + i, len - i, &cp);
 
-	if (c < 0x80)
-		return (c >= 0x20 || c == '\t') ? 1 : 0;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (i + n > len)
-		return 0;
-	for (size_t k = 1; k < n; k++) {
-		if ((s[i + k] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i + k] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+	if (!n || (n == 1 && cp < 0x20 && cp != '\t') || cp == 0xfffe || cp == 0xffff)
 		return 0;
 	return n;
 }
