@@ -7,6 +7,7 @@
  */
 #include "lang/enumfmt.h"
 #include "lang/output.h"
+#include "lib/proc/maps.h"
 #include "lib/symbol/symbol.h"
 #include "lib/util.h"
 
@@ -35,22 +36,16 @@ void out__pid_seen(struct out *o, pid_t pid)
 	if (!o->sym || symbolizer__load_proc_maps(o->sym, pid))
 		return;
 	/* open each executable mapping's ELF file now: after the process exits its files may be gone */
-	char path[64], line[4096];
-	FILE *f;
+	struct proc_maps *it = proc_maps__open(pid);
+	const struct proc_map *m;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start;
-		char perm[8];
+	while (it && (m = proc_maps__next(it))) {
 		struct sym_frame fr[1];
 
-		if (sscanf(line, "%llx-%*x %7s", &start, perm) == 2 && perm[2] == 'x')
-			symbolizer__resolve(o->sym, pid, start, false, fr, 1);
+		if (proc_map__exec(m))
+			symbolizer__resolve(o->sym, pid, m->start, false, fr, 1);
 	}
-	fclose(f);
+	proc_maps__close(it);
 }
 
 static void stack_text(struct out *o, FILE *f, const uint8_t *data, bool user, int indent, int depth, int mode)

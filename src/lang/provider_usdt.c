@@ -8,6 +8,7 @@
  * offset, so the kernel counts it up while the probe is attached.
  */
 #include "lang/provider.h"
+#include "lib/proc/maps.h"
 #include "lib/symbol/usdt.h"
 #include "lib/util.h"
 
@@ -58,21 +59,16 @@ static void pid_path(pid_t pid, const char *path, char *out, size_t len)
  */
 static int pid_files(pid_t pid, const char *name, char (*out)[PATH_LEN], int max)
 {
-	char maps[64], line[PATH_LEN + 256];
-	FILE *f;
+	struct proc_maps *it = proc_maps__open(pid);
+	const struct proc_map *m;
 	int n = 0;
 
-	snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
-	f = fopen(maps, "r");
-	if (!f)
+	if (!it)
 		return -errno;
-	while (n < max && fgets(line, sizeof(line), f)) {
-		char perms[8], *path = strchr(line, '/');
+	while (n < max && (m = proc_maps__next(it))) {
+		const char *path = m->name;
 
-		if (!path || sscanf(line, "%*x-%*x %7s", perms) != 1 || perms[2] != 'x')
-			continue;
-		path[strcspn(path, "\n")] = 0;
-		if (strstr(path, " (deleted)"))
+		if (path[0] != '/' || !proc_map__exec(m) || strstr(path, " (deleted)"))
 			continue;
 		if (*name && strcmp(name, "*") && !names_file(path, name))
 			continue;
@@ -85,7 +81,7 @@ static int pid_files(pid_t pid, const char *name, char (*out)[PATH_LEN], int max
 		if (!dup)
 			snprintf(out[n++], PATH_LEN, "%s", full);
 	}
-	fclose(f);
+	proc_maps__close(it);
 	return n;
 }
 

@@ -3,13 +3,15 @@
  * offcpu_maps.c - the memory maps of `sonde offcpu`'s targets, and which user
  * stack walk they need (see offcpu_maps.h).
  *
- * /proc/PID/maps is parsed here for offcpu alone: lib/symbol reads it through
- * /proc/PID/root/ (paths that stop opening once the process is gone), and
- * offcpu needs the paths as this mount namespace sees them.
+ * The maps are read here (lib/proc/maps.h) for offcpu's own use: lib/symbol
+ * opens their files through /proc/PID/root/ (paths that stop opening once the
+ * process is gone), and offcpu needs the paths as this mount namespace sees
+ * them.
  */
 #include "lib/bpf/offcpu_maps.h"
 #include "lib/bpf/bpf_mmaps.h"
 #include "lib/bpf/bpf_offcpu.h"
+#include "lib/proc/maps.h"
 #include "lib/proc/target.h"
 #include "lib/symbol/framepointer.h"
 #include "lib/symbol/symbol.h"
@@ -26,29 +28,19 @@
 #include <string.h>
 #include <unistd.h>
 
-/* cb(lo, hi, offset, path, ctx) for each executable file mapping of pid; 0 or -errno */
+/* cb(lo, hi, offset, path, ctx) for each executable mapping of pid; 0 or -errno */
 static int each_exec_map(pid_t pid, void (*cb)(uint64_t lo, uint64_t hi, uint64_t off, const char *path, void *ctx),
 			 void *ctx)
 {
-	char path[64], line[4352];
-	FILE *f;
+	struct proc_maps *it = proc_maps__open(pid);
+	const struct proc_map *m;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (!it)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, off;
-		char perms[8];
-		int pos = 0;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %*u %n", &lo, &hi, perms, &off, &pos) < 4 ||
-		    !pos || !strchr(perms, 'x'))
-			continue;
-		line[pos + strcspn(line + pos, "\n")] = 0;
-		cb(lo, hi, off, line + pos, ctx);
-	}
-	fclose(f);
+	while ((m = proc_maps__next(it)))
+		if (proc_map__exec(m))
+			cb(m->start, m->end, m->pgoff, m->name, ctx);
+	proc_maps__close(it);
 	return 0;
 }
 

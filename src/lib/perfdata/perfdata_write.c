@@ -16,6 +16,7 @@
  */
 #include "lib/perfdata/perfdata.h"
 #include "lib/perfdata/perfdata_int.h"
+#include "lib/proc/maps.h"
 #include "lib/util.h"
 #include "lib/version.h"
 
@@ -661,38 +662,28 @@ out:
 
 static int synth_maps(struct perfdata_writer *w, pid_t pid)
 {
-	char path[64], line[4096 + 128];
-	FILE *f;
+	struct proc_maps *it = proc_maps__open(pid);
+	const struct proc_map *m;
 	int rc = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (!it)
 		return -errno;
-	while (!rc && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, pgoff, ino;
-		unsigned maj, min;
-		char perms[8];
-		int name_at = 0;
-		uint32_t prot = 0;
+	while (!rc && (m = proc_maps__next(it))) {
+		const char *perms = m->perms, *name = m->name;
+		uint32_t prot;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff,
-			   &maj, &min, &ino, &name_at) < 7 || !name_at)
-			continue;
 		if (perms[2] != 'x' && !w->synth_data)
 			continue;
-		char *name = line + name_at;
-
-		name[strcspn(name, "\n")] = 0;
 		if (name[0] != '/' && strcmp(name, "[vdso]") && (perms[2] == 'x' || strcmp(name, "[stack]")))
 			continue;
 		prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
 		       (perms[2] == 'x' ? PROT_EXEC : 0);
 		rc = synth_mmap(w, PERF_RECORD_MMAP2,
-				PERF_RECORD_MISC_USER | (perms[2] == 'x' ? 0 : PERF_RECORD_MISC_MMAP_DATA), pid, pid, start, end - start,
-				pgoff, maj, min, ino, prot, perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE, name);
+				PERF_RECORD_MISC_USER | (perms[2] == 'x' ? 0 : PERF_RECORD_MISC_MMAP_DATA), pid, pid,
+				m->start, m->end - m->start, m->pgoff, m->maj, m->min, m->ino, prot,
+				perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE, name);
 	}
-	fclose(f);
+	proc_maps__close(it);
 	return rc;
 }
 

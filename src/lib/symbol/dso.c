@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/proc/maps.h"
 #include "lib/symbol/symbol_int.h"
 
 static unsigned long hash_str(const char *str)
@@ -103,9 +104,9 @@ struct dso *dso__get(struct symbolizer *s, const char *name, const char *file, c
 int dso__vdso_fd(struct symbolizer *s)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	unsigned long lo, hi, size = 0;
-	char line[512];
-	FILE *f;
+	unsigned long size = 0;
+	struct proc_maps *it;
+	const struct proc_map *m;
 	int fd;
 
 	if (s->vdso_fd != -2)
@@ -113,13 +114,13 @@ int dso__vdso_fd(struct symbolizer *s)
 	s->vdso_fd = -ENOENT;
 	if (!base)
 		return s->vdso_fd;
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
+	it = proc_maps__open(0);
+	if (!it)
 		return s->vdso_fd;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base)
-			size = hi - lo;
-	fclose(f);
+	while ((m = proc_maps__next(it)))
+		if (!strcmp(m->name, "[vdso]") && m->start == base)
+			size = m->end - m->start;
+	proc_maps__close(it);
 	if (!size)
 		return s->vdso_fd;
 	fd = memfd_create("vdso", MFD_CLOEXEC);

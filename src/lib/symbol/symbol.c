@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/proc/maps.h"
 #include "lib/symbol/symbol_int.h"
 #include "lib/util.h"
 
@@ -388,30 +389,21 @@ void symbolizer__exit(struct symbolizer *s, pid_t pid)
 /* the executable mappings of a live process; files through /proc/PID/root (containers) or map_files (deleted) */
 static int read_proc_maps(struct symbolizer *s, struct proc *p)
 {
-	char path[64], line[PATH_MAX + 128], file[PATH_MAX + 64];
-	FILE *f;
+	char file[PATH_MAX + 64];
+	struct proc_maps *it = proc_maps__open(p->pid);
+	const struct proc_map *m;
 	int err = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
-	f = fopen(path, "re");
-	if (!f)
+	if (!it)
 		return -errno;
 	proc_clear(p);
 	p->live = true;
 	p->loaded_at = util__now_s();
-	while (!err && fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, off;
-		char perms[8];
-		int pos = 0;
-
-		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %*u %n", &lo, &hi, perms, &off, &pos) < 4 || !pos)
+	while (!err && (m = proc_maps__next(it))) {
+		if (!proc_map__exec(m))
 			continue;
-		if (!strchr(perms, 'x'))
-			continue;
-		char *name = line + pos;
-		size_t len = strcspn(name, "\n");
-
-		name[len] = 0;
+		char *name = m->name;
+		size_t len = strlen(name);
 		const char *open = NULL;
 
 		if (map_kind(name) == MK_FILE) {
@@ -420,16 +412,17 @@ static int read_proc_maps(struct symbolizer *s, struct proc *p)
 
 			if (len > dl && !strcmp(name + len - dl, deleted)) {
 				/* replaced or removed since: the mapped file itself is still reachable */
-				snprintf(file, sizeof(file), "/proc/%d/map_files/%llx-%llx", (int)p->pid, lo, hi);
+				snprintf(file, sizeof(file), "/proc/%d/map_files/%llx-%llx", (int)p->pid,
+					 (unsigned long long)m->start, (unsigned long long)m->end);
 				name[len - dl] = 0;
 			} else {
 				snprintf(file, sizeof(file), "/proc/%d/root%s", (int)p->pid, name);
 			}
 			open = access(file, R_OK) == 0 ? file : NULL;
 		}
-		err = add_map(s, p, lo, hi, off, name, open, NULL, 0);
+		err = add_map(s, p, m->start, m->end, m->pgoff, name, open, NULL, 0);
 	}
-	fclose(f);
+	proc_maps__close(it);
 	return err;
 }
 
