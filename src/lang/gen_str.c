@@ -24,6 +24,7 @@
 #include "lang/gen_int.h"
 #include "lang/ktypes.h"
 #include "lang/provider.h"
+#include "lib/syscall/syscalls.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -545,12 +546,6 @@ static void gen_loop_match(struct gen *g, struct node *n)
 	g->sp = mark;
 }
 
-/* the syscalls by number (scripts/gen-syscalls.sh) */
-static const struct { int nr; const char *name; } syscalls[] = {
-#define SC(nr, name) { nr, name },
-#include "lang/syscalls_x86_64.h"
-#undef SC
-};
 
 /* r2, r3, r4 = the first 24 bytes of s (a name's longest is 23), r2 first */
 static void g_name_regs(struct gen *g, const char *s)
@@ -568,20 +563,21 @@ static void g_name_regs(struct gen *g, const char *s)
 }
 
 /*
- * r0 holds the number: a binary search over syscalls[lo, hi) whose leaves load
- * the name into registers and meet at one store, where the verifier sees one
- * state (the names are constants it need not keep apart)
+ * r0 holds the number: a binary search over entries [lo, hi) of the syscall
+ * table (lib/syscall/syscalls.h, by number) whose leaves load the name into
+ * registers and meet at one store, where the verifier sees one state (the
+ * names are constants it need not keep apart)
  */
 static void g_sc_search(struct gen *g, int lo, int hi, int **done, int *nd, int **unk, int *nu)
 {
 	if (hi - lo == 1) {
-		g_push_fix(g, unk, nu, g_emit(g, JMP_IMM(BPF_JNE, R0, syscalls[lo].nr, 0)));
-		g_name_regs(g, syscalls[lo].name);
+		g_push_fix(g, unk, nu, g_emit(g, JMP_IMM(BPF_JNE, R0, syscall__at(lo)->nr, 0)));
+		g_name_regs(g, syscall__at(lo)->name);
 		g_push_fix(g, done, nd, g_emit(g, JA(0)));
 		return;
 	}
 	int mid = (lo + hi) / 2;
-	int right = g_emit(g, JMP_IMM(BPF_JSGE, R0, syscalls[mid].nr, 0));
+	int right = g_emit(g, JMP_IMM(BPF_JSGE, R0, syscall__at(mid)->nr, 0));
 
 	g_sc_search(g, lo, mid, done, nd, unk, nu);
 	g_patch(g, right);
@@ -597,7 +593,7 @@ void gen_str_value(struct gen *g, struct node *n, int off, int size)
 		return;
 	}
 	gen_int(g, n->args);
-	g_sc_search(g, 0, (int)(sizeof(syscalls) / sizeof(syscalls[0])), &done, &nd, &unk, &nu);
+	g_sc_search(g, 0, syscall__count(), &done, &nd, &unk, &nu);
 	for (int i = 0; i < nu; i++)
 		g_patch(g, unk[i]);
 	g_name_regs(g, "unknown");

@@ -305,6 +305,32 @@ TEST(syscalls_table_and_sets)
 	CHECK(set[257] && set[4] && !set[0]);
 }
 
+/* every number the UAPI header names is in the table under that name (syscall_name() reads it too) */
+TEST(syscalls_match_uapi_header)
+{
+	FILE *f = fopen("/usr/include/x86_64-linux-gnu/asm/unistd_64.h", "r");
+	char lineb[256], name[64];
+	int nr, checked = 0;
+
+	if (!f)
+		return;	/* no linux-libc-dev here: the table is still the ABI */
+	while (fgets(lineb, sizeof(lineb), f)) {
+		const struct syscall_desc *d;
+
+		if (sscanf(lineb, "#define __NR_%63s %d", name, &nr) != 2)
+			continue;
+		d = syscall__by_nr(nr);
+		if (!d || strcmp(d->name, name))
+			fprintf(stderr, "__NR_%s %d: the table has %s\n", name, nr, d ? d->name : "nothing");
+		CHECK(d);
+		CHECK_STR(d->name, name);
+		checked++;
+	}
+	fclose(f);
+	CHECK(checked > 300);
+	CHECK_INT(syscall__by_name("file_setattr")->nr, 469);	/* newer than the header */
+}
+
 /* the argument counts agree with this kernel's tracefs formats wherever it has them */
 TEST(syscalls_nargs_match_tracefs)
 {

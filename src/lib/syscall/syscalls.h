@@ -5,12 +5,16 @@
  * strace's trace classes (%file, %desc, %network...). Everything returned
  * points into static tables; nothing needs freeing.
  *
- * The table is written in syscalls.c, not read at run time: the numbers are
- * the kernel's ABI (arch/x86/entry/syscalls/syscall_64.tbl, stable forever),
- * and the argument kinds carry meaning no tracefs format file has (a flags
- * word of open() and a mode look alike there). It was drafted from this
- * machine's events/syscalls/sys_enter_* formats, and a unit test checks the
- * argument counts against those files wherever tracefs has them.
+ * The one syscall table: trace decodes with it, and the language's
+ * syscall_name() and __NR_ names read it. It is written by hand in
+ * syscalls.c, not read at run time: the numbers are the kernel's ABI
+ * (arch/x86/entry/syscalls/syscall_64.tbl, stable forever), and the argument
+ * kinds carry meaning no tracefs format file has (a flags word of open() and a
+ * mode look alike there). It was drafted from this machine's
+ * events/syscalls/sys_enter_* formats; unit tests (test_sysdecode.c) check the
+ * argument counts against those files wherever tracefs has them, and that
+ * every number in the UAPI header asm/unistd_64.h is in the table under its
+ * name. A syscall the kernel gains is one more row in syscalls.c.
  */
 #ifndef SONDE_SYSCALLS_H
 #define SONDE_SYSCALLS_H
