@@ -3,8 +3,8 @@
  * format.c - the values the language's functions leave for user space to
  * format, as bpftrace prints them: buf() with \xNN escapes, ntop() through
  * inet_ntop, strftime() from boot-based nanoseconds, cgroup_path() by
- * matching inode numbers under the cgroup mounts, strerror(); and the labels
- * of hist(n, k) tables with 2^k buckets per power of two.
+ * matching inode numbers under the cgroup mounts, strerror(). Histogram
+ * labels are ui/hist.c's.
  */
 #include "lang/output.h"
 
@@ -306,57 +306,5 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 		return true;
 	default:
 		return false;
-	}
-}
-
-/* ---- hist(n, k) ---- */
-/* where bucket index idx (> 2^k) starts: (2^k + its k low bits) << (idx >> k) - 1; decade: its K/M/G.. */
-static uint64_t histk_start(int idx, int k, int *power)
-{
-	int n = 1 << k, sub = idx & (n - 1);
-
-	*power = (idx >> k) - 1;
-	if (*power < 0 || *power > 63)	/* not a bucket a map can hold: no shift past 64 bits */
-		*power = *power < 0 ? 0 : 63;
-	return (uint64_t)(n + sub) << *power;
-}
-
-static void histk_bound(char *buf, size_t len, int idx, int k)
-{
-	int power, decade;
-
-	histk_start(idx, k, &power);
-	decade = power / 10;
-	snprintf(buf, len, "%llu%s", (unsigned long long)((1ULL << (power - 10 * decade)) * ((1 << k) + (idx & ((1 << k) - 1)))),
-		 decade ? (const char *[]){ "", "K", "M", "G", "T", "P", "E" }[decade > 6 ? 6 : decade] : "");
-}
-
-void out__histk_label(char *buf, size_t len, int b, int k)
-{
-	char lo[32], hi[32];
-
-	if (b == 0) {
-		snprintf(buf, len, "(..., 0)");
-	} else if (b <= 2 << k) {
-		snprintf(buf, len, "[%d]", b - 1);
-	} else {
-		histk_bound(lo, sizeof(lo), b - 1, k);
-		histk_bound(hi, sizeof(hi), b, k);
-		snprintf(buf, len, "[%s, %s)", lo, hi);
-	}
-}
-
-void out__histk_range(int b, int k, long long *min, long long *max)
-{
-	int power;
-
-	if (b == 0) {
-		*min = 0;
-		*max = -1;
-	} else if (b <= 2 << k) {
-		*min = *max = b - 1;
-	} else {
-		*min = (long long)histk_start(b - 1, k, &power);
-		*max = (long long)(histk_start(b, k, &power) - 1);
 	}
 }

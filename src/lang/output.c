@@ -10,6 +10,7 @@
 #include "lib/proc/maps.h"
 #include "lib/symbol/symbol.h"
 #include "lib/util.h"
+#include "ui/hist.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -316,69 +317,6 @@ void out__value_line(struct out *o, const struct type *t, const uint8_t *data)
 	free(v);
 }
 
-/* ---- histograms ---- */
-static void suffixed(char *buf, size_t len, long long n)
-{
-	static const char *sfx[] = { "", "K", "M", "G", "T", "P", "E" };
-	int i = 0;
-	bool neg = n < 0;
-	unsigned long long u = neg ? -(unsigned long long)n : (unsigned long long)n;
-
-	while (u >= 1024 && u % 1024 == 0 && i < 6) {
-		u /= 1024;
-		i++;
-	}
-	snprintf(buf, len, "%s%llu%s", neg ? "-" : "", u, sfx[i]);
-}
-
-void out__hist_label(char *buf, size_t len, int b)
-{
-	char lo[32], hi[32];
-
-	if (b == 0) {
-		snprintf(buf, len, "(..., 0)");
-	} else if (b == 1) {
-		snprintf(buf, len, "[0]");
-	} else if (b == 2) {
-		snprintf(buf, len, "[1]");
-	} else {
-		suffixed(lo, sizeof(lo), 1LL << (b - 2));
-		suffixed(hi, sizeof(hi), b - 1 >= 63 ? 0 : 1LL << (b - 1));
-		snprintf(buf, len, "[%s, %s)", lo, b - 1 >= 63 ? "..." : hi);
-	}
-}
-
-void out__lhist_label(char *buf, size_t len, int b, long long min, long long max, long long step)
-{
-	char lo[32], hi[32];
-	long long nb = (max - min) / step;
-
-	if (b == 0) {
-		suffixed(lo, sizeof(lo), min);
-		snprintf(buf, len, "(..., %s)", lo);
-	} else if (b > nb) {
-		suffixed(lo, sizeof(lo), max);
-		snprintf(buf, len, "[%s, ...)", lo);
-	} else {
-		suffixed(lo, sizeof(lo), min + (b - 1) * step);
-		suffixed(hi, sizeof(hi), min + b * step);
-		snprintf(buf, len, "[%s, %s)", lo, hi);
-	}
-}
-
-void out__bar(char *buf, size_t len, unsigned long long v, unsigned long long max)
-{
-	int w = max ? (int)((float)v / (float)max * 52) : 0;
-
-	if (w > 52)
-		w = 52;
-	if (len < 53)
-		return;
-	memset(buf, '@', w);
-	memset(buf + w, ' ', 52 - w);
-	buf[52] = 0;
-}
-
 /* ---- maps ---- */
 struct entry {
 	uint8_t *key;		/* the user key (without a hist bucket) */
@@ -450,9 +388,18 @@ static void free_entries(struct entries *es)
 	free(es->e);
 }
 
+/* the bucket layout of a hist/lhist map */
+static struct hist_bt hist_of(const struct mapinfo *m)
+{
+	return (struct hist_bt){ .linear = m->agg == AGG_LHIST, .k = m->hist_k, .min = m->lmin,
+				 .max = m->lmax, .step = m->lstep };
+}
+
 static int hist_buckets(const struct mapinfo *m)
 {
-	return m->agg == AGG_HIST ? ((64 - m->hist_k) << m->hist_k) + 2 : m->agg == AGG_LHIST ? (int)((m->lmax - m->lmin) / m->lstep) + 2 : 0;
+	struct hist_bt h = hist_of(m);
+
+	return m->agg == AGG_HIST || m->agg == AGG_LHIST ? hist__bt_nr_buckets(&h) : 0;
 }
 
 static int read_map(struct out *o, struct mapinfo *m, struct entries *es)
@@ -572,76 +519,16 @@ char *out__key_str(struct out *o, const struct mapinfo *m, const uint8_t *key, b
 
 static void print_hist(struct out *o, const struct mapinfo *m, const struct entry *e, long long div)
 {
-	int lo = -1, hi = -1;
-	uint64_t max = 0;
-	char label[64], bar[64];
+	struct hist_bt h = hist_of(m);
 
-	for (int b = 0; b < e->nb; b++)
-		if (e->buckets[b]) {
-			if (lo < 0)
-				lo = b;
-			hi = b;
-			if (e->buckets[b] > max)
-				max = e->buckets[b];
-		}
-	for (int b = lo; lo >= 0 && b <= hi; b++) {
-		uint64_t v = div > 1 ? e->buckets[b] / div : e->buckets[b];
-
-		if (m->agg == AGG_HIST && m->hist_k)
-			out__histk_label(label, sizeof(label), b, m->hist_k);
-		else if (m->agg == AGG_HIST)
-			out__hist_label(label, sizeof(label), b);
-		else
-			out__lhist_label(label, sizeof(label), b, m->lmin, m->lmax, m->lstep);
-		out__bar(bar, sizeof(bar), e->buckets[b], max);
-		fprintf(o->f, "%-16s%8llu |%s|\n", label, (unsigned long long)v, bar);
-	}
+	hist__print_bt(o->f, &h, e->buckets, e->nb, div > 1 ? (uint64_t)div : 1);
 }
 
 static void json_hist(struct out *o, const struct mapinfo *m, const struct entry *e)
 {
-	int lo = -1, hi = -1;
-	bool first = true;
+	struct hist_bt h = hist_of(m);
 
-	for (int b = 0; b < e->nb; b++)
-		if (e->buckets[b]) {
-			if (lo < 0)
-				lo = b;
-			hi = b;
-		}
-	fputc('[', o->f);
-	for (int b = lo; lo >= 0 && b <= hi; b++) {
-		fputs(first ? "{" : ", {", o->f);
-		first = false;
-		if (m->agg == AGG_HIST && m->hist_k) {
-			long long mn, mx;
-
-			out__histk_range(b, m->hist_k, &mn, &mx);
-			if (b == 0)
-				fprintf(o->f, "\"max\": -1, ");
-			else
-				fprintf(o->f, "\"min\": %lld, \"max\": %lld, ", mn, mx);
-		} else if (m->agg == AGG_HIST) {
-			if (b == 0)
-				fprintf(o->f, "\"max\": -1, ");
-			else if (b == 1)
-				fprintf(o->f, "\"min\": 0, \"max\": 0, ");
-			else
-				fprintf(o->f, "\"min\": %llu, \"max\": %llu, ", 1ULL << (b - 2), (1ULL << (b - 1)) - 1);
-		} else {
-			long long nb = (m->lmax - m->lmin) / m->lstep;
-
-			if (b == 0)
-				fprintf(o->f, "\"max\": %lld, ", m->lmin - 1);
-			else if (b > nb)
-				fprintf(o->f, "\"min\": %lld, ", m->lmax);
-			else
-				fprintf(o->f, "\"min\": %lld, \"max\": %lld, ", m->lmin + (b - 1) * m->lstep,
-					m->lmin + b * m->lstep - 1);
-		}
-		fprintf(o->f, "\"count\": %llu}", (unsigned long long)e->buckets[b]);
-	}
-	fputc(']', o->f);
+	hist__print_bt_json(o->f, &h, e->buckets, e->nb);
 }
 
 static void json_map(struct out *o, struct mapinfo *m, struct entries *es, int from, long long div)

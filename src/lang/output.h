@@ -49,10 +49,6 @@ char *out__key_str(struct out *o, const struct mapinfo *m, const uint8_t *key, b
 
 /* every map, in name order, after the two newlines bpftrace starts with */
 void out__all_maps(struct out *o);
-/* hist/lhist labels and bars (for unit tests) */
-void out__hist_label(char *buf, size_t len, int bucket);
-void out__lhist_label(char *buf, size_t len, int bucket, long long min, long long max, long long step);
-void out__bar(char *buf, size_t len, unsigned long long v, unsigned long long max);
 
 /* format.c: buf, ntop, strftime, cgroup_path, strerror values (false: not one of them) */
 bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *data);
@@ -61,8 +57,5 @@ char *fmt__strftime(const char *fmt, uint64_t nsecs, int max);
 char *fmt__cgroup_path(uint64_t id, const char *filter);
 /* CLOCK_REALTIME at boot, measured once: the wall time of a bpf_ktime_get_boot_ns value is this plus it */
 struct timespec fmt__boot_realtime(void);
-/* hist(n, k) labels, and the values bucket b holds (json) */
-void out__histk_label(char *buf, size_t len, int bucket, int k);
-void out__histk_range(int bucket, int k, long long *min, long long *max);
 
 #endif

@@ -95,105 +95,204 @@ unsigned hist__bt_slot(int64_t v)
 	return 2 + hist__log2_slot((uint64_t)v);
 }
 
-/* 2^power with bpftrace's K/M/G/T/P/E suffixes (powers of 1024) */
-static void power_label(char *buf, size_t len, int power)
+int hist__bt_nr_buckets(const struct hist_bt *h)
 {
-	static const char sfx[] = "KMGTPE";
-	int s = power / 10;
+	if (h->linear)
+		return h->step > 0 ? (int)((h->max - h->min) / h->step) + 2 : 0;
+	return ((64 - h->k) << h->k) + 2;
+}
 
-	if (s > 6)
-		s = 6;
-	if (s)
-		snprintf(buf, len, "%llu%c", 1ULL << (power - 10 * s), sfx[s - 1]);
+/* n with bpftrace's K/M/G/T/P/E suffix where it is a multiple of a power of 1024 */
+static void suffixed(char *buf, size_t len, long long n)
+{
+	static const char *sfx[] = { "", "K", "M", "G", "T", "P", "E" };
+	int i = 0;
+	bool neg = n < 0;
+	unsigned long long u = neg ? -(unsigned long long)n : (unsigned long long)n;
+
+	while (u >= 1024 && u % 1024 == 0 && i < 6) {
+		u /= 1024;
+		i++;
+	}
+	snprintf(buf, len, "%s%llu%s", neg ? "-" : "", u, sfx[i]);
+}
+
+static void log2_label(char *buf, size_t len, int b)
+{
+	char lo[32], hi[32];
+
+	if (b == 0) {
+		snprintf(buf, len, "(..., 0)");
+	} else if (b == 1) {
+		snprintf(buf, len, "[0]");
+	} else if (b == 2) {
+		snprintf(buf, len, "[1]");
+	} else {
+		suffixed(lo, sizeof(lo), 1LL << (b - 2));
+		suffixed(hi, sizeof(hi), b - 1 >= 63 ? 0 : 1LL << (b - 1));
+		snprintf(buf, len, "[%s, %s)", lo, b - 1 >= 63 ? "..." : hi);
+	}
+}
+
+static void linear_label(char *buf, size_t len, int b, long long min, long long max, long long step)
+{
+	char lo[32], hi[32];
+	long long nb = (max - min) / step;
+
+	if (b == 0) {
+		suffixed(lo, sizeof(lo), min);
+		snprintf(buf, len, "(..., %s)", lo);
+	} else if (b > nb) {
+		suffixed(lo, sizeof(lo), max);
+		snprintf(buf, len, "[%s, ...)", lo);
+	} else {
+		suffixed(lo, sizeof(lo), min + (b - 1) * step);
+		suffixed(hi, sizeof(hi), min + b * step);
+		snprintf(buf, len, "[%s, %s)", lo, hi);
+	}
+}
+
+/* hist(n, k): where bucket index idx (> 2^k) starts: (2^k + its k low bits) << (idx >> k) - 1 */
+static uint64_t histk_start(int idx, int k, int *power)
+{
+	int n = 1 << k, sub = idx & (n - 1);
+
+	*power = (idx >> k) - 1;
+	if (*power < 0 || *power > 63)	/* not a bucket a map can hold: no shift past 64 bits */
+		*power = *power < 0 ? 0 : 63;
+	return (uint64_t)(n + sub) << *power;
+}
+
+/* that start as bpftrace writes it: a multiple of its decade's K/M/G.. */
+static void histk_bound(char *buf, size_t len, int idx, int k)
+{
+	int power, decade;
+
+	histk_start(idx, k, &power);
+	decade = power / 10;
+	snprintf(buf, len, "%llu%s", (unsigned long long)((1ULL << (power - 10 * decade)) * ((1 << k) + (idx & ((1 << k) - 1)))),
+		 decade ? (const char *[]){ "", "K", "M", "G", "T", "P", "E" }[decade > 6 ? 6 : decade] : "");
+}
+
+static void histk_label(char *buf, size_t len, int b, int k)
+{
+	char lo[32], hi[32];
+
+	if (b == 0) {
+		snprintf(buf, len, "(..., 0)");
+	} else if (b <= 2 << k) {
+		snprintf(buf, len, "[%d]", b - 1);
+	} else {
+		histk_bound(lo, sizeof(lo), b - 1, k);
+		histk_bound(hi, sizeof(hi), b, k);
+		snprintf(buf, len, "[%s, %s)", lo, hi);
+	}
+}
+
+void hist__bt_label(const struct hist_bt *h, int b, char *buf, size_t len)
+{
+	if (h->linear)
+		linear_label(buf, len, b, h->min, h->max, h->step);
+	else if (h->k)
+		histk_label(buf, len, b, h->k);
 	else
-		snprintf(buf, len, "%llu", 1ULL << power);
+		log2_label(buf, len, b);
 }
 
-/* a row: label in 16 columns, count in 8, then a bar of 52 */
-static void bt_row(FILE *f, const char *label, uint64_t count, uint64_t max)
+unsigned hist__bt_range(const struct hist_bt *h, int b, long long *min, long long *max)
 {
-	int bar = max ? (int)((float)count / (float)max * 52) : 0;
+	int power;
 
-	fprintf(f, "%-16s%8llu |", label, (unsigned long long)count);
-	for (int i = 0; i < 52; i++)
-		fputc(i < bar ? '@' : ' ', f);
-	fputs("|\n", f);
+	*min = 0;
+	*max = -1;
+	if (h->linear) {
+		long long nb = (h->max - h->min) / h->step;
+
+		if (b == 0) {
+			*max = h->min - 1;
+			return HIST_BT_MAX;
+		}
+		if (b > nb) {
+			*min = h->max;
+			return HIST_BT_MIN;
+		}
+		*min = h->min + (b - 1) * h->step;
+		*max = h->min + b * h->step - 1;
+	} else if (b == 0) {
+		return HIST_BT_MAX;
+	} else if (h->k && b > 2 << h->k) {
+		*min = (long long)histk_start(b - 1, h->k, &power);
+		*max = (long long)(histk_start(b, h->k, &power) - 1);
+	} else if (h->k || b < 3) {
+		*min = *max = b - 1;
+	} else {
+		*min = (long long)(1ULL << (b - 2));
+		*max = (long long)((b - 1 >= 64 ? 0 : 1ULL << (b - 1)) - 1);
+	}
+	return HIST_BT_MIN | HIST_BT_MAX;
 }
 
-static int bounds(const uint64_t *b, int n, int *lo, int *hi, uint64_t *max)
+void hist__bt_bar(char *buf, size_t len, unsigned long long v, unsigned long long max)
+{
+	int w = max ? (int)((float)v / (float)max * 52) : 0;
+
+	if (w > 52)
+		w = 52;
+	if (len < 53)
+		return;
+	memset(buf, '@', w);
+	memset(buf + w, ' ', 52 - w);
+	buf[52] = 0;
+}
+
+/* the first and last non-empty buckets (lo < 0: none), and the largest count */
+static void span(const uint64_t *b, int n, int *lo, int *hi, uint64_t *max)
 {
 	*lo = *hi = -1;
 	*max = 0;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++)
 		if (b[i]) {
 			if (*lo < 0)
 				*lo = i;
 			*hi = i;
+			if (b[i] > *max)
+				*max = b[i];
 		}
-		if (b[i] > *max)
-			*max = b[i];
+}
+
+void hist__print_bt(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n, uint64_t div)
+{
+	int lo, hi;
+	uint64_t max;
+	char label[64], bar[64];
+
+	span(buckets, n, &lo, &hi, &max);
+	for (int b = lo; lo >= 0 && b <= hi; b++) {
+		uint64_t v = div > 1 ? buckets[b] / div : buckets[b];
+
+		hist__bt_label(h, b, label, sizeof(label));
+		hist__bt_bar(bar, sizeof(bar), buckets[b], max);
+		fprintf(f, "%-16s%8llu |%s|\n", label, (unsigned long long)v, bar);
 	}
-	return *lo;
 }
 
-void hist__print_bt(FILE *f, const char *name, const uint64_t *buckets, int n)
+void hist__print_bt_json(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n)
 {
 	int lo, hi;
 	uint64_t max;
-	char label[64], a[24], b[24];
 
-	fprintf(f, "%s: \n", name);
-	if (bounds(buckets, n, &lo, &hi, &max) >= 0)
-		for (int i = lo; i <= hi; i++) {
-			if (i == 0)
-				snprintf(label, sizeof(label), "(..., 0)");
-			else if (i == 1)
-				snprintf(label, sizeof(label), "[0]");
-			else if (i == 2)
-				snprintf(label, sizeof(label), "[1]");
-			else {
-				power_label(a, sizeof(a), i - 2);
-				power_label(b, sizeof(b), i - 1);
-				snprintf(label, sizeof(label), "[%s, %s)", a, b);
-			}
-			bt_row(f, label, buckets[i], max);
-		}
-	fputc('\n', f);
-}
+	span(buckets, n, &lo, &hi, &max);
+	fputc('[', f);
+	for (int b = lo; lo >= 0 && b <= hi; b++) {
+		long long mn, mx;
+		unsigned has = hist__bt_range(h, b, &mn, &mx);
 
-/* lhist numbers: K or M only for exact multiples */
-static void lin_label(char *buf, size_t len, int64_t v)
-{
-	if (v && v % 1048576 == 0)
-		snprintf(buf, len, "%lldM", (long long)(v / 1048576));
-	else if (v && v % 1024 == 0)
-		snprintf(buf, len, "%lldK", (long long)(v / 1024));
-	else
-		snprintf(buf, len, "%lld", (long long)v);
-}
-
-void hist__print_bt_linear(FILE *f, const char *name, const uint64_t *buckets, int n,
-			   int64_t min, int64_t max_v, int64_t step)
-{
-	int lo, hi;
-	uint64_t max;
-	char label[80], a[32], b[32];
-
-	fprintf(f, "%s: \n", name);
-	if (bounds(buckets, n, &lo, &hi, &max) >= 0)
-		for (int i = lo; i <= hi; i++) {
-			if (i == 0) {
-				lin_label(a, sizeof(a), min);
-				snprintf(label, sizeof(label), "(..., %s)", a);
-			} else if (i == n - 1) {
-				lin_label(a, sizeof(a), max_v);
-				snprintf(label, sizeof(label), "[%s, ...)", a);
-			} else {
-				lin_label(a, sizeof(a), min + (i - 1) * step);
-				lin_label(b, sizeof(b), min + i * step);
-				snprintf(label, sizeof(label), "[%s, %s)", a, b);
-			}
-			bt_row(f, label, buckets[i], max);
-		}
-	fputc('\n', f);
+		fputs(b > lo ? ", {" : "{", f);
+		if (has & HIST_BT_MIN)
+			fprintf(f, "\"min\": %lld, ", mn);
+		if (has & HIST_BT_MAX)
+			fprintf(f, "\"max\": %lld, ", mx);
+		fprintf(f, "\"count\": %llu}", (unsigned long long)buckets[b]);
+	}
+	fputc(']', f);
 }

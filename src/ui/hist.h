@@ -2,11 +2,14 @@
 /*
  * hist.h - histograms printed exactly as the tools people know print them:
  * BCC's log2 and linear histograms (biolatency, runqlat...) and bpftrace's
- * hist() and lhist(). The caller owns the bucket arrays; nothing is allocated.
+ * hist() and lhist() (the language's maps print with these). The caller owns
+ * the bucket arrays and buffers; nothing is allocated.
  */
 #ifndef SONDE_UI_HIST_H
 #define SONDE_UI_HIST_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,19 +30,39 @@ void hist__print_linear(FILE *f, const uint64_t *buckets, int n, uint64_t base, 
 /* bpftrace's hist() bucket of v: 0 negative, 1 zero, 2 one, k >= 3 [2^(k-2), 2^(k-1)) */
 unsigned hist__bt_slot(int64_t v);
 
-/*
- * bpftrace's hist() output for map `name` (with its key, e.g. "@usecs[bash]"):
- * "@name: " (0.17's trailing space), rows "[lo, hi)   count |@@@@|" from the
- * first to the last non-empty bucket, then a blank line.
- */
-void hist__print_bt(FILE *f, const char *name, const uint64_t *buckets, int n);
+/* a bpftrace histogram's buckets: hist(v, k) (linear false) or lhist(v, min, max, step) */
+struct hist_bt {
+	bool linear;
+	int k;				/* hist: each power of two split in 2^k buckets (0 to 5) */
+	long long min, max, step;	/* lhist */
+};
 
 /*
- * bpftrace's lhist(v, min, max, step) output: buckets[0] is (..., min),
- * buckets[1 + i] is [min + i*step, min + (i+1)*step), buckets[last] is [max, ...);
- * n = (max - min) / step + 2. Empty buckets at both ends are left out.
+ * how many buckets the map holds: hist ((64 - k) << k) + 2, lhist
+ * (max - min) / step + 2 (below min, the steps, max and above)
  */
-void hist__print_bt_linear(FILE *f, const char *name, const uint64_t *buckets, int n,
-			   int64_t min, int64_t max, int64_t step);
+int hist__bt_nr_buckets(const struct hist_bt *h);
+
+/* bucket b's label: "(..., 0)", "[0]", "[4, 8)", "[1K, 2K)", "[100, ...)" */
+void hist__bt_label(const struct hist_bt *h, int b, char *buf, size_t len);
+/*
+ * the values bucket b holds, as -f json gives them: HIST_BT_MIN and/or
+ * HIST_BT_MAX say which of *min, *max there are (the first bucket has only a
+ * max, lhist's last only a min)
+ */
+enum { HIST_BT_MIN = 1, HIST_BT_MAX = 2 };
+unsigned hist__bt_range(const struct hist_bt *h, int b, long long *min, long long *max);
+/* bpftrace's bar: v / max of 52 '@', padded with spaces; buf holds 53 */
+void hist__bt_bar(char *buf, size_t len, unsigned long long v, unsigned long long max);
+
+/*
+ * bpftrace 0.17's rows "[lo, hi)   count |@@@@|" (16-wide labels, 8-wide
+ * counts, 52-wide bars) from the first to the last non-empty bucket; counts
+ * are shown divided by div (bars are not). The "@name[key]:" line before and
+ * the blank line after are the caller's.
+ */
+void hist__print_bt(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n, uint64_t div);
+/* the same buckets as bpftrace's -f json array: [{"min": .., "max": .., "count": ..}, ...] */
+void hist__print_bt_json(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n);
 
 #endif

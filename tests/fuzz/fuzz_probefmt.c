@@ -12,6 +12,7 @@
 
 #include "lang/lang.h"
 #include "lang/output.h"
+#include "ui/hist.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -37,8 +38,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int k = 1 + (int)(b >> 28) % 5;
 
 		b &= 0xfffffff;
-		out__histk_label(label, sizeof(label), (int)(b % (((64 - k) << k) + 2)), k);
-		out__histk_range((int)(b % (((64 - k) << k) + 2)), k, &mn, &mx);
+		struct hist_bt h = { .k = k };
+
+		hist__bt_label(&h, (int)(b % (((64 - k) << k) + 2)), label, sizeof(label));
+		hist__bt_range(&h, (int)(b % (((64 - k) << k) + 2)), &mn, &mx);
 		return 0;
 	}
 	if (sel == 5) {	/* a strftime format from the program */

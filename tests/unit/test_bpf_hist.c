@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_bpf_hist.c - the histogram printers against real output: the bpftrace
- * texts below were printed by bpftrace 0.17 on this machine for
+ * test_bpf_hist.c - the histogram printers against real output (the
+ * language prints its maps with ui/hist.c): the bpftrace texts below were
+ * printed by bpftrace 0.17 on this machine for
  *   @h = hist(0), hist(1) x2, hist(5), hist(1500), hist(3000000)
  *   @k = lhist(2048, 1024, 8192, 1024), lhist(5000, 1024, 8192, 1024)
  *   @l = lhist(3, 0, 10, 2), lhist(7, 0, 10, 2) x2, lhist(20, 0, 10, 2)
@@ -12,16 +13,17 @@
 
 #include <stdlib.h>
 
+/* a map as the language prints it: "@name: ", the rows, a blank line */
 static char *capture_bt(const uint64_t *b, int n, int lin, int64_t min, int64_t max, int64_t step, const char *name)
 {
+	struct hist_bt h = { .linear = lin, .min = min, .max = max, .step = step };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	if (lin)
-		hist__print_bt_linear(f, name, b, n, min, max, step);
-	else
-		hist__print_bt(f, name, b, n);
+	fprintf(f, "%s: \n", name);
+	hist__print_bt(f, &h, b, n, 1);
+	fputc('\n', f);
 	fclose(f);
 	return buf;
 }

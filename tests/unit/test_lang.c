@@ -6,6 +6,7 @@
 #include "lang/lang.h"
 #include "lang/output.h"
 #include "lang/provider.h"
+#include "ui/hist.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -216,27 +217,27 @@ TEST(lang_output_hist_labels)
 {
 	char b[64];
 
-	out__hist_label(b, sizeof(b), 0);
+	hist__bt_label(&(struct hist_bt){ 0 }, 0, b, sizeof(b));
 	CHECK_STR(b, "(..., 0)");
-	out__hist_label(b, sizeof(b), 1);
+	hist__bt_label(&(struct hist_bt){ 0 }, 1, b, sizeof(b));
 	CHECK_STR(b, "[0]");
-	out__hist_label(b, sizeof(b), 2);
+	hist__bt_label(&(struct hist_bt){ 0 }, 2, b, sizeof(b));
 	CHECK_STR(b, "[1]");
-	out__hist_label(b, sizeof(b), 3);
+	hist__bt_label(&(struct hist_bt){ 0 }, 3, b, sizeof(b));
 	CHECK_STR(b, "[2, 4)");
-	out__hist_label(b, sizeof(b), 11);
+	hist__bt_label(&(struct hist_bt){ 0 }, 11, b, sizeof(b));
 	CHECK_STR(b, "[512, 1K)");
-	out__hist_label(b, sizeof(b), 22);
+	hist__bt_label(&(struct hist_bt){ 0 }, 22, b, sizeof(b));
 	CHECK_STR(b, "[1M, 2M)");
-	out__lhist_label(b, sizeof(b), 0, 0, 100, 10);
+	hist__bt_label(&(struct hist_bt){ .linear = true, .min = 0, .max = 100, .step = 10 }, 0, b, sizeof(b));
 	CHECK_STR(b, "(..., 0)");
-	out__lhist_label(b, sizeof(b), 3, 0, 100, 10);
+	hist__bt_label(&(struct hist_bt){ .linear = true, .min = 0, .max = 100, .step = 10 }, 3, b, sizeof(b));
 	CHECK_STR(b, "[20, 30)");
-	out__lhist_label(b, sizeof(b), 11, 0, 100, 10);
+	hist__bt_label(&(struct hist_bt){ .linear = true, .min = 0, .max = 100, .step = 10 }, 11, b, sizeof(b));
 	CHECK_STR(b, "[100, ...)");
-	out__lhist_label(b, sizeof(b), 2, 0, 4096, 1024);
+	hist__bt_label(&(struct hist_bt){ .linear = true, .min = 0, .max = 4096, .step = 1024 }, 2, b, sizeof(b));
 	CHECK_STR(b, "[1K, 2K)");
-	out__bar(b, sizeof(b), 1, 2);
+	hist__bt_bar(b, sizeof(b), 1, 2);
 	CHECK_INT(strspn(b, "@"), 26);
 	CHECK_INT(strlen(b), 52);
 }

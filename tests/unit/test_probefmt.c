@@ -3,6 +3,7 @@
 #include "unit.h"
 
 #include "lang/output.h"
+#include "ui/hist.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@ static char *label(int b, int k)
 {
 	static char buf[64];
 
-	out__histk_label(buf, sizeof(buf), b, k);
+	hist__bt_label(&(struct hist_bt){ .k = k }, b, buf, sizeof(buf));
 	return buf;
 }
 
@@ -37,15 +38,15 @@ TEST(probefmt_histk_ranges)
 {
 	long long mn, mx;
 
-	out__histk_range(0, 3, &mn, &mx);
+	hist__bt_range(&(struct hist_bt){ .k = 3 }, 0, &mn, &mx);
 	CHECK_INT(mx, -1);
-	out__histk_range(16, 3, &mn, &mx);
+	hist__bt_range(&(struct hist_bt){ .k = 3 }, 16, &mn, &mx);
 	CHECK_INT(mn, 15);
 	CHECK_INT(mx, 15);
-	out__histk_range(17, 3, &mn, &mx);	/* [16, 18) */
+	hist__bt_range(&(struct hist_bt){ .k = 3 }, 17, &mn, &mx);	/* [16, 18) */
 	CHECK_INT(mn, 16);
 	CHECK_INT(mx, 17);
-	out__histk_range(23, 2, &mn, &mx);
+	hist__bt_range(&(struct hist_bt){ .k = 2 }, 23, &mn, &mx);
 	CHECK_INT(mn, 96);
 	CHECK_INT(mx, 111);
 }
