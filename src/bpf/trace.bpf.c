@@ -579,8 +579,8 @@ int BPF_PROG(trace_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-SEC("raw_tp/sched_process_exit")
-int BPF_PROG(trace_proc_exit, struct task_struct *task)
+/* the event of a process-level record (exit, signal) of a traced task, its header filled; NULL if not traced */
+static __always_inline struct sc_event *task_event(unsigned short type)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 	__u32 tgid = pt >> 32, tid = (__u32)pt, zero = 0;
@@ -588,55 +588,48 @@ int BPF_PROG(trace_proc_exit, struct task_struct *task)
 	__u8 *st;
 
 	if (count_only || tgid == self_tgid)
-		return 0;
+		return NULL;
 	if (!all_tasks) {
 		st = bpf_map_lookup_elem(&targets, follow ? &tgid : &tid);
 		if (!st || *st != 1)
-			return 0;
+			return NULL;
 	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
-		return 0;
+		return NULL;
 	__builtin_memset(&s->ev, 0, TRACE_EV_HDR);
 	s->ev.ts = bpf_ktime_get_ns();
 	s->ev.tid = tid;
 	s->ev.tgid = tgid;
 	s->ev.nr = -1;
-	s->ev.type = TEV_EXIT;
-	s->ev.ret = BPF_CORE_READ(task, exit_code);
-	submit(&s->ev, true, TRC_LOST_OTHER);
+	s->ev.type = type;
+	return &s->ev;
+}
+
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(trace_proc_exit, struct task_struct *task)
+{
+	struct sc_event *ev = task_event(TEV_EXIT);
+
+	if (!ev)
+		return 0;
+	ev->ret = BPF_CORE_READ(task, exit_code);
+	submit(ev, true, TRC_LOST_OTHER);
 	return 0;
 }
 
 SEC("raw_tp/signal_deliver")
 int BPF_PROG(trace_signal, int sig, void *info, void *ka)
 {
-	__u64 pt = bpf_get_current_pid_tgid();
-	__u32 tgid = pt >> 32, tid = (__u32)pt, zero = 0;
-	struct scratch *s;
-	__u8 *st;
+	struct sc_event *ev = task_event(TEV_SIGNAL);
 
-	if (count_only || tgid == self_tgid)
+	if (!ev)
 		return 0;
-	if (!all_tasks) {
-		st = bpf_map_lookup_elem(&targets, follow ? &tgid : &tid);
-		if (!st || *st != 1)
-			return 0;
-	}
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!s)
-		return 0;
-	__builtin_memset(&s->ev, 0, TRACE_EV_HDR);
-	s->ev.ts = bpf_ktime_get_ns();
-	s->ev.tid = tid;
-	s->ev.tgid = tgid;
-	s->ev.nr = -1;
-	s->ev.type = TEV_SIGNAL;
-	s->ev.args[0] = sig;
-	if (info && !bpf_probe_read_kernel(s->ev.data[0], 48, info))
-		s->ev.cap_len[0] = 48;
+	ev->args[0] = sig;
+	if (info && !bpf_probe_read_kernel(ev->data[0], 48, info))
+		ev->cap_len[0] = 48;
 	else
-		s->ev.cap_flags[0] = CAPF_FAULT;
-	submit(&s->ev, false, TRC_LOST_OTHER);
+		ev->cap_flags[0] = CAPF_FAULT;
+	submit(ev, false, TRC_LOST_OTHER);
 	return 0;
 }
