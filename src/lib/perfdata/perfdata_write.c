@@ -753,45 +753,34 @@ int perfdata_writer__synth_all(struct perfdata_writer *w)
 
 /* ---------------------------------------------------------------- features */
 
-static void feat_build_ids(struct perfdata_writer *w, struct pd_buf *b)
+/* one build-id record: file name's id, as perf writes it (name padded, no pid) */
+static void build_id_rec(struct pd_buf *b, uint16_t misc, const char *name, const uint8_t *id, uint8_t size)
 {
 	struct pd_build_id_rec r;
+	size_t n = strlen(name) + 1, padded = (n + PERFDATA_NAME_ALIGN - 1) & ~(size_t)(PERFDATA_NAME_ALIGN - 1);
+
+	if (sizeof(r) + padded > 65535)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.misc = misc | PERF_RECORD_MISC_BUILD_ID_SIZE_;
+	r.size = (uint16_t)(sizeof(r) + padded);
+	r.pid = -1;
+	memcpy(r.build_id, id, 20);
+	r.build_id_size = size;
+	pd_buf__add(b, &r, sizeof(r));
+	pd_buf__add(b, name, n);
+	pd_buf__add(b, NULL, padded - n);
+}
+
+static void feat_build_ids(struct perfdata_writer *w, struct pd_buf *b)
+{
 	uint8_t id[20], size;
 
-	if (!pd_build_id__kernel(id, &size)) {
-		const char *name = "[kernel.kallsyms]";
-		size_t n = strlen(name) + 1, padded = (n + PERFDATA_NAME_ALIGN - 1) & ~(size_t)(PERFDATA_NAME_ALIGN - 1);
-
-		memset(&r, 0, sizeof(r));
-		r.misc = PERF_RECORD_MISC_KERNEL | PERF_RECORD_MISC_BUILD_ID_SIZE_;
-		r.size = (uint16_t)(sizeof(r) + padded);
-		r.pid = -1;
-		memcpy(r.build_id, id, 20);
-		r.build_id_size = size;
-		pd_buf__add(b, &r, sizeof(r));
-		pd_buf__add(b, name, n);
-		pd_buf__add(b, NULL, padded - n);
-	}
-	for (size_t i = 0; i < w->files_alloc; i++) {
-		const char *f = w->files[i];
-		size_t n, padded;
-
-		if (!f || pd_build_id__file(f, id, &size))
-			continue;
-		n = strlen(f) + 1;
-		padded = (n + PERFDATA_NAME_ALIGN - 1) & ~(size_t)(PERFDATA_NAME_ALIGN - 1);
-		if (sizeof(r) + padded > 65535)
-			continue;
-		memset(&r, 0, sizeof(r));
-		r.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_BUILD_ID_SIZE_;
-		r.size = (uint16_t)(sizeof(r) + padded);
-		r.pid = -1;
-		memcpy(r.build_id, id, 20);
-		r.build_id_size = size;
-		pd_buf__add(b, &r, sizeof(r));
-		pd_buf__add(b, f, n);
-		pd_buf__add(b, NULL, padded - n);
-	}
+	if (!pd_build_id__kernel(id, &size))
+		build_id_rec(b, PERF_RECORD_MISC_KERNEL, "[kernel.kallsyms]", id, size);
+	for (size_t i = 0; i < w->files_alloc; i++)
+		if (w->files[i] && !pd_build_id__file(w->files[i], id, &size))
+			build_id_rec(b, PERF_RECORD_MISC_USER, w->files[i], id, size);
 }
 
 static void feat_event_desc(struct perfdata_writer *w, struct pd_buf *b)
