@@ -8,7 +8,10 @@
 #
 # Helpers: test_cmp EXPECTED ACTUAL (diff -u), $SONDE (the binary under test),
 # $BUILD (build dir with workloads/ and examples/), $TMP (a private scratch dir),
-# mask_numbers (turns digits into N, to compare layouts with perf's).
+# mask_numbers (turns digits into N, to compare layouts with perf's),
+# require_root 'what the script checks' ['why'] (skips the whole script,
+# with the reason, unless root), have_bpftrace (true where a bpftrace that
+# runs is installed, to compare sonde probe with).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -52,6 +55,23 @@ mask_numbers() { sed -E 's/[0-9]+/N/g; s/N(,N)+/N/g; s/N\.N/N/g'; }
 
 # fail unless "$1" (a command's output) contains "$2"
 expect_contains() { case "$1" in *"$2"*) return 0 ;; esac; echo "expected to find: $2"; echo "in: $1"; return 1; }
+
+# the rest of the script cannot run: say why once, end
+_skip_script() {
+	test_skip "$1" "$2"
+	test_done
+	exit
+}
+
+# require_root 'what the script checks' ['why']: skip the whole script unless root
+require_root() {
+	[ "$(id -u)" = 0 ] || _skip_script "$1" "${2:-BPF needs root}"
+}
+
+# true where a bpftrace that runs is installed (the reference for sonde probe)
+have_bpftrace() {
+	command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1
+}
 
 test_done() {
 	say "# $TEST_NAME: $_pass passed, $_fail failed, $_skip skipped"

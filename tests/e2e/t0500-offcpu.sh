@@ -5,11 +5,7 @@
 
 W=$WORKLOADS/offcpu
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'sonde offcpu' 'needs root for BPF'
-	test_done
-	exit
-fi
+require_root 'sonde offcpu' 'needs root for BPF'
 
 # sum of the weights of folded lines matching a regex
 weight() { grep -E "$1" "$2" | awk '{ s += $NF } END { print s + 0 }'; }
@@ -127,7 +123,7 @@ test_expect_success 'forks of a -- CMD target are followed (--no-follow stops th
 	[ $(weight "^offcpu;.*main;block_here;" n) -eq 0 ]
 '
 
-if command -v bpftrace >/dev/null; then
+if have_bpftrace; then
 test_expect_success 'blocked time of the main thread: sonde and bpftrace both match what the workload measured' '
 	# a switch-in the tracepoint did not report (see above) ends at the next
 	# switch-out less the time run since, in bpftrace as in sonde

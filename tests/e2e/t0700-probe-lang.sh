@@ -24,11 +24,7 @@ for f in "$ROOT"/tests/lang/*.test; do
 	' "$f"
 done
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'language tests' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'language tests'
 for k in "$TMP"/blocks/*.kind; do
 	b=${k%.kind}
 	export PROG="$b.prog" EXP="$b.exp"

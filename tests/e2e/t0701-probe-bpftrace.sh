@@ -6,13 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 W=$WORKLOADS/syscalls
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'sonde probe against bpftrace' 'BPF needs root'
-	test_done
-	exit
-fi
-have_bpftrace=false
-command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1 && have_bpftrace=true
+require_root 'sonde probe against bpftrace'
 
 # both tools on one program and workload; bpftrace's stderr has a harmless RLIMIT line
 compare() {	# program command
@@ -25,7 +19,7 @@ P_COUNTS='tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @n = count(); @p
 tracepoint:syscalls:sys_enter_openat /pid == cpid && str(args->filename) == "/etc/hostname"/ { @f[str(args->filename)] = count(); @h = hist(args->flags + 1000); }
 tracepoint:syscalls:sys_enter_write /pid == cpid/ { @w = sum(args->count); @l = lhist(args->count, 0, 10, 1); @s = stats(args->count); @a = avg(args->count * 3); @mx = max(args->fd); }
 tracepoint:syscalls:sys_exit_write /pid == cpid/ { @r[args->ret] = count(); }'
-if $have_bpftrace; then
+if have_bpftrace; then
 	test_expect_success 'syscall counts, sum, stats, avg, max, hist, lhist as bpftrace prints them' '
 		compare "$P_COUNTS" "$W 1000" &&
 		grep -q "^@n: 1000$" sonde.out && grep -q "^@w: 1000$" sonde.out
@@ -185,7 +179,7 @@ test_expect_success 'stack modes: ustack(perf, N) as bpftrace prints it, raw add
 	$SONDE probe -e "$P" -c "$EXAMPLES/demo 1" | sed -E "s/^\t[0-9a-f]+ /\tADDR /" >sonde.out &&
 	printf "Attaching 1 probe...\n\n\tADDR cold_path+0 ($EXAMPLES/demo)\n\tADDR main+90 ($EXAMPLES/demo)\n\n\nX\n\n\n" >exp &&
 	test_cmp exp sonde.out &&
-	if $have_bpftrace; then
+	if have_bpftrace; then
 		bpftrace -e "$P" -c "$EXAMPLES/demo 1" 2>/dev/null | sed -E "s/^\t[0-9a-f]+ /\tADDR /" >bpftrace.out &&
 		test_cmp bpftrace.out sonde.out
 	fi &&
@@ -215,7 +209,7 @@ test_expect_success 'config stack_mode and BPFTRACE_STACK_MODE (the environment 
 	grep -qx "sonde: BPFTRACE_MAX_STRLEN=999: max_strlen must be between 1 and 200 (the BPF stack is 512 bytes)" err
 '
 test_expect_success '-lv lists tracepoint fields as bpftrace -lv does, and kernel functions'"'"' parameters from BTF' '
-	if $have_bpftrace; then
+	if have_bpftrace; then
 		for tp in "tracepoint:syscalls:sys_enter_openat" "tracepoint:sched:sched_switch" "tracepoint:syscalls:sys_enter_read*"; do
 			bpftrace -lv "$tp" >exp 2>/dev/null && $SONDE probe -lv "$tp" >got && test_cmp exp got || exit 1
 		done
@@ -229,7 +223,7 @@ test_expect_success 'pton() compared with a tracepoint'"'"'s address array, as b
 	P="tracepoint:sock:inet_sock_set_state /args->saddr == pton(\"127.0.0.1\") && args->protocol == 6/ { @[ntop(args->saddr), args->saddr != pton(\"127.0.0.2\")] = count(); }" &&
 	$SONDE probe -e "$P" -c "/usr/bin/python3 $TMP/tcp.py" >out &&
 	grep -q "^@\[127.0.0.1, 1\]: [1-9]" out &&
-	if $have_bpftrace; then
+	if have_bpftrace; then
 		bpftrace -e "$P" -c "/usr/bin/python3 $TMP/tcp.py" >bt.out 2>/dev/null && test_cmp bt.out out
 	fi
 '

@@ -5,11 +5,7 @@
 
 TOOLS="bashreadline bitesize cpuwalk execsnoop gethostlatency killsnoop opensnoop pidpersec setuids
 ssllatency sslsnoop statsnoop syncsnoop syscount threadsnoop writeback"
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'bpftrace tools' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'bpftrace tools'
 if [ ! -e /usr/sbin/opensnoop.bt ]; then
 	test_skip 'bpftrace tools' 'bpftrace is not installed (scripts/deps.sh test)'
 	test_done

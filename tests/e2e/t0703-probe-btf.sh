@@ -4,11 +4,7 @@
 # fentry/fexit probes (which this kernel refuses: the VM runs them, tests/vm/t0701).
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'BTF types' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'BTF types'
 if [ ! -r /sys/kernel/btf/vmlinux ]; then
 	test_skip 'BTF types' 'this kernel has no BTF'
 	test_done
@@ -28,7 +24,7 @@ test_expect_success 'a user struct read through a uprobe argument: nanosleep(&{0
 	grep -qx "5000000 0 5000000" out
 '
 test_expect_success 'the same with bpftrace, when it is installed' '
-	if ! command -v bpftrace >/dev/null; then echo "no bpftrace: not compared"; exit 0; fi
+	if ! have_bpftrace; then echo "no bpftrace: not compared"; exit 0; fi
 	P="uprobe:$LIBC:nanosleep /pid == cpid/ { printf(\"%d\\n\", ((struct __kernel_timespec *)arg0)->tv_nsec); exit(); }" &&
 	timeout 30 bpftrace -e "$P" -c "$EXAMPLES/demo 2" 2>/dev/null | grep -v "^$" >exp &&
 	$SONDE probe -e "$P" -c "$EXAMPLES/demo 2" 2>/dev/null | grep -v "^$" >got && test_cmp exp got
@@ -50,7 +46,7 @@ test_expect_success 'a tracepoint reads the task that the scheduler switches fro
 test_expect_success 'structs and unions the script defines: members, arrays, bitfields, nested, self-referential' '
 	$SONDE probe "$FIXTURE" -c "$EXAMPLES/demo 1" "$LIBC" >out 2>err &&
 	printf "Attaching 1 probe...\n5000000 5000000 0 180 1220 5000000\n\n\n" >exp && test_cmp exp out &&
-	if command -v bpftrace >/dev/null; then
+	if have_bpftrace; then
 		bpftrace "$FIXTURE" -c "$EXAMPLES/demo 1" "$LIBC" >bt.out 2>/dev/null && test_cmp bt.out out
 	fi
 '
@@ -74,7 +70,7 @@ test_expect_success 'uprobe args.NAME typed from the binary'"'"'s DWARF (user st
 	P="uprobe:$WORKLOADS/dwargs:take { printf(\"%d %ld %d %d %u %d %d %s\\n\", args->p->x, args->p->y, args->u, args->c, args->t, args->col, args->p->next->x, args->p->tag); exit(); }" &&
 	$SONDE probe -e "$P" -c "$WORKLOADS/dwargs 2" >out 2>err &&
 	grep -qx "7 -9000000000 65535 -5 4000000000 5 3 pt" out &&
-	if command -v bpftrace >/dev/null; then
+	if have_bpftrace; then
 		bpftrace -e "$P" -c "$WORKLOADS/dwargs 2" 2>/dev/null | grep -x "7 .*" >bt.out && grep -x "7 .*" out >s.out && test_cmp bt.out s.out
 	fi
 '
@@ -82,7 +78,7 @@ test_expect_success 'uprobe -lv: the parameters as bpftrace -lv prints them; -l 
 	$SONDE probe -lv "uprobe:$WORKLOADS/dwargs:take" >got &&
 	printf "uprobe:%s:take\n    const char* name\n    struct point* p\n    short unsigned int u\n    signed char c\n    u32_t t\n    enum color col\n" "$WORKLOADS/dwargs" >exp &&
 	test_cmp exp got &&
-	if command -v bpftrace >/dev/null; then
+	if have_bpftrace; then
 		for p in "uprobe:$WORKLOADS/dwargs:*" "uprobe:/bin/bash:read*"; do
 			bpftrace -lv "$p" >exp 2>/dev/null && $SONDE probe -lv "$p" >got && test_cmp exp got || exit 1
 		done
@@ -96,7 +92,7 @@ test_expect_success 'macaddr() of a 6-byte array in a script struct and of an ad
 	printf "struct m { int x; long y; unsigned char mac[6]; };\nuprobe:%s:take { \$m = (struct m *)arg1; printf(\"%%s %%s\\\\n\", macaddr(\$m->mac), macaddr(arg1)); @[macaddr(\$m->mac)] = count(); exit(); }\n" "$WORKLOADS/dwargs" >mac.bt &&
 	$SONDE probe mac.bt -c "$WORKLOADS/dwargs 1" | grep -v "^4000065646$" >out &&
 	printf "Attaching 1 probe...\n70:74:00:00:00:00 07:00:00:00:00:00\n\n\n@[70:74:00:00:00:00]: 1\n" >exp && test_cmp exp out &&
-	if command -v bpftrace >/dev/null; then
+	if have_bpftrace; then
 		bpftrace mac.bt -c "$WORKLOADS/dwargs 1" 2>/dev/null | grep -v "^4000065646$" >bt.out && test_cmp bt.out out
 	fi
 '

@@ -5,11 +5,7 @@
 # (tests/lang/formap.test has the language cases, run by t0700.)
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'for over maps' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'for over maps'
 
 test_expect_success 'per-CPU counts summed over the CPUs, args read in the body (sys_enter_write)' '
 	$SONDE probe -e "tracepoint:syscalls:sys_enter_write /pid == cpid/ {

@@ -7,13 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 W=$WORKLOADS/usdt
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'usdt probes' 'BPF needs root'
-	test_done
-	exit
-fi
-have_bpftrace=false
-command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1 && have_bpftrace=true
+require_root 'usdt probes'
 
 P_ARGS="usdt:$W:sonde_test:start { printf(\"%s\\n\", probe); }
 usdt:$W:sonde_test:one { printf(\"one %d\\n\", arg0); @one = sum(arg0); }
@@ -45,7 +39,7 @@ test_expect_success '-c: every argument as the workload passed it' '
 	grep -q "^@t\[usdt:$W:sonde_test:twice\]: 6$" sonde.out
 '
 
-if $have_bpftrace; then
+if have_bpftrace; then
 	test_expect_success 'the same output as bpftrace 0.17 (printf, maps, two locations, semaphore)' '
 		$SONDE probe -c "$W 3" -e "$P_ARGS" >sonde.all &&
 		bpftrace -c "$W 3" -e "$P_ARGS" 2>bpftrace.err >bpftrace.all &&

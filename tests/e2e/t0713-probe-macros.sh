@@ -7,13 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 W=$WORKLOADS/syscalls
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'sonde probe macros' 'BPF needs root'
-	test_done
-	exit
-fi
-have_bpftrace=false
-command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1 && have_bpftrace=true
+require_root 'sonde probe macros'
 
 cat >"$TMP/macros.bt" <<'EOF'
 macro mine() { pid == cpid }
@@ -35,7 +29,7 @@ tracepoint:syscalls:sys_enter_write /pid == cpid/ {
 tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @g[comm] = count(); }
 EOF
 
-if $have_bpftrace; then
+if have_bpftrace; then
 	test_expect_success 'a script with macros prints what bpftrace prints for it written out' '
 		timeout 60 $SONDE probe -c "$W 300" macros.bt >sonde.out &&
 		timeout 60 bpftrace -c "$W 300" inlined.bt >bpftrace.out 2>bpftrace.err &&
@@ -46,7 +40,7 @@ else
 	test_skip 'macros against bpftrace' 'bpftrace is not installed'
 fi
 
-if $have_bpftrace; then
+if have_bpftrace; then
 	test_expect_success '-f json: tuples are arrays, as bpftrace prints them' '
 		P="BEGIN { print((1, \"two\", (3, 4))); @t[1] = (5, \"six\"); @u[2] = (-7, (8, \"x\")); exit(); }" &&
 		timeout 30 $SONDE probe -f json -e "$P" >sonde.out &&

@@ -4,13 +4,7 @@
 # program at the same time; hist(n, k) as json (hand-derived: 0.17 has no k).
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'sonde probe functions against bpftrace' 'BPF needs root'
-	test_done
-	exit
-fi
-have_bpftrace=false
-command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1 && have_bpftrace=true
+require_root 'sonde probe functions against bpftrace'
 W=$WORKLOADS/globals
 
 test_expect_success 'uaddr: link-time addresses of 1..16-byte objects, hex as map keys (nm agrees)' '
@@ -20,7 +14,7 @@ test_expect_success 'uaddr: link-time addresses of 1..16-byte objects, hex as ma
 		printf "0x%x " $((0x$(nm "$W" | sed -n "s/^\([0-9a-f]*\) [dD] $s\$/\1/p")))
 	done)8 &&
 	test "$(grep "^0x" sonde.out)" = "$want" &&
-	if $have_bpftrace; then
+	if have_bpftrace; then
 		bpftrace -e "$P" -c "$W" 2>/dev/null | grep -v "^[0-9]*\$" >bpftrace.out &&
 		grep -v "^[0-9]*\$" sonde.out >sonde1.out && test_cmp bpftrace.out sonde1.out
 	fi
@@ -34,7 +28,7 @@ test_expect_success 'uaddr of a function and of a missing symbol' '
 	grep -q "uaddr() is only available in uprobes" err
 '
 
-if $have_bpftrace; then
+if have_bpftrace; then
 	test_expect_success 'buf of user memory with a length known at run time, and past it, as bpftrace reads it' '
 		P="tracepoint:syscalls:sys_enter_write /pid == cpid/ { printf(\"%r|%r|%r\\n\", buf(args->buf, args->count), buf(args->buf, 3), buf(args->buf, args->count + 100)); @[buf(args->buf, 1)] = count(); }" &&
 		$SONDE probe -e "$P" -c "$WORKLOADS/syscalls 3" >sonde.out &&
@@ -68,7 +62,7 @@ P_NTOP='tracepoint:sock:inet_sock_set_state /args->newstate == 2/ { printf("%s %
 connect_soon() { sleep "$1"; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; sleep 1; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; }
 if [ ! -d /sys/kernel/tracing/events/sock/inet_sock_set_state ] && [ ! -d /sys/kernel/debug/tracing/events/sock/inet_sock_set_state ]; then
 	test_skip 'ntop and buf of a socket tracepoint'"'"'s address arrays' 'no sock:inet_sock_set_state tracepoint'
-elif $have_bpftrace; then
+elif have_bpftrace; then
 	test_expect_success 'ntop and buf of a socket tracepoint'"'"'s address arrays, as bpftrace prints them' '
 		timeout 20 bpftrace -e "$P_NTOP" >bpftrace.out 2>/dev/null & b=$!
 		timeout 20 $SONDE probe -e "$P_NTOP" >sonde.out & s=$!
@@ -94,7 +88,7 @@ test_expect_success 'strftime: the boot time plus nanoseconds, as date sees the 
 	$SONDE probe -e "BEGIN { printf(\"%s\\n\", strftime(\"%s\", nsecs)); exit(); }" >out &&
 	t=$(sed -n 2p out) && now=$(date +%s) && [ $((now - t)) -ge 0 ] && [ $((now - t)) -le 2 ]
 '
-if $have_bpftrace; then
+if have_bpftrace; then
 	test_expect_success 'strftime as bpftrace prints it: printf, print, map values and keys' '
 		$SONDE probe -e "$P_TIME" >sonde.out && bpftrace -e "$P_TIME" >bpftrace.out 2>/dev/null &&
 		test_cmp bpftrace.out sonde.out
@@ -118,7 +112,7 @@ else
 	test_expect_success 'cgroupid of a cgroup directory is the id cgroup gives inside it' '
 		in_cg $SONDE probe -e "BEGIN { printf(\"%d %d %d\\n\", cgroup == cgroupid(\"$CG/inner\"), cgroupid(\"$CG/inner\"), cgroupid(\"$CG\")); exit(); }" >out &&
 		test "$(sed -n 2p out)" = "1 $(stat -c %i "$CG/inner") $(stat -c %i "$CG")" &&
-		if $have_bpftrace; then
+		if have_bpftrace; then
 			P="BEGIN { printf(\"%d %s\\n\", cgroupid(\"$CG/inner\"), cgroup_path(cgroupid(\"$CG/inner\"), \"unified\")); exit(); }" &&
 			$SONDE probe -e "$P" >sonde.out && bpftrace -e "$P" >bpftrace.out 2>/dev/null && test_cmp bpftrace.out sonde.out
 		fi
@@ -128,7 +122,7 @@ else
 		sed -n 2p out | grep -q "^unified:/sonde-t0716-$$/inner\(,\|\$\)" &&
 		grep -q "^@\[unified:/sonde-t0716-$$/inner\]: 1\$" out
 	'
-	if $have_bpftrace; then
+	if have_bpftrace; then
 		for filter in unified 'c*' '*'; do
 			export FILTER="$filter"
 			test_expect_success "cgroup_path(cgroup, \"$filter\") as bpftrace prints it (directories only: bpftrace can match a file)" '
@@ -156,7 +150,7 @@ test_expect_success 'hist(n, k) as json: min and max of each sub-bucket (hand-de
 	EOT
 	grep "\"hist\"" out >got && test_cmp want got
 '
-if $have_bpftrace; then
+if have_bpftrace; then
 	test_expect_success 'json values of ntop, strerror and buf as bpftrace writes them' '
 		P="BEGIN { printf(\"%s|%s|%r\\n\", ntop(0x0100007f), strerror(1), buf(\"a\\x01\", 2)); print(ntop(2, 1)); @n = ntop(0x0100007f); @e[strerror(2)] = 1; exit(); }" &&
 		$SONDE probe -f json -e "$P" >sonde.out &&

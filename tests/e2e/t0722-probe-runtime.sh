@@ -4,11 +4,7 @@
 # --test, --bench, -B and --no-warnings.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'probe runtime features' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'probe runtime features'
 
 # ---- named and positional parameters (getopt()'s flags are bools: true/false, as upstream's docs say) ----
 test_expect_success 'getopt(): an integer, a flag, a string and a negative integer given after --' '
@@ -29,7 +25,7 @@ test_expect_success 'positional parameters before and after --, mixed with named
 	$SONDE probe -e "BEGIN { print((\$1, getopt(\"aa\", 1), getopt(\"bb\"), \$2, \$#)); exit() }" p1 -- --aa=20 --bb p2 >out &&
 	printf "Attaching 1 probe...\n(p1, 20, true, p2, 2)\n\n\n" >exp && test_cmp exp out
 '
-if command -v bpftrace >/dev/null; then
+if have_bpftrace; then
 	test_expect_success 'positional parameters around -- read as bpftrace 0.17 reads them' '
 		prog="BEGIN { printf(\"%s %s %d %d\n\", str(\$1), str(\$2), \$3, \$#); exit() }" &&
 		bpftrace -e "$prog" p1 -- p2 7 >exp 2>/dev/null &&

@@ -8,11 +8,7 @@
 # socket_cookie() needs fentry: tests/vm/t0730-vm-types.sh (with percpu_kaddr again).
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'kernel types in sonde probe' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'kernel types in sonde probe'
 BTF=/sys/kernel/btf/vmlinux
 if [ ! -r $BTF ] || ! command -v bpftool >/dev/null; then
 	test_skip 'kernel types in sonde probe' 'needs the kernel BTF and bpftool'
@@ -77,7 +73,7 @@ test_expect_success 'casts to kernel typedefs: as wide as BTF says (sizeof agree
 	grep -qx "8 1 -1 1" out
 '
 
-if command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1; then
+if have_bpftrace; then
 	test_expect_success 'casts to kernel typedefs print as bpftrace 0.17 prints the casts to the types they name' '
 		P="BEGIN { \$x = -1; \$y = 70000; printf(\"%d %d %d %x %d %u %d %d\\n\", (T64)\$x, (T32)\$x, (TPID)\$x, (T8)\$x, (TS16)\$y, (TU16)\$y, (TS8)\$y, (T32)\$y); @a = (T32)\$y; @b = (TS16)\$x; exit(); }" &&
 		echo "$P" | sed "s/T64/uint64_t/; s/T32/u32/g; s/TPID/pid_t/; s/T8/uint8_t/; s/TS16/__s16/g; s/TU16/__u16/; s/TS8/s8/" >sonde.bt &&

@@ -6,22 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 W=$WORKLOADS/watch
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'watchpoints' 'BPF needs root'
-	# the address-of operator (addr.c; its programs are in tests/lang/addr_hand.test): warned about by default
-test_expect_success "'&' warns as an unstable feature unless unstable_addr=enable" '
-	$SONDE probe -e "BEGIN { \$x = 1; printf(\"%d\\n\", *&\$x); exit(); }" >out 2>err &&
-	grep -q "^1$" out &&
-	grep -q "warning: Script is using an unstable feature: address-of operator (&)" err &&
-	$SONDE probe -e "config = { unstable_addr=enable } BEGIN { \$x = 1; printf(\"%d\\n\", *&\$x); exit(); }" >out 2>err &&
-	grep -q "^1$" out && ! grep -q warning err
-'
-
-test_done
-	exit
-fi
-have_bpftrace=false
-command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1 && have_bpftrace=true
+require_root 'watchpoints'
 
 test_expect_success 'watchpoint:ADDR:8:w counts every write of the -c process' '
 	$SONDE probe -e "watchpoint:0x10000000:8:w { @[probe] = count(); }" -c "$W fixed 1000" >out &&
@@ -52,7 +37,7 @@ test_expect_success 'unwatch(addr) stops the counting (asynchronously: a write o
 	n=$(sed -n "s/^@n: //p" out) && test "$n" -ge 5 && test "$n" -lt 100000
 '
 
-if $have_bpftrace; then
+if have_bpftrace; then
 	test_expect_success 'the same counts as bpftrace 0.17' '
 		bpftrace -e "watchpoint:0x10000000:8:w { @ = count(); }" -c "$W fixed 777" >bt 2>/dev/null &&
 		$SONDE probe -e "watchpoint:0x10000000:8:w { @ = count(); }" -c "$W fixed 777" >so &&

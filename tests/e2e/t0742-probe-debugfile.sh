@@ -8,13 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 W=$WORKLOADS/watch
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'debug files' 'BPF needs root'
-	test_done
-	exit
-fi
-have_bpftrace=false
-command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1 && have_bpftrace=true
+require_root 'debug files'
 
 mkdir -p "$TMP/link" "$TMP/bid" "$TMP/dbg"
 cp "$W" "$TMP/link/w" && objcopy --only-keep-debug "$TMP/link/w" "$TMP/link/w.debug" &&
@@ -35,7 +29,7 @@ test_expect_success '-l through .gnu_debuglink: the static functions, as the uns
 	test_cmp expect got && grep -q "^uprobe:BIN:bump$" got && grep -q "^uprobe:BIN:frame_dummy$" got
 '
 
-if $have_bpftrace; then
+if have_bpftrace; then
 	test_expect_success '-l through .gnu_debuglink is what bpftrace 0.17 lists' '
 		bpftrace -l "uprobe:$TMP/link/w:*" >expect 2>/dev/null &&
 		$SONDE probe -l "uprobe:$TMP/link/w:*" >got &&

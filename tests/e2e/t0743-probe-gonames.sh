@@ -6,11 +6,7 @@
 # call counts are known exactly (ftrace_calls N: tick N times, tock once).
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'uprobes on Go-named functions' 'uprobes need root'
-	test_done
-	exit
-fi
+require_root 'uprobes on Go-named functions' 'uprobes need root'
 GO=$TMP/goserver
 objcopy --redefine-sym 'tick=net/http.(*ServeMux).ServeHTTP' --redefine-sym 'tock=net/http.(*Server).Serve' \
 	"$WORKLOADS/ftrace_calls" "$GO"

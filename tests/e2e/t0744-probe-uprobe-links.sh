@@ -8,11 +8,7 @@
 # with a lock prefix) are left out with one warning, a named one is an error.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'uprobe attachment' 'uprobes need root'
-	test_done
-	exit
-fi
+require_root 'uprobe attachment' 'uprobes need root'
 UL=$WORKLOADS/ulock
 FC=$WORKLOADS/ftrace_calls
 kver=$(uname -r | sed 's/[^0-9.].*//')

@@ -6,11 +6,7 @@
 # ftrace_calls N calls tick N times; tick's line 14 starts 0x11 bytes in (objdump agrees).
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'attach-point forms' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'attach-point forms'
 FC=$WORKLOADS/ftrace_calls
 # the instance names -v prints, one per line
 names() { $SONDE probe --dry-run -v -e "$1" 2>&1 | sed -n 's/^; \([^ ]*\): [0-9]* instructions.*/\1/p'; }

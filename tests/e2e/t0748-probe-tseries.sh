@@ -7,15 +7,9 @@
 # min and max around the graph), not taken from sonde.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'sonde probe tseries' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'sonde probe tseries'
 W=$WORKLOADS/tseries
 export TZ=UTC
-have_bpftrace=false
-command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1 && have_bpftrace=true
 CFG='config = { unstable_tseries = enable }'
 
 # graph NAME MS V1 V2 ... < times: upstream's drawing of one series (times: hh:mm:ss.mmm)
@@ -99,7 +93,7 @@ test_expect_success 'tseries with keys, and -f json: one series per key, interva
 	PY
 '
 
-if $have_bpftrace; then
+if have_bpftrace; then
 	test_expect_success 'the sum over the intervals is the count bpftrace 0.17 makes of the same workload' '
 		bpftrace -c "$W bursts 100 4" -e "tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @c = count(); }" 2>/dev/null >bt &&
 		$SONDE probe -c "$W bursts 100 4" -e "$CFG tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @ = tseries(1, 100ms, 10, \"sum\"); }" >out &&

@@ -9,11 +9,7 @@
 # a stack kept in a scratch variable beside stacks stored in maps (kprobes: tests/vm/t0749).
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'sonde probe fixes' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'sonde probe fixes'
 
 test_expect_success 'errorf()/warnf(): stderr, with the place of the call; stdout keeps the rest' '
 	$SONDE probe -e "BEGIN { errorf(\"Something bad with args: %d, %s\", 10, \"arg2\"); printf(\"out\\n\");
@@ -46,7 +42,7 @@ for n in 4 5 9 12; do
 			"[syscalls] [/etc/hostna] [/et] [/et] [/etc/ho]" "[syscalls] [/etc/ld.so.] [/et] [/et] [/etc/ld]" \
 			"[syscalls] [/lib/x86_64] [/li] [/li] [/lib/x8]" ;;
 		esac | sort >want && test_cmp want got &&
-		if command -v bpftrace >/dev/null; then
+		if have_bpftrace; then
 			BPFTRACE_STRLEN=$N bpftrace -c "$W" -e "$(strlen_prog bpftrace)" 2>/dev/null |
 				grep -v "^Attaching\|^\$\|\[\]" | sort >bt && test_cmp bt got
 		fi

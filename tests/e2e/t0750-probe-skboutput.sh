@@ -4,11 +4,7 @@
 # one clear line and no pcap file. The VM captures real packets: tests/vm/t0750.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'skboutput()' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'skboutput()'
 test_expect_success 'compiles: args.skb, a variable, fexit'"'"'s retval, kfunc spelling; no file made' '
 	$SONDE probe --dry-run -e "fentry:ip_rcv { \$r = skboutput(\"$TMP/a.pcap\", args.skb, args.skb->len, 14); @[\$r] = count(); }" &&
 	$SONDE probe --dry-run -e "kfunc:ip_output { \$s = args.skb; skboutput(\"$TMP/a.pcap\", \$s, 64, 0); }" &&

@@ -6,11 +6,7 @@
 # arrays in -f json as bpftrace 0.17 prints pton()'s.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'array casts of kernel arrays' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'array casts of kernel arrays'
 
 # a TCP connection to a closed local port: SYN_SENT (2) then CLOSE
 P='tracepoint:sock:inet_sock_set_state /args->newstate == 2 && args->family == 2/ { printf("%x %d %d %d %s\n", (uint32)args->daddr, (uint32)args->daddr == (uint32)pton("127.0.0.1"), (uint8[])(uint32)args->daddr == args->daddr, (uint8[4])(uint32)args->daddr == pton("127.0.0.2"), ntop((uint8[])(uint32)args->saddr)); exit(); }'
@@ -35,10 +31,8 @@ test_expect_success 'a kernel array of another size is refused, with the sizes' 
 	! $SONDE probe --dry-run -e "tracepoint:syscalls:sys_enter_getppid { print((uint64)curtask->perf_recursion); }" 2>err &&
 	grep -q "cannot cast an array (4 bytes) to uint64 (8 bytes)" err
 '
-have_bpftrace=false
-command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1 && have_bpftrace=true
 PJ='BEGIN { @v = pton("1.2.3.4"); $a = pton("10.0.0.1"); print($a); print((1, pton("::1"))); @k[pton("1.2.3.4")] = 1; exit(); }'
-if $have_bpftrace; then
+if have_bpftrace; then
 	test_expect_success 'integer arrays in -f json are JSON arrays, as bpftrace prints them' '
 		$SONDE probe -f json -e "$PJ" >sonde.out && bpftrace -f json -e "$PJ" >bpftrace.out 2>/dev/null &&
 		test_cmp bpftrace.out sonde.out

@@ -6,13 +6,9 @@
 # it is installed).
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'aggregation reads and -k' 'BPF needs root'
-	test_done
-	exit
-fi
-have_bpftrace=false
-command -v bpftrace >/dev/null && bpftrace --version 2>/dev/null | grep -q 'v0\.17' && have_bpftrace=true
+require_root 'aggregation reads and -k'
+bpftrace017=false
+have_bpftrace && bpftrace --version 2>/dev/null | grep -q 'v0\.17' && bpftrace017=true
 
 W=$WORKLOADS/syscalls
 if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
@@ -38,7 +34,7 @@ fi
 kcheck() {	# name options program expected-file
 	$SONDE probe $2 -e "$3" >"$1.sonde" 2>"$1.err" &&
 	test_cmp "$4" "$1.sonde" &&
-	if $have_bpftrace; then
+	if $bpftrace017; then
 		bpftrace $2 -e "$3" >"$1.bt" 2>/dev/null &&
 		test_cmp "$1.bt" "$1.sonde"
 	fi
@@ -144,7 +140,7 @@ test_expect_success '-k: get_stackid of a user stack in a kernel thread fails, n
 	stdin:1:69-81: WARNING: Failed to get_stackid: Bad address (-14)
 	EOF
 	test_cmp exp got &&
-	if $have_bpftrace; then
+	if $bpftrace017; then
 		bpftrace -k -e "$P" -c "/bin/sh $TMP/kwork.sh" 2>/dev/null | grep WARNING | sort -u >bt &&
 		test_cmp bt got
 	fi

@@ -4,11 +4,7 @@
 # sent), and an exit() whose record was lost still ends the run, with its code.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'the output ring buffer' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'the output ring buffer'
 B='BEGIN { $i = 0; while ($i < 300) { printf("line %d of a long run of output that fills a one-page ring\n", $i); $i++; } exit(3); }'
 P="config = { perf_rb_pages = 1 } $B"
 
