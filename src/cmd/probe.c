@@ -14,6 +14,7 @@
 #include "lib/loop/loop.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -29,36 +30,6 @@ static const char *const probe_usage[] = {
 	"sonde probe [<options>] FILE.bt [<params>...] -- [--NAME[=VALUE]...] [<params>...]",
 	NULL,
 };
-
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	char *buf = NULL;
-	size_t cap = 0, n = 0, r;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n + 4096 + 1 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 8192);
-
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-		}
-		r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-	} while (r > 0);
-	if (buf)
-		buf[n] = 0;
-	if (f != stdin)
-		fclose(f);
-	*len = n;
-	return buf;
-}
 
 static void print_name(const char *name, void *ctx)
 {
@@ -168,9 +139,9 @@ int cmd_probe(int argc, char **argv)
 		if (!argc)
 			opt__usage_error(probe_usage, opts, "give a program with -e or a file");
 		file = argv[0];
-		src = read_file(file, &len);
-		if (!src) {
-			error("cannot read '%s': %s", file, strerror(errno));
+		rc = strcmp(file, "-") ? util__read_file(file, 0, &src, &len) : util__read_fd(0, 0, &src, &len);
+		if (rc) {
+			error("cannot read '%s': %s", file, strerror(-rc));
 			return 1;
 		}
 		argc--;

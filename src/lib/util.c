@@ -4,11 +4,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <time.h>
+#include <unistd.h>
 
 int util__timer_arm(int fd, long long ns, bool periodic)
 {
@@ -63,6 +65,63 @@ int util__edit_distance(const char *a, const char *b, bool ignore_case)
 		}
 	}
 	return row[lb];
+}
+
+int util__read_fd(int fd, size_t max, char **out, size_t *len)
+{
+	size_t cap = 8192, n = 0;
+	char *buf = malloc(cap);
+
+	*out = NULL;
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 4096) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(buf);
+			return -e;
+		}
+		if (!r)
+			break;
+		n += r;
+		if (max && n > max) {
+			free(buf);
+			return -EFBIG;
+		}
+	}
+	buf[n] = 0;
+	*out = buf;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int util__read_file(const char *path, size_t max, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	rc = util__read_fd(fd, max, out, len);
+	close(fd);
+	return rc;
 }
 
 int util__read_int(const char *path, int *v)

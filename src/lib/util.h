@@ -2,8 +2,9 @@
 /*
  * util.h - small helpers more than one module needs: timerfds, the monotonic
  * clock, an edit distance for "did you mean" suggestions, reading text lines,
- * comma-separated lists, UTF-8 sequences and JSON strings. Only
- * util__read_line allocates: the caller's line buffer, which it frees.
+ * comma-separated lists, UTF-8 sequences, JSON strings, whole files. Only
+ * util__read_line, util__read_fd and util__read_file allocate: the caller
+ * frees their buffer.
  */
 #ifndef SONDE_UTIL_H
 #define SONDE_UTIL_H
@@ -21,6 +22,15 @@ int util__timer_arm(int fd, long long ns, bool periodic);
 uint64_t util__now_ns(void);
 /* CLOCK_MONOTONIC in seconds */
 double util__now_s(void);
+
+/*
+ * all of fd to its end (a pipe, a tracefs or /proc file whose size says 0)
+ * into *out, malloc'd and NUL-terminated, its length in *len (may be NULL);
+ * more than max bytes (0: no limit) is -EFBIG. 0 or -errno; fd stays open.
+ */
+int util__read_fd(int fd, size_t max, char **out, size_t *len);
+/* the same for the file at path */
+int util__read_file(const char *path, size_t max, char **out, size_t *len);
 
 /* the integer a file holds (a sysfs or procfs knob); 0, -ENOENT or -EINVAL */
 int util__read_int(const char *path, int *v);

@@ -4,7 +4,10 @@
 #include "lib/util.h"
 #include "ui/json.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 TEST(util_list_has)
 {
@@ -83,4 +86,35 @@ TEST(ui_json_str)
 	fclose(f);
 	CHECK_STR(buf, "\"x\\ufffd\\\"y\"\"\"");
 	free(buf);
+}
+
+/* a pipe read to its end, a file whose size says 0, the size limit */
+TEST(util_read_fd_and_file)
+{
+	char big[20000], *s = NULL;
+	size_t len = 0;
+	int p[2];
+
+	memset(big, 'x', sizeof(big));
+	CHECK(pipe(p) == 0);
+	if (fork() == 0) {
+		close(p[0]);
+		for (int i = 0; i < 3; i++)
+			if (write(p[1], big, sizeof(big)) != (ssize_t)sizeof(big))
+				_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	CHECK_INT(util__read_fd(p[0], 0, &s, &len), 0);
+	close(p[0]);
+	wait(NULL);
+	CHECK_INT(len, 3 * sizeof(big));
+	CHECK(s[0] == 'x' && s[len - 1] == 'x' && s[len] == 0);
+	free(s);
+	CHECK_INT(util__read_file("/proc/self/stat", 0, &s, &len), 0);
+	CHECK(len > 10 && strlen(s) == len);
+	free(s);
+	CHECK_INT(util__read_file("/proc/self/maps", 10, &s, &len), -EFBIG);
+	CHECK(s == NULL);
+	CHECK_INT(util__read_file("/nonexistent/x", 0, &s, &len), -ENOENT);
 }

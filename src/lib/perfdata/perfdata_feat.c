@@ -8,6 +8,7 @@
 #include "lib/perfdata/perfdata_int.h"
 #include "lib/perfdata/perfdata.h"
 #include "lib/tracefs/tracefs.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -140,60 +141,19 @@ void pd_feat__total_mem(struct pd_buf *b)
 	pd_buf__u64(b, strtoull(v, NULL, 10));
 }
 
-/* a whole tracefs file (their st_size is 0: read to the end); malloc'd, or NULL */
-static char *slurp(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t n = 0, alloc = 4096;
-	char *p = NULL;
-
-	if (fd < 0)
-		return NULL;
-	p = malloc(alloc);
-	while (p) {
-		ssize_t r;
-
-		if (n == alloc) {
-			char *q = realloc(p, alloc *= 2);
-
-			if (!q) {
-				free(p);
-				p = NULL;
-				break;
-			}
-			p = q;
-		}
-		r = read(fd, p + n, alloc - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			free(p);
-			p = NULL;
-			break;
-		}
-		if (!r)
-			break;
-		n += r;
-	}
-	close(fd);
-	*len = n;
-	return p;
-}
-
 static int add_file(struct pd_buf *b, const char *dir, const char *rel, const char *tag,
 		    char *err, size_t errlen)
 {
 	char path[4096];
 	size_t n;
 	char *s;
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	s = slurp(path, &n);
-	if (!s) {
-		int e = errno ? errno : ENOMEM;
-
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(e));
-		return -e;
+	rc = util__read_file(path, 0, &s, &n);
+	if (rc) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(-rc));
+		return rc;
 	}
 	if (tag)
 		pd_buf__add(b, tag, strlen(tag) + 1);
@@ -338,11 +298,11 @@ out:
 int pd_build_id__kernel(uint8_t id[20], uint8_t *size)
 {
 	size_t n;
-	char *s = slurp("/sys/kernel/notes", &n);
-	int rc;
+	char *s;
+	int rc = util__read_file("/sys/kernel/notes", 0, &s, &n);
 
-	if (!s)
-		return -errno;
+	if (rc)
+		return rc;
 	rc = note_build_id((const uint8_t *)s, n, id, size);
 	free(s);
 	return rc;

@@ -466,62 +466,11 @@ int procstat__parse_cgroup_file(const char *buf, char *v2, char *v1mem, char *v1
 	return n ? 0 : -EINVAL;
 }
 
-/* the whole file into a malloc'd NUL-terminated buffer; 0 or -errno */
-static int slurp(const char *path, char **out)
-{
-	size_t cap = 8192, len = 0;
-	char *buf = malloc(cap);
-	int fd;
-
-	*out = NULL;
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
-		free(buf);
-		return -e;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 4096) {
-			char *nb = cap > (64u << 20) ? NULL : realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				close(fd);
-				return -EFBIG;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			free(buf);
-			close(fd);
-			return -e;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = 0;
-	*out = buf;
-	return 0;
-}
-
 /* a file of one number ("max" and "-1" read as -1); 0 or -errno */
 static int read_ll(const char *path, long long *v, int base)
 {
 	char *buf, *end;
-	int rc = slurp(path, &buf);
+	int rc = util__read_file(path, 64u << 20, &buf, NULL);
 
 	if (rc)
 		return rc;
@@ -545,7 +494,7 @@ static long long read_keyed(const char *path, const char *key)
 	long long v = -1;
 	size_t kl = strlen(key);
 
-	if (slurp(path, &buf))
+	if (util__read_file(path, 64u << 20, &buf, NULL))
 		return -1;
 	p = buf;
 	while (next_line(&p, line, sizeof(line)))
@@ -566,7 +515,7 @@ static void read_cgroup(struct ps_snap *s, const char *proc_dir, const char *sys
 	*cg = (struct ps_cgroup){ .mem_limit = -1, .mem_usage = -1, .mem_oom_kills = -1, .cpu_quota_us = -1,
 				  .cpu_period_us = -1, .nr_periods = -1, .nr_throttled = -1, .throttled_us = -1 };
 	snprintf(path, sizeof(path), "%s/self/cgroup", proc_dir);
-	rc = slurp(path, &buf);
+	rc = util__read_file(path, 64u << 20, &buf, NULL);
 	if (!rc) {
 		rc = procstat__parse_cgroup_file(buf, v2, mem, cpu, sizeof(v2));
 		free(buf);
@@ -594,7 +543,7 @@ static void read_cgroup(struct ps_snap *s, const char *proc_dir, const char *sys
 			cg->mem_oom_kills = read_keyed(path, "oom_kill");
 		}
 		snprintf(path, sizeof(path), "%s/cpu.max", base);
-		if (!slurp(path, &buf)) {
+		if (!util__read_file(path, 64u << 20, &buf, NULL)) {
 			long long q, per;
 
 			cg->version = 2;
@@ -679,7 +628,7 @@ int procstat__read(struct ps_snap *s, const char *proc_dir, const char *sys_dir)
 		if (!parsers[i])
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", proc_dir, source_paths[i]);
-		rc = slurp(path, &buf);
+		rc = util__read_file(path, 64u << 20, &buf, NULL);
 		if (!rc) {
 			rc = parsers[i](s, buf);
 			free(buf);
@@ -726,7 +675,7 @@ int procstat__read_procs(const char *proc_dir, uint64_t *running, uint64_t *bloc
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/stat", proc_dir);
-	rc = slurp(path, &buf);
+	rc = util__read_file(path, 64u << 20, &buf, NULL);
 	if (rc)
 		return rc;
 	rc = -EINVAL;
