@@ -268,4 +268,9 @@ test_expect_success '-B line and -B none: each line as it comes' '
 test_expect_success '-B takes line, full or none' '
 	! $SONDE probe -B sometimes -e "BEGIN { exit() }" 2>err && grep -q "^sonde: -B takes line, full or none" err
 '
+test_expect_success 'a program file that cannot be read: one line saying why, exit 1' '
+	mkdir d && { $SONDE probe d 2>err; test $? = 1; } &&
+	echo "sonde: cannot read '"'"'d'"'"': Is a directory" >want && test_cmp want err
+'
+
 test_done
