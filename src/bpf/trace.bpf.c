@@ -304,17 +304,25 @@ static __always_inline __u64 arg_at(const struct sc_event *ev, __u32 i)
 	return ev->args[i];
 }
 
+/* argument i's capture rule for syscall nr, and the pointer it captures from; NULL: nothing to capture */
+static __always_inline const void *cap_rule(const struct sc_event *ev, int i, long nr, struct sc_cap *c)
+{
+	c->arg = caps[nr & (TRACE_NR_MAX - 1)][i].arg;
+	c->mode = caps[nr & (TRACE_NR_MAX - 1)][i].mode;
+	c->size = caps[nr & (TRACE_NR_MAX - 1)][i].size;
+	if (c->mode == CAP_NONE)
+		return NULL;
+	return (const void *)arg_at(ev, c->arg);
+}
+
 static __always_inline void cap_enter(struct scratch *s, int i, long nr)
 {
 	struct sc_event *ev = &s->ev;
 	struct sc_cap c;
 	const void *p;
 
-	c.arg = caps[nr & (TRACE_NR_MAX - 1)][i].arg;
-	c.mode = caps[nr & (TRACE_NR_MAX - 1)][i].mode;
-	c.size = caps[nr & (TRACE_NR_MAX - 1)][i].size;
-	p = (const void *)arg_at(ev, c.arg);
-	if (c.mode == CAP_NONE || !p)
+	p = cap_rule(ev, i, nr, &c);
+	if (!p)
 		return;
 	switch (c.mode) {
 	case CAP_STR:
@@ -345,11 +353,8 @@ static __always_inline void cap_exit(struct sc_event *ev, int i, long nr, long r
 	struct sc_cap c;
 	const void *p;
 
-	c.arg = caps[nr & (TRACE_NR_MAX - 1)][i].arg;
-	c.mode = caps[nr & (TRACE_NR_MAX - 1)][i].mode;
-	c.size = caps[nr & (TRACE_NR_MAX - 1)][i].size;
-	p = (const void *)arg_at(ev, c.arg);
-	if (c.mode == CAP_NONE || !p)
+	p = cap_rule(ev, i, nr, &c);
+	if (!p)
 		return;
 	switch (c.mode) {
 	/*
