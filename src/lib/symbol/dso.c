@@ -552,16 +552,8 @@ static const char *demangle(struct symbolizer *s, const char *name)
 
 static struct dso_sym *find_sym(const struct dso *d, uint64_t vaddr)
 {
-	size_t lo = 0, hi = d->nsyms;
+	size_t lo = sym__upper_bound(d->syms, d->nsyms, sizeof(*d->syms), offsetof(struct dso_sym, start), vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->syms[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	struct dso_sym *sym = &d->syms[lo - 1];

@@ -138,7 +138,7 @@ int dwinline__find(struct dso *d, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out
 {
 	struct inl_range *hit[SYM_MAX_INLINE], *fn = NULL;
 	struct cu_index *c;
-	size_t lo = 0, hi;
+	size_t lo;
 	int n = 0;
 
 	if (!d->inl) {
@@ -149,15 +149,7 @@ int dwinline__find(struct dso *d, Dwarf_Die *cu, Dwarf_Addr addr, Dwarf_Die *out
 	c = cu_get(d->inl, cu);
 	if (!c)
 		return -ENOMEM;
-	hi = c->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->r[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = sym__upper_bound(c->r, c->n, sizeof(*c->r), offsetof(struct inl_range, lo), addr);
 	for (size_t k = lo; k > 0 && c->r[k - 1].maxhi > addr; k--) {
 		struct inl_range *r = &c->r[k - 1];
 

@@ -106,16 +106,8 @@ int jitmap__load(struct jitmap **out, const char *path)
 
 const struct jit_sym *jitmap__find(const struct jitmap *j, uint64_t addr)
 {
-	size_t lo = 0, hi = j->n;
+	size_t lo = sym__upper_bound(j->syms, j->n, sizeof(*j->syms), offsetof(struct jit_sym, start), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (j->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* a few entries back in case a big one covers smaller ones after it */
 	for (size_t i = lo, k = 0; i > 0 && k < 8; i--, k++)
 		if (addr - j->syms[i - 1].start < j->syms[i - 1].size)

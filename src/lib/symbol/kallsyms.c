@@ -139,16 +139,8 @@ int kallsyms__load(struct kallsyms **out, const char *path)
 
 const struct ksym *kallsyms__find(const struct kallsyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi = k->n;
+	size_t lo = sym__upper_bound(k->syms, k->n, sizeof(*k->syms), offsetof(struct ksym, addr), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	const struct ksym *s = &k->syms[lo - 1];

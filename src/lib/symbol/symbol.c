@@ -437,16 +437,8 @@ int symbolizer__load_proc_maps(struct symbolizer *s, pid_t pid)
 
 static const struct map *find_map(const struct proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->n;
+	size_t lo = sym__upper_bound(p->maps, p->n, sizeof(*p->maps), offsetof(struct map, start), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && addr < p->maps[lo - 1].end)
 		return &p->maps[lo - 1];
 	return NULL;

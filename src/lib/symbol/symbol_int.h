@@ -10,12 +10,36 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "lib/symbol/symbol.h"
 
 #define SYM_MAX_INLINE 32
+
+/*
+ * how many of the n entries at base (each size bytes, sorted by the uint64_t
+ * at offset off: a start address) start at or below addr; the entry that may
+ * hold addr is the last of them. Every address table here is searched so.
+ */
+static inline size_t sym__upper_bound(const void *base, size_t n, size_t size, size_t off, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v;
+
+		memcpy(&v, (const char *)base + mid * size + off, sizeof(v));
+		if (v <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 struct dso_seg {		/* a PT_LOAD segment: file offsets to ELF vaddrs */
 	uint64_t off, vaddr, memsz;
