@@ -2,8 +2,8 @@
 /*
  * output.c - printing as bpftrace 0.17 does: printf's verbs with C's widths
  * (and its truncation of %d/%u to 32 bits), maps sorted by value, hist and
- * lhist tables (16-wide labels, 8-wide counts, 52-wide bars), stats/avg lines,
- * stacks as indented sym+off frames, and -f json events.
+ * lhist tables (drawn by ui/hist.c), stats/avg lines, stacks as indented
+ * sym+off frames, and -f json events.
  */
 #include "lang/enumfmt.h"
 #include "lang/output.h"
