@@ -319,9 +319,8 @@ static __always_inline void cap_enter(struct scratch *s, int i, long nr)
 {
 	struct sc_event *ev = &s->ev;
 	struct sc_cap c;
-	const void *p;
+	const void *p = cap_rule(ev, i, nr, &c);
 
-	p = cap_rule(ev, i, nr, &c);
 	if (!p)
 		return;
 	switch (c.mode) {
@@ -351,9 +350,8 @@ static __always_inline void cap_enter(struct scratch *s, int i, long nr)
 static __always_inline void cap_exit(struct sc_event *ev, int i, long nr, long ret)
 {
 	struct sc_cap c;
-	const void *p;
+	const void *p = cap_rule(ev, i, nr, &c);
 
-	p = cap_rule(ev, i, nr, &c);
 	if (!p)
 		return;
 	switch (c.mode) {
