@@ -157,3 +157,32 @@ TEST(bpf_hist_bcc_linear)
 		  "        20         : 2        |********************                    |\n");
 	free(buf);
 }
+
+/* -f json: bpftrace 0.17 printed these arrays for lhist(3 | -1 | 20, 0, 10, 2) and hist(-1 | 0 | 1 | 5) */
+TEST(bpf_hist_bpftrace_json)
+{
+	uint64_t l[7] = { 0 }, h[66] = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	l[lslot(3, 0, 10, 2)]++;
+	l[lslot(-1, 0, 10, 2)]++;
+	l[lslot(20, 0, 10, 2)]++;
+	hist__print_bt_json(f, &(struct hist_bt){ .linear = true, .min = 0, .max = 10, .step = 2 }, l, 7);
+	fputc('\n', f);
+	for (int64_t v = -1; v <= 5; v += v == 1 ? 4 : 1)
+		h[hist__bt_slot(v)]++;
+	hist__print_bt_json(f, &(struct hist_bt){ 0 }, h, 66);
+	fclose(f);
+	CHECK_STR(buf, "[{\"max\": -1, \"count\": 1}, {\"min\": 0, \"max\": 1, \"count\": 0}, "
+		       "{\"min\": 2, \"max\": 3, \"count\": 1}, {\"min\": 4, \"max\": 5, \"count\": 0}, "
+		       "{\"min\": 6, \"max\": 7, \"count\": 0}, {\"min\": 8, \"max\": 9, \"count\": 0}, "
+		       "{\"min\": 10, \"count\": 1}]\n"
+		       "[{\"max\": -1, \"count\": 1}, {\"min\": 0, \"max\": 0, \"count\": 1}, "
+		       "{\"min\": 1, \"max\": 1, \"count\": 1}, {\"min\": 2, \"max\": 3, \"count\": 0}, "
+		       "{\"min\": 4, \"max\": 7, \"count\": 1}]");
+	free(buf);
+	CHECK_INT(hist__bt_nr_buckets(&(struct hist_bt){ .linear = true, .min = 0, .max = 10, .step = 2 }), 7);
+	CHECK_INT(hist__bt_nr_buckets(&(struct hist_bt){ .k = 2 }), (62 << 2) + 2);
+}
