@@ -6,11 +6,7 @@
 # parsed, checked and generated in a loop, so long ones compile and run.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'deep programs' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'deep programs'
 
 # deep KIND N: a program nesting KIND N times into deep.bt
 deep() {

@@ -8,11 +8,7 @@
 # (libbpf would retry it from the start) with the status the signal gives.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'a slow verifier' 'BPF needs root'
-	test_done
-	exit
-fi
+require_root 'a slow verifier'
 
 SLOW='BEGIN { $i = 0; while ($i < 200000) { $i++; } printf("%d\n", $i); exit(); }'
 export SLOW SONDE SONDE_VERIFIER_SLOW_MS=300
