@@ -119,6 +119,7 @@ int g_signo(struct node *a);
 void gen_call_stmt(struct gen *g, struct node *n);
 void gen_usdt_arg(struct gen *g, struct node *n);
 /* gen_loop.c */
+int g_inst_key(const struct gen *g);
 int g_vbase(const struct gen *g, const struct var *v);
 int g_voff(const struct gen *g, const struct var *v);
 void g_shared_vars(struct gen *g);

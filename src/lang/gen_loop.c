@@ -66,12 +66,13 @@ int g_voff(const struct gen *g, const struct var *v)
 }
 
 /*
- * This program's key in MAPREF_VARS: its attach point's number among all the
- * program's. One value per program, not per probe: programs of one probe may
- * nest on a CPU (a perf event's interrupting a raw tracepoint's); the kernel
- * does not let a program nest in itself.
+ * This program's key in its per-program maps (MAPREF_VARS, MAPREF_STRS): its
+ * attach point's number among all the program's. One value per program, not
+ * per probe: programs of one probe may nest on a CPU (a perf event's
+ * interrupting a raw tracepoint's); the kernel does not let a program nest in
+ * itself.
  */
-static int g_inst_key(const struct gen *g)
+int g_inst_key(const struct gen *g)
 {
 	int k = 0;
 

@@ -37,18 +37,6 @@
 enum { O_P = 0, O_S = 8, O_BP = 16, O_BS = 24, O_RES = 32, O_MODE = 40, O_CC = 48, O_CM = 56, O_CI = 64, O_CF = 72,
        O_CST = 80, O_STR = 88 };
 
-/* this program's key in MAPREF_STRS: its attach point's number (programs of one probe may nest on a CPU) */
-static int inst_key(const struct gen *g)
-{
-	int k = 0;
-
-	for (const struct probe *pr = g->prog->probes; pr; pr = pr->next)
-		for (const struct ap_inst *in = pr->inst; in; in = in->next, k++)
-			if (in == g->in)
-				return k;
-	return 0;
-}
-
 /* a tracepoint's char * field, typed as an integer */
 static bool tp_char_ptr(struct gen *g, struct node *a)
 {
@@ -522,7 +510,7 @@ static void gen_loop_match(struct gen *g, struct node *n)
 	if (cg.fail)
 		g->fail = true;
 
-	g_emit(g, ST(BPF_DW, FP, key, inst_key(g)));
+	g_emit(g, ST(BPF_DW, FP, key, g_inst_key(g)));
 	g_lookup(g, MAPREF_STRS, key);
 	g_emit(g, MOV_IMM(R1, glob ? 0 : -1));
 	int none = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
