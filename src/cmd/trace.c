@@ -12,6 +12,7 @@
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
 #include "ui/strace_print.h"
+#include "lib/util.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -82,14 +83,6 @@ static int parse_e(const struct opt *o, const char *arg)
 	}
 	c->set_given = true;
 	return 0;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -276,7 +269,7 @@ int cmd_trace(int argc, char **argv)
 	/* the command's exit record was dropped (ring buffer full): its +++ line from its wait status */
 	if (!c.count && end == LOOP_CHILD && c.child && !c.child_exit_seen &&
 	    tracer__counter(t, TRC_LOST_OTHER) &&
-	    strace_printer__exit(&c.pr, c.child, loop.child_status, mono_ns()))
+	    strace_printer__exit(&c.pr, c.child, loop.child_status, util__now_ns()))
 		c.write_err = 1;
 	if (end == LOOP_ERROR)
 		error("reading the ring buffer failed: %s", strerror(-loop.err));

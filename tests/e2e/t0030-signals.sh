@@ -7,11 +7,7 @@
 # tracefs is removed by the next run, which says so.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	test_skip 'signals and exit status of the live commands' 'tracing needs root'
-	test_done
-	exit 0
-fi
+require_root 'signals and exit status of the live commands' 'tracing needs root'
 T=/sys/kernel/tracing
 
 # start `sonde "$@"` in the background and wait until the command it started
