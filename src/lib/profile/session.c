@@ -2,6 +2,7 @@
 /* session.c - a recording read back with its symbols; see session.h */
 #include "lib/profile/session.h"
 #include "lib/symbol/unwind.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -341,44 +342,15 @@ static void build_stack(struct session *s, struct session_sample *smp)
 	smp->self = &s->self;
 }
 
-static bool in_names(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = list; *p;) {
-		size_t l = strcspn(p, ",");
-
-		if (l == n && !strncmp(p, name, n))
-			return true;
-		p += l + (p[l] == ',');
-	}
-	return false;
-}
-
-static bool in_ids(const char *list, uint32_t id)
-{
-	for (const char *p = list; p && *p;) {
-		char *end;
-		long x = strtol(p, &end, 10);
-
-		if (end != p && x == (long)id)
-			return true;
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
 bool session_filter__match(const struct session_filter *f, const char *comm, uint32_t pid, uint32_t tid)
 {
-	return (!f->comms || in_names(f->comms, comm)) && (!f->pids || in_ids(f->pids, pid)) &&
-	       (!f->tids || in_ids(f->tids, tid));
+	return (!f->comms || util__list_has(f->comms, comm)) && (!f->pids || util__list_has_num(f->pids, pid)) &&
+	       (!f->tids || util__list_has_num(f->tids, tid));
 }
 
 bool session_filter__match_sym(const struct session_filter *f, const char *sym)
 {
-	return !f->syms || (sym && in_names(f->syms, sym));
+	return !f->syms || (sym && util__list_has(f->syms, sym));
 }
 
 static void note_error(struct session *s, const char *msg)
