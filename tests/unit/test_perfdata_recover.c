@@ -209,3 +209,102 @@ TEST(perfdata_header_valid_while_recording)
 	perfdata_writer__free(w);
 	unlink(p);
 }
+
+/* the samples of a reading of b[0, n): -1 on an error, with it in err */
+static long zcut_samples(const char *b, size_t n, char *err, size_t errlen)
+{
+	struct perfdata_reader *r;
+	struct perfdata_reader_stats st;
+
+	if (perfdata_reader__open_mem(&r, b, n, err, errlen))
+		return -1;
+	perfdata_reader__stats(r, &st);
+	if (!perfdata_reader__warning(r) || !strstr(perfdata_reader__warning(r), "not finished")) {
+		snprintf(err, errlen, "no warning at %zu bytes", n);
+		perfdata_reader__free(r);
+		return -1;
+	}
+	perfdata_reader__free(r);
+	return (long)st.nr_samples;
+}
+
+/*
+ * A killed record -z, cut anywhere near its end: every complete record before the
+ * cut is read, the cut one dropped with the warning, never an error, and a shorter
+ * file never gives more samples. Its end: a write of random samples too big for one
+ * COMPRESSED record (one of them decompresses to half a sample), then small rounds.
+ */
+TEST(perfdata_reader_cut_compressed_recording)
+{
+	char p[] = "/tmp/sonde-unit-zcut.XXXXXX", err[256];
+	struct perfdata_writer *w;
+	uint64_t doff, dsize, zero = 0, flags[4] = { 0 }, seed = 42, id = 7;
+	uint8_t *big = malloc(3000 * 40);
+	size_t n, split = 0, len;
+	long prev, cnt;
+	char *b;
+
+	CHECK(big);
+	close(mkstemp(p));
+	CHECK_INT(perfdata_writer__create(&w, p, err, sizeof(err)), 0);
+	CHECK_INT(perfdata_writer__add_attr(w, &rattr, "cpu-clock", &id, 1), 0);
+	CHECK_INT(perfdata_writer__set_compression(w, 1, 4096), 0);
+	CHECK_INT(perfdata_writer__begin(w), 0);
+	for (int i = 0; i < 3000; i++) {
+		rsample(big + 40 * i, i + 1);
+		for (int j = 8; j < 32; j += 8) {	/* ip, pid/tid: random, hardly compressible */
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			memcpy(big + 40 * i + 8 + j, &seed, 8);
+		}
+	}
+	CHECK_INT(perfdata_writer__write(w, big, 3000 * 40), 0);
+	CHECK_INT(perfdata_writer__finished_round(w), 0);
+	for (int i = 0; i < 12; i++) {
+		uint8_t rec[80];
+
+		rsample(rec, 5000 + 2 * i);
+		rsample(rec + 40, 5001 + 2 * i);
+		CHECK_INT(perfdata_writer__write(w, rec, sizeof(rec)), 0);
+		CHECK_INT(perfdata_writer__finished_round(w), 0);
+	}
+	CHECK_INT(perfdata_writer__finish(w, err, sizeof(err)), 0);
+	perfdata_writer__free(w);
+	b = slurp(p, &n);
+	unlink(p);
+	free(big);
+	/* as killed: sonde's header without features, the records to the file's end */
+	memcpy(&doff, b + 40, 8);
+	memcpy(&dsize, b + 48, 8);
+	CHECK(doff + dsize <= n);
+	n = doff + dsize;
+	memcpy(b + 48, &zero, 8);
+	memcpy(b + 72, flags, sizeof(flags));
+	/* where the record after a full one (64 KiB) starts: the big write went on there */
+	for (size_t off = doff; off + 8 <= n; ) {
+		struct perf_event_header h;
+
+		memcpy(&h, b + off, 8);
+		CHECK(h.size >= 8);
+		if (h.type == PERFDATA_RECORD_COMPRESSED && h.size == 65535)
+			split = off + h.size;
+		off += h.size;
+	}
+	CHECK(split > doff && split + 600 < n);
+	CHECK_INT(zcut_samples(b, n, err, sizeof(err)), 3024);
+	prev = 3024;
+	/* every cut in the last 600 bytes, then every one in the record that ends the big write */
+	for (len = n - 1; len >= split - 16; len--) {
+		if (len == n - 600)
+			len = split + 400 < n - 600 ? split + 400 : len;
+		cnt = zcut_samples(b, len, err, sizeof(err));
+		if (cnt < 0)
+			fprintf(stderr, "cut to %zu bytes: %s\n", len, err);
+		CHECK(cnt >= 0);
+		if (cnt > prev)
+			fprintf(stderr, "cut to %zu bytes: %ld samples, %ld with a byte more\n", len, cnt, prev);
+		CHECK(cnt <= prev);
+		prev = cnt;
+	}
+	CHECK(prev < 3000);	/* cut inside the big write's records: what they held is partly gone */
+	free(b);
+}

@@ -206,10 +206,20 @@ int pd_inflate(const uint8_t *data, size_t start, size_t size, bool pipe, size_t
 			break;
 		off += h.size;
 	}
-	if (!rc && q.len)
-		rc = put(&o, q.p, q.len);	/* after a record the data cut for good: the reader says so */
-	if (!rc && off < end)
-		rc = put(&o, data + off, end - off);	/* what could not be walked: the reader reports it */
+	/*
+	 * The end. When the data ends inside a decompressed record, that record goes
+	 * last, as it is, for the reader to drop as the cut one: what came after it in
+	 * the file (the records that waited, a cut record) is past the cut. Else what
+	 * could not be walked follows, not padded, so that a cut record never looks whole.
+	 */
+	if (!rc && !(framed && scan < o.len)) {
+		if (q.len)
+			rc = put(&o, q.p, q.len);	/* the framing broke: the reader says where */
+		if (!rc && off < end && !(rc = reserve(&o, end - off))) {
+			memcpy(o.p + o.len, data + off, end - off);
+			o.len += end - off;
+		}
+	}
 	free(q.p);
 	ZSTD_freeDStream(ds);
 	if (rc == -EBADMSG)
