@@ -66,6 +66,86 @@ static void probe_diag(enum lang_diag kind, const char *msg)
 		error("%s", msg);
 }
 
+/*
+ * the program's text: -e's, or the file named first (its name into *file,
+ * taken off argv); *src NULL with no -e and no file (a usage error), or when
+ * the file cannot be read (said here: returns 1)
+ */
+static int read_program(const char *expr, int *argc, char ***argv, const char **file, char **src, size_t *len)
+{
+	int rc;
+
+	*src = NULL;
+	if (expr) {
+		*src = strdup(expr);
+		*len = strlen(expr);
+		*file = "stdin";
+		return 0;
+	}
+	if (!*argc)
+		return 0;
+	*file = (*argv)[0];
+	rc = strcmp(*file, "-") ? util__read_file(*file, 0, src, len) : util__read_fd(0, 0, src, len);
+	if (rc) {
+		error("cannot read '%s': %s", *file, strerror(-rc));
+		return 1;
+	}
+	(*argc)--;
+	(*argv)++;
+	return 0;
+}
+
+/* after --: --NAME[=VALUE] are named parameters, the rest positional ones (opt__parse left them in order) */
+static void set_params(struct program *prog, int argc, char **argv)
+{
+	int npos = 0;
+
+	prog->named = calloc(argc + 1, sizeof(char *));
+	for (int i = 0; i < argc; i++) {
+		if (prog->named && !strncmp(argv[i], "--", 2) && argv[i][2])
+			prog->named[prog->nnamed++] = argv[i] + 2;
+		else
+			argv[npos++] = argv[i];
+	}
+	prog->params = (const char **)argv;
+	prog->nparams = npos;
+}
+
+enum { HELPED = -1000 };	/* compile(): -- --help printed the program's options */
+
+/* parse, expand, check: 0, HELPED, or 1 with the error said */
+static int compile(struct program *prog, const char *cmd, int pid, bool no_warnings)
+{
+	int rc;
+
+	watch__set_cmd(cmd);	/* watchpoint:FUNC+argN is in the -c command's binary */
+	rc = lang__parse(prog);
+	if (!rc)	/* BPFTRACE_* variables override the config block, as in bpftrace */
+		rc = lang__config_env(prog, environ);
+	if (!rc)
+		rc = lang__expand_macros(prog);
+	if (!rc) {	/* getopt(): the named parameters; -- --help lists them */
+		bool helped;
+
+		rc = getopt__prepare(prog, stdout, &helped);
+		if (!rc && helped)
+			return HELPED;
+	}
+	if (!rc)
+		rc = provider__expand_all(prog, pid);
+	if (!rc)	/* test: and bench: probes run with --test and --bench, alone */
+		rc = testbench__select(prog);
+	if (!rc)
+		rc = lang__check(prog);
+	if (prog->warn && !no_warnings)
+		fputs(prog->warn, stderr);
+	if (rc) {
+		fprintf(stderr, "%s\n", prog->err ? prog->err : "sonde: cannot compile the program");
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	const char *expr = NULL, *cmd = NULL, *format = "text", *file;
@@ -131,22 +211,10 @@ int cmd_probe(int argc, char **argv)
 	char *src;
 	size_t len;
 
-	if (expr) {
-		src = strdup(expr);
-		len = strlen(expr);
-		file = "stdin";
-	} else {
-		if (!argc)
-			opt__usage_error(probe_usage, opts, "give a program with -e or a file");
-		file = argv[0];
-		rc = strcmp(file, "-") ? util__read_file(file, 0, &src, &len) : util__read_fd(0, 0, &src, &len);
-		if (rc) {
-			error("cannot read '%s': %s", file, strerror(-rc));
-			return 1;
-		}
-		argc--;
-		argv++;
-	}
+	if (read_program(expr, &argc, &argv, &file, &src, &len))
+		return 1;
+	if (!src && !expr)
+		opt__usage_error(probe_usage, opts, "give a program with -e or a file");
 	if (!src)
 		return 1;
 
@@ -157,18 +225,7 @@ int cmd_probe(int argc, char **argv)
 		free(src);
 		return 1;
 	}
-	/* after --: --NAME[=VALUE] are named parameters, the rest positional ones (opt__parse left them in order) */
-	int npos = 0;
-
-	prog->named = calloc(argc + 1, sizeof(char *));
-	for (int i = 0; i < argc; i++) {
-		if (prog->named && !strncmp(argv[i], "--", 2) && argv[i][2])
-			prog->named[prog->nnamed++] = argv[i] + 2;
-		else
-			argv[npos++] = argv[i];
-	}
-	prog->params = (const char **)argv;
-	prog->nparams = npos;
+	set_params(prog, argc, argv);
 	prog->cfg.unsafe = unsafe;
 	prog->cfg.helper_check = kcheck;
 	prog->no_warnings = no_warnings;
@@ -179,32 +236,13 @@ int cmd_probe(int argc, char **argv)
 	int status = -1;
 	char err[8192] = "";
 
-	watch__set_cmd(cmd);	/* watchpoint:FUNC+argN is in the -c command's binary */
-	rc = lang__parse(prog);
-	if (!rc)	/* BPFTRACE_* variables override the config block, as in bpftrace */
-		rc = lang__config_env(prog, environ);
-	if (!rc)
-		rc = lang__expand_macros(prog);
-	if (!rc) {	/* getopt(): the named parameters; -- --help lists them */
-		bool helped;
-
-		rc = getopt__prepare(prog, stdout, &helped);
-		if (!rc && helped)
-			goto out;
-	}
-	if (!rc)
-		rc = provider__expand_all(prog, pid);
-	if (!rc)	/* test: and bench: probes run with --test and --bench, alone */
-		rc = testbench__select(prog);
-	if (!rc)
-		rc = lang__check(prog);
-	if (prog->warn && !no_warnings)
-		fputs(prog->warn, stderr);
-	if (rc) {
-		fprintf(stderr, "%s\n", prog->err ? prog->err : "sonde: cannot compile the program");
-		rc = 1;
+	rc = compile(prog, cmd, pid, no_warnings);
+	if (rc == HELPED) {
+		rc = 0;
 		goto out;
 	}
+	if (rc)
+		goto out;
 	if (cmd && !dry_run) {
 		char *c = strdup(cmd);
 

@@ -115,6 +115,72 @@ static int trace_tick(void *ctx, int fd, short revents)
 	return !target__any_alive(c->pid_list, c->nr_pids);
 }
 
+/* the values opt__parse cannot check alone */
+static void check_options(struct trace_cmd *c, const struct opt *opts)
+{
+	if (c->strsize < 0)
+		opt__usage_error(trace_usage, opts, "-s %d: the string limit cannot be negative", c->strsize);
+	if (c->strsize > TRACE_CAP_MAX)
+		warning("-s %d: strings are copied in the kernel up to %d bytes; longer ones end with ...",
+			c->strsize, TRACE_CAP_MAX);
+	if (c->sortby && strcmp(c->sortby, "time") && strcmp(c->sortby, "calls") && strcmp(c->sortby, "errors") &&
+	    strcmp(c->sortby, "name") && strcmp(c->sortby, "nothing"))
+		opt__usage_error(trace_usage, opts, "-S '%s': sort by time, calls, errors, name or nothing", c->sortby);
+	if (c->buffer_mb < 1 || c->buffer_mb > 1024)
+		opt__usage_error(trace_usage, opts, "--buffer-size %d: give 1 to 1024 MiB", c->buffer_mb);
+}
+
+/* what the BPF side filters and counts, from the options; child: the command sonde starts (0: none) */
+static void tracer_options(struct trace_cmd *c, struct tracer_opts *to, pid_t child)
+{
+	to->all = c->all;
+	to->follow = c->follow;
+	to->count_only = c->count && !c->histogram;
+	to->stats = c->count || c->count_too || c->histogram;
+	to->failed_only = c->failed;
+	to->begins = c->follow || c->all || c->nr_pids > 1;
+	to->min_ns = c->min_ms > 0 ? (uint64_t)(c->min_ms * 1e6) : 0;
+	to->set = c->set;
+	to->pids = c->pid_list;
+	to->nr_pids = c->nr_pids;
+	to->child = c->child = c->nr_pids ? 0 : child;	/* with -p, the command only says how long */
+	to->rb_mb = c->buffer_mb;
+}
+
+/* after the trace: -c/-C's table, --histogram, and what was lost */
+static void print_summary(struct trace_cmd *c, struct tracer *t, FILE *out)
+{
+	uint64_t lost, full;
+
+	if (c->count || c->count_too || c->histogram) {
+		struct sc_stat *st = calloc(TRACE_NR_MAX, sizeof(*st));
+
+		if (st && !tracer__stats(t, st)) {
+			if (c->count || c->count_too)
+				strace_print__summary(out, st, c->sortby);
+			if (c->histogram)
+				strace_print__histogram(out, st);
+		}
+		free(st);
+	}
+	lost = tracer__counter(t, TRC_LOST);
+	full = tracer__counter(t, TRC_INFLIGHT_FULL);
+	debug(1, "%llu records, %llu strings read again at exit (not resident at entry)",
+	      (unsigned long long)tracer__counter(t, TRC_EVENTS), (unsigned long long)tracer__counter(t, TRC_REREAD));
+	if (lost)
+		warning("%llu syscall records lost: the ring buffer was full (raise --buffer-size, "
+			"or narrow the trace with -e trace=)", (unsigned long long)lost);
+	if (full)
+		warning("%llu syscalls not traced: too many calls in progress at once",
+			(unsigned long long)full);
+	/* not calls: a lost entry only loses an <unfinished ...> split, the call comes whole at its exit */
+	if ((lost = tracer__counter(t, TRC_LOST_OTHER)))
+		warning("%llu exit or signal record%s lost: the ring buffer was full",
+			(unsigned long long)lost, lost == 1 ? "" : "s");
+	debug(1, "%llu call entries lost (those calls are printed whole, not cut by <unfinished ...>)",
+	      (unsigned long long)tracer__counter(t, TRC_LOST_BEGIN));
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct trace_cmd c = { .strsize = 32, .buffer_mb = 16 };
@@ -158,22 +224,12 @@ int cmd_trace(int argc, char **argv)
 	FILE *out = stderr;
 	char err[512];
 	int rc = 1;
-	uint64_t lost, full;
 
 	the_cmd = &c;
 	argc = opt__parse(argc, argv, opts, trace_usage, OPT_STOP_AT_NON_OPTION);
 	if (!c.set_given)
 		syscall__parse_set("all", c.set, NULL, 0);
-	if (c.strsize < 0)
-		opt__usage_error(trace_usage, opts, "-s %d: the string limit cannot be negative", c.strsize);
-	if (c.strsize > TRACE_CAP_MAX)
-		warning("-s %d: strings are copied in the kernel up to %d bytes; longer ones end with ...",
-			c.strsize, TRACE_CAP_MAX);
-	if (c.sortby && strcmp(c.sortby, "time") && strcmp(c.sortby, "calls") && strcmp(c.sortby, "errors") &&
-	    strcmp(c.sortby, "name") && strcmp(c.sortby, "nothing"))
-		opt__usage_error(trace_usage, opts, "-S '%s': sort by time, calls, errors, name or nothing", c.sortby);
-	if (c.buffer_mb < 1 || c.buffer_mb > 1024)
-		opt__usage_error(trace_usage, opts, "--buffer-size %d: give 1 to 1024 MiB", c.buffer_mb);
+	check_options(&c, opts);
 	tto = (struct target_opts){ .pids = c.pids, .all = c.all, .have_cmd = argc > 0, .verb = "trace",
 				    .accept = TARGET_PID | TARGET_ALL };
 	if (opt__target(&tg, &tto, trace_usage)) {
@@ -196,18 +252,7 @@ int cmd_trace(int argc, char **argv)
 		}
 		rc = 1;
 	}
-	to.all = c.all;
-	to.follow = c.follow;
-	to.count_only = c.count && !c.histogram;
-	to.stats = c.count || c.count_too || c.histogram;
-	to.failed_only = c.failed;
-	to.begins = c.follow || c.all || c.nr_pids > 1;
-	to.min_ns = c.min_ms > 0 ? (uint64_t)(c.min_ms * 1e6) : 0;
-	to.set = c.set;
-	to.pids = c.pid_list;
-	to.nr_pids = c.nr_pids;
-	to.child = c.child = c.nr_pids ? 0 : w.pid;	/* with -p, the command only says how long */
-	to.rb_mb = c.buffer_mb;
+	tracer_options(&c, &to, w.pid);
 	if (tracer__new(&t, &to, err, sizeof(err)) || tracer__attach(t, err, sizeof(err))) {
 		error("%s", err);
 		goto out;
@@ -276,33 +321,7 @@ int cmd_trace(int argc, char **argv)
 
 	if (!c.count && strace_printer__flush(&c.pr))
 		c.write_err = 1;
-	if (c.count || c.count_too || c.histogram) {
-		struct sc_stat *st = calloc(TRACE_NR_MAX, sizeof(*st));
-
-		if (st && !tracer__stats(t, st)) {
-			if (c.count || c.count_too)
-				strace_print__summary(out, st, c.sortby);
-			if (c.histogram)
-				strace_print__histogram(out, st);
-		}
-		free(st);
-	}
-	lost = tracer__counter(t, TRC_LOST);
-	full = tracer__counter(t, TRC_INFLIGHT_FULL);
-	debug(1, "%llu records, %llu strings read again at exit (not resident at entry)",
-	      (unsigned long long)tracer__counter(t, TRC_EVENTS), (unsigned long long)tracer__counter(t, TRC_REREAD));
-	if (lost)
-		warning("%llu syscall records lost: the ring buffer was full (raise --buffer-size, "
-			"or narrow the trace with -e trace=)", (unsigned long long)lost);
-	if (full)
-		warning("%llu syscalls not traced: too many calls in progress at once",
-			(unsigned long long)full);
-	/* not calls: a lost entry only loses an <unfinished ...> split, the call comes whole at its exit */
-	if ((lost = tracer__counter(t, TRC_LOST_OTHER)))
-		warning("%llu exit or signal record%s lost: the ring buffer was full",
-			(unsigned long long)lost, lost == 1 ? "" : "s");
-	debug(1, "%llu call entries lost (those calls are printed whole, not cut by <unfinished ...>)",
-	      (unsigned long long)tracer__counter(t, TRC_LOST_BEGIN));
+	print_summary(&c, t, out);
 	if (c.write_err || fflush(out) || ferror(out)) {
 		error("cannot write the trace%s%s: %s", c.output ? " to " : "", c.output ? c.output : "",
 		      strerror(errno ? errno : EIO));
