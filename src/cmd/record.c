@@ -275,6 +275,32 @@ static void summary(const struct record_opts *o, const struct perfdata_writer *w
 			"raise -m or lower -F", (unsigned long long)st.lost, (unsigned long long)st.lost_records);
 }
 
+/* the values opt__parse cannot check alone, and the sampler's settings they give */
+static void check_options(struct record_opts *o, const struct opt *opts)
+{
+	if (o->freq && o->period != ~0ULL)
+		opt__usage_error(record_usage, opts, "-F and -c cannot be combined");
+	if (!o->period)
+		opt__usage_error(record_usage, opts, "-c 0: give one sample every N events, N 1 or more");
+	if (o->mmap_pages < 0 || (o->mmap_pages & (o->mmap_pages - 1)))
+		opt__usage_error(record_usage, opts, "-m %d: give a power of two", o->mmap_pages);
+	if (!*o->output)
+		opt__usage_error(record_usage, opts, "-o needs a file name");
+	if (o->callgraph && parse_callgraph(&o->cfg, o->callgraph))
+		opt__see_help(record_usage);
+	if (o->fp && !o->callgraph)
+		o->cfg.callgraph = CALLGRAPH_FP;
+	o->cfg.freq = o->freq ? o->freq : SAMPLER_DEFAULT_FREQ;
+	o->cfg.period = o->period == ~0ULL ? 0 : o->period;
+	o->cfg.no_inherit = o->no_inherit || (o->to.tids && !o->to.pids);
+	o->cfg.mmap_pages = o->mmap_pages ? o->mmap_pages : o->cfg.callgraph == CALLGRAPH_DWARF ? 1024 : 256;
+	if (o->cfg.callgraph == CALLGRAPH_DWARF &&
+	    (size_t)o->cfg.mmap_pages * sysconf(_SC_PAGESIZE) < 2 * (o->cfg.stack_size + 1024))
+		opt__usage_error(record_usage, opts, "-m %d: a buffer of %ld KiB cannot hold two samples with %u-byte "
+				 "stack copies; give more pages", o->cfg.mmap_pages,
+				 o->cfg.mmap_pages * sysconf(_SC_PAGESIZE) / 1024, o->cfg.stack_size);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .mmap_pages = 0, .period = ~0ULL };
@@ -322,27 +348,7 @@ int cmd_record(int argc, char **argv)
 	o.to.have_cmd = have_cmd;
 	o.to.verb = "sample";
 	o.to.accept = TARGET_PID | TARGET_TID | TARGET_ALL | TARGET_CPU;
-	if (o.freq && o.period != ~0ULL)
-		opt__usage_error(record_usage, opts, "-F and -c cannot be combined");
-	if (!o.period)
-		opt__usage_error(record_usage, opts, "-c 0: give one sample every N events, N 1 or more");
-	if (o.mmap_pages < 0 || (o.mmap_pages & (o.mmap_pages - 1)))
-		opt__usage_error(record_usage, opts, "-m %d: give a power of two", o.mmap_pages);
-	if (!*o.output)
-		opt__usage_error(record_usage, opts, "-o needs a file name");
-	if (o.callgraph && parse_callgraph(&o.cfg, o.callgraph))
-		opt__see_help(record_usage);
-	if (o.fp && !o.callgraph)
-		o.cfg.callgraph = CALLGRAPH_FP;
-	o.cfg.freq = o.freq ? o.freq : SAMPLER_DEFAULT_FREQ;
-	o.cfg.period = o.period == ~0ULL ? 0 : o.period;
-	o.cfg.no_inherit = o.no_inherit || (o.to.tids && !o.to.pids);
-	o.cfg.mmap_pages = o.mmap_pages ? o.mmap_pages : o.cfg.callgraph == CALLGRAPH_DWARF ? 1024 : 256;
-	if (o.cfg.callgraph == CALLGRAPH_DWARF &&
-	    (size_t)o.cfg.mmap_pages * sysconf(_SC_PAGESIZE) < 2 * (o.cfg.stack_size + 1024))
-		opt__usage_error(record_usage, opts, "-m %d: a buffer of %ld KiB cannot hold two samples with %u-byte "
-				 "stack copies; give more pages", o.cfg.mmap_pages,
-				 o.cfg.mmap_pages * sysconf(_SC_PAGESIZE) / 1024, o.cfg.stack_size);
+	check_options(&o, opts);
 
 	/* from here a Ctrl-C or SIGTERM ends the recording cleanly, even during the setup;
 	   they must not stay ignored (a shell's background job inherits SIGINT ignored): perf
