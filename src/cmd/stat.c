@@ -289,6 +289,31 @@ static int setup_print(const struct stat_opts *o, struct stat_print *pr)
 	return 0;
 }
 
+/* the combinations opt__parse cannot check alone */
+static void check_options(const struct stat_opts *o, const struct opt *opts, bool have_cmd)
+{
+	if (o->no_aggr && !o->to.all && !o->to.cpus)
+		opt__usage_error(stat_usage, opts, "-A/--no-aggr shows one row per CPU: it needs -a or -C");
+	if (o->per_thread && !o->to.pids && !o->to.tids)
+		opt__usage_error(stat_usage, opts, "--per-thread needs -p or -t");
+	if (o->no_aggr && o->per_thread)
+		opt__usage_error(stat_usage, opts, "-A and --per-thread cannot be combined");
+	if (o->interval_ms && o->interval_ms < 10)
+		opt__usage_error(stat_usage, opts, "-I %d: the interval must be at least 10 ms", o->interval_ms);
+	if (o->interval_ms < 0 || o->interval_count < 0)
+		opt__usage_error(stat_usage, opts, "intervals cannot be negative");
+	if (o->repeat < 1 || o->repeat > 100)
+		opt__usage_error(stat_usage, opts, "-r %d: repeat between 1 and 100 times", o->repeat);
+	if (o->repeat > 1 && !have_cmd)
+		opt__usage_error(stat_usage, opts, "-r repeats a command: give one");
+	if (o->repeat > 1 && o->interval_ms)
+		opt__usage_error(stat_usage, opts, "-r and -I cannot be combined");
+	if (o->json && o->sep)
+		opt__usage_error(stat_usage, opts, "-x and --json cannot be combined");
+	if (o->sep && !*o->sep)
+		opt__usage_error(stat_usage, opts, "-x needs a separator");
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct stat_opts o = { .sep = NULL, .big_num = true, .scale = true, .repeat = 1 };
@@ -333,26 +358,7 @@ int cmd_stat(int argc, char **argv)
 	o.to.have_cmd = argc > 0;
 	o.to.verb = "count";
 	o.to.accept = TARGET_PID | TARGET_TID | TARGET_ALL | TARGET_CPU;
-	if (o.no_aggr && !o.to.all && !o.to.cpus)
-		opt__usage_error(stat_usage, opts, "-A/--no-aggr shows one row per CPU: it needs -a or -C");
-	if (o.per_thread && !o.to.pids && !o.to.tids)
-		opt__usage_error(stat_usage, opts, "--per-thread needs -p or -t");
-	if (o.no_aggr && o.per_thread)
-		opt__usage_error(stat_usage, opts, "-A and --per-thread cannot be combined");
-	if (o.interval_ms && o.interval_ms < 10)
-		opt__usage_error(stat_usage, opts, "-I %d: the interval must be at least 10 ms", o.interval_ms);
-	if (o.interval_ms < 0 || o.interval_count < 0)
-		opt__usage_error(stat_usage, opts, "intervals cannot be negative");
-	if (o.repeat < 1 || o.repeat > 100)
-		opt__usage_error(stat_usage, opts, "-r %d: repeat between 1 and 100 times", o.repeat);
-	if (o.repeat > 1 && !argc)
-		opt__usage_error(stat_usage, opts, "-r repeats a command: give one");
-	if (o.repeat > 1 && o.interval_ms)
-		opt__usage_error(stat_usage, opts, "-r and -I cannot be combined");
-	if (o.json && o.sep)
-		opt__usage_error(stat_usage, opts, "-x and --json cannot be combined");
-	if (o.sep && !*o.sep)
-		opt__usage_error(stat_usage, opts, "-x needs a separator");
+	check_options(&o, opts, argc > 0);
 
 	if (opt__target(&t, &o.to, stat_usage))
 		goto out;
