@@ -290,6 +290,21 @@ static int top_open(struct top *t, const struct target *tg, struct sampler_confi
 	return 0;
 }
 
+/* the loop reads every sampler fd, redraws every delay seconds, ends after duration (0: never) */
+static int watch_samples(struct loop *loop, struct top_view *view, double delay, double duration)
+{
+	struct pollfd pf[256];
+	int npf = sampler__pollfds(&view->t->smp, pf, 256), rc = 0;
+
+	for (int i = 0; i < npf && !rc; i++)
+		rc = loop__add_fd(loop, pf[i].fd, pf[i].events, top_drain, view);
+	if (!rc)
+		rc = loop__set_tick(loop, (int)(delay * 1000), top_tick, view);
+	if (!rc && duration > 0)
+		rc = loop__set_duration(loop, duration);
+	return rc;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	struct top t = { 0 };
@@ -321,12 +336,11 @@ int cmd_top(int argc, char **argv)
 		OPT_END(),
 	};
 	struct target tg = { 0 };
-	struct pollfd pf[256];
 	char err[512], what[64];
 	const char *bad;
 	struct loop loop;
 	struct top_view view = { .t = &t, .pr = &pr, .what = what };
-	int rc = 1, npf;
+	int rc = 1;
 	bool tty, loop_ready = false;
 
 	argc = opt__parse(argc, argv, opts, top_usage, 0);
@@ -367,13 +381,8 @@ int cmd_top(int argc, char **argv)
 		goto out;
 	rc = loop__init(&loop);
 	loop_ready = !rc;
-	npf = sampler__pollfds(&t.smp, pf, 256);
-	for (int i = 0; i < npf && !rc; i++)
-		rc = loop__add_fd(&loop, pf[i].fd, pf[i].events, top_drain, &view);
 	if (!rc)
-		rc = loop__set_tick(&loop, (int)(delay * 1000), top_tick, &view);
-	if (!rc && duration > 0)
-		rc = loop__set_duration(&loop, duration);
+		rc = watch_samples(&loop, &view, delay, duration);
 	if (rc) {
 		error("cannot set up the event loop: %s", strerror(-rc));
 		goto out;
