@@ -64,8 +64,11 @@ test_expect_success 'a slow recording killed loses about a second, not a buffer 
 		sleep 3 && kill -9 $pid && { wait $pid; true; } &&
 		n=$($SONDE script -i slow.data 2>err | grep -c cpu-clock) &&
 		grep -q "not finished" err && [ "$n" -gt 30 ] || { echo "z=$z: $n samples"; cat err; exit 1; }
-		# cut inside its last (compressed) record too
-		head -c -100 slow.data >cut.data &&
+		# cut inside its last record too: one byte less always cuts it (a fixed
+		# cut of more can end the file between two records, the small compressed
+		# records of -z included); unit test perfdata_reader_cut_compressed_recording
+		# cuts a -z recording at every offset of its end
+		head -c -1 slow.data >cut.data &&
 		n=$($SONDE script -i cut.data 2>err | grep -c cpu-clock) &&
 		grep -q "the last record, cut at offset" err && [ "$n" -gt 20 ] || { echo "z=$z cut: $n"; cat err; exit 1; }
 	done
