@@ -576,6 +576,18 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 	return 0;
 }
 
+/* the reader's bytes become n (malloc'd, size bytes): the mapping or the old copy goes */
+static void replace_data(struct perfdata_reader *r, uint8_t *n, size_t size)
+{
+	if (r->mapped)
+		munmap(r->data, r->size);
+	else
+		free(r->data);
+	r->mapped = false;
+	r->data = n;
+	r->size = size;
+}
+
 /*
  * perf pads neither its feature records nor some others in pipe mode, which leaves
  * the kernel's records after them at offsets that are not 8-aligned. Copy the stream
@@ -637,13 +649,7 @@ static int align_pipe(struct perfdata_reader *r)
 			need = o + (r->size - off);
 		} else {
 			memcpy(n + o, r->data + off, r->size - off);	/* what could not be walked */
-			if (r->mapped)
-				munmap(r->data, r->size);
-			else
-				free(r->data);
-			r->mapped = false;
-			r->data = n;
-			r->size = need;
+			replace_data(r, n, need);
 		}
 	}
 	return 0;
@@ -671,13 +677,7 @@ static int expand(struct perfdata_reader *r, uint64_t *start, uint64_t *size, ch
 	memset(n + r->size, 0, at - r->size);
 	memcpy(n + at, x, len);
 	free(x);
-	if (r->mapped)
-		munmap(r->data, r->size);
-	else
-		free(r->data);
-	r->mapped = false;
-	r->data = n;
-	r->size = at + len;
+	replace_data(r, n, at + len);
 	*start = at;
 	*size = len;
 	return 0;
