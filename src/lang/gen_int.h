@@ -83,6 +83,8 @@ void g_update(struct gen *g, int map, int keyoff, int valoff, int flags);
 void gen_map_read(struct gen *g, struct node *n);
 void g_str_equal(struct gen *g, int a, int b, int n);
 void gen_str_cmp(struct gen *g, struct node *l, struct node *r, int limit, bool eq_is_one);
+/* the string at the address in r0 into [fp+off], at most size bytes with its NUL (-k checks the call) */
+void g_read_str_fp(struct gen *g, int off, int size);
 void gen_binop(struct gen *g, struct node *n);
 int g_tuple_base(struct gen *g, struct node *t);
 int g_tuple_off(const struct type *t, int idx);

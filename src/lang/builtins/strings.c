@@ -59,12 +59,7 @@ static void gen_str_call(struct gen *g, struct node *n, int off, int size)
 	}
 	g_zero(g, off, size);
 	gen_int(g, a);
-	g_emit(g, MOV_REG(R3, R0));
-	g_fp_addr(g, R1, off);
-	g_emit(g, MOV_IMM(R2, len));
-	/* bpf_probe_read_str reads user or kernel memory (x86-64's split address space) */
-	g_emit(g, CALL(BPF_FUNC_probe_read_str));
-	g_hcheck(g);
+	g_read_str_fp(g, off, len);
 }
 
 /* buf(p, len) or buf(array): [u64 length][bytes] */
