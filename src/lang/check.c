@@ -448,6 +448,17 @@ static struct type check_field(struct ck *c, struct node *n)
 			if (!ckbtf__tp_ptr(c->prog, f->ctype, c->in->group && !strcmp(c->in->group, "syscalls"), &pt))
 				return n->ty = pt;
 		}
+		if (f->ptr && f->ctype && strstr(f->ctype, "char") && strchr(strchr(f->ctype, '*') ? strchr(f->ctype, '*') + 1 : "", '*')) {
+			/* char ** (execve's argv): an array of addresses, in user memory for syscalls */
+			struct type *el = arena__alloc(c->prog->arena, sizeof(*el));
+
+			*el = ty_int(false, 64);
+			el->user = c->in->group && !strcmp(c->in->group, "syscalls");
+			n->ty = ty_int(false, 64);
+			n->ty.ptr = el;
+			n->ty.user = el->user;
+			return n->ty;
+		}
 		n->ty = ty_int(f->sign, f->size * 8 > 64 ? 64 : f->size * 8);
 		n->ty.btf_id = enumfmt__field_enum(c->prog, f->ctype);	/* enum x: printf's %s names it */
 		return n->ty;

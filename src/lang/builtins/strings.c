@@ -228,6 +228,11 @@ static void gen_strcontains(struct gen *g, struct node *n)
 	int nl = (int)a0->next->slen;
 	int *found = NULL, nfound = 0, *ends = NULL, nends = 0;
 
+	if (!nl) {	/* every string contains "": no scan (it would leave unreachable jumps) */
+		g_emit(g, MOV_IMM(R0, 1));
+		g->sp = mark;
+		return;
+	}
 	gen_to(g, a0, h, &a0->ty);
 	for (int i = 0; i + nl <= a0->ty.size; i++) {
 		int *miss = NULL, nmiss = 0;
