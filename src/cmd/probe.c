@@ -6,6 +6,7 @@
  */
 #include "sonde.h"
 #include "opt.h"
+#include "cmd/probe.h"
 #include "lang/comptime.h"
 #include "lang/lang.h"
 #include "lang/provider.h"
@@ -96,11 +97,11 @@ static int read_program(const char *expr, int *argc, char ***argv, const char **
 }
 
 /* after --: --NAME[=VALUE] are named parameters, the rest positional ones (opt__parse left them in order) */
-static void set_params(struct program *prog, int argc, char **argv)
+static void set_params(struct program *prog, int argc, char **argv, int nmore)
 {
 	int npos = 0;
 
-	prog->named = calloc(argc + 1, sizeof(char *));
+	prog->named = calloc(argc + nmore + 1, sizeof(char *));
 	for (int i = 0; i < argc; i++) {
 		if (prog->named && !strncmp(argv[i], "--", 2) && argv[i][2])
 			prog->named[prog->nnamed++] = argv[i] + 2;
@@ -114,7 +115,7 @@ static void set_params(struct program *prog, int argc, char **argv)
 enum { HELPED = -1000 };	/* compile(): -- --help printed the program's options */
 
 /* parse, expand, check: 0, HELPED, or 1 with the error said */
-static int compile(struct program *prog, const char *cmd, int pid, bool no_warnings)
+static int compile(struct program *prog, const char *cmd, int pid, bool no_warnings, char *why, size_t whylen)
 {
 	int rc;
 
@@ -139,11 +140,109 @@ static int compile(struct program *prog, const char *cmd, int pid, bool no_warni
 		rc = lang__check(prog);
 	if (prog->warn && !no_warnings)
 		fputs(prog->warn, stderr);
-	if (rc) {
+	if (rc && why)
+		snprintf(why, whylen, "%s", prog->err ? prog->err : "cannot compile the program");
+	else if (rc)
 		fprintf(stderr, "%s\n", prog->err ? prog->err : "sonde: cannot compile the program");
+	if (rc)
 		return 1;
-	}
 	return 0;
+}
+
+/* compile and run one program (sonde probe's, or a tool's: src/cmd/tool.c) */
+int probe__run(struct probe_job *j)
+{
+	const char *cmd = j->cmd;
+	int pid = j->pid, rc, interrupted = 0;
+
+	lang__set_diag(probe_diag);
+	struct program *prog = lang__new(j->file, j->src, j->len);
+
+	if (!prog)
+		return 1;
+	set_params(prog, j->argc, j->argv, j->nnamed);
+	for (int i = 0; prog->named && i < j->nnamed; i++)
+		prog->named[prog->nnamed++] = j->named[i];
+	prog->cfg.unsafe = j->unsafe;
+	prog->cfg.helper_check = j->kcheck;
+	prog->no_warnings = j->no_warnings;
+	prog->mode = j->mode;
+
+	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	char **cargv = NULL;
+	int status = -1;
+	char err[8192] = "";
+
+	rc = compile(prog, cmd, pid, j->no_warnings, j->why, j->whylen);
+	if (rc == HELPED) {
+		rc = 0;
+		goto out;
+	}
+	if (rc)
+		goto out;
+	if (cmd && !j->dry_run) {
+		char *c = strdup(cmd);
+
+		cargv = c ? split_words(c) : NULL;
+		if (!cargv || !cargv[0]) {
+			free(c);
+			error("-c takes a command");
+			rc = 1;
+			goto out;
+		}
+		rc = workload__prepare(&w, cargv);
+		if (rc) {
+			error("cannot start '%s': %s", cargv[0], strerror(-rc));
+			rc = 1;
+			goto out;
+		}
+	}
+	struct run_opts ro = {
+		.dry_run = j->dry_run,
+		.dump = verbose > 0,
+		.json = j->json,
+		.pid = pid > 0 ? pid : w.pid,
+		.cpid = w.pid,
+		.start_child = w.pid ? start_child : NULL,
+		.child_ctx = &w,
+		.child_status = &status,
+		.out = stdout,
+		.full_buffering = j->full_buffering,
+		.interrupted = &interrupted,
+		.quiet = j->quiet,
+		.begin_last = j->quiet,
+		.probe_only = j->probe_only,
+		.skipped = &j->skipped,
+	};
+	rc = runtime__run(prog, &ro, err, sizeof(err));
+	if (!rc && j->why && j->skipped)
+		snprintf(j->why, j->whylen, "%s", err);
+	if (rc && j->why) {
+		snprintf(j->why, j->whylen, "%s", prog->err ? prog->err : err);
+		rc = 1;
+	} else if (rc) {
+		if (prog->err)
+			fprintf(stderr, "%s\n", prog->err);
+		else
+			error("%s", err);
+		if (w.pid && status == -1)
+			workload__abort(&w);
+		rc = 1;
+	} else if (w.pid && status == -1) {
+		/* exit() in BEGIN: the command never ran */
+		workload__end(w.pid, SIGTERM, LOOP_GRACE_MS, &status);
+	}	/* -c: the command's status is not ours, as in bpftrace (README "Exit status") */
+out:
+	if (cargv) {
+		free(cargv[0]);
+		free(cargv);
+	}
+	if (!rc && prog->exit_code)	/* exit(CODE), a failed assert(), --test: a test failed */
+		rc = prog->exit_code;
+	free(prog->named);
+	lang__free(prog);
+	j->interrupted = interrupted;
+	return rc;
 }
 
 int cmd_probe(int argc, char **argv)
@@ -218,84 +317,16 @@ int cmd_probe(int argc, char **argv)
 	if (!src)
 		return 1;
 
-	lang__set_diag(probe_diag);
-	struct program *prog = lang__new(file, src, len);
-
-	if (!prog) {
-		free(src);
-		return 1;
-	}
-	set_params(prog, argc, argv);
-	prog->cfg.unsafe = unsafe;
-	prog->cfg.helper_check = kcheck;
-	prog->no_warnings = no_warnings;
-	prog->mode = test ? MODE_TEST : bench ? MODE_BENCH : MODE_RUN;
-
-	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
-	char **cargv = NULL;
-	int status = -1;
-	char err[8192] = "";
-
-	rc = compile(prog, cmd, pid, no_warnings);
-	if (rc == HELPED) {
-		rc = 0;
-		goto out;
-	}
-	if (rc)
-		goto out;
-	if (cmd && !dry_run) {
-		char *c = strdup(cmd);
-
-		cargv = c ? split_words(c) : NULL;
-		if (!cargv || !cargv[0]) {
-			free(c);
-			error("-c takes a command");
-			rc = 1;
-			goto out;
-		}
-		rc = workload__prepare(&w, cargv);
-		if (rc) {
-			error("cannot start '%s': %s", cargv[0], strerror(-rc));
-			rc = 1;
-			goto out;
-		}
-	}
-	struct run_opts ro = {
-		.dry_run = dry_run,
-		.dump = verbose > 0,
-		.json = !strcmp(format, "json"),
-		.pid = pid > 0 ? pid : w.pid,
-		.cpid = w.pid,
-		.start_child = w.pid ? start_child : NULL,
-		.child_ctx = &w,
-		.child_status = &status,
-		.out = stdout,
-		.full_buffering = bufmode && !strcmp(bufmode, "full"),
-		.interrupted = &interrupted,
+	struct probe_job job = {
+		.file = file, .src = src, .len = len, .argc = argc, .argv = argv, .cmd = cmd, .pid = pid,
+		.unsafe = unsafe, .kcheck = kcheck, .no_warnings = no_warnings, .dry_run = dry_run,
+		.json = !strcmp(format, "json"), .full_buffering = bufmode && !strcmp(bufmode, "full"),
+		.mode = test ? MODE_TEST : bench ? MODE_BENCH : MODE_RUN,
 	};
-	rc = runtime__run(prog, &ro, err, sizeof(err));
-	if (rc) {
-		if (prog->err)
-			fprintf(stderr, "%s\n", prog->err);
-		else
-			error("%s", err);
-		if (w.pid && status == -1)
-			workload__abort(&w);
-		rc = 1;
-	} else if (w.pid && status == -1) {
-		/* exit() in BEGIN: the command never ran */
-		workload__end(w.pid, SIGTERM, LOOP_GRACE_MS, &status);
-	}	/* -c: the command's status is not ours, as in bpftrace (README "Exit status") */
-out:
-	if (cargv) {
-		free(cargv[0]);
-		free(cargv);
-	}
-	if (!rc && prog->exit_code)	/* exit(CODE), a failed assert(), --test: a test failed */
-		rc = prog->exit_code;
-	free(prog->named);
-	lang__free(prog);
+
+	rc = probe__run(&job);
 	free(src);
+	interrupted = job.interrupted;
 	if (interrupted) {	/* while the kernel verified: end as the signal would have (130, 143) */
 		signal(interrupted, SIG_DFL);
 		raise(interrupted);

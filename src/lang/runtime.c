@@ -688,6 +688,22 @@ static void warn_skipped(struct program *prog)
 }
 
 /* the run's callbacks for the event loop (lib/loop): each returns 1 once exit() ended the run */
+/* the BEGIN probes, and what they printed */
+static int run_begin(struct rt *rt, char *err, size_t errlen)
+{
+	int rc;
+
+	for (struct probe *pr = rt->prog->probes; pr; pr = pr->next)
+		for (struct ap_inst *in = pr->inst; in; in = in->next)
+			if (!strcmp(in->prov->name, "BEGIN") && (rc = test_run(rt, in, err, errlen)))
+				return rc;
+	ring_buffer__consume(rt->rb);
+	exit_marked(rt);
+	if (!rt->o->full_buffering)
+		fflush(rt->o->out);
+	return 0;
+}
+
 static int rt_records(void *ctx, int fd, short revents)
 {
 	struct rt *rt = ctx;
@@ -890,6 +906,21 @@ loaded:
 	}
 	if (rt.skb && (rc = skbout__start(rt.skb, err, errlen)))
 		goto out;
+	if (o->probe_only) {	/* sonde tools: attach everything once, run nothing */
+		struct attach_ctx actx = { .pid = -1, .cpus = cpus, .ncpus = ncpus, .rb = rt.rb };
+
+		char why[512];
+
+		for (struct probe *pr = prog->probes; pr && !rc; pr = pr->next)
+			for (struct ap_inst *in = pr->inst; in && !rc; in = in->next) {
+				if (!in->prov->attach || !(rc = in->prov->attach(in, &actx, why, sizeof(why))))
+					continue;
+				snprintf(err, errlen, "%s", why);
+				if (!(rc = testbench__attach_failed(prog, in, rc, why)) && o->skipped)
+					(*o->skipped)++;
+			}
+		goto out_detach;
+	}
 	if (prog->mode != MODE_RUN) {	/* --test, --bench: sonde runs the probes itself */
 		struct tb_io io = { .rb = rt.rb, .out = &rt.out.f, .exiting = &rt.exiting, .errors = &rt.nerrors };
 
@@ -908,21 +939,17 @@ loaded:
 		goto out_sig;
 	}
 
-	if (o->json)
+	if (o->quiet)
+		;
+	else if (o->json)
 		fprintf(o->out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %d}}\n", ninst);
 	else
 		fprintf(o->out, "Attaching %d probe%s...\n", ninst, ninst == 1 ? "" : "s");
 	fflush(o->out);
 
-	/* BEGIN runs before the other probes are attached, as in bpftrace */
-	for (struct probe *pr = prog->probes; pr; pr = pr->next)
-		for (struct ap_inst *in = pr->inst; in; in = in->next)
-			if (!strcmp(in->prov->name, "BEGIN") && (rc = test_run(&rt, in, err, errlen)))
-				goto out_sig;
-	ring_buffer__consume(rt.rb);
-	exit_marked(&rt);
-	if (!o->full_buffering)
-		fflush(o->out);
+	/* BEGIN runs before the other probes are attached, as in bpftrace (a tool's, after) */
+	if (!o->begin_last && (rc = run_begin(&rt, err, errlen)))
+		goto out_sig;
 
 	struct attach_ctx actx = { .pid = o->pid > 0 ? o->pid : -1, .cpus = cpus, .ncpus = ncpus, .rb = rt.rb };
 
@@ -947,6 +974,8 @@ loaded:
 				rt.nattached++;
 			}
 		warn_skipped(prog);
+		if (o->begin_last && (rc = run_begin(&rt, err, errlen)))
+			goto out_detach;
 		if (o->start_child && (rc = o->start_child(o->child_ctx))) {
 			snprintf(err, errlen, "cannot run the command: %s", strerror(-rc));
 			goto out_detach;
@@ -956,7 +985,7 @@ loaded:
 		rc = iter__drive(prog, rt.rb, &rt.out, err, errlen);	/* an iterator runs, or is pinned, and that is all */
 		if (rc < 0)
 			goto out_detach;
-		if (!rc && (rc = loop(&rt, &l))) {
+		if (!rc && !rt.exiting && (rc = loop(&rt, &l))) {
 			snprintf(err, errlen, "the event loop failed: %s", strerror(-rc));
 			goto out_detach;
 		}

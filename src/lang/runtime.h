@@ -26,6 +26,10 @@ struct run_opts {
 	FILE *out;
 	bool full_buffering;	/* -B full: no flush after each batch of records */
 	int *interrupted;	/* where the signal (SIGINT, SIGTERM) that stopped the loads goes, or NULL */
+	bool quiet;		/* no "Attaching N probes..." line (sonde tool: the tool says what it traces) */
+	bool begin_last;	/* BEGIN runs once every probe is attached: what it prints means "tracing" */
+	bool probe_only;	/* load and attach every probe, then detach: can it run here? (sonde tools) */
+	int *skipped;		/* probe_only: probes missing_probes let go (the first one's error in err) */
 };
 
 /*
