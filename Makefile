@@ -85,6 +85,13 @@ fuzz: $(FUZZ_BINS)
 fuzz-long: fuzz
 	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600) tests/fuzz/long.sh
 
+# The BCC tools' programs (src/tools/*.bt), embedded in the binary as a table
+TOOL_SRCS := $(sort $(wildcard src/tools/*.bt))
+$(BUILD)/gen/tools.h: $(TOOL_SRCS) scripts/embed-tools.sh
+	@mkdir -p $(dir $@)
+	@scripts/embed-tools.sh $(TOOL_SRCS) >$@.tmp && mv $@.tmp $@
+$(BUILD)/src/cmd/tool.o: $(BUILD)/gen/tools.h
+
 # BPF programs (src/bpf/*.bpf.c). Every build dir (build, build-san, build-fuzz)
 # gets its own gen/: vmlinux.h dumped from this machine's kernel BTF (or, on a
 # machine without /sys/kernel/btf/vmlinux, src/bpf/vmlinux_fallback.h: the few

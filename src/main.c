@@ -34,10 +34,15 @@ const struct cmd sonde_cmds[] = {
 	{ "offcpu", cmd_offcpu, "time blocked off CPU, by stack (BCC's offcputime), and wall-clock profiles", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "trace", cmd_trace, "syscalls as strace prints them, at a fraction of strace's cost (BPF)", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "probe", cmd_probe, "the bpftrace language compiled straight to BPF: probes, maps, histograms", RUN_MEMLOCK | RUN_TRACEFS },
+	{ "tools", cmd_tools, "the BCC tools (execsnoop, biolatency...): which run here", RUN_MEMLOCK | RUN_TRACEFS },
+	{ "tool", cmd_tool, "run one BCC tool with its options: sonde tool NAME, sonde NAME, or NAME", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "ftrace", cmd_ftrace, "trace kernel events and functions through a private tracefs instance", RUN_TRACEFS },
 	{ "addr2sym", cmd_addr2sym, "addresses to functions, inlined frames and source lines (addr2line)", RUN_HIDDEN },
 	{ NULL, NULL, NULL, 0 },
 };
+
+/* a tool run by its own name: argv[0] is the tool */
+static const struct cmd tool_cmd = { "tool", tool__run, "", RUN_MEMLOCK | RUN_TRACEFS };
 
 static void raise_memlock(void)
 {
@@ -126,6 +131,10 @@ int main(int argc, char **argv)
 {
 	const struct cmd *c;
 	int i = 1;
+	const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
+	if (strcmp(self, "sonde") && tool__exists(self))	/* a symlink named after a tool */
+		return run(&tool_cmd, argc, argv);
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
@@ -165,6 +174,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	c = find_cmd(argv[i]);
+	if (!c && tool__exists(argv[i]))	/* sonde execsnoop: as sonde tool execsnoop */
+		return run(&tool_cmd, argc - i, argv + i);
 	if (!c)
 		return unknown_cmd(argv[i]);
 	return run(c, argc - i, argv + i);

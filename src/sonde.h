@@ -66,5 +66,10 @@ int cmd_trace(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_addr2sym(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_tools(int argc, char **argv);
+int cmd_tool(int argc, char **argv);
+/* src/cmd/tool.c: is NAME one of the BCC tools; run one (argv[0] is its name) */
+bool tool__exists(const char *name);
+int tool__run(int argc, char **argv);
 
 #endif

@@ -11,7 +11,8 @@
 # mask_numbers (turns digits into N, to compare layouts with perf's),
 # require_root 'what the script checks' ['why'] (skips the whole script,
 # with the reason, unless root), have_bpftrace (true where a bpftrace that
-# runs is installed, to compare sonde probe with).
+# runs is installed, to compare sonde probe with), tool_start/tool_stop (a tool
+# in the background, from its header line to Ctrl-C).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -71,6 +72,29 @@ require_root() {
 # true where a bpftrace that runs is installed (the reference for sonde probe)
 have_bpftrace() {
 	command -v bpftrace >/dev/null && bpftrace --version >/dev/null 2>&1
+}
+
+# tool_start OUT CMD...: run CMD (a sonde tool) in the background, stdout to OUT and
+# stderr to OUT.err, and return once OUT has its first line: a tool prints its header
+# once its probes are attached (src/tools/README.md). TOOL_PID is its pid; 1 when it
+# ended first or printed nothing in 30 s.
+tool_start() {
+	local out=$1 i=0
+	shift
+	"$@" >"$out" 2>"$out.err" &
+	TOOL_PID=$!
+	while ! grep -q . "$out" 2>/dev/null; do
+		kill -0 $TOOL_PID 2>/dev/null || { echo "the tool ended before its header:"; cat "$out.err"; return 1; }
+		i=$((i + 1))
+		[ $i -lt 600 ] || { echo "no header from the tool in 30 s"; return 1; }
+		sleep 0.05
+	done
+}
+
+# tool_stop: Ctrl-C to the tool tool_start ran; waits for it and returns its exit status
+tool_stop() {
+	kill -INT $TOOL_PID 2>/dev/null
+	wait $TOOL_PID
 }
 
 test_done() {

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tool.c - the BCC tools as programs of sonde's own language:
+ *   sonde tools                       each tool, what it shows, whether it runs here
+ *   sonde tool NAME [options]         run one with BCC's options (so do `sonde NAME`
+ *                                     and a symlink NAME -> sonde)
+ *   sonde tool NAME --source          its program
+ * Each tool is src/tools/NAME.bt, embedded at build time (build/gen/tools.h).
+ * Its leading comment declares its command line, which this file parses the
+ * way BCC's argparse does; src/tools/README.md says how to write one.
+ */
+#include "sonde.h"
+#include "opt.h"
+#include "cmd/probe.h"
+#include "lang/lang.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct tool_src {
+	const char *name;
+	const char *text;
+};
+
+#include "tools.h"	/* static const struct tool_src tool_srcs[], NULL-terminated */
+
+#define TOOL_MAX_OPTS 32
+
+/* "// opt: -T --timestamp            include timestamp on output" */
+struct tool_opt {
+	char letter;		/* 0: long only */
+	char name[32];		/* the long option, and the getopt() name in the program */
+	char metavar[16];	/* "" for a flag */
+	const char *help;	/* up to the end of the line */
+	int helplen;
+};
+
+/* "// arg: interval=99999999          output interval, in seconds" */
+struct tool_arg {
+	char name[32];
+	char def[32];
+	const char *help;
+	int helplen;
+};
+
+struct tool {
+	const char *name;	/* what the user typed: the tool, or one of its aliases */
+	const struct tool_src *src;
+	const char *about;
+	int aboutlen;
+	const char *alias_opts;	/* "// alias: ext4slower --fs=ext4": the options the alias implies */
+	int alias_optslen;
+	struct tool_opt opts[TOOL_MAX_OPTS];
+	int nopts;
+	struct tool_arg args[4];
+	int nargs;
+	const char *examples[16];
+	int exlen[16];
+	int nexamples;
+};
+
+static const char *line_end(const char *p)
+{
+	const char *e = strchr(p, '\n');
+
+	return e ? e : p + strlen(p);
+}
+
+/* up to 2+ spaces: the word, then the help after the spaces */
+static const char *split_help(const char *p, const char *end, char *word, size_t wlen, const char **help, int *helplen)
+{
+	const char *w = p;
+
+	while (p < end && !(p[0] == ' ' && (p + 1 >= end || p[1] == ' ')))
+		p++;
+	snprintf(word, wlen, "%.*s", (int)(p - w), w);
+	while (p < end && *p == ' ')
+		p++;
+	*help = p;
+	*helplen = (int)(end - p);
+	return p;
+}
+
+static void parse_opt(struct tool *t, const char *p, const char *end)
+{
+	struct tool_opt *o = &t->opts[t->nopts];
+	char spec[96], *eq;
+
+	if (t->nopts >= TOOL_MAX_OPTS)
+		return;
+	split_help(p, end, spec, sizeof(spec), &o->help, &o->helplen);
+	char *s = spec;
+
+	if (s[0] == '-' && s[1] != '-') {	/* "-T --timestamp" or "-T" */
+		o->letter = s[1];
+		s += 2;
+		while (*s == ' ')
+			s++;
+	}
+	if (!strncmp(s, "--", 2))
+		s += 2;
+	if ((eq = strchr(s, '='))) {
+		*eq = 0;
+		snprintf(o->metavar, sizeof(o->metavar), "%s", eq + 1);
+	}
+	snprintf(o->name, sizeof(o->name), "%s", s);
+	t->nopts++;
+}
+
+static void parse_arg(struct tool *t, const char *p, const char *end)
+{
+	struct tool_arg *a = &t->args[t->nargs];
+	char spec[96], *eq;
+
+	if (t->nargs >= 4)
+		return;
+	split_help(p, end, spec, sizeof(spec), &a->help, &a->helplen);
+	if ((eq = strchr(spec, '='))) {
+		*eq = 0;
+		snprintf(a->def, sizeof(a->def), "%s", eq + 1);
+	}
+	snprintf(a->name, sizeof(a->name), "%s", spec);
+	t->nargs++;
+}
+
+/* the leading comment's "// key: value" lines */
+static void parse_header(struct tool *t)
+{
+	for (const char *p = t->src->text; *p; ) {
+		const char *end = line_end(p), *v;
+
+		if (strncmp(p, "//", 2))
+			break;
+		if (!strncmp(p, "// tool: ", 9) && (v = strstr(p, " - ")) && v < end) {
+			t->about = v + 3;
+			t->aboutlen = (int)(end - t->about);
+		} else if (!strncmp(p, "// opt: ", 8)) {
+			parse_opt(t, p + 8, end);
+		} else if (!strncmp(p, "// arg: ", 8)) {
+			parse_arg(t, p + 8, end);
+		} else if (!strncmp(p, "// example: ", 12) && t->nexamples < 16) {
+			t->examples[t->nexamples] = p + 12;
+			t->exlen[t->nexamples++] = (int)(end - p - 12);
+		}
+		p = *end ? end + 1 : end;
+	}
+}
+
+/* the alias's line in src, "// alias: NAME OPTIONS", or NULL */
+static const char *find_alias(const struct tool_src *s, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = s->text; *p && !strncmp(p, "//", 2); ) {
+		const char *end = line_end(p);
+
+		if (!strncmp(p, "// alias: ", 10) && !strncmp(p + 10, name, n) && (p[10 + n] == ' ' || p + 10 + n == end))
+			return p + 10 + n;
+		p = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+static bool tool__load(struct tool *t, const char *name)
+{
+	memset(t, 0, sizeof(*t));
+	for (const struct tool_src *s = tool_srcs; s->name; s++) {
+		const char *al = NULL;
+
+		if (strcmp(s->name, name) && !(al = find_alias(s, name)))
+			continue;
+		t->name = name;
+		t->src = s;
+		if (al) {
+			while (*al == ' ')
+				al++;
+			t->alias_opts = al;
+			t->alias_optslen = (int)(line_end(al) - al);
+		}
+		parse_header(t);
+		return true;
+	}
+	return false;
+}
+
+bool tool__exists(const char *name)
+{
+	struct tool t;
+
+	return tool__load(&t, name);
+}
+
+static void usage(const struct tool *t, FILE *f)
+{
+	char line[1024];
+	int n = snprintf(line, sizeof(line), "usage: %s [-h]", t->name);
+
+	for (int i = 0; i < t->nopts; i++) {
+		const struct tool_opt *o = &t->opts[i];
+
+		if (o->letter)
+			n += snprintf(line + n, sizeof(line) - n, " [-%c%s%s]", o->letter, o->metavar[0] ? " " : "", o->metavar);
+		else
+			n += snprintf(line + n, sizeof(line) - n, " [--%s%s%s]", o->name, o->metavar[0] ? " " : "", o->metavar);
+		if (n >= (int)sizeof(line))
+			n = sizeof(line) - 1;
+	}
+	for (int i = 0; i < t->nargs && n < (int)sizeof(line); i++)
+		n += snprintf(line + n, sizeof(line) - n, " [%s]", t->args[i].name);
+	fprintf(f, "%s\n", line);
+}
+
+static void help(const struct tool *t)
+{
+	usage(t, stdout);
+	printf("\n%.*s\n", t->aboutlen, t->about);
+	if (t->nargs) {
+		printf("\npositional arguments:\n");
+		for (int i = 0; i < t->nargs; i++)
+			printf("  %-22s%.*s\n", t->args[i].name, t->args[i].helplen, t->args[i].help);
+	}
+	printf("\noptions:\n  %-22s%s\n", "-h, --help", "show this help message and exit");
+	for (int i = 0; i < t->nopts; i++) {
+		const struct tool_opt *o = &t->opts[i];
+		char left[96];
+
+		if (o->letter)
+			snprintf(left, sizeof(left), "-%c%s%s, --%s%s%s", o->letter, o->metavar[0] ? " " : "", o->metavar, o->name,
+				 o->metavar[0] ? " " : "", o->metavar);
+		else
+			snprintf(left, sizeof(left), "--%s%s%s", o->name, o->metavar[0] ? " " : "", o->metavar);
+		if (strlen(left) >= 22)
+			printf("  %s\n  %-22s%.*s\n", left, "", o->helplen, o->help);
+		else
+			printf("  %-22s%.*s\n", left, o->helplen, o->help);
+	}
+	printf("  %-22s%s\n", "--source", "print the tool's program (sonde's language) and exit");
+	if (t->nexamples) {
+		printf("\nexamples:\n");
+		for (int i = 0; i < t->nexamples; i++)
+			printf("    %.*s\n", t->exlen[i], t->examples[i]);
+	}
+}
+
+static int usage_error(const struct tool *t, const char *fmt, const char *what)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), fmt, what);
+	usage(t, stderr);
+	error("%s; see '%s --help'", msg, t->name);
+	return 129;
+}
+
+/* the named option "NAME" or "NAME=VALUE" for the program: kept in the arena of the caller */
+struct tool_params {
+	const char *named[TOOL_MAX_OPTS * 2 + 8];
+	int nnamed;
+	char *pos[8];		/* $1.. */
+	int npos;
+	char store[TOOL_MAX_OPTS * 2 + 8][160];
+};
+
+static void add_named(struct tool_params *tp, const struct tool_opt *o, const char *val)
+{
+	char *s = tp->store[tp->nnamed];
+
+	if (val)
+		snprintf(s, sizeof(tp->store[0]), "%s=%s", o->name, val);
+	else
+		snprintf(s, sizeof(tp->store[0]), "%s", o->name);
+	tp->named[tp->nnamed++] = s;
+}
+
+static const struct tool_opt *find_long(const struct tool *t, const char *name, size_t n)
+{
+	for (int i = 0; i < t->nopts; i++)
+		if (strlen(t->opts[i].name) == n && !strncmp(t->opts[i].name, name, n))
+			return &t->opts[i];
+	return NULL;
+}
+
+/*
+ * argv as argparse reads it: -x flags (grouped: -Tm), -p PID or -pPID,
+ * --name, --name=VALUE or --name VALUE, positional arguments anywhere.
+ * 0, -1 when -h or --source was handled, or a usage error's exit status.
+ */
+static int parse_argv(const struct tool *t, int argc, char **argv, struct tool_params *tp, bool *source)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct tool_opt *o = NULL;
+		const char *val = NULL;
+
+		if (tp->nnamed >= TOOL_MAX_OPTS * 2)
+			return usage_error(t, "too many options%s", "");
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			help(t);
+			return -1;
+		}
+		if (!strcmp(a, "--source") || !strcmp(a, "--ebpf")) {
+			*source = true;
+			continue;
+		}
+		if (!strncmp(a, "--", 2) && a[2]) {
+			const char *eq = strchr(a + 2, '=');
+
+			o = find_long(t, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+			if (!o)
+				return usage_error(t, "unknown option '%s'", a);
+			if (o->metavar[0]) {
+				val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+				if (!val)
+					return usage_error(t, "option '%s' needs a value", a);
+			} else if (eq) {
+				return usage_error(t, "option '%s' takes no value", a);
+			}
+			add_named(tp, o, val);
+			continue;
+		}
+		if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9')) {
+			for (const char *c = a + 1; *c; c++) {
+				o = NULL;
+				for (int k = 0; k < t->nopts && !o; k++)
+					if (t->opts[k].letter == *c)
+						o = &t->opts[k];
+				if (!o) {
+					char bad[3] = { '-', *c, 0 };
+
+					return usage_error(t, "unknown option '%s'", bad);
+				}
+				if (!o->metavar[0]) {
+					add_named(tp, o, NULL);
+					continue;
+				}
+				val = c[1] ? c + 1 : i + 1 < argc ? argv[++i] : NULL;
+				if (!val) {
+					char bad[3] = { '-', *c, 0 };
+
+					return usage_error(t, "option '%s' needs a value", bad);
+				}
+				add_named(tp, o, val);
+				break;
+			}
+			continue;
+		}
+		if (tp->npos >= t->nargs)
+			return usage_error(t, "unexpected argument '%s'", a);
+		tp->pos[tp->npos++] = argv[i];
+	}
+	for (int i = tp->npos; i < t->nargs; i++)	/* the defaults of those not given */
+		tp->pos[tp->npos++] = (char *)t->args[i].def;
+	return 0;
+}
+
+/* an alias's options ("--fs=ext4"), before the user's */
+static int alias_params(const struct tool *t, struct tool_params *tp)
+{
+	char buf[256], *save, *argv[16] = { (char *)t->name };
+	int argc = 1;
+	bool source = false;
+
+	if (!t->alias_opts)
+		return 0;
+	snprintf(buf, sizeof(buf), "%.*s", t->alias_optslen, t->alias_opts);
+	for (char *w = strtok_r(buf, " ", &save); w && argc < 15; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	struct tool_params tmp = { .nnamed = 0 };
+	int rc = parse_argv(t, argc, argv, &tmp, &source);
+
+	if (rc)
+		return rc;
+	for (int i = 0; i < tmp.nnamed; i++) {
+		snprintf(tp->store[tp->nnamed], sizeof(tp->store[0]), "%s", tmp.store[i]);
+		tp->named[tp->nnamed] = tp->store[tp->nnamed];
+		tp->nnamed++;
+	}
+	return 0;
+}
+
+static int run_tool(const struct tool *t, int argc, char **argv)
+{
+	struct tool_params *tp = calloc(1, sizeof(*tp));
+	bool source = false;
+	int rc;
+
+	if (!tp)
+		return 1;
+	rc = alias_params(t, tp);
+	if (!rc)
+		rc = parse_argv(t, argc, argv, tp, &source);
+	if (rc) {
+		free(tp);
+		return rc < 0 ? 0 : rc;
+	}
+	if (source) {
+		fputs(t->src->text, stdout);
+		free(tp);
+		return 0;
+	}
+	char file[64];
+
+	snprintf(file, sizeof(file), "%s.bt", t->src->name);
+	struct probe_job job = {
+		.file = file, .src = t->src->text, .len = strlen(t->src->text),
+		.argc = tp->npos, .argv = tp->pos, .named = tp->named, .nnamed = tp->nnamed,
+		.quiet = true, .mode = MODE_RUN,
+	};
+
+	setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+	rc = probe__run(&job);
+	free(tp);
+	if (job.interrupted) {
+		signal(job.interrupted, SIG_DFL);
+		raise(job.interrupted);
+	}
+	return rc;
+}
+
+/* sonde tool NAME ..., sonde NAME ..., NAME ... (a symlink): argv[0] is the tool's name */
+int tool__run(int argc, char **argv)
+{
+	struct tool t;
+	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
+	if (!tool__load(&t, name)) {
+		error("'%s' is not a sonde tool; 'sonde tools' lists them", name);
+		return 1;
+	}
+	return run_tool(&t, argc, argv);
+}
+
+static const char *const tool_usage[] = {
+	"sonde tool NAME [<the tool's options>]",
+	"sonde tool NAME --help | --source",
+	NULL,
+};
+
+int cmd_tool(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		FILE *f = argc < 2 ? stderr : stdout;
+
+		fprintf(f, "usage: %s\n   or: %s\n\nruns one of the BCC tools that 'sonde tools' lists; "
+			"each takes BCC's options (NAME --help)\n", tool_usage[0], tool_usage[1]);
+		return argc < 2 ? 129 : 0;
+	}
+	return tool__run(argc - 1, argv + 1);
+}
+
+enum { TOOL_YES, TOOL_PART, TOOL_NO };
+
+/* can the tool load and attach here, with its default options? why says what cannot */
+static int probe_tool(const struct tool *t, char *why, size_t whylen)
+{
+	struct tool_params *tp = calloc(1, sizeof(*tp));
+	bool source = false;
+	char file[64];
+	int rc, fd, saved;
+
+	if (!tp)
+		return -ENOMEM;
+	char *argv[] = { (char *)t->name, NULL };
+
+	alias_params(t, tp);
+	parse_argv(t, 1, argv, tp, &source);
+	snprintf(file, sizeof(file), "%s.bt", t->src->name);
+	struct probe_job job = {
+		.file = file, .src = t->src->text, .len = strlen(t->src->text),
+		.argc = tp->npos, .argv = tp->pos, .named = tp->named, .nnamed = tp->nnamed,
+		.quiet = true, .probe_only = true, .no_warnings = true, .mode = MODE_RUN, .why = why, .whylen = whylen,
+	};
+
+	why[0] = 0;
+	fflush(stdout);
+	saved = dup(1);	/* what a program prints while it is only tried goes nowhere */
+	fd = open("/dev/null", O_WRONLY);
+	if (fd >= 0 && saved >= 0)
+		dup2(fd, 1);
+	rc = probe__run(&job);
+	fflush(stdout);
+	if (saved >= 0) {
+		dup2(saved, 1);
+		close(saved);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(tp);
+	return rc ? TOOL_NO : job.skipped ? TOOL_PART : TOOL_YES;
+}
+
+static const char *const tools_usage[] = {
+	"sonde tools [-q]",
+	NULL,
+};
+
+int cmd_tools(int argc, char **argv)
+{
+	bool quick = false;
+	struct opt opts[] = {
+		OPT_BOOL('q', "quick", &quick, "do not try each tool on this kernel (no root needed)"),
+		OPT_END(),
+	};
+	int nok = 0, n = 0;
+
+	argc = opt__parse(argc, argv, opts, tools_usage, 0);
+	if (argc)
+		opt__usage_error(tools_usage, opts, "takes no arguments");
+	if (!quick && geteuid())
+		warning("not root: whether each tool runs here is not tried (-q to not ask)");
+	quick |= geteuid() != 0;
+	for (const struct tool_src *s = tool_srcs; s->name; s++) {
+		struct tool t;
+		char why[1024], state[8];
+		int rc = TOOL_YES;
+
+		tool__load(&t, s->name);
+		n++;
+		if (!quick) {
+			rc = probe_tool(&t, why, sizeof(why));
+			if (strchr(why, '\n'))
+				*strchr(why, '\n') = 0;
+		}
+		snprintf(state, sizeof(state), "%s", quick ? "-" : rc == TOOL_YES ? "yes" : rc == TOOL_PART ? "part" : "no");
+		nok += !quick && rc != TOOL_NO;
+		printf("%-14s %-4s %.*s", s->name, state, t.aboutlen, t.about);
+		if (!quick && rc != TOOL_YES)
+			printf(" [%s]", why[0] ? why : "cannot run here");
+		printf("\n");
+	}
+	if (!quick)
+		printf("\n%d of %d tools run on this kernel\n", nok, n);
+	return 0;
+}
