@@ -51,7 +51,7 @@ test_expect_success 'execsnoop -x -U -T by a symlink: the failed exec too (ret -
 	trigger && sleep 0.2 && tool_stop &&
 	head -1 out | grep -q "^TIME     UID    PCOMM            PID    PPID   RET ARGS$" &&
 	test $(grep -c "sonde-t0770" out) -eq 5 &&
-	grep -q "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] 0      bash  *[0-9]*  *[0-9]*  *-2 /nonexistent-t0770 x $" out
+	grep -q "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] 0     bash  *[0-9]*  *[0-9]*  *-2 /nonexistent-t0770 x $" out
 '
 test_expect_success 'execsnoop -n and -l filter by name and by argument; -q quotes' '
 	tool_start out $SONDE execsnoop -l "arg 3" -q &&
@@ -60,5 +60,14 @@ test_expect_success 'execsnoop -n and -l filter by name and by argument; -q quot
 	tool_start out $SONDE execsnoop -n nosuchname &&
 	trigger && sleep 0.2 && tool_stop &&
 	test $(wc -l <out) -eq 1
+'
+test_expect_success "execsnoop -T -t -U -x: the same header and columns as libbpf-tools' execsnoop" '
+	test -x /usr/sbin/execsnoop || { echo "libbpf-tools is not installed (make test installs it)"; exit 1; }
+	for t in "$SONDE execsnoop" /usr/sbin/execsnoop; do
+		tool_start out $t -T -t -U -x && trigger && sleep 0.2 && tool_stop
+		{ head -1 out; grep "sonde-t0770 arg 1 \$" out; grep nonexistent-t0770 out; } |
+			sed -E "s/[0-9.:]+ +/N /g" >>both
+	done &&
+	test $(wc -l <both) -eq 6 && head -3 both >a && tail -3 both >b && test_cmp b a
 '
 test_done
