@@ -35,7 +35,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 WORKLOADS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
 	     $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps deps-test test test-unit test-e2e demo bench clean workloads fuzz fuzz-long test-vm
+.PHONY: all deps deps-test test test-unit test-e2e demo bench clean workloads fuzz fuzz-long test-vm install uninstall
 all: deps $(BUILD)/sonde
 
 deps:
@@ -84,6 +84,24 @@ fuzz: $(FUZZ_BINS)
 # every target for FUZZ_SECONDS (600) each, corpus minimised into build-fuzz/corpus/; not in `make test`
 fuzz-long: fuzz
 	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600) tests/fuzz/long.sh
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, and a symlink to it for each
+# tool name (`sonde tools --names`: BCC users type execsnoop, biolatency...); uninstall
+# removes only what install put there (symlinks that point at sonde)
+PREFIX ?= /usr/local
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+install: all
+	install -d $(BINDIR)
+	install -m 755 $(BUILD)/sonde $(BINDIR)/sonde
+	@for n in $$($(BUILD)/sonde tools --names); do \
+		if [ -e "$(BINDIR)/$$n" ] && [ "$$(readlink "$(BINDIR)/$$n")" != sonde ]; then \
+			echo "not replacing $(BINDIR)/$$n: it is not sonde's"; else ln -sfn sonde "$(BINDIR)/$$n"; fi; \
+	done
+uninstall:
+	@for n in $$($(BUILD)/sonde tools --names); do \
+		[ "$$(readlink "$(BINDIR)/$$n")" != sonde ] || rm -f "$(BINDIR)/$$n"; \
+	done
+	rm -f $(BINDIR)/sonde
 
 # The BCC tools' programs (src/tools/*.bt), embedded in the binary as a table
 TOOL_SRCS := $(sort $(wildcard src/tools/*.bt))

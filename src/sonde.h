@@ -71,5 +71,7 @@ int cmd_tool(int argc, char **argv);
 /* src/cmd/tool.c: is NAME one of the BCC tools; run one (argv[0] is its name) */
 bool tool__exists(const char *name);
 int tool__run(int argc, char **argv);
+/* BCC's event pattern (c:malloc, t:sched:sched_switch, vfs_*) as an attach point, into out */
+int tool__event_spec(const char *pat, char *out, size_t len);
 
 #endif

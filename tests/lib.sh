@@ -81,6 +81,7 @@ have_bpftrace() {
 tool_start() {
 	local out=$1 i=0
 	shift
+	: >"$out"	# now, not when the background job gets to it: an old OUT must not count
 	"$@" >"$out" 2>"$out.err" &
 	TOOL_PID=$!
 	while ! grep -q . "$out" 2>/dev/null; do

@@ -44,6 +44,8 @@ struct tool_opt {
 struct tool_arg {
 	char name[32];
 	char def[32];
+	bool required;		/* no default: "// arg: pattern:event ..." */
+	bool event;		/* ":event": BCC's event pattern, made an attach point (tool__event_spec) */
 	const char *help;
 	int helplen;
 };
@@ -59,6 +61,8 @@ struct tool {
 	int nopts;
 	struct tool_arg args[4];
 	int nargs;
+	const char *try_args;	/* "// try: c:getpid": the arguments sonde tools tries it with */
+	int try_len;
 	const char *examples[16];
 	int exlen[16];
 	int nexamples;
@@ -123,6 +127,12 @@ static void parse_arg(struct tool *t, const char *p, const char *end)
 	if ((eq = strchr(spec, '='))) {
 		*eq = 0;
 		snprintf(a->def, sizeof(a->def), "%s", eq + 1);
+	} else {
+		a->required = true;
+	}
+	if ((eq = strstr(spec, ":event"))) {
+		*eq = 0;
+		a->event = true;
 	}
 	snprintf(a->name, sizeof(a->name), "%s", spec);
 	t->nargs++;
@@ -143,6 +153,9 @@ static void parse_header(struct tool *t)
 			parse_opt(t, p + 8, end);
 		} else if (!strncmp(p, "// arg: ", 8)) {
 			parse_arg(t, p + 8, end);
+		} else if (!strncmp(p, "// try: ", 8)) {
+			t->try_args = p + 8;
+			t->try_len = (int)(end - p - 8);
 		} else if (!strncmp(p, "// example: ", 12) && t->nexamples < 16) {
 			t->examples[t->nexamples] = p + 12;
 			t->exlen[t->nexamples++] = (int)(end - p - 12);
@@ -211,7 +224,7 @@ static void usage(const struct tool *t, FILE *f)
 			n = sizeof(line) - 1;
 	}
 	for (int i = 0; i < t->nargs && n < (int)sizeof(line); i++)
-		n += snprintf(line + n, sizeof(line) - n, " [%s]", t->args[i].name);
+		n += snprintf(line + n, sizeof(line) - n, t->args[i].required ? " %s" : " [%s]", t->args[i].name);
 	fprintf(f, "%s\n", line);
 }
 
@@ -257,13 +270,58 @@ static int usage_error(const struct tool *t, const char *fmt, const char *what)
 	return 129;
 }
 
+/*
+ * BCC's event pattern (funccount, funclatency, stackcount, trace) as an attach point:
+ *   t:CAT:EVENT -> tracepoint:CAT:EVENT     u:LIB:PROBE -> usdt:LIB:PROBE
+ *   [p:]LIB:FUNC, /path:FUNC -> uprobe      [p::]FUNC -> kprobe:FUNC
+ * LIB is "c" for libc, "pthread" for libpthread, or a path. 0, or -1 when it is not one.
+ */
+int tool__event_spec(const char *pat, char *out, size_t len)
+{
+	char type = 0, lib[256] = "";
+	const char *rest = pat, *colon;
+
+	if (!pat[0] || strchr(pat, ' '))
+		return -1;
+	if (pat[0] && pat[1] == ':' && strchr("ptu", pat[0])) {	/* t:..., u:..., p:... */
+		type = pat[0];
+		rest = pat + 2;
+	}
+	if (type == 't') {
+		if (!strchr(rest, ':'))
+			return -1;
+		snprintf(out, len, "tracepoint:%s", rest);
+		return 0;
+	}
+	colon = strrchr(rest, ':');
+	if (!colon) {			/* FUNC: a kernel function */
+		if (type == 'u')
+			return -1;
+		snprintf(out, len, "kprobe:%s", rest);
+		return 0;
+	}
+	snprintf(lib, sizeof(lib), "%.*s", (int)(colon - rest), rest);
+	if (!lib[0] && type != 'u') {	/* p::FUNC */
+		snprintf(out, len, "kprobe:%s", colon + 1);
+		return 0;
+	}
+	if (!colon[1] || !lib[0])
+		return -1;
+	if (!strchr(lib, '/') && strncmp(lib, "lib", 3)) {	/* "c" is libc, as BCC names it */
+		memmove(lib + 3, lib, strlen(lib) + 1 < sizeof(lib) - 3 ? strlen(lib) + 1 : sizeof(lib) - 4);
+		memcpy(lib, "lib", 3);
+	}
+	snprintf(out, len, "%s:%s:%s", type == 'u' ? "usdt" : "uprobe", lib, colon + 1);
+	return 0;
+}
+
 /* the named option "NAME" or "NAME=VALUE" for the program: kept in the arena of the caller */
 struct tool_params {
 	const char *named[TOOL_MAX_OPTS * 2 + 8];
 	int nnamed;
 	char *pos[8];		/* $1.. */
 	int npos;
-	char store[TOOL_MAX_OPTS * 2 + 8][160];
+	char store[TOOL_MAX_OPTS * 2 + 8 + 4][300];	/* the last 4: the args' attach points */
 };
 
 static void add_named(struct tool_params *tp, const struct tool_opt *o, const char *val)
@@ -353,8 +411,23 @@ static int parse_argv(const struct tool *t, int argc, char **argv, struct tool_p
 			return usage_error(t, "unexpected argument '%s'", a);
 		tp->pos[tp->npos++] = argv[i];
 	}
-	for (int i = tp->npos; i < t->nargs; i++)	/* the defaults of those not given */
+	for (int i = tp->npos; i < t->nargs; i++) {	/* the defaults of those not given */
+		if (t->args[i].required)
+			return usage_error(t, "the argument '%s' is required", t->args[i].name);
 		tp->pos[tp->npos++] = (char *)t->args[i].def;
+	}
+	for (int i = 0; i < t->nargs; i++) {	/* BCC's event patterns: attach points, and the text as given */
+		char *spec = tp->store[TOOL_MAX_OPTS * 2 + i];
+
+		if (!t->args[i].event)
+			continue;
+		if (tool__event_spec(tp->pos[i], spec, sizeof(tp->store[0])))
+			return usage_error(t, "cannot read the event pattern '%s'", tp->pos[i]);
+		snprintf(tp->store[tp->nnamed], sizeof(tp->store[0]), "%s=%s", t->args[i].name, tp->pos[i]);
+		tp->named[tp->nnamed] = tp->store[tp->nnamed];
+		tp->nnamed++;
+		tp->pos[i] = spec;
+	}
 	return 0;
 }
 
@@ -465,10 +538,18 @@ static int probe_tool(const struct tool *t, char *why, size_t whylen)
 
 	if (!tp)
 		return -ENOMEM;
-	char *argv[] = { (char *)t->name, NULL };
+	char tryb[256], *save, *argv[16] = { (char *)t->name };
+	int argc = 1;
 
+	snprintf(tryb, sizeof(tryb), "%.*s", t->try_len, t->try_args ? t->try_args : "");
+	for (char *w = strtok_r(tryb, " ", &save); w && argc < 15; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
 	alias_params(t, tp);
-	parse_argv(t, 1, argv, tp, &source);
+	if (parse_argv(t, argc, argv, tp, &source)) {
+		free(tp);
+		snprintf(why, whylen, "its header's try: line does not parse");
+		return TOOL_NO;
+	}
 	snprintf(file, sizeof(file), "%s.bt", t->src->name);
 	struct probe_job job = {
 		.file = file, .src = t->src->text, .len = strlen(t->src->text),
@@ -494,16 +575,32 @@ static int probe_tool(const struct tool *t, char *why, size_t whylen)
 	return rc ? TOOL_NO : job.skipped ? TOOL_PART : TOOL_YES;
 }
 
+/* every tool's name and its aliases' */
+static void print_names(void)
+{
+	for (const struct tool_src *s = tool_srcs; s->name; s++) {
+		printf("%s\n", s->name);
+		for (const char *p = s->text; *p && !strncmp(p, "//", 2); ) {
+			const char *end = line_end(p);
+
+			if (!strncmp(p, "// alias: ", 10))
+				printf("%.*s\n", (int)strcspn(p + 10, " \n"), p + 10);
+			p = *end ? end + 1 : end;
+		}
+	}
+}
+
 static const char *const tools_usage[] = {
-	"sonde tools [-q]",
+	"sonde tools [-q] [--names]",
 	NULL,
 };
 
 int cmd_tools(int argc, char **argv)
 {
-	bool quick = false;
+	bool quick = false, names = false;
 	struct opt opts[] = {
 		OPT_BOOL('q', "quick", &quick, "do not try each tool on this kernel (no root needed)"),
+		OPT_BOOL(0, "names", &names, "only the names a tool answers to, one a line (make install's symlinks)"),
 		OPT_END(),
 	};
 	int nok = 0, n = 0;
@@ -511,6 +608,10 @@ int cmd_tools(int argc, char **argv)
 	argc = opt__parse(argc, argv, opts, tools_usage, 0);
 	if (argc)
 		opt__usage_error(tools_usage, opts, "takes no arguments");
+	if (names) {
+		print_names();
+		return 0;
+	}
 	if (!quick && geteuid())
 		warning("not root: whether each tool runs here is not tried (-q to not ask)");
 	quick |= geteuid() != 0;

@@ -219,8 +219,8 @@ static struct token lex_spec(struct lexer *lx)
 			lx->p = q;
 		} else if ((c == '(' || c == ')') && field >= 2 && path_provider(start, first_len)) {
 			/* Go method names: main.(*T).M */
-		} else if (c == '$' && lx->p + 1 < lx->end && isdigit((unsigned char)lx->p[1]) && field >= 1) {
-			/* a positional parameter: uprobe:$1:main */
+		} else if (c == '$' && lx->p + 1 < lx->end && isdigit((unsigned char)lx->p[1])) {
+			/* a positional parameter: uprobe:$1:main, or the whole attach point ($1 {): a tool's pattern */
 		} else if (!spec_char(c)) {
 			break;
 		}
@@ -432,6 +432,8 @@ struct token lexer__next(struct lexer *lx)
 	char c = *lx->p;
 	bool spec_mode = lx->depth == 0 && !lx->after_spec;
 
+	if (spec_mode && c == '$' && lx->p + 1 < lx->end && isdigit((unsigned char)lx->p[1]))
+		return lex_spec(lx);	/* $1 { ... }: the attach point is a parameter */
 	if (spec_mode && (isalpha((unsigned char)c) || c == '_')) {
 		const char *q = lx->p;
 

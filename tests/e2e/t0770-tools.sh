@@ -24,6 +24,17 @@ test_expect_success 'sonde tools -q lists every tool in src/tools, one line each
 	test $(wc -l <list) -eq $(ls "$ROOT"/src/tools/*.bt | wc -l) &&
 	grep -q "^execsnoop      -    trace exec" list
 '
+test_expect_success 'make install DESTDIR= PREFIX=: sonde and a symlink per tool name; uninstall removes them' '
+	make -s -C "$ROOT" BUILD="$BUILD" install DESTDIR="$TMP/root" PREFIX=/usr >/dev/null &&
+	test -x root/usr/bin/sonde &&
+	for n in $($SONDE tools --names); do test "$(readlink root/usr/bin/$n)" = sonde || exit 1; done &&
+	root/usr/bin/execsnoop --help | head -1 | grep -q "^usage: execsnoop " &&
+	make -s -C "$ROOT" BUILD="$BUILD" uninstall DESTDIR="$TMP/root" PREFIX=/usr >/dev/null &&
+	test -z "$(ls root/usr/bin)"
+'
+test_expect_success 'tool names with aliases: --names lists each once' '
+	$SONDE tools --names >names && test $(sort names | uniq -d | wc -l) -eq 0 && grep -qx execsnoop names
+'
 require_root 'the tools run on this kernel'
 
 test_expect_success 'sonde tools: each tool is loaded and attached here; execsnoop runs' '
