@@ -30,6 +30,7 @@ struct tool_src {
 #include "tools.h"	/* static const struct tool_src tool_srcs[], NULL-terminated */
 
 #define TOOL_MAX_OPTS 32
+#define TOOL_NAMED (TOOL_MAX_OPTS * 2 + 8)	/* options given, an alias's, the event args' text */
 
 /* "// opt: -T --timestamp            include timestamp on output" */
 struct tool_opt {
@@ -46,6 +47,7 @@ struct tool_arg {
 	char def[32];
 	bool required;		/* no default: "// arg: pattern:event ..." */
 	bool event;		/* ":event": BCC's event pattern, made an attach point (tool__event_spec) */
+	bool function;		/* ":function": one that must be a function; its return probe is $(nargs+1) */
 	const char *help;
 	int helplen;
 };
@@ -130,7 +132,8 @@ static void parse_arg(struct tool *t, const char *p, const char *end)
 	} else {
 		a->required = true;
 	}
-	if ((eq = strstr(spec, ":event"))) {
+	if ((eq = strstr(spec, ":event")) || (eq = strstr(spec, ":function"))) {
+		a->function = eq[1] == 'f';
 		*eq = 0;
 		a->event = true;
 	}
@@ -317,11 +320,11 @@ int tool__event_spec(const char *pat, char *out, size_t len)
 
 /* the named option "NAME" or "NAME=VALUE" for the program: kept in the arena of the caller */
 struct tool_params {
-	const char *named[TOOL_MAX_OPTS * 2 + 8];
+	const char *named[TOOL_NAMED];
 	int nnamed;
-	char *pos[8];		/* $1.. */
+	char *pos[12];		/* $1.. */
 	int npos;
-	char store[TOOL_MAX_OPTS * 2 + 8 + 4][300];	/* the last 4: the args' attach points */
+	char store[TOOL_NAMED + 8][300];	/* named ones, then the args' attach points and returns */
 };
 
 static void add_named(struct tool_params *tp, const struct tool_opt *o, const char *val)
@@ -417,12 +420,20 @@ static int parse_argv(const struct tool *t, int argc, char **argv, struct tool_p
 		tp->pos[tp->npos++] = (char *)t->args[i].def;
 	}
 	for (int i = 0; i < t->nargs; i++) {	/* BCC's event patterns: attach points, and the text as given */
-		char *spec = tp->store[TOOL_MAX_OPTS * 2 + i];
+		char *spec = tp->store[TOOL_NAMED + i];
 
 		if (!t->args[i].event)
 			continue;
 		if (tool__event_spec(tp->pos[i], spec, sizeof(tp->store[0])))
 			return usage_error(t, "cannot read the event pattern '%s'", tp->pos[i]);
+		if (t->args[i].function) {	/* and its return: kretprobe:, uretprobe: */
+			char *ret = tp->store[TOOL_NAMED + 4 + i];
+
+			if (strncmp(spec, "kprobe:", 7) && strncmp(spec, "uprobe:", 7))
+				return usage_error(t, "'%s' is not a function (a kernel function, or LIB:FUNC)", tp->pos[i]);
+			snprintf(ret, sizeof(tp->store[0]), "%cretprobe:%s", spec[0], spec + 7);
+			tp->pos[tp->npos++] = ret;
+		}
 		snprintf(tp->store[tp->nnamed], sizeof(tp->store[0]), "%s=%s", t->args[i].name, tp->pos[i]);
 		tp->named[tp->nnamed] = tp->store[tp->nnamed];
 		tp->nnamed++;
