@@ -20,10 +20,10 @@ unsigned hist__log2_slot(uint64_t v)
 	return s;
 }
 
-/* BCC: floor(width * val / max) stars, padded with spaces to width ('+' when over) */
+/* libbpf-tools: min(val, max) * width / max stars, padded with spaces to width ('+' when over) */
 static void bcc_stars(FILE *f, uint64_t val, uint64_t max, int width)
 {
-	int n = max ? (int)((double)(val < max ? val : max) * width / max) : 0;
+	int n = max ? (int)((val < max ? val : max) * (unsigned __int128)width / max) : 0;
 
 	for (int i = 0; i < width; i++)
 		fputc(i < n ? '*' : ' ', f);
@@ -46,7 +46,7 @@ void hist__print_log2(FILE *f, const uint64_t *slots, int n, const char *val_typ
 		return;
 	bool wide = idx_max > 32;
 
-	fprintf(f, "%*s%-*s : count     distribution\n", wide ? 15 : 5, "", wide ? 29 : 19, val_type);
+	fprintf(f, "%*s%-*s : count    distribution\n", wide ? 15 : 5, "", wide ? 29 : 19, val_type);
 	for (int i = 0; i <= idx_max; i++) {
 		unsigned long long lo, hi;
 
@@ -60,7 +60,7 @@ void hist__print_log2(FILE *f, const uint64_t *slots, int n, const char *val_typ
 	}
 }
 
-void hist__print_linear(FILE *f, const uint64_t *buckets, int n, uint64_t base, uint64_t step,
+void hist__print_linear(FILE *f, const uint64_t *buckets, int n, int64_t base, int64_t step,
 			const char *val_type)
 {
 	int lo = -1, hi = -1;
@@ -79,7 +79,7 @@ void hist__print_linear(FILE *f, const uint64_t *buckets, int n, uint64_t base, 
 		return;
 	fprintf(f, "     %-13s : count     distribution\n", val_type);
 	for (int i = lo; i <= hi; i++) {
-		fprintf(f, "        %-10llu : %-8llu |", (unsigned long long)(base + i * step),
+		fprintf(f, "        %-10lld : %-8llu |", (long long)(base + i * step),
 			(unsigned long long)buckets[i]);
 		bcc_stars(f, buckets[i], max, 40);
 		fputs("|\n", f);

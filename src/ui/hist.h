@@ -17,14 +17,18 @@
 unsigned hist__log2_slot(uint64_t v);
 
 /*
- * BCC's print_log2_hist: "     usecs               : count     distribution",
- * then one row per slot up to the last non-empty one, "low -> high : count |***|".
- * Prints nothing when every slot is empty.
+ * libbpf-tools' print_log2_hist: "     usecs               : count    distribution",
+ * then one row per slot from 0 up to the last non-empty one, "low -> high : count |***|"
+ * (40 stars; past slot 32, wider columns and 20 stars). Prints nothing when every
+ * slot is empty.
  */
 void hist__print_log2(FILE *f, const uint64_t *slots, int n, const char *val_type);
 
-/* BCC's print_linear_hist: rows base + i*step from the first to the last non-empty bucket */
-void hist__print_linear(FILE *f, const uint64_t *buckets, int n, uint64_t base, uint64_t step,
+/*
+ * libbpf-tools' print_linear_hist (runqlen): "     runqlen       : count     distribution",
+ * then rows base + i*step from the first to the last non-empty bucket
+ */
+void hist__print_linear(FILE *f, const uint64_t *buckets, int n, int64_t base, int64_t step,
 			const char *val_type);
 
 /* bpftrace's hist() bucket of v: 0 negative, 1 zero, 2 one, k >= 3 [2^(k-2), 2^(k-1)) */

@@ -130,7 +130,7 @@ TEST(bpf_hist_bcc_log2)
 	hist__print_log2(f, (uint64_t[4]){ 0 }, 4, "usecs");	/* nothing at all */
 	fclose(f);
 	CHECK_STR(buf,
-		  "     usecs               : count     distribution\n"
+		  "     usecs               : count    distribution\n"
 		  "         0 -> 1          : 0        |                                        |\n"
 		  "         2 -> 3          : 2        |**********                              |\n"
 		  "         4 -> 7          : 1        |*****                                   |\n"
@@ -139,6 +139,29 @@ TEST(bpf_hist_bcc_log2)
 		  "        32 -> 63         : 0        |                                        |\n"
 		  "        64 -> 127        : 8        |****************************************|\n");
 	free(buf);
+}
+
+/* past slot 32 libbpf-tools widens the columns to 20 and halves the bar */
+TEST(bpf_hist_bcc_log2_wide)
+{
+	uint64_t slots[34] = { 0 };
+	char *buf = NULL, *want = NULL;
+	size_t len = 0, wlen = 0;
+	FILE *f = open_memstream(&buf, &len), *w = open_memstream(&want, &wlen);
+
+	slots[0] = 3;
+	slots[33] = 1;
+	hist__print_log2(f, slots, 34, "nsecs");
+	fclose(f);
+	fprintf(w, "%15s%-29s : count    distribution\n", "", "nsecs");
+	for (int i = 0; i < 34; i++)
+		fprintf(w, "%20llu -> %-20llu : %-8d |%s|\n", i ? 1ULL << i : 0ULL, (2ULL << i) - 1,
+			i == 0 ? 3 : i == 33 ? 1 : 0,
+			i == 0 ? "********************" : i == 33 ? "******              " : "                    ");
+	fclose(w);
+	CHECK_STR(buf, want);
+	free(buf);
+	free(want);
 }
 
 TEST(bpf_hist_bcc_linear)
