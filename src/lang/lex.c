@@ -514,9 +514,9 @@ struct token lexer__next(struct lexer *lx)
 		if ((size_t)(lx->end - lx->p) >= n && !memcmp(lx->p, ops[i].s, n)) {
 			lx->p += n;
 			k = make(lx, ops[i].t, start);
-			if (k.t == T_LPAREN) {
+			if (k.t == T_LPAREN || k.t == T_LBRACKET) {	/* a predicate's f(a, b) or @m[a, b] */
 				lx->paren++;
-			} else if (k.t == T_RPAREN) {
+			} else if (k.t == T_RPAREN || k.t == T_RBRACKET) {
 				lx->paren -= lx->paren > 0;
 			} else if (k.t == T_LBRACE) {
 				lx->depth++;
