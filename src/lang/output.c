@@ -602,8 +602,9 @@ int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 		qsort(es.e, es.n, sizeof(*es.e), cmp_val);
 	int from = top > 0 && es.n > top ? es.n - (int)top : 0;
 
-	if (o->json) {
-		json_map(o, m, &es, from, div);
+	if (o->json) {	/* bpftrace 0.17 writes no line for an empty map */
+		if (es.n)
+			json_map(o, m, &es, from, div);
 		free_entries(&es);
 		return 0;
 	}
