@@ -209,7 +209,11 @@ struct fmtsite {
 	struct mapinfo *map;	/* print(@m) */
 	long long top, div;
 	struct loc loc;
+	int bcc;		/* REC_PRINT_MAP: 0 print(@m), BCC_LOG2/BCC_LINEAR print_log2_hist/print_linear_hist(@m) */
+	const char *label, *section;	/* their units label ("usecs") and section name ("pid") */
 };
+
+enum { BCC_LOG2 = 1, BCC_LINEAR };
 
 enum rec_kind {
 	REC_PRINTF = 1, REC_EXIT, REC_PRINT_MAP, REC_PRINT_VAL, REC_CLEAR, REC_ZERO,

@@ -481,17 +481,14 @@ out:
 	return rc;
 }
 
-static void key_text(struct out *o, FILE *f, const struct mapinfo *m, const uint8_t *key, bool json)
+/* the key's fields, sep between them */
+static void key_fields(struct out *o, FILE *f, const struct mapinfo *m, const uint8_t *key, const char *sep)
 {
 	int off = 0;
 
-	if (!m->nkeys)
-		return;
-	if (!json)
-		fputc('[', f);
 	for (int i = 0; i < m->key.ntup; i++) {
 		if (i)
-			fputs(json ? "," : ", ", f);
+			fputs(sep, f);
 		if (m->key.tup[i].kind == TY_INT && m->key.tup[i].ptr)	/* pointers (uaddr) as keys: hex */
 			fprintf(f, "0x%llx", (unsigned long long)*(const uint64_t *)(key + off));
 		else if (m->key.tup[i].kind == TY_INT && (!m->key.tup[i].bits || m->key.tup[i].bits == 64))
@@ -500,6 +497,15 @@ static void key_text(struct out *o, FILE *f, const struct mapinfo *m, const uint
 			value_text(o, f, &m->key.tup[i], key + off, 4);
 		off += round8(m->key.tup[i].size);
 	}
+}
+
+static void key_text(struct out *o, FILE *f, const struct mapinfo *m, const uint8_t *key, bool json)
+{
+	if (!m->nkeys)
+		return;
+	if (!json)
+		fputc('[', f);
+	key_fields(o, f, m, key, json ? "," : ", ");
 	if (!json)
 		fputc(']', f);
 }
@@ -647,6 +653,103 @@ int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 		fputc('\n', o->f);
 	free_entries(&es);
 	return 0;
+}
+
+/* ---- BCC's histograms ---- */
+static const struct mapinfo *key_cmp_map;
+
+/* keys in order: numbers by value, strings as strings, field by field */
+static int cmp_key_fields(const void *a, const void *b)
+{
+	const uint8_t *x = ((const struct entry *)a)->key, *y = ((const struct entry *)b)->key;
+	int off = 0;
+
+	for (int i = 0; i < key_cmp_map->key.ntup; i++) {
+		const struct type *t = &key_cmp_map->key.tup[i];
+		int r;
+
+		if (t->kind == TY_INT) {
+			int64_t u, v;
+
+			memcpy(&u, x + off, 8);
+			memcpy(&v, y + off, 8);
+			r = u < v ? -1 : u > v;
+		} else if (t->kind == TY_STR) {
+			r = strncmp((const char *)x + off, (const char *)y + off, t->size);
+		} else {
+			r = memcmp(x + off, y + off, t->size);
+		}
+		if (r)
+			return r;
+		off += round8(t->size);
+	}
+	return 0;
+}
+
+/* hist()'s buckets folded into BCC's log2 slots: 0 holds 0 and 1, slot i [2^i, 2^(i+1)); negatives dropped */
+static void bcc_log2(struct out *o, const struct mapinfo *m, const struct entry *e, const char *label)
+{
+	struct hist_bt h = hist_of(m);
+	uint64_t slots[64] = { 0 };
+
+	for (int b = 0; b < e->nb; b++) {
+		long long lo, hi;
+
+		if (e->buckets[b] && (hist__bt_range(&h, b, &lo, &hi) & HIST_BT_MIN) && lo >= 0)
+			slots[hist__log2_slot((uint64_t)lo)] += e->buckets[b];
+	}
+	hist__print_log2(o->f, slots, 64, label);
+}
+
+/* lhist()'s steps as BCC's rows min + i * step; the one above max is a row too, the one below min is not */
+static void bcc_linear(struct out *o, const struct mapinfo *m, const struct entry *e, const char *label)
+{
+	struct hist_bt h = hist_of(m);
+	int n = e->nb - 1;
+	uint64_t *rows = calloc(n > 0 ? n : 1, sizeof(*rows));
+
+	if (!rows)
+		return;
+	for (int b = 1; b < e->nb; b++) {
+		long long lo, hi;
+
+		if (hist__bt_range(&h, b, &lo, &hi) & HIST_BT_MIN) {
+			long long i = (lo - m->lmin) / m->lstep;
+
+			if (i >= 0 && i < n)
+				rows[i] += e->buckets[b];
+		}
+	}
+	hist__print_linear(o->f, rows, n, m->lmin, m->lstep, label);
+	free(rows);
+}
+
+int out__bcc_hist(struct out *o, const struct fmtsite *s)
+{
+	struct mapinfo *m = s->map;
+	struct entries es = { 0 };
+	int rc;
+
+	if (o->json || (m->agg != AGG_HIST && m->agg != AGG_LHIST))
+		return out__map(o, m, 0, 0);
+	rc = read_map(o, m, &es);
+	if (!rc && es.n) {
+		key_cmp_map = m;
+		qsort(es.e, es.n, sizeof(*es.e), cmp_key_fields);
+	}
+	for (int i = 0; !rc && i < es.n; i++) {
+		if (m->nkeys) {	/* libbpf-tools: "\npid = 28693 bash\n" before each */
+			fprintf(o->f, "\n%s = ", s->section);
+			key_fields(o, o->f, m, es.e[i].key, " ");
+			fputc('\n', o->f);
+		}
+		if (s->bcc == BCC_LOG2)
+			bcc_log2(o, m, &es.e[i], s->label);
+		else
+			bcc_linear(o, m, &es.e[i], s->label);
+	}
+	free_entries(&es);
+	return rc;
 }
 
 static int cmp_map_name(const void *a, const void *b)

@@ -40,6 +40,11 @@ void out__printf(struct out *o, const char *text);
 void out__value_line(struct out *o, const struct type *t, const uint8_t *data);
 /* one map as bpftrace prints it (top: only the N largest; div: divide values) */
 int out__map(struct out *o, struct mapinfo *m, long long top, long long div);
+/*
+ * print_log2_hist()/print_linear_hist() (site s): the map as libbpf-tools
+ * prints its histograms, one section per key in key order (-f json: as out__map)
+ */
+int out__bcc_hist(struct out *o, const struct fmtsite *s);
 /* output_tseries.c: a tseries() map, as upstream bpftrace draws it (or its -f json line) */
 int out__tseries(struct out *o, struct mapinfo *m, long long top, long long div);
 /* one series: n intervals from first_ns (CLOCK_REALTIME) every interval_ns; has[i] false: no value */

@@ -447,7 +447,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 
 	case REC_PRINT_MAP:
-		if (s && s->map && s->map->fd >= 0)
+		if (s && s->map && s->map->fd >= 0 && s->bcc)
+			out__bcc_hist(&rt->out, s);
+		else if (s && s->map && s->map->fd >= 0)
 			out__map(&rt->out, s->map, s->top, s->div);
 		break;
 	case REC_PRINT_VAL:

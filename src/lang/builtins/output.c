@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * output.c - the builtins that send records to user space: printf, print,
- * cat, system, errorf/warnf, time, exit, join, unwatch. Their type rules
- * lay out the record (a fmtsite: check_call.c's ck_make_site()); their code
- * fills it on the BPF stack and sends it through the ring buffer (g_send()).
+ * print_log2_hist, print_linear_hist, cat, system, errorf/warnf, time,
+ * exit, join, unwatch. Their type rules lay out the record (a fmtsite:
+ * check_call.c's ck_make_site()); their code fills it on the BPF stack and
+ * sends it through the ring buffer (g_send()).
  */
 #include "lang/check_int.h"
 #include "lang/gen_int.h"
@@ -132,6 +133,49 @@ static void gen_print(struct gen *g, struct node *n)
 		g_record(g, n, REC_PRINT_MAP, n->id - 1);
 	else
 		g_site_record(g, n, a0);
+}
+
+/*
+ * print_log2_hist(@m[, "label"[, "section"]]) of a hist() map and
+ * print_linear_hist() of an lhist() one: BCC's table methods, drawn as
+ * libbpf-tools draws them (output.c's out__bcc_hist())
+ */
+static struct type check_bcc_hist(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
+{
+	struct node *a0 = n->args;
+	struct type none = ty_kind(TY_NONE, 0);
+	bool log2 = f->id == F_PRINT_LOG2_HIST;
+
+	(void)assign_to;
+	if (a0->kind != N_MAP || a0->i >= 0) {
+		lang__error(c->prog, a0->loc, "%s() takes a whole map: %s(@m[, \"label\"[, \"section\"]])", n->s, n->s);
+		return none;
+	}
+	for (struct node *x = a0->next; x; x = x->next)
+		if (x->kind != N_STR) {
+			lang__error(c->prog, x->loc, "%s() takes string literals after the map: its label and section name",
+				    n->s);
+			return none;
+		}
+	a0->map = ck_map_get(c, a0);
+	if (c->final && a0->map->agg != (log2 ? AGG_HIST : AGG_LHIST)) {
+		lang__error(c->prog, a0->loc, "%s() prints a map of %s(): '%s' is not one", n->s,
+			    log2 ? "hist" : "lhist", a0->s);
+		return none;
+	}
+	if (n->id == 0) {
+		struct fmtsite *s = arena__alloc(c->prog->arena, sizeof(*s));
+
+		s->kind = REC_PRINT_MAP;
+		s->map = a0->map;
+		s->bcc = log2 ? BCC_LOG2 : BCC_LINEAR;
+		s->label = a0->next ? a0->next->s : "value";
+		s->section = a0->next && a0->next->next ? a0->next->next->s : a0->s + 1;
+		s->size = 8;
+		s->loc = n->loc;
+		n->id = lang__add_site(c->prog, s) + 1;
+	}
+	return n->ty = ty_kind(TY_VOID, 0);
 }
 
 static struct type check_time(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
@@ -296,6 +340,10 @@ const struct builtin builtins_output[] = {
 	{ "errorf", F_ERRORF, 1, 8, BF_STMT, .check = check_format, .gen_stmt = gen_format },
 	{ "warnf", F_ERRORF, 1, 8, BF_STMT, .check = check_format, .gen_stmt = gen_format },
 	{ "print", F_PRINT, 1, 3, BF_STMT | BF_OWN_ARGS, .check = check_print, .gen_stmt = gen_print },
+	{ "print_log2_hist", F_PRINT_LOG2_HIST, 1, 3, BF_STMT | BF_OWN_ARGS, .check = check_bcc_hist,
+	  .gen_stmt = gen_print },
+	{ "print_linear_hist", F_PRINT_LINEAR_HIST, 1, 3, BF_STMT | BF_OWN_ARGS, .check = check_bcc_hist,
+	  .gen_stmt = gen_print },
 	{ "time", F_TIME, 0, 1, BF_STMT, .check = check_time, .gen_stmt = gen_time },
 	{ "exit", F_EXIT, 0, 1, BF_STMT, .check = check_exit, .gen_stmt = gen_exit },
 	{ "unwatch", F_UNWATCH, 1, 1, BF_STMT, .check = check_unwatch, .gen_stmt = gen_unwatch },
