@@ -241,6 +241,18 @@ char *fmt__cgroup_path(uint64_t id, const char *filter)
 	return buf;
 }
 
+/* ---- fdiv ---- */
+double fmt__fdiv(const struct type *t, const uint8_t *d)
+{
+	int64_t a, b;
+
+	memcpy(&a, d, 8);
+	memcpy(&b, d + 8, 8);
+	if (t->sign)
+		return (double)a / (double)b;
+	return (double)(uint64_t)a / (double)(uint64_t)b;
+}
+
 /* ---- the values ---- */
 bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 {
@@ -288,6 +300,9 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 			fprintf(f, "%llu", (unsigned long long)*(const uint64_t *)d);
 		return true;
 	}
+	case TY_FDIV:
+		fprintf(f, "%g", fmt__fdiv(t, d));
+		return true;
 	case TY_TIMESTAMP:
 		site = *(const uint64_t *)d;
 		if (!p || site >= (uint64_t)p->nsites || !p->sites[site]->fmt)

@@ -863,7 +863,7 @@ static void gen_str1(struct gen *g, struct node *n, int off, int size)
 			return;
 		}
 		if (n->ty.kind == TY_BUF || n->ty.kind == TY_INET || n->ty.kind == TY_TIMESTAMP || n->ty.kind == TY_CGPATH ||
-		    n->ty.kind == TY_MACADDR || n->ty.kind == TY_ARRAY) {
+		    n->ty.kind == TY_MACADDR || n->ty.kind == TY_ARRAY || n->ty.kind == TY_FDIV) {
 			gen_call_value(g, n, off, size);	/* a branch of ?: */
 			return;
 		}
@@ -964,7 +964,7 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 	case TY_STR:
 		gen_str(g, n, off, dt->kind == TY_STR ? dt->size : n->ty.size);
 		return;
-	case TY_BUF: case TY_INET: case TY_TIMESTAMP: case TY_CGPATH: case TY_MACADDR: case TY_ARRAY:
+	case TY_BUF: case TY_INET: case TY_TIMESTAMP: case TY_CGPATH: case TY_MACADDR: case TY_ARRAY: case TY_FDIV:
 		/* fixed-size bytes: made by their function, else copied as a string's are */
 		if (n->kind == N_CALL)
 			gen_call_value(g, n, off, dt->kind == n->ty.kind ? dt->size : n->ty.size);

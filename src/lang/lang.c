@@ -278,6 +278,7 @@ const char *type__str(const struct type *t, char *buf, size_t len)
 	case TY_ARRAY: snprintf(buf, len, "%sint%d[%d]", t->sign ? "" : "u", t->bits ? t->bits : 8, t->ntup); break;
 	case TY_STRERROR: snprintf(buf, len, "strerror"); break;
 	case TY_USERNAME: snprintf(buf, len, "username"); break;
+	case TY_FDIV: snprintf(buf, len, "fdiv"); break;
 	case TY_TUPLE: {
 		size_t n = snprintf(buf, len, "(");
 

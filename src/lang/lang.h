@@ -85,6 +85,7 @@ enum ty_kind {
 	TY_MACADDR,	/* macaddr(): 6 bytes, printed 00:1A:2B:3C:4D:5E */
 	TY_ARRAY,	/* ntup integers of bits and sign (pton()'s uint8[4], casts: tuple.c): printed [127,0,0,1] */
 	TY_USERNAME,	/* username: the uid (8 bytes), named in user space */
+	TY_FDIV,	/* fdiv(a, b): a and b (16 bytes), divided as doubles in user space (printf's %f) */
 };
 
 struct type {

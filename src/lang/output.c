@@ -181,7 +181,7 @@ static void json_value(struct out *o, FILE *f, const struct type *t, const uint8
 {
 	int off = 0;
 
-	if (t->kind == TY_INT || t->kind == TY_ARRAY) {	/* an array is a JSON array already: [1,2,3,4] */
+	if (t->kind == TY_INT || t->kind == TY_ARRAY || t->kind == TY_FDIV) {	/* an array is a JSON array already: [1,2,3,4] */
 		value_text(o, f, t, d, 0);
 		return;
 	}
@@ -272,6 +272,12 @@ char *out__format(struct out *o, const struct fmtsite *s, const uint8_t *rec, si
 				/* bpftrace hands %d and %u an int64 where libc reads 32 bits */
 				fprintf(f, spec, strchr("di", verb) ? (long long)(int)v : (long long)(unsigned int)v);
 			}
+		} else if ((t->kind == TY_INT || t->kind == TY_FDIV) && strchr("feEgGa", verb)) {
+			/* C's floating verbs: fdiv()'s quotient, or an integer as a double */
+			int64_t v = *(const int64_t *)d;
+
+			snprintf(spec, sizeof(spec), "%.*s%c", speclen, start, verb);
+			fprintf(f, spec, t->kind == TY_FDIV ? fmt__fdiv(t, d) : t->sign ? (double)v : (double)(uint64_t)v);
 		} else if (t->kind == TY_INT && verb == 'p') {
 			snprintf(spec, sizeof(spec), "%.*sp", speclen, start);
 			fprintf(f, spec, (void *)(uintptr_t)*(const uint64_t *)d);
@@ -304,7 +310,7 @@ void out__value_line(struct out *o, const struct type *t, const uint8_t *data)
 
 	if (o->json) {
 		fputs("{\"type\": \"value\", \"data\": ", o->f);
-		if (t->kind == TY_INT)
+		if (t->kind == TY_INT || t->kind == TY_FDIV)
 			fputs(v ? v : "0", o->f);
 		else if (t->kind == TY_TUPLE || t->kind == TY_ARRAY)
 			json_value(o, o->f, t, data);
@@ -570,7 +576,7 @@ static void json_map(struct out *o, struct mapinfo *m, struct entries *es, int f
 		} else if (m->agg == AGG_STATS) {
 			fprintf(o->f, "{\"count\": %lld, \"average\": %lld, \"total\": %lld}", (long long)e->count,
 				(long long)(e->count ? e->total / e->count : 0), (long long)e->total);
-		} else if (m->agg == AGG_NONE && (m->val.kind == TY_TUPLE || m->val.kind == TY_ARRAY)) {
+		} else if (m->agg == AGG_NONE && (m->val.kind == TY_TUPLE || m->val.kind == TY_ARRAY || m->val.kind == TY_FDIV)) {
 			json_value(o, o->f, &m->val, e->val);
 		} else if (m->agg == AGG_NONE && m->val.boolean) {
 			fputs(e->v ? "true" : "false", o->f);

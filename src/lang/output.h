@@ -57,6 +57,8 @@ void out__all_maps(struct out *o);
 
 /* format.c: buf, ntop, strftime, cgroup_path, strerror values (false: not one of them) */
 bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *data);
+/* fdiv(a, b)'s value: a / b as doubles (signed or not as its type says) */
+double fmt__fdiv(const struct type *t, const uint8_t *d);
 /* strftime with bpftrace's %f, of boot-based nanoseconds; cgroup_path's "name:path,..."; malloc'd */
 char *fmt__strftime(const char *fmt, uint64_t nsecs, int max);
 char *fmt__cgroup_path(uint64_t id, const char *filter);

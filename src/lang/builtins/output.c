@@ -2,7 +2,7 @@
 /*
  * output.c - the builtins that send records to user space: printf, print,
  * print_log2_hist, print_linear_hist, cat, system, errorf/warnf, time,
- * exit, join, unwatch. Their type rules lay out the record (a fmtsite:
+ * exit, join, unwatch, and fdiv (a quotient printf's %f formats). Their type rules lay out the record (a fmtsite:
  * check_call.c's ck_make_site()); their code fills it on the BPF stack and
  * sends it through the ring buffer (g_send()).
  */
@@ -178,6 +178,35 @@ static struct type check_bcc_hist(struct ck *c, struct node *n, const struct bui
 	return n->ty = ty_kind(TY_VOID, 0);
 }
 
+/* fdiv(a, b): a / b for printf's %f, %e and %g (BCC's "%-8.3f" of a float); the division is user space's */
+static struct type check_fdiv(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
+{
+	struct node *a0 = n->args, *a1 = a0->next;
+	char b[64];
+
+	(void)f;
+	(void)assign_to;
+	for (struct node *x = a0; x; x = x->next)
+		if (x->ty.kind != TY_INT) {
+			lang__error(c->prog, x->loc, "fdiv() divides integers, not a value of type %s",
+				    type__str(&x->ty, b, sizeof(b)));
+			return ty_kind(TY_NONE, 0);
+		}
+	n->ty = ty_kind(TY_FDIV, 16);
+	n->ty.sign = a0->ty.sign || a1->ty.sign;	/* unsigned: both read as u64 */
+	return n->ty;
+}
+
+/* [a][b] */
+static void gen_fdiv(struct gen *g, struct node *n, int off, int size)
+{
+	(void)size;
+	gen_int(g, n->args);
+	g_emit(g, STX(BPF_DW, FP, R0, off));
+	gen_int(g, n->args->next);
+	g_emit(g, STX(BPF_DW, FP, R0, off + 8));
+}
+
 static struct type check_time(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
 {
 	struct node *a0 = n->args;
@@ -344,6 +373,7 @@ const struct builtin builtins_output[] = {
 	  .gen_stmt = gen_print },
 	{ "print_linear_hist", F_PRINT_LINEAR_HIST, 1, 3, BF_STMT | BF_OWN_ARGS, .check = check_bcc_hist,
 	  .gen_stmt = gen_print },
+	{ "fdiv", F_FDIV, 2, 2, 0, .check = check_fdiv, .gen_value = gen_fdiv },
 	{ "time", F_TIME, 0, 1, BF_STMT, .check = check_time, .gen_stmt = gen_time },
 	{ "exit", F_EXIT, 0, 1, BF_STMT, .check = check_exit, .gen_stmt = gen_exit },
 	{ "unwatch", F_UNWATCH, 1, 1, BF_STMT, .check = check_unwatch, .gen_stmt = gen_unwatch },
