@@ -487,13 +487,18 @@ out:
 	return rc;
 }
 
-/* the key's fields, sep between them */
-static void key_fields(struct out *o, FILE *f, const struct mapinfo *m, const uint8_t *key, const char *sep)
+/* the key's fields from, from + 1 .. to - 1, sep between them */
+static void key_fields(struct out *o, FILE *f, const struct mapinfo *m, const uint8_t *key, int from, int to,
+		       const char *sep)
 {
 	int off = 0;
 
-	for (int i = 0; i < m->key.ntup; i++) {
-		if (i)
+	for (int i = 0; i < m->key.ntup && i < to; i++) {
+		if (i < from) {
+			off += round8(m->key.tup[i].size);
+			continue;
+		}
+		if (i > from)
 			fputs(sep, f);
 		if (m->key.tup[i].kind == TY_INT && m->key.tup[i].ptr)	/* pointers (uaddr) as keys: hex */
 			fprintf(f, "0x%llx", (unsigned long long)*(const uint64_t *)(key + off));
@@ -511,7 +516,7 @@ static void key_text(struct out *o, FILE *f, const struct mapinfo *m, const uint
 		return;
 	if (!json)
 		fputc('[', f);
-	key_fields(o, f, m, key, json ? "," : ", ");
+	key_fields(o, f, m, key, 0, m->key.ntup, json ? "," : ", ");
 	if (!json)
 		fputc(']', f);
 }
@@ -730,6 +735,35 @@ static void bcc_linear(struct out *o, const struct mapinfo *m, const struct entr
 	free(rows);
 }
 
+/*
+ * the line before a key's histogram: libbpf-tools' "\npid = 28693 bash", or the
+ * section as a format whose %s are the key (one %s: all its fields; several: a
+ * field each), as biolatency's "\ndisk = %s\tflags = %s"
+ */
+static void bcc_section(struct out *o, const char *section, const struct mapinfo *m, const uint8_t *key)
+{
+	const char *p = section, *pct;
+	int n = 0, field = 0;
+
+	for (pct = p; (pct = strstr(pct, "%s")); pct += 2)
+		n++;
+	if (!n) {
+		fprintf(o->f, "\n%s = ", section);
+		key_fields(o, o->f, m, key, 0, m->key.ntup, " ");
+		fputc('\n', o->f);
+		return;
+	}
+	while ((pct = strstr(p, "%s"))) {
+		int to = n == 1 ? m->key.ntup : field + 1;
+
+		fwrite(p, 1, pct - p, o->f);
+		key_fields(o, o->f, m, key, field, to, " ");
+		field = to;
+		p = pct + 2;
+	}
+	fprintf(o->f, "%s\n", p);
+}
+
 int out__bcc_hist(struct out *o, const struct fmtsite *s)
 {
 	struct mapinfo *m = s->map;
@@ -744,11 +778,8 @@ int out__bcc_hist(struct out *o, const struct fmtsite *s)
 		qsort(es.e, es.n, sizeof(*es.e), cmp_key_fields);
 	}
 	for (int i = 0; !rc && i < es.n; i++) {
-		if (m->nkeys) {	/* libbpf-tools: "\npid = 28693 bash\n" before each */
-			fprintf(o->f, "\n%s = ", s->section);
-			key_fields(o, o->f, m, es.e[i].key, " ");
-			fputc('\n', o->f);
-		}
+		if (m->nkeys)
+			bcc_section(o, s->section, m, es.e[i].key);
 		if (s->bcc == BCC_LOG2)
 			bcc_log2(o, m, &es.e[i], s->label);
 		else

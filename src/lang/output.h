@@ -42,7 +42,8 @@ void out__value_line(struct out *o, const struct type *t, const uint8_t *data);
 int out__map(struct out *o, struct mapinfo *m, long long top, long long div);
 /*
  * print_log2_hist()/print_linear_hist() (site s): the map as libbpf-tools
- * prints its histograms, one section per key in key order (-f json: as out__map)
+ * prints its histograms, one section per key in key order, after a line
+ * "\nSECTION = KEY", or SECTION with the key in its %s (-f json: as out__map)
  */
 int out__bcc_hist(struct out *o, const struct fmtsite *s);
 /* output_tseries.c: a tseries() map, as upstream bpftrace draws it (or its -f json line) */

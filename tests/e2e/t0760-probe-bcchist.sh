@@ -2,7 +2,8 @@
 # sonde probe: print_log2_hist(@m[, label[, section]]) and print_linear_hist() print a hist()/lhist()
 # map as Debian's libbpf-tools print theirs (runqlat, biolatency, bitesize; runqlen for the linear
 # one): the header "     usecs               : count    distribution", rows "%10d -> %-10d : %-8d |"
-# with 40 stars, one "<section> = <key>" section per key after a blank line. The layout is checked
+# with 40 stars, one "<section> = <key>" section per key after a blank line (or the section as a
+# format whose %s are the key: "\ndisk = %s\t", biolatency -D's). The layout is checked
 # against /usr/sbin/runqlat where it runs here. Also: a predicate with a multi-key map lookup
 # (/@s[pid, tid]/), which the lexer took for the start of another attach point.
 . "$(dirname "$0")/../lib.sh"
@@ -70,6 +71,21 @@ test_expect_success 'print_log2_hist(@disk): the section is the map name without
 		printf "\ndisk = %s\n     usecs               : count    distribution\n" $d
 		printf "%10d -> %-10d : %-8d |%s|\n" 0 1 1 "$(stars 40)"
 	  done; printf "\n\n\n"; } >want &&
+	test_cmp want out
+'
+
+test_expect_success 'a section with %s: the key goes there, a field per %s (biolatency -D -F), the whole key in one' '
+	$SONDE probe -e "BEGIN { @d[\"vda\", \"Write\"] = hist(3); @d[\"vda\", \"Sync-Write\"] = hist(3); @e[1, \"x\"] = hist(1);
+	  print_log2_hist(@d, \"usecs\", \"\ndisk = %s\tflags = %s\"); print_log2_hist(@e, \"usecs\", \"Local Address = %s \");
+	  clear(@d); clear(@e); exit(); }" >out &&
+	{ echo "Attaching 1 probe..."
+	  for fl in Sync-Write Write; do
+		printf "\ndisk = vda\tflags = %s\n     usecs               : count    distribution\n" $fl
+		printf "%10d -> %-10d : %-8d |%s|\n" 0 1 0 "$(stars 0)" 2 3 1 "$(stars 40)"
+	  done
+	  printf "Local Address = 1 x \n     usecs               : count    distribution\n"
+	  printf "%10d -> %-10d : %-8d |%s|\n" 0 1 1 "$(stars 40)"
+	  printf "\n\n\n\n"; } >want &&
 	test_cmp want out
 '
 
