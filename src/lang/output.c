@@ -181,7 +181,8 @@ static void json_value(struct out *o, FILE *f, const struct type *t, const uint8
 {
 	int off = 0;
 
-	if (t->kind == TY_INT || t->kind == TY_ARRAY || t->kind == TY_FDIV) {	/* an array is a JSON array already: [1,2,3,4] */
+	/* numbers, and an array as the JSON array its text is already: [1,2,3,4] */
+	if (t->kind == TY_INT || t->kind == TY_ARRAY || t->kind == TY_FDIV) {
 		value_text(o, f, t, d, 0);
 		return;
 	}
