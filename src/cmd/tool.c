@@ -431,10 +431,17 @@ static int parse_argv(const struct tool *t, int argc, char **argv, struct tool_p
 
 			if (strncmp(spec, "kprobe:", 7) && strncmp(spec, "uprobe:", 7))
 				return usage_error(t, "'%s' is not a function (a kernel function, or LIB:FUNC)", tp->pos[i]);
-			snprintf(ret, sizeof(tp->store[0]), "%cretprobe:%s", spec[0], spec + 7);
+			memcpy(ret, spec, 1);	/* k or u, then "retprobe:" and what follows "probe:" */
+			memcpy(ret + 1, "ret", 3);
+			memcpy(ret + 4, spec + 1, strlen(spec + 1) + 1 < sizeof(tp->store[0]) - 4 ? strlen(spec + 1) + 1 :
+			       sizeof(tp->store[0]) - 5);
+			ret[sizeof(tp->store[0]) - 1] = 0;
 			tp->pos[tp->npos++] = ret;
 		}
-		snprintf(tp->store[tp->nnamed], sizeof(tp->store[0]), "%s=%s", t->args[i].name, tp->pos[i]);
+		char given[sizeof(tp->store[0])];	/* pos[i] is argv's or the header's, never store's */
+
+		snprintf(given, sizeof(given), "%s=%s", t->args[i].name, tp->pos[i]);
+		memcpy(tp->store[tp->nnamed], given, sizeof(given));
 		tp->named[tp->nnamed] = tp->store[tp->nnamed];
 		tp->nnamed++;
 		tp->pos[i] = spec;
