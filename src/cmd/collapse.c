@@ -6,6 +6,9 @@
  *     prints for it, counts = samples (--period: periods);
  *   - from `perf script` text on stdin (or -i -): what stackcollapse-perf.pl
  *     prints, with its options and name tidying;
+ *   - from the maps bpftrace and `sonde probe` print (`@[ustack] = count()`),
+ *     on stdin or -i FILE: what stackcollapse-bpftrace.pl prints, offsets
+ *     stripped (--offsets keeps them); which it is, the first 64 KiB say;
  *   - --diff BEFORE AFTER: difffolded.pl's two-column form.
  */
 #include "sonde.h"
@@ -17,11 +20,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *const collapse_usage[] = {
 	"sonde collapse [<options>] [-i FILE]",
 	"perf script | sonde collapse [<options>]",
+	"sonde probe -e '... { @[ustack] = count(); }' | sonde collapse [--map @NAME]",
 	"sonde collapse --diff BEFORE.folded AFTER.folded",
 	NULL,
 };
@@ -74,12 +79,97 @@ static int collapse_diff(const char *before, const char *after, bool normalize)
 	return rc;
 }
 
+struct text_src {
+	const char *name;
+	unsigned long shown;
+};
+
 static void text_warn(unsigned long line, const char *why, void *arg)
 {
-	unsigned long *shown = arg;
+	struct text_src *t = arg;
 
-	if ((*shown)++ < MAX_WARNINGS)
-		warning("stdin:%lu: skipped: %s", line, why);
+	if (t->shown++ < MAX_WARNINGS)
+		warning("%s:%lu: skipped: %s", t->name, line, why);
+}
+
+/* the first option given that bpftrace's maps do not have (or only they have) */
+static const char *misfit_option(const struct collapse_opts *o, bool bpftrace)
+{
+	if (!bpftrace)
+		return o->map ? "--map" : o->offsets ? "--offsets" : NULL;
+	return o->pid ? "--pid" : o->tid ? "--tid" : o->kernel ? "--kernel" : o->jit ? "--jit" :
+	       o->addrs ? "--addrs" : o->inline_ ? "--inline" : o->period ? "--period" :
+	       o->event_filter ? "--event-filter" : o->filter.comms ? "--comms" : o->max_stack ? "--max-stack" : NULL;
+}
+
+/* bpftrace's maps or perf script text on in (named name); 0, or 1 when said why */
+static int fold_text(struct folded *f, FILE *in, const char *name, const struct collapse_opts *o,
+		     struct collapse_stats *st, bool *bpftrace)
+{
+	struct text_src t = { name, 0 };
+	const char *misfit;
+	FILE *r;
+	int rc = collapse__sniff(in, bpftrace, &r);
+
+	if (rc) {
+		error("cannot read '%s': %s", name, strerror(-rc));
+		return 1;
+	}
+	if ((misfit = misfit_option(o, *bpftrace))) {
+		fclose(r);
+		error("%s does not apply to %s", misfit,
+		      *bpftrace ? "bpftrace's maps (the input is bpftrace output)" : "perf script text, only to bpftrace's maps");
+		return 1;
+	}
+	if (*bpftrace)
+		rc = collapse__bpftrace(f, r, o, FOLDED_AFTER, text_warn, &t, st);
+	else
+		rc = collapse__perf_script(f, r, o, text_warn, &t, st);
+	fclose(r);
+	if (rc < 0) {
+		error("cannot read %s from %s: %s", *bpftrace ? "bpftrace output" : "perf script text", name,
+		      util__text_error(rc));
+		return 1;
+	}
+	if (st->skipped > MAX_WARNINGS)
+		warning("%lu %s skipped in all", st->skipped, *bpftrace ? "entries" : "lines");
+	if (!*bpftrace)
+		return 0;
+	if (!st->kept) {
+		if (st->skipped)
+			error("no entry of '%s' in %s could be folded", st->event, name);
+		else if (o->map && st->other_events)
+			error("no map '%s' keyed by a stack in %s (it has '%s')", o->map, name, st->other);
+		else if (o->map)
+			error("no map '%s' keyed by a stack in %s", o->map, name);
+		else
+			error("no map keyed by a stack (such as @[ustack] = count()) in %s", name);
+		return 1;
+	}
+	if (st->other_events && !o->map)
+		warning("several stack maps in the input: keeping '%s' only (choose with --map)", st->event);
+	return 0;
+}
+
+/* -i FILE: a regular file that holds bpftrace's output is folded here (1: failed, said); else -1 */
+static int fold_bpftrace_file(struct folded *f, const char *path, const struct collapse_opts *o,
+			      struct collapse_stats *st)
+{
+	struct stat sb;
+	bool bpftrace = false;
+	FILE *in, *r;
+	int rc;
+
+	if (stat(path, &sb) || !S_ISREG(sb.st_mode) || !(in = fopen(path, "re")))
+		return -1;
+	if (collapse__sniff(in, &bpftrace, &r) || (fclose(r), !bpftrace)) {
+		fclose(in);
+		return -1;
+	}
+	rewind(in);
+	rc = fold_text(f, in, path, o, st, &bpftrace);
+	fclose(in);
+	return rc;
 }
 
 int cmd_collapse(int argc, char **argv)
@@ -88,7 +178,8 @@ int cmd_collapse(int argc, char **argv)
 	struct collapse_stats st;
 	struct folded *f = NULL;
 	const char *input = NULL;
-	bool all = false, diff = false, normalize = false;
+	bool all = false, diff = false, normalize = false, bpftrace = false;
+	char *map = NULL;
 	const struct opt opts[] = {
 		OPT_STRING('i', "input", &input, "FILE", "a recording (default: perf script text on stdin, else sonde.data); - for stdin"),
 		OPT_BOOL(0, "pid", &o.pid, "prefix stacks with comm-PID"),
@@ -104,10 +195,12 @@ int cmd_collapse(int argc, char **argv)
 		OPT_INT(0, "max-stack", &o.max_stack, "N", "use at most N frames of each stack"),
 		OPT_BOOL(0, "diff", &diff, "BEFORE AFTER: two-column folded stacks, as difffolded.pl"),
 		OPT_BOOL('n', "normalize", &normalize, "with --diff: scale BEFORE to AFTER's total"),
+		OPT_STRING(0, "map", &o.map, "@NAME", "bpftrace output: fold this map (default: the first keyed by a stack)"),
+		OPT_BOOL(0, "offsets", &o.offsets, "bpftrace output: keep frames as printed (func+46), as stackcollapse-bpftrace.pl"),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
-	int rc = 1;
+	int rc = 1, r;
 
 	argc = opt__parse(argc, argv, opts, collapse_usage, 0);
 	if (diff) {
@@ -126,19 +219,23 @@ int cmd_collapse(int argc, char **argv)
 		error("out of memory");
 		return 1;
 	}
+	if (o.map && o.map[0] != '@' && asprintf(&map, "@%s", o.map) > 0)
+		o.map = map;
 	if ((input && !strcmp(input, "-")) || (!input && !isatty(0))) {
-		unsigned long shown = 0;
-		int r = collapse__perf_script(f, stdin, &o, text_warn, &shown, &st);
-
-		if (r < 0) {
-			error("cannot read perf script text from stdin: %s", util__text_error(r));
+		if (fold_text(f, stdin, "stdin", &o, &st, &bpftrace))
 			goto out;
-		}
-		if (st.skipped > 5)
-			warning("%lu lines skipped in all", st.skipped);
+	} else if (input && (r = fold_bpftrace_file(f, input, &o, &st)) >= 0) {
+		if (r)
+			goto out;
+		bpftrace = true;
 	} else {
 		char err[512];
+		const char *misfit = misfit_option(&o, false);
 
+		if (misfit) {
+			error("%s does not apply to recordings, only to bpftrace's maps", misfit);
+			goto out;
+		}
 		if (!input)
 			input = default_recording();
 		if (collapse__recording(f, input, &o, &st, err, sizeof(err)) < 0) {
@@ -151,11 +248,11 @@ int cmd_collapse(int argc, char **argv)
 			warning("%lu records of '%s' could not be read and were skipped; the first: %s",
 				st.bad_records, input, st.first_error);
 	}
-	if (o.event_filter && !st.kept && st.other_events) {
+	if (!bpftrace && o.event_filter && !st.kept && st.other_events) {
 		error("no samples of event '%s' in the input (it has '%s')", o.event_filter, st.other);
 		goto out;
 	}
-	if (st.other_events && !o.event_filter)
+	if (!bpftrace && st.other_events && !o.event_filter)
 		warning("several events in the input: keeping '%s' only (choose with --event-filter)", st.event);
 	if (folded__finish(f) || folded__write(f, stdout, 0)) {
 		error("cannot write the folded stacks: %s", strerror(errno));
@@ -164,5 +261,6 @@ int cmd_collapse(int argc, char **argv)
 	rc = 0;
 out:
 	folded__free(f);
+	free(map);
 	return rc;
 }

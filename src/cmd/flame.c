@@ -6,7 +6,8 @@
  * meanings.
  *
  * A recording (-i FILE) is folded by src/lib/profile/collapse.c, as `sonde collapse -i`
- * folds it.
+ * folds it; an input that holds bpftrace's maps (`@[ustack] = count()`) is
+ * folded as `sonde collapse` folds it.
  */
 #include "sonde.h"
 #include "opt.h"
@@ -61,17 +62,53 @@ static int parse_minwidth(struct flame_cmd *c)
 	return 0;
 }
 
+struct bt_src {
+	struct flame_cmd *c;
+	const char *name;
+};
+
+static void warn_entry(unsigned long line, const char *why, void *arg)
+{
+	struct bt_src *b = arg;
+
+	warn_line(b->c, b->name, line, why);
+}
+
+/* bpftrace's maps, folded as `sonde collapse` folds them */
+static long read_bpftrace(struct folded *f, struct flame_cmd *c, FILE *in, const char *name, enum folded_slot slot)
+{
+	struct collapse_opts o = { 0 };
+	struct collapse_stats st;
+	struct bt_src b = { c, name };
+	int rc = collapse__bpftrace(f, in, &o, slot, warn_entry, &b, &st);
+
+	if (!rc && !st.kept && !st.skipped)
+		warning("%s: no map keyed by a stack (such as @[ustack] = count()) in this bpftrace output", name);
+	if (!rc && st.other_events)
+		warning("several stack maps in '%s': drawing '%s' only", name, st.event);
+	return rc;
+}
+
+/* folded stacks, or the maps bpftrace prints */
 static int read_input(struct folded *f, struct flame_cmd *c, const char *path, enum folded_slot slot)
 {
-	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin, *text;
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	bool bpftrace;
 	long bad;
 
 	if (!in) {
 		error("cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	bad = folded__read(f, in, name, slot, warn_line, c);
+	bad = collapse__sniff(in, &bpftrace, &text);
+	if (!bad) {
+		if (bpftrace)
+			bad = read_bpftrace(f, c, text, name, slot);
+		else
+			bad = folded__read(f, text, name, slot, warn_line, c);
+		fclose(text);
+	}
 	if (in != stdin)
 		fclose(in);
 	if (bad < 0) {

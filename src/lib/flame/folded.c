@@ -571,13 +571,14 @@ static int strip_hex(struct folded *f, const char **line, size_t *len)
 	return 0;
 }
 
+static int add_text(struct folded *f, const char *line, size_t len, folded_count c2, folded_count c1,
+		    bool two, enum folded_slot slot, const char **why);
+
 int folded__parse_line(struct folded *f, const char *line, size_t len,
 		       enum folded_slot slot, const char **why)
 {
 	folded_count c2 = 0, c1 = 0;
 	bool two = false;
-	size_t n = 0, start = 0;
-	int rc;
 
 	*why = NULL;
 	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -599,6 +600,27 @@ int folded__parse_line(struct folded *f, const char *line, size_t len,
 			return 1;
 		two = true;
 	}
+	return add_text(f, line, len, c2, c1, two, slot, why);
+}
+
+int folded__add_text(struct folded *f, const char *stack, size_t len, folded_count count,
+		     enum folded_slot slot, const char **why)
+{
+	*why = NULL;
+	if (count > FOLDED_COUNT_MAX) {
+		*why = "the count is over 2^64-1";
+		return 1;
+	}
+	return add_text(f, stack, len, count, 0, false, slot, why);
+}
+
+/* the stack of a folded line, its count(s) taken: "stack C2" to slot, or "stack C1 C2" */
+static int add_text(struct folded *f, const char *line, size_t len, folded_count c2, folded_count c1,
+		    bool two, enum folded_slot slot, const char **why)
+{
+	size_t n = 0, start = 0;
+	int rc;
+
 	if (len == 0) {
 		*why = "empty stack";
 		return 1;

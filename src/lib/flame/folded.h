@@ -78,6 +78,15 @@ int folded__add_stack(struct folded *f, const char *stack, size_t len, folded_co
 int folded__parse_line(struct folded *f, const char *line, size_t len,
 		       enum folded_slot slot, const char **why);
 
+/*
+ * The stack of a folded line without its count ("a;b;c", len bytes) and its
+ * count, from a text input that is not folded text (bpftrace's maps): checked
+ * and added as folded__parse_line adds a line (FOLDED_STRIP_HEX, empty frames,
+ * a slot's sum kept under 2^64). Returns 0, 1 with *why set, or -ENOMEM.
+ */
+int folded__add_text(struct folded *f, const char *stack, size_t len, folded_count count,
+		     enum folded_slot slot, const char **why);
+
 /* called for each skipped line: the command prints it */
 typedef void (*folded_warn_fn)(void *arg, const char *src, unsigned long lineno, const char *why);
 
