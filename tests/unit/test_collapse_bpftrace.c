@@ -219,6 +219,21 @@ TEST(bt_broken_entries_are_skipped_with_a_reason)
 	CHECK_INT(o.st.skipped, 2);
 	CHECK_STR(o.first_why, "@: the counts add up to more than 2^64-1");
 	free(o.text);
+	/* more than 65536 frames: left out, the next entry folded */
+	{
+		size_t n = 70000 * 8 + 64;
+		char *big = malloc(n), *p = big;
+
+		p += sprintf(p, "@[\n");
+		for (int i = 0; i < 70000; i++)
+			p += sprintf(p, "    f+%d\n", i % 10);
+		sprintf(p, "]: 1\n@[\n    main+1\n]: 2\n");
+		o = fold(big);
+		CHECK_STR(o.text, "main 2\n");
+		CHECK_STR(o.first_why, "@: an entry of more than 65536 frames or 16 MiB");
+		free(o.text);
+		free(big);
+	}
 	/* binary input */
 	{
 		static const char bin[] = "@[\n\0]: 1\n";

@@ -72,6 +72,17 @@ static void skip_entry(struct bt *b, unsigned long line, const char *fmt, ...)
 		b->warn(line, b->why, b->warn_arg);
 }
 
+/* is the entry being read one of the map folded (or may it be: none chosen yet)? */
+static bool wanted(const struct bt *b)
+{
+	return !b->want || !strcmp(b->name, b->want);
+}
+
+static void too_big(struct bt *b)
+{
+	skip_entry(b, b->line, "%s: an entry of more than %d frames or 16 MiB", b->name, MAX_ITEMS);
+}
+
 /* "@" then [A-Za-z0-9_]* then "[": the length of "@NAME", or 0 */
 static size_t entry_start(const char *s)
 {
@@ -263,18 +274,15 @@ static int finish_entry(struct bt *b, const char *v, size_t vlen)
 		b->scap = need;
 	}
 	/* scalars in key order, then the stacks last to first, each root first */
-	for (size_t i = 0; i < b->nitems; i++)
-		if (!b->items[i].stack) {
-			memcpy(b->stack + n, b->text + b->items[i].off, b->items[i].len);
-			n += b->items[i].len;
-			b->stack[n++] = ';';
-		}
-	for (size_t i = b->nitems; i-- > 0;)
-		if (b->items[i].stack) {
-			memcpy(b->stack + n, b->text + b->items[i].off, b->items[i].len);
-			n += b->items[i].len;
-			b->stack[n++] = ';';
-		}
+	for (size_t k = 0; k < 2 * b->nitems; k++) {
+		const struct item *it = &b->items[k < b->nitems ? k : 2 * b->nitems - 1 - k];
+
+		if (!it->stack != (k < b->nitems))
+			continue;
+		memcpy(b->stack + n, b->text + it->off, it->len);
+		n += it->len;
+		b->stack[n++] = ';';
+	}
 	if (n)
 		n--;
 	rc = folded__add_text(b->f, b->stack, n, count, b->slot, &why);
@@ -298,7 +306,7 @@ static int key_text(struct bt *b, const char *s, size_t len)
 	if (end < 0) {
 		rc = add_scalars(b, s, len);
 		if (rc > 0) {
-			skip_entry(b, b->line, "%s: an entry of more than %d frames or 16 MiB", b->name, MAX_ITEMS);
+			too_big(b);
 			b->state = SKIP;
 			return 0;
 		}
@@ -307,7 +315,7 @@ static int key_text(struct bt *b, const char *s, size_t len)
 	}
 	rc = add_scalars(b, s, end);
 	if (rc > 0) {
-		skip_entry(b, b->line, "%s: an entry of more than %d frames or 16 MiB", b->name, MAX_ITEMS);
+		too_big(b);
 		b->state = OUT;
 		return 0;
 	}
@@ -338,7 +346,7 @@ static int bt_line(struct bt *b, unsigned long line, char *s, size_t len)
 	int rc;
 
 	if (b->state != OUT && name_len) {
-		if (b->state == KEY && b->stacks && (!b->want || !strcmp(b->name, b->want)))
+		if (b->state == KEY && b->stacks && wanted(b))
 			skip_entry(b, b->line, "%s: the entry has no end (\"]: COUNT\")", b->name);
 		b->state = OUT;
 	}
@@ -351,7 +359,7 @@ static int bt_line(struct bt *b, unsigned long line, char *s, size_t len)
 		return 0;
 	case KEY:
 		if (!len) {
-			if (!b->want || !strcmp(b->name, b->want))
+			if (wanted(b))
 				skip_entry(b, b->line, "%s: a blank line inside the entry", b->name);
 			b->state = OUT;
 			return 0;
@@ -360,7 +368,7 @@ static int bt_line(struct bt *b, unsigned long line, char *s, size_t len)
 			return key_text(b, s, len);
 		rc = add_frame(b, s, len);
 		if (rc > 0) {
-			skip_entry(b, b->line, "%s: an entry of more than %d frames or 16 MiB", b->name, MAX_ITEMS);
+			too_big(b);
 			b->state = SKIP;
 			return 0;
 		}
@@ -395,7 +403,7 @@ int collapse__bpftrace(struct folded *f, FILE *in, const struct collapse_opts *o
 	}
 	if (!rc && len < -1)
 		rc = (int)len;
-	if (!rc && b.state == KEY && b.stacks && (!b.want || !strcmp(b.name, b.want)))
+	if (!rc && b.state == KEY && b.stacks && wanted(&b))
 		skip_entry(&b, b.line, "%s: the input ends inside the entry", b.name);
 	free(line);
 	free(b.text);
