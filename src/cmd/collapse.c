@@ -181,7 +181,7 @@ int cmd_collapse(int argc, char **argv)
 	bool all = false, diff = false, normalize = false, bpftrace = false;
 	char *map = NULL;
 	const struct opt opts[] = {
-		OPT_STRING('i', "input", &input, "FILE", "a recording (default: perf script text on stdin, else sonde.data); - for stdin"),
+		OPT_STRING('i', "input", &input, "FILE", "a recording or bpftrace output (default: perf script or bpftrace text on stdin, else sonde.data); - for stdin"),
 		OPT_BOOL(0, "pid", &o.pid, "prefix stacks with comm-PID"),
 		OPT_BOOL(0, "tid", &o.tid, "prefix stacks with comm-PID/TID"),
 		OPT_BOOL(0, "kernel", &o.kernel, "mark kernel frames with _[k]"),
