@@ -3,10 +3,11 @@
  * format.c - the values the language's functions leave for user space to
  * format, as bpftrace prints them: buf() with \xNN escapes, ntop() through
  * inet_ntop, strftime() from boot-based nanoseconds, cgroup_path() by
- * matching inode numbers under the cgroup mounts, strerror(). Histogram
- * labels are ui/hist.c's.
+ * matching inode numbers under the cgroup mounts, strerror(), disk_name()
+ * from /sys/dev/block. Histogram labels are ui/hist.c's.
  */
 #include "lang/output.h"
+#include "lib/util.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -253,6 +254,26 @@ double fmt__fdiv(const struct type *t, const uint8_t *d)
 	return (double)(uint64_t)a / (double)(uint64_t)b;
 }
 
+/* ---- disk_name ---- */
+/* the block device dev (the kernel's major << 20 | minor) by its DEVNAME in sysfs, "Unknown" as BCC's tools say */
+static void disk_text(FILE *f, uint64_t dev)
+{
+	char path[64], *text = NULL, *name;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", (unsigned)(dev >> 20) & 0xfff,
+		 (unsigned)dev & 0xfffff);
+	if (util__read_file(path, 4096, &text, &len) < 0 || !(name = strstr(text, "DEVNAME=")) ||
+	    (name != text && name[-1] != '\n')) {
+		fputs("Unknown", f);
+		free(text);
+		return;
+	}
+	name += 8;
+	fprintf(f, "%.*s", (int)strcspn(name, "\n"), name);
+	free(text);
+}
+
 /* ---- the values ---- */
 bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 {
@@ -302,6 +323,9 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 	}
 	case TY_FDIV:
 		fprintf(f, "%g", fmt__fdiv(t, d));
+		return true;
+	case TY_DISKNAME:
+		disk_text(f, *(const uint64_t *)d);
 		return true;
 	case TY_TIMESTAMP:
 		site = *(const uint64_t *)d;

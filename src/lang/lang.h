@@ -86,6 +86,7 @@ enum ty_kind {
 	TY_ARRAY,	/* ntup integers of bits and sign (pton()'s uint8[4], casts: tuple.c): printed [127,0,0,1] */
 	TY_USERNAME,	/* username: the uid (8 bytes), named in user space */
 	TY_FDIV,	/* fdiv(a, b): a and b (16 bytes), divided as doubles in user space (printf's %f) */
+	TY_DISKNAME,	/* disk_name(dev): a block device number (8 bytes), named from /sys in user space */
 };
 
 struct type {

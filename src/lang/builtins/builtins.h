@@ -64,7 +64,7 @@ enum bfunc {
 	F_GETOPT, F_FAIL, F_KFUNC_EXIST, F_KFUNC_ALLOWED,	/* known when compiling (getopt.c, comptime.c) */
 	/* the string functions (check_str.c, gen_str.c) */
 	F_STRLEN, F_STRCAP, F_STRSTR, F_MEMCMP, F_GLOBMATCH, F_ASSERT_STR, F_DEFAULT_STR_LENGTH, F_ASSERT, F_SYSCALL_NAME,
-	F_USERNAME,
+	F_USERNAME, F_DISK_NAME,
 	F_PID_NS, F_TID_NS, F_COMM, F_PERCPU_KADDR, F_SOCKET_COOKIE,	/* task_ns.c */
 	F_UNWATCH,	/* provider_watch.c */
 	F_FIND, F_TSERIES,

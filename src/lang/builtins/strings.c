@@ -276,6 +276,21 @@ static struct type check_strerror(struct ck *c, struct node *n, const struct bui
 	return n->ty = ty_kind(TY_STRERROR, 8);
 }
 
+/* disk_name(dev): a block device number as the block tracepoints give it (major << 20 | minor) */
+static struct type check_disk_name(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
+{
+	char b[64];
+
+	(void)f;
+	(void)assign_to;
+	if (n->args->ty.kind != TY_INT || n->args->ty.ptr) {
+		lang__error(c->prog, n->args->loc, "disk_name() takes a device number (args->dev), not a value of type %s",
+			    type__str(&n->args->ty, b, sizeof(b)));
+		return ty_kind(TY_NONE, 0);
+	}
+	return n->ty = ty_kind(TY_DISKNAME, 8);
+}
+
 /* strerror(e), kptr(p), uptr(p), ksym(a): the argument's value, which the type marks */
 void g_first_arg(struct gen *g, struct node *n)
 {
@@ -289,6 +304,7 @@ const struct builtin builtins_strings[] = {
 	{ "strncmp", F_STRNCMP, 3, 3, 0, .check = check_strncmp, .gen_int = gen_strncmp },
 	{ "strcontains", F_STRCONTAINS, 2, 2, 0, .check = check_strcontains, .gen_int = gen_strcontains },
 	{ "strerror", F_STRERROR, 1, 1, 0, .check = check_strerror, .gen_int = g_first_arg },
+	{ "disk_name", F_DISK_NAME, 1, 1, 0, .check = check_disk_name, .gen_int = g_first_arg },
 	/* check_str.c and gen_str.c */
 	{ "strlen", F_STRLEN, 1, 1, BF_OWN_ARGS, .check = ck_str_fn, .gen_int = gen_str_int },
 	{ "strcap", F_STRCAP, 1, 1, BF_OWN_ARGS, .check = ck_str_fn, .gen_int = gen_str_int },
