@@ -8,10 +8,12 @@
 
 test_expect_success 'the tools take BCC options: biolatency -D is --disks, -d DISK; biosnoop [duration]' '
 	$SONDE tool biolatency --help >help &&
-	head -1 help | grep -q "^usage: biolatency \[-h\] \[-T\] \[-Q\] \[-m\] \[-D\] \[-F\] \[-e\] \[-d DISK\] \[interval\] \[count\]$" &&
+	head -1 help |
+		grep -q "^usage: biolatency \[-h\] \[-T\] \[-Q\] \[-m\] \[-D\] \[-F\] \[-e\] \[-d DISK\] \[interval\] \[count\]$" &&
 	grep -q "^  -D, --disks  " help &&
 	$SONDE tool biosnoop --help | head -1 | grep -q "^usage: biosnoop \[-h\] \[-Q\] \[-d DISK\] \[duration\]$" &&
-	$SONDE tool bitesize --help | head -1 | grep -q "^usage: bitesize \[-h\] \[-T\] \[-c COMM\] \[-d DISK\] \[interval\] \[count\]$"
+	$SONDE tool bitesize --help | head -1 |
+		grep -q "^usage: bitesize \[-h\] \[-T\] \[-c COMM\] \[-d DISK\] \[interval\] \[count\]$"
 '
 require_root 'the block tools'
 command -v losetup >/dev/null || _skip_script 'the block tools' 'no losetup'
@@ -44,7 +46,8 @@ section_total() {
 }
 
 test_expect_success 'disk_name(args->dev) names the loop device at a block tracepoint' '
-	tool_start out $SONDE probe -e "tracepoint:block:block_rq_issue { printf(\"%s %s %d\n\", disk_name(args->dev), args->rwbs, args->bytes); }" &&
+	tool_start out $SONDE probe -e "tracepoint:block:block_rq_issue {
+		printf(\"%s %s %d\n\", disk_name(args->dev), args->rwbs, args->bytes); }" &&
 	trigger && tool_stop &&
 	test $(grep -c "^$DISK WS 4096$" out) -eq $N && test $(grep -c "^$DISK RS 8192$" out) -eq 3
 '
