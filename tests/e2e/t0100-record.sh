@@ -270,4 +270,10 @@ test_expect_success 'two events in one file: each sample keeps its event' '
 '
 fi
 
+test_expect_success '-o FIFO: the pipe format perf reads from a FIFO (perf report -i - <FIFO)' '
+	mkfifo fifo &&
+	{ perf report -i - --stdio --sort comm <fifo >rep 2>rep.err & } && r=$! &&
+	$SONDE record -F 499 -o fifo -- $EXAMPLES/demo 0.3 2>rec.err &&
+	wait $r && grep -q "^ *[0-9.]*% *demo *$" rep
+'
 test_done

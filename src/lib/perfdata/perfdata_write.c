@@ -111,8 +111,10 @@ int perfdata_writer__create(struct perfdata_writer **out, const char *path,
 		w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (w->fd >= 0 && !fstat(w->fd, &sb) && S_ISREG(sb.st_mode))
 			fchmod(w->fd, 0600);	/* a symlink's file: only its owner reads it */
+		else if (w->fd >= 0 && S_ISFIFO(sb.st_mode))
+			w->pipe = true;		/* a FIFO gets perf's pipe format, as perf writes it there */
 		else
-			w->unseekable = true;	/* a FIFO or a device: no header updates */
+			w->unseekable = true;	/* a device: no header updates */
 		w->committed = true;
 	} else {
 		/* a recording holds addresses and command lines: only its owner reads it
