@@ -325,7 +325,18 @@ static struct type check_ident(struct ck *c, struct node *n)
 			n->i = sd->nr;
 			return n->ty = ty_int(true, 64);
 		}
-		lang__error(c->prog, n->loc, "unknown identifier '%s'", n->s);
+		const char *def = NULL;
+		int r = kconst__value(c->prog, n->s, &n->i, &def);
+
+		if (!r) {	/* an #included header's #define: AF_INET is 2 */
+			n->kind = N_INT;
+			return n->ty = ty_int(true, 64);
+		}
+		if (r == -EINVAL)
+			lang__error(c->prog, n->loc, "'%s' is #defined as '%s' by an included header: not an integer "
+				    "constant sonde can compute", n->s, def);
+		else
+			lang__error(c->prog, n->loc, "unknown identifier '%s'", n->s);
 		return ty_kind(TY_NONE, 0);
 	}
 	n->op = b->id;

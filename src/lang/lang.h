@@ -75,6 +75,14 @@ struct token lexer__next(struct lexer *lx);
 void pp__directive(struct lexer *lx);
 /* the #define named s[0..n), its index; -1 when there is none */
 int pp__lookup(const struct lexer *lx, const char *s, size_t n);
+/* an #include's text after the word (` <linux/sched.h>` up to e): its #define constants become known */
+void kconst__include(struct program *p, const char *s, const char *e);
+/*
+ * the value of the #define `name` of an included header (or of sonde's table,
+ * kconst.c): 0; -ENOENT when none defines it; -EINVAL when its value (in *text,
+ * the program's) is not a constant sonde computes: _IOR(...), a string
+ */
+int kconst__value(struct program *p, const char *name, long long *v, const char **text);
 
 /* ---- types ---- */
 enum ty_kind {
@@ -303,6 +311,7 @@ struct program {
 	bool need_kstack, need_ustack, need_join;
 	bool errno_names;	/* the script #includes errno.h: EPERM, ENOENT... are known (check.c) */
 	bool syscall_names;	/* it #includes syscall.h or asm/unistd.h: __NR_read, SYS_read too */
+	struct kconst *kconst;	/* the headers it #includes, for their #define constants (kconst.c) */
 	const char **params;	/* positional parameters $1.. */
 	int nparams;
 	struct config cfg;

@@ -6,9 +6,9 @@
  * bpftrace's preprocessor substitutes it; function-like ones are not
  * expanded. BPFTRACE_HAVE_BTF is defined when the kernel has BTF, as bpftrace
  * defines it: tools keep hand-written struct copies behind
- * `#ifndef BPFTRACE_HAVE_BTF`. #include is ignored (types come from BTF, and
- * <errno.h>'s names are known: check.c). Skipped lines still count for line
- * numbers.
+ * `#ifndef BPFTRACE_HAVE_BTF`. An #include brings no types (they come from
+ * BTF), only names: <errno.h>'s (check.c) and the #define constants of the
+ * header (kconst.c). Skipped lines still count for line numbers.
  */
 #include "lang/lang.h"
 
@@ -208,6 +208,7 @@ void pp__directive(struct lexer *lx)
 			lx->pp_defs[d] = "";
 	}
 	if (n == 7 && !strncmp(w, "include", 7)) {	/* <errno.h>, <linux/errno.h>, <asm-generic/errno-base.h>... */
+		kconst__include(lx->prog, p, e);	/* <linux/sched.h>: TASK_RUNNING */
 		for (const char *q = p; q < e; q++) {
 			bool start = q == p || q[-1] == '/' || q[-1] == '<' || q[-1] == '"';
 
