@@ -18,18 +18,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-long long g_kaddr(const char *sym)
+int g_kaddr(const char *sym, uint64_t *addr)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
 	char line[512], name[256], t;
 	unsigned long long a;
-	long long r = -1;
+	int r = -ENOENT;
 
 	if (!f)
-		return -1;
+		return -ENOENT;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%llx %c %255s", &a, &t, name) == 3 && !strcmp(name, sym)) {
-			r = (long long)a;
+			*addr = a;
+			r = 0;
 			break;
 		}
 	fclose(f);

@@ -103,7 +103,8 @@ void gen_block(struct gen *g, struct node *b);
 void g_var_store(struct gen *g, struct var *v, struct node *val);
 void g_loop_end(struct gen *g, struct loopctx *l, int cont_target);
 void gen_stmt(struct gen *g, struct node *s);
-long long g_kaddr(const char *sym);
+/* the address /proc/kallsyms gives sym (a kernel address is above 2^63: not a signed number); 0 or -ENOENT */
+int g_kaddr(const char *sym, uint64_t *addr);
 /* a call: its row's gen_int, gen_value (into [fp+off], zeroed first) or gen_stmt (builtins.h) */
 void gen_call_int(struct gen *g, struct node *n);
 void gen_call_value(struct gen *g, struct node *n, int off, int size);

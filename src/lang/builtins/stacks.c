@@ -74,14 +74,14 @@ static struct type check_kaddr(struct ck *c, struct node *n, const struct builti
 static void gen_kaddr(struct gen *g, struct node *n)
 {
 	struct node *a0 = n->args;
-	long long a = g_kaddr(a0->s);
+	uint64_t a = 0;
 
-	if (a < 0 && !g->fail) {
+	if (g_kaddr(a0->s, &a) && !g->fail) {
 		lang__error(g->prog, a0->loc, "no kernel symbol '%s' in /proc/kallsyms (data symbols need "
 			    "CONFIG_KALLSYMS_ALL)", a0->s);
 		g->fail = true;
 	}
-	g_ld_imm64(g, R0, (uint64_t)a);
+	g_ld_imm64(g, R0, a);
 }
 
 static struct type check_uaddr(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)

@@ -256,8 +256,9 @@ void gentask__int(struct gen *g, struct node *n)
 	case F_PERCPU_KADDR: {
 		struct btf *btf = ktypes__btf(g->prog, NULL, 0);
 		int var = btf ? btf__find_by_name_kind(btf, a0->s, BTF_KIND_VAR) : -1;
+		uint64_t addr;
 
-		if (g_kaddr(a0->s) < 0 && !g->fail) {	/* the verifier resolves the VAR through kallsyms */
+		if (g_kaddr(a0->s, &addr) && !g->fail) {	/* the verifier resolves the VAR through kallsyms */
 			lang__error(g->prog, a0->loc, "percpu_kaddr(\"%s\"): the kernel cannot resolve its address: "
 				    "/proc/kallsyms has no '%s' (data symbols need CONFIG_KALLSYMS_ALL, which this kernel "
 				    "was built without)", a0->s, a0->s);
