@@ -621,7 +621,8 @@ static void *close_fds(void *arg)
 }
 
 /* close every attachment; in parallel when there are many (each tracepoint close waits ~60 ms) */
-static void detach_all(struct program *prog)
+/* every probe's attachments closed (in threads: closing thousands takes time); the programs stay */
+static void detach_links(struct program *prog)
 {
 	int total = 0, k = 0;
 
@@ -659,6 +660,11 @@ static void detach_all(struct program *prog)
 			pthread_join(th[t], NULL);
 		free(all);
 	}
+}
+
+static void detach_all(struct program *prog)
+{
+	detach_links(prog);
 	for (struct probe *pr = prog->probes; pr; pr = pr->next)
 		for (struct ap_inst *in = pr->inst; in; in = in->next)
 			provider__detach(in);
@@ -993,7 +999,11 @@ loaded:
 		}
 		rc = 0;
 	}
-	/* END, the last records, the maps: then detach */
+	/*
+	 * the probes detached, as bpftrace does before END: what END clears stays
+	 * cleared (runqlat.bt's @qtime); then END, the last records, the maps
+	 */
+	detach_links(prog);
 	rt.exiting = false;
 	for (struct probe *pr = prog->probes; pr; pr = pr->next)
 		for (struct ap_inst *in = pr->inst; in; in = in->next)
