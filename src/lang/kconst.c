@@ -20,6 +20,7 @@
  * <errno.h>'s names and <syscall.h>'s (check.c).
  */
 #include "lang/lang.h"
+#include "lang/enumfmt.h"
 
 #include "lib/util.h"
 
@@ -229,14 +230,16 @@ static void read_header(struct program *p, const char *name, bool quoted, const 
 	struct kconst *k = p->kconst;
 	const char *dirs[] = { quoted ? dir : NULL, "/usr/include/" MULTIARCH, "/usr/include" };
 
+	if (name[0] == '/')	/* a path: itself only */
+		dirs[0] = "", dirs[1] = dirs[2] = NULL;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char path[4096], *text;
 		size_t len;
 		int j;
 
-		if (!dirs[i] || (name[0] == '/' && i))
+		if (!dirs[i])
 			continue;
-		snprintf(path, sizeof(path), "%s%s%s", name[0] == '/' ? "" : dirs[i], name[0] == '/' ? "" : "/", name);
+		snprintf(path, sizeof(path), "%s%s%s", dirs[i], *dirs[i] ? "/" : "", name);
 		if (util__read_file(path, 16 << 20, &text, &len))
 			continue;
 		for (j = 0; j < k->nseen && strcmp(k->seen[j], path); j++)
@@ -276,6 +279,7 @@ static void load(struct program *p)
 
 /* ---- the value of a #define: a C constant expression, computed in 64 bits ---- */
 struct ev {
+	struct program *p;
 	const struct kconst *k;
 	const char *s;
 	int depth;
@@ -283,7 +287,7 @@ struct ev {
 };
 
 static uint64_t ev_or(struct ev *v);
-static bool value_of(const struct kconst *k, const char *name, size_t n, int depth, uint64_t *out);
+static bool value_of(struct program *p, const char *name, size_t n, int depth, uint64_t *out);
 
 static void ev_space(struct ev *v)
 {
@@ -298,8 +302,8 @@ static bool ev_eat(struct ev *v, const char *op)
 	ev_space(v);
 	if (strncmp(v->s, op, n))
 		return false;
-	/* '<' is not '<<', '&' is not '&&', '|' is not '||' */
-	if (n == 1 && (v->s[1] == op[0] || ((op[0] == '<' || op[0] == '>') && v->s[1] == '=')))
+	/* '&' is not '&&', '|' is not '||' (nor '<' '<<' or '<=': not operators here) */
+	if (n == 1 && strchr("&|<>", op[0]) && (v->s[1] == op[0] || v->s[1] == '='))
 		return false;
 	v->s += n;
 	return true;
@@ -382,7 +386,7 @@ static uint64_t ev_unary(struct ev *v)
 
 		while (isalnum((unsigned char)v->s[n]) || v->s[n] == '_')
 			n++;
-		if (!value_of(v->k, v->s, n, v->depth + 1, &x))
+		if (!value_of(v->p, v->s, n, v->depth + 1, &x))
 			v->bad = true;
 		v->s += n;
 		return x;
@@ -474,17 +478,31 @@ static uint64_t ev_or(struct ev *v)
 	return x;
 }
 
-/* the value of the #define named name[0..n), when it is a constant */
-static bool value_of(const struct kconst *k, const char *name, size_t n, int depth, uint64_t *out)
+/*
+ * the value of the name name[0..n) in a #define's value, when it is a
+ * constant: another #define's, else a BTF enumerator's (glibc's
+ * `#define IPPROTO_TCP IPPROTO_TCP` names the enum's)
+ */
+static bool value_of(struct program *p, const char *name, size_t n, int depth, uint64_t *out)
 {
-	const struct kdef *d = find(k, name, n);
-	struct ev v = { .k = k, .s = d ? d->val : "", .depth = depth };
+	const struct kdef *d = find(p->kconst, name, n);
+	struct ev v = { .p = p, .k = p->kconst, .s = d ? d->val : "", .depth = depth };
 
-	if (!d || !*d->val || depth > KC_MAX_DEPTH)
-		return false;
-	*out = ev_or(&v);
-	ev_space(&v);
-	return !v.bad && !*v.s;
+	if (d && *d->val && depth <= KC_MAX_DEPTH) {
+		*out = ev_or(&v);
+		ev_space(&v);
+		if (!v.bad && !*v.s)
+			return true;
+	}
+	if (depth) {	/* the name asked for is the #define's, not an enumerator (check.c looked first) */
+		struct node e = { .s = arena__strndup(p->arena, name, n) };
+
+		if (!enumfmt__ident(p, &e)) {
+			*out = (uint64_t)e.i;
+			return true;
+		}
+	}
+	return false;
 }
 
 int kconst__value(struct program *p, const char *name, long long *out, const char **text)
@@ -499,7 +517,7 @@ int kconst__value(struct program *p, const char *name, long long *out, const cha
 	d = find(p->kconst, name, strlen(name));
 	if (!d)
 		return -ENOENT;
-	if (!value_of(p->kconst, name, strlen(name), 0, &v)) {
+	if (!value_of(p, name, strlen(name), 0, &v)) {
 		*text = d->val;
 		return -EINVAL;
 	}

@@ -43,6 +43,17 @@ test_expect_success 'END runs with the probes detached (runqlat.bt clears @qtime
 	test_cmp exp out
 '
 
+test_expect_success '#include "defs.h": the script'"'"'s own header beside it, and one it includes; comments, continued lines, operators' '
+	mkdir -p d/sub &&
+	printf "%s\n" "/* bases */" "#define BASE 0x10 // sixteen" "#define SHIFTED (BASE << 2)" \
+		"#define MASK (SHIFTED | 3) & ~1" "#define NEXT_PROTO (IPPROTO_TCP + 1)" "#define CONT (1 + \\" "	2)" \
+		"#include \"sub/more.h\"" >d/defs.h &&
+	echo "#define MORE (CONT * 10 - (SHIFTED >> 4) % 3)" >d/sub/more.h &&
+	printf "%s\n" "#include \"defs.h\"" "BEGIN { printf(\"%d %d %d %d %d %d\\n\", BASE, SHIFTED, MASK, NEXT_PROTO, CONT, MORE); exit(); }" >d/p.bt &&
+	(cd / && $SONDE probe "$TMP/d/p.bt") >out &&
+	test "$(sed -n 2p out)" = "16 64 66 7 3 29"
+'
+
 test_expect_success 'tcpdrop.bt (AF_INET, SKB_DROP_REASON_NOT_SPECIFIED) compiles, attaches and ends with its header' '
 	run tcpdrop "sleep 0.2" &&
 	sed -n 1,3p tcpdrop.out >head &&
