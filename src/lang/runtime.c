@@ -670,6 +670,70 @@ static void detach_all(struct program *prog)
 			provider__detach(in);
 }
 
+static bool is_kprobe(const struct ap_inst *in)
+{
+	return !strcmp(in->prov->name, "kprobe") || !strcmp(in->prov->name, "kretprobe");
+}
+
+/*
+ * attach pr's instances; 0 or -errno with err. A kprobe of a probe that names
+ * several kernel functions (biolatency.bt's blk_account_io_start and
+ * __blk_account_io_start: a kernel has one or the other) that does not attach
+ * is skipped with a warning, as bpftrace skips it, when another one attaches;
+ * when none does, the first one's error is the probe's
+ */
+static int attach_probe(struct rt *rt, struct probe *pr, struct attach_ctx *actx, char *err, size_t errlen)
+{
+	struct program *prog = rt->prog;
+	struct ap_inst *first = NULL;
+	char **why = NULL;
+	int nwhy = 0, kattached = 0, krc = 0, rc = 0;
+
+	for (struct ap_inst *in = pr->inst; in; in = in->next) {
+		if (!in->prov->attach)
+			continue;
+		rc = in->prov->attach(in, actx, err, errlen);
+		if (rc == -524 && in->globbed) {	/* ENOTSUPP: an instruction uprobes cannot step */
+			in->skipped = true;
+			provider__detach(in);
+			continue;
+		}
+		if (rc && pr->ninst > 1 && is_kprobe(in)) {
+			char **w = realloc(why, (nwhy + 1) * sizeof(*w));
+
+			if (w) {
+				why = w;
+				why[nwhy++] = strdup(err);
+			}
+			if (!first) {
+				first = in;
+				krc = rc;
+			}
+			provider__detach(in);
+			rc = 0;
+			continue;
+		}
+		if (rc && !(rc = testbench__attach_failed(prog, in, rc, err)))	/* missing_probes */
+			continue;
+		if (rc)
+			break;
+		rt->nattached++;
+		kattached += is_kprobe(in);
+	}
+	if (!rc && first && !kattached) {
+		snprintf(err, errlen, "%s", nwhy && why[0] ? why[0] : "cannot attach the probe's kprobes");
+		rc = testbench__attach_failed(prog, first, krc, err);
+	} else if (!rc && first && !prog->no_warnings && prog->cfg.missing_probes != MISSING_IGNORE) {
+		for (int i = 0; i < nwhy; i++)
+			if (why[i])
+				lang__diag(LANG_WARNING, "%s: skipped, another function of its probe is traced", why[i]);
+	}
+	for (int i = 0; i < nwhy; i++)
+		free(why[i]);
+	free(why);
+	return rc;
+}
+
 /* once per wildcard: how many of its functions the kernel could not probe */
 static void warn_skipped(struct program *prog)
 {
@@ -966,21 +1030,8 @@ loaded:
 			if ((rc = dispatch(&rt, pr, false, err, errlen)) || (rc = dispatch(&rt, pr, true, err, errlen)))
 				goto out_detach;
 		for (struct probe *pr = prog->probes; pr; pr = pr->next)
-			for (struct ap_inst *in = pr->inst; in; in = in->next) {
-				if (!in->prov->attach)
-					continue;
-				rc = in->prov->attach(in, &actx, err, errlen);
-				if (rc == -524 && in->globbed) {	/* ENOTSUPP: an instruction uprobes cannot step */
-					in->skipped = true;
-					provider__detach(in);
-					continue;
-				}
-				if (rc && !(rc = testbench__attach_failed(prog, in, rc, err)))	/* missing_probes */
-					continue;
-				if (rc)
-					goto out_detach;
-				rt.nattached++;
-			}
+			if ((rc = attach_probe(&rt, pr, &actx, err, errlen)))
+				goto out_detach;
 		warn_skipped(prog);
 		if (o->begin_last && (rc = run_begin(&rt, err, errlen)))
 			goto out_detach;

@@ -34,6 +34,21 @@ if [ ! -e /sys/bus/event_source/devices/kprobe/type ]; then
 	test_done
 	exit
 fi
+# biolatency.bt's form: kprobe:blk_account_io_start, kprobe:__blk_account_io_start (a kernel
+# has one or the other; Debian's 6.1 inlines both, so the tool itself has nothing to attach)
+test_expect_success 'a probe of several kernel functions: one that does not attach is skipped with a warning, as bpftrace does' '
+	$SONDE probe -e "kprobe:__x64_sys_getppid, kprobe:blk_account_io_start /pid == cpid/ { @[probe] = count(); }" \
+		-c "$WORKLOADS/syscalls 3" >out 2>err &&
+	grep -qx "@\[kprobe:__x64_sys_getppid\]: 3" out &&
+	grep -qx "sonde: warning: cannot open the perf event of .kprobe:blk_account_io_start.: No such file or directory: skipped, another function of its probe is traced" err ||
+	{ cat out err; false; }
+'
+test_expect_success 'a probe of several kernel functions none of which attaches: the first one'"'"'s error' '
+	! $SONDE probe -e "kprobe:blk_account_io_start, kprobe:__blk_account_io_start { @ = count(); }" -c "true" >out 2>err &&
+	test "$(cat err)" = "sonde: cannot open the perf event of '"'"'kprobe:blk_account_io_start'"'"': No such file or directory" ||
+	{ cat out err; false; }
+'
+
 # tcppair N [6]: N loopback connections to its own listener, whose port it prints first
 for fam in 4 6; do
 	lo=127.0.0.1
