@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #if defined(__x86_64__)
 #define MULTIARCH "x86_64-linux-gnu"
@@ -234,13 +235,14 @@ static void read_header(struct program *p, const char *name, bool quoted, const 
 		dirs[0] = "", dirs[1] = dirs[2] = NULL;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char path[4096], *text;
+		struct stat st;
 		size_t len;
 		int j;
 
 		if (!dirs[i])
 			continue;
 		snprintf(path, sizeof(path), "%s%s%s", dirs[i], *dirs[i] ? "/" : "", name);
-		if (util__read_file(path, 16 << 20, &text, &len))
+		if (stat(path, &st) || !S_ISREG(st.st_mode) || util__read_file(path, 16 << 20, &text, &len))
 			continue;
 		for (j = 0; j < k->nseen && strcmp(k->seen[j], path); j++)
 			;
