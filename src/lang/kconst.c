@@ -282,7 +282,6 @@ static void load(struct program *p)
 /* ---- the value of a #define: a C constant expression, computed in 64 bits ---- */
 struct ev {
 	struct program *p;
-	const struct kconst *k;
 	const char *s;
 	int depth;
 	bool bad;
@@ -488,7 +487,7 @@ static uint64_t ev_or(struct ev *v)
 static bool value_of(struct program *p, const char *name, size_t n, int depth, uint64_t *out)
 {
 	const struct kdef *d = find(p->kconst, name, n);
-	struct ev v = { .p = p, .k = p->kconst, .s = d ? d->val : "", .depth = depth };
+	struct ev v = { .p = p, .s = d ? d->val : "", .depth = depth };
 
 	if (d && *d->val && depth <= KC_MAX_DEPTH) {
 		*out = ev_or(&v);
@@ -520,7 +519,7 @@ int kconst__value(struct program *p, const char *name, long long *out, const cha
 	if (!d)
 		return -ENOENT;
 	if (!value_of(p, name, strlen(name), 0, &v)) {
-		*text = d->val;
+		*text = *d->val ? d->val : "(nothing)";
 		return -EINVAL;
 	}
 	*out = (long long)v;
