@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -134,6 +135,26 @@ int util__read_int(const char *path, int *v)
 		fclose(f);
 	}
 	return rc;
+}
+
+int util__find_command(const char *cmd, char *buf, size_t len)
+{
+	const char *p = getenv("PATH");
+	struct stat st;
+
+	if (strchr(cmd, '/')) {
+		snprintf(buf, len, "%s", cmd);
+		return 0;
+	}
+	for (p = p ? p : "/usr/local/bin:/usr/bin:/bin"; *p; p += *p == ':') {
+		size_t l = strcspn(p, ":");
+
+		snprintf(buf, len, "%.*s/%s", (int)(l ? l : 1), l ? p : ".", cmd);	/* "" is the cwd */
+		p += l;
+		if (!stat(buf, &st) && S_ISREG(st.st_mode) && !access(buf, X_OK))
+			return 0;
+	}
+	return -ENOENT;
 }
 
 int util__lines_begin(struct util_lines *l, FILE *in)

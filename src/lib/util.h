@@ -35,6 +35,9 @@ int util__read_file(const char *path, size_t max, char **out, size_t *len);
 /* the integer a file holds (a sysfs or procfs knob); 0, -ENOENT or -EINVAL */
 int util__read_int(const char *path, int *v);
 
+/* the file execvp() would run for cmd (cmd itself when it has a '/'), into buf; 0 or -ENOENT */
+int util__find_command(const char *cmd, char *buf, size_t len);
+
 /* Levenshtein distance of two short strings (99 when longer than 94 bytes) */
 int util__edit_distance(const char *a, const char *b, bool ignore_case);
 

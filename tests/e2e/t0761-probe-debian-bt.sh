@@ -164,6 +164,13 @@ test_expect_success 'execsnoop.bt: a command and its arguments' '
 	grep -qE "^[0-9]+ +[0-9]+ +/bin/true t0761-marker one two$" execsnoop.out
 '
 
+test_expect_success '-c runs its command with one execve(): no PATH search for execsnoop.bt to see' '
+	$SONDE probe -c "true" -e "t:syscalls:sys_enter_execve /pid == cpid/ { @ = count(); }" >out &&
+	test "$(sed -n 4p out)" = "@: 1" &&
+	$SONDE probe -c "sh $TMP/execsnoop.sh" /usr/sbin/execsnoop.bt >out &&
+	test $(grep -c " sh $TMP/execsnoop.sh$" out) -eq 1
+'
+
 test_expect_success 'setuids.bt: setpriv'"'"'s setresuid(0, ...)' '
 	command -v setpriv >/dev/null || { echo "no setpriv (util-linux)"; exit 0; }
 	run setuids "setpriv --ruid=0 true" &&

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* test_util.c - lib/util.h: lists, UTF-8 sequences, JSON strings */
+/* test_util.c - lib/util.h: lists, UTF-8 sequences, JSON strings, files, commands */
 #include "unit.h"
 #include "lib/util.h"
 #include "ui/json.h"
@@ -117,4 +117,23 @@ TEST(util_read_fd_and_file)
 	CHECK_INT(util__read_file("/proc/self/maps", 10, &s, &len), -EFBIG);
 	CHECK(s == NULL);
 	CHECK_INT(util__read_file("/nonexistent/x", 0, &s, &len), -ENOENT);
+}
+
+TEST(util_find_command)
+{
+	char buf[4096], *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+
+	CHECK_INT(util__find_command("./x/y", buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "./x/y");
+	setenv("PATH", "/nonexistent-dir:/bin:/usr/bin", 1);
+	CHECK_INT(util__find_command("sh", buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "/bin/sh");
+	CHECK_INT(util__find_command("no-such-command-t", buf, sizeof(buf)), -ENOENT);
+	setenv("PATH", "/proc/self:/bin", 1);	/* /proc/self/fd is a directory, not a command */
+	CHECK_INT(util__find_command("fd", buf, sizeof(buf)), -ENOENT);
+	if (old)
+		setenv("PATH", old, 1);
+	else
+		unsetenv("PATH");
+	free(old);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* workload.c - fork, hold, then exec a command; see workload.h */
 #include "lib/proc/workload.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +33,8 @@ int workload__prepare(struct workload *w, char *const argv[])
 		return -e;
 	}
 	if (pid == 0) {
-		char c;
+		char c, path[4096];
+		const char *file = argv[0];
 		int e;
 
 		close(go[1]);
@@ -48,13 +50,18 @@ int workload__prepare(struct workload *w, char *const argv[])
 		}
 		if (w->stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
+		/* PATH searched now: execvp's failed execve()s would reach the tracing (execsnoop) */
+		if (!util__find_command(argv[0], path, sizeof(path)))
+			file = path;
 		/* ready: from here until exec the child makes no system call but the read,
 		 * so tracing attached after prepare() sees none of this set-up */
 		if (write(err[1], "r", 1) != 1)
 			_exit(127);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);	/* the parent gave up */
-		execvp(argv[0], argv);
+		execv(file, argv);
+		if (errno == ENOEXEC || file == argv[0])	/* a script without #! (execvp runs sh), or not found */
+			execvp(argv[0], argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
 			_exit(127);
