@@ -11,6 +11,7 @@
 #include "lang/provider.h"
 #include "lang/testbench.h"
 #include "lang/provider_iter.h"
+#include "lang/sortloop.h"
 #include "lib/syscall/syscalls.h"
 
 #include <ctype.h>
@@ -918,6 +919,8 @@ static int check_for_map(struct ck *c, struct node *s)
 	struct mapinfo *m = ck_map_get(c, mapn);
 
 	mapn->map = m;
+	if (s->x && sortloop__check_limit(c, s))
+		return -1;
 	if (m->val.kind == TY_NONE) {
 		if (c->final) {
 			lang__error(c->prog, mapn->loc, "'%s' is iterated but never assigned", m->name);
@@ -964,7 +967,10 @@ static int check_for_map(struct ck *c, struct node *s)
 	v->loopvar = true;
 	s->var = v;
 	c->loops++;
-	int rc = check_block(c, s->r);
+	int rc = s->x ? sortloop__check_key(c, s) : 0;
+
+	if (!rc)
+		rc = check_block(c, s->r);
 
 	c->loops--;
 	c->fn = outer;

@@ -27,6 +27,7 @@
  * (5.19+) and reduces them the way `print` does.
  */
 #include "lang/gen_int.h"
+#include "lang/sortloop.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -405,6 +406,8 @@ static void gen_callback(struct gen *g, struct node *s, struct bpf_code *code)
 		for (int i = vcopy; i < vsz; i += 8)
 			g_emit(&cg, ST(BPF_DW, b, kv->slot + ksz + i, 0));
 	}
+	if (s->x)
+		sortloop__gen_row(&cg, s);
 	cg.loop = &l;
 	gen_block(&cg, s->r);
 	int cont = cg.c->n;
@@ -462,6 +465,8 @@ void gen_for_map(struct gen *g, struct node *s)
 	if (sub < 0)
 		return;
 	gen_callback(g, s, code);
+	if (s->x)
+		sortloop__gen_begin(g, s);
 	g_ld_map(g, R1, m->index);
 	g_ld_func(g, R2, sub);
 	if (g->cb) {
@@ -471,6 +476,8 @@ void gen_for_map(struct gen *g, struct node *s)
 	}
 	g_emit(g, MOV_IMM(R4, 0));
 	g_emit(g, CALL(BPF_FUNC_for_each_map_elem));
+	if (s->x)
+		sortloop__gen_end(g, s);
 	if (has_return(s->r)) {	/* the body returned: so does this function */
 		g_emit(g, LDX(BPF_DW, R1, g->cb ? R8 : FP, g->cb ? 8 : ctxslot + 8));
 		g_push_fix(g, &g->ret, &g->nret, g_emit(g, JMP_IMM(BPF_JNE, R1, 0, 0)));

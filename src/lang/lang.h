@@ -233,6 +233,7 @@ enum rec_kind {
 	REC_ERRORF, REC_WARNF,	/* a printf record whose text goes to stderr; an errorf() fails a test: probe */
 	REC_SKBOUTPUT,	/* not a record: a skboutput() call site (fmt: the pcap path, top: the offset) */
 	REC_HELPER_ERR,	/* -k: a BPF helper failed (helpcheck.c): the site, then its return value at offset 8 */
+	REC_ROWS_BEGIN, REC_ROW, REC_ROWS_END,	/* a sorted for loop's output (sortloop.c, output_rows.c) */
 };
 
 /* a C struct or union the script defines (bpftrace's `struct x { int a; char *b; };`), laid out in ktypes.c */

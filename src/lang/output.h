@@ -15,6 +15,7 @@
 #include <time.h>
 
 struct symbolizer;
+struct rowgroup;
 
 struct out {
 	FILE *f;
@@ -25,6 +26,7 @@ struct out {
 	int kstack_fd, ustack_fd;
 	pid_t *pids;		/* processes whose memory maps were read */
 	int npids;
+	struct rowgroup *rows;	/* sorted loops whose rows are being gathered (output_rows.c), or NULL */
 };
 
 /* read pid's memory map once, the first time one of its user addresses is seen */
@@ -52,6 +54,12 @@ int out__tseries(struct out *o, struct mapinfo *m, long long top, long long div)
 void out__tseries_graph(FILE *f, const int64_t *vals, const bool *has, int n, uint64_t first_ns, uint64_t interval_ns);
 /* a key as the map's text shows it, "[1, x]" (json: "1,x"); malloc'd */
 char *out__key_str(struct out *o, const struct mapinfo *m, const uint8_t *key, bool json);
+
+/* output_rows.c: a sorted for loop's records; f is the stream of the row being written meanwhile */
+void out__rows_begin(struct out *o, long long limit);
+void out__rows_row(struct out *o, const struct type *key, const uint8_t *data);
+void out__rows_end(struct out *o);	/* the rows in order, at most the limit of them */
+void out__rows_flush(struct out *o);	/* ends every loop still open (exit(), lost records) */
 
 /* every map, in name order, after the two newlines bpftrace starts with */
 void out__all_maps(struct out *o);

@@ -392,6 +392,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		break;
 	}
 	case REC_EXIT:	/* the first exit(CODE) sets sonde's exit status (--test: testbench.c decides) */
+		out__rows_flush(&rt->out);	/* a sorted loop's rows so far */
 		rt->exiting = true;
 		p->exit_code = (int)arg & 0xff;
 		break;
@@ -455,6 +456,17 @@ static int on_record(void *ctx, void *data, size_t size)
 	case REC_PRINT_VAL:
 		if (s && size >= 8u + s->args[0].size)
 			out__value_line(&rt->out, &s->args[0], (const uint8_t *)data + 8);
+		break;
+	case REC_ROWS_BEGIN:
+		if (size >= 16)
+			out__rows_begin(&rt->out, ((const int64_t *)data)[1]);
+		break;
+	case REC_ROW:
+		if (s && size >= s->size)
+			out__rows_row(&rt->out, &s->args[0], (const uint8_t *)data + 8);
+		break;
+	case REC_ROWS_END:
+		out__rows_end(&rt->out);
 		break;
 	case REC_UNWATCH:
 		if (size >= 16)
@@ -1062,6 +1074,7 @@ loaded:
 				test_run(&rt, in, err, errlen);
 	ring_buffer__consume(rt.rb);
 	skbout__consume(rt.skb);
+	out__rows_flush(&rt.out);
 	rt.exiting = true;
 	if (!prog->cfg.no_print_maps)
 		out__all_maps(&rt.out);
@@ -1090,6 +1103,7 @@ out_sig:
 			*o->child_status = l.child_status;
 	}
 out:
+	out__rows_flush(&rt.out);	/* an error ended the run inside a sorted loop */
 	for (int i = 0; i < ninst; i++)
 		bpf_code__free(&codes[i]);
 	free(codes);
