@@ -12,6 +12,7 @@
 #include "sonde.h"
 #include "opt.h"
 #include "cmd/probe.h"
+#include "cmd/tool_gen.h"
 #include "lang/lang.h"
 #include "lib/util.h"
 
@@ -48,6 +49,7 @@ struct tool_arg {
 	bool required;		/* no default: "// arg: pattern:event ..." */
 	bool event;		/* ":event": BCC's event pattern, made an attach point (tool__event_spec) */
 	bool function;		/* ":function": one that must be a function; its return probe is $(nargs+1) */
+	bool many;		/* "probe...": the last one, given once or more (BCC's nargs="+") */
 	const char *help;
 	int helplen;
 };
@@ -68,6 +70,7 @@ struct tool {
 	const char *examples[16];
 	int exlen[16];
 	int nexamples;
+	bool generated;		/* "// generated:": the program is composed from the arguments (tool_gen.h) */
 };
 
 static const char *line_end(const char *p)
@@ -137,6 +140,10 @@ static void parse_arg(struct tool *t, const char *p, const char *end)
 		*eq = 0;
 		a->event = true;
 	}
+	if ((eq = strstr(spec, "...")) && !eq[3]) {
+		*eq = 0;
+		a->many = true;
+	}
 	snprintf(a->name, sizeof(a->name), "%s", spec);
 	t->nargs++;
 }
@@ -156,6 +163,8 @@ static void parse_header(struct tool *t)
 			parse_opt(t, p + 8, end);
 		} else if (!strncmp(p, "// arg: ", 8)) {
 			parse_arg(t, p + 8, end);
+		} else if (!strncmp(p, "// generated:", 13)) {
+			t->generated = true;
 		} else if (!strncmp(p, "// try: ", 8)) {
 			t->try_args = p + 8;
 			t->try_len = (int)(end - p - 8);
@@ -227,7 +236,8 @@ static void usage(const struct tool *t, FILE *f)
 			n = sizeof(line) - 1;
 	}
 	for (int i = 0; i < t->nargs && n < (int)sizeof(line); i++)
-		n += snprintf(line + n, sizeof(line) - n, t->args[i].required ? " %s" : " [%s]", t->args[i].name);
+		n += snprintf(line + n, sizeof(line) - n, t->args[i].required ? " %s%s%s%s" : " [%s]%s%s%s", t->args[i].name,
+			      t->args[i].many ? " [" : "", t->args[i].many ? t->args[i].name : "", t->args[i].many ? " ...]" : "");
 	fprintf(f, "%s\n", line);
 }
 
@@ -410,7 +420,7 @@ static int parse_argv(const struct tool *t, int argc, char **argv, struct tool_p
 			}
 			continue;
 		}
-		if (tp->npos >= t->nargs)
+		if (tp->npos >= t->nargs && !(t->nargs && t->args[t->nargs - 1].many && tp->npos < 8))
 			return usage_error(t, "unexpected argument '%s'", a);
 		tp->pos[tp->npos++] = argv[i];
 	}
@@ -474,6 +484,16 @@ static int alias_params(const struct tool *t, struct tool_params *tp)
 	return 0;
 }
 
+/* the tool's program: its source, or (generated) the one composed from its arguments, into *gen to free */
+static const char *tool_program(const struct tool *t, struct tool_params *tp, char **gen, char *why, size_t whylen)
+{
+	*gen = NULL;
+	if (!t->generated)
+		return t->src->text;
+	*gen = tool_gen__program(t->src->name, tp->npos, tp->pos, tp->named, tp->nnamed, why, whylen);
+	return *gen;
+}
+
 static int run_tool(const struct tool *t, int argc, char **argv)
 {
 	struct tool_params *tp = calloc(1, sizeof(*tp));
@@ -489,8 +509,17 @@ static int run_tool(const struct tool *t, int argc, char **argv)
 		free(tp);
 		return rc < 0 ? 0 : rc;
 	}
+	char why[512], *gen;
+	const char *src = tool_program(t, tp, &gen, why, sizeof(why));
+
+	if (!src) {
+		error("%s", why);
+		free(tp);
+		return 1;
+	}
 	if (source) {
-		fputs(t->src->text, stdout);
+		fputs(src, stdout);
+		free(gen);
 		free(tp);
 		return 0;
 	}
@@ -498,13 +527,14 @@ static int run_tool(const struct tool *t, int argc, char **argv)
 
 	snprintf(file, sizeof(file), "%s.bt", t->src->name);
 	struct probe_job job = {
-		.file = file, .src = t->src->text, .len = strlen(t->src->text),
-		.argc = tp->npos, .argv = tp->pos, .named = tp->named, .nnamed = tp->nnamed,
+		.file = file, .src = src, .len = strlen(src),
+		.argc = tp->npos, .argv = tp->pos, .named = tp->named, .nnamed = t->generated ? 0 : tp->nnamed,
 		.quiet = true, .mode = MODE_RUN,
 	};
 
 	setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
 	rc = probe__run(&job);
+	free(gen);
 	free(tp);
 	if (job.interrupted) {
 		signal(job.interrupted, SIG_DFL);
@@ -568,10 +598,17 @@ static int probe_tool(const struct tool *t, char *why, size_t whylen)
 		snprintf(why, whylen, "its header's try: line does not parse");
 		return TOOL_NO;
 	}
+	char *gen;
+	const char *src = tool_program(t, tp, &gen, why, whylen);
+
+	if (!src) {
+		free(tp);
+		return TOOL_NO;
+	}
 	snprintf(file, sizeof(file), "%s.bt", t->src->name);
 	struct probe_job job = {
-		.file = file, .src = t->src->text, .len = strlen(t->src->text),
-		.argc = tp->npos, .argv = tp->pos, .named = tp->named, .nnamed = tp->nnamed,
+		.file = file, .src = src, .len = strlen(src),
+		.argc = tp->npos, .argv = tp->pos, .named = tp->named, .nnamed = t->generated ? 0 : tp->nnamed,
 		.quiet = true, .probe_only = true, .no_warnings = true, .mode = MODE_RUN, .why = why, .whylen = whylen,
 	};
 
@@ -589,6 +626,7 @@ static int probe_tool(const struct tool *t, char *why, size_t whylen)
 	}
 	if (fd >= 0)
 		close(fd);
+	free(gen);
 	free(tp);
 	return rc ? TOOL_NO : job.skipped ? TOOL_PART : TOOL_YES;
 }

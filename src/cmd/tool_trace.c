@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tool_trace.c - BCC's trace: each probe specifier
+ *   [{p,r}]:[LIB]:FUNC[(SIGNATURE)] [(FILTER)] ["FORMAT"[, ARGS...]]
+ *   t:CATEGORY:EVENT [(FILTER)] ["FORMAT"[, ARGS...]]
+ *   u:LIB:PROBE [(FILTER)] ["FORMAT"[, ARGS...]]
+ * becomes one probe of a program that prints BCC's line for each event:
+ * "PID TID COMM FUNC MESSAGE", after a TIME and a CPU column with -T/-t
+ * and -C, and followed by the stacks with -K/-U. BCC counts the arguments
+ * from arg1; the FORMAT's %d/%u/%x convert as BCC's do (to int, unsigned
+ * int: %ld and %llx for 64 bits), %s reads a string of -Z bytes, %K and %U
+ * are a kernel and a user address's symbol.
+ */
+#include "cmd/tool_gen.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct trace_opts {
+	const char *pid, *tid, *uid, *name;
+	long max_events, string_size;
+	bool include_self, timestamp, unix_ts, time, cpu, kstack, ustack;
+};
+
+/* the top-level comma-separated pieces of s: their starts and lengths */
+static int split_args(const char *s, const char **start, size_t *len, int max)
+{
+	int n = 0, depth = 0;
+	const char *p = s, *b = s;
+
+	for (;; p++) {
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				break;
+			continue;
+		}
+		if (*p == '(' || *p == '[')
+			depth++;
+		else if ((*p == ')' || *p == ']') && depth)
+			depth--;
+		if (*p && !(*p == ',' && !depth))
+			continue;
+		while (b < p && isspace((unsigned char)*b))
+			b++;
+		size_t l = (size_t)(p - b);
+
+		while (l && isspace((unsigned char)b[l - 1]))
+			l--;
+		if (l && n < max) {
+			start[n] = b;
+			len[n++] = l;
+		}
+		if (!*p)
+			break;
+		b = p + 1;
+	}
+	return n;
+}
+
+/*
+ * FORMAT's conversions as sonde's printf takes them, each with the wrapping its
+ * value needs (BCC's C types): fmt gets the format, wrap[i] "(int32)(%s)"-like.
+ */
+static int convert_format(const char *f, size_t flen, struct gbuf *fmt, char wrap[][32], int max, long strsize,
+			  char *err, size_t errlen)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < flen; i++) {
+		if (f[i] != '%') {
+			gbuf__putn(fmt, f + i, 1);
+			continue;
+		}
+		if (i + 1 < flen && f[i + 1] == '%') {
+			gbuf__putn(fmt, "%%", 2);
+			i++;
+			continue;
+		}
+		size_t s = i + 1, e = s;
+
+		while (e < flen && strchr("-+ #0", f[e]))
+			e++;
+		while (e < flen && isdigit((unsigned char)f[e]))
+			e++;
+		size_t spec_end = e;	/* flags and width, kept */
+		char lenmod[3] = "";
+		int l = 0;
+
+		while (e < flen && (f[e] == 'l' || f[e] == 'h') && l < 2)
+			lenmod[l++] = f[e++];
+		lenmod[l] = 0;
+		char conv = e < flen ? f[e] : 0;
+		const char *w = NULL, *out = NULL;
+		bool wide = !strcmp(lenmod, "l") || !strcmp(lenmod, "ll"), half = !strcmp(lenmod, "h");
+
+		if (l && !wide && !half)
+			conv = 0;
+		switch (conv) {
+		case 'd': w = wide ? "(int64)(%s)" : half ? "(int16)(%s)" : "(int32)(%s)"; out = "d"; break;
+		case 'u': w = wide ? "(uint64)(%s)" : half ? "(uint16)(%s)" : "(uint32)(%s)"; out = "u"; break;
+		case 'x': w = wide ? "(uint64)(%s)" : half ? NULL : "(uint32)(%s)"; out = "x"; break;
+		case 'c': w = l ? NULL : "(int8)(%s)"; out = "c"; break;
+		case 's': w = l ? NULL : "str(%s, STRSIZE)"; out = "s"; break;
+		case 'K': w = l ? NULL : "ksym(%s)"; out = "s"; break;
+		case 'U': w = l ? NULL : "usym(%s)"; out = "s"; break;
+		}
+		if (!w) {
+			snprintf(err, errlen, "unrecognized format specifier '%%%.*s'", (int)(e + 1 - s < 8 ? e + 1 - s : 8),
+				 f + s);
+			return -1;
+		}
+		if (n >= max) {
+			snprintf(err, errlen, "too many format specifiers");
+			return -1;
+		}
+		gbuf__putn(fmt, "%", 1);
+		gbuf__putn(fmt, f + s, spec_end - s);
+		gbuf__printf(fmt, "%s", out);
+		snprintf(wrap[n++], 32, "%s", w);
+		i = e;
+	}
+	(void)strsize;
+	return n;
+}
+
+/* one probe specifier: its probe block */
+static int trace_probe(struct gbuf *b, const char *text, const struct trace_opts *o, bool *trivial, char *err,
+		       size_t errlen)
+{
+	struct bcc_probe p;
+	const char *s;
+	struct gbuf filt = { 0 }, fmt = { 0 }, vals = { 0 };
+	char wrap[16][32], e2[256];
+	int rc = -1;
+
+	if (bcc_probe__parse(&p, text, &s, e2, sizeof(e2)))
+		goto bad;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s == '(') {		/* the filter, up to its balancing ')' */
+		int depth = 0;
+		const char *f = s;
+
+		for (; *s; s++) {
+			if (*s == '(')
+				depth++;
+			else if (*s == ')' && !--depth)
+				break;
+		}
+		if (!*s) {
+			snprintf(e2, sizeof(e2), "unmatched end of predicate");
+			goto bad;
+		}
+		if (bcc_expr__rewrite(&p, f, (size_t)(s + 1 - f), &filt, e2, sizeof(e2)))
+			goto bad;
+		s++;
+		while (isspace((unsigned char)*s))
+			s++;
+	}
+	int nfmt = 0;
+
+	if (*s) {			/* "FORMAT", ARGS */
+		const char *q = s[0] == '"' ? strchr(s + 1, '"') : NULL;
+		const char *start[16];
+		size_t len[16];
+
+		if (!q) {
+			snprintf(e2, sizeof(e2), "expected format string in \"s");
+			goto bad;
+		}
+		*trivial = false;
+		nfmt = convert_format(s + 1, (size_t)(q - s - 1), &fmt, wrap, 16, o->string_size, e2, sizeof(e2));
+		if (nfmt < 0)
+			goto bad;
+		s = q + 1;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (*s == ',')
+			s++;
+		int nv = split_args(s, start, len, 16);
+
+		if (nv != nfmt) {
+			snprintf(e2, sizeof(e2), "the format has %d specifiers and %d arguments follow it", nfmt, nv);
+			goto bad;
+		}
+		for (int i = 0; i < nv; i++) {
+			struct gbuf v = { 0 };
+			char *pct = strstr(wrap[i], "%s"), *strsz = strstr(wrap[i], "STRSIZE");
+
+			if (bcc_expr__rewrite(&p, start[i], len[i], &v, e2, sizeof(e2))) {
+				free(v.s);
+				goto bad;
+			}
+			gbuf__printf(&vals, ", %.*s%s", (int)(pct - wrap[i]), wrap[i], v.s ? v.s : "");
+			if (strsz)
+				gbuf__printf(&vals, "%.*s%ld)", (int)(strsz - pct - 2), pct + 2, o->string_size);
+			else
+				gbuf__printf(&vals, "%s", pct + 2);
+			free(v.s);
+		}
+	}
+	/* the predicate: the process, the thread, the user, the name, trace itself, the filter */
+	struct gbuf pred = { 0 };
+
+	if (o->pid)
+		gbuf__printf(&pred, "%spid == %s", pred.len ? " && " : "", o->pid);
+	else if (o->tid)
+		gbuf__printf(&pred, "%stid == %s", pred.len ? " && " : "", o->tid);
+	else if (!o->include_self)
+		gbuf__printf(&pred, "%spid != %d", pred.len ? " && " : "", (int)getpid());
+	if (o->uid)
+		gbuf__printf(&pred, "%suid == %s", pred.len ? " && " : "", o->uid);
+	if (o->name)
+		gbuf__printf(&pred, "%sstrcontains(comm, \"%s\")", pred.len ? " && " : "", o->name);
+	if (filt.len)
+		gbuf__printf(&pred, "%s%s", pred.len ? " && " : "", filt.s);
+	gbuf__printf(b, "\n// %s\n%s\n", text, p.attach);
+	if (pred.len)
+		gbuf__printf(b, "/%s/\n", pred.s);
+	free(pred.s);
+	gbuf__printf(b, "{\n");
+	if (o->max_events > 0)
+		gbuf__printf(b, "\tif (@events >= %ld) { return; }\n\t@events++;\n", o->max_events);
+	gbuf__printf(b, "\tprintf(\"%s%s%%-7d %%-7d %%-15s %%-16s %s%s\\n\"",
+		     o->unix_ts ? "%-17s " : o->timestamp ? "%-8.6f " : o->time ? "%-8s " : "", o->cpu ? "%-3d " : "",
+		     fmt.s ? fmt.s : "", o->kstack || o->ustack ? "%s%s" : "");
+	if (o->unix_ts)
+		gbuf__printf(b, ", strftime(\"%%s.%%f\", nsecs)");
+	else if (o->timestamp)
+		gbuf__printf(b, ", fdiv(elapsed, 1000000000)");
+	else if (o->time)
+		gbuf__printf(b, ", strftime(\"%%H:%%M:%%S\", nsecs)");
+	if (o->cpu)
+		gbuf__printf(b, ", cpu");
+	gbuf__printf(b, ",\n\t       pid, tid, comm, \"%s\"%s", p.func, vals.s ? vals.s : "");
+	if (o->kstack || o->ustack)
+		gbuf__printf(b, ", %s, %s", o->kstack ? "kstack" : "\"\"", o->ustack ? "ustack" : "\"\"");
+	gbuf__printf(b, ");\n");
+	if (o->max_events > 0)
+		gbuf__printf(b, "\tif (@events == %ld) { exit(); }\n", o->max_events);
+	gbuf__printf(b, "}\n");
+	rc = 0;
+	goto out;
+bad:
+	snprintf(err, errlen, "error in probe '%s': %s", text, e2);
+out:
+	free(filt.s);
+	free(fmt.s);
+	free(vals.s);
+	return rc;
+}
+
+char *tool_gen__trace(int npos, char *const *pos, const char *const *named, int nnamed, char *err, size_t errlen)
+{
+	struct trace_opts o = {
+		.pid = tool_gen__opt(named, nnamed, "pid"), .tid = tool_gen__opt(named, nnamed, "tid"),
+		.uid = tool_gen__opt(named, nnamed, "uid"), .name = tool_gen__opt(named, nnamed, "name"),
+		.include_self = tool_gen__opt(named, nnamed, "include-self"),
+		.timestamp = tool_gen__opt(named, nnamed, "timestamp"), .time = tool_gen__opt(named, nnamed, "time"),
+		.unix_ts = tool_gen__opt(named, nnamed, "unix-timestamp"), .cpu = tool_gen__opt(named, nnamed, "print_cpu"),
+		.kstack = tool_gen__opt(named, nnamed, "kernel-stack"), .ustack = tool_gen__opt(named, nnamed, "user-stack"),
+		.string_size = 80,
+	};
+	const char *v;
+	struct gbuf b = { 0 }, probes = { 0 };
+	bool trivial = true;	/* no probe has a format: the header's last column is "" rather than "-" */
+
+	if ((v = tool_gen__opt(named, nnamed, "max-events")))
+		o.max_events = atol(v);
+	if ((v = tool_gen__opt(named, nnamed, "string-size")))
+		o.string_size = atol(v);
+	if (o.string_size < 1 || o.string_size > 200) {
+		snprintf(err, errlen, "-Z: a string size from 1 to 200 bytes");
+		return NULL;
+	}
+	if (o.pid && o.tid) {
+		snprintf(err, errlen, "only one of -p and -L may be specified");
+		return NULL;
+	}
+	o.unix_ts &= o.timestamp;
+	for (int i = 0; i < npos; i++)
+		if (trace_probe(&probes, pos[i], &o, &trivial, err, errlen)) {
+			free(probes.s);
+			return NULL;
+		}
+	gbuf__printf(&b, "// generated by sonde tool trace from its probes (each above its block)\n"
+		     "config = { print_maps_on_exit = false; max_strlen = %ld }\n\nBEGIN\n{\n\tprintf(\"%s%s%%-7s %%-7s %%-15s %%-16s %%s\\n\"%s%s, \"PID\", \"TID\", \"COMM\", \"FUNC\", \"%s\");\n}\n",
+		     o.string_size < 64 ? 64 : o.string_size,
+		     o.unix_ts ? "%-17s " : (o.timestamp || o.time) ? "%-8s " : "", o.cpu ? "%-3s " : "",
+		     (o.timestamp || o.time) ? ", \"TIME\"" : "", o.cpu ? ", \"CPU\"" : "", trivial ? "" : "-");
+	gbuf__putn(&b, probes.s, probes.len);
+	free(probes.s);
+	if (b.oom || probes.oom) {
+		free(b.s);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return b.s;
+}
