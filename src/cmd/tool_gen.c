@@ -59,6 +59,17 @@ void gbuf__printf(struct gbuf *b, const char *fmt, ...)
 	free(big);
 }
 
+void gbuf__lit(struct gbuf *b, const char *s, size_t n, bool fmt)
+{
+	for (size_t i = 0; i < n && s[i]; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			gbuf__putn(b, "\\", 1);
+		if (s[i] == '%' && fmt)
+			gbuf__putn(b, "%", 1);
+		gbuf__putn(b, s + i, 1);
+	}
+}
+
 const char *tool_gen__opt(const char *const *named, int nnamed, const char *name)
 {
 	size_t n = strlen(name);
@@ -290,6 +301,43 @@ int bcc_probe__parse(struct bcc_probe *p, const char *text, const char **end, ch
 		return -1;
 	}
 	return 0;
+}
+
+int tool_gen__split(const char *s, const char **start, size_t *len, int max)
+{
+	int n = 0, depth = 0;
+	const char *p = s, *b = s;
+
+	for (;; p++) {
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				break;
+			continue;
+		}
+		if (*p == '(' || *p == '[')
+			depth++;
+		else if ((*p == ')' || *p == ']') && depth)
+			depth--;
+		if (*p && !(*p == ',' && !depth))
+			continue;
+		while (b < p && isspace((unsigned char)*b))
+			b++;
+		size_t l = (size_t)(p - b);
+
+		while (l && isspace((unsigned char)b[l - 1]))
+			l--;
+		if (l && n < max) {
+			start[n] = b;
+			len[n++] = l;
+		}
+		if (!*p)
+			break;
+		b = p + 1;
+	}
+	return n;
 }
 
 static bool ident(char c)

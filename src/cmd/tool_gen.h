@@ -32,6 +32,8 @@ struct gbuf {
 };
 void gbuf__printf(struct gbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gbuf__putn(struct gbuf *b, const char *s, size_t n);
+/* s[0..n) inside a string literal of the language: " and \ escaped, and % doubled when fmt (printf's) */
+void gbuf__lit(struct gbuf *b, const char *s, size_t n, bool fmt);
 
 /* a parameter of a probe's signature, "size_t size": its name, and the cast that gives its value */
 struct bcc_param {
@@ -71,6 +73,9 @@ const char *bcc_type__cast(const char *ctype, char *out, size_t len, bool *strin
  */
 int bcc_expr__rewrite(const struct bcc_probe *p, const char *expr, size_t len, struct gbuf *out, char *err,
 		      size_t errlen);
+
+/* s's top-level comma-separated pieces (not inside (), [] or ""), trimmed: at most max; how many */
+int tool_gen__split(const char *s, const char **start, size_t *len, int max);
 
 /* the option NAME among named: its value, "" for a flag, NULL when not given (the last one wins) */
 const char *tool_gen__opt(const char *const *named, int nnamed, const char *name);

@@ -25,44 +25,6 @@ struct trace_opts {
 	bool include_self, timestamp, unix_ts, time, cpu, kstack, ustack;
 };
 
-/* the top-level comma-separated pieces of s: their starts and lengths */
-static int split_args(const char *s, const char **start, size_t *len, int max)
-{
-	int n = 0, depth = 0;
-	const char *p = s, *b = s;
-
-	for (;; p++) {
-		if (*p == '"') {
-			for (p++; *p && *p != '"'; p++)
-				if (*p == '\\' && p[1])
-					p++;
-			if (!*p)
-				break;
-			continue;
-		}
-		if (*p == '(' || *p == '[')
-			depth++;
-		else if ((*p == ')' || *p == ']') && depth)
-			depth--;
-		if (*p && !(*p == ',' && !depth))
-			continue;
-		while (b < p && isspace((unsigned char)*b))
-			b++;
-		size_t l = (size_t)(p - b);
-
-		while (l && isspace((unsigned char)b[l - 1]))
-			l--;
-		if (l && n < max) {
-			start[n] = b;
-			len[n++] = l;
-		}
-		if (!*p)
-			break;
-		b = p + 1;
-	}
-	return n;
-}
-
 /*
  * FORMAT's conversions as sonde's printf takes them, each with the wrapping its
  * value needs (BCC's C types): fmt gets the format, wrap[i] "(int32)(%s)"-like.
@@ -183,7 +145,7 @@ static int trace_probe(struct gbuf *b, const char *text, const struct trace_opts
 			s++;
 		if (*s == ',')
 			s++;
-		int nv = split_args(s, start, len, 16);
+		int nv = tool_gen__split(s, start, len, 16);
 
 		if (nv != nfmt) {
 			snprintf(e2, sizeof(e2), "the format has %d specifiers and %d arguments follow it", nfmt, nv);

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tool_argdist.c - BCC's argdist: each -C (count) or -H (histogram) specifier
+ *   {p,r,t,u}:{[LIB],CATEGORY}:FUNC(SIGNATURE)[:TYPE[,TYPE...]:EXPR[,EXPR...][:FILTER]][#LABEL]
+ * becomes a probe that counts its expressions' values in a map (a hist()
+ * for -H), and an interval probe prints every map as BCC does each -i
+ * seconds: "[HH:MM:SS]", then per specifier its label, "\tCOUNT      EVENT"
+ * and one "\tN          expr = value" row per value (or the histogram),
+ * and clears them unless -c. In a return probe (r:) $retval is the return
+ * value, $entry(NAME) the parameter NAME as it was at the call and $latency
+ * the call's time in nanoseconds: an entry probe keeps those per thread.
+ */
+#include "cmd/tool_gen.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct argdist_opts {
+	const char *pid;
+	long string_size, interval, count, top;
+	bool cumulative;
+};
+
+/* "$latency" and "$entry(NAME)" of probe N into the maps its entry probe fills; which were seen */
+static void entry_refs(const char *e, size_t len, int n, struct gbuf *out, bool *lat, char names[][32], int *nnames)
+{
+	for (size_t i = 0; i < len; ) {
+		if (!strncmp(e + i, "$latency", 8) && i + 8 <= len) {
+			gbuf__printf(out, "(nsecs - @start%d[tid])", n);
+			*lat = true;
+			i += 8;
+			continue;
+		}
+		if (i + 7 <= len && !strncmp(e + i, "$entry(", 7)) {
+			size_t s = i + 7, c = s;
+
+			while (c < len && e[c] != ')')
+				c++;
+			char nm[32];
+
+			snprintf(nm, sizeof(nm), "%.*s", (int)(c - s), e + s);
+			int k;
+
+			for (k = 0; k < *nnames && strcmp(names[k], nm); k++)
+				;
+			if (k == *nnames && *nnames < 6)
+				snprintf(names[(*nnames)++], 32, "%s", nm);
+			gbuf__printf(out, "@entry%d_%s[tid]", n, nm);
+			i = c < len ? c + 1 : len;
+			continue;
+		}
+		gbuf__putn(out, e + i, 1);
+		i++;
+	}
+}
+
+static int argdist_probe(struct gbuf *b, struct gbuf *show, int n, const char *spec, bool hist,
+			 const struct argdist_opts *o, char *err, size_t errlen)
+{
+	char text[1024], *label = NULL, *parts[6], e2[256];
+	int np = 0, rc = -1;
+	struct bcc_probe p;
+	const char *end;
+	struct gbuf filt = { 0 }, key = { 0 }, disp = { 0 };
+	bool lat = false;
+	char names[6][32];
+	int nnames = 0;
+
+	snprintf(text, sizeof(text), "%s", spec);
+	if ((label = strchr(text, '#')))
+		*label++ = 0;
+	parts[np++] = text;	/* split at the ':' outside parentheses (the signature's, casts') */
+	for (int depth = 0, i = 0; text[i] && np < 6; i++) {
+		depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+		if (text[i] == ':' && !depth) {
+			text[i] = 0;
+			parts[np++] = text + i + 1;
+		}
+	}
+	if (np < 3) {
+		snprintf(e2, sizeof(e2), "at least the probe type, library, and function signature must be specified");
+		goto bad;
+	}
+	if (!strchr(parts[2], '(') || !strchr(parts[2], ')')) {
+		snprintf(e2, sizeof(e2), "function signature '%s' has an invalid format", parts[2]);
+		goto bad;
+	}
+	char head[600];
+
+	snprintf(head, sizeof(head), "%s:%s:%s", parts[0], parts[1], parts[2]);
+	if (!parts[0][0] || bcc_probe__parse(&p, head, &end, e2, sizeof(e2)))
+		goto bad;
+	bool ret = p.type == 'r';
+	const char *types = np > 3 ? parts[3] : ret ? "int" : "u64";
+	const char *exprs = np > 4 ? parts[4] : ret ? "$retval" : "1";
+	const char *ts[8], *es[8];
+	size_t tl[8], el[8];
+	int nt = tool_gen__split(types, ts, tl, 8), ne = tool_gen__split(exprs, es, el, 8);
+
+	if (np == 4 || !nt || !ne) {
+		snprintf(e2, sizeof(e2), np == 4 ? "no exprs specified" : "no expr types specified");
+		goto bad;
+	}
+	if (nt != ne) {
+		snprintf(e2, sizeof(e2), "mismatched # of exprs and types");
+		goto bad;
+	}
+	if (hist && ne > 1) {
+		snprintf(e2, sizeof(e2), "histograms can only have 1 expr");
+		goto bad;
+	}
+	if (hist && np < 5 && !ret) {
+		snprintf(e2, sizeof(e2), "histograms must have expr");
+		goto bad;
+	}
+	for (int i = 0; i < ne; i++) {
+		struct gbuf sub = { 0 };
+		char ty[96], cast[64];
+		bool str;
+
+		snprintf(ty, sizeof(ty), "%.*s", (int)tl[i], ts[i]);
+		if (!bcc_type__cast(ty, cast, sizeof(cast), &str)) {
+			snprintf(e2, sizeof(e2), "unknown type '%s'", ty);
+			goto bad;
+		}
+		entry_refs(es[i], el[i], n, &sub, &lat, names, &nnames);
+		if (i)
+			gbuf__printf(&key, ", ");
+		gbuf__printf(&key, str ? "str(" : "(%s)(", cast);
+		if (bcc_expr__rewrite(&p, sub.s ? sub.s : "", sub.len, &key, e2, sizeof(e2))) {
+			free(sub.s);
+			goto bad;
+		}
+		gbuf__printf(&key, str ? ", %ld)" : ")", o->string_size);
+		free(sub.s);
+		/* the row's text: "expr = %d", the expression as the user wrote it */
+		gbuf__printf(&disp, "%s", i ? ", " : "");
+		gbuf__lit(&disp, es[i], el[i], true);
+		gbuf__printf(&disp, " = %s", str ? "%s" : "%d");
+	}
+	if (np > 5 && parts[5][0]) {
+		struct gbuf sub = { 0 };
+
+		entry_refs(parts[5], strlen(parts[5]), n, &sub, &lat, names, &nnames);
+		if (bcc_expr__rewrite(&p, sub.s ? sub.s : "", sub.len, &filt, e2, sizeof(e2))) {
+			free(sub.s);
+			goto bad;
+		}
+		free(sub.s);
+	}
+	if ((lat || nnames) && !ret) {
+		snprintf(e2, sizeof(e2), "$entry() and $latency are for return probes (r:)");
+		goto bad;
+	}
+	gbuf__printf(b, "\n// %s %s\n", hist ? "-H" : "-C", spec);
+	if (lat || nnames) {		/* the entry probe: what the return probe reads */
+		struct bcc_probe entry = p;
+
+		entry.type = 'p';
+		memmove(entry.attach + 1, entry.attach + 4, strlen(entry.attach + 4) + 1);	/* uretprobe: uprobe: */
+		gbuf__printf(b, "%s\n", entry.attach);
+		if (o->pid)
+			gbuf__printf(b, "/pid == %s/\n", o->pid);
+		gbuf__printf(b, "{\n");
+		if (lat)
+			gbuf__printf(b, "\t@start%d[tid] = nsecs;\n", n);
+		for (int i = 0; i < nnames; i++) {
+			int k;
+
+			for (k = 0; k < p.nparams && strcmp(p.params[k].name, names[i]); k++)
+				;
+			if (k == p.nparams) {
+				snprintf(e2, sizeof(e2), "$entry(%s): no such param", names[i]);
+				goto bad;
+			}
+			gbuf__printf(b, "\t@entry%d_%s[tid] = (%s)arg%d;\n", n, names[i], p.params[k].cast, k);
+		}
+		gbuf__printf(b, "}\n\n");
+	}
+	gbuf__printf(b, "%s\n", p.attach);
+	{
+		struct gbuf pred = { 0 };
+
+		if (o->pid)
+			gbuf__printf(&pred, "pid == %s", o->pid);
+		if (lat || nnames)
+			gbuf__printf(&pred, "%shas_key(%s%d%s%s, tid)", pred.len ? " && " : "", lat ? "@start" : "@entry", n,
+				     lat ? "" : "_", lat ? "" : names[0]);
+		if (pred.len)
+			gbuf__printf(b, "/%s/\n", pred.s);
+		free(pred.s);
+	}
+	gbuf__printf(b, "{\n");
+	if (filt.len)
+		gbuf__printf(b, "\tif (%s) {\n\t", filt.s);
+	if (hist)
+		gbuf__printf(b, "\t@h%d = hist(%s);\n", n, key.s);
+	else
+		gbuf__printf(b, "\t@c%d[%s] = count();\n", n, key.s);
+	if (filt.len)
+		gbuf__printf(b, "\t}\n");
+	if (lat)
+		gbuf__printf(b, "\tdelete(@start%d[tid]);\n", n);
+	for (int i = 0; i < nnames; i++)
+		gbuf__printf(b, "\tdelete(@entry%d_%s[tid]);\n", n, names[i]);
+	gbuf__printf(b, "}\n");
+	/* what the interval prints for it */
+	if (hist) {
+		gbuf__printf(show, "\tprint_log2_hist(@h%d, \"", n);
+		if (label)
+			gbuf__lit(show, label, strlen(label), false);
+		else if (np > 4)
+			gbuf__lit(show, es[0], el[0], false);
+		else
+			gbuf__printf(show, "retval");
+		gbuf__printf(show, "\");\n");
+		if (!o->cumulative)
+			gbuf__printf(show, "\tclear(@h%d);\n", n);
+	} else {
+		gbuf__printf(show, "\tprintf(\"%%s\\n\", \"");
+		gbuf__lit(show, label ? label : spec, strlen(label ? label : spec), false);
+		gbuf__printf(show, "\");\n\tprintf(\"\\t%%-10s %%s\\n\", \"COUNT\", \"EVENT\");\n");
+		gbuf__printf(show, "\tfor ($kv : @c%d) {\n\t\tprintf(\"\\t%%-10d %s\\n\", $kv.1", n,
+			     np > 4 ? disp.s : ret ? "retval = %d" : "total calls");
+		if (np > 4 || ret)
+			for (int i = 0; i < ne; i++)
+				gbuf__printf(show, ne > 1 ? ", $kv.0.%d" : ", $kv.0", i);
+		gbuf__printf(show, ");\n\t}\n");
+		if (!o->cumulative)
+			gbuf__printf(show, "\tclear(@c%d);\n", n);
+	}
+	rc = 0;
+	goto out;
+bad:
+	snprintf(err, errlen, "error parsing probe '%s': %s", spec, e2);
+out:
+	free(filt.s);
+	free(key.s);
+	free(disp.s);
+	return rc;
+}
+
+char *tool_gen__argdist(const char *const *named, int nnamed, char *err, size_t errlen)
+{
+	struct argdist_opts o = { .pid = tool_gen__opt(named, nnamed, "pid"), .string_size = 80, .interval = 1 };
+	struct gbuf b = { 0 }, probes = { 0 }, show = { 0 };
+	const char *v;
+	int n = 0;
+
+	if ((v = tool_gen__opt(named, nnamed, "string-size")))
+		o.string_size = atol(v);
+	if ((v = tool_gen__opt(named, nnamed, "interval")))
+		o.interval = atol(v);
+	if ((v = tool_gen__opt(named, nnamed, "number")))
+		o.count = atol(v);
+	o.cumulative = tool_gen__opt(named, nnamed, "cumulative") != NULL;
+	if (o.string_size < 1 || o.string_size > 200 || o.interval < 1) {
+		snprintf(err, errlen, o.interval < 1 ? "-i: an interval of 1 second or more" :
+			 "-z: a string size from 1 to 200 bytes");
+		return NULL;
+	}
+	for (int pass = 0; pass < 2; pass++)	/* BCC's order: the counts, then the histograms */
+		for (int i = 0; i < nnamed; i++) {
+			const char *name = pass ? "histogram=" : "count=";
+
+			if (strncmp(named[i], name, strlen(name)))
+				continue;
+			if (argdist_probe(&probes, &show, n++, named[i] + strlen(name), pass, &o, err, errlen)) {
+				free(probes.s);
+				free(show.s);
+				return NULL;
+			}
+		}
+	if (!n) {
+		snprintf(err, errlen, "at least one specifier is required (-C or -H)");
+		return NULL;
+	}
+	gbuf__printf(&b, "// generated by sonde tool argdist from its specifiers (each above its probe)\n"
+		     "config = { print_maps_on_exit = false; max_strlen = %ld }\n",
+		     o.string_size < 64 ? 64 : o.string_size);
+	gbuf__putn(&b, probes.s, probes.len);
+	gbuf__printf(&b, "\ninterval:s:%ld\n{\n\ttime(\"[%%H:%%M:%%S]\\n\");\n", o.interval);
+	gbuf__putn(&b, show.s, show.len);
+	if (o.count > 0)
+		gbuf__printf(&b, "\tif (++@outputs >= %ld) { exit(); }\n", o.count);
+	gbuf__printf(&b, "}\n");
+	free(probes.s);
+	free(show.s);
+	if (b.oom) {
+		free(b.s);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return b.s;
+}
