@@ -138,7 +138,7 @@ static int argdist_probe(struct gbuf *b, struct gbuf *show, int n, const char *s
 		/* the row's text: "expr = %d", the expression as the user wrote it */
 		gbuf__printf(&disp, "%s", i ? ", " : "");
 		gbuf__lit(&disp, es[i], el[i], true);
-		gbuf__printf(&disp, " = %s", str ? "%s" : "%d");
+		gbuf__printf(&disp, " = %s", str ? "%s" : "%ld");
 	}
 	if (np > 5 && parts[5][0]) {
 		struct gbuf sub = { 0 };
@@ -223,7 +223,7 @@ static int argdist_probe(struct gbuf *b, struct gbuf *show, int n, const char *s
 		gbuf__lit(show, label ? label : spec, strlen(label ? label : spec), false);
 		gbuf__printf(show, "\");\n\tprintf(\"\\t%%-10s %%s\\n\", \"COUNT\", \"EVENT\");\n");
 		gbuf__printf(show, "\tfor ($kv : @c%d) {\n\t\tprintf(\"\\t%%-10d %s\\n\", $kv.1", n,
-			     np > 4 ? disp.s : ret ? "retval = %d" : "total calls");
+			     np > 4 ? disp.s : ret ? "retval = %ld" : "total calls");
 		if (np > 4 || ret)
 			for (int i = 0; i < ne; i++)
 				gbuf__printf(show, ne > 1 ? ", $kv.0.%d" : ", $kv.0", i);

@@ -83,7 +83,7 @@ static int convert_format(const char *f, size_t flen, struct gbuf *fmt, char wra
 		}
 		gbuf__putn(fmt, "%", 1);
 		gbuf__putn(fmt, f + s, spec_end - s);
-		gbuf__printf(fmt, "%s", out);
+		gbuf__printf(fmt, "%s%s", wide ? "l" : "", out);	/* printf's %d is C's: 32 bits */
 		snprintf(wrap[n++], 32, "%s", w);
 		i = e;
 	}

@@ -1,0 +1,95 @@
+#!/bin/bash
+# t0777: BCC's generic tools on user functions and tracepoints: trace and argdist
+# (their probe specifiers composed into a program), stackcount, funccount. The
+# triggers are workloads with known calls: dwargs N calls take() N times with
+# known arguments and a known return value, syscalls N makes N getppid() and N
+# openat() of /etc/hostname, symchain calls chain_a -> chain_b -> chain_c once.
+# Kernel functions need kprobes, which this kernel lacks: only --source shows them.
+. "$(dirname "$0")/../lib.sh"
+
+D=$WORKLOADS/dwargs
+SC=$WORKLOADS/syscalls
+SYM=$WORKLOADS/symchain
+test_expect_success 'trace --source: BCC arg1 is arg0, retval, filters, formats as BCC converts them' '
+	$SONDE tool trace --source -p 42 "p:c:write (arg1 == 1) \"writing %d bytes\", arg3" \
+		"r::do_sys_open \"%llx\", retval" >src &&
+	grep -qx "uprobe:libc:write" src && grep -qx "/pid == 42 && (arg0 == 1)/" src &&
+	grep -q "%-16s writing %d bytes.n\",$" src && grep -q "\"write\", (int32)(arg2));$" src &&
+	grep -qx "kretprobe:do_sys_open" src && grep -q "%-16s %lx.n\",$" src &&
+	grep -q "\"do_sys_open\", (uint64)(retval));$" src
+'
+test_expect_success 'trace: a bad probe says what is wrong in it, exit 1; no probe is a usage error' '
+	rc=0 && $SONDE tool trace "c:write \"%d %d\", arg1" 2>err || rc=$?
+	test $rc -eq 1 && grep -q "error in probe .c:write \"%d %d\", arg1.: the format has 2 specifiers and 1 arguments" err &&
+	rc=0 && $SONDE tool trace 2>err || rc=$?
+	test $rc -eq 129 && grep -q "argument .probe. is required" err &&
+	$SONDE tool trace --help | head -1 | grep -q " probe \[probe ...\]$"
+'
+test_expect_success 'argdist --source: a count per value, a histogram, $entry and $latency from an entry probe' '
+	$SONDE tool argdist --source -C "p:c:malloc(size_t size):size_t:size" \
+		-H "r:c:read(int fd, void *buf, size_t n):size_t:\$entry(n):\$latency > 1000" >src &&
+	grep -q "@c0\[(uint64)(((uint64)arg0))\] = count();" src &&
+	grep -q "@entry1_n\[tid\] = (uint64)arg2;" src && grep -q "if ((nsecs - @start1\[tid\]) > 1000)" src &&
+	grep -q "print_log2_hist(@h1, \"\$entry(n)\");" src
+'
+require_root 'the tools attach uprobes and tracepoints'
+
+test_expect_success 'trace: a uprobe with a filter and a format, its return; 3 calls, 6 lines' '
+	tool_start out $SONDE tool trace "p:$D:take (arg3 == 65535) \"u=%d c=%d t=%u\", arg3, arg4, arg5" \
+		"r:$D:take \"ret=%ld low=%d\", retval, retval" "p:$D:take (arg3 == 1) \"never\"" &&
+	$D 3 >/dev/null && tool_stop &&
+	head -1 out | grep -qx "PID     TID     COMM            FUNC             -" &&
+	pid=$(awk "\$3 == \"dwargs\" { print \$1; exit }" out) && test -n "$pid" &&
+	printf "%-7d %-7d %-15s %-16s %s\n" $pid $pid dwargs take "u=65535 c=-5 t=4000000000" >line1 &&
+	printf "%-7d %-7d %-15s %-16s %s\n" $pid $pid dwargs take "ret=4000065646 low=-294901650" >line2 &&
+	(cat line1 line2 line1 line2 line1 line2) >expect && grep " dwargs " out >got && test_cmp expect got
+'
+test_expect_success 'trace -M 2 -C: two events, then it ends by itself' '
+	tool_start out $SONDE tool trace -M 2 -C "$D:take \"%s\", arg1" &&
+	$D 5 >/dev/null && wait $TOOL_PID &&
+	head -1 out | grep -qx "CPU PID     TID     COMM            FUNC             -" &&
+	test $(grep -c " dwargs  *take  " out) -eq 2 &&
+	grep -qE "^[0-9] +[0-9]+ +[0-9]+ +dwargs +take +hello$" out
+'
+test_expect_success 'trace -n NAME, a tracepoint: exactly the 7 openat() of /etc/hostname, FUNC the event' '
+	tool_start out $SONDE tool trace -n syscalls "t:syscalls:sys_enter_openat \"%s\", args->filename" &&
+	$SC 7 && tool_stop &&
+	test $(grep -c " syscalls  *sys_enter_openat  */etc/hostname$" out) -eq 7 &&
+	! grep -v "^PID" out | grep -v " syscalls "
+'
+test_expect_success 'trace -T, -t: a time or a timestamp column first; no format, no "-"' '
+	tool_start out $SONDE tool trace -T "$D:take" &&
+	$D 1 >/dev/null && tool_stop &&
+	head -1 out | grep -qx "TIME     PID     TID     COMM            FUNC             " &&
+	grep -qE "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] [0-9]+ +[0-9]+ +dwargs +take +$" out &&
+	tool_start out $SONDE tool trace -t "$D:take" &&
+	$D 1 >/dev/null && tool_stop &&
+	grep -qE "^[0-9]\.[0-9]{6} [0-9]+ +[0-9]+ +dwargs +take +$" out
+'
+test_expect_success 'trace -U: the user stack under the line, chain_c called from chain_b, chain_a, main' '
+	tool_start out $SONDE tool trace -U "$SYM:chain_c" &&
+	$SYM 0.5 >/dev/null && tool_stop &&
+	sed -n "/ chain_c /,/^\$/p" out | sed -E "s/\+[0-9]+\$//" >stack &&
+	sed -n 2,5p stack >got && printf "        %s\n" chain_c chain_b chain_a main >expect && test_cmp expect got
+'
+test_expect_success 'trace -p PID: only that process (the workload is another: no line)' '
+	tool_start out $SONDE tool trace -p $$ "$D:take" &&
+	$D 2 >/dev/null && tool_stop && test $(wc -l <out) -eq 1
+'
+test_expect_success 'argdist -C: 4 calls of take(), counted by their values; -H the same as a histogram' '
+	tool_start out $SONDE tool argdist -i 1 -n 3 -C "p:$D:take(char *name, void *p, unsigned short u):u16:u#takes" \
+		-H "p:$D:take(char *name, void *p, unsigned short u):u32:u" -C "r:$D:take()" &&
+	$D 4 >/dev/null && wait $TOOL_PID &&
+	grep -qx "\[[0-2][0-9]:[0-5][0-9]:[0-5][0-9]\]" out && grep -qx "takes" out &&
+	grep -qxF "	COUNT      EVENT" out &&
+	grep -qxF "	4          u = 65535" out && grep -qxF "	4          retval = -294901650" out &&
+	grep -qx "     u                   : count    distribution" out &&
+	grep -qx "     32768 -> 65535      : 4        |\*\{40\}|" out
+'
+test_expect_success 'argdist -p PID: only that process; $latency in a return probe' '
+	tool_start out $SONDE tool argdist -n 2 -p $$ -C "r:$D:take():u64:\$latency" &&
+	$D 2 >/dev/null && wait $TOOL_PID && ! grep -q "latency = " out &&
+	tool_start out $SONDE tool argdist -n 2 -C "r:$D:take():u64:\$latency > 0:\$latency > 0" &&
+	$D 2 >/dev/null && wait $TOOL_PID && grep -qxF "	2          \$latency > 0 = 1" out
+'
+test_done
