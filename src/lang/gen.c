@@ -950,6 +950,13 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 			g_copy(g, off, g_vbase(g, n->var), g_voff(g, n->var), 16);
 			return;
 		}
+		if (n->kind == N_FIELD && n->l->ty.kind == TY_TUPLE) {	/* $kv.0.1: the id and the pid as kept */
+			int mark = g->sp, reg, base = g_tuple_src(g, n->l, &reg);
+
+			g_copy(g, off, reg, base + g_tuple_off(&n->l->ty, n->id), 16);
+			g->sp = mark;
+			return;
+		}
 		if (n->ty.kind == TY_USTACK)	/* -k: ustack, or ustack(...) */
 			G_KLOC(g, n->loc, !g->prog->cfg.helper_check ? 0 : n->kind == N_CALL ? g_kloc_call_end(g, n->loc) :
 			       n->loc.col + n->loc.len, g_stackid(g, true));

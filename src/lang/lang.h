@@ -113,7 +113,8 @@ struct type {
 };
 
 /* how stacks print: kstack(bpftrace), kstack(perf), kstack(raw) */
-enum stack_mode { STACK_BPFTRACE, STACK_PERF, STACK_RAW };
+/* how a stack prints: bpftrace's, perf script's, addresses; BCC's lines ("  sym"), folded (";main;f;g") */
+enum stack_mode { STACK_BPFTRACE, STACK_PERF, STACK_RAW, STACK_BCC, STACK_FOLDED };
 
 /* ---- AST ---- */
 enum nk {

@@ -49,6 +49,30 @@ void out__pid_seen(struct out *o, pid_t pid)
 	proc_maps__close(it);
 }
 
+/*
+ * BCC's stacks: the symbols without offsets ("[unknown]" where none), a line
+ * each as "  sym" (stackcount), or folded from the root down with a ';' before
+ * each, ";main;f;g", so that "%s%s%s", comm, ustack, kstack is a folded line
+ */
+static void stack_names(struct out *o, FILE *f, const uint64_t *ips, int depth, uint32_t pid, bool user, bool folded)
+{
+	int n = 0;
+
+	while (n < (depth ? depth : 127) && ips[n])
+		n++;
+	for (int k = 0; k < n; k++) {
+		int i = folded ? n - 1 - k : k;
+		struct sym_frame fr[1];
+		int r = o->sym ? symbolizer__resolve(o->sym, pid, ips[i], !user, fr, 1) : -1;
+		const char *name = r > 0 && fr[0].sym ? fr[0].sym : "[unknown]";
+
+		if (folded)
+			fprintf(f, ";%s", name);
+		else
+			fprintf(f, "  %s\n", name);
+	}
+}
+
 static void stack_text(struct out *o, FILE *f, const uint8_t *data, bool user, int indent, int depth, int mode)
 {
 	int64_t id = *(const int64_t *)data;
@@ -59,9 +83,13 @@ static void stack_text(struct out *o, FILE *f, const uint8_t *data, bool user, i
 	/* bpftrace's: an empty stack is "", any other starts on a line of its own */
 	if (id < 0 || fd < 0 || bpf_map_lookup_elem(fd, &(uint32_t){ (uint32_t)id }, ips) || !ips[0])
 		return;
-	fputc('\n', f);
 	if (user && o->sym)
 		out__pid_seen(o, pid);
+	if (mode == STACK_BCC || mode == STACK_FOLDED) {
+		stack_names(o, f, ips, depth, pid, user, mode == STACK_FOLDED);
+		return;
+	}
+	fputc('\n', f);
 	for (int i = 0; i < (depth ? depth : 127) && ips[i]; i++) {
 		struct sym_frame fr[1];
 		int n = o->sym ? symbolizer__resolve(o->sym, pid, ips[i], !user, fr, 1) : -1;

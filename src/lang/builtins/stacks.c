@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-/* kstack([mode][, depth]), ustack(...) */
+/* kstack([mode][, depth]), ustack(...): mode bpftrace, perf, raw, bcc or folded */
 static struct type check_stack(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
 {
 	struct node *a0 = n->args;
@@ -19,8 +19,10 @@ static struct type check_stack(struct ck *c, struct node *n, const struct builti
 	(void)assign_to;
 	for (struct node *a = a0; a; a = a->next)
 		if ((a->kind != N_IDENT || a != a0 || (strcmp(a->s, "bpftrace") && strcmp(a->s, "perf") &&
-						       strcmp(a->s, "raw"))) && a->kind != N_INT) {
-			lang__error(c->prog, a->loc, "%s() takes a mode (bpftrace, perf, raw) and a constant depth", n->s);
+						       strcmp(a->s, "raw") && strcmp(a->s, "bcc") &&
+						       strcmp(a->s, "folded"))) && a->kind != N_INT) {
+			lang__error(c->prog, a->loc, "%s() takes a mode (bpftrace, perf, raw, bcc, folded) and a constant depth",
+				    n->s);
 			return ty_kind(TY_NONE, 0);
 		}
 	if (f->id == F_KSTACK)
@@ -33,7 +35,8 @@ static struct type check_stack(struct ck *c, struct node *n, const struct builti
 		if (a->kind == N_INT)
 			n->ty.bits = a->i < 1 ? 1 : a->i > 127 ? 127 : (uint8_t)a->i;	/* frames shown */
 		else
-			n->ty.smode = !strcmp(a->s, "perf") ? STACK_PERF : !strcmp(a->s, "raw") ? STACK_RAW : STACK_BPFTRACE;
+			n->ty.smode = !strcmp(a->s, "perf") ? STACK_PERF : !strcmp(a->s, "raw") ? STACK_RAW :
+				      !strcmp(a->s, "bcc") ? STACK_BCC : !strcmp(a->s, "folded") ? STACK_FOLDED : STACK_BPFTRACE;
 	return n->ty;
 }
 
