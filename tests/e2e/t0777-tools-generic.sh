@@ -1,6 +1,7 @@
 #!/bin/bash
 # t0777: BCC's generic tools on user functions and tracepoints: trace and argdist
-# (their probe specifiers composed into a program), stackcount, funccount. The
+# (their probe specifiers composed into a program), stackcount, funccount.
+# offcpu N MS calls block_here() N times. The
 # triggers are workloads with known calls: dwargs N calls take() N times with
 # known arguments and a known return value, syscalls N makes N getppid() and N
 # openat() of /etc/hostname, symchain calls chain_a -> chain_b -> chain_c once.
@@ -10,6 +11,7 @@
 D=$WORKLOADS/dwargs
 SC=$WORKLOADS/syscalls
 SYM=$WORKLOADS/symchain
+OFF=$WORKLOADS/offcpu
 test_expect_success 'trace --source: BCC arg1 is arg0, retval, filters, formats as BCC converts them' '
 	$SONDE tool trace --source -p 42 "p:c:write (arg1 == 1) \"writing %d bytes\", arg3" \
 		"r::do_sys_open \"%llx\", retval" >src &&
@@ -91,5 +93,45 @@ test_expect_success 'argdist -p PID: only that process; $latency in a return pro
 	$D 2 >/dev/null && wait $TOOL_PID && ! grep -q "latency = " out &&
 	tool_start out $SONDE tool argdist -n 2 -C "r:$D:take():u64:\$latency > 0:\$latency > 0" &&
 	$D 2 >/dev/null && wait $TOOL_PID && grep -qxF "	2          \$latency > 0 = 1" out
+'
+test_expect_success 'stackcount: the 4 calls of block_here from one stack, as BCC prints it' '
+	tool_start out $SONDE tool stackcount "$OFF:block_here" &&
+	$OFF 4 10 1 0 2>/dev/null && tool_stop &&
+	head -1 out | grep -qx "Tracing 1 functions for \"$OFF:block_here\"... Hit Ctrl-C to end." &&
+	sed -n 2,4p out >got && printf "\n  block_here\n  main\n" >expect && test_cmp expect got &&
+	grep -qx "    offcpu \[[0-9]*\]" out && grep -A1 "^    offcpu \[" out | tail -1 | grep -qx "    4" &&
+	tail -2 out | head -1 | grep -qx "" && tail -1 out | grep -qx "Detaching..."
+'
+# -f prints no header (BCC's): -T -i 1 prints a time each second, the first once it traces
+test_expect_success 'stackcount -f: folded lines, comm first, the root before the leaf; sonde flame reads them' '
+	tool_start out $SONDE tool stackcount -f -T -i 1 "$OFF:block_here" &&
+	$OFF 3 10 1 0 2>/dev/null && tool_stop &&
+	grep -E "^offcpu;(.*;)?main;block_here [0-9]+$" out >folded &&
+	awk "{ n += \$NF } END { exit !(n == 3) }" folded &&
+	! grep -vE "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]$" out | grep -v "^offcpu;" &&
+	$SONDE flame folded >flame.svg && grep -q "block_here" flame.svg
+'
+test_expect_success 'stackcount -K -P on a tracepoint: kernel frames, the process, exactly its 6 getppid()' '
+	tool_start out $SONDE tool stackcount -K -P t:syscalls:sys_enter_getppid &&
+	$SC 6 && tool_stop &&
+	grep -A1 "^    syscalls \[[0-9]*\]$" out | tail -1 | grep -qx "    6" &&
+	! grep -q "^  block_here" out && grep -q "^  [a-z_]" out
+'
+test_expect_success 'stackcount -D 1 -p PID: ends by itself; a pid that does not call it: nothing' '
+	tool_start out $SONDE tool stackcount -D 1 -p $$ "$OFF:block_here" &&
+	$OFF 2 10 1 0 2>/dev/null && wait $TOOL_PID &&
+	printf "\nDetaching...\n" >expect && tail -n +2 out >got && test_cmp expect got
+'
+test_expect_success 'stackcount: -K and -U do not go together; --source of a kernel function' '
+	rc=0 && $SONDE tool stackcount -K -U c:malloc 2>err || rc=$?
+	test $rc -eq 1 && grep -q "mutually exclusive" err &&
+	$SONDE tool stackcount --source "vfs_*" >src && grep -qx "kprobe:vfs_\*" src
+'
+test_expect_success 'probe: a user stack from a for loop over a map keeps the process it was counted in' '
+	$SONDE probe -e "uprobe:$SYM:chain_c { @c[ustack(bcc), comm] = count(); }
+		END { for (\$kv : @c) { printf(\"%s%s %d\\n\", \$kv.0.0, \$kv.0.1, \$kv.1); } clear(@c); }" \
+		-c "$SYM 0.2" >out 2>err &&
+	grep -A3 "^  chain_c$" out >got && printf "  chain_c\n  chain_b\n  chain_a\n  main\n" >expect &&
+	test_cmp expect got
 '
 test_done
