@@ -486,6 +486,8 @@ char *tool_gen__program(const char *name, int npos, char *const *pos, const char
 {
 	if (!strcmp(name, "trace"))
 		return tool_gen__trace(npos, pos, named, nnamed, err, errlen);
+	if (!strcmp(name, "funccount") && npos > 0)
+		return tool_gen__funccount(pos[0], named, nnamed, err, errlen);
 	if (!strcmp(name, "stackcount") && npos > 0)
 		return tool_gen__stackcount(pos[0], named, nnamed, err, errlen);
 	if (!strcmp(name, "argdist"))

@@ -86,6 +86,7 @@ int tool_gen__matches(const char *attach);
 /* a for loop over a map in the order of KEY, once the language sorts them; until then, hash order */
 #define TOOL_GEN_SORT(key) ""
 
+char *tool_gen__funccount(const char *attach, const char *const *named, int nnamed, char *err, size_t errlen);
 char *tool_gen__stackcount(const char *attach, const char *const *named, int nnamed, char *err, size_t errlen);
 char *tool_gen__trace(int npos, char *const *pos, const char *const *named, int nnamed, char *err, size_t errlen);
 char *tool_gen__argdist(const char *const *named, int nnamed, char *err, size_t errlen);

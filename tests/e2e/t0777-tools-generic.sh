@@ -134,4 +134,29 @@ test_expect_success 'probe: a user stack from a for loop over a map keeps the pr
 	grep -A3 "^  chain_c$" out >got && printf "  chain_c\n  chain_b\n  chain_a\n  main\n" >expect &&
 	test_cmp expect got
 '
+test_expect_success 'funccount: main once and take() 5 times, BCC table, the smaller count first' '
+	tool_start out $SONDE tool funccount "$D:[mt]a*" &&
+	$D 5 >/dev/null && tool_stop &&
+	{ echo "Tracing 2 functions for \"$D:[mt]a*\"... Hit Ctrl-C to end." && echo &&
+	  printf "%-36s %8s\n" FUNC COUNT main 1 take 5 && echo "Detaching..."; } >expect &&
+	test_cmp expect out
+'
+test_expect_success 'funccount -p PID on tracepoints: CATEGORY:EVENT, exactly the 7 getppid() of that process' '
+	mkfifo go && { (read x <go; exec $SC 7) & } && wp=$! &&
+	tool_start out $SONDE tool funccount -p $wp "t:syscalls:sys_enter_getpp*" &&
+	echo >go && wait $wp && tool_stop &&
+	head -1 out | grep -qx "Tracing 1 functions for \"t:syscalls:sys_enter_getpp\*\"... Hit Ctrl-C to end." &&
+	printf "%-36s %8d\n" syscalls:sys_enter_getppid 7 >expect && grep "^syscalls:" out >got && test_cmp expect got
+'
+test_expect_success 'funccount -d 1 -T: ends by itself, a time before the table; -i 1 a table each second' '
+	tool_start out $SONDE tool funccount -d 1 -T "$D:take" && wait $TOOL_PID &&
+	sed -n 3p out | grep -qx "[0-2][0-9]:[0-5][0-9]:[0-5][0-9]" && tail -1 out | grep -qx "Detaching..." &&
+	test $(grep -c "^FUNC  " out) -eq 1 &&
+	tool_start out $SONDE tool funccount -i 1 "$D:take" && $D 2 >/dev/null && sleep 1.5 && tool_stop &&
+	test $(grep -c "^FUNC  " out) -ge 2 && awk "/^take / { n += \$2 } END { exit !(n == 2) }" out
+'
+test_expect_success 'funccount: kernel functions need kprobes (--source shows the kprobe)' '
+	$SONDE tool funccount --source "vfs_*" >src && grep -qx "kprobe:vfs_\*" src &&
+	grep -q "@counts\[func\] = count();" src
+'
 test_done
