@@ -159,4 +159,14 @@ test_expect_success 'funccount: kernel functions need kprobes (--source shows th
 	$SONDE tool funccount --source "vfs_*" >src && grep -qx "kprobe:vfs_\*" src &&
 	grep -q "@counts\[func\] = count();" src
 '
+if [ -e /sys/bus/event_source/devices/kprobe/type ]; then
+	test_skip 'the tools say in one line that kprobes are missing' 'this kernel has kprobes (tests/vm has their tests)'
+else
+	test_expect_success 'kernel functions here: one line says this kernel has no kprobes, exit 1' '
+		for t in "trace do_sys_open" "funccount vfs_read" "stackcount vfs_read"; do
+			rc=0 && $SONDE tool $t >out 2>err || rc=$?
+			test $rc -eq 1 && test $(wc -l <err) -eq 1 && grep -q "this kernel has no kprobes" err || exit 1
+		done
+	'
+fi
 test_done
