@@ -74,6 +74,14 @@ test_expect_success 'trace -U: the user stack under the line, chain_c called fro
 	sed -n "/ chain_c /,/^\$/p" out | sed -E "s/\+[0-9]+\$//" >stack &&
 	sed -n 2,5p stack >got && printf "        %s\n" chain_c chain_b chain_a main >expect && test_cmp expect got
 '
+test_expect_success 'trace u:LIB:PROBE: USDT arguments, arg1 the first; provider:probe works too' '
+	tool_start out $SONDE tool trace "u:$WORKLOADS/usdt:three \"%d %u %lld\", arg1, arg2, arg3" \
+		"u:$WORKLOADS/usdt:sonde_test:one \"one %d\", arg1" &&
+	$WORKLOADS/usdt 2 0 >/dev/null && tool_stop &&
+	grep " usdt  " out | sed -E "s/^[0-9]+ +[0-9]+ +usdt +//" >got &&
+	printf "%-16s %s\n" sonde_test:one "one 1" three "-1 60001 -1000000000000" \
+		sonde_test:one "one 2" three "-2 60002 -2000000000000" >expect && test_cmp expect got
+'
 test_expect_success 'trace -p PID: only that process (the workload is another: no line)' '
 	tool_start out $SONDE tool trace -p $$ "$D:take" &&
 	$D 2 >/dev/null && tool_stop && test $(wc -l <out) -eq 1
