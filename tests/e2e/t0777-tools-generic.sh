@@ -22,7 +22,7 @@ test_expect_success 'trace --source: BCC arg1 is arg0, retval, filters, formats 
 '
 test_expect_success 'trace: a bad probe says what is wrong in it, exit 1; no probe is a usage error' '
 	rc=0 && $SONDE tool trace "c:write \"%d %d\", arg1" 2>err || rc=$?
-	test $rc -eq 1 && grep -q "error in probe .c:write \"%d %d\", arg1.: the format has 2 specifiers and 1 arguments" err &&
+	test $rc -eq 1 && grep -q "error in probe .c:write \"%d %d\", arg1.: the format has 2 specifiers and 1" err &&
 	rc=0 && $SONDE tool trace 2>err || rc=$?
 	test $rc -eq 129 && grep -q "argument .probe. is required" err &&
 	$SONDE tool trace --help | head -1 | grep -q " probe \[probe ...\]$"

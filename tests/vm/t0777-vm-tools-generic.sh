@@ -26,9 +26,9 @@ test_expect_success 'funccount -p: vfs_write 9 times' '
 	printf "%-36s %8d\n" vfs_write 9 >expect && grep "^vfs_write " out >got && test_cmp expect got
 '
 test_expect_success 'argdist -C -p: the count argument of vfs_write, 1, nine times' '
-	held && tool_start out $SONDE tool argdist -i 1 -p $wp -C "p::vfs_write(void *f, void *b, size_t count):size_t:count" &&
+	held && tool_start out $SONDE tool argdist -i 1 -p $wp -C "p::vfs_write(void *f, void *b, size_t n):size_t:n" &&
 	echo >go && wait $wp && sleep 1.5 && tool_stop &&
-	awk "/count = 1\$/ { n += \$1 } END { exit !(n == 9) }" out
+	awk "/n = 1\$/ { n += \$1 } END { exit !(n == 9) }" out
 '
 test_expect_success 'stackcount -K -p: vfs_write from the write syscall, 9 times' '
 	held && tool_start out $SONDE tool stackcount -K -p $wp vfs_write &&
