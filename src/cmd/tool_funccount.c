@@ -40,6 +40,10 @@ char *tool_gen__funccount(const char *attach, const char *const *named, int nnam
 	char pred[64] = "";
 	int n = tool_gen__matches(attach);
 
+	if (!n && strncmp(attach, "kprobe:", 7)) {	/* a kprobe's attach says why (no kprobes here) */
+		snprintf(err, errlen, "no functions matched by pattern '%s'", pat ? pat : attach);
+		return NULL;
+	}
 	if (n > 1000) {
 		snprintf(err, errlen, "Can't attach to %d functions, maximum allowed is 1000", n);
 		return NULL;

@@ -41,6 +41,12 @@ char *tool_gen__stackcount(const char *attach, const char *const *named, int nna
 	bool kernel_probe = !strncmp(attach, "tracepoint:", 11) || !strncmp(attach, "kprobe:", 7);
 	struct gbuf b = { 0 }, show = { 0 };
 
+	int n = tool_gen__matches(attach);
+
+	if (!n && strncmp(attach, "kprobe:", 7)) {	/* a kprobe's attach says why (no kprobes here) */
+		snprintf(err, errlen, "no functions matched by pattern '%s'", pat ? pat : attach);
+		return NULL;
+	}
 	if (konly && uonly) {
 		snprintf(err, errlen, "-K and -U are mutually exclusive. If you want both stacks, that is the default.");
 		return NULL;
@@ -56,7 +62,7 @@ char *tool_gen__stackcount(const char *attach, const char *const *named, int nna
 	gbuf__printf(&b, "'\nconfig = { print_maps_on_exit = false }\n\n");
 	if (!folded) {
 		gbuf__printf(&b, "BEGIN\n{\n\tprintf(\"Tracing %d functions for \\\"%%s\\\"... Hit Ctrl-C to end.\\n\", \"",
-			     tool_gen__matches(attach));
+			     n);
 		gbuf__lit(&b, pat ? pat : attach, strlen(pat ? pat : attach), false);
 		gbuf__printf(&b, "\");\n}\n\n");
 	}

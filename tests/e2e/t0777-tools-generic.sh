@@ -163,6 +163,12 @@ test_expect_success 'funccount -d 1 -T: ends by itself, a time before the table;
 	tool_start out $SONDE tool funccount -i 1 "$D:take" && $D 2 >/dev/null && sleep 1.5 && tool_stop &&
 	test $(grep -c "^FUNC  " out) -ge 2 && awk "/^take / { n += \$2 } END { exit !(n == 2) }" out
 '
+test_expect_success 'funccount, stackcount: a pattern that names nothing is one line, exit 1' '
+	for t in "funccount $D:nosuch*" "stackcount t:nosuch:event"; do
+		rc=0 && $SONDE tool $t >out 2>err || rc=$?
+		test $rc -eq 1 && test $(wc -l <err) -eq 1 && grep -q "no functions matched by pattern" err || exit 1
+	done
+'
 test_expect_success 'funccount: kernel functions need kprobes (--source shows the kprobe)' '
 	$SONDE tool funccount --source "vfs_*" >src && grep -qx "kprobe:vfs_\*" src &&
 	grep -q "@counts\[func\] = count();" src
