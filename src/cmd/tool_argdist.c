@@ -222,7 +222,7 @@ static int argdist_probe(struct gbuf *b, struct gbuf *show, int n, const char *s
 		gbuf__printf(show, "\tprintf(\"%%s\\n\", \"");
 		gbuf__lit(show, label ? label : spec, strlen(label ? label : spec), false);
 		gbuf__printf(show, "\");\n\tprintf(\"\\t%%-10s %%s\\n\", \"COUNT\", \"EVENT\");\n");
-		gbuf__printf(show, "\tfor ($kv : @c%d) {\n\t\tprintf(\"\\t%%-10d %s\\n\", $kv.1", n,
+		gbuf__printf(show, "\tfor ($kv : @c%d)%s {\n\t\tprintf(\"\\t%%-10d %s\\n\", $kv.1", n, TOOL_GEN_SORT("$kv.1"),
 			     np > 4 ? disp.s : ret ? "retval = %ld" : "total calls");
 		if (np > 4 || ret)
 			for (int i = 0; i < ne; i++)
