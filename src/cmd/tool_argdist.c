@@ -222,12 +222,15 @@ static int argdist_probe(struct gbuf *b, struct gbuf *show, int n, const char *s
 		gbuf__printf(show, "\tprintf(\"%%s\\n\", \"");
 		gbuf__lit(show, label ? label : spec, strlen(label ? label : spec), false);
 		gbuf__printf(show, "\");\n\tprintf(\"\\t%%-10s %%s\\n\", \"COUNT\", \"EVENT\");\n");
-		gbuf__printf(show, "\tfor ($kv : @c%d)%s {\n\t\tprintf(\"\\t%%-10d %s\\n\", $kv.1", n, TOOL_GEN_SORT("$kv.1"),
-			     np > 4 ? disp.s : ret ? "retval = %ld" : "total calls");
+		gbuf__printf(show, "\tfor ($kv : @c%d)%s {\n", n, TOOL_GEN_SORT("$kv.1"));
+		if (o->top > 0)	/* -T: the rows that fewer than TOP others outnumber */
+			gbuf__printf(show, "\t\t$r = 0;\n\t\tfor ($o : @c%d) { if ($o.1 > $kv.1) { $r++; } }\n"
+				     "\t\tif ($r < %ld) {\n\t", n, o->top);
+		gbuf__printf(show, "\t\tprintf(\"\\t%%-10d %s\\n\", $kv.1", np > 4 ? disp.s : ret ? "retval = %ld" : "total calls");
 		if (np > 4 || ret)
 			for (int i = 0; i < ne; i++)
 				gbuf__printf(show, ne > 1 ? ", $kv.0.%d" : ", $kv.0", i);
-		gbuf__printf(show, ");\n\t}\n");
+		gbuf__printf(show, ");\n%s\t}\n", o->top > 0 ? "\t\t}\n" : "");
 		if (!o->cumulative)
 			gbuf__printf(show, "\tclear(@c%d);\n", n);
 	}
@@ -255,6 +258,8 @@ char *tool_gen__argdist(const char *const *named, int nnamed, char *err, size_t 
 		o.interval = atol(v);
 	if ((v = tool_gen__opt(named, nnamed, "number")))
 		o.count = atol(v);
+	if ((v = tool_gen__opt(named, nnamed, "top")))
+		o.top = atol(v);
 	o.cumulative = tool_gen__opt(named, nnamed, "cumulative") != NULL;
 	if (o.string_size < 1 || o.string_size > 200 || o.interval < 1) {
 		snprintf(err, errlen, o.interval < 1 ? "-i: an interval of 1 second or more" :

@@ -102,6 +102,13 @@ test_expect_success 'argdist -p PID: only that process; $latency in a return pro
 	tool_start out $SONDE tool argdist -n 2 -C "r:$D:take():u64:\$latency > 0:\$latency > 0" &&
 	$D 2 >/dev/null && wait $TOOL_PID && grep -qxF "	2          \$latency > 0 = 1" out
 '
+test_expect_success 'argdist -T 1 -c: only the commonest value, counts kept over intervals (20 opens of O_RDONLY)' '
+	tool_start out $SONDE tool argdist -i 1 -T 1 -c \
+		-C "t:syscalls:sys_enter_openat():int:args->flags:comm == \"syscalls\"" &&
+	$SC 20 && sleep 1.5 && tool_stop &&
+	tail -1 out | grep -qxF "	20         args->flags = 0" &&
+	test "$(tail -2 out | head -1)" = "$(printf "\tCOUNT      EVENT")"
+'
 test_expect_success 'stackcount: the 4 calls of block_here from one stack, as BCC prints it' '
 	tool_start out $SONDE tool stackcount "$OFF:block_here" &&
 	$OFF 4 10 1 0 2>/dev/null && tool_stop &&
