@@ -68,7 +68,7 @@ static int convert_format(const char *f, size_t flen, struct gbuf *fmt, char wra
 		case 'u': w = wide ? "(uint64)(%s)" : half ? "(uint16)(%s)" : "(uint32)(%s)"; out = "u"; break;
 		case 'x': w = wide ? "(uint64)(%s)" : half ? NULL : "(uint32)(%s)"; out = "x"; break;
 		case 'c': w = l ? NULL : "(int8)(%s)"; out = "c"; break;
-		case 's': w = l ? NULL : "str(%s, STRSIZE)"; out = "s"; break;
+		case 's': w = l ? NULL : "str(%s, SIZE)"; out = "s"; break;
 		case 'K': w = l ? NULL : "ksym(%s)"; out = "s"; break;
 		case 'U': w = l ? NULL : "usym(%s)"; out = "s"; break;
 		}
@@ -84,10 +84,12 @@ static int convert_format(const char *f, size_t flen, struct gbuf *fmt, char wra
 		gbuf__putn(fmt, "%", 1);
 		gbuf__putn(fmt, f + s, spec_end - s);
 		gbuf__printf(fmt, "%s%s", wide ? "l" : "", out);	/* printf's %d is C's: 32 bits */
-		snprintf(wrap[n++], 32, "%s", w);
+		if (conv == 's')	/* -Z: the bytes read of a string */
+			snprintf(wrap[n++], 32, "str(%%s, %ld)", strsize);
+		else
+			snprintf(wrap[n++], 32, "%s", w);
 		i = e;
 	}
-	(void)strsize;
 	return n;
 }
 
@@ -153,17 +155,13 @@ static int trace_probe(struct gbuf *b, const char *text, const struct trace_opts
 		}
 		for (int i = 0; i < nv; i++) {
 			struct gbuf v = { 0 };
-			char *pct = strstr(wrap[i], "%s"), *strsz = strstr(wrap[i], "STRSIZE");
+			char *pct = strstr(wrap[i], "%s");	/* where the value goes */
 
 			if (bcc_expr__rewrite(&p, start[i], len[i], &v, e2, sizeof(e2))) {
 				free(v.s);
 				goto bad;
 			}
-			gbuf__printf(&vals, ", %.*s%s", (int)(pct - wrap[i]), wrap[i], v.s ? v.s : "");
-			if (strsz)
-				gbuf__printf(&vals, "%.*s%ld)", (int)(strsz - pct - 2), pct + 2, o->string_size);
-			else
-				gbuf__printf(&vals, "%s", pct + 2);
+			gbuf__printf(&vals, ", %.*s%s%s", (int)(pct - wrap[i]), wrap[i], v.s ? v.s : "", pct + 2);
 			free(v.s);
 		}
 	}
