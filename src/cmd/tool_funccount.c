@@ -4,8 +4,9 @@
  * tracepoint, or USDT probe) an event pattern names was hit, counted in the
  * kernel and printed at the end or every -i seconds as BCC prints them: a
  * "FUNC COUNT" table (%-36s %8d), the smallest counts first. FUNC is the
- * function's name, or CATEGORY:EVENT for a tracepoint: each tracepoint the
- * pattern names gets a probe of its own that counts under its name.
+ * function's name, CATEGORY:EVENT for a tracepoint, the probe's name for a
+ * USDT probe: each tracepoint or USDT probe the pattern names gets a probe
+ * of its own that counts under its name.
  */
 #include "cmd/tool_gen.h"
 #include "lang/provider.h"
@@ -20,14 +21,16 @@ struct tp_list {
 	int n;
 };
 
-/* a probe for one tracepoint of the pattern, counting under "cat:event" */
+/* a probe for one tracepoint of the pattern, counting under "cat:event", or a USDT probe's, under its name */
 static void tp_probe(const char *name, void *ctx)
 {
 	struct tp_list *l = ctx;
+	bool tp = !strncmp(name, "tracepoint:", 11);
 
-	if (strncmp(name, "tracepoint:", 11) || ++l->n > 1000)
+	if ((!tp && strncmp(name, "usdt:", 5)) || ++l->n > 1000)
 		return;
-	gbuf__printf(l->b, "\n%s\n%s{\n\t@counts[\"%s\"] = count();\n}\n", name, l->pred, name + 11);
+	gbuf__printf(l->b, "\n%s\n%s{\n\t@counts[\"%s\"] = count();\n}\n", name, l->pred,
+		     tp ? name + 11 : strrchr(name, ':') + 1);
 }
 
 char *tool_gen__funccount(const char *attach, const char *const *named, int nnamed, char *err, size_t errlen)
@@ -58,15 +61,14 @@ char *tool_gen__funccount(const char *attach, const char *const *named, int nnam
 		     "\tprintf(\"Tracing %d functions for \\\"%%s\\\"... Hit Ctrl-C to end.\\n\", \"", n);
 	gbuf__lit(&b, pat, strlen(pat), false);
 	gbuf__printf(&b, "\");\n}\n");
-	if (!strncmp(attach, "tracepoint:", 11)) {
+	if (!strncmp(attach, "tracepoint:", 11) || !strncmp(attach, "usdt:", 5)) {
 		struct tp_list l = { &b, pred, 0 };
 
 		provider__list(attach, tp_probe, &l);
 		if (!l.n)	/* none: the attach point, to say so as the runtime does */
 			gbuf__printf(&b, "\n%s\n%s{\n\t@counts[probe] = count();\n}\n", attach, pred);
 	} else {
-		gbuf__printf(&b, "\n%s\n%s{\n\t@counts[%s] = count();\n}\n", attach, pred,
-			     !strncmp(attach, "usdt:", 5) ? "probe" : "func");
+		gbuf__printf(&b, "\n%s\n%s{\n\t@counts[func] = count();\n}\n", attach, pred);
 	}
 	gbuf__printf(&show, "\tprintf(\"\\n\");\n");
 	if (ts)

@@ -163,6 +163,12 @@ test_expect_success 'funccount -p PID on tracepoints: CATEGORY:EVENT, exactly th
 	head -1 out | grep -qx "Tracing 1 functions for \"t:syscalls:sys_enter_getpp\*\"... Hit Ctrl-C to end." &&
 	printf "%-36s %8d\n" syscalls:sys_enter_getppid 7 >expect && grep "^syscalls:" out >got && test_cmp expect got
 '
+test_expect_success 'funccount u:LIB:PATTERN: USDT probes by name; twice has two sites, 2 rounds' '
+	tool_start out $SONDE tool funccount "u:$WORKLOADS/usdt:t*" &&
+	$WORKLOADS/usdt 2 0 >/dev/null && tool_stop &&
+	head -1 out | grep -qx "Tracing 2 functions for \"u:$WORKLOADS/usdt:t\*\"... Hit Ctrl-C to end." &&
+	printf "%-36s %8d\n" three 2 twice 4 >expect && sed -n "4,5p" out | sort >got && test_cmp expect got
+'
 test_expect_success 'funccount -d 1 -T: ends by itself, a time before the table; -i 1 a table each second' '
 	tool_start out $SONDE tool funccount -d 1 -T "$D:take" && wait $TOOL_PID &&
 	sed -n 3p out | grep -qx "[0-2][0-9]:[0-5][0-9]:[0-5][0-9]" && tail -1 out | grep -qx "Detaching..." &&
