@@ -106,3 +106,33 @@ TEST(tool_gen_argdist_specifiers)
 	CHECK(!argdist("count=p:c:malloc(size_t size):u64:$latency"));
 	CHECK(strstr(err, "return probes"));
 }
+
+TEST(tool_gen_probe_heads_and_types)
+{
+	struct bcc_probe p;
+	const char *end;
+	char cast[64];
+	bool str;
+
+	CHECK(!bcc_probe__parse(&p, "r:/bin/x:f+0x10 rest", &end, err, sizeof(err)));
+	CHECK_STR(p.attach, "uretprobe:/bin/x:f+0x10");
+	CHECK_STR(p.func, "f");
+	CHECK_STR(end, " rest");
+	CHECK(!bcc_probe__parse(&p, "u:pthread:libpthread:create", &end, err, sizeof(err)));
+	CHECK_STR(p.attach, "usdt:libpthread:libpthread:create");
+	CHECK_STR(p.func, "libpthread:create");
+	CHECK(!bcc_probe__parse(&p, "p::SyS_nanosleep(struct timespec *ts, int  flags)", &end, err, sizeof(err)));
+	CHECK_STR(p.attach, "kprobe:SyS_nanosleep");
+	CHECK_INT(p.nparams, 2);
+	CHECK_STR(p.params[0].cast, "struct timespec *");
+	CHECK_STR(p.params[1].name, "flags");
+	CHECK_STR(p.params[1].cast, "int32");
+	CHECK(bcc_probe__parse(&p, "t:sched:sched_switch(int x)", &end, err, sizeof(err)));
+	CHECK(strstr(err, "can't have a function signature"));
+	CHECK_STR(bcc_type__cast("const char *", cast, sizeof(cast), &str), "uint64");
+	CHECK(str);
+	CHECK_STR(bcc_type__cast("unsigned  long", cast, sizeof(cast), &str), "uint64");
+	CHECK_STR(bcc_type__cast("u32 *", cast, sizeof(cast), &str), "uint32 *");
+	CHECK(!bcc_type__cast("x * y", cast, sizeof(cast), &str));
+	CHECK(!bcc_type__cast("size", cast, sizeof(cast), &str));
+}
