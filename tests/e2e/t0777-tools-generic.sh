@@ -59,14 +59,19 @@ test_expect_success 'trace -n NAME, a tracepoint: exactly the 7 openat() of /etc
 	test $(grep -c " syscalls  *sys_enter_openat  */etc/hostname$" out) -eq 7 &&
 	! grep -v "^PID" out | grep -v " syscalls "
 '
-test_expect_success 'trace -T, -t: a time or a timestamp column first; no format, no "-"' '
+test_expect_success 'trace -T, -t, -t -u: a time, a timestamp or a UNIX time first; no format, no "-"' '
 	tool_start out $SONDE tool trace -T "$D:take" &&
 	$D 1 >/dev/null && tool_stop &&
 	head -1 out | grep -qx "TIME     PID     TID     COMM            FUNC             " &&
 	grep -qE "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] [0-9]+ +[0-9]+ +dwargs +take +$" out &&
 	tool_start out $SONDE tool trace -t "$D:take" &&
 	$D 1 >/dev/null && tool_stop &&
-	grep -qE "^[0-9]\.[0-9]{6} [0-9]+ +[0-9]+ +dwargs +take +$" out
+	grep -qE "^[0-9]\.[0-9]{6} [0-9]+ +[0-9]+ +dwargs +take +$" out &&
+	tool_start out $SONDE tool trace -t -u "$D:take" &&
+	$D 1 >/dev/null && tool_stop && now=$(date +%s) &&
+	head -1 out | grep -q "^TIME              PID  " &&
+	ts=$(awk "/ dwargs / { print \$1 }" out) && expect_contains "$ts" "." &&
+	test $(( now - ${ts%.*} )) -ge 0 && test $(( now - ${ts%.*} )) -le 5
 '
 test_expect_success 'trace -U: the user stack under the line, chain_c called from chain_b, chain_a, main' '
 	tool_start out $SONDE tool trace -U "$SYM:chain_c" &&
