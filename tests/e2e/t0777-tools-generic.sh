@@ -1,10 +1,10 @@
 #!/bin/bash
 # t0777: BCC's generic tools on user functions and tracepoints: trace and argdist
-# (their probe specifiers composed into a program), stackcount, funccount.
-# offcpu N MS calls block_here() N times. The
+# (their probe specifiers composed into a program), stackcount, funccount. The
 # triggers are workloads with known calls: dwargs N calls take() N times with
 # known arguments and a known return value, syscalls N makes N getppid() and N
-# openat() of /etc/hostname, symchain calls chain_a -> chain_b -> chain_c once.
+# openat() of /etc/hostname, symchain calls chain_a -> chain_b -> chain_c once,
+# offcpu N MS calls block_here() N times, usdt N fires its USDT probes N times.
 # Kernel functions need kprobes, which this kernel lacks: only --source shows them.
 . "$(dirname "$0")/../lib.sh"
 
