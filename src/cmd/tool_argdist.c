@@ -222,7 +222,7 @@ static int argdist_probe(struct gbuf *b, struct gbuf *show, int n, const char *s
 		gbuf__printf(show, "\tprintf(\"%%s\\n\", \"");
 		gbuf__lit(show, label ? label : spec, strlen(label ? label : spec), false);
 		gbuf__printf(show, "\");\n\tprintf(\"\\t%%-10s %%s\\n\", \"COUNT\", \"EVENT\");\n");
-		gbuf__printf(show, "\tfor ($kv : @c%d)%s {\n", n, TOOL_GEN_SORT("$kv.1"));
+		gbuf__printf(show, "\tfor ($kv : @c%d) sort($kv.1) {\n", n);
 		if (o->top > 0)	/* -T: the rows that fewer than TOP others outnumber */
 			gbuf__printf(show, "\t\t$r = 0;\n\t\tfor ($o : @c%d) { if ($o.1 > $kv.1) { $r++; } }\n"
 				     "\t\tif ($r < %ld) {\n\t", n, o->top);

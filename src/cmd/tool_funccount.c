@@ -74,8 +74,8 @@ char *tool_gen__funccount(const char *attach, const char *const *named, int nnam
 	if (ts)
 		gbuf__printf(&show, "\ttime(\"%%H:%%M:%%S\\n\");\n");
 	gbuf__printf(&show, "\tprintf(\"%%-36s %%8s\\n\", \"FUNC\", \"COUNT\");\n"
-		     "\tfor ($kv : @counts)%s {\n\t\tprintf(\"%%-36s %%8d\\n\", $kv.0, $kv.1);\n\t}\n\tclear(@counts);\n",
-		     TOOL_GEN_SORT("$kv.1"));
+		     "\tfor ($kv : @counts) sort($kv.1) {\n\t\tprintf(\"%%-36s %%8d\\n\", $kv.0, $kv.1);\n\t}\n"
+		     "\tclear(@counts);\n");
 	if (interval > 0) {
 		gbuf__printf(&b, "\ninterval:s:%ld\n{\n", interval);
 		gbuf__putn(&b, show.s, show.len);

@@ -83,8 +83,6 @@ const char *tool_gen__opt(const char *const *named, int nnamed, const char *name
 /* how many probes an attach point names (BCC's "Tracing N functions") */
 int tool_gen__matches(const char *attach);
 
-/* a for loop over a map in the order of KEY, once the language sorts them; until then, hash order */
-#define TOOL_GEN_SORT(key) ""
 
 char *tool_gen__funccount(const char *attach, const char *const *named, int nnamed, char *err, size_t errlen);
 char *tool_gen__stackcount(const char *attach, const char *const *named, int nnamed, char *err, size_t errlen);

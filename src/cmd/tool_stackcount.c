@@ -100,7 +100,7 @@ char *tool_gen__stackcount(const char *attach, const char *const *named, int nna
 		gbuf__printf(&show, "\tprintf(\"\\n\");\n");
 	if (ts)
 		gbuf__printf(&show, "\ttime(\"%%H:%%M:%%S\\n\");\n");
-	gbuf__printf(&show, "\tfor ($kv : @counts)%s {\n", TOOL_GEN_SORT("$kv.1"));
+	gbuf__printf(&show, "\tfor ($kv : @counts) sort($kv.1) {\n");	/* the smallest counts first */
 	if (folded) {	/* comm;user frames[;-];kernel frames count */
 		gbuf__printf(&show, "\t\tprintf(\"%%s%s%s%s %%d\\n\", %s%s%s%s%s%s, $kv.1);\n", ust ? "%s" : "",
 			     delim ? ";-" : "", kst ? "%s" : "", pi >= 0 ? commv : "\"\"", ust ? ", " : "",
