@@ -132,7 +132,8 @@ void out__rows_end(struct out *o)
 	if (!g)
 		return;
 	close_row(o, g);
-	qsort(g->v, g->n, sizeof(*g->v), cmp_row);
+	if (g->n)	/* an empty map: no rows, and qsort's base may be NULL */
+		qsort(g->v, g->n, sizeof(*g->v), cmp_row);
 	for (int i = 0; i < g->n; i++) {
 		struct row *r = &g->v[i];
 
