@@ -7,6 +7,7 @@
  */
 #include "sonde.h"
 #include "cmd/tool_gen.h"
+#include "lang/provider.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -479,6 +480,21 @@ int bcc_expr__rewrite(const struct bcc_probe *p, const char *e, size_t len, stru
 		gbuf__putn(out, w, n);
 	}
 	return out->oom ? (snprintf(err, errlen, "out of memory"), -1) : 0;
+}
+
+static void count_match(const char *name, void *ctx)
+{
+	(void)name;
+	(*(int *)ctx)++;
+}
+
+/* how many probes the attach point names (BCC's "Tracing N functions") */
+int tool_gen__matches(const char *attach)
+{
+	int n = 0;
+
+	provider__list(attach, count_match, &n);
+	return n;
 }
 
 char *tool_gen__program(const char *name, int npos, char *const *pos, const char *const *named, int nnamed,

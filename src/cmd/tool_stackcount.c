@@ -9,26 +9,10 @@
  * stacks, whether per process), hence a composed program.
  */
 #include "cmd/tool_gen.h"
-#include "lang/provider.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void count_match(const char *name, void *ctx)
-{
-	(void)name;
-	(*(int *)ctx)++;
-}
-
-/* how many probes the attach point names (BCC's "Tracing N functions") */
-int tool_gen__matches(const char *attach)
-{
-	int n = 0;
-
-	provider__list(attach, count_match, &n);
-	return n;
-}
 
 char *tool_gen__stackcount(const char *attach, const char *const *named, int nnamed, char *err, size_t errlen)
 {
