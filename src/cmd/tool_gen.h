@@ -4,9 +4,11 @@
  * BCC's trace and argdist take probes written in BCC's own small syntax
  * ("p:c:write (arg1 == 1) \"%d bytes\", arg3"), so `sonde tool` turns each
  * into source of sonde's language and runs that (`--source` prints it).
+ * stackcount and funccount shape their maps by their options and pattern.
  * tool_gen.c reads the probe specifiers and rewrites their C expressions;
- * tool_trace.c and tool_argdist.c write the programs. A tool says it is one
- * with a "// generated:" line in its header (src/tools/NAME.bt).
+ * tool_trace.c, tool_argdist.c, tool_stackcount.c and tool_funccount.c
+ * write the programs. A tool says it is one with a "// generated:" line in
+ * its header (src/tools/NAME.bt).
  */
 #ifndef SONDE_CMD_TOOL_GEN_H
 #define SONDE_CMD_TOOL_GEN_H
