@@ -736,6 +736,8 @@ struct type ck_expr(struct ck *c, struct node *n)
 		i = ck_expr(c, n->r);
 		if (c->prog->err)
 			return none;
+		if (a.kind == TY_STR && i.kind == TY_INT)	/* $s[i]: a char, 0 past the end (gen_str_index) */
+			return n->ty = ty_int(true, 8);
 		return ckbtf__index(c->prog, n, &a, &i);
 	}
 	case N_TUPLE: {

@@ -713,6 +713,10 @@ void gen_int(struct gen *g, struct node *n)
 		gen_field_int(g, n);
 		return;
 	case N_INDEX:
+		if (n->l->ty.kind == TY_STR) {
+			gen_str_index(g, n);
+			return;
+		}
 		gen_btf__int(g, n);
 		return;
 	case N_CAST:

@@ -138,6 +138,7 @@ int g_subs_new(struct gen *g, struct loc loc, struct bpf_code **out);
 void g_ld_func(struct gen *g, int reg, int target);	/* reg = the address of callback target */
 /* gen_str.c: strlen() ... username */
 void gen_str_int(struct gen *g, struct node *n);
+void gen_str_index(struct gen *g, struct node *n);	/* $s[i] */
 void gen_str_value(struct gen *g, struct node *n, int off, int size);	/* syscall_name() */
 void gen_str_stmt(struct gen *g, struct node *n);	/* assert(), assert_str() */
 void g_percpu_value(struct gen *g, const struct mapinfo *m, struct loc loc);	/* r0 = over all CPUs, key at r7 */

@@ -630,6 +630,27 @@ void gen_str_int(struct gen *g, struct node *n)
 	}
 }
 
+/* $s[i]: the string's byte i, 0 when i is past its end (or negative) */
+void gen_str_index(struct gen *g, struct node *n)
+{
+	int mark = g->sp, size = n->l->ty.size, s = g_slot(g, size, n->loc);
+
+	gen_str(g, n->l, s, size);
+	gen_int(g, n->r);
+	int past = g_emit(g, JMP_IMM(BPF_JGE, R0, size, 0));
+
+	g_fp_addr(g, R1, s);
+	g_emit(g, ALU_REG(BPF_ADD, R1, R0));
+	g_emit(g, LDX(BPF_B, R0, R1, 0));
+	g_extend(g, 8, true);
+	int done = g_emit(g, JA(0));
+
+	g_patch(g, past);
+	g_emit(g, MOV_IMM(R0, 0));
+	g_patch(g, done);
+	g->sp = mark;
+}
+
 /* assert(cond, msg): a failed condition sends its message; user space prints it and exits with 1 */
 void gen_str_stmt(struct gen *g, struct node *n)
 {
