@@ -94,6 +94,14 @@ int ck_aux_site(struct ck *c, struct node *call, const char *text)
 
 int ck_call_args(struct ck *c, struct node *n)
 {
+	struct node *a0 = n->args;
+
+	/* str($1) is the parameter's text, even when it reads as a number (bpftrace) */
+	if (a0 && a0->kind == N_POS && !strcmp(n->s, "str") && a0->i >= 1 && a0->i <= c->prog->nparams) {
+		a0->kind = N_STR;
+		a0->s = c->prog->params[a0->i - 1];
+		a0->slen = strlen(a0->s);
+	}
 	for (struct node *a = n->args; a; a = a->next) {
 		ck_expr(c, a);
 		if (c->prog->err)
