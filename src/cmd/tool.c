@@ -356,6 +356,15 @@ static const struct tool_opt *find_long(const struct tool *t, const char *name, 
 	return NULL;
 }
 
+/* argparse: -6 is an option, not a negative number, where some option is a digit (-4, -6) */
+static bool has_digit_opts(const struct tool *t)
+{
+	for (int i = 0; i < t->nopts; i++)
+		if (t->opts[i].letter >= '0' && t->opts[i].letter <= '9')
+			return true;
+	return false;
+}
+
 /*
  * argv as argparse reads it: -x flags (grouped: -Tm), -p PID or -pPID,
  * --name, --name=VALUE or --name VALUE, positional arguments anywhere.
@@ -394,7 +403,7 @@ static int parse_argv(const struct tool *t, int argc, char **argv, struct tool_p
 			add_named(tp, o, val);
 			continue;
 		}
-		if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9')) {
+		if (a[0] == '-' && a[1] && (!(a[1] >= '0' && a[1] <= '9') || has_digit_opts(t))) {
 			for (const char *c = a + 1; *c; c++) {
 				o = NULL;
 				for (int k = 0; k < t->nopts && !o; k++)
