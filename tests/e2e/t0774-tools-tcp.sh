@@ -265,6 +265,25 @@ test_expect_success "tcplife -T -w -D PORT -p PID: the clients' ends only; as li
 	test $(wc -l <out) -eq 1
 '
 
+test_expect_success 'IPv6 (::1): tcpconnect, tcpconnlat, tcplife -6 and tcpstates -w show ::1; -4 filters it out' '
+	P=$(free_port) &&
+	tool_start c $SONDE tool tcpconnect -P $P && C=$TOOL_PID &&
+	tool_start l $SONDE tool tcpconnlat && L=$TOOL_PID &&
+	tool_start f $SONDE tool tcplife -6 -L $P && F=$TOOL_PID &&
+	tool_start f4 $SONDE tool tcplife -4 -L $P && F4=$TOOL_PID &&
+	tool_start s $SONDE tool tcpstates -w -6 -D $P && S=$TOOL_PID &&
+	workload w conn 6 $P 2 && kill -INT $C $L $F $F4 $S && wait $C $L $F $F4 $S &&
+	read pid closed c1 c2 <w &&
+	printf "%-6d %-12s %-2d %-16s %-16s %-5d\n" $pid python3 6 ::1 ::1 $P $pid python3 6 ::1 ::1 $P >want &&
+	sed 1d c >got && test_cmp want got &&
+	test $(grep -c "^$pid  *python3  *6  ::1  *::1  *$P  *[0-9.]*\$" l) -eq 2 &&
+	for c in $c1 $c2; do
+		printf "%-7d %-16s %-15s %-5d %-15s %-5d %-6.2f %-6.2f \n" $pid python3 ::1 $P ::1 $c 4.88 2.93
+	done >want &&
+	sed -E "1d; s/[0-9.]+\$//" f >got && test_cmp want got && test $(wc -l <f4) -eq 1 &&
+	test $(grep -c "^[0-9a-f]\{16\} .* 6  ::1  *[0-9]*  *::1  *$P  *[A-Z_0-9]* *-> " s) -eq 10
+'
+
 # SYN retransmits: 1 with TCP_SYNCNT 1, 2 where the first SYN retries are linear (6.5+)
 RETRANS=1
 [ "$(cat /proc/sys/net/ipv4/tcp_syn_linear_timeouts 2>/dev/null || echo 0)" -gt 0 ] && RETRANS=2
