@@ -329,6 +329,12 @@ test_expect_success 'tcpsynbl: the queue length as each of 3 connections complet
 	! grep -q "backlog_max = 37" out
 '
 
+test_expect_success 'tcpsynbl -T 1 2: two outputs, one a second, each after a blank line and a time; then it ends' '
+	timeout 20 $SONDE tool tcpsynbl -T 1 2 >out &&
+	test $(grep -c "^\$" out) -eq 2 && test $(grep -c "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]\$" out) -eq 2 &&
+	sed -n 2,3p out | head -1 | grep -q "^\$"
+'
+
 # tcprtt: the samples bpftrace counts at the same tracepoint, for the same port
 test_expect_success 'tcprtt -P PORT -e: as many samples, and the same average, as bpftrace sees at tcp:tcp_probe' '
 	have_bpftrace || { echo "no bpftrace here"; exit 1; }
