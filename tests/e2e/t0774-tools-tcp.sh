@@ -142,7 +142,7 @@ test_expect_success 'tcpconnect: the N connects and the refused one, from the wo
 	  printf "%-6d %-12s %-2d %-16s %-16s %-5d\n" $pid python3 4 127.0.0.1 127.0.0.1 $closed; } >want &&
 	test_cmp want got
 '
-test_expect_success 'tcpconnect -P PORT,PORT -p PID -U -t -s: filters, and the UID, time and source port columns' '
+test_expect_success 'tcpconnect -P PORT,PORT -p PID -u UID -U -t -s: filters; UID, time and source port columns' '
 	P=$(free_port) &&
 	tool_start out $SONDE tool tcpconnect -P 1,$P -U -t -s && workload w conn 4 $P $N && tool_stop &&
 	read pid closed c1 c2 c3 <w &&
@@ -153,7 +153,11 @@ test_expect_success 'tcpconnect -P PORT,PORT -p PID -U -t -s: filters, and the U
 		grep -q "^[0-9]\.[0-9][0-9][0-9]    0     $pid  *python3  *4  127.0.0.1  *127.0.0.1  *$c  *$P *\$" got || exit 1
 	done &&
 	tool_start out $SONDE tool tcpconnect -p 1 && workload w conn 4 $(free_port) 1 && tool_stop &&
-	test $(wc -l <out) -eq 1
+	test $(wc -l <out) -eq 1 &&
+	tool_start out $SONDE tool tcpconnect -u 4242 && workload w conn 4 $(free_port) 1 && tool_stop &&
+	read pid rest <w && ! grep -q "^$pid " out &&
+	tool_start out $SONDE tool tcpconnect -u 0 && workload w conn 4 $(free_port) 1 && tool_stop &&
+	read pid rest <w && test $(grep -c "^$pid " out) -eq 2
 '
 test_expect_success 'tcpconnect -c: the connects counted per source, destination and port at Ctrl-C' '
 	P=$(free_port) &&
