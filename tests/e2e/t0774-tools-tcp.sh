@@ -119,6 +119,9 @@ EOF
 N=3
 export N
 
+# Headers are found by their text where a tool sees every connection: a line of
+# another process's event, from while the probes were being attached, may come first.
+
 # a port nothing listens on now
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -135,7 +138,7 @@ test_expect_success 'tcpconnect: the N connects and the refused one, from the wo
 	P=$(free_port) &&
 	tool_start out $SONDE tool tcpconnect && workload w conn 4 $P $N && tool_stop &&
 	read pid closed c1 c2 c3 <w &&
-	head -1 out >hdr && printf "%-6s %-12s %-2s %-16s %-16s %-5s\n" PID COMM IP SADDR DADDR DPORT >want &&
+	grep -m1 "^PID " out >hdr && printf "%-6s %-12s %-2s %-16s %-16s %-5s\n" PID COMM IP SADDR DADDR DPORT >want &&
 	test_cmp want hdr &&
 	grep "^$pid " out >got &&
 	{ for i in $(seq $N); do printf "%-6d %-12s %-2d %-16s %-16s %-5d\n" $pid python3 4 127.0.0.1 127.0.0.1 $P; done
@@ -147,7 +150,7 @@ test_expect_success 'tcpconnect -P PORT,PORT -p PID -u UID -U -t -s: filters; UI
 	tool_start out $SONDE tool tcpconnect -P 1,$P -U -t -s && workload w conn 4 $P $N && tool_stop &&
 	read pid closed c1 c2 c3 <w &&
 	printf "%-9s%-6s%-6s %-12s %-2s %-16s %-16s %-5s %-5s\n" "TIME(s)" UID PID COMM IP SADDR DADDR SPORT DPORT >want &&
-	head -1 out >hdr && test_cmp want hdr &&
+	grep -m1 "^TIME(s) " out >hdr && test_cmp want hdr &&
 	grep " $P *\$" out >got && test $(wc -l <got) -eq $N && ! grep -q " $closed *\$" out &&
 	for c in $c1 $c2 $c3; do
 		grep -q "^[0-9]\.[0-9][0-9][0-9]    0     $pid  *python3  *4  127.0.0.1  *127.0.0.1  *$c  *$P *\$" got || exit 1
@@ -193,7 +196,7 @@ test_expect_success 'tcpconnlat: the N connects and the refused one, timed; -L g
 	tool_start out $SONDE tool tcpconnlat -L && workload w conn 4 $P $N && tool_stop &&
 	read pid closed c1 c2 c3 <w &&
 	printf "%-6s %-12s %-2s %-16s %-6s %-16s %-5s %s\n" PID COMM IP SADDR LPORT DADDR DPORT "LAT(ms)" >want &&
-	head -1 out >hdr && test_cmp want hdr &&
+	grep -m1 "^PID " out >hdr && test_cmp want hdr &&
 	for c in $c1 $c2 $c3; do
 		grep -q "^$pid  *python3  *4  127.0.0.1  *$c  *127.0.0.1  *$P  *[0-9]*\.[0-9][0-9]\$" out || exit 1
 	done &&
@@ -220,7 +223,7 @@ export -f both
 test_expect_success "tcpstates: every state of the workload's sockets; the same lines as libbpf-tools' tcpstates" '
 	have_libbpf && P=$(free_port) && both tcpstates &&
 	read pid closed c1 c2 c3 <w &&
-	head -1 mine >hdr && head -1 theirs >want && test_cmp want hdr &&
+	grep -m1 " RPORT " mine >hdr && grep -m1 " RPORT " theirs >want && test_cmp want hdr &&
 	grep " $P " mine | sort >a && grep " $P " theirs | sort >b &&
 	test $(wc -l <a) -eq $((2 + 10 * N)) &&
 	sed -E "s/ [0-9.]+\$//" a >a2 && sed -E "s/ [0-9.]+\$//" b >b2 && test_cmp b2 a2 &&
@@ -235,7 +238,7 @@ test_expect_success "tcpstates: every state of the workload's sockets; the same 
 '
 test_expect_success "tcpstates -T -w -L PORT: the listener's and the server sockets' lines only, as libbpf-tools'" '
 	have_libbpf && P=$(free_port) && both tcpstates -T -w -L $P &&
-	head -1 mine >hdr && head -1 theirs >want && test_cmp want hdr &&
+	grep -m1 " RPORT " mine >hdr && grep -m1 " RPORT " theirs >want && test_cmp want hdr &&
 	sed -E "1d; s/ [0-9.]+\$//" mine | sort >a && sed -E "1d; s/ [0-9.]+\$//" theirs | sort >b &&
 	test $(wc -l <a) -eq $((2 + 5 * N)) && test_cmp b a &&
 	grep -q "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] [0-9a-f]\{16\} [0-9 ]\{7\} [^ ]*  *4  127.0.0.1  *$P " mine
@@ -249,7 +252,7 @@ test_expect_success "tcpstates -t -D: seconds since the first event, remote port
 test_expect_success "tcplife: each connection's two ends, bytes and owner; the same as libbpf-tools' tcplife" '
 	have_libbpf && P=$(free_port) && both tcplife &&
 	read pid closed c1 c2 c3 <w &&
-	head -1 mine >hdr && head -1 theirs >want && test_cmp want hdr &&
+	grep -m1 " RPORT " mine >hdr && grep -m1 " RPORT " theirs >want && test_cmp want hdr &&
 	{ for c in $c1 $c2 $c3; do
 		printf "%-7d %-16s %-15s %-5d %-15s %-5d %-6.2f %-6.2f \n" $pid python3 127.0.0.1 $c 127.0.0.1 $P 2.93 4.88
 		printf "%-7d %-16s %-15s %-5d %-15s %-5d %-6.2f %-6.2f \n" $pid python3 127.0.0.1 $P 127.0.0.1 $c 4.88 2.93
@@ -262,7 +265,7 @@ test_expect_success "tcplife: each connection's two ends, bytes and owner; the s
 '
 test_expect_success "tcplife -T -w -D PORT -p PID: the clients' ends only; as libbpf-tools'" '
 	have_libbpf && P=$(free_port) && both tcplife -T -w -D $P &&
-	head -1 mine >hdr && head -1 theirs >want && test_cmp want hdr &&
+	grep -m1 " RPORT " mine >hdr && grep -m1 " RPORT " theirs >want && test_cmp want hdr &&
 	sed -E "1d; s/ [0-9.]+\$//" mine | sort >a && sed -E "1d; s/ [0-9.]+\$//" theirs | sort >b &&
 	test $(wc -l <a) -eq $N && test_cmp b a &&
 	tool_start out $SONDE tool tcplife -p $$ && workload w conn 4 $(free_port) 1 && tool_stop &&
@@ -296,7 +299,7 @@ test_expect_success 'tcpretrans: the SYN retransmits of a connect a full queue i
 	P=$(free_port) &&
 	tool_start out $SONDE tool tcpretrans && workload w retrans 4 $P && tool_stop &&
 	read c <w &&
-	head -2 out >hdr &&
+	grep -m2 "^Tracing retransmits\|^TIME " out >hdr &&
 	{ echo "Tracing retransmits ... Hit Ctrl-C to end"
 	  printf "%-8s %-7s %-2s %-20s %1s> %-20s %-4s\n" TIME PID IP LADDR:LPORT T RADDR:RPORT STATE; } >want &&
 	test_cmp want hdr &&
