@@ -36,6 +36,7 @@ const struct cmd sonde_cmds[] = {
 	{ "probe", cmd_probe, "the bpftrace language compiled straight to BPF: probes, maps, histograms", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "tools", cmd_tools, "the BCC tools (execsnoop, biolatency...): which run here", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "tool", cmd_tool, "run one BCC tool with its options: sonde tool NAME, sonde NAME, or NAME", RUN_MEMLOCK | RUN_TRACEFS },
+	{ "sched", cmd_sched, "scheduler latency: perf sched record, latency and timehist", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "ftrace", cmd_ftrace, "trace kernel events and functions through a private tracefs instance", RUN_TRACEFS },
 	{ "addr2sym", cmd_addr2sym, "addresses to functions, inlined frames and source lines (addr2line)", RUN_HIDDEN },
 	{ NULL, NULL, NULL, 0 },

@@ -37,6 +37,7 @@ struct record_opts {
 	const char *output, *callgraph;
 	bool fp, quiet, no_inherit;
 	double duration;
+	int until_exit;		/* hidden, for sched record: system-wide until that process ends */
 	uint64_t freq;
 	unsigned long long period;
 	int mmap_pages;
@@ -162,6 +163,8 @@ static int record_tick(void *ctx, int fd, short revents)
 		status_line(ss->w, ss->t0, false);
 		ss->last_status = util__now_s();
 	}
+	if (ss->o->until_exit && !target__alive(ss->o->until_exit))
+		return 1;
 	return !ss->have_cmd && !ss->t->system_wide &&
 	       !target__any_alive(ss->t->nr_pids ? ss->t->pids : ss->t->tids,
 				  ss->t->nr_pids ? ss->t->nr_pids : ss->t->nr_tids);
@@ -318,6 +321,8 @@ int cmd_record(int argc, char **argv)
 		OPT_TARGET(&o.to),
 		OPT_DURATION(&o.duration),
 		OPT_BOOL(0, "no-inherit", &o.no_inherit, "do not follow the children of the targets"),
+		{ OPTT_INT, 0, "until-exit", &o.until_exit, "PID", "with -a: stop when process PID ends", NULL,
+		  OPTF_HIDDEN },
 		OPT_GROUP("output"),
 		OPT_STRING('o', "output", &o.output, "FILE", "write to FILE (default sonde.data; created mode 0600); - writes perf's pipe format to stdout"),
 		OPT_INT('m', "mmap-pages", &o.mmap_pages, "PAGES", "buffer pages per CPU, a power of two (default 256, "

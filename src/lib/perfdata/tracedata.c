@@ -301,3 +301,20 @@ int tracedata__format(struct tracedata *t, uint64_t id, const void *raw, size_t 
 	trace_seq_destroy(&s);
 	return n;
 }
+
+int tracedata__field(struct tracedata *t, uint64_t id, const char *name,
+		     unsigned *offset, unsigned *size, int *is_signed)
+{
+	struct tep_event *ev = tep_find_event(t->tep, (int)id);
+	struct tep_format_field *f;
+
+	if (!ev && !t->from_file)
+		ev = live_format(t, id);
+	f = ev ? tep_find_field(ev, name) : NULL;
+	if (!f)
+		return -ENOENT;
+	*offset = (unsigned)f->offset;
+	*size = (unsigned)f->size;
+	*is_signed = !!(f->flags & TEP_FIELD_IS_SIGNED);
+	return 0;
+}

@@ -30,4 +30,12 @@ void tracedata__free(struct tracedata *t);
 int tracedata__format(struct tracedata *t, uint64_t id, const void *raw, size_t raw_size,
 		      int cpu, uint64_t time, char *buf, size_t len);
 
+/*
+ * Where field name lies in the records of event id (its format from the file,
+ * else from tracefs): byte offset and size in PERF_SAMPLE_RAW, and whether it
+ * is signed. 0, or -ENOENT when the event or the field is unknown.
+ */
+int tracedata__field(struct tracedata *t, uint64_t id, const char *name,
+		     unsigned *offset, unsigned *size, int *is_signed);
+
 #endif

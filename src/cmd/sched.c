@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched.c - `sonde sched`: perf sched's surface. `record` writes the sched
+ * tracepoints of the whole system into a perf.data (sonde record does the
+ * recording, as perf sched record hands its work to perf record); `latency`
+ * and `timehist` read it, or perf's own `perf sched record` files, and print
+ * what perf sched prints.
+ */
+#include "sonde.h"
+#include "opt.h"
+#include "lib/sched/sched.h"
+#include "lib/tracefs/tracefs.h"
+#include "ui/sched_print.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sched_usage[] = {
+	"sonde sched record [<options>] [-a | -p PID | -- <command> [<args>]]",
+	"sonde sched latency [-i FILE] [-s KEYS] [-p]",
+	"sonde sched timehist [-i FILE] [-w] [-V] [-M] [-n] [--state]",
+	NULL,
+};
+
+/* what perf sched's readers use; sched_wakeup rather than perf's sched_waking, as
+   perf sched latency reads only sched_wakeup (timehist reads either) */
+static const char *const record_events[] = {
+	"sched_switch", "sched_stat_runtime", "sched_process_fork", "sched_process_exit",
+	"sched_wakeup", "sched_wakeup_new", "sched_migrate_task",
+};
+
+static int sched_record(int argc, char **argv)
+{
+	static const char *const usage[] = {
+		"sonde sched record [-o FILE] [--duration S] [-a | -p PID | -- <command> [<args>]]", NULL,
+	};
+	const char *output = "sonde.data", *pid = NULL;
+	double duration = 0;
+	bool all = false;
+	const struct opt opts[] = {
+		OPT_STRING('o', "output", &output, "FILE", "write to FILE (default sonde.data)"),
+		OPT_BOOL('a', "all-cpus", &all, "the whole system until Ctrl-C (the default; always system-wide)"),
+		OPT_STRING('p', "pid", &pid, "PID", "the whole system until process PID ends"),
+		OPT_DURATION(&duration),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+	const char *args[64];
+	char dur[32];
+	int n = 0, nev = 0;
+
+	argc = opt__parse(argc, argv, opts, usage, OPT_STOP_AT_NON_OPTION);
+	if (pid && argc)
+		opt__usage_error(usage, opts, "-p and a command cannot be combined");
+	if (argc > 32)
+		opt__usage_error(usage, opts, "too many arguments");
+	args[n++] = "record";
+	args[n++] = "-a";
+	args[n++] = "-m";
+	args[n++] = "1024";
+	for (size_t i = 0; i < sizeof(record_events) / sizeof(*record_events); i++) {
+		static char names[8][48];
+
+		if (tracefs__event_id("sched", record_events[i]) < 0)
+			continue;
+		snprintf(names[nev], sizeof(names[nev]), "sched:%s", record_events[i]);
+		args[n++] = "-e";
+		args[n++] = names[nev++];
+	}
+	if (!nev || tracefs__event_id("sched", "sched_switch") < 0) {
+		error("cannot record the scheduler: no sched:sched_switch tracepoint (is tracefs mounted?)");
+		return 1;
+	}
+	args[n++] = "-o";
+	args[n++] = output;
+	if (duration > 0) {
+		snprintf(dur, sizeof(dur), "%g", duration);
+		args[n++] = "--duration";
+		args[n++] = dur;
+	}
+	if (pid) {
+		args[n++] = "--until-exit";
+		args[n++] = pid;
+	}
+	if (argc) {
+		args[n++] = "--";
+		for (int i = 0; i < argc; i++)
+			args[n++] = argv[i];
+	}
+	args[n] = NULL;
+	return cmd_record(n, (char **)args);
+}
+
+static struct sched_reader *open_input(const char *input)
+{
+	struct sched_reader *r;
+	char err[512];
+
+	if (!input)
+		input = default_recording();
+	if (sched_reader__open(&r, input, err, sizeof(err))) {
+		error("cannot read '%s': %s", input, err);
+		return NULL;
+	}
+	return r;
+}
+
+static int sched_latency(int argc, char **argv)
+{
+	static const char *const usage[] = { "sonde sched latency [-i FILE] [-s KEYS] [-p] [-C CPU]", NULL };
+	const char *input = NULL, *sort = "avg,max,switch,runtime";
+	bool per_pid = false;
+	int cpu = -1, nkeys = 0, rc;
+	const struct opt opts[] = {
+		OPT_STRING('i', "input", &input, "FILE", "the recording (default sonde.data, or perf.data)"),
+		OPT_STRING('s', "sort", &sort, "KEYS", "sort by keys: runtime, switch, avg, max, pid "
+			   "(default avg,max,switch,runtime)"),
+		OPT_BOOL('p', "pids", &per_pid, "a row per task instead of per command name"),
+		OPT_INT('C', "CPU", &cpu, "CPU", "delays as seen from that CPU alone (perf's -C)"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+	enum sched_lat_key keys[16];
+	struct sched_reader *r;
+	struct sched_lat l;
+	char *s, *tok, *save = NULL;
+
+	argc = opt__parse(argc, argv, opts, usage, 0);
+	if (argc)
+		opt__usage_error(usage, opts, "unexpected argument '%s'", argv[0]);
+	s = strdup(sort);
+	for (tok = strtok_r(s, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		int k = sched_lat__key(tok);
+
+		if (k < 0) {
+			error("unknown --sort key '%s': give runtime, switch, avg, max or pid", tok);
+			free(s);
+			opt__see_help(usage);
+		}
+		if (nkeys < 16)
+			keys[nkeys++] = k;
+	}
+	free(s);
+	r = open_input(input);
+	if (!r)
+		return 1;
+	rc = sched_lat__compute(r, keys, nkeys, per_pid, cpu, &l);
+	if (rc) {
+		error("cannot read the recording: %s", strerror(-rc));
+		sched_reader__free(r);
+		return 1;
+	}
+	sched_print__latency(stdout, &l);
+	sched_lat__free(&l);
+	sched_reader__free(r);
+	return 0;
+}
+
+static int sched_timehist(int argc, char **argv)
+{
+	static const char *const usage[] = { "sonde sched timehist [-i FILE] [-w] [-V] [-M] [-n] [--state]", NULL };
+	const char *input = NULL;
+	struct sched_th_opts o = { 0 };
+	struct sched_th_print p = { .out = stdout, .comm_width = 30 };
+	const struct opt opts[] = {
+		OPT_STRING('i', "input", &input, "FILE", "the recording (default sonde.data, or perf.data)"),
+		OPT_BOOL('w', "wakeups", &p.wakeups, "show the wakeups"),
+		OPT_BOOL('M', "migrations", &o.migrations, "show the migrations"),
+		OPT_BOOL('n', "next", &p.next, "show the task switched in"),
+		OPT_BOOL('V', "cpu-visual", &p.visual, "a column per CPU: s a switch, i idle, m a migration"),
+		OPT_BOOL(0, "state", &p.state, "the state the task left the CPU in (R, S, D...)"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+	struct sched_reader *r;
+	int max_cpu, rc;
+
+	argc = opt__parse(argc, argv, opts, usage, 0);
+	if (argc)
+		opt__usage_error(usage, opts, "unexpected argument '%s'", argv[0]);
+	o.wakeups = p.wakeups;
+	r = open_input(input);
+	if (!r)
+		return 1;
+	max_cpu = sched_reader__nr_cpus(r) ? sched_reader__nr_cpus(r) : 4;
+	p.max_cpu = &max_cpu;
+	sched_print__th_header(&p);
+	rc = sched_th__run(r, &o, &max_cpu, sched_print__th_line, &p);
+	sched_reader__free(r);
+	if (rc < 0) {
+		error("cannot read the recording: %s", strerror(-rc));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_sched(int argc, char **argv)
+{
+	static const struct { const char *name; int (*fn)(int, char **); } subs[] = {
+		{ "record", sched_record },
+		{ "latency", sched_latency }, { "lat", sched_latency },
+		{ "timehist", sched_timehist },
+	};
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		opt__usage(sched_usage, (const struct opt[]){ OPT_END() }, argc < 2);
+		if (argc < 2)
+			return 129;
+		printf("\nsubcommands: record, latency, timehist; 'sonde sched SUB --help' for each\n");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subs) / sizeof(*subs); i++)
+		if (!strcmp(argv[1], subs[i].name))
+			return subs[i].fn(argc - 1, argv + 1);
+	error("'%s' is not a sched subcommand: give record, latency or timehist", argv[1]);
+	opt__see_help(sched_usage);
+}

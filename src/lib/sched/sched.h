@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sched.h - the scheduler's view of a recording, as `perf sched` reads it:
+ * the sched tracepoints of a perf.data (sonde's `sched record` or perf's
+ * `perf sched record`) decoded into events in time order, with the threads'
+ * names and processes as perf's session knows them at each point (COMM and
+ * FORK records), and the analyses `perf sched latency` and `timehist` make of
+ * them.
+ *
+ * Ownership: the reader owns its threads and events (valid until
+ * sched_reader__free()); a latency result is the caller's, freed with
+ * sched_lat__free().
+ */
+#ifndef SONDE_SCHED_H
+#define SONDE_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sched_ev_type {
+	SCHED_EV_SWITCH,	/* sched:sched_switch */
+	SCHED_EV_WAKEUP,	/* sched:sched_wakeup */
+	SCHED_EV_WAKING,	/* sched:sched_waking */
+	SCHED_EV_WAKEUP_NEW,	/* sched:sched_wakeup_new */
+	SCHED_EV_MIGRATE,	/* sched:sched_migrate_task */
+	SCHED_EV_RUNTIME,	/* sched:sched_stat_runtime */
+	SCHED_EV_NR_TP,
+	SCHED_EV_COMM = SCHED_EV_NR_TP,	/* a COMM record (after the thread took the name) */
+	SCHED_EV_LOST,		/* a LOST or LOST_SAMPLES record */
+};
+
+/* a task as perf's session knows it: pid -1 when unknown, comm ":TID" when never named */
+struct sched_thread {
+	int pid, tid;
+	char comm[32];
+	bool comm_set;		/* named by a COMM record or by its parent at fork */
+	void *priv;		/* the analysis' own data */
+};
+
+struct sched_event {
+	enum sched_ev_type type;
+	uint64_t time;
+	int cpu;
+	int pid, tid;			/* the sample's: the task on the CPU */
+	/* SWITCH */
+	int prev_pid, next_pid;
+	long long prev_state;
+	char prev_comm[17], next_comm[17];
+	/* WAKEUP, WAKING, WAKEUP_NEW, MIGRATE, RUNTIME: the task it is about */
+	int task_pid;
+	char comm[17];
+	uint64_t runtime;		/* RUNTIME: ns */
+	int orig_cpu, dest_cpu;		/* MIGRATE */
+	uint64_t lost;			/* LOST */
+	struct sched_thread *thread;	/* COMM: the renamed thread */
+};
+
+struct sched_reader;
+
+/*
+ * Open a recording ("-" is stdin). 0 or -errno with one line in err (what is
+ * wrong with the file, or that it has no sched:sched_switch event).
+ */
+int sched_reader__open(struct sched_reader **out, const char *path, char *err, size_t errlen);
+void sched_reader__free(struct sched_reader *r);
+
+/* the next event in time order: 1, 0 at the end (records that do not parse are skipped and counted) */
+int sched_reader__next(struct sched_reader *r, struct sched_event *ev);
+/* whether the recording has that tracepoint */
+bool sched_reader__has(const struct sched_reader *r, enum sched_ev_type type);
+/* the CPUs online when it was recorded (0 if unknown) */
+int sched_reader__nr_cpus(const struct sched_reader *r);
+/* records that did not parse, lost events and LOST records, so far */
+void sched_reader__counts(const struct sched_reader *r, uint64_t *bad, uint64_t *lost, uint64_t *lost_records,
+			  uint64_t *samples);
+
+/*
+ * The thread tid, created (perf's machine__findnew_thread) with pid when new:
+ * pid -1 for unknown; an unknown pid of an existing one is filled in. Tid 0 is
+ * "swapper". NULL only without memory.
+ */
+struct sched_thread *sched_reader__thread(struct sched_reader *r, int pid, int tid);
+/* every thread met, in the order they were created (n of them) */
+struct sched_thread *const *sched_reader__threads(const struct sched_reader *r, size_t *n);
+
+/* ------------------------------------------------------------ latency */
+
+/* perf sched latency's sort keys */
+enum sched_lat_key { SCHED_LAT_PID, SCHED_LAT_AVG, SCHED_LAT_MAX, SCHED_LAT_SWITCH, SCHED_LAT_RUNTIME };
+
+struct sched_lat_row {
+	const struct sched_thread *thread;	/* the first of a merged comm */
+	const char *comm;
+	int tid;
+	int nr_merged;			/* tasks of that comm (1 with per-pid rows) */
+	uint64_t runtime;		/* ns, from sched_stat_runtime */
+	uint64_t switches;		/* switch-ins after a wakeup or a preemption */
+	uint64_t total_delay, max_delay;	/* ns */
+	uint64_t max_start, max_end;	/* when the longest delay began (wakeup) and ended */
+};
+
+struct sched_lat {
+	struct sched_lat_row *rows;	/* sorted; rows with no switch and swapper left out */
+	size_t nr_rows;
+	uint64_t total_runtime, total_switches;
+	uint64_t nr_timestamps, nr_unordered, nr_switch_bugs;	/* perf's INFO lines */
+	uint64_t nr_events, nr_lost, nr_lost_chunks;
+};
+
+/*
+ * Read every event of r and compute perf sched latency's table: per task
+ * (per comm unless per_pid), wake-to-run delays sorted by keys (nkeys of
+ * them; perf's default is avg, max, switch, runtime). cpu: only that CPU's
+ * view (perf's -C), or -1. 0 or -errno.
+ */
+int sched_lat__compute(struct sched_reader *r, const enum sched_lat_key *keys, int nkeys, bool per_pid,
+		       int cpu, struct sched_lat *out);
+void sched_lat__free(struct sched_lat *l);
+/* "avg" -> SCHED_LAT_AVG...; -1 when unknown */
+int sched_lat__key(const char *name);
+
+/* ------------------------------------------------------------ timehist */
+
+enum sched_th_kind { SCHED_TH_SWITCH, SCHED_TH_WAKEUP, SCHED_TH_MIGRATE, SCHED_TH_LOST };
+
+struct sched_th_line {
+	enum sched_th_kind kind;
+	uint64_t time;
+	int cpu;
+	const struct sched_thread *thread;	/* the one switched out (idle: "<idle>", tid 0), the waker, the migrater */
+	const struct sched_thread *other;	/* WAKEUP: the woken; MIGRATE: the migrated */
+	uint64_t wait, delay, run;		/* SWITCH: ns */
+	long long state;			/* SWITCH: prev_state */
+	const char *next_comm;			/* SWITCH */
+	int next_pid;
+	int orig_cpu, dest_cpu;			/* MIGRATE */
+	uint64_t lost;				/* LOST */
+};
+
+struct sched_th_opts {
+	bool wakeups, migrations;
+};
+
+/* per task totals for timehist's summary */
+struct sched_th_total {
+	const struct sched_thread *thread;
+	uint64_t nr_switches, run, min_run, max_run, migrations;
+	double mean, m2;			/* of the run times, for the std dev */
+};
+
+/*
+ * Read every event of r and hand timehist's lines to fn in time order; a
+ * non-zero value from fn stops and is returned. *max_cpu: perf's CPU count for
+ * the -V columns (the CPUs online when recorded, or 4; more when a sample came
+ * from a higher CPU), valid from the first call of fn. 0 or -errno.
+ */
+int sched_th__run(struct sched_reader *r, const struct sched_th_opts *o, int *max_cpu,
+		  int (*fn)(const struct sched_th_line *l, void *ctx), void *ctx);
+
+#endif

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched_print.c - perf sched latency's table and timehist's lines. The
+ * widths, the separators and perf's small quirks (the CPU columns of -V
+ * count one more than the CPUs, migration lines shift them by one) are kept
+ * so that both tools' output can be compared line by line.
+ */
+#include "ui/sched_print.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static const char dots[] = "----------------------------------------------------------------------------------"
+			   "----------------------------------------------------------------------------------";
+
+/* seconds.microseconds, as perf's timestamp__scnprintf_usec */
+static void ts_str(uint64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, ns / 1000000000, ns % 1000000000 / 1000);
+}
+
+void sched_print__latency(FILE *out, const struct sched_lat *l)
+{
+	fprintf(out, "\n -------------------------------------------------------------------------------------------------"
+		"------------------------------------------\n");
+	fprintf(out, "  Task                  |   Runtime ms  | Switches | Avg delay ms    | Max delay ms    | "
+		"Max delay start           | Max delay end          |\n");
+	fprintf(out, " -------------------------------------------------------------------------------------------------"
+		"------------------------------------------\n");
+	for (size_t i = 0; i < l->nr_rows; i++) {
+		const struct sched_lat_row *r = &l->rows[i];
+		char start[32], end[32];
+		int n;
+
+		if (r->nr_merged > 1)
+			n = fprintf(out, "  %s:(%d) ", r->comm, r->nr_merged);
+		else
+			n = fprintf(out, "  %s:%d ", r->comm, r->tid);
+		for (; n < 24; n++)
+			fputc(' ', out);
+		ts_str(r->max_start, start, sizeof(start));
+		ts_str(r->max_end, end, sizeof(end));
+		fprintf(out, "|%11.3f ms |%9" PRIu64 " | avg:%8.3f ms | max:%8.3f ms | max start: %12s s | "
+			"max end: %12s s\n", r->runtime / 1e6, r->switches, (double)(r->total_delay / r->switches) / 1e6,
+			r->max_delay / 1e6, start, end);
+	}
+	fprintf(out, " -----------------------------------------------------------------------------------------------------------------\n");
+	fprintf(out, "  TOTAL:                |%11.3f ms |%9" PRIu64 " |\n", l->total_runtime / 1e6, l->total_switches);
+	fprintf(out, " ---------------------------------------------------\n");
+	if (l->nr_unordered && l->nr_timestamps)
+		fprintf(out, "  INFO: %.3f%% unordered timestamps (%" PRIu64 " out of %" PRIu64 ")\n",
+			100.0 * l->nr_unordered / l->nr_timestamps, l->nr_unordered, l->nr_timestamps);
+	if (l->nr_lost && l->nr_events)
+		fprintf(out, "  INFO: %.3f%% lost events (%" PRIu64 " out of %" PRIu64 ", in %" PRIu64 " chunks)\n",
+			100.0 * l->nr_lost / l->nr_events, l->nr_lost, l->nr_events, l->nr_lost_chunks);
+	if (l->nr_switch_bugs && l->nr_timestamps) {
+		fprintf(out, "  INFO: %.3f%% context switch bugs (%" PRIu64 " out of %" PRIu64 ")",
+			100.0 * l->nr_switch_bugs / l->nr_timestamps, l->nr_switch_bugs, l->nr_timestamps);
+		if (l->nr_lost)
+			fprintf(out, " (due to lost events?)");
+		fprintf(out, "\n");
+	}
+	fprintf(out, "\n");
+}
+
+/* ------------------------------------------------------------ timehist */
+
+/* "comm[tid/pid]", "comm[tid]", or the comm alone for pid 0 (and the idle task) */
+static const char *comm_str(struct sched_th_print *p, const struct sched_thread *t, char *buf, size_t len)
+{
+	int n;
+
+	if (t->pid == 0)
+		n = snprintf(buf, len, "%s", t->comm);
+	else if (t->tid != t->pid)
+		n = snprintf(buf, len, "%s[%d/%d]", t->comm, t->tid, t->pid);
+	else
+		n = snprintf(buf, len, "%s[%d]", t->comm, t->tid);
+	if (n >= (int)len)
+		n = (int)len - 1;
+	if (n > p->comm_width)
+		p->comm_width = n;
+	return buf;
+}
+
+/* milliseconds.microseconds and a space */
+static void ms(FILE *out, uint64_t ns, int width)
+{
+	fprintf(out, "%*" PRIu64 ".%03" PRIu64 " ", width, ns / 1000000, ns % 1000000 / 1000);
+}
+
+/* perf's letter for a prev_state: the index of its lowest bit in "RSDTtZXxKWPNn" */
+static char state_char(const struct sched_thread *t, long long state)
+{
+	static const char letters[] = "RSDTtZXxKWPNn";
+	unsigned bit = state ? (unsigned)__builtin_ffs((int)state) : 0;
+
+	if (t->tid == 0)
+		return 'I';
+	return bit < sizeof(letters) - 1 ? letters[bit] : '?';
+}
+
+void sched_print__th_header(struct sched_th_print *p)
+{
+	int ncpus = *p->max_cpu + 1;
+
+	fprintf(p->out, "%15s %6s ", "time", "cpu");
+	if (p->visual) {
+		fprintf(p->out, " ");
+		for (int i = 0; i < ncpus; i++)
+			fprintf(p->out, "%x", i % 16);
+		fprintf(p->out, " ");
+	}
+	fprintf(p->out, " %-*s  %9s  %9s  %9s", p->comm_width, "task name", "wait time", "sch delay", "run time");
+	if (p->state)
+		fprintf(p->out, "  %s", "state");
+	fprintf(p->out, "\n%15s %-6s ", "", "");
+	if (p->visual)
+		fprintf(p->out, " %*s ", ncpus, "");
+	fprintf(p->out, " %-*s  %9s  %9s  %9s", p->comm_width, "[tid/pid]", "(msec)", "(msec)", "(msec)");
+	if (p->state)
+		fprintf(p->out, "  %5s", "");
+	fprintf(p->out, "\n%.15s %.6s ", dots, dots);
+	if (p->visual)
+		fprintf(p->out, " %.*s ", ncpus, dots);
+	fprintf(p->out, " %.*s  %.9s  %.9s  %.9s", p->comm_width, dots, dots, dots, dots);
+	if (p->state)
+		fprintf(p->out, "  %.5s", dots);
+	fprintf(p->out, "\n");
+}
+
+static void switch_line(struct sched_th_print *p, const struct sched_th_line *l)
+{
+	char buf[32], next[30];
+	int ncpus = *p->max_cpu + 1;
+
+	if (p->visual) {
+		fprintf(p->out, " ");
+		for (int i = 0; i < ncpus; i++)
+			fputc(i == l->cpu ? (l->thread->tid == 0 ? 'i' : 's') : ' ', p->out);
+		fprintf(p->out, " ");
+	}
+	comm_str(p, l->thread, buf, sizeof(buf));
+	fprintf(p->out, " %-*s ", p->comm_width, buf);
+	ms(p->out, l->wait, 6);
+	ms(p->out, l->delay, 6);
+	ms(p->out, l->run, 6);
+	if (p->state)
+		fprintf(p->out, " %5c ", state_char(l->thread, l->state));
+	if (p->next) {
+		snprintf(next, sizeof(next), "next: %s[%d]", l->next_comm, l->next_pid);
+		fprintf(p->out, " %-*s", p->comm_width, next);
+	}
+	if (p->wakeups && !p->next)
+		fprintf(p->out, "  %-*s", p->comm_width, "");
+}
+
+int sched_print__th_line(const struct sched_th_line *l, void *ctx)
+{
+	struct sched_th_print *p = ctx;
+	char ts[32], buf[32];
+	int ncpus = *p->max_cpu + 1;
+
+	ts_str(l->time, ts, sizeof(ts));
+	if (l->kind == SCHED_TH_LOST) {
+		fprintf(p->out, "%15s lost %" PRIu64 " events on cpu %d\n", ts, l->lost, l->cpu);
+		return 0;
+	}
+	fprintf(p->out, "%15s [%04d] ", ts, l->cpu);
+	switch (l->kind) {
+	case SCHED_TH_SWITCH:
+		switch_line(p, l);
+		break;
+	case SCHED_TH_WAKEUP:
+		if (p->visual)
+			fprintf(p->out, " %*s ", ncpus, "");
+		comm_str(p, l->thread, buf, sizeof(buf));
+		fprintf(p->out, " %-*s ", p->comm_width, buf);
+		fprintf(p->out, "  %9s  %9s  %9s ", "", "", "");
+		fprintf(p->out, "awakened: %s", comm_str(p, l->other, buf, sizeof(buf)));
+		break;
+	case SCHED_TH_MIGRATE:
+		if (p->visual) {
+			fprintf(p->out, "  ");
+			for (int i = 0; i < ncpus; i++)
+				fputc(i == l->cpu ? 'm' : ' ', p->out);
+			fprintf(p->out, "  ");
+		}
+		comm_str(p, l->thread, buf, sizeof(buf));
+		fprintf(p->out, " %-*s ", p->comm_width, buf);
+		fprintf(p->out, "  %9s  %9s  %9s ", "", "", "");
+		fprintf(p->out, "migrated: %s cpu %d => %d", comm_str(p, l->other, buf, sizeof(buf)), l->orig_cpu,
+			l->dest_cpu);
+		break;
+	default:
+		break;
+	}
+	fprintf(p->out, "\n");
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sched_print.h - `sonde sched`'s renderers: perf sched latency's table and
+ * perf sched timehist's lines, column for column as perf 6.1 prints them.
+ * They only read the engine's results (lib/sched/sched.h).
+ */
+#ifndef SONDE_SCHED_PRINT_H
+#define SONDE_SCHED_PRINT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "lib/sched/sched.h"
+
+/* the table, its TOTAL line and perf's INFO lines */
+void sched_print__latency(FILE *out, const struct sched_lat *l);
+
+struct sched_th_print {
+	FILE *out;
+	int comm_width;		/* grows with the longest task name, as perf's does */
+	const int *max_cpu;	/* the engine's: -V prints max_cpu + 1 columns */
+	bool visual, state, wakeups, next;
+};
+
+/* the three header lines; comm_width starts at 30 */
+void sched_print__th_header(struct sched_th_print *p);
+/* one line; a sched_th__run() callback (ctx: struct sched_th_print); returns 0 */
+int sched_print__th_line(const struct sched_th_line *l, void *ctx);
+
+#endif
