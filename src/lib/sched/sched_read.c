@@ -319,13 +319,21 @@ static void decode(const struct attr_info *ai, const struct perfdata_sample *s, 
 	}
 }
 
-/* perf's fork: the child is a new thread named as its parent, if the parent has a name */
+/*
+ * perf's fork: the child is a new thread named as its parent, if the parent
+ * has a name; a parent known with another pid is taken for a stale one (its
+ * fork was lost) and replaced by a new, unnamed thread first
+ */
 static void fork_thread(struct sched_reader *r, const struct perfdata_event *pe)
 {
 	struct sched_thread *parent = sched_reader__thread(r, (int)pe->task.ppid, (int)pe->task.ptid);
 	struct sched_thread *child;
 	char comm[32];
-	bool named = parent && parent->comm_set;
+	bool named;
+
+	if (parent && parent->pid != (int)pe->task.ppid)
+		parent = new_thread(r, (int)pe->task.ppid, (int)pe->task.ptid);
+	named = parent && parent->comm_set;
 
 	if (named)
 		memcpy(comm, parent->comm, sizeof(comm));

@@ -1,0 +1,114 @@
+#!/bin/bash
+# sonde sched: record writes what perf sched reads; latency and timehist print
+# what perf sched latency and timehist print from the same file (sonde's and
+# perf's own recordings); a known workload: 3 busy threads pinned to one CPU
+# for 1 s each get a third of it and wait the rest on the run queue.
+. "$(dirname "$0")/../lib.sh"
+
+W=$WORKLOADS/spin
+
+require_root 'sonde sched' 'tracepoints system-wide need root'
+have_perf() { command -v perf >/dev/null 2>&1 && perf version >/dev/null 2>&1; }
+
+# within PCT percent of EXPECTED
+near() { awk -v v="$1" -v e="$2" -v p="$3" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }' ||
+	 { echo "$1 is not within $3% of $2"; return 1; }; }
+
+# the recording every test below reads: spin's 3 threads on CPU 1 for 1 s each
+$SONDE sched record -o "$TMP/spin.data" -- taskset -c 1 $W 1 3 >"$TMP/spin.out" 2>"$TMP/spin.err"
+SPIN=$(sed -n 's/ ready$//p' "$TMP/spin.out")
+# its threads (other tests may run spin meanwhile), as "A|B|C"
+TIDS=$($SONDE sched timehist -i "$TMP/spin.data" |
+       sed -nE "s/.* spin\[([0-9]+)\/$SPIN\] .*/\1/p; s/.* spin\[($SPIN)\] .*/\1/p" | sort -u | paste -sd"|")
+
+test_expect_success 'record: the sched tracepoints, system-wide, while the command runs' '
+	grep "sonde record: wrote .*spin.data.*, 0 lost" spin.err &&
+	$SONDE script -i spin.data >script.out &&
+	for e in sched_switch sched_wakeup sched_wakeup_new sched_migrate_task sched_stat_runtime sched_process_fork; do
+		grep -q "sched:$e:" script.out || { echo "no $e"; exit 1; }
+	done &&
+	grep -q "prev_comm=spin prev_pid=$SPIN " script.out &&
+	grep -qv "prev_pid=$SPIN " script.out
+'
+
+test_expect_success 'latency: 3 threads on one CPU get a third each and wait the rest (known answer)' '
+	$SONDE sched latency -p -i spin.data >lat &&
+	grep -E "^  spin:($TIDS) " lat >rows &&
+	cat rows && test $(wc -l <rows) = 3 &&
+	awk -F"|" "{ sub(/avg:/, \"\", \$4); print \$2 + 0, \$3 + 0, \$4 + 0 }" rows >nums &&
+	total=$(awk "{ s += \$1 } END { print s }" nums) &&
+	while read -r run sw avg; do
+		near $run $(awk "BEGIN { print $total / 3 }") 15 &&
+		awk "BEGIN { exit !($avg > 0.5) }" &&
+		near $(awk "BEGIN { print $run + $avg * $sw }") 1000 8 || exit 1
+	done <nums
+'
+
+test_expect_success 'latency: the tasks, switches and delays perf sched latency counts' '
+	have_perf || { echo "perf is not installed"; exit 0; } &&
+	perf sched latency -i spin.data >perf.out 2>perf.err &&
+	perf sched latency -p -i spin.data >perf.out 2>perf.err &&
+	test $(grep -cE "^  spin:($TIDS) " perf.out) = 3 &&
+	for k in "" "-p" "-s max" "-s runtime,switch" "-s pid" "-s switch -p" "-C 1"; do
+		perf sched latency $k -i spin.data >perf.out 2>/dev/null &&
+		$SONDE sched latency $k -i spin.data >sonde.out &&
+		test_cmp perf.out sonde.out || { echo "differs with: $k"; exit 1; }
+	done
+'
+
+test_expect_success 'timehist: one line per switch, as perf sched timehist prints them' '
+	have_perf || { echo "perf is not installed"; exit 0; } &&
+	for k in "" "-w -V --state" "-M -n"; do
+		perf sched timehist $k -i spin.data >perf.out 2>/dev/null &&
+		$SONDE sched timehist $k -i spin.data >sonde.out &&
+		test_cmp perf.out sonde.out || { echo "differs with: $k"; exit 1; }
+	done
+'
+
+test_expect_success 'timehist: the run times of each thread add up to its latency runtime' '
+	$SONDE sched timehist -i spin.data >th &&
+	head -3 th | grep -q "task name.*wait time  sch delay   run time" &&
+	$SONDE sched latency -p -i spin.data >lat &&
+	for tid in $(echo "$TIDS" | tr "|" " "); do
+		run=$(awk -F"|" "/^  spin:$tid /"" { print \$2 + 0 }" lat) &&
+		sum=$(awk -v t="spin[$tid" "index(\$3, t) == 1 { s += \$6 } END { print s }" th) &&
+		echo "$tid: latency $run ms, timehist $sum ms" &&
+		near $sum $run 2 || exit 1
+	done
+'
+
+test_expect_success 'perf sched record files: the same table and lines as perf' '
+	have_perf || { echo "perf is not installed"; exit 0; } &&
+	perf sched record -o perf.data -- taskset -c 1 $W 0.3 2 >/dev/null 2>&1 &&
+	perf sched latency -i perf.data >perf.out 2>/dev/null &&
+	$SONDE sched latency -i perf.data >sonde.out &&
+	test_cmp perf.out sonde.out &&
+	perf sched timehist -w -i perf.data >perf.out 2>/dev/null &&
+	$SONDE sched timehist -w -i perf.data >sonde.out &&
+	test_cmp perf.out sonde.out
+'
+
+test_expect_success 'record -p PID: system-wide until the process ends' '
+	taskset -c 1 $W 1.5 2 >out &
+	pid=$! &&
+	while ! grep -q ready out; do sleep 0.01; done &&
+	$SONDE sched record -o p.data -p $pid 2>err &&
+	! grep -q "^State:.*[RSD]" /proc/$pid/status 2>/dev/null &&
+	$SONDE sched latency -p -i p.data >lat &&
+	grep -E "^  spin:$pid " lat
+'
+
+test_expect_success 'errors: a recording without sched_switch, a bad sort key, no subcommand' '
+	$SONDE record -o cpu.data -- true 2>/dev/null &&
+	test_expect_code() { "$@"; test $? = $want; } &&
+	! $SONDE sched latency -i cpu.data 2>err &&
+	grep "sonde: cannot read .cpu.data.: .cpu.data. has no sched:sched_switch events" err &&
+	want=129 test_expect_code $SONDE sched latency -s bogus -i spin.data 2>err &&
+	grep "unknown --sort key .bogus." err &&
+	want=129 test_expect_code $SONDE sched 2>/dev/null &&
+	want=129 test_expect_code $SONDE sched bogus 2>err &&
+	grep "not a sched subcommand" err &&
+	$SONDE sched --help >/dev/null
+'
+
+test_done
