@@ -15,11 +15,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const sched_usage[] = {
 	"sonde sched record [<options>] [-a | -p PID | -- <command> [<args>]]",
 	"sonde sched latency [-i FILE] [-s KEYS] [-p]",
 	"sonde sched timehist [-i FILE] [-w] [-V] [-M] [-n] [--state]",
+	"sonde sched map [-i FILE]",
 	NULL,
 };
 
@@ -195,24 +197,53 @@ static int sched_timehist(int argc, char **argv)
 	return 0;
 }
 
+static int sched_map(int argc, char **argv)
+{
+	static const char *const usage[] = { "sonde sched map [-i FILE]", NULL };
+	const char *input = NULL;
+	const struct opt opts[] = {
+		OPT_STRING('i', "input", &input, "FILE", "the recording (default sonde.data, or perf.data)"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+	struct sched_reader *r;
+	int rc;
+
+	argc = opt__parse(argc, argv, opts, usage, 0);
+	if (argc)
+		opt__usage_error(usage, opts, "unexpected argument '%s'", argv[0]);
+	r = open_input(input);
+	if (!r)
+		return 1;
+	/* perf's columns: the CPUs this machine has */
+	rc = sched_map__run(r, (int)sysconf(_SC_NPROCESSORS_CONF), sched_print__map_line, stdout);
+	sched_reader__free(r);
+	if (rc < 0) {
+		error("cannot read the recording: %s", strerror(-rc));
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_sched(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(int, char **); } subs[] = {
 		{ "record", sched_record },
 		{ "latency", sched_latency }, { "lat", sched_latency },
 		{ "timehist", sched_timehist },
+		{ "map", sched_map },
 	};
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		opt__usage(sched_usage, (const struct opt[]){ OPT_END() }, argc < 2);
 		if (argc < 2)
 			return 129;
-		printf("\nsubcommands: record, latency, timehist; 'sonde sched SUB --help' for each\n");
+		printf("\nsubcommands: record, latency, timehist, map; 'sonde sched SUB --help' for each\n");
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(subs) / sizeof(*subs); i++)
 		if (!strcmp(argv[1], subs[i].name))
 			return subs[i].fn(argc - 1, argv + 1);
-	error("'%s' is not a sched subcommand: give record, latency or timehist", argv[1]);
+	error("'%s' is not a sched subcommand: give record, latency, timehist or map", argv[1]);
 	opt__see_help(sched_usage);
 }

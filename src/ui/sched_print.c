@@ -198,3 +198,26 @@ int sched_print__th_line(const struct sched_th_line *l, void *ctx)
 	fprintf(p->out, "\n");
 	return 0;
 }
+
+/* ------------------------------------------------------------ map */
+
+int sched_print__map_line(const struct sched_map_line *l, void *ctx)
+{
+	FILE *out = ctx;
+	char ts[32];
+
+	fprintf(out, "  ");
+	for (int i = 0; i < l->nr_cpus; i++) {
+		fputc(i == l->cpu ? '*' : ' ', out);
+		if (l->cur[i])
+			fprintf(out, "%2s ", l->cur[i]);
+		else
+			fprintf(out, "   ");
+	}
+	ts_str(l->time, ts, sizeof(ts));
+	fprintf(out, "  %12s secs ", ts);
+	if (l->announce)
+		fprintf(out, "%s => %s:%d", l->in_name, l->in->comm, l->in->tid);
+	fprintf(out, "\n");
+	return 0;
+}

@@ -65,6 +65,15 @@ test_expect_success 'timehist: one line per switch, as perf sched timehist print
 	done
 '
 
+test_expect_success 'map: a column per CPU, tasks named A0, B0..., as perf sched map prints it' '
+	$SONDE sched map -i spin.data >sonde.out &&
+	grep -E "^ +[* ].* secs [A-Z][0-9] => spin:$SPIN$" sonde.out &&
+	test $(grep -c " secs " sonde.out) = $(($($SONDE sched timehist -i spin.data | wc -l) - 3)) &&
+	{ have_perf || { echo "perf is not installed"; exit 0; }; } &&
+	perf sched map -i spin.data >perf.out 2>/dev/null &&
+	test_cmp perf.out sonde.out
+'
+
 test_expect_success 'timehist: the run times of each thread add up to its latency runtime' '
 	$SONDE sched timehist -i spin.data >th &&
 	head -3 th | grep -q "task name.*wait time  sch delay   run time" &&

@@ -158,4 +158,25 @@ struct sched_th_total {
 int sched_th__run(struct sched_reader *r, const struct sched_th_opts *o, int *max_cpu,
 		  int (*fn)(const struct sched_th_line *l, void *ctx), void *ctx);
 
+/* ------------------------------------------------------------ map */
+
+struct sched_map_line {
+	uint64_t time;
+	int cpu;			/* where the switch was */
+	int nr_cpus;			/* columns */
+	const char *const *cur;		/* per column: the short name of the task on it ("A0", ". " idle), or NULL */
+	const struct sched_thread *in;	/* the task switched in */
+	const char *in_name;		/* its short name */
+	bool announce;			/* a new short name, or the task was renamed: "A0 => comm:tid" */
+};
+
+/*
+ * perf sched map: at each switch, which task each CPU runs, tasks named by
+ * two characters (A0..Z0, A1..., "." for idle) given at first sight. nr_cpus:
+ * the columns (perf takes the CPUs this machine has; more when a switch comes
+ * from a higher CPU). fn gets each line; a non-zero value stops. 0 or -errno.
+ */
+int sched_map__run(struct sched_reader *r, int nr_cpus, int (*fn)(const struct sched_map_line *l, void *ctx),
+		   void *ctx);
+
 #endif
