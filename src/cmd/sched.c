@@ -11,8 +11,11 @@
 #include "lib/sched/sched.h"
 #include "lib/tracefs/tracefs.h"
 #include "ui/sched_print.h"
+#include "cmd/probe.h"
+#include "lang/lang.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -108,11 +111,68 @@ static struct sched_reader *open_input(const char *input)
 	return r;
 }
 
+/*
+ * latency --live: the delays measured in the kernel, one log2 histogram per
+ * process (per thread with -p) in BPF maps, printed as runqlat -P (-L) prints
+ * them: a long run costs what a short one does. A task is queued at its wakeup
+ * or when it is preempted (left the CPU runnable) and counted at its
+ * switch-in, as runqlat counts; the key also holds the name, so a process that
+ * execs has a histogram per name. %s: the key's id field and its label, the
+ * filter on the started command, the duration probe.
+ */
+static const char live_prog[] =
+	"config = { print_maps_on_exit = false }\n"
+	"BEGIN { printf(\"Tracing run queue latency... Hit Ctrl-C to end.\\n\"); }\n"
+	"rawtracepoint:sched_wakeup, rawtracepoint:sched_wakeup_new\n"
+	"{ $p = (struct task_struct *)arg0; @qtime[$p->pid] = nsecs; }\n"
+	"rawtracepoint:sched_switch\n"
+	"{\n"
+	"	$prev = (struct task_struct *)arg1;\n"
+	"	$next = (struct task_struct *)arg2;\n"
+	"	if ($prev->__state == 0) { @qtime[$prev->pid] = nsecs; }\n"
+	"	if (has_key(@qtime, $next->pid)%s) {\n"
+	"		@lat[$next->%s, $next->comm] = hist((nsecs - @qtime[$next->pid]) / 1000);\n"
+	"		delete(@qtime[$next->pid]);\n"
+	"	}\n"
+	"}\n"
+	"%s"
+	"END { print_log2_hist(@lat, \"usecs\", \"%s\"); clear(@qtime); }\n";
+
+static int sched_live(bool per_thread, double duration, int argc, char **argv)
+{
+	char src[2048], dur[128] = "", cmd[4096] = "";
+	struct probe_job job = { .file = "sched-live.bt", .quiet = true, .mode = MODE_RUN };
+	size_t n = 0;
+	int rc;
+
+	for (int i = 0; i < argc && n < sizeof(cmd) - 1; i++)
+		n += snprintf(cmd + n, sizeof(cmd) - n, "%s%s", i ? " " : "", argv[i]);
+	if (duration > 0)
+		snprintf(dur, sizeof(dur), "interval:ms:%lld { exit(); }\n", (long long)(duration * 1000 + 0.5));
+	snprintf(src, sizeof(src), live_prog, argc ? " && $next->tgid == cpid" : "", per_thread ? "pid" : "tgid", dur,
+		 per_thread ? "tid" : "pid");
+	job.src = src;
+	job.len = strlen(src);
+	job.cmd = argc ? cmd : NULL;
+	setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+	rc = probe__run(&job);
+	if (job.interrupted) {
+		signal(job.interrupted, SIG_DFL);
+		raise(job.interrupted);
+	}
+	return rc;
+}
+
 static int sched_latency(int argc, char **argv)
 {
-	static const char *const usage[] = { "sonde sched latency [-i FILE] [-s KEYS] [-p] [-C CPU]", NULL };
+	static const char *const usage[] = {
+		"sonde sched latency [-i FILE] [-s KEYS] [-p] [-C CPU]",
+		"sonde sched latency --live [-p] [--duration S] [-- <command> [<args>]]",
+		NULL,
+	};
 	const char *input = NULL, *sort = "avg,max,switch,runtime";
-	bool per_pid = false;
+	bool per_pid = false, live = false;
+	double duration = 0;
 	int cpu = -1, nkeys = 0, rc;
 	const struct opt opts[] = {
 		OPT_STRING('i', "input", &input, "FILE", "the recording (default sonde.data, or perf.data)"),
@@ -120,6 +180,10 @@ static int sched_latency(int argc, char **argv)
 			   "(default avg,max,switch,runtime)"),
 		OPT_BOOL('p', "pids", &per_pid, "a row per task instead of per command name"),
 		OPT_INT('C', "CPU", &cpu, "CPU", "delays as seen from that CPU alone (perf's -C)"),
+		OPT_GROUP("in the kernel, with no recording"),
+		OPT_BOOL(0, "live", &live, "histograms of the delays per process (per thread with -p) kept in BPF "
+			 "maps, printed as runqlat -P prints them at Ctrl-C, after --duration, or when the command ends"),
+		OPT_DURATION(&duration),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
@@ -128,7 +192,9 @@ static int sched_latency(int argc, char **argv)
 	struct sched_lat l;
 	char *s, *tok, *save = NULL;
 
-	argc = opt__parse(argc, argv, opts, usage, 0);
+	argc = opt__parse(argc, argv, opts, usage, live ? OPT_STOP_AT_NON_OPTION : 0);
+	if (live)
+		return sched_live(per_pid, duration, argc, argv);
 	if (argc)
 		opt__usage_error(usage, opts, "unexpected argument '%s'", argv[0]);
 	s = strdup(sort);

@@ -107,6 +107,44 @@ test_expect_success 'record -p PID: system-wide until the process ends' '
 	grep -E "^  spin:$pid " lat
 '
 
+# the counts of a histogram printed as runqlat -P prints them, for pid $1 in file $2
+# (every name of it), and those of $3 us or more
+rq_count() { awk -v p="pid = $1 " -v min="${3:-0}" 'index($0, p) == 1 { on = 1; next }
+	/^(pid|tid) = / { on = 0 } on && / : / && $1 >= min { s += $5 } END { print s + 0 }' "$2"; }
+
+# the least and the most the delays of pid $1 in $2 add up to, from the buckets
+rq_sum() { awk -v p="pid = $1 " 'index($0, p) == 1 { on = 1; next }
+	/^(pid|tid) = / { on = 0 } on && / : / { lo += $1 * $5; hi += ($3 + 1) * $5 } END { print lo, hi }' "$2"; }
+
+# 3 threads runnable for 1 s each on one CPU: they run 1 s in all (less when
+# other tasks take some) and wait the rest, 2 to 3 s
+test_expect_success 'latency --live: run-queue delays in BPF maps, as runqlat -P (known answer)' '
+	{ [ -x /usr/sbin/runqlat ] && tool_start rq.out stdbuf -oL /usr/sbin/runqlat -P || : >rq.out; } &&
+	$SONDE sched latency --live -- taskset -c 1 $W 1 3 >live.out 2>live.err &&
+	{ [ ! -s rq.out ] || tool_stop; } &&
+	head -1 live.out | grep -q "^Tracing run queue latency... Hit Ctrl-C to end.$" &&
+	pid=$(sed -n "s/ ready$//p" live.out) &&
+	grep -A1 "^pid = $pid spin$" live.out | tail -1 >head.out &&
+	grep -q "^     usecs               : count    distribution$" head.out &&
+	! grep -E "^pid = " live.out | grep -v "^pid = $pid " &&
+	n=$(rq_count $pid live.out) && bounds=$(rq_sum $pid live.out) &&
+	echo "$n delays, $bounds us in all at least and at most" && test $n -gt 100 &&
+	awk -v b="$bounds" "BEGIN { split(b, v, \" \"); exit !(v[1] <= 3100000 && v[2] >= 1900000) }" &&
+	if [ -s rq.out ]; then
+		echo "runqlat -P: $(rq_count $pid rq.out)" && near $n $(rq_count $pid rq.out) 5
+	fi
+'
+
+test_expect_success 'latency --live -p --duration: a histogram per thread, for a while' '
+	taskset -c 1 $W 2 2 >out &
+	pid=$! &&
+	while ! grep -q ready out; do sleep 0.01; done &&
+	$SONDE sched latency --live -p --duration 0.5 >live.out &&
+	kill $pid &&
+	grep -E "^tid = [0-9]+ spin$" live.out &&
+	test $(grep -c "^tid = $pid spin$" live.out) = 1
+'
+
 test_expect_success 'errors: a recording without sched_switch, a bad sort key, no subcommand' '
 	$SONDE record -o cpu.data -- true 2>/dev/null &&
 	test_expect_code() { "$@"; test $? = $want; } &&
