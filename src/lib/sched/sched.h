@@ -83,6 +83,13 @@ void sched_reader__counts(const struct sched_reader *r, uint64_t *bad, uint64_t 
 struct sched_thread *sched_reader__thread(struct sched_reader *r, int pid, int tid);
 /* every thread met, in the order they were created (n of them) */
 struct sched_thread *const *sched_reader__threads(const struct sched_reader *r, size_t *n);
+/*
+ * An analysis' data for t (t->priv): size zeroed bytes made at the first call
+ * (*created says so, when not NULL). The reader owns them until
+ * sched_reader__drop_priv() frees every one. NULL without memory.
+ */
+void *sched_reader__priv(struct sched_reader *r, struct sched_thread *t, size_t size, bool *created);
+void sched_reader__drop_priv(struct sched_reader *r);
 
 /* ------------------------------------------------------------ latency */
 

@@ -40,11 +40,10 @@ static struct lat_task *task_of(struct lat_state *s, int tid, bool *created)
 	struct sched_thread *t = sched_reader__thread(s->r, -1, tid);
 	struct lat_task *lt;
 
-	*created = false;
-	if (!t)
+	if (!t || !(lt = sched_reader__priv(s->r, t, sizeof(*lt), created)))
 		return NULL;
-	if (t->priv)
-		return t->priv;
+	if (!*created)
+		return lt;
 	if (s->nr == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 256;
 		void *p = realloc(s->tasks, cap * sizeof(*s->tasks));
@@ -54,14 +53,9 @@ static struct lat_task *task_of(struct lat_state *s, int tid, bool *created)
 		s->tasks = p;
 		s->cap = cap;
 	}
-	lt = calloc(1, sizeof(*lt));
-	if (!lt)
-		return NULL;
 	lt->thread = t;
 	lt->order = s->nr;
-	t->priv = lt;
 	s->tasks[s->nr++] = lt;
-	*created = true;
 	return lt;
 }
 
@@ -318,10 +312,7 @@ int sched_lat__compute(struct sched_reader *r, const enum sched_lat_key *keys, i
 		rc = table(&s, keys, nkeys, per_pid);
 	sched_reader__counts(r, &bad, &out->nr_lost, &out->nr_lost_chunks, &samples);
 	out->nr_events = samples;
-	for (size_t i = 0; i < s.nr; i++) {
-		s.tasks[i]->thread->priv = NULL;
-		free(s.tasks[i]);
-	}
+	sched_reader__drop_priv(r);
 	free(s.tasks);
 	free(s.curr_pid);
 	if (rc)

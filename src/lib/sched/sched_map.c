@@ -16,33 +16,8 @@ struct map_task {
 };
 
 struct map_state {
-	struct map_task **tasks;
-	size_t nr, cap;
 	char next1, next2;
 };
-
-static struct map_task *task_of(struct map_state *s, struct sched_thread *t)
-{
-	struct map_task *mt;
-
-	if (t->priv)
-		return t->priv;
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		void *p = realloc(s->tasks, cap * sizeof(*s->tasks));
-
-		if (!p)
-			return NULL;
-		s->tasks = p;
-		s->cap = cap;
-	}
-	mt = calloc(1, sizeof(*mt));
-	if (!mt)
-		return NULL;
-	t->priv = mt;
-	s->tasks[s->nr++] = mt;
-	return mt;
-}
 
 /* A0, B0 ... Z0, A1 ... Z9, A0 again; "." for the idle task */
 static bool name_task(struct map_state *s, struct map_task *mt, const struct sched_thread *t)
@@ -86,10 +61,8 @@ int sched_map__run(struct sched_reader *r, int nr_cpus, int (*fn)(const struct s
 {
 	struct map_state s = { .next1 = 'A', .next2 = '0' };
 	struct sched_event ev;
-	struct sched_thread *const *threads;
 	const char **cur = NULL;
 	int ncur = 0, rc;
-	size_t n;
 
 	rc = grow_cpus(&cur, &ncur, nr_cpus > 0 ? nr_cpus - 1 : 0);
 	while (!rc && (rc = sched_reader__next(r, &ev)) > 0) {
@@ -99,7 +72,7 @@ int sched_map__run(struct sched_reader *r, int nr_cpus, int (*fn)(const struct s
 
 		rc = 0;
 		if (ev.type == SCHED_EV_COMM) {
-			mt = task_of(&s, ev.thread);
+			mt = sched_reader__priv(r, ev.thread, sizeof(*mt), NULL);
 			if (!mt)
 				rc = -ENOMEM;
 			else
@@ -114,7 +87,7 @@ int sched_map__run(struct sched_reader *r, int nr_cpus, int (*fn)(const struct s
 		if ((rc = grow_cpus(&cur, &ncur, ev.cpu > nr_cpus - 1 ? ev.cpu : nr_cpus - 1)))
 			break;
 		t = sched_reader__thread(r, -1, ev.next_pid);
-		if (!t || !(mt = task_of(&s, t))) {
+		if (!t || !(mt = sched_reader__priv(r, t, sizeof(*mt), NULL))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -129,12 +102,7 @@ int sched_map__run(struct sched_reader *r, int nr_cpus, int (*fn)(const struct s
 		l.in_name = mt->name;
 		rc = fn(&l, ctx);
 	}
-	threads = sched_reader__threads(r, &n);
-	for (size_t i = 0; i < n; i++)
-		threads[i]->priv = NULL;
-	for (size_t i = 0; i < s.nr; i++)
-		free(s.tasks[i]);
-	free(s.tasks);
+	sched_reader__drop_priv(r);
 	free(cur);
 	return rc;
 }

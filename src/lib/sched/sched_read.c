@@ -54,6 +54,8 @@ struct sched_reader {
 	struct sched_thread **slot;
 	size_t nr_slots, nr_used;
 	uint64_t bad, lost, lost_records, samples;
+	struct sched_thread **with_priv;	/* threads whose priv an analysis made */
+	size_t nr_priv, cap_priv;
 };
 
 static int type_of(const struct perfdata_attr *a)
@@ -151,6 +153,8 @@ void sched_reader__free(struct sched_reader *r)
 {
 	if (!r)
 		return;
+	sched_reader__drop_priv(r);
+	free(r->with_priv);
 	for (size_t i = 0; i < r->nr_all; i++)
 		free(r->all[i]);
 	free(r->all);
@@ -187,6 +191,39 @@ struct sched_thread *const *sched_reader__threads(const struct sched_reader *r, 
 }
 
 /* ------------------------------------------------------------ threads */
+
+void *sched_reader__priv(struct sched_reader *r, struct sched_thread *t, size_t size, bool *created)
+{
+	if (created)
+		*created = false;
+	if (t->priv)
+		return t->priv;
+	if (r->nr_priv == r->cap_priv) {
+		size_t cap = r->cap_priv ? r->cap_priv * 2 : 256;
+		void *p = realloc(r->with_priv, cap * sizeof(*r->with_priv));
+
+		if (!p)
+			return NULL;
+		r->with_priv = p;
+		r->cap_priv = cap;
+	}
+	t->priv = calloc(1, size);
+	if (!t->priv)
+		return NULL;
+	r->with_priv[r->nr_priv++] = t;
+	if (created)
+		*created = true;
+	return t->priv;
+}
+
+void sched_reader__drop_priv(struct sched_reader *r)
+{
+	for (size_t i = 0; i < r->nr_priv; i++) {
+		free(r->with_priv[i]->priv);
+		r->with_priv[i]->priv = NULL;
+	}
+	r->nr_priv = 0;
+}
 
 static size_t hash(int tid, size_t n)
 {

@@ -23,8 +23,6 @@ struct th_state {
 	struct sched_reader *r;
 	const struct sched_th_opts *o;
 	struct sched_thread **idle;	/* per CPU */
-	struct th_task **tasks;		/* to free */
-	size_t nr, cap;
 	uint64_t *last_switch;		/* per CPU */
 	int nr_cpus;
 	bool use_waking;
@@ -32,25 +30,7 @@ struct th_state {
 
 static struct th_task *task_of(struct th_state *s, struct sched_thread *t)
 {
-	struct th_task *tt;
-
-	if (t->priv)
-		return t->priv;
-	if (s->nr == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		void *p = realloc(s->tasks, cap * sizeof(*s->tasks));
-
-		if (!p)
-			return NULL;
-		s->tasks = p;
-		s->cap = cap;
-	}
-	tt = calloc(1, sizeof(*tt));
-	if (!tt)
-		return NULL;
-	t->priv = tt;
-	s->tasks[s->nr++] = tt;
-	return tt;
+	return sched_reader__priv(s->r, t, sizeof(struct th_task), NULL);
 }
 
 static struct sched_thread *idle_of(struct th_state *s, int cpu)
@@ -141,8 +121,6 @@ int sched_th__run(struct sched_reader *r, const struct sched_th_opts *o, int *ma
 	struct th_state s = { .r = r, .o = o, .nr_cpus = 4096 };
 	struct sched_event ev;
 	struct sched_th_line l;
-	size_t nthreads;
-	struct sched_thread *const *threads;
 	int rc;
 
 	s.use_waking = sched_reader__has(r, SCHED_EV_WAKING);
@@ -189,12 +167,7 @@ int sched_th__run(struct sched_reader *r, const struct sched_th_opts *o, int *ma
 			break;
 	}
 out:
-	threads = sched_reader__threads(r, &nthreads);
-	for (size_t i = 0; i < nthreads; i++)
-		threads[i]->priv = NULL;
-	for (size_t i = 0; i < s.nr; i++)
-		free(s.tasks[i]);
-	free(s.tasks);
+	sched_reader__drop_priv(r);
 	if (s.idle)
 		for (int i = 0; i < s.nr_cpus; i++)
 			free(s.idle[i]);
