@@ -42,9 +42,10 @@ static int sched_record(int argc, char **argv)
 	};
 	const char *output = "sonde.data", *pid = NULL;
 	double duration = 0;
-	bool all = false;
+	bool all = false, quiet = false;
 	const struct opt opts[] = {
 		OPT_STRING('o', "output", &output, "FILE", "write to FILE (default sonde.data)"),
+		OPT_BOOL('q', "quiet", &quiet, "no status line and no summary"),
 		OPT_BOOL('a', "all-cpus", &all, "the whole system until Ctrl-C (the default; always system-wide)"),
 		OPT_STRING('p', "pid", &pid, "PID", "the whole system until process PID ends"),
 		OPT_DURATION(&duration),
@@ -79,6 +80,8 @@ static int sched_record(int argc, char **argv)
 	}
 	args[n++] = "-o";
 	args[n++] = output;
+	if (quiet)
+		args[n++] = "-q";
 	if (duration > 0) {
 		snprintf(dur, sizeof(dur), "%g", duration);
 		args[n++] = "--duration";

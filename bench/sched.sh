@@ -1,0 +1,79 @@
+#!/bin/bash
+# sched.sh - sonde sched vs perf sched and bpftrace, in the same run:
+#  1. recording: the bytes per context switch of `sonde sched record` and
+#     `perf sched record` recording the same workload at once, and the time
+#     each adds to it;
+#  2. in-kernel aggregation: the time per context switch that
+#     `sonde sched latency --live` adds to a switch-heavy workload, vs bpftrace
+#     running the same aggregation (per-task log2 histograms of run-queue
+#     delay) and libbpf-tools' runqlat -P; sonde probe runs bpftrace's program
+#     too, so the language's cost and the command's are apart.
+# Ratios are sonde/anchor. Needs root.
+set -u
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "sched.sh: needs root"; exit 0; }
+W="$BUILD/workloads/pingpong"
+[ -x "$W" ] || { echo "sched.sh: build the workloads first (make workloads)"; exit 0; }
+RT=${RT:-100000}	# pingpong's round trips: two blocks, four switches each
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+# ns a tool adds per round trip of pingpong, both threads on one CPU (best of
+# $N alone, best of $N traced)
+N=${N:-5}
+cost() {
+	local base traced pid
+	base=$(best_of $N taskset -c 0 $W $RT)
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	sleep 2	# attached (a bench: timing is what it measures)
+	traced=$(best_of $N taskset -c 0 $W $RT)
+	kill -INT $pid; wait $pid 2>/dev/null
+	awk -v a="$traced" -v b="$base" -v n="$RT" 'BEGIN { d = (a - b) * 1e9 / n; if (d < 0) d = 0; printf "%.0f", d }'
+}
+
+echo "recording $RT round trips of pingpong, perf sched record and sonde sched record at once:"
+if command -v perf >/dev/null; then
+	perf sched record -o "$TMP/perf.data" -- "$SONDE" sched record -q -o "$TMP/sonde.data" -- $W $RT \
+		>/dev/null 2>&1
+	for t in perf sonde; do
+		sw=$("$SONDE" sched timehist -i "$TMP/$t.data" | tail -n +4 | wc -l)
+		sz=$(stat -c %s "$TMP/$t.data")
+		eval "${t}_bps=$(awk -v s="$sz" -v n="$sw" 'BEGIN { printf "%.1f", n ? s / n : 0 }')"
+		printf '  %-5s %9d bytes, %7d switches\n' $t "$sz" "$sw"
+	done
+	echo "  bytes per switch: sonde $sonde_bps, perf $perf_bps, sonde/perf = $(ratio "$sonde_bps" "$perf_bps")" \
+	     "(sonde records sched_wakeup and process_exit, perf sched_waking)"
+	s=$(cost "$SONDE" sched record -q -o "$TMP/s2.data")
+	p=$(cost perf sched record -o "$TMP/p2.data")
+	echo "  time added per round trip: sonde $s ns, perf $p ns, sonde/perf = $(ratio "$s" "$p")"
+fi
+
+echo
+echo "in-kernel histograms of run-queue delay per task, time added per round trip of pingpong:"
+cat >"$TMP/runq.bt" <<'EOF'
+tracepoint:sched:sched_wakeup, tracepoint:sched:sched_wakeup_new { @qtime[args->pid] = nsecs; }
+tracepoint:sched:sched_switch
+{
+	if (args->prev_state == 0) { @qtime[args->prev_pid] = nsecs; }
+	if (@qtime[args->next_pid]) {
+		@lat[args->next_pid, args->next_comm] = hist((nsecs - @qtime[args->next_pid]) / 1000);
+		delete(@qtime[args->next_pid]);
+	}
+}
+END { clear(@qtime); }
+EOF
+s=$(cost "$SONDE" sched latency --live)
+line=$(printf '  sonde sched latency --live %s ns' "$s")
+p=$(cost "$SONDE" probe "$TMP/runq.bt")
+line="$line$(printf ', sonde probe (tracepoints) %s ns' "$p")"
+if command -v bpftrace >/dev/null; then
+	b=$(cost bpftrace "$TMP/runq.bt")
+	line="$line$(printf ', bpftrace %s ns: --live/bpftrace = %s, probe/bpftrace = %s' "$b" "$(ratio "$s" "$b")" \
+		"$(ratio "$p" "$b")")"
+fi
+if [ -x /usr/sbin/runqlat ]; then
+	r=$(cost /usr/sbin/runqlat -P)
+	line="$line$(printf ', runqlat -P %s ns: --live/runqlat = %s' "$r" "$(ratio "$s" "$r")")"
+fi
+echo "$line"
