@@ -184,8 +184,9 @@ static int sched_latency(int argc, char **argv)
 		OPT_BOOL('p', "pids", &per_pid, "a row per task instead of per command name"),
 		OPT_INT('C', "CPU", &cpu, "CPU", "delays as seen from that CPU alone (perf's -C)"),
 		OPT_GROUP("in the kernel, with no recording"),
-		OPT_BOOL(0, "live", &live, "histograms of the delays per process (per thread with -p) kept in BPF "
-			 "maps, printed as runqlat -P prints them at Ctrl-C, after --duration, or when the command ends"),
+		OPT_BOOL(0, "live", &live, "histograms of the delays per process (per thread with -p) kept in "
+			 "BPF maps, printed as runqlat -P prints them at Ctrl-C, after --duration, or when the "
+			 "command ends"),
 		OPT_DURATION(&duration),
 		OPT_VERBOSE(),
 		OPT_END(),

@@ -21,12 +21,10 @@ static void ts_str(uint64_t ns, char *buf, size_t len)
 
 void sched_print__latency(FILE *out, const struct sched_lat *l)
 {
-	fprintf(out, "\n -------------------------------------------------------------------------------------------------"
-		"------------------------------------------\n");
+	fprintf(out, "\n %.139s\n", dots);
 	fprintf(out, "  Task                  |   Runtime ms  | Switches | Avg delay ms    | Max delay ms    | "
 		"Max delay start           | Max delay end          |\n");
-	fprintf(out, " -------------------------------------------------------------------------------------------------"
-		"------------------------------------------\n");
+	fprintf(out, " %.139s\n", dots);
 	for (size_t i = 0; i < l->nr_rows; i++) {
 		const struct sched_lat_row *r = &l->rows[i];
 		char start[32], end[32];
@@ -41,12 +39,12 @@ void sched_print__latency(FILE *out, const struct sched_lat *l)
 		ts_str(r->max_start, start, sizeof(start));
 		ts_str(r->max_end, end, sizeof(end));
 		fprintf(out, "|%11.3f ms |%9" PRIu64 " | avg:%8.3f ms | max:%8.3f ms | max start: %12s s | "
-			"max end: %12s s\n", r->runtime / 1e6, r->switches, (double)(r->total_delay / r->switches) / 1e6,
-			r->max_delay / 1e6, start, end);
+			"max end: %12s s\n", r->runtime / 1e6, r->switches,
+			(double)(r->total_delay / r->switches) / 1e6, r->max_delay / 1e6, start, end);
 	}
-	fprintf(out, " -----------------------------------------------------------------------------------------------------------------\n");
+	fprintf(out, " %.113s\n", dots);
 	fprintf(out, "  TOTAL:                |%11.3f ms |%9" PRIu64 " |\n", l->total_runtime / 1e6, l->total_switches);
-	fprintf(out, " ---------------------------------------------------\n");
+	fprintf(out, " %.51s\n", dots);
 	if (l->nr_unordered && l->nr_timestamps)
 		fprintf(out, "  INFO: %.3f%% unordered timestamps (%" PRIu64 " out of %" PRIu64 ")\n",
 			100.0 * l->nr_unordered / l->nr_timestamps, l->nr_unordered, l->nr_timestamps);

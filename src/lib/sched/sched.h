@@ -135,7 +135,8 @@ struct sched_th_line {
 	enum sched_th_kind kind;
 	uint64_t time;
 	int cpu;
-	const struct sched_thread *thread;	/* the one switched out (idle: "<idle>", tid 0), the waker, the migrater */
+	/* the one switched out (idle: "<idle>", tid 0), the waker, the migrater */
+	const struct sched_thread *thread;
 	const struct sched_thread *other;	/* WAKEUP: the woken; MIGRATE: the migrated */
 	uint64_t wait, delay, run;		/* SWITCH: ns */
 	long long state;			/* SWITCH: prev_state */
@@ -171,7 +172,7 @@ struct sched_map_line {
 	uint64_t time;
 	int cpu;			/* where the switch was */
 	int nr_cpus;			/* columns */
-	const char *const *cur;		/* per column: the short name of the task on it ("A0", ". " idle), or NULL */
+	const char *const *cur;		/* per column: the task on it ("A0", ". " idle), or NULL */
 	const struct sched_thread *in;	/* the task switched in */
 	const char *in_name;		/* its short name */
 	bool announce;			/* a new short name, or the task was renamed: "A0 => comm:tid" */
