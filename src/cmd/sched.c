@@ -22,7 +22,7 @@
 
 static const char *const sched_usage[] = {
 	"sonde sched record [<options>] [-a | -p PID | -- <command> [<args>]]",
-	"sonde sched latency [-i FILE] [-s KEYS] [-p]",
+	"sonde sched latency [-i FILE] [-s KEYS] [-p] | --live [-p] [-- <command>]",
 	"sonde sched timehist [-i FILE] [-w] [-V] [-M] [-n] [--state]",
 	"sonde sched map [-i FILE]",
 	NULL,
@@ -305,11 +305,12 @@ int cmd_sched(int argc, char **argv)
 	};
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		opt__usage(sched_usage, (const struct opt[]){ OPT_END() }, argc < 2);
-		if (argc < 2)
-			return 129;
-		printf("\nsubcommands: record, latency, timehist, map; 'sonde sched SUB --help' for each\n");
-		return 0;
+		FILE *f = argc < 2 ? stderr : stdout;
+
+		for (int i = 0; sched_usage[i]; i++)
+			fprintf(f, "%s %s\n", i ? "   or:" : "usage:", sched_usage[i]);
+		fprintf(f, "\nsubcommands: record, latency, timehist, map; 'sonde sched SUB --help' for each\n");
+		return argc < 2 ? 129 : 0;
 	}
 	for (size_t i = 0; i < sizeof(subs) / sizeof(*subs); i++)
 		if (!strcmp(argv[1], subs[i].name))
