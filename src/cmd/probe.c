@@ -58,6 +58,23 @@ static char **split_words(char *s)
 	return v;
 }
 
+/* a command's words as given: the first is first (the copy freed with the vector) */
+static char **words_as_given(char *first, char *const *argv)
+{
+	size_t n = 1;
+	char **v;
+
+	while (argv[n])
+		n++;
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v[0] = first;
+	for (size_t i = 1; i < n; i++)
+		v[i] = argv[i];
+	return v;
+}
+
 /* src/lang's messages about no place in the program: through diag.c, as every command's */
 static void probe_diag(enum lang_diag kind, const char *msg)
 {
@@ -181,9 +198,9 @@ int probe__run(struct probe_job *j)
 	if (rc)
 		goto out;
 	if (cmd && !j->dry_run) {
-		char *c = strdup(cmd);
+		char *c = strdup(j->cmd_argv ? j->cmd_argv[0] : cmd);
 
-		cargv = c ? split_words(c) : NULL;
+		cargv = !c ? NULL : j->cmd_argv ? words_as_given(c, j->cmd_argv) : split_words(c);
 		if (!cargv || !cargv[0]) {
 			free(c);
 			error("-c takes a command");

@@ -19,6 +19,7 @@ struct probe_job {
 	const char **named;		/* more named parameters, "NAME[=VALUE]" (a tool's options) */
 	int nnamed;
 	const char *cmd;		/* -c: run this command; its pid is cpid */
+	char *const *cmd_argv;		/* or its words as given (cmd then names them for messages) */
 	int pid;			/* -p */
 	bool unsafe, no_warnings, dry_run, json, full_buffering;
 	bool quiet;			/* no "Attaching N probes...", and BEGIN runs once all are attached */

@@ -117,11 +117,11 @@ static struct sched_reader *open_input(const char *input)
 /*
  * latency --live: the delays measured in the kernel, one log2 histogram per
  * process (per thread with -p) in BPF maps, printed as runqlat -P (-L) prints
- * them: a long run costs what a short one does. A task is queued at its wakeup
- * or when it is preempted (left the CPU runnable) and counted at its
- * switch-in, as runqlat counts; the key also holds the name, so a process that
- * execs has a histogram per name. %s: the key's id field and its label, the
- * filter on the started command, the duration probe.
+ * them: a long run costs what a short one does; per cgroup (v2, its name) with
+ * --cgroup. A task is queued at its wakeup or when it is preempted (left the
+ * CPU runnable) and counted at its switch-in, as runqlat counts; the key also
+ * holds the name, so a process that execs has a histogram per name. %s: the
+ * filter on the started command, the key, the duration probe, the label.
  */
 static const char live_prog[] =
 	"config = { print_maps_on_exit = false }\n"
@@ -134,14 +134,16 @@ static const char live_prog[] =
 	"	$next = (struct task_struct *)arg2;\n"
 	"	if ($prev->__state == 0) { @qtime[$prev->pid] = nsecs; }\n"
 	"	if (has_key(@qtime, $next->pid)%s) {\n"
-	"		@lat[$next->%s, $next->comm] = hist((nsecs - @qtime[$next->pid]) / 1000);\n"
+	"		@lat[%s] = hist((nsecs - @qtime[$next->pid]) / 1000);\n"
 	"		delete(@qtime[$next->pid]);\n"
 	"	}\n"
 	"}\n"
 	"%s"
 	"END { print_log2_hist(@lat, \"usecs\", \"%s\"); clear(@qtime); }\n";
 
-static int sched_live(bool per_thread, double duration, int argc, char **argv)
+enum live_key { LIVE_PROCESS, LIVE_THREAD, LIVE_CGROUP };
+
+static int sched_live(enum live_key key, double duration, int argc, char **argv)
 {
 	char src[2048], dur[128] = "", cmd[4096] = "";
 	struct probe_job job = { .file = "sched-live.bt", .quiet = true, .mode = MODE_RUN };
@@ -152,11 +154,17 @@ static int sched_live(bool per_thread, double duration, int argc, char **argv)
 		n += snprintf(cmd + n, sizeof(cmd) - n, "%s%s", i ? " " : "", argv[i]);
 	if (duration > 0)
 		snprintf(dur, sizeof(dur), "interval:ms:%lld { exit(); }\n", (long long)(duration * 1000 + 0.5));
-	snprintf(src, sizeof(src), live_prog, argc ? " && $next->tgid == cpid" : "", per_thread ? "pid" : "tgid", dur,
-		 per_thread ? "tid" : "pid");
+	static const char *const keys[] = {
+		[LIVE_PROCESS] = "$next->tgid, $next->comm",
+		[LIVE_THREAD] = "$next->pid, $next->comm",
+		[LIVE_CGROUP] = "str($next->cgroups->dfl_cgrp->kn->name)",
+	}, *labels[] = { "pid", "tid", "cgroup" };
+
+	snprintf(src, sizeof(src), live_prog, argc ? " && $next->tgid == cpid" : "", keys[key], dur, labels[key]);
 	job.src = src;
 	job.len = strlen(src);
 	job.cmd = argc ? cmd : NULL;
+	job.cmd_argv = argc ? argv : NULL;
 	setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
 	rc = probe__run(&job);
 	if (job.interrupted) {
@@ -170,11 +178,11 @@ static int sched_latency(int argc, char **argv)
 {
 	static const char *const usage[] = {
 		"sonde sched latency [-i FILE] [-s KEYS] [-p] [-C CPU]",
-		"sonde sched latency --live [-p] [--duration S] [-- <command> [<args>]]",
+		"sonde sched latency --live [-p | --cgroup] [--duration S] [-- <command> [<args>]]",
 		NULL,
 	};
 	const char *input = NULL, *sort = "avg,max,switch,runtime";
-	bool per_pid = false, live = false;
+	bool per_pid = false, live = false, cgroup = false;
 	double duration = 0;
 	int cpu = -1, nkeys = 0, rc;
 	const struct opt opts[] = {
@@ -187,6 +195,7 @@ static int sched_latency(int argc, char **argv)
 		OPT_BOOL(0, "live", &live, "histograms of the delays per process (per thread with -p) kept in "
 			 "BPF maps, printed as runqlat -P prints them at Ctrl-C, after --duration, or when the "
 			 "command ends"),
+		OPT_BOOL(0, "cgroup", &cgroup, "with --live: a histogram per cgroup (v2; its name, the root's empty)"),
 		OPT_DURATION(&duration),
 		OPT_VERBOSE(),
 		OPT_END(),
@@ -197,8 +206,10 @@ static int sched_latency(int argc, char **argv)
 	char *s, *tok, *save = NULL;
 
 	argc = opt__parse(argc, argv, opts, usage, live ? OPT_STOP_AT_NON_OPTION : 0);
+	if (cgroup && (!live || per_pid))
+		opt__usage_error(usage, opts, "--cgroup goes with --live, without -p");
 	if (live)
-		return sched_live(per_pid, duration, argc, argv);
+		return sched_live(cgroup ? LIVE_CGROUP : per_pid ? LIVE_THREAD : LIVE_PROCESS, duration, argc, argv);
 	if (argc)
 		opt__usage_error(usage, opts, "unexpected argument '%s'", argv[0]);
 	s = strdup(sort);

@@ -145,6 +145,21 @@ test_expect_success 'latency --live -p --duration: a histogram per thread, for a
 	test $(grep -c "^tid = $pid spin$" live.out) = 1
 '
 
+CG=/sys/fs/cgroup/unified
+if [ -f $CG/cgroup.procs ] && mkdir $CG/sonde-t0830-$$ 2>/dev/null; then
+	test_expect_success 'latency --live --cgroup: a histogram per cgroup; the command'"'"'s words as given' '
+		$SONDE sched latency --live --cgroup -- sh -c "echo \$\$ >$CG/sonde-t0830-$$/cgroup.procs; exec taskset -c 1 $W 0.5 2" \
+			>live.out &&
+		grep -A1 "^cgroup = sonde-t0830-$$$" live.out | grep -q "^     usecs               : count    distribution$" &&
+		n=$(awk "/^cgroup = sonde-t0830-$$$/ { on = 1; next } /^cgroup = / { on = 0 } on && / : / { s += \$5 }
+			 END { print s + 0 }" live.out) &&
+		echo "$n delays" && test $n -gt 10
+	'
+	rmdir $CG/sonde-t0830-$$
+else
+	test_skip 'latency --live --cgroup' 'no cgroup2 hierarchy at /sys/fs/cgroup/unified to make a cgroup in'
+fi
+
 test_expect_success 'errors: a recording without sched_switch, a bad sort key, no subcommand' '
 	$SONDE record -o cpu.data -- true 2>/dev/null &&
 	test_expect_code() { "$@"; test $? = $want; } &&
@@ -155,6 +170,8 @@ test_expect_success 'errors: a recording without sched_switch, a bad sort key, n
 	want=129 test_expect_code $SONDE sched 2>/dev/null &&
 	want=129 test_expect_code $SONDE sched bogus 2>err &&
 	grep "not a sched subcommand" err &&
+	want=129 test_expect_code $SONDE sched latency --cgroup -i spin.data 2>err &&
+	grep "cgroup goes with --live" err &&
 	$SONDE sched --help >/dev/null
 '
 
