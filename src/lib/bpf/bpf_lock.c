@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_lock.c - the user side of lock.bpf.c (see bpf_lock.h): open -> set
+ * rodata -> load -> attach (tracepoints, and for user locks uprobes on the C
+ * library) -> (the command polls) -> detach -> read the maps -> destroy.
+ */
+#include "lib/bpf/bpf_lock.h"
+#include "lib/bpf/bpf_util.h"
+#include "lib/proc/maps.h"
+#include "lib/symbol/kdata.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lock.skel.h"
+
+#define NR_LINKS 7
+
+struct lock_trace {
+	struct lock_bpf *skel;
+	struct bpf_link *links[NR_LINKS];
+	int nlinks;
+	bool user;
+	char libc[4096];
+	pid_t uprobe_pid;	/* -1: every process (the BPF side filters) */
+};
+
+int lock__find_libc(pid_t pid, char *buf, size_t len)
+{
+	struct proc_maps *it = proc_maps__open(pid ? pid : getpid());
+	const struct proc_map *m;
+	int rc = -ENOENT;
+
+	if (!it)
+		return -errno;
+	while ((m = proc_maps__next(it))) {
+		const char *base = strrchr(m->name, '/');
+
+		if (base && !strncmp(base + 1, "libc.so", 7)) {
+			/* the file as the process sees it, through its root */
+			if (pid)
+				snprintf(buf, len, "/proc/%d/root%s", (int)pid, m->name);
+			else
+				snprintf(buf, len, "%s", m->name);
+			rc = 0;
+			break;
+		}
+	}
+	proc_maps__close(it);
+	return rc;
+}
+
+int lock_trace__new(struct lock_trace **out, const struct lock_opts *o, char *err, size_t errlen)
+{
+	struct lock_trace *t;
+	struct lock_bpf *skel;
+	const char *why;
+	int rc;
+
+	*out = NULL;
+	if ((why = bpf_probe__privilege())) {
+		snprintf(err, errlen, "cannot trace locks: %s", why);
+		return -EPERM;
+	}
+	if (!o->user && !bpf_probe__tracepoint("lock", "contention_begin", &why)) {
+		snprintf(err, errlen, "cannot trace 'lock:contention_begin' (Linux 5.19 and later have it): %s",
+			 why ? why : "no such tracepoint");
+		return -ENOTSUP;
+	}
+	if (!(t = calloc(1, sizeof(*t))))
+		return -ENOMEM;
+	t->user = o->user;
+	t->uprobe_pid = o->filter == LOCK_TGID && o->nr_targets == 1 ? o->targets[0] : -1;
+	if (o->user && o->libc)
+		snprintf(t->libc, sizeof(t->libc), "%s", o->libc);
+	skel = t->skel = lock_bpf__open();
+	if (!skel) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot open the BPF object: %s", bpfutil__strerror(rc));
+		goto fail;
+	}
+	skel->rodata->filter_mode = o->filter;
+	skel->rodata->aggr_mode = o->aggr;
+	skel->rodata->self_tgid = getpid();
+	bpf_program__set_autoload(skel->progs.lock_begin, !o->user);
+	bpf_program__set_autoload(skel->progs.lock_end, !o->user);
+	bpf_program__set_autoload(skel->progs.futex_enter, o->user);
+	bpf_program__set_autoload(skel->progs.futex_exit, o->user);
+	bpf_program__set_autoload(skel->progs.mutex_lock, o->user && t->libc[0]);
+	bpf_program__set_autoload(skel->progs.mutex_lock_ret, o->user && t->libc[0]);
+	bpf_program__set_autoload(skel->progs.mutex_unlock, o->user && t->libc[0]);
+	rc = lock_bpf__load(skel);
+	if (rc) {
+		snprintf(err, errlen, "cannot load the lock BPF programs: %s", bpfutil__strerror(rc));
+		goto fail;
+	}
+	rc = bpf_targets__add(bpf_map__fd(skel->maps.targets), o->targets, o->nr_targets);
+	if (rc) {
+		snprintf(err, errlen, "cannot fill the target map: %s", strerror(-rc));
+		goto fail;
+	}
+	*out = t;
+	return 0;
+fail:
+	lock_trace__free(t);
+	return rc;
+}
+
+static int attach_uprobe(struct lock_trace *t, struct bpf_program *p, const char *func, bool ret,
+			 char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func, .retprobe = ret);
+	struct bpf_link *l = bpf_program__attach_uprobe_opts(p, t->uprobe_pid, t->libc, 0, &uo);
+
+	if (!l) {
+		int rc = -errno;
+
+		snprintf(err, errlen, "cannot attach a uprobe to '%s' in '%s': %s", func, t->libc,
+			 bpfutil__strerror(rc));
+		return rc;
+	}
+	t->links[t->nlinks++] = l;
+	return 0;
+}
+
+int lock_trace__attach(struct lock_trace *t, char *err, size_t errlen)
+{
+	struct lock_bpf *s = t->skel;
+	struct bpf_program *tps[2];
+	int rc;
+
+	tps[0] = t->user ? s->progs.futex_enter : s->progs.lock_begin;
+	tps[1] = t->user ? s->progs.futex_exit : s->progs.lock_end;
+	/* the end first, so that no begin is left waiting for an end never seen */
+	for (int i = 1; i >= 0; i--) {
+		struct bpf_link *l = bpf_program__attach(tps[i]);
+
+		if (!l) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot attach to '%s': %s", bpf_program__section_name(tps[i]) + 11,
+				 bpfutil__strerror(rc));
+			return rc;
+		}
+		t->links[t->nlinks++] = l;
+	}
+	if (t->user && t->libc[0] &&
+	    ((rc = attach_uprobe(t, s->progs.mutex_unlock, "pthread_mutex_unlock", false, err, errlen)) ||
+	     (rc = attach_uprobe(t, s->progs.mutex_lock_ret, "pthread_mutex_lock", true, err, errlen)) ||
+	     (rc = attach_uprobe(t, s->progs.mutex_lock, "pthread_mutex_lock", false, err, errlen))))
+		return rc;
+	return 0;
+}
+
+void lock_trace__detach(struct lock_trace *t)
+{
+	/* the starts first: an acquisition that begins now is not counted half */
+	while (t && t->nlinks > 0)
+		bpf_link__destroy(t->links[--t->nlinks]);
+}
+
+int lock_trace__targets_fd(const struct lock_trace *t)
+{
+	return bpf_map__fd(t->skel->maps.targets);
+}
+
+void lock_trace__free(struct lock_trace *t)
+{
+	if (!t)
+		return;
+	lock_trace__detach(t);
+	lock_bpf__destroy(t->skel);
+	free(t);
+}
+
+static int read_kern(struct lock_trace *t, struct lock_result *r, int sfd)
+{
+	int fd = bpf_map__fd(t->skel->maps.kern), cap = 0;
+	struct lock_key k, next, *prev = NULL;
+	struct lock_val v;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct lock_row *row;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue;
+		if (r->nk == cap) {
+			int nc = cap ? cap * 2 : 256;
+			struct lock_row *nr = realloc(r->k, nc * sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			r->k = nr;
+			cap = nc;
+		}
+		row = &r->k[r->nk++];
+		memset(row, 0, sizeof(*row));
+		row->addr = k.addr;
+		row->pid = k.pid;
+		memcpy(row->comm, v.comm, sizeof(row->comm));
+		row->comm[sizeof(row->comm) - 1] = 0;
+		row->count = v.count;
+		row->total_ns = v.total_ns;
+		row->max_ns = v.max_ns;
+		row->min_ns = v.min_ns;
+		row->flags = v.flags;
+		row->klass = v.klass;
+		if (k.stack_id >= 0) {
+			int n = bpf_stack__read(sfd, k.stack_id, row->ips, LOCK_MAX_DEPTH);
+
+			row->nips = n > 0 ? n : 0;
+		}
+	}
+	return 0;
+}
+
+static int read_user(struct lock_trace *t, struct lock_result *r, int sfd)
+{
+	int fd = bpf_map__fd(t->skel->maps.user), cap = 0;
+	struct ulock_key k, next, *prev = NULL;
+	struct ulock_val v;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct ulock_row *row;
+		int n = 0;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, &v))
+			continue;
+		if (r->nu == cap) {
+			int nc = cap ? cap * 2 : 256;
+			struct ulock_row *nr = realloc(r->u, nc * sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			r->u = nr;
+			cap = nc;
+		}
+		row = &r->u[r->nu++];
+		memset(row, 0, sizeof(*row));
+		row->kind = k.kind;
+		row->tgid = k.tgid;
+		row->addr = k.addr;
+		memcpy(row->comm, v.comm, sizeof(row->comm));
+		row->comm[sizeof(row->comm) - 1] = 0;
+		row->count = v.count;
+		row->contended = v.contended;
+		row->wait_ns = v.wait_ns;
+		row->wait_max_ns = v.wait_max_ns;
+		row->holds = v.holds;
+		row->hold_ns = v.hold_ns;
+		row->hold_max_ns = v.hold_max_ns;
+		if (k.stack_id >= 0)
+			n = bpf_stack__read(sfd, k.stack_id, row->ips, LOCK_MAX_DEPTH);
+		if (n < 0)
+			n = 0;
+		/*
+		 * At pthread_mutex_lock's first instruction the frame-pointer walk goes from the
+		 * caller's frame: the caller itself is only the return address on the stack
+		 * (a futex wait inside pthread_mutex_lock has the same stack).
+		 */
+		if (k.caller && n >= 1 && row->ips[1 < n ? 1 : 0] != k.caller) {
+			memmove(row->ips + 2, row->ips + 1, (n - 1) * sizeof(*row->ips));
+			row->ips[1] = k.caller;
+			n++;
+		}
+		row->nips = n;
+	}
+	return 0;
+}
+
+int lock_trace__read(struct lock_trace *t, struct lock_result *r)
+{
+	int sfd = bpf_map__fd(t->skel->maps.stacks), rc;
+
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < LOCK_STAT_NR; i++)
+		r->stats[i] = bpf_percpu__sum(bpf_map__fd(t->skel->maps.stats), i);
+	rc = t->user ? read_user(t, r, sfd) : read_kern(t, r, sfd);
+	if (rc)
+		lock_result__free(r);
+	return rc;
+}
+
+void lock_result__free(struct lock_result *r)
+{
+	free(r->k);
+	free(r->u);
+	memset(r, 0, sizeof(*r));
+}
