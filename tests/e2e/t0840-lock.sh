@@ -1,0 +1,130 @@
+#!/bin/bash
+# sonde lock: a pthread mutex two threads contend for a known time (the
+# workload's own clock), kernel contention on an mm's mmap_lock where it is
+# known to be, perf lock contention's layout and options, and perf lock
+# contention reading the same run.
+. "$(dirname "$0")/../lib.sh"
+
+require_root 'sonde lock' 'needs root for BPF'
+[ -d /sys/kernel/tracing/events/lock/contention_begin ] || [ -d /sys/kernel/debug/tracing/events/lock/contention_begin ] ||
+	_skip_script 'sonde lock' 'no lock:contention_begin tracepoint (Linux 5.19 and later)'
+
+MH=$WORKLOADS/mutexhold
+MS=$WORKLOADS/mmapstorm
+
+# a time cell of the table ("348.65 ms") in ns
+ns() {
+	awk -v v="$1" -v u="$2" 'BEGIN { m = 1; if (u == "h") m = 3.6e12; if (u == "m") m = 6e10; if (u == "s") m = 1e9
+		if (u == "ms") m = 1e6; if (u == "us") m = 1e3; printf "%.0f\n", v * m }'
+}
+# within PCT percent of EXPECTED
+near() { awk -v v="$1" -v e="$2" -v p="$3" 'BEGIN { d = v - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }' ||
+	 { echo "$1 is not within $3% of $2"; return 1; }; }
+# what mutexhold measured (its line is in out, before the tables): the field after $1
+real() { grep "^mutexhold:" out | awk -v f="$1" '{ for (i = 1; i < NF; i++) if ($i == f) print $(i + 1) }'; }
+# the mutex's address as sonde prints it
+mutex() { real mutex | sed "s/^0x//"; }
+# contended and total wait (ns) summed over the rows of type $2 and caller $3 in file $1
+sum() {
+	awk -v t="$2" -v c="$3" '$8 == t && index($9, c "+") == 1 { n += $1
+		m = $3 == "s" ? 1e9 : $3 == "ms" ? 1e6 : $3 == "us" ? 1e3 : 1; w += $2 * m }
+		END { printf "%d %.0f\n", n, w }' "$1"
+}
+
+test_expect_success 'pthread mutex: wait and hold totals within 5% of the workload clock' '
+	$SONDE lock --user -- $MH 20 10 >out 2>err &&
+	cat out err &&
+	addr=$(mutex) &&
+	grep -E "^ +[0-9]+ +[0-9]+ .* $addr +hold_it\+0x[0-9a-f]+$" out >row &&
+	set -- $(cat row) && test $1 = 40 && test $2 -ge 20 &&
+	near $(ns $3 $4) $(real wait_ns) 5 && near $(ns $7 $8) $(real hold_ns) 5
+'
+
+test_expect_success 'futex: the mutex word waited on, by the mutex caller, within 5%' '
+	$SONDE lock --user -- $MH 20 10 >out 2>err &&
+	addr=$(mutex) &&
+	grep -E "^ +[0-9]+ .* futex +$addr +hold_it\+0x[0-9a-f]+$" out >row &&
+	set -- $(cat row) && test $1 -ge 20 && test $1 -le 40 &&
+	near $(ns $2 $3) $(real wait_ns) 5
+'
+
+test_expect_success 'perf lock contention layout: header, time units, -E limits each table' '
+	$SONDE lock --user -E 1 -- $MH 4 5 >out 2>err &&
+	sed -n 2p out >head &&
+	echo " contended   total wait     max wait     avg wait         type            address   caller" >expect &&
+	test_cmp expect head &&
+	test $(grep -c " futex " out) = 1 &&
+	grep -A3 "^pthread mutexes" out | sed -n 2p >mhead &&
+	echo "     locks  contended   total wait     max wait   total hold     max hold              mutex   caller" >expect &&
+	test_cmp expect mhead &&
+	grep -E "^ +[0-9]+ +[0-9]+ +[0-9.]+ (ms|us|ns) " out | wc -l | grep -qx 1
+'
+
+test_expect_success '-v: the whole user stack of a mutex, caller included (frame pointers)' '
+	$SONDE lock --user -v -- $MH 4 5 >out 2>err &&
+	addr=$(mutex) &&
+	sed -n "/ $addr *hold_it/,/^ /p" out | grep -v "^ " | awk "{ print \$2 }" | sed "s/+.*//" >frames &&
+	cat frames &&
+	grep -q "^pthread_mutex_lock" frames && sed -n 2p frames | grep -qx hold_it &&
+	sed -n 3p frames | grep -qx worker
+'
+
+test_expect_success '-l: one row per mutex, the calls of both threads together' '
+	$SONDE lock --user -l -- $MH 6 5 >out 2>err &&
+	addr=$(mutex) &&
+	grep -E "^ +12 +[0-9]+ .* $addr +mutexhold$" out
+'
+
+test_expect_success 'kernel: mmap_lock contention of threads mapping in one mm, where it is taken' '
+	$SONDE lock -- $MS 4 1 >out 2>err &&
+	cat out &&
+	grep -E "^ +[0-9]+ .* rwsem:W +(vm_mmap_pgoff|__vm_munmap)\+0x[0-9a-f]+$" out &&
+	! grep -E "rwsem_down|down_write|_raw_spin" out
+'
+
+test_expect_success 'kernel -l: the lock is named mmap_lock, -t: rows are the threads' '
+	$SONDE lock -l -E 3 -- $MS 2 0.5 >out 2>err &&
+	grep -E "^ +[0-9]+ .* [0-9a-f]{16} +mmap_lock \(rwsem:W\)$" out &&
+	head -1 out | grep -qx " contended   total wait     max wait     avg wait            address   symbol" &&
+	test $(grep -c "^ *[0-9]" out) -le 3 &&
+	$SONDE lock -t -- $MS 2 0.5 >out 2>err &&
+	head -1 out | grep -qx " contended   total wait     max wait     avg wait          pid   comm" &&
+	test $(grep -c " mmapstorm$" out) -ge 2 && ! grep -vE "^ |^$" out
+'
+
+test_expect_success 'kernel -k contended: rows sorted by the contended count' '
+	$SONDE lock -k contended -- $MS 2 0.5 >out 2>err &&
+	grep "^ *[0-9]" out | awk "{ print \$1 }" >counts &&
+	sort -rn counts | test_cmp - counts
+'
+
+test_expect_success 'usage errors and a process that does not exist' '
+	test_expect_code() { local want=$1; shift; "$@"; test $? = $want; } &&
+	test_expect_code 129 $SONDE lock -k nosuch -a --duration 0.1 2>err && grep "unknown sort key" err &&
+	test_expect_code 129 $SONDE lock -t -l -a 2>err &&
+	gone=$(sh -c "echo \$\$") &&
+	test_expect_code 1 $SONDE lock -p $gone 2>err && grep "$gone" err
+'
+
+# perf lock record and sonde lock -p on the same storm: the workload waits 1.5 s
+# before it starts, so that sonde is attached (sonde keeps perf's events: its
+# programs return 1). perf 6.1 records without BPF here (no BUILD_BPF_SKEL);
+# --stack-skip 0 because its default of 3 is for BPF stacks and skips real
+# callers of tracepoint stacks. Rows of the same type and caller are summed on
+# both sides (perf splits them by whole stack).
+if command -v perf >/dev/null && perf lock contention -h 2>&1 | grep -q stack-skip; then
+test_expect_success 'the same run as perf lock record + perf lock contention sees it' '
+	perf lock record -o p.data -- $MS 4 1 1500 >perf.out 2>&1 &
+	ppid=$! && for i in $(seq 100); do pid=$(pgrep -P $ppid -x mmapstorm) && break; sleep 0.05; done &&
+	test -n "$pid" && $SONDE lock -p $pid >out 2>err && wait $ppid &&
+	perf lock contention -i p.data --stack-skip 0 -E 50 >perf 2>&1 &&
+	for c in "rwsem:W vm_mmap_pgoff" "rwsem:W __vm_munmap"; do
+		set -- $(sum out $c) $(sum perf $c) && echo "$c: sonde $1 $2 perf $3 $4" &&
+		test $1 -gt 5 && near $1 $3 10 && near $2 $4 5 || return 1
+	done
+'
+else
+	test_skip 'the same run as perf lock record + perf lock contention sees it' 'no perf lock contention --stack-skip'
+fi
+
+test_done
