@@ -28,6 +28,8 @@ const volatile int filter_mode = LOCK_ALL;
 const volatile int aggr_mode = LOCK_AGGR_CALLER;
 const volatile __u32 self_tgid = 0;
 const volatile bool name_classes = true;	/* compare with current's mm, sighand and files */
+const volatile bool follow_forks = false;	/* LOCK_TGID: add the children of targets */
+const volatile __u32 tp_child_pid_off = 20;	/* sched_process_fork's child_pid (its layout changed in 6.x) */
 
 /* the records of the classic tracepoints (their format files; stable since 5.19) */
 /*
@@ -450,6 +452,21 @@ int BPF_KPROBE(mutex_unlock, void *mutex)
 	}
 	bpf_map_delete_elem(&holds, &hk);
 	return 0;
+}
+
+/* a target's child becomes a target (a thread's id too: harmless, never a tgid of another) */
+SEC("tracepoint/sched/sched_process_fork")
+int lock_fork(void *ctx)
+{
+	__u32 parent = bpf_get_current_pid_tgid() >> 32, child = 0;
+	__u8 one = 1;
+
+	if (filter_mode != LOCK_TGID || !follow_forks || !bpf_map_lookup_elem(&targets, &parent))
+		return KEEP;
+	bpf_probe_read_kernel(&child, sizeof(child), ctx + (tp_child_pid_off & 0xff));
+	if (child && child != parent)
+		bpf_map_update_elem(&targets, &child, &one, BPF_NOEXIST);
+	return KEEP;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -32,7 +32,7 @@ static const char *const lock_usage[] = {
 
 struct lock_cmd {
 	const char *pids, *tids, *key, *libc;
-	bool all, threads, lock_addr, user, use_bpf;
+	bool all, threads, lock_addr, user, use_bpf, no_follow;
 	double duration;
 	int entries;
 	struct target tg;
@@ -50,6 +50,7 @@ static int parse_args(struct lock_cmd *o, int argc, char **argv)
 		OPT_TARGET_ALL(o),
 		OPT_TARGET_PID(o),
 		OPT_STRING(0, "tid", &o->tids, "TID", "observe these threads only (comma list)"),
+		OPT_BOOL(0, "no-follow", &o->no_follow, "with -- CMD: do not add the processes it forks"),
 		OPT_DURATION(&o->duration),
 		OPT_GROUP("what"),
 		OPT_BOOL(0, "user", &o->user, "user-space locks: futex waits, and pthread mutexes' wait and hold times"),
@@ -91,6 +92,7 @@ static int parse_args(struct lock_cmd *o, int argc, char **argv)
 	o->lo.filter = o->tids ? LOCK_TID : o->pids || o->cmd_target ? LOCK_TGID : LOCK_ALL;
 	o->lo.targets = o->tids ? o->tg.tids : o->tg.pids;
 	o->lo.nr_targets = o->tids ? o->tg.nr_tids : o->tg.nr_pids;
+	o->lo.follow = o->cmd_target && !o->no_follow;
 	o->lo.aggr = o->threads ? LOCK_AGGR_TASK : o->lock_addr ? LOCK_AGGR_ADDR : LOCK_AGGR_CALLER;
 	o->lo.user = o->user;
 	o->po = (struct lock_print){ .aggr = o->lo.aggr, .entries = o->entries, .stacks = verbose > 0 };
@@ -129,6 +131,9 @@ static int report(struct lock_cmd *o, struct lock_trace *lt, struct offcpu_maps 
 	} else {
 		if ((rc = kdata__load(&kd, "/proc/kallsyms")))
 			debug(1, "no kernel data symbols: %s", strerror(-rc));
+		else if (o->lock_addr && !kdata__has_data(kd))
+			hint("this kernel's kallsyms lists no data symbols (CONFIG_KALLSYMS_ALL is off): only a task's "
+			     "own locks are named (mmap_lock, siglock, file_lock)");
 		lock_print__kern(stdout, mw->sym, kd, &r, &o->po);
 	}
 	if (r.stats[LOCK_STAT_FULL])

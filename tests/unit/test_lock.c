@@ -60,6 +60,7 @@ TEST(lock_kdata_names_globals)
 	CHECK(!kdata__name(k, 0xffffffff83100900ULL, &off));	/* past it, text starts: not data */
 	CHECK(!kdata__name(k, 0xffffffff83000010ULL, &off));	/* a section marker is not a name */
 	CHECK(!kdata__name(k, 0xffff888100000000ULL, &off));	/* the heap, below the kernel's text */
+	CHECK(!kdata__has_data(k));	/* two data symbols are markers' numbers, not a kernel's */
 	CHECK(kdata__lock_text(k, 0xffffffff82200fd5ULL));
 	CHECK(kdata__lock_text(k, 0xffffffff821fd600ULL));
 	CHECK(!kdata__lock_text(k, 0xffffffff81000110ULL));

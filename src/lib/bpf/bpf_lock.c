@@ -19,13 +19,13 @@
 
 #include "lock.skel.h"
 
-#define NR_LINKS 7
+#define NR_LINKS 8
 
 struct lock_trace {
 	struct lock_bpf *skel;
 	struct bpf_link *links[NR_LINKS];
 	int nlinks;
-	bool user;
+	bool user, follow;
 	char libc[4096];
 	pid_t uprobe_pid;	/* -1: every process (the BPF side filters) */
 };
@@ -75,7 +75,8 @@ int lock_trace__new(struct lock_trace **out, const struct lock_opts *o, char *er
 	if (!(t = calloc(1, sizeof(*t))))
 		return -ENOMEM;
 	t->user = o->user;
-	t->uprobe_pid = o->filter == LOCK_TGID && o->nr_targets == 1 ? o->targets[0] : -1;
+	t->follow = o->filter == LOCK_TGID && o->follow;
+	t->uprobe_pid = o->filter == LOCK_TGID && o->nr_targets == 1 && !t->follow ? o->targets[0] : -1;
 	if (o->user && o->libc)
 		snprintf(t->libc, sizeof(t->libc), "%s", o->libc);
 	skel = t->skel = lock_bpf__open();
@@ -87,6 +88,18 @@ int lock_trace__new(struct lock_trace **out, const struct lock_opts *o, char *er
 	skel->rodata->filter_mode = o->filter;
 	skel->rodata->aggr_mode = o->aggr;
 	skel->rodata->self_tgid = getpid();
+	skel->rodata->follow_forks = t->follow;
+	if (t->follow) {
+		int off, size;
+
+		if (bpf_tp__field("sched", "sched_process_fork", "child_pid", &off, &size) || size != 4) {
+			snprintf(err, errlen, "cannot read the layout of tracepoint 'sched:sched_process_fork' (child_pid)");
+			rc = -ENOENT;
+			goto fail;
+		}
+		skel->rodata->tp_child_pid_off = off;
+	}
+	bpf_program__set_autoload(skel->progs.lock_fork, t->follow);
 	bpf_program__set_autoload(skel->progs.lock_begin, !o->user);
 	bpf_program__set_autoload(skel->progs.lock_end, !o->user);
 	bpf_program__set_autoload(skel->progs.futex_enter, o->user);
@@ -144,6 +157,16 @@ int lock_trace__attach(struct lock_trace *t, char *err, size_t errlen)
 			rc = -errno;
 			snprintf(err, errlen, "cannot attach to '%s': %s", bpf_program__section_name(tps[i]) + 11,
 				 bpfutil__strerror(rc));
+			return rc;
+		}
+		t->links[t->nlinks++] = l;
+	}
+	if (t->follow) {
+		struct bpf_link *l = bpf_program__attach(s->progs.lock_fork);
+
+		if (!l) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot attach to 'sched:sched_process_fork': %s", bpfutil__strerror(rc));
 			return rc;
 		}
 		t->links[t->nlinks++] = l;

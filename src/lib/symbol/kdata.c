@@ -20,6 +20,7 @@ struct kdata {
 	struct ksd *syms;
 	size_t n;
 	uint64_t lock_lo, lock_hi, sched_lo, sched_hi;
+	size_t ndata;
 	uint64_t text_lo;	/* the lowest kernel text: heap, stacks and per-CPU offsets lie below */
 };
 
@@ -95,6 +96,7 @@ int kdata__load(struct kdata **out, const char *path)
 			err = -ENOMEM;
 			break;
 		}
+		k->ndata += data;
 		k->n++;
 	}
 	fclose(f);
@@ -150,4 +152,10 @@ const char *kdata__name(const struct kdata *k, uint64_t addr, uint64_t *off)
 bool kdata__lock_text(const struct kdata *k, uint64_t addr)
 {
 	return k && ((addr >= k->lock_lo && addr < k->lock_hi) || (addr >= k->sched_lo && addr < k->sched_hi));
+}
+
+bool kdata__has_data(const struct kdata *k)
+{
+	/* without CONFIG_KALLSYMS_ALL a few section markers are left (__init_begin); with it, thousands */
+	return k && k->ndata >= 64;
 }

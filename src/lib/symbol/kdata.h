@@ -18,6 +18,8 @@ int kdata__load(struct kdata **out, const char *path);
 void kdata__free(struct kdata *k);
 /* the data symbol (d, D, b, B, r, R) addr lies in, with *off the offset into it; NULL when none */
 const char *kdata__name(const struct kdata *k, uint64_t addr, uint64_t *off);
+/* whether kallsyms lists data symbols at all (CONFIG_KALLSYMS_ALL) */
+bool kdata__has_data(const struct kdata *k);
 /* addr is in __lock_text or __sched_text: spinlock, mutex and rwsem internals */
 bool kdata__lock_text(const struct kdata *k, uint64_t addr);
 
