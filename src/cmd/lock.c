@@ -206,6 +206,7 @@ int cmd_lock(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	debug(1, "attached: %s", o.user ? "futex syscalls and pthread mutex uprobes" : "lock:contention_begin/end");
 	if (o.lo.filter == LOCK_TGID && !mm && o.user)
 		mw.targets_fd = lock_trace__targets_fd(lt);
 	if (!argc)

@@ -7,7 +7,9 @@
  *
  *   mmapstorm [T [S [MS]]]    (default 4 threads, 1 second; after MS milliseconds, 0)
  *
- * The wait lets a tracer attach to the process before the storm starts.
+ * The wait lets a tracer attach to the process before the storm starts. At
+ * the end it says on stderr how many rounds of 100 maps the threads made:
+ *   mmapstorm: R rounds in S s
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -60,7 +62,12 @@ int main(int argc, char **argv)
 	for (long i = 0; i < nt; i++)
 		if (pthread_create(&t[i], NULL, storm, (void *)i))
 			return 1;
-	for (long i = 0; i < nt; i++)
+	long total = 0;
+
+	for (long i = 0; i < nt; i++) {
 		pthread_join(t[i], NULL);
+		total += rounds[i];
+	}
+	fprintf(stderr, "mmapstorm: %ld rounds in %g s\n", total, secs);
 	return 0;
 }
