@@ -44,33 +44,50 @@ static int each_exec_map(pid_t pid, void (*cb)(uint64_t lo, uint64_t hi, uint64_
 	return 0;
 }
 
+/* a process's executable maps, read before any is handed to the symbolizer */
 struct snap {
-	struct symbolizer *sym;
-	pid_t pid;
+	struct snap_map {
+		uint64_t lo, hi, off;
+		char *path;
+	} *maps;
+	int n;
+	bool nomem;
 };
 
 static void add_map(uint64_t lo, uint64_t hi, uint64_t off, const char *path, void *ctx)
 {
 	struct snap *s = ctx;
+	struct snap_map *nm = realloc(s->maps, (s->n + 1) * sizeof(*nm));
+	char *dup;
 
-	symbolizer__add_mmap(s->sym, s->pid, lo, hi - lo, off, path, NULL, 0);
+	if (nm)
+		s->maps = nm;
+	if (!nm || !(dup = strdup(path))) {
+		s->nomem = true;
+		return;
+	}
+	nm[s->n++] = (struct snap_map){ lo, hi, off, dup };
 }
 
 /*
  * Snapshot a process's executable maps with their paths as this mount namespace
  * sees them: unlike /proc/PID/root/..., these paths still open once the process
- * has exited, which a target usually has by the time we symbolize.
+ * has exited, which a target usually has by the time we symbolize. A process
+ * that has gone, or is a zombie (its maps read empty), keeps its last snapshot.
  */
 static void snapshot(struct symbolizer *sym, pid_t pid)
 {
-	struct snap s = { sym, pid };
-	char path[64];
+	struct snap s = { 0 };
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (access(path, R_OK))
-		return;		/* gone: keep the last snapshot */
-	symbolizer__exec(sym, pid);
-	each_exec_map(pid, add_map, &s);
+	if (!each_exec_map(pid, add_map, &s) && s.n && !s.nomem) {
+		symbolizer__exec(sym, pid);
+		for (int i = 0; i < s.n; i++)
+			symbolizer__add_mmap(sym, pid, s.maps[i].lo, s.maps[i].hi - s.maps[i].lo, s.maps[i].off,
+					     s.maps[i].path, NULL, 0);
+	}
+	for (int i = 0; i < s.n; i++)
+		free(s.maps[i].path);
+	free(s.maps);
 }
 
 static bool seen(const struct offcpu_maps *m, pid_t p)
