@@ -62,7 +62,8 @@ static int parse_args(struct lock_cmd *o, int argc, char **argv)
 		OPT_INT('E', "entries", &o->entries, "N", "show only the first N rows of each table"),
 		OPT_STRING('k', "key", &o->key, "KEY", "sort by wait_total (default), contended, wait_max, wait_min "
 			   "or avg_wait"),
-		OPT_VERBOSE(),
+		OPT_COUNT('v', "verbose", &verbose, "the stack under each row (perf lock's -v), and what sonde did; "
+			  "repeat for more"),
 		OPT_END(),
 	};
 	struct target_opts to;
