@@ -140,6 +140,9 @@ static int report(struct lock_cmd *o, struct lock_trace *lt, struct offcpu_maps 
 	if (r.stats[LOCK_STAT_FULL])
 		warning("%llu lock events were dropped: a BPF map was full; narrow the target",
 			(unsigned long long)r.stats[LOCK_STAT_FULL]);
+	if (r.stats[LOCK_STAT_STACK_ERR])
+		warning("%llu stacks could not be captured (the stack map is full or two stacks hash alike): "
+			"their rows have no caller", (unsigned long long)r.stats[LOCK_STAT_STACK_ERR]);
 	debug(1, "%llu contention begins, %llu nested, %llu unmatched ends, %llu futex waits, %llu mutex locks, "
 	      "%llu stacks lost", (unsigned long long)r.stats[LOCK_STAT_BEGIN],
 	      (unsigned long long)r.stats[LOCK_STAT_NESTED], (unsigned long long)r.stats[LOCK_STAT_UNMATCHED],

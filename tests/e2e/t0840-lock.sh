@@ -11,6 +11,7 @@ require_root 'sonde lock' 'needs root for BPF'
 
 MH=$WORKLOADS/mutexhold
 MS=$WORKLOADS/mmapstorm
+RS=$WORKLOADS/renamestorm
 
 # a time cell of the table ("348.65 ms") in ns
 ns() {
@@ -98,6 +99,16 @@ test_expect_success 'kernel: mmap_lock contention of threads mapping in one mm, 
 	cat out &&
 	grep -E "^ +[0-9]+ .* rwsem:W +(vm_mmap_pgoff|__vm_munmap)\+0x[0-9a-f]+$" out &&
 	! grep -E "rwsem_down|down_write|_raw_spin" out
+'
+
+test_expect_success 'kernel: renames in one directory wait in do_renameat2 for one rwsem (its inode lock)' '
+	mkdir d &&
+	$SONDE lock -- $RS d 4 2000 >out 2>err &&
+	cat out &&
+	grep -E "^ +[0-9]+ .* rwsem:W +do_renameat2\+0x[0-9a-f]+$" out &&
+	$SONDE lock -l -- $RS d 4 2000 >out 2>err &&
+	test -z "$(ls d)" &&
+	grep "^ *[0-9]" out | head -1 | grep -E " [0-9a-f]{16} +\(rwsem:W\)$"
 '
 
 test_expect_success 'kernel -l: the lock is named mmap_lock, -t: rows are the threads' '
