@@ -199,8 +199,10 @@ int cmd_lock(int argc, char **argv)
 		mw.mm = mm;
 	}
 	rc = lock_trace__new(&lt, &o.lo, err, sizeof(err));
-	if (!rc)
-		rc = lock_trace__attach(lt, err, sizeof(err));
+	if (!rc && (rc = lock_trace__attach(lt, err, sizeof(err))) > 0) {
+		warning("%s: pthread mutexes are not traced, futex waits are", err);
+		rc = 0;
+	}
 	if (!rc && (rc = loop__init(&loop)))
 		snprintf(err, sizeof(err), "cannot set up the event loop: %s", strerror(-rc));
 	if (rc) {

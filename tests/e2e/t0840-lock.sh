@@ -129,6 +129,12 @@ test_expect_success 'kernel -k contended: rows sorted by the contended count' '
 	sort -rn counts | test_cmp - counts
 '
 
+test_expect_success '--libc without pthread_mutex_lock: a warning, and futex waits still' '
+	$SONDE lock --user --libc /bin/true -- $MH 4 5 >out 2>err &&
+	grep "warning: cannot attach a uprobe to .pthread_mutex_unlock. in ./bin/true.*futex waits are" err &&
+	addr=$(mutex) && grep -E " futex +$addr " out && ! grep "^pthread mutexes" out
+'
+
 test_expect_success 'usage errors and a process that does not exist' '
 	test_expect_code() { local want=$1; shift; "$@"; test $? = $want; } &&
 	test_expect_code 129 $SONDE lock -k nosuch -a --duration 0.1 2>err && grep "unknown sort key" err &&

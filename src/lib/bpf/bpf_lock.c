@@ -171,11 +171,17 @@ int lock_trace__attach(struct lock_trace *t, char *err, size_t errlen)
 		}
 		t->links[t->nlinks++] = l;
 	}
-	if (t->user && t->libc[0] &&
-	    ((rc = attach_uprobe(t, s->progs.mutex_unlock, "pthread_mutex_unlock", false, err, errlen)) ||
-	     (rc = attach_uprobe(t, s->progs.mutex_lock_ret, "pthread_mutex_lock", true, err, errlen)) ||
-	     (rc = attach_uprobe(t, s->progs.mutex_lock, "pthread_mutex_lock", false, err, errlen))))
-		return rc;
+	if (t->user && t->libc[0]) {
+		int base = t->nlinks;
+
+		if ((rc = attach_uprobe(t, s->progs.mutex_unlock, "pthread_mutex_unlock", false, err, errlen)) ||
+		    (rc = attach_uprobe(t, s->progs.mutex_lock_ret, "pthread_mutex_lock", true, err, errlen)) ||
+		    (rc = attach_uprobe(t, s->progs.mutex_lock, "pthread_mutex_lock", false, err, errlen))) {
+			while (t->nlinks > base)	/* futex waits only */
+				bpf_link__destroy(t->links[--t->nlinks]);
+			return 1;
+		}
+	}
 	return 0;
 }
 

@@ -65,6 +65,7 @@ enum lock_sort { LOCK_SORT_TOTAL, LOCK_SORT_CONTENDED, LOCK_SORT_MAX, LOCK_SORT_
 
 /* open, set the options, load; 0 or -errno with err filled (one line) */
 int lock_trace__new(struct lock_trace **out, const struct lock_opts *o, char *err, size_t errlen);
+/* 0; 1 when the mutex uprobes could not attach (err says why: futex waits are traced alone); or -errno */
 int lock_trace__attach(struct lock_trace *t, char *err, size_t errlen);
 void lock_trace__detach(struct lock_trace *t);
 int lock_trace__targets_fd(const struct lock_trace *t);
