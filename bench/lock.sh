@@ -80,9 +80,11 @@ sd_sonde=$(ratio "${R[bare]}" "${R[sonde]}")
 echo "slowdown: sonde ${sd_sonde}x"
 if [ -n "${R[bpftrace]:-}" ]; then
 	sd_bt=$(ratio "${R[bare]}" "${R[bpftrace]}")
-	echo "slowdown: bpftrace ${sd_bt}x; added cost, sonde/bpftrace: $(ratio "$(added "$sd_sonde" 1)" "$(added "$sd_bt" 1)")"
+	echo "slowdown: bpftrace ${sd_bt}x; added cost, sonde/bpftrace:" \
+	     "$(ratio "$(added "$sd_sonde" 1)" "$(added "$sd_bt" 1)")"
 fi
 # ns per program run over all rounds
 per_run() { awk '{ t += $1; n += $2 } END { if (n) printf "%.0f", t / n; else print "" }' "$T/cost.$1" 2>/dev/null; }
 ns_sonde=$(per_run attached:) ns_bt=$(per_run Attaching)
-[ -n "$ns_sonde" ] && echo "per event (BPF run time): sonde ${ns_sonde} ns${ns_bt:+, bpftrace $ns_bt ns; sonde/bpftrace: $(ratio "$ns_sonde" "$ns_bt")}"
+[ -n "$ns_sonde" ] && echo "per event (BPF run time): sonde ${ns_sonde} ns" \
+	"${ns_bt:+(bpftrace $ns_bt ns; sonde/bpftrace: $(ratio "$ns_sonde" "$ns_bt"))}"

@@ -50,7 +50,8 @@ static void print_stack(FILE *out, struct symbolizer *sym, pid_t pid, const uint
 	char buf[512];
 
 	for (int i = 0; i < n; i++)
-		fprintf(out, "\t\t\t%#" PRIx64 "  %s\n", ips[i], frame_name(sym, pid, ips[i], kernel, buf, sizeof(buf), NULL));
+		fprintf(out, "\t\t\t%#" PRIx64 "  %s\n", ips[i],
+			frame_name(sym, pid, ips[i], kernel, buf, sizeof(buf), NULL));
 }
 
 static void print_waits(FILE *out, uint64_t count, uint64_t total, uint64_t max)

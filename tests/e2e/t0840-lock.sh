@@ -6,7 +6,8 @@
 . "$(dirname "$0")/../lib.sh"
 
 require_root 'sonde lock' 'needs root for BPF'
-[ -d /sys/kernel/tracing/events/lock/contention_begin ] || [ -d /sys/kernel/debug/tracing/events/lock/contention_begin ] ||
+[ -d /sys/kernel/tracing/events/lock/contention_begin ] ||
+	[ -d /sys/kernel/debug/tracing/events/lock/contention_begin ] ||
 	_skip_script 'sonde lock' 'no lock:contention_begin tracepoint (Linux 5.19 and later)'
 
 MH=$WORKLOADS/mutexhold
@@ -74,7 +75,8 @@ test_expect_success 'perf lock contention layout: header, time units, -E limits 
 	test_cmp expect head &&
 	test $(grep -c " futex " out) = 1 &&
 	grep -A3 "^pthread mutexes" out | sed -n 2p >mhead &&
-	echo "     locks  contended   total wait     max wait   total hold     max hold              mutex   caller" >expect &&
+	printf "%10s %10s %12s %12s %12s %12s   %16s   %s\n" locks contended "total wait" "max wait" \
+		"total hold" "max hold" mutex caller >expect &&
 	test_cmp expect mhead &&
 	grep -E "^ +[0-9]+ +[0-9]+ +[0-9.]+ (ms|us|ns) " out | wc -l | grep -qx 1
 '
@@ -173,7 +175,8 @@ test_expect_success 'the same run as perf lock record + perf lock contention see
 	test $seen -ge 2
 '
 else
-	test_skip 'the same run as perf lock record + perf lock contention sees it' 'no perf lock contention --stack-skip'
+	test_skip 'the same run as perf lock record + perf lock contention sees it' \
+		'no perf lock contention --stack-skip'
 fi
 
 test_done

@@ -93,7 +93,8 @@ int lock_trace__new(struct lock_trace **out, const struct lock_opts *o, char *er
 		int off, size;
 
 		if (bpf_tp__field("sched", "sched_process_fork", "child_pid", &off, &size) || size != 4) {
-			snprintf(err, errlen, "cannot read the layout of tracepoint 'sched:sched_process_fork' (child_pid)");
+			snprintf(err, errlen, "cannot read the layout of tracepoint "
+				 "'sched:sched_process_fork' (child_pid)");
 			rc = -ENOENT;
 			goto fail;
 		}

@@ -24,7 +24,8 @@ struct lock_opts {
 	int filter;			/* enum lock_filter */
 	const pid_t *targets;		/* tgids (LOCK_TGID) or tids (LOCK_TID) */
 	int nr_targets;
-	bool follow;			/* LOCK_TGID: add the processes the targets fork (uprobes then fire everywhere) */
+	bool follow;			/* LOCK_TGID: add the processes the targets fork (uprobes then */
+					/* fire in every process, the BPF side filters) */
 	int aggr;			/* enum lock_aggr (kernel locks) */
 	bool user;			/* user-space locks instead of kernel ones */
 	const char *libc;		/* with user: the C library whose pthread_mutex_lock/unlock to probe */
