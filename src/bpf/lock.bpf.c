@@ -374,9 +374,8 @@ int futex_exit(struct tp_sys_exit *ctx)
 	return KEEP;
 }
 
-/* pthread_mutex_lock(mutex) entry: the caller is the return address on top of the stack */
-SEC("uprobe")
-int BPF_KPROBE(mutex_lock, void *mutex)
+/* pthread_mutex_lock(mutex) or trylock entry: the caller is the return address on top of the stack */
+static __always_inline int lock_entry(struct pt_regs *ctx, void *mutex)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = (__u32)id, tgid = id >> 32;
@@ -397,8 +396,8 @@ int BPF_KPROBE(mutex_lock, void *mutex)
 	return 0;
 }
 
-SEC("uretprobe")
-int BPF_KRETPROBE(mutex_lock_ret, int ret)
+/* the lock's return: 0 is an acquisition, and the mutex is held from now */
+static __always_inline int lock_return(int ret)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), d;
 	__u32 pid = (__u32)id;
@@ -430,6 +429,31 @@ int BPF_KRETPROBE(mutex_lock_ret, int ret)
 	}
 	bpf_map_delete_elem(&mstarts, &pid);
 	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(mutex_lock, void *mutex)
+{
+	return lock_entry(ctx, mutex);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(mutex_lock_ret, int ret)
+{
+	return lock_return(ret);
+}
+
+/* a pthread_mutex_trylock that succeeds is an acquisition that did not wait */
+SEC("uprobe")
+int BPF_KPROBE(mutex_trylock, void *mutex)
+{
+	return lock_entry(ctx, mutex);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(mutex_trylock_ret, int ret)
+{
+	return lock_return(ret);
 }
 
 SEC("uprobe")

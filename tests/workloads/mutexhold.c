@@ -9,7 +9,8 @@
  *   mutexhold: mutex 0x... locks 40 wait_ns W hold_ns H
  *
  * The mutex is taken in hold_it(), called from worker(): the caller a lock
- * tracer should name.
+ * tracer should name. Once the threads are done, main() takes it once more
+ * with pthread_mutex_trylock (the 2N+1st acquisition, which does not wait).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -72,6 +73,9 @@ int main(int argc, char **argv)
 			return 1;
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
+	if (pthread_mutex_trylock(&mutex))
+		return 1;
+	pthread_mutex_unlock(&mutex);
 	printf("mutexhold: mutex %p locks %ld wait_ns %lld hold_ns %lld\n", (void *)&mutex, 2 * n,
 	       wait_ns[0] + wait_ns[1], hold_ns[0] + hold_ns[1]);
 	return 0;

@@ -7,11 +7,14 @@
 #include "lib/bpf/bpf_lock.h"
 #include "lib/bpf/bpf_util.h"
 #include "lib/proc/maps.h"
+#include "lib/symbol/elfsym.h"
 #include "lib/symbol/kdata.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +22,7 @@
 
 #include "lock.skel.h"
 
-#define NR_LINKS 8
+#define NR_LINKS 10
 
 struct lock_trace {
 	struct lock_bpf *skel;
@@ -108,6 +111,8 @@ int lock_trace__new(struct lock_trace **out, const struct lock_opts *o, char *er
 	bpf_program__set_autoload(skel->progs.mutex_lock, o->user && t->libc[0]);
 	bpf_program__set_autoload(skel->progs.mutex_lock_ret, o->user && t->libc[0]);
 	bpf_program__set_autoload(skel->progs.mutex_unlock, o->user && t->libc[0]);
+	bpf_program__set_autoload(skel->progs.mutex_trylock, o->user && t->libc[0]);
+	bpf_program__set_autoload(skel->progs.mutex_trylock_ret, o->user && t->libc[0]);
 	rc = lock_bpf__load(skel);
 	if (rc) {
 		snprintf(err, errlen, "cannot load the lock BPF programs: %s", bpfutil__strerror(rc));
@@ -125,15 +130,60 @@ fail:
 	return rc;
 }
 
+struct func_find {
+	const char *name;
+	uint64_t addr;
+};
+
+static int func_match(const char *name, const GElf_Sym *s, void *ctx)
+{
+	struct func_find *f = ctx;
+	size_t n = strlen(f->name);
+
+	/* "pthread_mutex_trylock@@GLIBC_2.34" and "...@GLIBC_2.2.5" are one function */
+	if (GELF_ST_TYPE(s->st_info) != STT_FUNC || strncmp(name, f->name, n) || (name[n] && name[n] != '@'))
+		return 0;
+	f->addr = s->st_value;
+	return 1;
+}
+
+/*
+ * The file offset of function name in path. libbpf 1.1 refuses a name that two
+ * symbol versions give (glibc's pthread_mutex_trylock), even at one address.
+ */
+static int func_offset(const char *path, const char *name, uint64_t *off)
+{
+	struct func_find f = { name, 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
+	Elf *e;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		if (elfsym__each(e, func_match, &f) == 1)
+			rc = elfsym__file_offset(e, f.addr, true, off);
+		elf_end(e);
+	}
+	close(fd);
+	return rc;
+}
+
 static int attach_uprobe(struct lock_trace *t, struct bpf_program *p, const char *func, bool ret,
 			 char *err, size_t errlen)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func, .retprobe = ret);
-	struct bpf_link *l = bpf_program__attach_uprobe_opts(p, t->uprobe_pid, t->libc, 0, &uo);
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret);
+	struct bpf_link *l;
+	uint64_t off = 0;
+	int rc = func_offset(t->libc, func, &off);
 
+	if (rc) {
+		snprintf(err, errlen, "cannot find '%s' in '%s': %s", func, t->libc, strerror(-rc));
+		return rc;
+	}
+	l = bpf_program__attach_uprobe_opts(p, t->uprobe_pid, t->libc, off, &uo);
 	if (!l) {
-		int rc = -errno;
-
+		rc = -errno;
 		snprintf(err, errlen, "cannot attach a uprobe to '%s' in '%s': %s", func, t->libc,
 			 bpfutil__strerror(rc));
 		return rc;
@@ -177,6 +227,8 @@ int lock_trace__attach(struct lock_trace *t, char *err, size_t errlen)
 
 		if ((rc = attach_uprobe(t, s->progs.mutex_unlock, "pthread_mutex_unlock", false, err, errlen)) ||
 		    (rc = attach_uprobe(t, s->progs.mutex_lock_ret, "pthread_mutex_lock", true, err, errlen)) ||
+		    (rc = attach_uprobe(t, s->progs.mutex_trylock_ret, "pthread_mutex_trylock", true, err, errlen)) ||
+		    (rc = attach_uprobe(t, s->progs.mutex_trylock, "pthread_mutex_trylock", false, err, errlen)) ||
 		    (rc = attach_uprobe(t, s->progs.mutex_lock, "pthread_mutex_lock", false, err, errlen))) {
 			while (t->nlinks > base)	/* futex waits only */
 				bpf_link__destroy(t->links[--t->nlinks]);
