@@ -16,18 +16,20 @@
  *
  * All hooks are classic tracepoints or uprobes: their stacks start where the
  * event happened (a classic tracepoint's at the function that hit it), with
- * no BPF glue frames to skip, and they need no kernel BTF.
+ * no BPF glue frames to skip, and they need no kernel BTF (what the user
+ * side reads from it, where it is, names a task's own locks).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "lock.h"
 
 const volatile int filter_mode = LOCK_ALL;
 const volatile int aggr_mode = LOCK_AGGR_CALLER;
 const volatile __u32 self_tgid = 0;
-const volatile bool name_classes = true;	/* compare with current's mm, sighand and files */
+const volatile bool name_classes = false;	/* compare with current's mm, sighand and files: */
+const volatile __u32 off_task_mm = 0, off_task_sighand = 0, off_task_files = 0;	/* where they are */
+const volatile __u32 off_mm_mmap_lock = 0, off_sighand_siglock = 0, off_files_file_lock = 0;
 const volatile bool follow_forks = false;	/* LOCK_TGID: add the children of targets */
 const volatile __u32 tp_child_pid_off = 20;	/* sched_process_fork's child_pid (its layout changed in 6.x) */
 
@@ -153,29 +155,6 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* only the offsets matter (CO-RE): the kernel's own layouts say where these locks lie */
-struct lk_lock___lk {
-	int dummy;
-} __attribute__((preserve_access_index));
-
-struct mm_struct___lk {
-	struct lk_lock___lk mmap_lock;
-} __attribute__((preserve_access_index));
-
-struct sighand_struct___lk {
-	struct lk_lock___lk siglock;
-} __attribute__((preserve_access_index));
-
-struct files_struct___lk {
-	struct lk_lock___lk file_lock;
-} __attribute__((preserve_access_index));
-
-struct task_struct___lk {
-	struct mm_struct___lk *mm;
-	struct sighand_struct___lk *sighand;
-	struct files_struct___lk *files;
-} __attribute__((preserve_access_index));
-
 static __always_inline void stat_inc(__u32 which)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &which);
@@ -195,22 +174,29 @@ static __always_inline bool tracked(__u32 pid, __u32 tgid)
 	return true;
 }
 
-/* which of current's own locks addr is, if any */
+static __always_inline __u64 read_ptr(__u64 base, __u32 off)
+{
+	__u64 p = 0;
+
+	bpf_probe_read_kernel(&p, sizeof(p), (void *)(base + off));
+	return p;
+}
+
+/* which of current's own locks addr is, if any (the offsets come from the kernel's BTF, through rodata) */
 static __always_inline __u32 lock_class(__u64 addr)
 {
-	struct task_struct___lk *t = (void *)bpf_get_current_task();
-	__u64 p;
+	__u64 t = bpf_get_current_task(), p;
 
 	if (!name_classes)
 		return LOCK_CLASS_NONE;
-	p = (__u64)BPF_CORE_READ(t, mm);
-	if (p && addr == p + bpf_core_field_offset(struct mm_struct___lk, mmap_lock))
+	p = read_ptr(t, off_task_mm);
+	if (p && addr == p + off_mm_mmap_lock)
 		return LOCK_CLASS_MMAP;
-	p = (__u64)BPF_CORE_READ(t, sighand);
-	if (p && addr == p + bpf_core_field_offset(struct sighand_struct___lk, siglock))
+	p = read_ptr(t, off_task_sighand);
+	if (p && addr == p + off_sighand_siglock)
 		return LOCK_CLASS_SIGHAND;
-	p = (__u64)BPF_CORE_READ(t, files);
-	if (p && addr == p + bpf_core_field_offset(struct files_struct___lk, file_lock))
+	p = read_ptr(t, off_task_files);
+	if (p && addr == p + off_files_file_lock)
 		return LOCK_CLASS_FILES;
 	return LOCK_CLASS_NONE;
 }
@@ -386,7 +372,7 @@ static __always_inline int lock_entry(struct pt_regs *ctx, void *mutex)
 	s.key.addr = (__u64)mutex;
 	s.key.tgid = tgid;
 	s.key.kind = ULOCK_MUTEX;
-	bpf_probe_read_user(&s.key.caller, sizeof(s.key.caller), (void *)PT_REGS_SP(ctx));
+	bpf_probe_read_user(&s.key.caller, sizeof(s.key.caller), (void *)ctx->sp);
 	s.key.stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 	if (s.key.stack_id < 0)
 		stat_inc(LOCK_STAT_STACK_ERR);
@@ -431,34 +417,41 @@ static __always_inline int lock_return(int ret)
 	return 0;
 }
 
+/*
+ * The uprobes read the registers by the kernel's names (di: the first
+ * argument, ax: the return value, sp) rather than through bpf_tracing.h's
+ * macros, which want user-space names unless vmlinux.h is the real one: this
+ * way the fallback header of a machine without BTF builds them too.
+ */
 SEC("uprobe")
-int BPF_KPROBE(mutex_lock, void *mutex)
+int mutex_lock(struct pt_regs *ctx)
 {
-	return lock_entry(ctx, mutex);
+	return lock_entry(ctx, (void *)ctx->di);
 }
 
 SEC("uretprobe")
-int BPF_KRETPROBE(mutex_lock_ret, int ret)
+int mutex_lock_ret(struct pt_regs *ctx)
 {
-	return lock_return(ret);
+	return lock_return((int)ctx->ax);
 }
 
 /* a pthread_mutex_trylock that succeeds is an acquisition that did not wait */
 SEC("uprobe")
-int BPF_KPROBE(mutex_trylock, void *mutex)
+int mutex_trylock(struct pt_regs *ctx)
 {
-	return lock_entry(ctx, mutex);
+	return lock_entry(ctx, (void *)ctx->di);
 }
 
 SEC("uretprobe")
-int BPF_KRETPROBE(mutex_trylock_ret, int ret)
+int mutex_trylock_ret(struct pt_regs *ctx)
 {
-	return lock_return(ret);
+	return lock_return((int)ctx->ax);
 }
 
 SEC("uprobe")
-int BPF_KPROBE(mutex_unlock, void *mutex)
+int mutex_unlock(struct pt_regs *ctx)
 {
+	void *mutex = (void *)ctx->di;
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns(), d;
 	struct hold_key hk = { .mutex = (__u64)mutex, .tgid = id >> 32 };
 	struct hold *h = bpf_map_lookup_elem(&holds, &hk);

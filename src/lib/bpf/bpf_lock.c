@@ -11,6 +11,7 @@
 #include "lib/symbol/kdata.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +59,62 @@ int lock__find_libc(pid_t pid, char *buf, size_t len)
 	return rc;
 }
 
+/* the byte offset of member name in type id, looking into anonymous members too; -1 when none */
+static long member_offset(const struct btf *btf, __u32 id, const char *name, int depth)
+{
+	const struct btf_type *t;
+	const struct btf_member *m;
+	int rid = btf__resolve_type(btf, id);
+
+	if (rid < 0 || depth > 4 || !(t = btf__type_by_id(btf, rid)) || !btf_is_composite(t))
+		return -1;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *mn = btf__name_by_offset(btf, m[i].name_off);
+		long off = btf_member_bit_offset(t, i) / 8, sub;
+
+		if (mn && *mn && !strcmp(mn, name))
+			return off;
+		if ((!mn || !*mn) && (sub = member_offset(btf, m[i].type, name, depth + 1)) >= 0)
+			return off + sub;
+	}
+	return -1;
+}
+
+static long struct_member(const struct btf *btf, const char *type, const char *name)
+{
+	int id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+
+	return id < 0 ? -1 : member_offset(btf, id, name, 0);
+}
+
+/* where a task's mm->mmap_lock, sighand->siglock and files->file_lock lie, from the kernel's BTF */
+static void set_class_offsets(struct lock_bpf *skel)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	long o[6];
+
+	if (libbpf_get_error(btf))
+		return;		/* no BTF: those locks go unnamed */
+	o[0] = struct_member(btf, "task_struct", "mm");
+	o[1] = struct_member(btf, "task_struct", "sighand");
+	o[2] = struct_member(btf, "task_struct", "files");
+	o[3] = struct_member(btf, "mm_struct", "mmap_lock");
+	o[4] = struct_member(btf, "sighand_struct", "siglock");
+	o[5] = struct_member(btf, "files_struct", "file_lock");
+	btf__free(btf);
+	for (int i = 0; i < 6; i++)
+		if (o[i] < 0)
+			return;
+	skel->rodata->off_task_mm = o[0];
+	skel->rodata->off_task_sighand = o[1];
+	skel->rodata->off_task_files = o[2];
+	skel->rodata->off_mm_mmap_lock = o[3];
+	skel->rodata->off_sighand_siglock = o[4];
+	skel->rodata->off_files_file_lock = o[5];
+	skel->rodata->name_classes = true;
+}
+
 int lock_trace__new(struct lock_trace **out, const struct lock_opts *o, char *err, size_t errlen)
 {
 	struct lock_trace *t;
@@ -92,6 +149,11 @@ int lock_trace__new(struct lock_trace **out, const struct lock_opts *o, char *er
 	skel->rodata->aggr_mode = o->aggr;
 	skel->rodata->self_tgid = getpid();
 	skel->rodata->follow_forks = t->follow;
+	if (!o->user && o->aggr == LOCK_AGGR_ADDR) {
+		bpfutil__quiet(true);
+		set_class_offsets(skel);
+		bpfutil__quiet(false);
+	}
 	if (t->follow) {
 		int off, size;
 
