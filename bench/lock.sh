@@ -13,7 +13,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 MS=$BUILD/workloads/mmapstorm
 S=${S:-2}
-REPS=${REPS:-3}
+REPS=${REPS:-4}	# even: the cost rounds take turns at attaching first
 T=$(mktemp -d /tmp/sonde-bench-lock.XXXXXX)
 stats0=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
 trap 'rm -rf "$T"; [ -n "${tp:-}" ] && kill $tp 2>/dev/null; sysctl -qw kernel.bpf_stats_enabled=$stats0' EXIT
@@ -45,14 +45,6 @@ under() {
 	for i in $(seq 200); do grep -q "$waitfor" "$T/err" "$T/out" 2>/dev/null && break; sleep 0.05; done
 	sleep 0.3
 	r=$(rounds)
-	# run_time_ns and run_cnt of the programs on the lock tracepoints (sonde's or bpftrace's), summed
-	bpftool -j prog show 2>/dev/null | python3 -c "
-import json, sys
-t = n = 0
-for p in json.load(sys.stdin):
-    if p.get('name', '') in ('lock_begin', 'lock_end') or 'contention' in p.get('name', ''):
-        t += p.get('run_time_ns', 0); n += p.get('run_cnt', 0)
-print(t, n)" >>"$T/cost.$waitfor"
 	kill -INT $tp; wait $tp 2>/dev/null
 	tp=
 	echo "$r"
@@ -83,8 +75,48 @@ if [ -n "${R[bpftrace]:-}" ]; then
 	echo "slowdown: bpftrace ${sd_bt}x; added cost, sonde/bpftrace:" \
 	     "$(ratio "$(added "$sd_sonde" 1)" "$(added "$sd_bt" 1)")"
 fi
-# ns per program run over all rounds
-per_run() { awk '{ t += $1; n += $2 } END { if (n) printf "%.0f", t / n; else print "" }' "$T/cost.$1" 2>/dev/null; }
-ns_sonde=$(per_run attached:) ns_bt=$(per_run Attaching)
-[ -n "$ns_sonde" ] && echo "per event (BPF run time): sonde ${ns_sonde} ns" \
-	"${ns_bt:+(bpftrace $ns_bt ns; sonde/bpftrace: $(ratio "$ns_sonde" "$ns_bt"))}"
+# Per-event cost: sonde and bpftrace attached at once, so that their programs
+# run on the very same events (the load of this machine changes by the second):
+# run_time_ns / run_cnt of each one's two programs, over one storm per round.
+# The program that runs first on an event warms the caches for the other (the
+# stack walk above all), and programs run in the order they were attached: the
+# rounds take turns at attaching first.
+stats() {	# "sonde_ns bpftrace_ns": average run time of each tool's programs
+	bpftool -j prog show 2>/dev/null | python3 -c "
+import json, sys
+t = {'s': [0, 0], 'b': [0, 0]}
+for p in json.load(sys.stdin):
+    n = p.get('name', '')
+    k = 's' if n in ('lock_begin', 'lock_end') else 'b' if 'contention' in n else None
+    if k:
+        t[k][0] += p.get('run_time_ns', 0); t[k][1] += p.get('run_cnt', 0)
+print(*(round(v[0] / v[1]) if v[1] else 0 for v in t.values()))"
+}
+if command -v bpftrace >/dev/null && [ "$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)" = 1 ]; then
+	sum_s=0 sum_b=0
+	for rep in $(seq "$REPS"); do
+		: >"$T/s.err"; : >"$T/b.out"
+		if [ $((rep % 2)) = 1 ]; then
+			"$SONDE" -v lock -a >"$T/s.out" 2>"$T/s.err" &
+			sp=$!
+			for i in $(seq 200); do grep -q "attached:" "$T/s.err" && break; sleep 0.05; done
+		fi
+		bpftrace "$T/lock.bt" >"$T/b.out" 2>&1 &
+		bp=$!
+		for i in $(seq 200); do grep -q Attaching "$T/b.out" && break; sleep 0.05; done
+		sleep 0.5	# "Attaching" comes before the probes are
+		if [ $((rep % 2)) = 0 ]; then
+			"$SONDE" -v lock -a >"$T/s.out" 2>"$T/s.err" &
+			sp=$!
+			for i in $(seq 200); do grep -q "attached:" "$T/s.err" && break; sleep 0.05; done
+		fi
+		sleep 0.3
+		rounds >/dev/null
+		set -- $(stats)
+		kill -INT $sp $bp; wait $sp $bp 2>/dev/null
+		echo "per event (BPF run time, both attached, $([ $((rep % 2)) = 1 ] && echo sonde || echo bpftrace)" \
+			"first): sonde $1 ns, bpftrace $2 ns"
+		sum_s=$((sum_s + $1)) sum_b=$((sum_b + $2))
+	done
+	echo "per event, sonde/bpftrace over both orders: $(ratio $sum_s $sum_b)"
+fi

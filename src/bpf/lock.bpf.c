@@ -5,7 +5,9 @@
  * Kernel locks: lock:contention_begin remembers, per thread, the lock, its
  * flags, the time and the kernel stack; lock:contention_end of the same lock
  * adds the wait to the `kern` hash map, keyed by stack, thread or lock address
- * (perf lock contention's aggregation modes, chosen through rodata). A begin
+ * (perf lock contention's aggregation modes, chosen through rodata). The map
+ * is per CPU: the hot rows of a contended lock take no atomic operation and no
+ * cache line from another CPU; the user side adds the CPUs up. A begin
  * while one is pending (a mutex that spun, then sleeps) keeps the first, as
  * perf does.
  *
@@ -100,7 +102,7 @@ struct {
 } kstarts SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct lock_key);
 	__type(value, struct lock_val);
@@ -256,21 +258,22 @@ int lock_end(struct tp_contention_end *ctx)
 		k.addr = s->lock;
 	v = bpf_map_lookup_elem(&kern, &k);
 	if (!v) {
-		nv.min_ns = ~0ULL;
-		nv.flags = s->flags;
-		nv.klass = s->klass;
-		bpf_get_current_comm(nv.comm, sizeof(nv.comm));
-		if (bpf_map_update_elem(&kern, &k, &nv, BPF_NOEXIST) && bpf_map_lookup_elem(&kern, &k) == NULL) {
+		bpf_map_update_elem(&kern, &k, &nv, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&kern, &k);
+		if (!v) {
 			stat_inc(LOCK_STAT_FULL);
 			bpf_map_delete_elem(&kstarts, &pid);
 			return KEEP;
 		}
-		v = bpf_map_lookup_elem(&kern, &k);
-		if (!v)
-			return KEEP;
 	}
-	__sync_fetch_and_add(&v->count, 1);
-	__sync_fetch_and_add(&v->total_ns, d);
+	if (!v->count) {	/* this CPU's first of the row (another CPU may have made it) */
+		v->min_ns = d;
+		v->flags = s->flags;
+		v->klass = s->klass;
+		bpf_get_current_comm(v->comm, sizeof(v->comm));
+	}
+	v->count++;
+	v->total_ns += d;
 	if (d > v->max_ns)
 		v->max_ns = d;
 	if (d < v->min_ns)
