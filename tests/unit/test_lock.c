@@ -175,3 +175,22 @@ TEST(lock_user_rows_merge_by_address)
 	CHECK_INT(u[1].kind, ULOCK_FUTEX);
 	CHECK_INT(u[1].count, 2);
 }
+
+TEST(lock_cpus_add_up)
+{
+	struct lock_val vs[3] = {
+		{ .count = 2, .total_ns = 30, .max_ns = 20, .min_ns = 10, .flags = LCB_F_WRITE, .comm = "a" },
+		{ 0 },	/* a CPU that never waited: its zero min is not the row's */
+		{ .count = 1, .total_ns = 5, .max_ns = 5, .min_ns = 5, .flags = LCB_F_READ, .comm = "b" },
+	};
+	struct lock_val v;
+
+	CHECK(lock_val__sum(vs, 3, &v));
+	CHECK_INT(v.count, 3);
+	CHECK_INT(v.total_ns, 35);
+	CHECK_INT(v.max_ns, 20);
+	CHECK_INT(v.min_ns, 5);
+	CHECK_INT(v.flags, LCB_F_WRITE);
+	CHECK_STR(v.comm, "a");
+	CHECK(!lock_val__sum(vs + 1, 1, &v));
+}

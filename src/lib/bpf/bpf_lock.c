@@ -321,30 +321,6 @@ void lock_trace__free(struct lock_trace *t)
 	free(t);
 }
 
-/* the CPUs' parts of a row of the per-CPU map added up into *v; false when none has a wait */
-static bool sum_cpus(const struct lock_val *vs, int n, struct lock_val *v)
-{
-	memset(v, 0, sizeof(*v));
-	for (int i = 0; i < n; i++) {
-		const struct lock_val *c = &vs[i];
-
-		if (!c->count)
-			continue;
-		if (!v->count || c->min_ns < v->min_ns)
-			v->min_ns = c->min_ns;
-		if (!v->count) {	/* the type and name of one CPU's first */
-			v->flags = c->flags;
-			v->klass = c->klass;
-			memcpy(v->comm, c->comm, sizeof(v->comm));
-		}
-		v->count += c->count;
-		v->total_ns += c->total_ns;
-		if (c->max_ns > v->max_ns)
-			v->max_ns = c->max_ns;
-	}
-	return v->count > 0;
-}
-
 static int read_kern(struct lock_trace *t, struct lock_result *r, int sfd)
 {
 	int fd = bpf_map__fd(t->skel->maps.kern), cap = 0, ncpu = libbpf_num_possible_cpus();
@@ -358,7 +334,7 @@ static int read_kern(struct lock_trace *t, struct lock_result *r, int sfd)
 
 		k = next;
 		prev = &k;
-		if (bpf_map_lookup_elem(fd, &k, vs) || !sum_cpus(vs, ncpu, &v))
+		if (bpf_map_lookup_elem(fd, &k, vs) || !lock_val__sum(vs, ncpu, &v))
 			continue;
 		if (r->nk == cap) {
 			int nc = cap ? cap * 2 : 256;

@@ -2,7 +2,8 @@
 /*
  * lock_rows.c - what `sonde lock` does with the rows it read (bpf_lock.h):
  * sort them by perf lock contention's keys, merge user locks by address, find
- * the caller of a kernel contention and name lock types.
+ * the caller of a kernel contention, name lock types, add up the CPUs' parts
+ * of a row.
  */
 #include "lib/bpf/bpf_lock.h"
 #include "lib/symbol/kdata.h"
@@ -53,6 +54,29 @@ static int ucmp(const void *a, const void *b)
 
 	return cmp3(y->kind, x->kind) ?: cmp3(uvalue(x), uvalue(y)) ?: cmp3(x->count, y->count) ?:
 	       cmp3(y->addr, x->addr) ?: cmp3(y->tgid, x->tgid);
+}
+
+bool lock_val__sum(const struct lock_val *vs, int n, struct lock_val *v)
+{
+	memset(v, 0, sizeof(*v));
+	for (int i = 0; i < n; i++) {
+		const struct lock_val *c = &vs[i];
+
+		if (!c->count)
+			continue;
+		if (!v->count || c->min_ns < v->min_ns)
+			v->min_ns = c->min_ns;
+		if (!v->count) {	/* the type and name of one CPU's first */
+			v->flags = c->flags;
+			v->klass = c->klass;
+			memcpy(v->comm, c->comm, sizeof(v->comm));
+		}
+		v->count += c->count;
+		v->total_ns += c->total_ns;
+		if (c->max_ns > v->max_ns)
+			v->max_ns = c->max_ns;
+	}
+	return v->count > 0;
 }
 
 void lock_result__sort(struct lock_result *r, enum lock_sort key)
