@@ -98,10 +98,11 @@ static pid_t sleeper(bool ignore_term)
 	if (pid == 0) {
 		sigset_t none;
 
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* dispositions first: a signal the loop forwards may be pending already */
 		signal(SIGTERM, ignore_term ? SIG_IGN : SIG_DFL);
 		signal(SIGINT, ignore_term ? SIG_IGN : SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		for (;;)
 			pause();
 	}

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/symbol/symbol.h"
+#include "lib/symbol/symbol_int.h"
 #include "test_symbol_util.h"
 #include "unit.h"
 
@@ -795,5 +796,24 @@ TEST(symbol_deleted_binary_of_live_process)
 	CHECK_STR(f[0].sym, "chain_b");
 	CHECK_INT(f[0].offset, 2);
 	CHECK_STR(f[0].dso, path);	/* the path it had, without " (deleted)" */
+	symbolizer__free(s);
+}
+
+/* a build id's own zero bytes are not perf's padding: a SHA-1 ending in 00 keeps its 20 bytes */
+TEST(symbol_build_id_trailing_zero_is_kept)
+{
+	struct symbolizer *s = symbolizer__new(0);
+	uint8_t sha[24] = { 0xb1, 0xe3, 0x5a, 0xc2, 0x13, 0xa2, 0x1c, 0x5e, 0xd3, 0xe6,
+			    0x7e, 0x5b, 0x9a, 0x67, 0xe2, 0xe0, 0x43, 0x9f, 0xca, 0x00 };
+	uint8_t md5[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	struct dso *d;
+
+	CHECK(s);
+	d = dso__get(s, "/nonexistent/a", "/nonexistent/a", sha, 20, false);
+	CHECK(d && d->build_id_len == 20);
+	d = dso__get(s, "/nonexistent/b", "/nonexistent/b", sha, 24, false);	/* padded to 24 */
+	CHECK(d && d->build_id_len == 20);
+	d = dso__get(s, "/nonexistent/c", "/nonexistent/c", md5, 20, false);	/* 16 bytes, padded */
+	CHECK(d && d->build_id_len == 16);
 	symbolizer__free(s);
 }

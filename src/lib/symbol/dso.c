@@ -54,8 +54,15 @@ struct dso *dso__get(struct symbolizer *s, const char *name, const char *file, c
 
 	if (build_id_len > sizeof(d->build_id))
 		build_id_len = sizeof(d->build_id);
-	/* perf pads build ids to 20 bytes with zeros: drop the padding */
-	while (build_id_len > 0 && build_id && build_id[build_id_len - 1] == 0)
+	/*
+	 * perf pads build ids to 20 bytes with zeros: a 16-byte one (ld --build-id=md5)
+	 * ends in four zero bytes. A SHA-1 id's last byte is 0 one time in 256: not padding.
+	 */
+	while (build_id_len > 20 && build_id && !build_id[build_id_len - 1])
+		build_id_len--;
+	if (build_id_len == 20 && build_id && !build_id[16] && !build_id[17] && !build_id[18] && !build_id[19])
+		build_id_len = 16;
+	while (build_id_len > 0 && build_id_len != 16 && build_id_len != 20 && build_id && !build_id[build_id_len - 1])
 		build_id_len--;
 	if (vdso) {	/* another kernel's [vdso] (a recording from elsewhere) is another DSO */
 		char hx[2 * sizeof(d->build_id) + 1] = "";
