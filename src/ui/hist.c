@@ -79,6 +79,8 @@ void hist__print_linear(FILE *f, const uint64_t *buckets, int n, int64_t base, i
 		return;
 	fprintf(f, "     %-13s : count     distribution\n", val_type);
 	for (int i = lo; i <= hi; i++) {
+		if (!buckets[i])	/* as libbpf-tools: an empty step has no row (BCC Python's has) */
+			continue;
 		fprintf(f, "        %-10lld : %-8llu |", (long long)(base + i * step),
 			(unsigned long long)buckets[i]);
 		bcc_stars(f, buckets[i], max, 40);

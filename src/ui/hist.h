@@ -26,7 +26,7 @@ void hist__print_log2(FILE *f, const uint64_t *slots, int n, const char *val_typ
 
 /*
  * libbpf-tools' print_linear_hist (runqlen): "     runqlen       : count     distribution",
- * then rows base + i*step from the first to the last non-empty bucket
+ * then a row base + i*step for each non-empty bucket
  */
 void hist__print_linear(FILE *f, const uint64_t *buckets, int n, int64_t base, int64_t step,
 			const char *val_type);

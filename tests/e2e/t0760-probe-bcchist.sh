@@ -89,12 +89,12 @@ test_expect_success 'a section with %s: the key goes there, a field per %s (biol
 	test_cmp want out
 '
 
-test_expect_success 'print_linear_hist(@q, "runqlen"): runqlen rows, first to last non-empty step, the top one too' '
+test_expect_success 'print_linear_hist(@q, "runqlen"): runqlen rows, the non-empty steps only, the top one too' '
 	$SONDE probe -e "BEGIN { @q = lhist(3, 0, 10, 1); @q = lhist(5, 0, 10, 1); @q = lhist(5, 0, 10, 1); @q = lhist(-4, 0, 10, 1);
 	  @q = lhist(50, 0, 10, 1); print_linear_hist(@q, \"runqlen\"); clear(@q); exit(); }" >out &&
 	{ echo "Attaching 1 probe..."; printf "     %-13s : count     distribution\n" runqlen
-	  for v in 3 4 5 6 7 8 9 10; do
-		case $v in 3|10) n=1 s=20 ;; 5) n=2 s=40 ;; *) n=0 s=0 ;; esac
+	  for v in 3 5 10; do
+		case $v in 3|10) n=1 s=20 ;; 5) n=2 s=40 ;; esac
 		printf "        %-10d : %-8d |%s|\n" $v $n "$(stars $s)"
 	  done; printf "\n\n\n"; } >want &&
 	test_cmp want out
