@@ -7,10 +7,11 @@
 
 test_expect_success 'every tool of this file is listed by sonde tools' '
 	$SONDE tools -q >list &&
-	for t in exitsnoop threadsnoop killsnoop; do grep -q "^$t " list || exit 1; done
+	for t in exitsnoop threadsnoop killsnoop runqlat runqlen cpudist; do grep -q "^$t " list || exit 1; done
 '
 require_root 'the tools trace this kernel'
 
+# (their stdout is a file here: stdbuf makes it line-buffered, so the header shows when printed)
 libbpf_tool() {
 	test -x /usr/sbin/$1 || { echo "libbpf-tools is not installed (make test installs it)"; return 1; }
 }
@@ -136,5 +137,89 @@ test_expect_success "killsnoop -n: the same lines as libbpf-tools' killsnoop" '
 		{ head -1 out; kill_lines out | cut -c9- | sed -E "s/ ($K|$K2) / K /"; } >>both
 	done &&
 	cat both && test $(wc -l <both) -eq 8 && head -4 both >a && tail -4 both >b && test_cmp b a
+'
+# --- runqlat, cpudist, runqlen: CPU-bound processes pinned to CPU 0 queue behind each other
+# spinners N SECS: N spin workloads on CPU 0 in the background; SP their pids, A and B the
+# first two; once each is spin (libbpf-tools names a section by the task it first saw)
+spinners() {
+	SP=
+	for i in $(seq $1); do taskset -c 0 "$WORKLOADS/spin" $2 >/dev/null & SP="$SP $!"; done
+	for p in $SP; do while [ "$(cat /proc/$p/comm)" != spin ]; do sleep 0.01; done; done
+	set -- $SP; A=$1 B=${2:-}
+}
+# hist_rows FILE: every row of its log2 histograms is in libbpf-tools' layout
+hist_rows() {
+	! grep -E " -> " "$1" | grep -vE "^ {0,9}[0-9]{1,10} -> [0-9]+ {0,10}: [0-9]+ {0,8}\|[* ]{40}\|$"
+}
+# section_counts FILE LINE [MIN]: the total of the counts of the rows from MIN up (0: all) under LINE
+section_counts() {
+	awk -v s="$2" -v min="${3:-0}" '$0 == s { on = 1; next } on && /^$/ { on = 0 }
+		on && / -> / { if ($1 >= min) n += $5 } END { print n + 0 }' "$1"
+}
+test_expect_success 'runqlat -P: two CPU-bound processes on one CPU: a section each, waits of a time slice' '
+	ME=$BASHPID &&
+	tool_start out $SONDE tool runqlat -P &&
+	spinners 2 1.5 && wait $SP && tool_stop &&
+	echo "Tracing run queue latency... Hit Ctrl-C to end." >want && head -1 out >hdr && test_cmp want hdr &&
+	hist_rows out &&
+	for p in $SP; do
+		grep -A1 -x "pid = $p spin" out | tail -1 | grep -qx "     usecs               : count    distribution" &&
+		test $(section_counts out "pid = $p spin") -gt 10 &&
+		test $(section_counts out "pid = $p spin" 1024) -gt 0 || exit 1
+	done
+'
+test_expect_success 'runqlat -p PID -m -T 1 2: two timed histograms of that process alone, then it ends' '
+	spinners 2 3 &&
+	$SONDE runqlat -p $A -m -T 1 2 >out && kill $SP && { wait $SP || true; } &&
+	grep -v " -> " out | sed -E "s/^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]$/HH:MM:SS/" >got &&
+	{ echo "Tracing run queue latency... Hit Ctrl-C to end."
+	  for i in 1 2; do printf "\nHH:MM:SS\n     msecs               : count    distribution\n"; done; } >want &&
+	test_cmp want got && hist_rows out && test $(grep -c " -> " out) -ge 2
+'
+test_expect_success 'runqlat -P -L: only one of -P, -L, --pidnss' '
+	! $SONDE runqlat -P -L >out 2>err && grep -q "pidnss, pids, tids cann.t be used together." err
+'
+test_expect_success "runqlat -P: the layout of libbpf-tools' runqlat" '
+	libbpf_tool runqlat &&
+	: >both && for t in "$SONDE runqlat" "stdbuf -oL /usr/sbin/runqlat"; do
+		spinners 2 2 && tool_start out $t -P && sleep 1 && tool_stop && wait $SP && hist_rows out &&
+		{ head -3 out; for p in $SP; do grep -B1 -A1 -x "pid = $p spin" out | sed "s/ $p / P /"; done; } >>both
+	done &&
+	cat both && test $(wc -l <both) -eq 18 && head -9 both >a && tail -9 both >b && test_cmp b a
+'
+test_expect_success 'cpudist -P and -O: CPU-bound processes sharing a CPU run and wait in time slices' '
+	tool_start out $SONDE tool cpudist -P &&
+	spinners 2 1.5 && wait $SP && tool_stop &&
+	echo "Tracing on-CPU time... Hit Ctrl-C to end." >want && head -1 out >hdr && test_cmp want hdr &&
+	hist_rows out &&
+	for p in $SP; do
+		test $(section_counts out "pid = $p spin" 1024) -gt 10 || exit 1
+	done &&
+	spinners 2 3 &&
+	$SONDE cpudist -O -p $A 1 1 >out && kill $SP && { wait $SP || true; } &&
+	head -2 out | grep -qx "Tracing off-CPU time... Hit Ctrl-C to end." &&
+	! grep -q "pid = " out && test $(section_counts out "     usecs               : count    distribution" 1024) -gt 10
+'
+test_expect_success "cpudist -P -m: the layout of libbpf-tools' cpudist" '
+	libbpf_tool cpudist &&
+	: >both && for t in "$SONDE cpudist" "stdbuf -oL /usr/sbin/cpudist"; do
+		spinners 2 2 && tool_start out $t -P -m && sleep 1 && tool_stop && wait $SP && hist_rows out &&
+		{ head -3 out; for p in $SP; do grep -B1 -A1 -x "pid = $p spin" out | sed "s/ $p / P /"; done; } >>both
+	done &&
+	cat both && test $(wc -l <both) -eq 18 && head -9 both >a && tail -9 both >b && test_cmp b a
+'
+# runqlen: three CPU-bound processes on CPU 0 keep two queued behind the running one
+test_expect_success 'runqlen -C: CPU 0 has mostly 2 tasks queued; -O -C: its occupancy is near 100%' '
+	spinners 3 4 && sleep 0.2 &&
+	$SONDE tool runqlen -C 1 1 >out &&
+	$SONDE runqlen -O -C -T 1 1 >occ && kill $SP && { wait $SP || true; } &&
+	echo "Sampling run queue length... Hit Ctrl-C to end." >want && head -1 out >hdr && test_cmp want hdr &&
+	awk "/^cpu = 0\$/ { on = 1; next } /^cpu = / { on = 0 } on && /^ +[0-9]+ +: / { n += \$3; if (\$1 >= 2) q += \$3 }
+		END { exit !(n > 50 && q * 2 > n) }" out &&
+	grep -A1 -x "cpu = 0" out | tail -1 | grep -qx "     runqlen       : count     distribution" &&
+	! grep -E "^ +[0-9]+ +: " out | grep -vE "^        [0-9]{1,10} {0,9} : [1-9][0-9]* {0,7} \|[* ]{40}\|$" &&
+	sed -n 3p occ | grep -qE "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]$" &&
+	grep -qE "^runqocc, CPU 0   ( [5-9][0-9]|100)\.[0-9]{2}%$" occ && grep -qE "^runqocc, CPU 1   [ 0-9]{3}\.[0-9]{2}%$" occ &&
+	$SONDE runqlen -O 1 1 >occ && sed -n 3p occ | grep -qE "^runqocc: [0-9]+\.[0-9]{2}%$"
 '
 test_done
