@@ -7,7 +7,7 @@
 
 test_expect_success 'every tool of this file is listed by sonde tools' '
 	$SONDE tools -q >list &&
-	for t in exitsnoop threadsnoop killsnoop runqlat runqlen cpudist; do grep -q "^$t " list || exit 1; done
+	for t in exitsnoop threadsnoop killsnoop runqlat runqlen cpudist syscount; do grep -q "^$t " list || exit 1; done
 '
 require_root 'the tools trace this kernel'
 
@@ -221,5 +221,52 @@ test_expect_success 'runqlen -C: CPU 0 has mostly 2 tasks queued; -O -C: its occ
 	sed -n 3p occ | grep -qE "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]$" &&
 	grep -qE "^runqocc, CPU 0   ( [5-9][0-9]|100)\.[0-9]{2}%$" occ && grep -qE "^runqocc, CPU 1   [ 0-9]{3}\.[0-9]{2}%$" occ &&
 	$SONDE runqlen -O 1 1 >occ && sed -n 3p occ | grep -qE "^runqocc: [0-9]+\.[0-9]{2}%$"
+'
+# --- syscount: the syscalls workload makes exactly N getppid() and N write()s; it is held on a
+# fifo until the tool traces its pid (P), then runs
+held_syscalls() {
+	rm -f go && mkfifo go
+	( read -r _ <go; exec "$WORKLOADS/syscalls" $1 ) & P=$!
+}
+release() {
+	echo >go && wait $P
+}
+test_expect_success 'syscount -p PID: COUNT 777 for getppid and write, rows by count' '
+	held_syscalls 777 &&
+	tool_start out $SONDE tool syscount -p $P -T 20 && release && tool_stop &&
+	echo "Tracing syscalls, printing top 20... Ctrl+C to quit." >want && head -1 out >hdr && test_cmp want hdr &&
+	sed -n 2p out | grep -qE "^\[[0-2][0-9]:[0-5][0-9]:[0-5][0-9]\]$" &&
+	sed -n 3p out | grep -qx "SYSCALL                   COUNT" &&
+	printf "%-22s %8d\n" getppid 777 write 777 >want && grep -E "^(getppid|write) " out | sort >got && test_cmp want got &&
+	sed -n "4,\$p" out | sed "\$d" | awk "{ if (NR > 1 && \$2 > last) exit 1; last = \$2 }" &&
+	test "$(tail -1 out)" = ""
+'
+test_expect_success 'syscount -P: one row for the process; -L: its latency column; -x: no failure there' '
+	held_syscalls 300 &&
+	tool_start out $SONDE syscount -P -p $P && release && tool_stop &&
+	sed -n 3p out | grep -qx "PID    COMM               COUNT" && test $(grep -c . out) -eq 4 &&
+	n=$(sed -n 4p out | awk "{ print \$3 }") && test $n -gt 1200 &&
+	sed -n 4p out | grep -qx "$(printf "%-6d %-15s %8d" $P syscalls $n)" &&
+	held_syscalls 300 &&
+	tool_start out $SONDE syscount -L -m -p $P && release && tool_stop &&
+	sed -n 3p out | grep -qx "SYSCALL                   COUNT        TIME (ms)" &&
+	grep -qE "^getppid {15}      300 {8}[ 0-9]{4}[0-9]\.[0-9]{3}$" out &&
+	held_syscalls 300 &&
+	tool_start out $SONDE syscount -x -p $P && release && tool_stop &&
+	! grep -qE "^(getppid|write) " out
+'
+test_expect_success 'syscount -i 1 -d 2: a summary each second, then it ends; -l lists the syscalls' '
+	$SONDE syscount -i 1 -d 2 >out &&
+	test $(grep -cE "^\[[0-2][0-9]:[0-5][0-9]:[0-5][0-9]\]$" out) -eq 2 && test $(grep -cx "SYSCALL  *COUNT" out) -eq 2 &&
+	$SONDE syscount -l >list && grep -qx "110: getppid" list && grep -qx "  0: read" list
+'
+test_expect_success "syscount -L -p PID: the same lines as libbpf-tools' syscount; -l the same names" '
+	libbpf_tool syscount &&
+	: >both && for t in "$SONDE syscount" "stdbuf -oL /usr/sbin/syscount"; do
+		held_syscalls 500 && tool_start out $t -L -p $P -T 20 && release && tool_stop &&
+		{ head -1 out; sed -n 3p out; grep -E "^(getppid|write) " out | sed -E "s/[0-9]+\.[0-9]{3}$/T.TTT/" | sort; } >>both
+	done &&
+	cat both && test $(wc -l <both) -eq 8 && head -4 both >a && tail -4 both >b && test_cmp b a &&
+	$SONDE syscount -l | head -335 >a && /usr/sbin/syscount -l | head -335 >b && test_cmp b a
 '
 test_done
