@@ -191,6 +191,105 @@ static const char *find_alias(const struct tool_src *s, const char *name)
 	return NULL;
 }
 
+/*
+ * BCC tools that are sonde commands under BCC's name: offcputime is `sonde
+ * offcpu`. BCC's options become the command's; those it lacks are refused.
+ */
+struct tool_optmap {
+	const char *bcc, *sonde;	/* sonde NULL: not there */
+	bool value;
+};
+
+static const struct tool_optmap offcputime_opts[] = {
+	{ "-p", "-p", true }, { "--pid", "-p", true }, { "-t", "-t", true }, { "--tid", "-t", true },
+	{ "-m", "-m", true }, { "--min-block-time", "-m", true }, { "-M", "-M", true },
+	{ "--max-block-time", "-M", true }, { "--state", "--state", true },
+	{ "--stack-storage-size", "--stack-storage-size", true }, { "-U", "-U", false },
+	{ "--user-stacks-only", "-U", false }, { "-K", "-K", false }, { "--kernel-stacks-only", "-K", false },
+	{ "-d", "-d", false }, { "--delimited", "-d", false }, { "-f", "-f", false }, { "--folded", "-f", false },
+	{ "-u", NULL, false }, { "--user-threads-only", NULL, false }, { "-k", NULL, false },
+	{ "--kernel-threads-only", NULL, false }, { "--perf-max-stack-depth", NULL, true },
+	{ NULL, NULL, false },
+};
+
+static const struct tool_cmdalias {
+	const char *name, *cmd, *about, *usage;
+	int (*fn)(int argc, char **argv);
+	const struct tool_optmap *opts;
+} tool_cmdaliases[] = {
+	{ "offcputime", "offcpu", "summarize off-CPU time by stack trace (sonde offcpu under BCC's name)",
+	  "[-p PID | -t TID] [-m MIN_BLOCK_TIME] [-M MAX_BLOCK_TIME] [--state STATE] [-U | -K] [-d] [-f] "
+	  "[--stack-storage-size N] [duration]", cmd_offcpu, offcputime_opts },
+	{ NULL, NULL, NULL, NULL, NULL, NULL },
+};
+
+static const struct tool_cmdalias *find_cmdalias(const char *name)
+{
+	for (const struct tool_cmdalias *a = tool_cmdaliases; a->name; a++)
+		if (!strcmp(a->name, name))
+			return a;
+	return NULL;
+}
+
+/* argv with BCC's options as the command's: -p 42, --pid=42, -p42; [duration] is --duration */
+static int run_cmdalias(const struct tool_cmdalias *al, int argc, char **argv)
+{
+	char **av = calloc(2 * argc + 4, sizeof(*av));
+	int n = 0, rc;
+	bool dur = false;
+
+	if (!av)
+		return 1;
+	av[n++] = (char *)al->cmd;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct tool_optmap *m = NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			printf("usage: %s [-h] %s\n\n%s\n\nsee 'sonde %s --help' for all of its options\n", al->name, al->usage,
+			       al->about, al->cmd);
+			free(av);
+			return 0;
+		}
+		for (const struct tool_optmap *o = al->opts; o->bcc && !m; o++) {
+			size_t l = strlen(o->bcc);
+
+			if (!strncmp(a, o->bcc, l) && (!a[l] || (a[l] == '=' && a[1] == '-') ||
+						       (o->value && a[1] != '-' && l == 2)))
+				m = o;
+		}
+		if (m && !m->sonde) {
+			error("%s: '%s' is not in 'sonde %s'", al->name, m->bcc, al->cmd);
+			free(av);
+			return 129;
+		}
+		if (m) {
+			size_t l = strlen(m->bcc);
+			const char *val = !m->value ? NULL : a[l] ? a + l + (a[l] == '=') : i + 1 < argc ? argv[++i] : NULL;
+
+			if (m->value && !val) {
+				error("%s: option '%s' needs a value; see '%s --help'", al->name, m->bcc, al->name);
+				free(av);
+				return 129;
+			}
+			av[n++] = (char *)m->sonde;
+			if (val)
+				av[n++] = (char *)val;
+		} else if (a[0] != '-' && !dur) {
+			av[n++] = (char *)"--duration";
+			av[n++] = (char *)a;
+			dur = true;
+		} else {
+			error("%s: unknown option '%s'; see '%s --help'", al->name, a, al->name);
+			free(av);
+			return 129;
+		}
+	}
+	rc = al->fn(n, av);
+	free(av);
+	return rc;
+}
+
 static bool tool__load(struct tool *t, const char *name)
 {
 	memset(t, 0, sizeof(*t));
@@ -217,7 +316,7 @@ bool tool__exists(const char *name)
 {
 	struct tool t;
 
-	return tool__load(&t, name);
+	return find_cmdalias(name) || tool__load(&t, name);
 }
 
 static void usage(const struct tool *t, FILE *f)
@@ -558,6 +657,8 @@ int tool__run(int argc, char **argv)
 	struct tool t;
 	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
 
+	if (find_cmdalias(name))
+		return run_cmdalias(find_cmdalias(name), argc, argv);
 	if (!tool__load(&t, name)) {
 		error("'%s' is not a sonde tool; 'sonde tools' lists them", name);
 		return 1;
@@ -698,6 +799,29 @@ int cmd_tools(int argc, char **argv)
 		if (!quick && rc != TOOL_YES)
 			printf(" [%s]", why[0] ? why : "cannot run here");
 		printf("\n");
+	}
+	for (const struct tool_cmdalias *a = tool_cmdaliases; a->name; a++) {
+		char *av[] = { (char *)a->cmd, (char *)"-a", (char *)"--duration", (char *)"0.01", NULL };
+		int rc = 0, fd, saved;
+
+		n++;
+		if (!quick) {	/* tried as the tools are: a moment of the command, its output nowhere */
+			fflush(stdout);
+			saved = dup(1);
+			fd = open("/dev/null", O_WRONLY);
+			if (fd >= 0 && saved >= 0)
+				dup2(fd, 1);
+			rc = a->fn(4, av);
+			fflush(stdout);
+			if (saved >= 0) {
+				dup2(saved, 1);
+				close(saved);
+			}
+			if (fd >= 0)
+				close(fd);
+		}
+		nok += !quick && !rc;
+		printf("%-14s %-4s %s\n", a->name, quick ? "-" : rc ? "no" : "yes", a->about);
 	}
 	if (!quick)
 		printf("\n%d of %d tools run on this kernel\n", nok, n);
