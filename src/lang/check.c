@@ -645,6 +645,11 @@ struct type ck_expr(struct ck *c, struct node *n)
 		bool sign;
 		int bits = n->s ? cast_bits(n->s, &sign) : 0;
 
+		if (n->op == 2) {	/* has_field(): known now, so an if on it drops the branch not taken */
+			n->kind = N_INT;
+			n->i = ckbtf__has_field(c->prog, n->s, n->r->s);
+			return n->ty = ty_int(false, 64);
+		}
 		if (n->op == 1) {	/* offsetof */
 			long long off = ckbtf__offsetof(c->prog, n, n->s, n->r->s);
 

@@ -272,6 +272,33 @@ int ckbtf__tp_ptr(struct program *p, const char *ctype, bool user, struct type *
 	return ktypes__type(p, id, user, out->ptr, err, sizeof(err)) ? -1 : 0;
 }
 
+int ckbtf__has_field(struct program *p, const char *type, const char *members)
+{
+	char err[256], part[128];
+	int id = ktypes__find(p, type);
+	const char *m = members;
+
+	if (id <= 0)
+		return 0;
+	while (*m) {
+		size_t len = strcspn(m, ".");
+		int off, bitoff, bitsize, tid;
+		struct type t;
+
+		snprintf(part, sizeof(part), "%.*s", (int)len, m);
+		if (ktypes__member(p, id, part, &off, &bitoff, &bitsize, &tid))
+			return 0;
+		m += len;
+		if (*m == '.') {
+			m++;
+			if (ktypes__type(p, tid, false, &t, err, sizeof(err)) || t.kind != TY_STRUCT)
+				return 0;
+			id = t.btf_id;
+		}
+	}
+	return 1;
+}
+
 long long ckbtf__offsetof(struct program *p, struct node *n, const char *type, const char *members)
 {
 	char name[128], err[256], part[128];

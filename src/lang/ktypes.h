@@ -76,6 +76,8 @@ struct type ckbtf__index(struct program *p, struct node *n, const struct type *a
 int ckbtf__sizeof(struct program *p, const char *name);
 /* offsetof(type, a.b): the byte offset, or -1 after an error at n */
 long long ckbtf__offsetof(struct program *p, struct node *n, const char *type, const char *members);
+/* has_field(struct x, a.b): 1 if the script's or the kernel's type has that member path, else 0 */
+int ckbtf__has_field(struct program *p, const char *type, const char *members);
 /* a tracepoint field's C type "struct x *" as a typed pointer; -1 when it is not one BTF knows */
 int ckbtf__tp_ptr(struct program *p, const char *ctype, bool user, struct type *out);
 /* the value of the enumerator `name` in the kernel's BTF (TCP_ESTABLISHED); -ENOENT */

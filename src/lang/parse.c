@@ -284,13 +284,16 @@ static struct node *primary(struct parser *ps)
 		return n;
 	case T_IDENT:
 		advance(ps);
-		if (!strcmp(t->s, "offsetof") && TOK(ps) == T_LPAREN) {
-			/* offsetof(struct x, a.b): an N_SIZEOF whose op says offsetof, the members in r */
+		if ((!strcmp(t->s, "offsetof") || !strcmp(t->s, "has_field")) && TOK(ps) == T_LPAREN) {
+			/*
+			 * offsetof(struct x, a.b): an N_SIZEOF whose op says offsetof (1), the
+			 * members in r; has_field(struct x, a.b) is op 2: does the type have it
+			 */
 			char path[256] = "";
 			const char *ty0;
 
 			n = mk(ps, N_SIZEOF, t->loc);
-			n->op = 1;
+			n->op = t->s[0] == 'o' ? 1 : 2;
 			advance(ps);
 			ty0 = peek(ps, 0)->at;
 			while (TOK(ps) == T_IDENT && peek(ps, 1)->t == T_IDENT)
