@@ -276,7 +276,7 @@ int ck_assign_var(struct ck *c, struct node *var, struct type t, struct loc loc)
 }
 
 /* the errno number <errno.h> names `name` (libc knows them: strerrorname_np), or -1 */
-static int errno_value(const char *name)
+int ck_errno_value(const char *name)
 {
 	static const struct { const char *alias, *name; } aliases[] = {
 		{ "EWOULDBLOCK", "EAGAIN" }, { "EDEADLOCK", "EDEADLK" }, { "ENOTSUP", "EOPNOTSUPP" },
@@ -312,9 +312,9 @@ static struct type check_ident(struct ck *c, struct node *n)
 	if (!b) {
 		if (!enumfmt__ident(c->prog, n))	/* an enumerator, the script's or the kernel's: TCP_ESTABLISHED */
 			return n->ty;
-		if (c->prog->errno_names && errno_value(n->s) > 0) {	/* #include <errno.h>: EPERM is 1 */
+		if (c->prog->errno_names && ck_errno_value(n->s) > 0) {	/* #include <errno.h>: EPERM is 1 */
 			n->kind = N_INT;
-			n->i = errno_value(n->s);
+			n->i = ck_errno_value(n->s);
 			return n->ty = ty_int(true, 64);
 		}
 		const struct syscall_desc *sd = !c->prog->syscall_names ? NULL :

@@ -92,5 +92,6 @@ struct type ck_tseries(struct ck *c, struct node *n, struct node *assign_to);	/*
 void ck_tseries_layout(struct program *prog, struct mapinfo *m);	/* its BPF map's layout */
 struct type ck_stack_len(struct ck *c, struct node *n);	/* len(kstack), len($stack) */
 int ck_assign_var(struct ck *c, struct node *var, struct type t, struct loc loc);	/* check.c: $v = a value of type t */
+int ck_errno_value(const char *name);	/* check.c: ENOENT's number (libc's names), or -1 */
 
 #endif

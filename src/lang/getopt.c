@@ -196,6 +196,10 @@ static int take(struct program *p, const char *arg)
 	errno = 0;
 	long long v = strtoll(eq + 1, &end, 0);
 
+	if (*end && end == eq + 1 && ck_errno_value(eq + 1) > 0) {	/* an errno name is its number: ENOENT, 2 */
+		v = ck_errno_value(eq + 1);
+		end += strlen(end);
+	}
 	if (!eq[1] || *end || errno)
 		return cmdline_error(p, "sonde: program option '--%s' takes an integer, not '%s'%s", name, eq + 1,
 				     errno == ERANGE ? " (out of range)" : "");

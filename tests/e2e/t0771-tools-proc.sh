@@ -11,6 +11,23 @@ test_expect_success 'every tool of this file is listed by sonde tools' '
 '
 require_root 'the tools trace this kernel'
 
+# a test that fails between tool_start and tool_stop leaves its tool running: end those at exit
+eval "lib_$(declare -f tool_start)"
+tool_start() {
+	lib_tool_start "$@"
+	local rc=$?
+	echo "$TOOL_PID $(readlink /proc/$TOOL_PID/exe)" >>"$TMP/.tools"
+	return $rc
+}
+end_tools() {
+	while read -r p exe; do
+		[ -n "$exe" ] && [ "$(readlink /proc/$p/exe)" = "$exe" ] && kill -INT $p
+	done <"$TMP/.tools"
+	rm -rf "$TMP"
+}
+: >"$TMP/.tools"
+trap end_tools EXIT
+
 # (their stdout is a file here: stdbuf makes it line-buffered, so the header shows when printed)
 libbpf_tool() {
 	test -x /usr/sbin/$1 || { echo "libbpf-tools is not installed (make test installs it)"; return 1; }
@@ -231,7 +248,8 @@ held_syscalls() {
 	( read -r _ <go; exec "$WORKLOADS/syscalls" $1 ) & P=$!
 }
 release() {
-	echo >go && wait $P
+	echo >go
+	wait $P || true
 }
 test_expect_success 'syscount -p PID: COUNT 777 for getppid and write, rows by count' '
 	held_syscalls 777 &&
@@ -256,6 +274,14 @@ test_expect_success 'syscount -P: one row for the process; -L: its latency colum
 	held_syscalls 300 &&
 	tool_start out $SONDE syscount -x -p $P && release && tool_stop &&
 	! grep -qE "^(getppid|write) " out
+'
+test_expect_success 'syscount -e ESRCH, -e 3: the 7 kill()s of a missing pid, the only calls failing so' '
+	for e in ESRCH 3; do
+		rm -f go && mkfifo go &&
+		{ ( read -r _ <go; exec sh -c "for i in 1 2 3 4 5 6 7; do kill -0 2147483600 2>/dev/null; done" ) & P=$!; } &&
+		tool_start out $SONDE syscount -e $e -p $P && release && tool_stop &&
+		sed 1,2d out >got && printf "%-22s %8s\n%-22s %8d\n\n" SYSCALL COUNT kill 7 >want && test_cmp want got || exit 1
+	done
 '
 test_expect_success 'syscount -i 1 -d 2: a summary each second, then it ends; -l lists the syscalls' '
 	$SONDE syscount -i 1 -d 2 >out &&
