@@ -65,6 +65,11 @@ test_expect_success 'an unknown named option is one error line' '
 test_expect_success 'an integer option given a word is one error line' '
 	bad_named --aa=x1 "sonde: program option '\''--aa'\'' takes an integer, not '\''x1'\''"
 '
+test_expect_success 'an integer option takes an errno name as its number (syscount -e ENOENT)' '
+	$SONDE probe -e "BEGIN { printf(\"%d\n\", getopt(\"aa\", 1)); exit() }" -- --aa=ENOENT >out &&
+	printf "Attaching 1 probe...\n2\n\n\n" >exp && test_cmp exp out &&
+	bad_named --aa=ENOPE "sonde: program option '\''--aa'\'' takes an integer, not '\''ENOPE'\''"
+'
 test_expect_success 'an integer option out of range is one error line' '
 	bad_named --aa=99999999999999999999 "sonde: program option '\''--aa'\'' takes an integer, not '\''99999999999999999999'\'' (out of range)"
 '
