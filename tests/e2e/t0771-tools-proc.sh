@@ -175,8 +175,7 @@ section_counts() {
 }
 test_expect_success 'runqlat -P: two CPU-bound processes on one CPU: a section each, waits of a time slice' '
 	ME=$BASHPID &&
-	tool_start out $SONDE tool runqlat -P &&
-	spinners 2 1.5 && wait $SP && tool_stop &&
+	spinners 2 2.5 && tool_start out $SONDE tool runqlat -P && sleep 1.5 && tool_stop && wait $SP &&
 	echo "Tracing run queue latency... Hit Ctrl-C to end." >want && head -1 out >hdr && test_cmp want hdr &&
 	hist_rows out &&
 	for p in $SP; do
@@ -186,12 +185,24 @@ test_expect_success 'runqlat -P: two CPU-bound processes on one CPU: a section e
 	done
 '
 test_expect_success 'runqlat -p PID -m -T 1 2: two timed histograms of that process alone, then it ends' '
-	spinners 2 3 &&
-	$SONDE runqlat -p $A -m -T 1 2 >out && kill $SP && { wait $SP || true; } &&
+	spinners 2 8 &&
+	$SONDE runqlat -p $A -m -T 1 2 >out && { { kill $SP; wait $SP; } 2>/dev/null || true; } &&
 	grep -v " -> " out | sed -E "s/^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]$/HH:MM:SS/" >got &&
 	{ echo "Tracing run queue latency... Hit Ctrl-C to end."
 	  for i in 1 2; do printf "\nHH:MM:SS\n     msecs               : count    distribution\n"; done; } >want &&
 	test_cmp want got && hist_rows out && test $(grep -c " -> " out) -ge 2
+'
+test_expect_success 'runqlat -L and --pidnss: a section per thread, one for the pid namespace (the first task'\''s comm); cpudist -L' '
+	spinners 2 8 &&
+	$SONDE runqlat -L 1 1 >out && $SONDE runqlat --pidnss 1 1 >ns && $SONDE cpudist -L 1 1 >cd &&
+	{ kill $SP; wait $SP; } 2>/dev/null || true
+
+	hist_rows out && hist_rows ns && hist_rows cd &&
+	for p in $SP; do
+		test $(section_counts out "tid = $p spin") -gt 0 && test $(section_counts cd "tid = $p spin" 1024) -gt 0 || exit 1
+	done &&
+	n=$(readlink /proc/self/ns/pid | tr -dc 0-9) && grep "^pidns = " ns >sec && test $(wc -l <sec) -eq 1 &&
+	grep -q "^pidns = $n [^ ]" sec && test $(section_counts ns "$(cat sec)" 1024) -gt 0
 '
 test_expect_success 'runqlat -P -L: only one of -P, -L, --pidnss' '
 	! $SONDE runqlat -P -L >out 2>err && grep -q "pidnss, pids, tids cann.t be used together." err
@@ -199,28 +210,27 @@ test_expect_success 'runqlat -P -L: only one of -P, -L, --pidnss' '
 test_expect_success "runqlat -P: the layout of libbpf-tools' runqlat" '
 	libbpf_tool runqlat &&
 	: >both && for t in "$SONDE runqlat" "stdbuf -oL /usr/sbin/runqlat"; do
-		spinners 2 2 && tool_start out $t -P && sleep 1 && tool_stop && wait $SP && hist_rows out &&
+		spinners 2 2.5 && tool_start out $t -P && sleep 1 && tool_stop && wait $SP && hist_rows out &&
 		{ head -3 out; for p in $SP; do grep -B1 -A1 -x "pid = $p spin" out | sed "s/ $p / P /"; done; } >>both
 	done &&
 	cat both && test $(wc -l <both) -eq 18 && head -9 both >a && tail -9 both >b && test_cmp b a
 '
 test_expect_success 'cpudist -P and -O: CPU-bound processes sharing a CPU run and wait in time slices' '
-	tool_start out $SONDE tool cpudist -P &&
-	spinners 2 1.5 && wait $SP && tool_stop &&
+	spinners 2 2.5 && tool_start out $SONDE tool cpudist -P && sleep 1.5 && tool_stop && wait $SP &&
 	echo "Tracing on-CPU time... Hit Ctrl-C to end." >want && head -1 out >hdr && test_cmp want hdr &&
 	hist_rows out &&
 	for p in $SP; do
 		test $(section_counts out "pid = $p spin" 1024) -gt 10 || exit 1
 	done &&
-	spinners 2 3 &&
-	$SONDE cpudist -O -p $A 1 1 >out && kill $SP && { wait $SP || true; } &&
+	spinners 2 8 &&
+	$SONDE cpudist -O -p $A 1 1 >out && { { kill $SP; wait $SP; } 2>/dev/null || true; } &&
 	head -2 out | grep -qx "Tracing off-CPU time... Hit Ctrl-C to end." &&
 	! grep -q "pid = " out && test $(section_counts out "     usecs               : count    distribution" 1024) -gt 10
 '
 test_expect_success "cpudist -P -m: the layout of libbpf-tools' cpudist" '
 	libbpf_tool cpudist &&
 	: >both && for t in "$SONDE cpudist" "stdbuf -oL /usr/sbin/cpudist"; do
-		spinners 2 2 && tool_start out $t -P -m && sleep 1 && tool_stop && wait $SP && hist_rows out &&
+		spinners 2 2.5 && tool_start out $t -P -m && sleep 1 && tool_stop && wait $SP && hist_rows out &&
 		{ head -3 out; for p in $SP; do grep -B1 -A1 -x "pid = $p spin" out | sed "s/ $p / P /"; done; } >>both
 	done &&
 	cat both && test $(wc -l <both) -eq 18 && head -9 both >a && tail -9 both >b && test_cmp b a
@@ -228,9 +238,9 @@ test_expect_success "cpudist -P -m: the layout of libbpf-tools' cpudist" '
 # runqlen: three CPU-bound processes on CPU 0 keep two queued behind the running one (when
 # one of them is running: other tests' tasks, in other cgroups, count their own queues)
 test_expect_success 'runqlen -C: CPU 0 often has 2 tasks queued; -O -C: it is often occupied' '
-	spinners 3 4 && sleep 0.2 &&
+	spinners 3 8 && sleep 0.2 &&
 	$SONDE tool runqlen -C 1 1 >out &&
-	$SONDE runqlen -O -C -T 1 1 >occ && kill $SP && { wait $SP || true; } &&
+	$SONDE runqlen -O -C -T 1 1 >occ && { { kill $SP; wait $SP; } 2>/dev/null || true; } &&
 	echo "Sampling run queue length... Hit Ctrl-C to end." >want && head -1 out >hdr && test_cmp want hdr &&
 	cat out occ &&
 	awk "/^cpu = 0\$/ { on = 1; next } /^cpu = / { on = 0 } on && /^ +[0-9]+ +: / { n += \$3; if (\$1 >= 2) q += \$3 }
