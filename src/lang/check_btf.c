@@ -200,7 +200,7 @@ struct type ckbtf__index(struct program *p, struct node *n, const struct type *a
 	if (ktypes__type(p, eid, a->user, &t, err, sizeof(err)))
 		return fail(p, n, err);
 	n->id = ktypes__size(p, eid);
-	n->i = cnt;
+	n->i = cnt ? cnt : -1;	/* a flexible array (struct pid's numbers[]): no bound */
 	if (n->id <= 0)
 		return fail(p, n, "the array's elements have no size");
 	return n->ty = t;
