@@ -772,7 +772,20 @@ static void warn_skipped(struct program *prog)
 }
 
 /* the run's callbacks for the event loop (lib/loop): each returns 1 once exit() ended the run */
-/* the BEGIN probes, and what they printed */
+/* what the BEGIN probes printed; whether one called exit() */
+static void begin_output(struct rt *rt)
+{
+	ring_buffer__consume(rt->rb);
+	exit_marked(rt);
+	if (!rt->o->full_buffering)
+		fflush(rt->o->out);
+}
+
+/*
+ * the BEGIN probes; with begin_last, what they print waits in the ring buffer
+ * until every probe is attached (begin_output()), ahead of the events that
+ * came meanwhile: a tool's header is its first line and means "tracing"
+ */
 static int run_begin(struct rt *rt, char *err, size_t errlen)
 {
 	int rc;
@@ -781,10 +794,8 @@ static int run_begin(struct rt *rt, char *err, size_t errlen)
 		for (struct ap_inst *in = pr->inst; in; in = in->next)
 			if (!strcmp(in->prov->name, "BEGIN") && (rc = test_run(rt, in, err, errlen)))
 				return rc;
-	ring_buffer__consume(rt->rb);
-	exit_marked(rt);
-	if (!rt->o->full_buffering)
-		fflush(rt->o->out);
+	if (!rt->o->begin_last)
+		begin_output(rt);
 	return 0;
 }
 
@@ -1031,8 +1042,8 @@ loaded:
 		fprintf(o->out, "Attaching %d probe%s...\n", ninst, ninst == 1 ? "" : "s");
 	fflush(o->out);
 
-	/* BEGIN runs before the other probes are attached, as in bpftrace (a tool's, after) */
-	if (!o->begin_last && (rc = run_begin(&rt, err, errlen)))
+	/* BEGIN runs before the other probes are attached, as in bpftrace (a tool's output, after) */
+	if ((rc = run_begin(&rt, err, errlen)))
 		goto out_sig;
 
 	struct attach_ctx actx = { .pid = o->pid > 0 ? o->pid : -1, .cpus = cpus, .ncpus = ncpus, .rb = rt.rb };
@@ -1045,8 +1056,8 @@ loaded:
 			if ((rc = attach_probe(&rt, pr, &actx, err, errlen)))
 				goto out_detach;
 		warn_skipped(prog);
-		if (o->begin_last && (rc = run_begin(&rt, err, errlen)))
-			goto out_detach;
+		if (o->begin_last)
+			begin_output(&rt);
 		if (o->start_child && (rc = o->start_child(o->child_ctx))) {
 			snprintf(err, errlen, "cannot run the command: %s", strerror(-rc));
 			goto out_detach;
