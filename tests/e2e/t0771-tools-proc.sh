@@ -49,7 +49,7 @@ start_sleep() {
 }
 # ME: the test's shell (each test runs in a subshell: $BASHPID, not $$), the
 # parent of what these functions start
-# run_threads N: the threads workload, W its pid
+# run_threads "N [MS]": the threads workload, W its pid
 run_threads() {
 	"$WORKLOADS/threads" $1 & W=$!
 	wait $W
@@ -106,10 +106,19 @@ test_expect_success "exitsnoop -t: the same header and lines as libbpf-tools' ex
 test_expect_success 'threadsnoop: the 5 pthread_create()s of a workload, FUNC its start routine' '
 	ME=$BASHPID &&
 	tool_start out $SONDE tool threadsnoop &&
-	run_threads 5 && sleep 0.2 && tool_stop &&
+	run_threads "5 500" && tool_stop &&
 	head -1 out >hdr && printf "%-10s %-7s %-16s %s\n" "TIME(ms)" PID COMM FUNC >want && test_cmp want hdr &&
 	grep " $W " out >got && test $(wc -l <got) -eq 5 &&
 	test $(grep -c "^[0-9][0-9]*  *$W  *threads          thread_worker$" got) -eq 5 || { cat out; false; }
+'
+
+test_expect_success 'a tool prints its header first, before the events that came while it attached' '
+	"$WORKLOADS/threads" 100000000 & W=$! &&
+	for i in 1 2 3; do
+		tool_start out $SONDE threadsnoop && sleep 0.3 && tool_stop &&
+		head -1 out | grep -q "^TIME(ms) " && grep -q " thread_worker$" out || { kill $W; exit 1; }
+	done &&
+	kill $W
 '
 
 # --- killsnoop

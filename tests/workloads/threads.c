@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * threads.c - create exactly N threads with pthread_create(), each running
- * thread_worker() (a known start routine for threadsnoop), join them, exit 0.
- * usage: threads N
+ * thread_worker() (a known start routine for threadsnoop), join them, then
+ * stay MS milliseconds (a tracer names the start routine from the live
+ * process's maps), exit 0.
+ * usage: threads N [MS]
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static volatile unsigned long sink;
 
@@ -29,5 +32,7 @@ int main(int argc, char **argv)
 		}
 		pthread_join(t, NULL);
 	}
+	if (argc > 2)
+		usleep(atoi(argv[2]) * 1000);
 	return 0;
 }
