@@ -26,6 +26,8 @@ const volatile int filter_mode = OFFCPU_ALL;
 const volatile bool follow_forks = false;
 const volatile bool user_only = false;
 const volatile bool kern_only = false;
+const volatile int thread_kind = 0;	/* 1: user threads only, 2: kernel threads only */
+const volatile __u32 task_flags_off = 0;	/* with thread_kind: task_struct.flags, from the kernel's BTF */
 const volatile long state_filter = -1;	/* report bits: 0 R, 1 S, 2 D, 0x80 I; -1 any */
 const volatile __u64 min_ns = 0;
 const volatile __u64 max_ns = ~0ULL;
@@ -115,10 +117,19 @@ static __always_inline void stat_inc(__u32 which)
 		(*v)++;	/* per-CPU, and tracepoints run with preemption off */
 }
 
+#define OFFCPU_PF_KTHREAD 0x00200000	/* task_struct.flags: a kernel thread */
+
 static __always_inline bool tracked(__u32 pid, __u32 tgid)
 {
 	if (!pid || tgid == self_tgid)	/* the idle threads, and sonde */
 		return false;
+	if (thread_kind) {	/* the current task's kind (tracked() is asked of the one leaving the CPU) */
+		unsigned int flags = 0;	/* no CO-RE: the classic tracepoint programs need none */
+
+		bpf_probe_read_kernel(&flags, 4, (void *)bpf_get_current_task() + task_flags_off);
+		if (!!(flags & OFFCPU_PF_KTHREAD) != (thread_kind == 2))
+			return false;
+	}
 	if (filter_mode == OFFCPU_TGID)
 		return bpf_map_lookup_elem(&targets, &tgid) != NULL;
 	if (filter_mode == OFFCPU_TID)

@@ -33,7 +33,7 @@ static const char *const offcpu_usage[] = {
 
 struct offcpu_cmd {
 	const char *pids, *tids, *state, *output, *call_graph;
-	bool all, folded, delimited, user_only, kern_only, wall, no_follow, tracepoint;
+	bool all, folded, delimited, user_only, kern_only, wall, no_follow, tracepoint, uthreads, kthreads;
 	double duration, min_us, max_us;
 	uint64_t freq;
 	int stack_storage;
@@ -93,6 +93,8 @@ static int parse_args(struct offcpu_cmd *o, int argc, char **argv)
 		OPT_DOUBLE('M', "max-block", &o->max_us, "US", "only blocks of at most US microseconds"),
 		OPT_STRING(0, "state", &o->state, "STATE",
 			   "only threads that blocked in this state: S, D (uninterruptible), I (idle), R (preempted) or a number"),
+		OPT_BOOL('u', "user-threads-only", &o->uthreads, "user threads only (no kernel threads)"),
+		OPT_BOOL('k', "kernel-threads-only", &o->kthreads, "kernel threads only (no user threads)"),
 		OPT_BOOL('U', "user-only", &o->user_only, "user stacks only"),
 		OPT_BOOL('K', "kernel-only", &o->kern_only, "kernel stacks only"),
 		OPT_STRING('g', "call-graph", &o->call_graph, "MODE",
@@ -120,6 +122,8 @@ static int parse_args(struct offcpu_cmd *o, int argc, char **argv)
 		return -1;
 	if (o->user_only && o->kern_only)
 		opt__usage_error(offcpu_usage, opts, "--user-only and --kernel-only exclude each other");
+	if (o->uthreads && o->kthreads)
+		opt__usage_error(offcpu_usage, opts, "--user-threads-only and --kernel-threads-only exclude each other");
 	if (o->min_us < 0 || o->max_us < 0 || (o->max_us && o->max_us < o->min_us))
 		opt__usage_error(offcpu_usage, opts, "--min-block and --max-block take microseconds, min <= max");
 	if (o->state && (o->oo.state = parse_state(o->state)) < 0)
@@ -148,6 +152,7 @@ static void set_engine_opts(struct offcpu_cmd *o, const char *cmd, struct offcpu
 	oo->follow = !o->no_follow;
 	oo->user_only = o->user_only;
 	oo->kern_only = o->kern_only;
+	oo->threads = o->uthreads ? 1 : o->kthreads ? 2 : 0;
 	oo->min_ns = (uint64_t)(o->min_us * 1000);
 	oo->max_ns = (uint64_t)(o->max_us * 1000);
 	oo->wall_hz = o->wall ? (int)o->freq : 0;

@@ -207,8 +207,8 @@ static const struct tool_optmap offcputime_opts[] = {
 	{ "--stack-storage-size", "--stack-storage-size", true }, { "-U", "-U", false },
 	{ "--user-stacks-only", "-U", false }, { "-K", "-K", false }, { "--kernel-stacks-only", "-K", false },
 	{ "-d", "-d", false }, { "--delimited", "-d", false }, { "-f", "-f", false }, { "--folded", "-f", false },
-	{ "-u", NULL, false }, { "--user-threads-only", NULL, false }, { "-k", NULL, false },
-	{ "--kernel-threads-only", NULL, false }, { "--perf-max-stack-depth", NULL, true },
+	{ "-u", "-u", false }, { "--user-threads-only", "-u", false }, { "-k", "-k", false },
+	{ "--kernel-threads-only", "-k", false }, { "--perf-max-stack-depth", NULL, true },
 	{ NULL, NULL, false },
 };
 
@@ -218,7 +218,7 @@ static const struct tool_cmdalias {
 	const struct tool_optmap *opts;
 } tool_cmdaliases[] = {
 	{ "offcputime", "offcpu", "summarize off-CPU time by stack trace (sonde offcpu under BCC's name)",
-	  "[-p PID | -t TID] [-m MIN_BLOCK_TIME] [-M MAX_BLOCK_TIME] [--state STATE] [-U | -K] [-d] [-f] "
+	  "[-p PID | -t TID | -u | -k] [-m MIN_BLOCK_TIME] [-M MAX_BLOCK_TIME] [--state STATE] [-U | -K] [-d] [-f] "
 	  "[--stack-storage-size N] [duration]", cmd_offcpu, offcputime_opts },
 	{ NULL, NULL, NULL, NULL, NULL, NULL },
 };

@@ -333,14 +333,24 @@ test_expect_success 'offcputime -p PID DURATION: the 500 ms the workload slept i
 	grep -A1 -x "    block_here" out | tail -1 | grep -qx "    main" &&
 	grep -qx "    -                offcpu ($P)" out
 '
-test_expect_success 'offcputime -f -m: folded stacks above a minimum; -u and -k are not in sonde offcpu' '
+test_expect_success 'offcputime -f -m: folded stacks above a minimum; an option offcpu lacks is refused' '
 	held_offcpu &&
 	{ $SONDE offcputime -f -m 90000 -p $P 2 >out & T=$!; } && sleep 1 && release && wait $T &&
 	grep -qE "^offcpu;.*;block_here;.*nanosleep.* [0-9]+$" out &&
 	! grep -q ";wait_pipe;" out &&
-	rc=0 && $SONDE offcputime -u 2>err || rc=$?
-	test $rc -eq 129 && grep -q "offcputime: .-u. is not in .sonde offcpu." err &&
+	rc=0 && $SONDE offcputime --perf-max-stack-depth 10 2>err || rc=$?
+	test $rc -eq 129 && grep -q "offcputime: .--perf-max-stack-depth. is not in .sonde offcpu." err &&
 	$SONDE tools >list && grep -q "^offcputime     yes  " list
+'
+test_expect_success 'offcputime -k: kernel threads only (not the workload); -u: user threads only' '
+	held_offcpu &&
+	{ $SONDE offcputime -k -f -p $P 2 >out & T=$!; } && sleep 1 && release && wait $T &&
+	! grep -q . out &&
+	$SONDE offcputime -k -f 1 >kt && $SONDE offcputime -u -f 1 >ut &&
+	grep -q ";kthread;" kt && ! grep -v ";kthread;" kt &&
+	grep -q . ut && ! grep -q ";kthread;" ut &&
+	rc=0 && $SONDE offcpu -u -k 2>err || rc=$?
+	test $rc -eq 129 && grep -q "exclude each other" err
 '
 test_expect_success "offcputime: the entry lines of libbpf-tools' offcputime" '
 	libbpf_tool offcputime &&

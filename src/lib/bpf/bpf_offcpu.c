@@ -10,6 +10,7 @@
 #include "lib/symbol/unwind.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -48,6 +49,26 @@ struct offcpu {
 	int nr_cpus;
 	int *cpus;
 };
+
+/* -u/-k: where task_struct keeps its flags (PF_KTHREAD), from the kernel's BTF */
+static int set_task_flags_off(struct offcpu_bpf *skel, char *err, size_t errlen)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id = btf ? btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++, m++)
+		if (!strcmp(btf__name_by_offset(btf, m->name_off), "flags")) {
+			skel->rodata->task_flags_off = btf_member_bit_offset(t, i) / 8;
+			btf__free(btf);
+			return 0;
+		}
+	btf__free(btf);
+	snprintf(err, errlen, "user or kernel threads only: the kernel's BTF (/sys/kernel/btf/vmlinux) "
+		 "does not say where a task's flags are");
+	return -ENOENT;
+}
 
 static int set_tp_offsets(struct offcpu_bpf *skel, char *err, size_t errlen)
 {
@@ -121,6 +142,9 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 	skel->rodata->follow_forks = o->follow;
 	skel->rodata->user_only = o->user_only;
 	skel->rodata->kern_only = o->kern_only;
+	skel->rodata->thread_kind = o->threads;
+	if (o->threads && (rc = set_task_flags_off(skel, err, errlen)))
+		goto fail;
 	skel->rodata->state_filter = o->state;
 	skel->rodata->min_ns = o->min_ns;
 	skel->rodata->max_ns = o->max_ns ? o->max_ns : ~0ULL;

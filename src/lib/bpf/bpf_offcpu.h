@@ -23,7 +23,8 @@ struct offcpu_opts {
 	const pid_t *targets;	/* tgids (OFFCPU_TGID) or tids (OFFCPU_TID) */
 	int nr_targets;
 	bool follow;		/* add the children of target processes as they fork */
-	bool user_only, kern_only;
+	bool user_only, kern_only;	/* stacks */
+	int threads;		/* 0: every thread; 1: user threads only; 2: kernel threads only */
 	long state;		/* -1, or 0 R, 1 S, 2 D, 0x80 I */
 	uint64_t min_ns, max_ns;
 	int wall_hz;		/* > 0: also sample on-CPU stacks at this rate (wall-clock profile) */
