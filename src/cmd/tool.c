@@ -805,17 +805,28 @@ int cmd_tools(int argc, char **argv)
 		int rc = 0, fd, saved;
 
 		n++;
-		if (!quick) {	/* tried as the tools are: a moment of the command, its output nowhere */
+		if (!quick) {	/* tried as the tools are: a moment of the command, its output (and warnings) nowhere */
+			int saved2;
+
 			fflush(stdout);
+			fflush(stderr);
 			saved = dup(1);
+			saved2 = dup(2);
 			fd = open("/dev/null", O_WRONLY);
-			if (fd >= 0 && saved >= 0)
+			if (fd >= 0 && saved >= 0 && saved2 >= 0) {
 				dup2(fd, 1);
+				dup2(fd, 2);
+			}
 			rc = a->fn(4, av);
 			fflush(stdout);
+			fflush(stderr);
 			if (saved >= 0) {
 				dup2(saved, 1);
 				close(saved);
+			}
+			if (saved2 >= 0) {
+				dup2(saved2, 2);
+				close(saved2);
 			}
 			if (fd >= 0)
 				close(fd);

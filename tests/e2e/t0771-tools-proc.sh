@@ -340,7 +340,7 @@ test_expect_success 'offcputime -f -m: folded stacks above a minimum; an option 
 	! grep -q ";wait_pipe;" out &&
 	rc=0 && $SONDE offcputime --perf-max-stack-depth 10 2>err || rc=$?
 	test $rc -eq 129 && grep -q "offcputime: .--perf-max-stack-depth. is not in .sonde offcpu." err &&
-	$SONDE tools >list && grep -q "^offcputime     yes  " list
+	$SONDE tools >list 2>err && grep -q "^offcputime     yes  " list && ! test -s err
 '
 test_expect_success 'offcputime -k: kernel threads only (not the workload); -u: user threads only' '
 	held_offcpu &&
