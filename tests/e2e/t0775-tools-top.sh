@@ -1,0 +1,90 @@
+#!/bin/bash
+# t0775: the top tools (filetop, biotop, tcptop, slabratetop) and oomkill. Each
+# top tool prints, every interval, the time and /proc/loadavg, a header and its
+# rows, largest first, at most -r of them; a trigger with a known answer (N reads
+# of a known size, a direct-I/O dd, a loopback transfer of known bytes, N opens)
+# is found in the one interval the tool prints (`TOOL -C 3 1`).
+. "$(dirname "$0")/../lib.sh"
+
+test_expect_success 'the top tools: argparse help from their headers, a bad -s refused' '
+	$SONDE filetop --help >help &&
+	grep -q "^usage: filetop \[-h\] \[-C\] \[-r ROWS\] \[-s SORT\] \[-a\] \[-p PID\] \[interval\] \[count\]" help &&
+	$SONDE slabratetop --help | grep -q "^  -s SORT, --sort SORT" &&
+	rc=0 && $SONDE filetop -s nosuch >out 2>err || rc=$?
+	test $rc -ne 0 && grep -q "invalid sort method: nosuch" err
+'
+require_root 'the tools run on this kernel'
+
+# run a tool that prints once after 3 s (`-C 3 1`): start it, wait for its header,
+# run the trigger, wait for the tool to end by itself
+top_run() {
+	local out=$1
+	shift
+	tool_start "$out" "$@" &&
+	trigger && wait $TOOL_PID
+}
+# the lines of the one interval printed: "HH:MM:SS loadavg: ...", a blank line, the header, rows, a blank line
+check_layout() {
+	sed -n 2p "$1" | grep -qE "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] loadavg: [0-9.]+ [0-9.]+ [0-9.]+ [0-9]+/[0-9]+ [0-9]+$" &&
+	test -z "$(sed -n 3p "$1")" && sed -n 4p "$1" >hdr && test_cmp want-hdr hdr &&
+	test -z "$(tail -1 "$1")" && test $(grep -c " loadavg: " "$1") -eq 1
+}
+
+DATA=$TMP/sonde-t0775-data
+head -c 102400 /dev/urandom >"$DATA"
+trigger() { dd if="$DATA" of=/dev/null bs=4096 count=25 2>/dev/null & DD=$!; wait $DD; }
+test_expect_success 'filetop: the 25 reads of 4096 bytes of a known file, by dd, in one row' '
+	printf "%-7s %-16s %-6s %-6s %-7s %-7s %1s %s\n" TID COMM READS WRITES R_Kb W_Kb T FILE >want-hdr &&
+	top_run out $SONDE filetop -C -r 10240 3 1 &&
+	head -1 out | grep -q "^Tracing... Output every 3 secs. Hit Ctrl-C to end$" &&
+	check_layout out &&
+	grep " sonde-t0775-data$" out >rows &&
+	printf "%-7d %-16s %-6d %-6d %-7d %-7d %c %s\n" $DD dd 25 0 100 0 R sonde-t0775-data >want && test_cmp want rows &&
+	! grep -q " R null$" out
+'
+test_expect_success 'filetop -a: /dev/null written 25 times (type O); -p only that process' '
+	rm -f go && mkfifo go &&
+	{ read -t 30 x <>go; exec dd if="$DATA" of=/dev/null bs=4096 count=25 2>/dev/null; } & P=$! &&
+	trigger() { echo >go; wait $P; } &&
+	top_run out $SONDE filetop -C -a -p $P -r 10240 3 1 &&
+	printf "%-7s %-16s %-6s %-6s %-7s %-7s %1s %s\n" TID COMM READS WRITES R_Kb W_Kb T FILE >want-hdr &&
+	check_layout out &&
+	grep -q "^$P  *dd  *0  *25  *0  *100  *O null$" out &&
+	grep -q "^$P  *dd  *25  *0  *100  *0  *R sonde-t0775-data$" out &&
+	sed -n "5,\$p" out | sed "\$d" | grep -v "^$P " >others; ! test -s others
+'
+test_expect_success 'filetop -s rbytes -r 3: at most 3 rows, by R_Kb, largest first' '
+	printf "%-7s %-16s %-6s %-6s %-7s %-7s %1s %s\n" TID COMM READS WRITES R_Kb W_Kb T FILE >want-hdr &&
+	trigger() { for i in 1 2 3; do cat /etc/hostname /etc/passwd >/dev/null; done; } &&
+	top_run out $SONDE filetop -C -s rbytes -r 3 3 1 &&
+	check_layout out &&
+	sed -n "5,\$p" out | sed "\$d" >rows && test $(wc -l <rows) -le 3 && test $(wc -l <rows) -ge 1 &&
+	awk "{ print \$5 }" rows >kb && sort -rn kb >sorted && test_cmp sorted kb
+'
+
+# a process that waits for "go" (30 s at most), then opens a file 1000 times (bash: no fork for `: <file`)
+opener() {
+	rm -f go && mkfifo go &&
+	{ read -t 30 x <>go; exec bash -c "for i in \$(seq 1000); do : </etc/hostname; done"; } & P=$!
+	trigger() { echo >go; wait $P; }
+}
+test_expect_success 'slabratetop -p: 1000 opens by one process are 1000 or more filp allocations' '
+	opener &&
+	printf "%-32s %6s %10s\n" CACHE ALLOCS BYTES >want-hdr &&
+	top_run out $SONDE slabratetop -C -p $P -r 100 3 1 &&
+	check_layout out &&
+	n=$(awk "\$1 == \"filp\" { print \$2 }" out) && test "$n" -ge 1000 && test "$n" -le 1100 &&
+	b=$(awk "\$1 == \"filp\" { print \$3 }" out) && test $((b % n)) -eq 0 &&
+	sed -n "5,\$p" out | sed "\$d" | awk "{ print \$3 }" >bytes && sort -rn bytes >sorted && test_cmp sorted bytes
+'
+test_expect_success 'slabratetop -s name -r 5 and -s count: names in order, counts largest first' '
+	printf "%-32s %6s %10s\n" CACHE ALLOCS BYTES >want-hdr &&
+	trigger() { ls / >/dev/null; } &&
+	top_run out $SONDE slabratetop -C -s name -r 5 3 1 &&
+	check_layout out && sed -n "5,\$p" out | sed "\$d" >rows &&
+	test $(wc -l <rows) -eq 5 && awk "{ print \$1 }" rows >names && LC_ALL=C sort names >sorted && test_cmp sorted names &&
+	top_run out $SONDE slabratetop -C -s count 3 1 &&
+	check_layout out && sed -n "5,\$p" out | sed "\$d" | awk "{ print \$2 }" >counts &&
+	test $(wc -l <counts) -le 20 && sort -rn counts >sorted && test_cmp sorted counts
+'
+test_done
