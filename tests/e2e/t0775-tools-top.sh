@@ -87,4 +87,42 @@ test_expect_success 'slabratetop -s name -r 5 and -s count: names in order, coun
 	check_layout out && sed -n "5,\$p" out | sed "\$d" | awk "{ print \$2 }" >counts &&
 	test $(wc -l <counts) -le 20 && sort -rn counts >sorted && test_cmp sorted counts
 '
+
+# a loopback TCP transfer of known bytes, each way, in IPv4 and in IPv6
+cat >"$TMP/xfer.py" <<'PYEOF'
+import socket, threading
+def xfer(fam, host, up, down):
+    s = socket.socket(fam); s.bind((host, 0)); s.listen()
+    c = socket.create_connection(s.getsockname()[:2]); a, _ = s.accept()
+    def rd(sock, n):
+        while n > 0: n -= len(sock.recv(min(n, 65536)))
+    t = threading.Thread(target=rd, args=(a, up)); t.start(); c.sendall(b"x" * up); t.join()
+    t = threading.Thread(target=rd, args=(c, down)); t.start(); a.sendall(b"y" * down); t.join()
+xfer(socket.AF_INET, "127.0.0.1", 300 * 1024, 5000 * 1024)
+xfer(socket.AF_INET6, "::1", 20 * 1024, 7 * 1024)
+PYEOF
+trigger() { python3 "$TMP/xfer.py" & PY=$!; wait $PY; }
+test_expect_success 'tcptop: 300 KB one way and 5000 KB back on loopback, then 20 and 7 KB on IPv6' '
+	printf "%-6s %-12s %-21s %-21s %6s %6b" PID COMM LADDR RADDR RX_KB "TX_KB\n" >want-hdr &&
+	top_run out $SONDE tcptop -C 3 1 &&
+	check_layout out &&
+	grep "^$PY " out >rows && test $(wc -l <rows) -eq 4 &&
+	grep -qE "^$PY +python3 +127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:[0-9]+ +5000 +300$" rows &&
+	grep -qE "^$PY +python3 +127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:[0-9]+ +300 +5000$" rows &&
+	grep -qE "^$PY +python3 +::1:[0-9]+ +::1:[0-9]+ +7 +20$" rows &&
+	grep -qE "^$PY +python3 +::1:[0-9]+ +::1:[0-9]+ +20 +7$" rows &&
+	printf "\n%-6s %-12s %-51s %-51s %6s %6b" PID COMM LADDR6 RADDR6 RX_KB "TX_KB\n" >want6 &&
+	grep -B1 "^PID .*LADDR6" out >hdr6 && test_cmp want6 hdr6 &&
+	grep "^$PY .*::1:" rows | cut -c1-72 | grep -qE ":[0-9]+ +$" &&
+	grep "^$PY .*127\.0\.0\.1:" rows | cut -c1-42 | grep -qE ":[0-9]+ +$"
+'
+test_expect_success 'tcptop -4 -S -p: that process, IPv4 only, no loadavg line' '
+	rm -f go && mkfifo go &&
+	{ read -t 30 x <>go; exec python3 "$TMP/xfer.py"; } & P=$! &&
+	trigger() { echo >go; wait $P; } &&
+	top_run out $SONDE tcptop -C -S -4 -p $P 3 1 &&
+	! grep -q loadavg out && ! grep -q LADDR6 out &&
+	sed -n "2,\$p" out | grep -v "^$" >rows && test $(wc -l <rows) -eq 3 &&
+	sed 1d rows | grep -v "^$P " >others; ! test -s others
+'
 test_done
