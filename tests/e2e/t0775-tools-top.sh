@@ -44,7 +44,7 @@ test_expect_success 'filetop: the 25 reads of 4096 bytes of a known file, by dd,
 '
 test_expect_success 'filetop -a: /dev/null written 25 times (type O); -p only that process' '
 	rm -f go && mkfifo go &&
-	{ read -t 30 x <>go; exec dd if="$DATA" of=/dev/null bs=4096 count=25 2>/dev/null; } & P=$! &&
+	{ read -t 30 x <>go; exec dd if="$DATA" of=/dev/null bs=4096 count=25 2>dd.err; } & P=$! &&
 	trigger() { echo >go; wait $P; } &&
 	top_run out $SONDE filetop -C -a -p $P -r 10240 5 1 &&
 	printf "%-7s %-16s %-6s %-6s %-7s %-7s %1s %s\n" TID COMM READS WRITES R_Kb W_Kb T FILE >want-hdr &&
