@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memleak.bpf.c - the kernel side of `sonde memleak`: outstanding allocations.
+ *
+ * User mode: a uprobe at each allocator's entry keeps the size asked for (per
+ * thread), its uretprobe records the returned address with the size, the time
+ * and the stack, in `allocs`; a uprobe on free/munmap deletes the address.
+ * The stack is taken at the return, where the caller's frame is whole (at the
+ * entry, a frame-pointer walk misses the function that called malloc). An
+ * allocator that calls another (malloc's mmap of a large block) is recorded
+ * once, at the outermost call: a per-thread depth counts the nesting.
+ *
+ * Kernel mode: kmem:kmalloc/kfree, kmem_cache_alloc/free and
+ * mm_page_alloc/free, as BTF-typed tracepoints, with kernel stacks.
+ * The user side reads `allocs` and sums it by stack.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "memleak.h"
+
+const volatile __u64 min_size = 0;
+const volatile __u64 max_size = ~0ULL;
+const volatile __u32 sample_every = 1;	/* record one allocation in N */
+const volatile __u64 page_size = 4096;
+
+struct pending {
+	__u64 size;
+	__u64 memptr;	/* posix_memalign: where the address will be written */
+	__u32 depth;	/* allocator calls in flight on this thread */
+	__u32 skip;	/* the outermost call is not recorded (size or sampling) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, struct pending);
+} pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MEMLEAK_MAX_ALLOCS);
+	__type(key, __u64);
+	__type(value, struct memleak_alloc);
+} allocs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, MEMLEAK_MAX_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 127 * sizeof(__u64));
+} stack_traces SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MEMLEAK_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static void stat_inc(__u32 k)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &k);
+
+	if (v)
+		(*v)++;
+}
+
+static bool wanted(__u64 size)
+{
+	if (size < min_size || size > max_size)
+		return false;
+	return sample_every <= 1 || bpf_get_prandom_u32() % sample_every == 0;
+}
+
+static int alloc_enter(__u64 size, __u64 memptr)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pending *p = bpf_map_lookup_elem(&pending, &tid);
+	struct pending n = { .size = size, .memptr = memptr, .depth = 1 };
+
+	if (p) {
+		if (p->depth++ == 0) {
+			p->size = size;
+			p->memptr = memptr;
+			p->skip = !wanted(size);
+		}
+		return 0;
+	}
+	n.skip = !wanted(size);
+	bpf_map_update_elem(&pending, &tid, &n, BPF_ANY);
+	return 0;
+}
+
+static void record(void *ctx, __u64 addr, __u64 size, __u64 stack_flags)
+{
+	struct memleak_alloc a = {
+		.size = size,
+		.ts = bpf_ktime_get_ns(),
+		.pid = bpf_get_current_pid_tgid() >> 32,
+	};
+
+	a.stack_id = bpf_get_stackid(ctx, &stack_traces, stack_flags);
+	if (a.stack_id < 0)
+		stat_inc(MEMLEAK_STAT_NOSTACK);
+	if (bpf_map_update_elem(&allocs, &addr, &a, BPF_ANY))
+		stat_inc(MEMLEAK_STAT_FULL);
+	else
+		stat_inc(MEMLEAK_STAT_ALLOCS);
+}
+
+static int alloc_exit(struct pt_regs *ctx, __u64 addr)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pending *p = bpf_map_lookup_elem(&pending, &tid);
+	__u64 size, memptr;
+
+	if (!p || p->depth == 0)
+		return 0;
+	if (--p->depth > 0 || p->skip)
+		return 0;
+	size = p->size;
+	memptr = p->memptr;
+	if (memptr) {		/* posix_memalign: 0 on success, the address at *memptr */
+		if (addr != 0 || bpf_probe_read_user(&addr, sizeof(addr), (void *)memptr))
+			return 0;
+	}
+	if (addr == 0 || addr == (__u64)-1)	/* NULL, MAP_FAILED */
+		return 0;
+	record(ctx, addr, size, BPF_F_USER_STACK);
+	return 0;
+}
+
+static int free_enter(__u64 addr)
+{
+	if (addr && !bpf_map_delete_elem(&allocs, &addr))
+		stat_inc(MEMLEAK_STAT_FREES);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(malloc_enter, size_t size) { return alloc_enter(size, 0); }
+
+SEC("uprobe")
+int BPF_KPROBE(calloc_enter, size_t n, size_t size) { return alloc_enter(n * size, 0); }
+
+SEC("uprobe")
+int BPF_KPROBE(realloc_enter, void *ptr, size_t size)
+{
+	free_enter((__u64)ptr);
+	return alloc_enter(size, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(posix_memalign_enter, void **memptr, size_t align, size_t size)
+{
+	return alloc_enter(size, (__u64)memptr);
+}
+
+/* aligned_alloc, memalign: (alignment, size) */
+SEC("uprobe")
+int BPF_KPROBE(memalign_enter, size_t align, size_t size) { return alloc_enter(size, 0); }
+
+SEC("uprobe")
+int BPF_KPROBE(pvalloc_enter, size_t size)
+{
+	return alloc_enter((size + page_size - 1) / page_size * page_size, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(mmap_enter, void *addr, size_t len) { return alloc_enter(len, 0); }
+
+SEC("uretprobe")
+int BPF_KRETPROBE(alloc_return, void *ret) { return alloc_exit(ctx, (__u64)ret); }
+
+/* posix_memalign returns an error number; 0 says *memptr holds the address */
+SEC("uretprobe")
+int BPF_KRETPROBE(memalign_ptr_return, int ret) { return alloc_exit(ctx, (__u64)(long)ret); }
+
+SEC("uprobe")
+int BPF_KPROBE(free_uprobe, void *ptr) { return free_enter((__u64)ptr); }
+
+SEC("uprobe")
+int BPF_KPROBE(munmap_enter, void *addr) { return free_enter((__u64)addr); }
+
+/* kernel mode */
+static int kalloc(void *ctx, __u64 addr, __u64 size)
+{
+	if (!addr || !wanted(size))
+		return 0;
+	record(ctx, addr, size, 0);
+	return 0;
+}
+
+SEC("tp_btf/kmalloc")
+int BPF_PROG(kmalloc, unsigned long call_site, const void *ptr, size_t bytes_req, size_t bytes_alloc)
+{
+	return kalloc(ctx, (__u64)ptr, bytes_alloc);
+}
+
+SEC("tp_btf/kfree")
+int BPF_PROG(kfree, unsigned long call_site, const void *ptr) { return free_enter((__u64)ptr); }
+
+SEC("tp_btf/kmem_cache_alloc")
+int BPF_PROG(kmem_cache_alloc, unsigned long call_site, const void *ptr, struct kmem_cache *s)
+{
+	return kalloc(ctx, (__u64)ptr, BPF_CORE_READ(s, size));
+}
+
+SEC("tp_btf/kmem_cache_free")
+int BPF_PROG(kmem_cache_free, unsigned long call_site, const void *ptr) { return free_enter((__u64)ptr); }
+
+/* pages: the struct page pointer is the key, freed by the same pointer */
+SEC("tp_btf/mm_page_alloc")
+int BPF_PROG(mm_page_alloc, struct page *page, unsigned int order)
+{
+	return kalloc(ctx, (__u64)page, page_size << order);
+}
+
+SEC("tp_btf/mm_page_free")
+int BPF_PROG(mm_page_free, struct page *page) { return free_enter((__u64)page); }
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memleak.c - `sonde memleak` (also `sonde tool memleak`, and `memleak` by a
+ * symlink): the allocations a process (-p, -c, -- CMD) or the kernel still
+ * holds, summed by stack, every interval and at the end, in BCC memleak's
+ * command line and layout. The engine is lib/bpf/bpf_memleak.h, the output
+ * ui/memleak_print.h.
+ */
+#include "sonde.h"
+#include "opt.h"
+#include "lib/bpf/bpf_memleak.h"
+#include "lib/bpf/bpf_mmaps.h"
+#include "lib/bpf/bpf_util.h"
+#include "lib/loop/loop.h"
+#include "lib/proc/target.h"
+#include "lib/proc/workload.h"
+#include "lib/symbol/symbol.h"
+#include "ui/memleak_print.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *const memleak_usage[] = {
+	"sonde memleak [-p PID | -c COMMAND] [<options>] [interval [count]]",
+	"sonde memleak [<options>] [interval [count]] -- <command> [<args>]",
+	NULL,
+};
+
+struct memleak_cmd {
+	const char *pid, *command, *obj;
+	bool show_allocs, trace, combined, folded, percpu, wa_missing_free;
+	int older_ms, sample_rate, top;
+	unsigned long long min_size, max_size;
+	int interval, count;		/* seconds between reports, reports (-1: until the end) */
+	char **cmd_argv;		/* -c or -- CMD */
+	struct memleak_print po;
+	/* while running */
+	struct symbolizer *sym;
+	struct bpf_mmaps *mm;
+	struct memleak *m;
+	pid_t target;
+	int ticks, printed;
+	bool failed;
+};
+
+static int parse_num(const char *s, int *v)
+{
+	char *end;
+	long n = strtol(s, &end, 10);
+
+	if (*end || end == s || n < 0 || n > INT_MAX)
+		return -1;
+	*v = n;
+	return 0;
+}
+
+/* -c "CMD ARGS": split on blanks, as BCC's command.split() does */
+static char **split_command(char *s)
+{
+	char **v = calloc(strlen(s) / 2 + 2, sizeof(*v));
+	int n = 0;
+
+	for (char *t = strtok(s, " \t"); v && t; t = strtok(NULL, " \t"))
+		v[n++] = t;
+	return v;
+}
+
+static void parse_args(struct memleak_cmd *o, int argc, char **argv)
+{
+	const struct opt opts[] = {
+		OPT_STRING('p', "pid", &o->pid, "PID", "the process to trace; without -p or -c: kernel allocations"),
+		OPT_STRING('c', "command", &o->command, "COMMAND", "execute and trace the specified command"),
+		OPT_BOOL('t', "trace", &o->trace, "print trace messages for each alloc/free call (not supported)"),
+		OPT_BOOL('a', "show-allocs", &o->show_allocs, "show allocation addresses and sizes as well as call stacks"),
+		OPT_INT('o', "older", &o->older_ms, "OLDER", "prune allocations younger than this age in milliseconds (default 500)"),
+		OPT_BOOL(0, "combined-only", &o->combined, "show combined allocation statistics only"),
+		OPT_BOOL(0, "wa-missing-free", &o->wa_missing_free, "workaround to alleviate misjudgments when free is missing"),
+		OPT_INT('s', "sample-rate", &o->sample_rate, "SAMPLE_RATE", "sample every N-th allocation to decrease the overhead"),
+		OPT_INT('T', "top", &o->top, "TOP", "display only this many top allocating stacks (by size) (default 10)"),
+		OPT_UINT64('z', "min-size", &o->min_size, "MIN_SIZE", "capture only allocations larger than this size"),
+		OPT_UINT64('Z', "max-size", &o->max_size, "MAX_SIZE", "capture only allocations smaller than this size"),
+		OPT_STRING('O', "obj", &o->obj, "OBJ", "attach to allocator functions in the specified object (default: the target's libc)"),
+		OPT_BOOL(0, "percpu", &o->percpu, "trace percpu allocations (not supported)"),
+		OPT_BOOL('f', "folded", &o->folded, "folded stacks weighted by bytes (flamegraph.pl, sonde flame)"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+	int i, npos = 0;
+
+	argc = opt__parse(argc, argv, opts, memleak_usage, OPT_KEEP_DASHDASH);
+	for (i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+		int *v = npos == 0 ? &o->interval : &o->count;
+
+		if (npos >= 2 || parse_num(argv[i], v) || (npos == 0 && !*v))
+			opt__usage_error(memleak_usage, opts, "unexpected argument '%s' (the arguments are "
+					 "[interval [count]], a command comes after --)", argv[i]);
+		npos++;
+	}
+	if (i < argc && i + 1 < argc)
+		o->cmd_argv = argv + i + 1;
+	if (o->command && o->cmd_argv)
+		opt__usage_error(memleak_usage, opts, "-c and -- both give a command: give one");
+	if (o->pid && (o->command || o->cmd_argv))
+		opt__usage_error(memleak_usage, opts, "-p and a command exclude each other");
+	if (o->command && !(o->cmd_argv = split_command((char *)o->command)))
+		opt__usage_error(memleak_usage, opts, "out of memory");
+	if (o->command && !o->cmd_argv[0])
+		opt__usage_error(memleak_usage, opts, "-c takes a command");
+	if (o->pid)
+		opt__check_ids(memleak_usage, o->pid, false);
+	if (o->pid && strchr(o->pid, ','))
+		opt__usage_error(memleak_usage, opts, "-p takes one process");
+	if (o->top < 1 || o->older_ms < 0 || o->sample_rate < 1)
+		opt__usage_error(memleak_usage, opts, "--top and --sample-rate take a number above 0, --older one of 0 or more");
+	if (o->max_size && o->min_size > o->max_size)
+		opt__usage_error(memleak_usage, opts, "--min-size must not be above --max-size");
+	if (o->trace)
+		opt__usage_error(memleak_usage, opts, "-t (a line per call) is not supported: `sonde ltrace` does that");
+	if (o->percpu)
+		opt__usage_error(memleak_usage, opts, "--percpu is not supported yet");
+}
+
+static void report(struct memleak_cmd *o)
+{
+	struct memleak_report r;
+	int rc;
+
+	if (o->mm)
+		bpf_mmaps__drain(o->mm);
+	else if (o->target && target__alive(o->target))
+		symbolizer__load_proc_maps(o->sym, o->target);
+	rc = memleak__read(o->m, (uint64_t)o->older_ms * 1000000, &r);
+	if (rc) {
+		error("cannot read the outstanding allocations: %s", strerror(-rc));
+		o->failed = true;
+		return;
+	}
+	if (o->folded)
+		memleak_print__folded(stdout, o->sym, &r, &o->po);
+	else
+		memleak_print__text(stdout, o->sym, &r, &o->po);
+	if (r.stats[MEMLEAK_STAT_FULL])
+		warning("%llu allocations were not recorded: the map of outstanding allocations is full",
+			(unsigned long long)r.stats[MEMLEAK_STAT_FULL]);
+	debug(1, "%llu allocations, %llu frees recorded, %llu stacks missed",
+	      (unsigned long long)r.stats[MEMLEAK_STAT_ALLOCS], (unsigned long long)r.stats[MEMLEAK_STAT_FREES],
+	      (unsigned long long)r.stats[MEMLEAK_STAT_NOSTACK]);
+	memleak_report__free(&r);
+	o->printed++;
+}
+
+/* every 100 ms: new maps of the command; a report every interval; 1 ends the run */
+static int tick(void *ctx, int fd, short revents)
+{
+	struct memleak_cmd *o = ctx;
+
+	(void)fd;
+	(void)revents;
+	if (o->mm)
+		bpf_mmaps__drain(o->mm);
+	if (++o->ticks % (o->interval * 10) == 0) {
+		report(o);
+		if (o->count > 0 && o->printed >= o->count)
+			return 1;
+	}
+	return o->pid && !target__alive(o->target);
+}
+
+/* the target and the library to probe; the child held before exec for a command */
+static int setup_target(struct memleak_cmd *o, struct workload *w, char *lib, size_t len)
+{
+	int rc;
+
+	if (o->pid) {
+		o->target = atoi(o->pid);
+		if (!target__alive(o->target)) {
+			error("no process %d", (int)o->target);
+			return -1;
+		}
+		symbolizer__load_proc_maps(o->sym, o->target);
+	} else if (o->cmd_argv) {
+		if ((rc = workload__prepare(w, o->cmd_argv))) {
+			error("cannot start '%s': %s", o->cmd_argv[0], strerror(-rc));
+			return -1;
+		}
+		o->target = w->pid;
+		if (bpf_mmaps__open(&o->mm, o->sym, w->pid, lib, len))
+			debug(1, "no memory-map events (%s)", lib);
+	}
+	if (!o->target)
+		return 0;
+	if (o->obj)
+		snprintf(lib, len, "%s", o->obj);
+	else if (memleak__find_libc(o->pid ? o->target : 0, lib, len)) {
+		error("process %d maps no C library: give the allocator's object with -O", (int)o->target);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_memleak(int argc, char **argv)
+{
+	struct memleak_cmd o = { .older_ms = 500, .sample_rate = 1, .top = 10, .interval = 5, .count = -1 };
+	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	struct memleak_opts mo = { 0 };
+	char lib[PATH_MAX] = "", err[512] = "";
+	struct loop loop;
+	enum loop_end end;
+	int rc = 1;
+
+	parse_args(&o, argc, argv);
+	o.po = (struct memleak_print){ .top = o.top, .show_allocs = o.show_allocs };
+	bpfutil__setup_log(verbose);
+	if (!(o.sym = symbolizer__new(0))) {
+		error("out of memory");
+		return 1;
+	}
+	if (setup_target(&o, &w, lib, sizeof(lib)))
+		goto out;
+	o.po.kernel = !o.target;
+	mo = (struct memleak_opts){ .pid = o.target, .lib = lib, .min_size = o.min_size, .max_size = o.max_size,
+				    .sample_every = o.sample_rate };
+	if ((rc = memleak__new(&o.m, &mo, err, sizeof(err))) || (rc = loop__init(&loop))) {
+		error("%s", err[0] ? err : strerror(-rc));
+		if (w.pid)
+			workload__abort(&w);
+		rc = 1;
+		goto out;
+	}
+	debug(1, "%d allocator functions attached in %s", memleak__nr_attached(o.m), o.target ? lib : "the kernel");
+	if (o.target)
+		printf("Attaching to pid %d, Ctrl+C to quit.\n", (int)o.target);
+	else
+		printf("Attaching to kernel allocators, Ctrl+C to quit.\n");
+	fflush(stdout);
+	if (w.pid && (rc = workload__start(&w))) {
+		error("cannot run '%s': %s", o.cmd_argv[0], strerror(-rc));
+		waitpid(w.pid, NULL, 0);
+		rc = rc == -ENOENT ? 127 : 126;
+		goto out_loop;
+	}
+	if (w.pid)
+		loop__set_child(&loop, w.pid);
+	loop__set_tick(&loop, 100, tick, &o);
+	end = loop__run(&loop);
+	if (end == LOOP_ERROR)
+		error("polling failed: %s", strerror(-loop.err));
+	memleak__detach(o.m);
+	/* the end (Ctrl-C, the command or process gone) reports what is left, unless count was reached */
+	if (o.count < 0 || o.printed < o.count)
+		report(&o);
+	rc = o.failed ? 1 : loop__exit_code(&loop, end);
+out_loop:
+	loop__fini(&loop);
+out:
+	memleak__free(o.m);
+	bpf_mmaps__close(o.mm);
+	symbolizer__free(o.sym);
+	if (o.command)
+		free(o.cmd_argv);
+	return rc;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bpf_memleak.h - the engine of `sonde memleak`: load memleak.bpf.c, attach it
+ * to the allocator functions of one process's library (uprobes) or to the
+ * kernel's allocator tracepoints, and read back the allocations still
+ * outstanding, summed by stack. struct memleak owns the skeleton and its links;
+ * a memleak_report owns its arrays (memleak_report__free).
+ */
+#ifndef SONDE_BPF_MEMLEAK_H_USER
+#define SONDE_BPF_MEMLEAK_H_USER
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bpf/memleak.h"
+
+struct memleak_opts {
+	pid_t pid;		/* > 0: user mode, in this process only; 0: kernel mode */
+	const char *lib;	/* user mode: the allocator's object (the target's libc) */
+	uint64_t min_size, max_size;	/* max 0: no limit */
+	unsigned sample_every;	/* record one allocation in N (0, 1: all) */
+};
+
+/* the outstanding allocations of one stack */
+struct memleak_stack {
+	int32_t stack_id;	/* < 0: no stack was captured */
+	pid_t pid;
+	uint64_t bytes, count;
+	int nr;			/* frames, innermost first */
+	uint64_t *ips;
+};
+
+/* one outstanding allocation (-a) */
+struct memleak_addr {
+	uint64_t addr, size;
+};
+
+struct memleak_report {
+	struct memleak_stack *s;	/* by increasing bytes (as BCC prints them: the largest last) */
+	int n;
+	struct memleak_addr *a;		/* every allocation counted, by increasing size */
+	int na;
+	uint64_t stats[MEMLEAK_STAT_NR];
+};
+
+struct memleak;
+
+/* open, load and attach; on error fills err (what failed and why) and returns -errno */
+int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, size_t errlen);
+/* the allocator functions attached (user mode) or tracepoints (kernel mode) */
+int memleak__nr_attached(const struct memleak *m);
+/*
+ * The allocations outstanding now that are at least older_ns old, summed by
+ * stack; 0 or -errno.
+ */
+int memleak__read(struct memleak *m, uint64_t older_ns, struct memleak_report *r);
+void memleak_report__free(struct memleak_report *r);
+/* detach every probe (what is read next stays as it is) */
+void memleak__detach(struct memleak *m);
+void memleak__free(struct memleak *m);
+
+/*
+ * The path of the C library process pid maps (pid 0: sonde's own, which is the
+ * one a command started from it loads); 0 or -ENOENT.
+ */
+int memleak__find_libc(pid_t pid, char *path, size_t len);
+
+#endif

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+/* memleak_print.c - print outstanding allocations as BCC's memleak does, or folded */
+#include "ui/memleak_print.h"
+#include "lib/bpf/bpf_offcpu.h"
+#include "lib/symbol/symbol.h"
+
+#include <string.h>
+#include <time.h>
+
+/* frames at the top of a kernel stack that are the tracing machinery (the BPF program, the tracepoint) */
+static int kern_skip(struct symbolizer *s, const struct memleak_stack *st)
+{
+	struct offcpu_entry e = { .key.tgid = st->pid, .nr_kern = st->nr, .kern = st->ips };
+
+	return offcpu_entry__kern_skip(s, &e);
+}
+
+/* BCC's sym(addr, pid, show_module=True, show_offset=True): "main+0x1d [leaky]" */
+static void print_frame(FILE *out, struct symbolizer *s, pid_t pid, uint64_t addr, bool kernel)
+{
+	struct sym_frame f;
+	const char *mod = NULL;
+
+	if (symbolizer__resolve(s, pid, addr, kernel, &f, 1) < 1)
+		memset(&f, 0, sizeof(f));
+	if (kernel)
+		mod = "kernel";
+	else if (f.dso)
+		mod = strrchr(f.dso, '/') ? strrchr(f.dso, '/') + 1 : f.dso;
+	if (f.sym)
+		fprintf(out, "%s+0x%llx", f.sym, (unsigned long long)f.offset);
+	else
+		fprintf(out, "[unknown]");
+	if (mod)
+		fprintf(out, " [%s]", mod);
+}
+
+void memleak_print__text(FILE *out, struct symbolizer *s, const struct memleak_report *r,
+			 const struct memleak_print *o)
+{
+	char ts[16];
+	time_t now = time(NULL);
+	struct tm tm;
+	int first = r->n > o->top ? r->n - o->top : 0;
+
+	localtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	fprintf(out, "[%s] Top %d stacks with outstanding allocations:\n", ts, o->top);
+	for (int i = 0; o->show_allocs && i < r->na; i++)
+		fprintf(out, "\taddr = %llx size = %llu\n", (unsigned long long)r->a[i].addr,
+			(unsigned long long)r->a[i].size);
+	for (int i = first; i < r->n; i++) {
+		const struct memleak_stack *st = &r->s[i];
+
+		if (st->stack_id < 0)	/* BCC leaves out the allocations it has no stack for */
+			continue;
+		fprintf(out, "\t%llu bytes in %llu allocations from stack\n", (unsigned long long)st->bytes,
+			(unsigned long long)st->count);
+		for (int j = o->kernel ? kern_skip(s, st) : 0; j < st->nr; j++) {
+			fprintf(out, "\t\t");
+			print_frame(out, s, st->pid, st->ips[j], o->kernel);
+			fprintf(out, "\n");
+		}
+	}
+	fflush(out);
+}
+
+void memleak_print__folded(FILE *out, struct symbolizer *s, const struct memleak_report *r,
+			   const struct memleak_print *o)
+{
+	for (int i = 0; i < r->n; i++) {
+		const struct memleak_stack *st = &r->s[i];
+		int skip = o->kernel ? kern_skip(s, st) : 0;
+
+		if (st->stack_id < 0 || !st->bytes)
+			continue;
+		for (int j = st->nr - 1; j >= skip; j--)
+			fprintf(out, "%s%s", offcpu__frame_name(s, st->pid, st->ips[j], o->kernel), j > skip ? ";" : "");
+		fprintf(out, " %llu\n", (unsigned long long)st->bytes);
+	}
+	fflush(out);
+}

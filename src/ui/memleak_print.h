@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memleak_print.h - `sonde memleak`'s renderers: the outstanding allocations
+ * by stack as BCC's memleak prints them, or folded stacks weighted by bytes
+ * (flamegraph.pl, sonde flame). Frame names come from the caller's symbolizer.
+ */
+#ifndef SONDE_MEMLEAK_PRINT_H
+#define SONDE_MEMLEAK_PRINT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "lib/bpf/bpf_memleak.h"
+
+struct symbolizer;
+
+struct memleak_print {
+	int top;		/* stacks shown: the top N by bytes */
+	bool show_allocs;	/* -a: "addr = ... size = ..." of every allocation first */
+	bool kernel;		/* kernel stacks */
+};
+
+/* "[HH:MM:SS] Top N stacks with outstanding allocations:", then the top stacks, the largest last */
+void memleak_print__text(FILE *out, struct symbolizer *s, const struct memleak_report *r,
+			 const struct memleak_print *o);
+/* one line per stack: frames root first, ';'-separated, then the bytes */
+void memleak_print__folded(FILE *out, struct symbolizer *s, const struct memleak_report *r,
+			   const struct memleak_print *o);
+
+#endif
