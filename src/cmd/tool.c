@@ -312,11 +312,27 @@ static bool tool__load(struct tool *t, const char *name)
 	return false;
 }
 
+/* tools that are commands of their own (src/cmd/), run by the same names and symlinks */
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} command_tools[] = {
+	{ "memleak", cmd_memleak },
+};
+
+static int (*find_cmd_tool(const char *name))(int, char **)
+{
+	for (size_t i = 0; i < sizeof(command_tools) / sizeof(command_tools[0]); i++)
+		if (!strcmp(command_tools[i].name, name))
+			return command_tools[i].fn;
+	return NULL;
+}
+
 bool tool__exists(const char *name)
 {
 	struct tool t;
 
-	return find_cmdalias(name) || tool__load(&t, name);
+	return find_cmdalias(name) || find_cmd_tool(name) || tool__load(&t, name);
 }
 
 static void usage(const struct tool *t, FILE *f)
@@ -659,6 +675,8 @@ int tool__run(int argc, char **argv)
 
 	if (find_cmdalias(name))
 		return run_cmdalias(find_cmdalias(name), argc, argv);
+	if (find_cmd_tool(name))
+		return find_cmd_tool(name)(argc, argv);
 	if (!tool__load(&t, name)) {
 		error("'%s' is not a sonde tool; 'sonde tools' lists them", name);
 		return 1;
@@ -744,6 +762,8 @@ static int probe_tool(const struct tool *t, char *why, size_t whylen)
 /* every tool's name and its aliases' */
 static void print_names(void)
 {
+	for (size_t i = 0; i < sizeof(command_tools) / sizeof(command_tools[0]); i++)
+		printf("%s\n", command_tools[i].name);
 	for (const struct tool_src *s = tool_srcs; s->name; s++) {
 		printf("%s\n", s->name);
 		for (const char *p = s->text; *p && !strncmp(p, "//", 2); ) {

@@ -5,10 +5,14 @@
  * 3 blocks of 4096 bytes (12288 bytes) from calloc; every other allocation
  * (malloc, calloc, realloc, posix_memalign, aligned_alloc) is freed. Then it
  * sleeps MS milliseconds (argv[1], default 0) and exits, so a tracer sees the
- * leaks while the process still lives.
+ * leaks while the process still lives. With "wait" as argv[2] it reads a byte
+ * from stdin first (a tracer attaches by -p meanwhile).
+ * usage: leaky [MS [wait]]
  */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static void *keep[64];	/* the freed blocks stay reachable until they are freed */
 
@@ -46,6 +50,10 @@ int main(int argc, char **argv)
 	volatile void *sink;
 	long ms = argc > 1 ? atol(argv[1]) : 0;
 	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+	char c;
+
+	if (argc > 2 && !strcmp(argv[2], "wait") && read(0, &c, 1) != 1)
+		return 1;
 
 	for (int i = 0; i < nsmall; i++) {
 		sink = leak_small();

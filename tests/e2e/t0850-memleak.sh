@@ -1,0 +1,98 @@
+#!/bin/bash
+# t0850: `sonde memleak` (BCC's memleak): the outstanding allocations of a
+# process by stack, on a workload that leaks exactly 5 x 100 bytes from
+# leak_small() (malloc) and 3 x 4096 bytes from leak_big() (calloc) and frees
+# everything else (malloc, calloc, realloc, posix_memalign, aligned_alloc);
+# the same answer as valgrind --leak-check=full; kernel mode without -p.
+. "$(dirname "$0")/../lib.sh"
+
+LEAKY=$WORKLOADS/leaky
+
+test_expect_success 'usage errors: one line, exit 129' '
+	rc=0 && $SONDE memleak 0 2>err || rc=$?
+	test $rc -eq 129 && grep -q "unexpected argument .0." err &&
+	rc=0 && $SONDE memleak -p 1 -c true 2>err || rc=$?
+	test $rc -eq 129 && grep -q "exclude each other" err &&
+	rc=0 && $SONDE memleak -c true -- true 2>err || rc=$?
+	test $rc -eq 129 && grep -q "give one" err &&
+	rc=0 && $SONDE memleak -z 10 -Z 5 2>err || rc=$?
+	test $rc -eq 129
+'
+test_expect_success 'memleak is a tool name too: sonde tools --names lists it' '
+	$SONDE tools --names | grep -qx memleak
+'
+require_root 'memleak on a known workload'
+
+# the stacks of a report (text after its header): "BYTES COUNT first-frame-function second-frame-function"
+stacks() {
+	awk '/^\t[0-9]+ bytes in [0-9]+ allocations from stack$/ { if (s) print s; s = $1 " " $4; n = 0; next }
+	     /^\t\t/ { if (n++ < 2) { f = $1; sub(/\+0x[0-9a-f]+$/, "", f); s = s " " f }; next }
+	     { if (s) print s; s = "" }
+	     END { if (s) print s }' "$@"
+}
+printf "500 5 leak_small main\n12288 3 leak_big main\n" >"$TMP/want"
+
+test_expect_success 'memleak -o 0 -- CMD: exactly the leaked bytes and blocks, by stack, the largest last' '
+	$SONDE memleak -o 0 -- "$LEAKY" 100 >out 2>err &&
+	head -1 out | grep -q "^Attaching to pid [0-9]*, Ctrl+C to quit\.$" &&
+	sed -n 2p out | grep -q "^\[[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\] Top 10 stacks with outstanding allocations:$" &&
+	stacks out >got && test_cmp want got &&
+	grep -q "^		leak_small+0x[0-9a-f]* \[leaky\]$" out &&
+	grep -q "^		main+0x[0-9a-f]* \[leaky\]$" out
+'
+# valgrind's definitely-lost records in the same form: "BYTES BLOCKS caller caller's-caller"
+valgrind_stacks() {
+	awk '/bytes in [0-9]+ blocks are definitely lost/ { b = $2; gsub(",", "", b); s = b " " $5; n = 0; next }
+	     s && / (at|by) 0x/ { if ($2 == "by" && n++ < 2) s = s " " $4; if (n == 2) { print s; s = "" } }' "$@"
+}
+test_expect_success 'the same answer as valgrind --leak-check=full: bytes, blocks, functions' '
+	command -v valgrind >/dev/null || { echo "valgrind is missing: scripts/deps.sh test"; exit 1; }
+	valgrind --leak-check=full "$LEAKY" 2>vg >/dev/null &&
+	valgrind_stacks vg | sort >v && sort want >w && test_cmp w v &&
+	$SONDE memleak -o 0 -- "$LEAKY" 50 >out 2>err && stacks out | sort >s && test_cmp v s &&
+	grep -q "definitely lost: 12,788 bytes in 8 blocks" vg
+'
+test_expect_success 'sonde tool memleak -c "CMD ARGS", and a symlink named memleak' '
+	$SONDE tool memleak -o 0 -c "$LEAKY 100" >out 2>err && stacks out >got && test_cmp want got &&
+	ln -s "$SONDE" memleak && ./memleak -o0 -c "$LEAKY 100" >out2 2>err && stacks out2 >got && test_cmp want got
+'
+test_expect_success '-z/-Z size range, --top, -a addresses, -o older than' '
+	$SONDE memleak -o 0 -z 200 -- "$LEAKY" 50 >out 2>err && stacks out >got && sed -n 2p want >w && test_cmp w got &&
+	$SONDE memleak -o 0 -Z 200 -- "$LEAKY" 50 >out 2>err && stacks out >got && sed -n 1p want >w && test_cmp w got &&
+	$SONDE memleak -o 0 -T 1 -- "$LEAKY" 50 >out 2>err && stacks out >got && sed -n 2p want >w && test_cmp w got &&
+	grep -q "Top 1 stacks" out &&
+	$SONDE memleak -o 0 -a -- "$LEAKY" 50 >out 2>err &&
+	grep "^	addr = " out | sed "s/addr = [0-9a-f]*/addr = X/" >got &&
+	printf "\taddr = X size = %s\n" 100 100 100 100 100 4096 4096 4096 >w && test_cmp w got &&
+	$SONDE memleak -o 60000 -- "$LEAKY" 50 >out 2>err && stacks out >got && ! test -s got
+'
+test_expect_success 'interval and count: two reports a second apart, then memleak ends the command' '
+	start=$(date +%s%N) &&
+	$SONDE memleak -o 0 1 2 -- "$LEAKY" 20000 >out 2>err &&
+	took=$((($(date +%s%N) - start) / 1000000)) &&
+	test $(grep -c "Top 10 stacks" out) -eq 2 && test $took -lt 10000 &&
+	awk "/Top 10 stacks/ { n++ } n == 2" out >last && stacks last >got && test_cmp want got
+'
+test_expect_success '-p PID: a running process, leaks made after attaching, reported at Ctrl-C' '
+	mkfifo go &&
+	{ "$LEAKY" 20000 wait <go & } && lpid=$! &&
+	exec 9>go &&
+	tool_start out $SONDE memleak -o 0 -p $lpid &&
+	grep -q "^Attaching to pid $lpid, Ctrl+C to quit\.$" out &&
+	echo >&9 && exec 9>&- && sleep 0.5 && tool_stop &&
+	kill $lpid && stacks out >got && test_cmp want got
+'
+test_expect_success '--folded: root first, bytes as the count, for sonde flame' '
+	$SONDE memleak -o 0 --folded -- "$LEAKY" 50 >out 2>err &&
+	grep -q "^__libc_start_call_main;main;leak_small 500$" out &&
+	grep -q "^__libc_start_call_main;main;leak_big 12288$" out &&
+	grep -v "^Attaching" out | $SONDE flame -o leak.svg - 2>err && grep -q "leak_big" leak.svg
+'
+test_expect_success 'kernel mode (no -p): kmem tracepoints, kernel stacks, one report and the end' '
+	$SONDE memleak 1 1 >out 2>err &&
+	head -1 out | grep -qx "Attaching to kernel allocators, Ctrl+C to quit\." &&
+	test $(grep -c "Top 10 stacks" out) -eq 1 &&
+	grep -q "^	[0-9]* bytes in [0-9]* allocations from stack$" out &&
+	grep -q "^		[a-z_].*+0x[0-9a-f]* \[kernel\]$" out && ! grep -q "bpf_prog_\|__bpf_trace" out
+'
+test_done
