@@ -12,7 +12,9 @@
  *
  * Kernel mode: kmem:kmalloc/kfree, kmem_cache_alloc/free and
  * mm_page_alloc/free, as BTF-typed tracepoints, with kernel stacks.
- * The user side reads `allocs` and sums it by stack.
+ * The user side reads `allocs` and sums it by stack; with --combined-only
+ * the sums by stack are kept here too (`combined`), so that reading them
+ * costs one entry per stack however many allocations are outstanding.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -24,6 +26,7 @@ const volatile __u64 min_size = 0;
 const volatile __u64 max_size = ~0ULL;
 const volatile __u32 sample_every = 1;	/* record one allocation in N */
 const volatile __u64 page_size = 4096;
+const volatile bool combined_only = false;
 
 struct pending {
 	__u64 size;
@@ -54,6 +57,13 @@ struct {
 } stack_traces SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MEMLEAK_MAX_STACKS);
+	__type(key, __s32);
+	__type(value, struct memleak_combined);
+} combined SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, MEMLEAK_STAT_NR);
 	__type(key, __u32);
@@ -66,6 +76,24 @@ static void stat_inc(__u32 k)
 
 	if (v)
 		(*v)++;
+}
+
+/* --combined-only: add (sign 1) or take away (-1) an allocation of the stack's sum */
+static void combine(const struct memleak_alloc *a, int sign)
+{
+	struct memleak_combined *c, zero = {};
+
+	if (!combined_only || a->stack_id < 0)
+		return;
+	c = bpf_map_lookup_elem(&combined, &a->stack_id);
+	if (!c && sign > 0) {
+		bpf_map_update_elem(&combined, &a->stack_id, &zero, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&combined, &a->stack_id);
+	}
+	if (!c)
+		return;
+	__sync_fetch_and_add(&c->bytes, sign > 0 ? a->size : -a->size);
+	__sync_fetch_and_add(&c->count, sign > 0 ? 1 : -1);
 }
 
 static bool wanted(__u64 size)
@@ -102,13 +130,19 @@ static void record(void *ctx, __u64 addr, __u64 size, __u64 stack_flags)
 		.pid = bpf_get_current_pid_tgid() >> 32,
 	};
 
+	struct memleak_alloc *old;
+
 	a.stack_id = bpf_get_stackid(ctx, &stack_traces, stack_flags);
 	if (a.stack_id < 0)
 		stat_inc(MEMLEAK_STAT_NOSTACK);
-	if (bpf_map_update_elem(&allocs, &addr, &a, BPF_ANY))
+	if (combined_only && (old = bpf_map_lookup_elem(&allocs, &addr)))
+		combine(old, -1);	/* its free was not seen */
+	if (bpf_map_update_elem(&allocs, &addr, &a, BPF_ANY)) {
 		stat_inc(MEMLEAK_STAT_FULL);
-	else
-		stat_inc(MEMLEAK_STAT_ALLOCS);
+		return;
+	}
+	stat_inc(MEMLEAK_STAT_ALLOCS);
+	combine(&a, 1);
 }
 
 static int alloc_exit(struct pt_regs *ctx, __u64 addr)
@@ -135,7 +169,13 @@ static int alloc_exit(struct pt_regs *ctx, __u64 addr)
 
 static int free_enter(__u64 addr)
 {
-	if (addr && !bpf_map_delete_elem(&allocs, &addr))
+	struct memleak_alloc *a;
+
+	if (!addr)
+		return 0;
+	if (combined_only && (a = bpf_map_lookup_elem(&allocs, &addr)))
+		combine(a, -1);
+	if (!bpf_map_delete_elem(&allocs, &addr))
 		stat_inc(MEMLEAK_STAT_FREES);
 	return 0;
 }

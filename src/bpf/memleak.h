@@ -14,6 +14,12 @@ struct memleak_alloc {
 	__u32 pid;		/* tgid */
 };
 
+/* --combined-only: the outstanding allocations of one stack, kept in the kernel */
+struct memleak_combined {
+	__u64 bytes;
+	__u64 count;
+};
+
 enum memleak_stat {
 	MEMLEAK_STAT_ALLOCS,	/* allocations recorded */
 	MEMLEAK_STAT_FREES,	/* frees of a recorded allocation */

@@ -77,7 +77,7 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 		OPT_BOOL('t', "trace", &o->trace, "print trace messages for each alloc/free call (not supported)"),
 		OPT_BOOL('a', "show-allocs", &o->show_allocs, "show allocation addresses and sizes as well as call stacks"),
 		OPT_INT('o', "older", &o->older_ms, "OLDER", "prune allocations younger than this age in milliseconds (default 500)"),
-		OPT_BOOL(0, "combined-only", &o->combined, "show combined allocation statistics only"),
+		OPT_BOOL(0, "combined-only", &o->combined, "show combined allocation statistics only (sums kept in the kernel by stack: no -o, no -a)"),
 		OPT_BOOL(0, "wa-missing-free", &o->wa_missing_free, "workaround to alleviate misjudgments when free is missing"),
 		OPT_INT('s', "sample-rate", &o->sample_rate, "SAMPLE_RATE", "sample every N-th allocation to decrease the overhead"),
 		OPT_INT('T', "top", &o->top, "TOP", "display only this many top allocating stacks (by size) (default 10)"),
@@ -223,7 +223,7 @@ int cmd_memleak(int argc, char **argv)
 		goto out;
 	o.po.kernel = !o.target;
 	mo = (struct memleak_opts){ .pid = o.target, .lib = lib, .min_size = o.min_size, .max_size = o.max_size,
-				    .sample_every = o.sample_rate };
+				    .sample_every = o.sample_rate, .combined = o.combined };
 	if ((rc = memleak__new(&o.m, &mo, err, sizeof(err))) || (rc = loop__init(&loop))) {
 		error("%s", err[0] ? err : strerror(-rc));
 		if (w.pid)

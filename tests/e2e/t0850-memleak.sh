@@ -88,11 +88,16 @@ test_expect_success '--folded: root first, bytes as the count, for sonde flame' 
 	grep -q "^__libc_start_call_main;main;leak_big 12288$" out &&
 	grep -v "^Attaching" out | $SONDE flame -o leak.svg - 2>err && grep -q "leak_big" leak.svg
 '
+test_expect_success '--combined-only: the sums the kernel keeps by stack, the same answer' '
+	$SONDE memleak --combined-only -- "$LEAKY" 50 >out 2>err && stacks out >got && test_cmp want got
+'
 test_expect_success 'kernel mode (no -p): kmem tracepoints, kernel stacks, one report and the end' '
 	$SONDE memleak 1 1 >out 2>err &&
 	head -1 out | grep -qx "Attaching to kernel allocators, Ctrl+C to quit\." &&
 	test $(grep -c "Top 10 stacks" out) -eq 1 &&
 	grep -q "^	[0-9]* bytes in [0-9]* allocations from stack$" out &&
-	grep -q "^		[a-z_].*+0x[0-9a-f]* \[kernel\]$" out && ! grep -q "bpf_prog_\|__bpf_trace" out
+	grep -q "^		[a-z_].*+0x[0-9a-f]* \[kernel\]$" out &&
+	grep -A1 "allocations from stack$" out | grep "^		" >first &&
+	! grep -E "^		(bpf_prog_[0-9a-f]{16}|__bpf_trace_|bpf_trace_run|__traceiter_)" first
 '
 test_done

@@ -24,6 +24,8 @@ struct memleak {
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
 	int nr_attached;	/* functions or tracepoints */
+	bool combined;		/* --combined-only: read the sums the kernel keeps by stack */
+	pid_t pid;		/* user mode: the target */
 };
 
 /* a user allocator: its entry program, its return program (NULL: free-like), required or not */
@@ -126,6 +128,8 @@ int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, 
 	m->skel->rodata->max_size = o->max_size ? o->max_size : ~0ULL;
 	m->skel->rodata->sample_every = o->sample_every ? o->sample_every : 1;
 	m->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
+	m->skel->rodata->combined_only = m->combined = o->combined;
+	m->pid = o->pid;
 	bpf_object__for_each_program(p, m->skel->obj) {
 		bool kernel = bpf_program__type(p) == BPF_PROG_TYPE_TRACING;
 
@@ -168,79 +172,168 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* the entry of stack id in r (added when new); NULL: no memory */
-static struct memleak_stack *stack_of(struct memleak_report *r, int *cap, int32_t id, pid_t pid)
+/* one entry of the allocs map */
+struct raw {
+	uint64_t addr;
+	struct memleak_alloc a;
+	uint64_t count;		/* --combined-only: allocations summed in a (0: one) */
+};
+
+#define BATCH 4096
+
+/* the allocs map into *out (n entries): by batches, a bucket at a time, which a map that changes meanwhile
+ * cannot make repeat an entry; key by key where the kernel has no batch lookups. 0 or -errno */
+static int read_allocs(int fd, struct raw **out, size_t *n)
 {
-	struct memleak_stack *s;
+	uint64_t *keys = NULL, in = 0, next = 0, key, *cur = NULL;
+	struct memleak_alloc *vals = NULL;
+	size_t cap = 0;
+	bool batch = true, started = false;
+	int rc = 0;
 
-	for (int i = 0; i < r->n; i++)	/* few distinct stacks: a linear search is enough */
-		if (r->s[i].stack_id == id && (id >= 0 || r->s[i].pid == pid))
-			return &r->s[i];
-	if (r->n == *cap) {
-		int nc = *cap ? *cap * 2 : 64;
-		struct memleak_stack *ns = realloc(r->s, nc * sizeof(*ns));
+	*n = 0;
+	*out = NULL;
+	for (;;) {
+		__u32 count = BATCH;
 
-		if (!ns)
-			return NULL;
-		r->s = ns;
-		*cap = nc;
+		if (*n + BATCH > cap) {
+			uint64_t *nk = realloc(keys, (cap + BATCH * 4) * sizeof(*nk));
+			struct memleak_alloc *nv = nk ? realloc(vals, (cap + BATCH * 4) * sizeof(*nv)) : NULL;
+
+			if (nk)
+				keys = nk;
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			vals = nv;
+			cap += BATCH * 4;
+		}
+		if (batch) {
+			int r = bpf_map_lookup_batch(fd, started ? &in : NULL, &next, keys + *n, vals + *n, &count, NULL);
+
+			rc = r ? -errno : 0;
+			started = true;
+			*n += rc && rc != -ENOENT ? 0 : count;
+			in = next;
+			if (rc == -ENOENT) {
+				rc = 0;
+				break;
+			}
+			if (rc == -EINVAL && !*n) {	/* no batch lookups: key by key */
+				batch = false;
+				rc = 0;
+				continue;
+			}
+			if (rc)
+				break;
+			continue;
+		}
+		if (bpf_map_get_next_key(fd, cur, &key))
+			break;
+		cur = &next;
+		next = key;
+		if (!bpf_map_lookup_elem(fd, &key, &vals[*n]))
+			keys[(*n)++] = key;
 	}
-	s = &r->s[r->n++];
-	*s = (struct memleak_stack){ .stack_id = id, .pid = pid };
-	return s;
+	if (!rc && !(*out = malloc((*n ? *n : 1) * sizeof(**out))))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i < *n; i++)
+		(*out)[i] = (struct raw){ keys[i], vals[i], 0 };
+	free(keys);
+	free(vals);
+	return rc;
 }
 
-static int add_addr(struct memleak_report *r, int *cap, uint64_t addr, uint64_t size)
+static int cmp_raw_stack(const void *a, const void *b)
 {
-	if (r->na == *cap) {
-		int nc = *cap ? *cap * 2 : 256;
-		struct memleak_addr *na = realloc(r->a, nc * sizeof(*na));
+	const struct raw *x = a, *y = b;
 
-		if (!na)
-			return -ENOMEM;
-		r->a = na;
-		*cap = nc;
-	}
-	r->a[r->na++] = (struct memleak_addr){ addr, size };
+	if (x->a.stack_id != y->a.stack_id)
+		return x->a.stack_id < y->a.stack_id ? -1 : 1;
+	if (x->a.stack_id < 0 && x->a.pid != y->a.pid)	/* no stack: one entry per process */
+		return x->a.pid < y->a.pid ? -1 : 1;
 	return 0;
 }
 
-int memleak__read(struct memleak *m, uint64_t older_ns, struct memleak_report *r)
+/* r->s from raws sorted by stack; the stacks' frames read; 0 or -errno */
+static int sum_stacks(int stacks_fd, const struct raw *raws, size_t n, struct memleak_report *r)
 {
-	int allocs_fd = bpf_map__fd(m->skel->maps.allocs);
-	int stacks_fd = bpf_map__fd(m->skel->maps.stack_traces);
-	uint64_t key, next, now = now_ns();
-	uint64_t *cur = NULL;
-	int scap = 0, acap = 0, rc = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct memleak_stack *s = r->n ? &r->s[r->n - 1] : NULL;
 
-	memset(r, 0, sizeof(*r));
-	while (!bpf_map_get_next_key(allocs_fd, cur, &next)) {
-		struct memleak_alloc a;
-		struct memleak_stack *s;
-
-		key = next;
-		cur = &key;
-		if (bpf_map_lookup_elem(allocs_fd, &key, &a))
-			continue;	/* freed meanwhile */
-		if (a.ts + older_ns > now)
-			continue;
-		if (!(s = stack_of(r, &scap, a.stack_id, a.pid)) || add_addr(r, &acap, key, a.size)) {
-			rc = -ENOMEM;
-			break;
+		if (!s || cmp_raw_stack(&raws[i], &raws[i - 1])) {
+			if (!(r->s = reallocarray(r->s, r->n + 1, sizeof(*r->s))))
+				return -ENOMEM;
+			s = &r->s[r->n++];
+			*s = (struct memleak_stack){ .stack_id = raws[i].a.stack_id, .pid = raws[i].a.pid };
 		}
-		s->bytes += a.size;
-		s->count++;
+		s->bytes += raws[i].a.size;
+		s->count += raws[i].count ? raws[i].count : 1;
 	}
-	for (int i = 0; !rc && i < r->n; i++) {
+	for (int i = 0; i < r->n; i++) {
 		struct memleak_stack *s = &r->s[i];
 
 		if (s->stack_id < 0)
 			continue;
 		if (!(s->ips = calloc(127, sizeof(*s->ips))))
-			rc = -ENOMEM;
-		else if ((s->nr = bpf_stack__read(stacks_fd, s->stack_id, s->ips, 127)) < 0)
+			return -ENOMEM;
+		if ((s->nr = bpf_stack__read(stacks_fd, s->stack_id, s->ips, 127)) < 0)
 			s->nr = 0;
 	}
+	return 0;
+}
+
+static int read_combined(struct memleak *m, struct raw **out, size_t *n)
+{
+	int fd = bpf_map__fd(m->skel->maps.combined);
+	int32_t key, *cur = NULL, next;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		struct memleak_combined c;
+
+		key = next;
+		cur = &key;
+		if (bpf_map_lookup_elem(fd, &key, &c) || !c.count || (int64_t)c.count < 0)
+			continue;
+		if (*n == cap) {
+			struct raw *nr = reallocarray(*out, cap ? cap * 2 : 256, sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			*out = nr;
+			cap = cap ? cap * 2 : 256;
+		}
+		(*out)[(*n)++] = (struct raw){ 0, { .size = c.bytes, .stack_id = key, .pid = m->pid }, c.count };
+	}
+	return 0;
+}
+
+int memleak__read(struct memleak *m, uint64_t older_ns, struct memleak_report *r)
+{
+	int stacks_fd = bpf_map__fd(m->skel->maps.stack_traces);
+	uint64_t now = now_ns();
+	struct raw *raws;
+	size_t n, kept = 0;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	rc = m->combined ? read_combined(m, &raws, &n) : read_allocs(bpf_map__fd(m->skel->maps.allocs), &raws, &n);
+	for (size_t i = 0; !rc && i < n; i++)	/* only those old enough */
+		if (m->combined || raws[i].a.ts + older_ns <= now)
+			raws[kept++] = raws[i];
+	if (!rc && !m->combined && kept && !(r->a = malloc(kept * sizeof(*r->a))))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && !m->combined && i < kept; i++)
+		r->a[r->na++] = (struct memleak_addr){ raws[i].addr, raws[i].a.size };
+	if (!rc) {
+		qsort(raws, kept, sizeof(*raws), cmp_raw_stack);
+		rc = sum_stacks(stacks_fd, raws, kept, r);
+	}
+	free(raws);
 	if (rc) {
 		memleak_report__free(r);
 		return rc;

@@ -22,6 +22,7 @@ struct memleak_opts {
 	const char *lib;	/* user mode: the allocator's object (the target's libc) */
 	uint64_t min_size, max_size;	/* max 0: no limit */
 	unsigned sample_every;	/* record one allocation in N (0, 1: all) */
+	bool combined;		/* keep the sums by stack in the kernel, read only them (no ages, no addresses) */
 };
 
 /* the outstanding allocations of one stack */
