@@ -12,6 +12,7 @@
 #include "lib/bpf/bpf_mmaps.h"
 #include "lib/bpf/bpf_util.h"
 #include "lib/loop/loop.h"
+#include "lib/proc/maps.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
 #include "lib/symbol/symbol.h"
@@ -43,7 +44,7 @@ struct memleak_cmd {
 	struct bpf_mmaps *mm;
 	struct memleak *m;
 	pid_t target;
-	int ticks, printed;
+	int ticks, refresh_ticks, printed;
 	bool failed;
 };
 
@@ -124,6 +125,31 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 		opt__usage_error(memleak_usage, opts, "--percpu is not supported yet");
 }
 
+/*
+ * -p: the target's maps as they are now (libraries loaded since), with each
+ * object's symbols read while /proc/PID/root still reaches it: the last report
+ * may come after the target has exited. Nothing once it has (a zombie's maps
+ * are empty).
+ */
+static void refresh_maps(struct memleak_cmd *o)
+{
+	struct proc_maps *it = proc_maps__open(o->target);
+	const struct proc_map *pm;
+	struct sym_frame f;
+	bool loaded = false;
+
+	while (it && (pm = proc_maps__next(it))) {
+		if (!proc_map__exec(pm))
+			continue;
+		if (!loaded && symbolizer__load_proc_maps(o->sym, o->target))
+			break;
+		loaded = true;
+		symbolizer__resolve(o->sym, o->target, pm->start, false, &f, 1);
+	}
+	if (it)
+		proc_maps__close(it);
+}
+
 static void report(struct memleak_cmd *o)
 {
 	struct memleak_report r;
@@ -131,8 +157,8 @@ static void report(struct memleak_cmd *o)
 
 	if (o->mm)
 		bpf_mmaps__drain(o->mm);
-	else if (o->target && target__alive(o->target))
-		symbolizer__load_proc_maps(o->sym, o->target);
+	else if (o->target)
+		refresh_maps(o);
 	rc = memleak__read(o->m, (uint64_t)o->older_ms * 1000000, &r);
 	if (rc) {
 		error("cannot read the outstanding allocations: %s", strerror(-rc));
@@ -162,6 +188,8 @@ static int tick(void *ctx, int fd, short revents)
 	(void)revents;
 	if (o->mm)
 		bpf_mmaps__drain(o->mm);
+	else if (o->pid && ++o->refresh_ticks % 10 == 0)
+		refresh_maps(o);
 	if (++o->ticks % (o->interval * 10) == 0) {
 		report(o);
 		if (o->count > 0 && o->printed >= o->count)
@@ -181,7 +209,7 @@ static int setup_target(struct memleak_cmd *o, struct workload *w, char *lib, si
 			error("no process %d", (int)o->target);
 			return -1;
 		}
-		symbolizer__load_proc_maps(o->sym, o->target);
+		refresh_maps(o);
 	} else if (o->cmd_argv) {
 		if ((rc = workload__prepare(w, o->cmd_argv))) {
 			error("cannot start '%s': %s", o->cmd_argv[0], strerror(-rc));
@@ -232,11 +260,6 @@ int cmd_memleak(int argc, char **argv)
 		goto out;
 	}
 	debug(1, "%d allocator functions attached in %s", memleak__nr_attached(o.m), o.target ? lib : "the kernel");
-	if (o.target)
-		printf("Attaching to pid %d, Ctrl+C to quit.\n", (int)o.target);
-	else
-		printf("Attaching to kernel allocators, Ctrl+C to quit.\n");
-	fflush(stdout);
 	if (w.pid && (rc = workload__start(&w))) {
 		error("cannot run '%s': %s", o.cmd_argv[0], strerror(-rc));
 		waitpid(w.pid, NULL, 0);
@@ -245,6 +268,11 @@ int cmd_memleak(int argc, char **argv)
 	}
 	if (w.pid)
 		loop__set_child(&loop, w.pid);
+	if (o.target)	/* the probes are attached (and the command started) */
+		printf("Attaching to pid %d, Ctrl+C to quit.\n", (int)o.target);
+	else
+		printf("Attaching to kernel allocators, Ctrl+C to quit.\n");
+	fflush(stdout);
 	loop__set_tick(&loop, 100, tick, &o);
 	end = loop__run(&loop);
 	if (end == LOOP_ERROR)

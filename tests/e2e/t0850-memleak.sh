@@ -21,6 +21,10 @@ test_expect_success 'usage errors: one line, exit 129' '
 test_expect_success 'memleak is a tool name too: sonde tools --names lists it' '
 	$SONDE tools --names | grep -qx memleak
 '
+test_expect_success '-p of no process: one line, exit 1' '
+	rc=0 && $SONDE memleak -p 999999 >out 2>err || rc=$?
+	test $rc -eq 1 && grep -qx "sonde: no process 999999" err && ! test -s out
+'
 require_root 'memleak on a known workload'
 
 # the stacks of a report (text after its header): "BYTES COUNT first-frame-function second-frame-function"
@@ -73,14 +77,36 @@ test_expect_success 'interval and count: two reports a second apart, then memlea
 	test $(grep -c "Top 10 stacks" out) -eq 2 && test $took -lt 10000 &&
 	awk "/Top 10 stacks/ { n++ } n == 2" out >last && stacks last >got && test_cmp want got
 '
+# wait_exec PID: until PID runs leaky (its shell has opened the fifo and exec'd)
+wait_exec() {
+	for i in $(seq 100); do
+		[ "$(readlink /proc/$1/exe)" = "$LEAKY" ] && return 0
+		sleep 0.02
+	done
+	echo "leaky did not start"; return 1
+}
 test_expect_success '-p PID: a running process, leaks made after attaching, reported at Ctrl-C' '
-	mkfifo go &&
+	rm -f go && mkfifo go &&
 	{ "$LEAKY" 20000 wait <go & } && lpid=$! &&
-	exec 9>go &&
+	exec 9>go && wait_exec $lpid &&
 	tool_start out $SONDE memleak -o 0 -p $lpid &&
 	grep -q "^Attaching to pid $lpid, Ctrl+C to quit\.$" out &&
 	echo >&9 && exec 9>&- && sleep 0.5 && tool_stop &&
 	kill $lpid && stacks out >got && test_cmp want got
+'
+test_expect_success '-p PID that exits: memleak ends by itself, with its report' '
+	rm -f go && mkfifo go &&
+	{ "$LEAKY" 300 wait <go & } && lpid=$! &&
+	exec 9>go && wait_exec $lpid &&
+	tool_start out $SONDE memleak -o 0 -p $lpid &&
+	echo >&9 && exec 9>&- && wait $TOOL_PID && stacks out >got && test_cmp want got
+'
+test_expect_success 'bad input: an object without malloc, a command that does not exist' '
+	rc=0 && $SONDE memleak -O "$LEAKY" -- true >out 2>err || rc=$?
+	test $rc -eq 1 && grep -q "leaky defines no function malloc: is it the allocator.s object (-O)?" err &&
+	! test -s out &&
+	rc=0 && $SONDE memleak -- /nonexistent-t0850 >out 2>err || rc=$?
+	test $rc -eq 127 && grep -q "cannot run ./nonexistent-t0850.: No such file or directory" err && ! test -s out
 '
 test_expect_success '--folded: root first, bytes as the count, for sonde flame' '
 	$SONDE memleak -o 0 --folded -- "$LEAKY" 50 >out 2>err &&

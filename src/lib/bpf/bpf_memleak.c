@@ -76,8 +76,12 @@ static int attach_user(struct memleak *m, const struct memleak_opts *o, char *er
 			rc = attach_uprobe(m, fns[i].ret, o->pid, o->lib, fns[i].name, true);
 		bpfutil__quiet(false);
 		if (rc && fns[i].required) {
-			snprintf(err, errlen, "cannot attach a uprobe to %s in %s: %s", fns[i].name, o->lib,
-				 bpfutil__strerror(rc));
+			if (rc <= -4000)	/* libbpf's: the ELF file has no such function */
+				snprintf(err, errlen, "%s defines no function %s: is it the allocator's object (-O)?",
+					 o->lib, fns[i].name);
+			else
+				snprintf(err, errlen, "cannot attach a uprobe to %s in %s: %s", fns[i].name, o->lib,
+					 bpfutil__strerror(rc));
 			return rc;
 		}
 		m->nr_attached += !rc;
