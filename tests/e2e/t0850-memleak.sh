@@ -49,6 +49,9 @@ valgrind_stacks() {
 	awk '/bytes in [0-9]+ blocks are definitely lost/ { b = $2; gsub(",", "", b); s = b " " $5; n = 0; next }
 	     s && / (at|by) 0x/ { if ($2 == "by" && n++ < 2) s = s " " $4; if (n == 2) { print s; s = "" } }' "$@"
 }
+test_expect_success 'the same answer with perf-event uprobes (no uprobe_multi links)' '
+	SONDE_NO_UPROBE_MULTI=1 $SONDE memleak -o 0 -- "$LEAKY" 50 >out 2>err && stacks out >got && test_cmp want got
+'
 test_expect_success 'the same answer as valgrind --leak-check=full: bytes, blocks, functions' '
 	command -v valgrind >/dev/null || { echo "valgrind is missing: scripts/deps.sh test"; exit 1; }
 	valgrind --leak-check=full "$LEAKY" 2>vg >/dev/null &&

@@ -6,8 +6,9 @@
  * (malloc, calloc, realloc, posix_memalign, aligned_alloc) is freed. Then it
  * sleeps MS milliseconds (argv[1], default 0) and exits, so a tracer sees the
  * leaks while the process still lives. With "wait" as argv[2] it reads a byte
- * from stdin first (a tracer attaches by -p meanwhile).
- * usage: leaky [MS [wait]]
+ * from stdin first (a tracer attaches by -p meanwhile). PAIRS more malloc/free
+ * pairs (argv[3]) make it allocation-heavy, for bench/memleak.sh.
+ * usage: leaky [MS [wait|- [PAIRS]]]
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,11 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < nbig; i++)
 		sink = leak_big();
+	for (long i = argc > 3 ? atol(argv[3]) : 0; i > 0; i--) {
+		void *volatile p = malloc(64);
+
+		free(p);
+	}
 	(void)sink;
 	nanosleep(&ts, NULL);
 	return 0;

@@ -5,10 +5,13 @@
  */
 #include "lib/bpf/bpf_memleak.h"
 #include "lib/bpf/bpf_util.h"
+#include "lib/symbol/elfsym.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,9 @@ struct memleak {
 	struct memleak_bpf *skel;
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
+	int multi_fds[MAX_LINKS];	/* uprobe_multi links: they close without the perf path's wait */
+	int nr_multi;
+	bool multi;
 	int nr_attached;	/* functions or tracepoints */
 	bool combined;		/* --combined-only: read the sums the kernel keeps by stack */
 	pid_t pid;		/* user mode: the target */
@@ -35,15 +41,90 @@ struct ufunc {
 	bool required;
 };
 
+struct func_value {
+	const char *name;
+	GElf_Addr value;
+};
+
+/* "malloc" is "malloc@@GLIBC_2.2.5" too */
+static int match_func(const char *nm, const GElf_Sym *s, void *ctx)
+{
+	struct func_value *fv = ctx;
+	size_t l = strlen(fv->name);
+
+	if (s->st_value && !strncmp(nm, fv->name, l) && (!nm[l] || nm[l] == '@')) {
+		fv->value = s->st_value;
+		return 1;
+	}
+	return 0;
+}
+
+/* where a uprobe on func of the ELF file path goes: its file offset; 0 or -errno (-ENOENT: no such function) */
+static int func_offset(const char *path, const char *func, uint64_t *off)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
+	struct func_value fv = { func, 0 };
+	Elf *e;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	if (!(e = elf_begin(fd, ELF_C_READ, NULL))) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	elfsym__each_file(e, path, match_func, &fv);
+	if (fv.value)
+		rc = elfsym__file_offset(e, fv.value, true, off);
+	elf_end(e);
+	close(fd);
+	return rc;
+}
+
+/*
+ * free(NULL) does nothing: where free begins with `test %rdi,%rdi; je`
+ * (glibc's), the uprobe goes after the je, on the path of a real pointer. The
+ * kernel single-steps a `test` out of line (two traps) but emulates the `push`
+ * that follows: this halves the cost of the commonest call memleak sees.
+ */
+static uint64_t past_null_check(const char *path, uint64_t off)
+{
+	unsigned char b[9];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? pread(fd, b, sizeof(b), off) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)sizeof(b) || b[0] != 0x48 || b[1] != 0x85 || b[2] != 0xff)
+		return off;
+	if (b[3] == 0x74)		/* je rel8 */
+		return off + 5;
+	if (b[3] == 0x0f && b[4] == 0x84)	/* je rel32 */
+		return off + 9;
+	return off;
+}
+
 static int attach_uprobe(struct memleak *m, struct bpf_program *p, pid_t pid, const char *lib,
 			 const char *func, bool ret)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = func, .retprobe = ret);
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret);
 	struct bpf_link *l;
+	uint64_t off;
+	int fd;
 
-	if (m->nr_links >= MAX_LINKS)
+	if (m->nr_links >= MAX_LINKS || m->nr_multi >= MAX_LINKS)
 		return -E2BIG;
-	l = bpf_program__attach_uprobe_opts(p, pid, lib, 0, &uo);
+	if ((fd = func_offset(lib, func, &off)) < 0)
+		return fd;
+	if (!strcmp(func, "free") && !ret)
+		off = past_null_check(lib, off);
+	if (m->multi) {
+		if ((fd = bpf_uprobe_multi__attach(bpf_program__fd(p), lib, off, ret, pid)) < 0)
+			return fd;
+		m->multi_fds[m->nr_multi++] = fd;
+		return 0;
+	}
+	l = bpf_program__attach_uprobe_opts(p, pid, lib, off, &uo);
 	if (!l)
 		return -errno;
 	m->links[m->nr_links++] = l;
@@ -67,6 +148,10 @@ static int attach_user(struct memleak *m, const struct memleak_opts *o, char *er
 		{ "munmap", s->progs.munmap_enter, NULL, false },
 	};
 
+	if (access(o->lib, R_OK)) {
+		snprintf(err, errlen, "cannot read '%s': %s", o->lib, strerror(errno));
+		return -errno;
+	}
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
 		int rc;
 
@@ -76,7 +161,7 @@ static int attach_user(struct memleak *m, const struct memleak_opts *o, char *er
 			rc = attach_uprobe(m, fns[i].ret, o->pid, o->lib, fns[i].name, true);
 		bpfutil__quiet(false);
 		if (rc && fns[i].required) {
-			if (rc <= -4000)	/* libbpf's: the ELF file has no such function */
+			if (rc <= -4000 || rc == -ENOENT)	/* the ELF file has no such function */
 				snprintf(err, errlen, "%s defines no function %s: is it the allocator's object (-O)?",
 					 o->lib, fns[i].name);
 			else
@@ -134,10 +219,13 @@ int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, 
 	m->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
 	m->skel->rodata->combined_only = m->combined = o->combined;
 	m->pid = o->pid;
+	m->multi = o->pid && bpf_probe__uprobe_multi(NULL);
 	bpf_object__for_each_program(p, m->skel->obj) {
 		bool kernel = bpf_program__type(p) == BPF_PROG_TYPE_TRACING;
 
 		bpf_program__set_autoload(p, kernel == !o->pid);
+		if (!kernel && m->multi)
+			bpf_program__set_expected_attach_type(p, BPF_UPROBE_MULTI);
 	}
 	rc = memleak_bpf__load(m->skel);
 	if (rc) {
@@ -362,7 +450,9 @@ void memleak__detach(struct memleak *m)
 {
 	for (int i = 0; i < m->nr_links; i++)
 		bpf_link__destroy(m->links[i]);
-	m->nr_links = 0;
+	for (int i = 0; i < m->nr_multi; i++)
+		close(m->multi_fds[i]);
+	m->nr_links = m->nr_multi = 0;
 }
 
 void memleak__free(struct memleak *m)
