@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,12 +447,28 @@ void memleak_report__free(struct memleak_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static void *close_fd(void *fd)
+{
+	close((int)(intptr_t)fd);
+	return NULL;
+}
+
 void memleak__detach(struct memleak *m)
 {
+	pthread_t th[MAX_LINKS];
+	int nth = 0;
+
+	/* each close waits for the kernel's grace period (tens of ms here): all at once */
+	for (int i = 0; i < m->nr_multi; i++)
+		if (pthread_create(&th[nth], NULL, close_fd, (void *)(intptr_t)m->multi_fds[i]) == 0)
+			nth++, m->multi_fds[i] = -1;
+	for (int i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
 	for (int i = 0; i < m->nr_links; i++)
 		bpf_link__destroy(m->links[i]);
 	for (int i = 0; i < m->nr_multi; i++)
-		close(m->multi_fds[i]);
+		if (m->multi_fds[i] >= 0)
+			close(m->multi_fds[i]);
 	m->nr_links = m->nr_multi = 0;
 }
 
