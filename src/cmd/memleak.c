@@ -268,10 +268,11 @@ int cmd_memleak(int argc, char **argv)
 	}
 	if (w.pid)
 		loop__set_child(&loop, w.pid);
-	if (o.target)	/* the probes are attached (and the command started) */
-		printf("Attaching to pid %d, Ctrl+C to quit.\n", (int)o.target);
+	/* the probes are attached (and the command started); --folded keeps stdout for the stacks */
+	if (o.target)
+		fprintf(o.folded ? stderr : stdout, "Attaching to pid %d, Ctrl+C to quit.\n", (int)o.target);
 	else
-		printf("Attaching to kernel allocators, Ctrl+C to quit.\n");
+		fprintf(o.folded ? stderr : stdout, "Attaching to kernel allocators, Ctrl+C to quit.\n");
 	fflush(stdout);
 	loop__set_tick(&loop, 100, tick, &o);
 	end = loop__run(&loop);
