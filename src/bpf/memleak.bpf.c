@@ -11,7 +11,8 @@
  * once, at the outermost call: a per-thread depth counts the nesting.
  *
  * Kernel mode: kmem:kmalloc/kfree, kmem_cache_alloc/free and
- * mm_page_alloc/free, as BTF-typed tracepoints, with kernel stacks.
+ * mm_page_alloc/free, as BTF-typed tracepoints, with kernel stacks; with
+ * --percpu, percpu:percpu_alloc_percpu/percpu_free_percpu instead.
  * The user side reads `allocs` and sums it by stack; with --combined-only
  * the sums by stack are kept here too (`combined`), so that reading them
  * costs one entry per stack however many allocations are outstanding.
@@ -261,5 +262,16 @@ int BPF_PROG(mm_page_alloc, struct page *page, unsigned int order)
 
 SEC("tp_btf/mm_page_free")
 int BPF_PROG(mm_page_free, struct page *page) { return free_enter((__u64)page); }
+
+/* --percpu: per-CPU allocations, by the size asked for (as BCC counts them) */
+SEC("tp_btf/percpu_alloc_percpu")
+int BPF_PROG(percpu_alloc_percpu, unsigned long call_site, bool reserved, bool is_atomic, size_t size,
+	     size_t align, void *base_addr, int off, void *ptr)
+{
+	return kalloc(ctx, (__u64)ptr, size);
+}
+
+SEC("tp_btf/percpu_free_percpu")
+int BPF_PROG(percpu_free_percpu, void *base_addr, int off, void *ptr) { return free_enter((__u64)ptr); }
 
 char LICENSE[] SEC("license") = "GPL";

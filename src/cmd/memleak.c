@@ -16,6 +16,7 @@
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
 #include "lib/symbol/symbol.h"
+#include "lib/util.h"
 #include "ui/memleak_print.h"
 
 #include <errno.h>
@@ -85,7 +86,8 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 		OPT_UINT64('z', "min-size", &o->min_size, "MIN_SIZE", "capture only allocations larger than this size"),
 		OPT_UINT64('Z', "max-size", &o->max_size, "MAX_SIZE", "capture only allocations smaller than this size"),
 		OPT_STRING('O', "obj", &o->obj, "OBJ", "attach to allocator functions in the specified object (default: the target's libc)"),
-		OPT_BOOL(0, "percpu", &o->percpu, "trace percpu allocations (not supported)"),
+		OPT_STRING(0, "lib", &o->obj, "PATH", "the same as -O"),
+		OPT_BOOL(0, "percpu", &o->percpu, "trace percpu allocations"),
 		OPT_BOOL('f', "folded", &o->folded, "folded stacks weighted by bytes (flamegraph.pl, sonde flame)"),
 		OPT_VERBOSE(),
 		OPT_END(),
@@ -121,8 +123,8 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 		opt__usage_error(memleak_usage, opts, "--min-size must not be above --max-size");
 	if (o->trace)
 		opt__usage_error(memleak_usage, opts, "-t (a line per call) is not supported: `sonde ltrace` does that");
-	if (o->percpu)
-		opt__usage_error(memleak_usage, opts, "--percpu is not supported yet");
+	if (o->percpu && (o->pid || o->cmd_argv))
+		opt__usage_error(memleak_usage, opts, "--percpu traces the kernel's per-CPU allocations: not with -p or a command");
 }
 
 /*
@@ -198,6 +200,23 @@ static int tick(void *ctx, int fd, short revents)
 	return o->pid && !target__alive(o->target);
 }
 
+/* whether the target's executable is a static binary; its path in exe */
+static bool static_target(const struct memleak_cmd *o, char *exe, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	if (o->pid) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)o->target);
+		if ((n = readlink(link, exe, len - 1)) < 0)
+			return false;
+		exe[n] = 0;
+	} else if (util__find_command(o->cmd_argv[0], exe, len)) {
+		return false;
+	}
+	return memleak__is_static(exe) == 1;
+}
+
 /* the target and the library to probe; the child held before exec for a command */
 static int setup_target(struct memleak_cmd *o, struct workload *w, char *lib, size_t len)
 {
@@ -223,6 +242,8 @@ static int setup_target(struct memleak_cmd *o, struct workload *w, char *lib, si
 		return 0;
 	if (o->obj)
 		snprintf(lib, len, "%s", o->obj);
+	else if (static_target(o, lib, len))	/* its malloc is its own */
+		debug(1, "%s is statically linked: probing its own allocator", lib);
 	else if (memleak__find_libc(o->pid ? o->target : 0, lib, len)) {
 		error("process %d maps no C library: give the allocator's object with -O", (int)o->target);
 		return -1;
@@ -251,7 +272,8 @@ int cmd_memleak(int argc, char **argv)
 		goto out;
 	o.po.kernel = !o.target;
 	mo = (struct memleak_opts){ .pid = o.target, .lib = lib, .min_size = o.min_size, .max_size = o.max_size,
-				    .sample_every = o.sample_rate, .combined = o.combined };
+				    .sample_every = o.sample_rate, .combined = o.combined,
+				    .percpu = o.percpu };
 	if ((rc = memleak__new(&o.m, &mo, err, sizeof(err))) || (rc = loop__init(&loop))) {
 		error("%s", err[0] ? err : strerror(-rc));
 		if (w.pid)

@@ -16,7 +16,9 @@ test_expect_success 'usage errors: one line, exit 129' '
 	rc=0 && $SONDE memleak -c true -- true 2>err || rc=$?
 	test $rc -eq 129 && grep -q "give one" err &&
 	rc=0 && $SONDE memleak -z 10 -Z 5 2>err || rc=$?
-	test $rc -eq 129
+	test $rc -eq 129 &&
+	rc=0 && $SONDE memleak --percpu -- true 2>err || rc=$?
+	test $rc -eq 129 && grep -q "not with -p or a command" err
 '
 test_expect_success 'memleak is a tool name too: sonde tools --names lists it' '
 	$SONDE tools --names | grep -qx memleak
@@ -111,6 +113,15 @@ test_expect_success 'bad input: an object without malloc, a command that does no
 	rc=0 && $SONDE memleak -- /nonexistent-t0850 >out 2>err || rc=$?
 	test $rc -eq 127 && grep -q "cannot run ./nonexistent-t0850.: No such file or directory" err && ! test -s out
 '
+test_expect_success 'a static binary: its own malloc is probed; --lib names the object' '
+	if ! cc -static -O1 -g -fno-omit-frame-pointer -fno-inline -o leaky-static "$ROOT/tests/workloads/leaky.c" 2>/dev/null; then
+		echo "no static libc to build with: skipped"; exit 0
+	fi
+	$SONDE memleak -o 0 -- ./leaky-static 50 >out 2>err && stacks out | grep leak_ >got && test_cmp want got &&
+	grep -q "^		leak_big+0x[0-9a-f]* \[leaky-static\]$" out &&
+	$SONDE memleak -o 0 --lib "$PWD/leaky-static" -- ./leaky-static 50 >out 2>err &&
+	stacks out | grep leak_ >got && test_cmp want got
+'
 test_expect_success '--folded: root first, bytes as the count, for sonde flame' '
 	$SONDE memleak -o 0 --folded -- "$LEAKY" 50 >out 2>err &&
 	grep -q "^__libc_start_call_main;main;leak_small 500$" out &&
@@ -129,5 +140,13 @@ test_expect_success 'kernel mode (no -p): kmem tracepoints, kernel stacks, one r
 	grep -q "^		[a-z_].*+0x[0-9a-f]* \[kernel\]$" out &&
 	grep -A1 "allocations from stack$" out | grep "^		" >first &&
 	! grep -E "^		(bpf_prog_[0-9a-f]{16}|__bpf_trace_|bpf_trace_run|__traceiter_)" first
+'
+test_expect_success '--percpu: per-CPU allocations only (percpu tracepoints), kernel stacks' '
+	tool_start out $SONDE memleak --percpu -o 0 1 1 &&
+	{ sleep 3 & } && sp=$! &&
+	wait $TOOL_PID && kill $sp &&
+	grep -q "mm_init" out &&
+	grep -A1 "allocations from stack$" out | grep "^		" >first && test -s first &&
+	! grep -v "^		pcpu_alloc" first
 '
 test_done

@@ -175,22 +175,26 @@ static int attach_user(struct memleak *m, const struct memleak_opts *o, char *er
 	return 0;
 }
 
-static int attach_kernel(struct memleak *m, char *err, size_t errlen)
+static bool percpu_prog(const struct memleak *m, const struct bpf_program *p)
 {
-	struct memleak_bpf *s = m->skel;
-	struct bpf_program *progs[] = {
-		s->progs.kmalloc, s->progs.kfree, s->progs.kmem_cache_alloc, s->progs.kmem_cache_free,
-		s->progs.mm_page_alloc, s->progs.mm_page_free,
-	};
+	return p == m->skel->progs.percpu_alloc_percpu || p == m->skel->progs.percpu_free_percpu;
+}
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		struct bpf_link *l = bpf_program__attach(progs[i]);
+static int attach_kernel(struct memleak *m, bool percpu, char *err, size_t errlen)
+{
+	struct bpf_program *p;
 
-		if (!l) {
+	bpf_object__for_each_program(p, m->skel->obj) {
+		struct bpf_link *l;
+		const char *group = percpu ? "percpu" : "kmem";
+
+		if (bpf_program__type(p) != BPF_PROG_TYPE_TRACING || percpu_prog(m, p) != percpu)
+			continue;
+		if (!(l = bpf_program__attach(p))) {
 			int rc = -errno;
 
-			snprintf(err, errlen, "cannot attach to tracepoint kmem:%s: %s",
-				 bpf_program__name(progs[i]), bpfutil__strerror(rc));
+			snprintf(err, errlen, "cannot attach to tracepoint %s:%s: %s", group,
+				 bpf_program__name(p), bpfutil__strerror(rc));
 			return rc;
 		}
 		m->links[m->nr_links++] = l;
@@ -224,7 +228,7 @@ int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, 
 	bpf_object__for_each_program(p, m->skel->obj) {
 		bool kernel = bpf_program__type(p) == BPF_PROG_TYPE_TRACING;
 
-		bpf_program__set_autoload(p, kernel == !o->pid);
+		bpf_program__set_autoload(p, kernel == !o->pid && (!kernel || percpu_prog(m, p) == o->percpu));
 		if (!kernel && m->multi)
 			bpf_program__set_expected_attach_type(p, BPF_UPROBE_MULTI);
 	}
@@ -233,7 +237,7 @@ int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, 
 		snprintf(err, errlen, "cannot load the BPF program: %s", bpfutil__strerror(rc));
 		return rc;
 	}
-	return o->pid ? attach_user(m, o, err, errlen) : attach_kernel(m, err, errlen);
+	return o->pid ? attach_user(m, o, err, errlen) : attach_kernel(m, o->percpu, err, errlen);
 }
 
 int memleak__nr_attached(const struct memleak *m)
@@ -479,6 +483,31 @@ void memleak__free(struct memleak *m)
 	memleak__detach(m);
 	memleak_bpf__destroy(m->skel);
 	free(m);
+}
+
+int memleak__is_static(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 1;
+	size_t n = 0;
+	Elf *e;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	if (!(e = elf_begin(fd, ELF_C_READ, NULL)) || elf_getphdrnum(e, &n)) {
+		rc = -ENOEXEC;
+		n = 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_INTERP)
+			rc = 0;
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
 }
 
 int memleak__find_libc(pid_t pid, char *path, size_t len)

@@ -22,6 +22,7 @@ struct memleak_opts {
 	const char *lib;	/* user mode: the allocator's object (the target's libc) */
 	uint64_t min_size, max_size;	/* max 0: no limit */
 	unsigned sample_every;	/* record one allocation in N (0, 1: all) */
+	bool percpu;		/* kernel mode: per-CPU allocations instead of kmalloc, slabs and pages */
 	bool combined;		/* keep the sums by stack in the kernel, read only them (no ages, no addresses) */
 };
 
@@ -68,5 +69,9 @@ void memleak__free(struct memleak *m);
  * one a command started from it loads); 0 or -ENOENT.
  */
 int memleak__find_libc(pid_t pid, char *path, size_t len);
+
+/* 1 when the ELF file at path has no program interpreter (a static binary: its allocator is its own), 0 when
+ * it has one, or -errno */
+int memleak__is_static(const char *path);
 
 #endif
