@@ -99,6 +99,16 @@ test_expect_success '-p PID: a running process, leaks made after attaching, repo
 	echo >&9 && exec 9>&- && sleep 0.5 && tool_stop &&
 	kill $lpid && stacks out >got && test_cmp want got
 '
+test_expect_success 'SIGTERM: the report, then no program of memleak stays loaded' '
+	rm -f go && mkfifo go &&
+	{ "$LEAKY" 20000 wait <go & } && lpid=$! &&
+	exec 9>go && wait_exec $lpid &&
+	tool_start out $SONDE memleak -o 0 -p $lpid &&
+	echo >&9 && exec 9>&- && sleep 0.5 &&
+	kill -TERM $TOOL_PID && rc=0 && wait $TOOL_PID || rc=$?
+	kill $lpid && test $rc -eq 0 && stacks out >got && test_cmp want got &&
+	if command -v bpftool >/dev/null; then ! bpftool prog show | grep -q "name free_uprobe "; fi
+'
 test_expect_success '-p PID that exits: memleak ends by itself, with its report' '
 	rm -f go && mkfifo go &&
 	{ "$LEAKY" 300 wait <go & } && lpid=$! &&
