@@ -427,7 +427,8 @@ int memleak__read(struct memleak *m, uint64_t older_ns, struct memleak_report *r
 	for (size_t i = 0; !rc && !m->combined && i < kept; i++)
 		r->a[r->na++] = (struct memleak_addr){ raws[i].addr, raws[i].a.size };
 	if (!rc) {
-		qsort(raws, kept, sizeof(*raws), cmp_raw_stack);
+		if (kept)
+			qsort(raws, kept, sizeof(*raws), cmp_raw_stack);
 		rc = sum_stacks(stacks_fd, raws, kept, r);
 	}
 	free(raws);
@@ -435,8 +436,10 @@ int memleak__read(struct memleak *m, uint64_t older_ns, struct memleak_report *r
 		memleak_report__free(r);
 		return rc;
 	}
-	qsort(r->s, r->n, sizeof(*r->s), cmp_stack_bytes);
-	qsort(r->a, r->na, sizeof(*r->a), cmp_addr_size);
+	if (r->n)
+		qsort(r->s, r->n, sizeof(*r->s), cmp_stack_bytes);
+	if (r->na)
+		qsort(r->a, r->na, sizeof(*r->a), cmp_addr_size);
 	for (int i = 0; i < MEMLEAK_STAT_NR; i++)
 		r->stats[i] = bpf_percpu__sum(bpf_map__fd(m->skel->maps.stats), i);
 	return 0;
