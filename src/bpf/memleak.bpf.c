@@ -97,11 +97,25 @@ static void combine(const struct memleak_alloc *a, int sign)
 	__sync_fetch_and_add(&c->count, sign > 0 ? 1 : -1);
 }
 
+/* -s N: allocations in the size range, counted; the 1st, the N+1th... are recorded */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sample_count SEC(".maps");
+
 static bool wanted(__u64 size)
 {
+	__u32 zero = 0;
+	__u64 *n;
+
 	if (size < min_size || size > max_size)
 		return false;
-	return sample_every <= 1 || bpf_get_prandom_u32() % sample_every == 0;
+	if (sample_every <= 1)
+		return true;
+	n = bpf_map_lookup_elem(&sample_count, &zero);
+	return n && __sync_fetch_and_add(n, 1) % sample_every == 0;
 }
 
 static int alloc_enter(__u64 size, __u64 memptr)

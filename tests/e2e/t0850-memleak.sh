@@ -75,6 +75,12 @@ test_expect_success '-z/-Z size range, --top, -a addresses, -o older than' '
 	printf "\taddr = X size = %s\n" 100 100 100 100 100 4096 4096 4096 >w && test_cmp w got &&
 	$SONDE memleak -o 60000 -- "$LEAKY" 50 >out 2>err && stacks out >got && ! test -s got
 '
+# leaky allocates 16 blocks a round (leak_small first), 5 rounds, then leak_big 3 times:
+# one in 16 records each leak_small and the first leak_big
+test_expect_success '-s 16: exactly one allocation in 16, counted in order' '
+	$SONDE memleak -o 0 -s 16 -- "$LEAKY" 50 >out 2>err && stacks out >got &&
+	printf "500 5 leak_small main\n4096 1 leak_big main\n" >w && test_cmp w got
+'
 test_expect_success 'interval and count: two reports a second apart, then memleak ends the command' '
 	start=$(date +%s%N) &&
 	$SONDE memleak -o 0 1 2 -- "$LEAKY" 20000 >out 2>err &&
