@@ -46,7 +46,6 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, MEMLEAK_MAX_ALLOCS);
-	__uint(map_flags, BPF_F_NO_PREALLOC);	/* memory as blocks are outstanding, not 1M entries up front */
 	__type(key, __u64);
 	__type(value, struct memleak_alloc);
 } allocs SEC(".maps");

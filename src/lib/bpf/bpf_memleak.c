@@ -224,6 +224,14 @@ int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, 
 	m->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
 	m->skel->rodata->combined_only = m->combined = o->combined;
 	m->pid = o->pid;
+	/*
+	 * User mode: the map grows as blocks are outstanding rather than taking its
+	 * million entries (~80 MB) up front. Not in kernel mode: the kernel's refills
+	 * of such a map are kmallocs, which the program would record, which would
+	 * take more entries...
+	 */
+	if (o->pid)
+		bpf_map__set_map_flags(m->skel->maps.allocs, BPF_F_NO_PREALLOC);
 	m->multi = o->pid && bpf_probe__uprobe_multi(NULL);
 	bpf_object__for_each_program(p, m->skel->obj) {
 		bool kernel = bpf_program__type(p) == BPF_PROG_TYPE_TRACING;
