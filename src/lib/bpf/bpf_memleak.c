@@ -541,7 +541,11 @@ int memleak__find_libc(pid_t pid, char *path, size_t len)
 		p[strcspn(p, "\n")] = 0;
 		base = strrchr(p, '/') + 1;
 		if (!strncmp(base, "libc.so", 7) || (!strncmp(base, "libc-", 5) && strstr(base, ".so"))) {
-			snprintf(path, len, "%s", p);
+			/* a process's through its root: the same file in a container's mount namespace */
+			if (pid)
+				snprintf(path, len, "/proc/%d/root%s", (int)pid, p);
+			else
+				snprintf(path, len, "%s", p);
 			rc = 0;
 		}
 	}

@@ -65,8 +65,8 @@ void memleak__detach(struct memleak *m);
 void memleak__free(struct memleak *m);
 
 /*
- * The path of the C library process pid maps (pid 0: sonde's own, which is the
- * one a command started from it loads); 0 or -ENOENT.
+ * The path of the C library process pid maps, through /proc/PID/root (pid 0:
+ * sonde's own, which is the one a command started from it loads); 0 or -ENOENT.
  */
 int memleak__find_libc(pid_t pid, char *path, size_t len);
 
