@@ -316,8 +316,11 @@ static bool tool__load(struct tool *t, const char *name)
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	const char *about;
+	const char *try_argv[4];	/* what sonde tools runs to try it */
 } command_tools[] = {
-	{ "memleak", cmd_memleak },
+	{ "memleak", cmd_memleak, "outstanding memory allocations by stack: leaks (sonde memleak)",
+	  { "memleak", "-c", "true", NULL } },
 };
 
 static int (*find_cmd_tool(const char *name))(int, char **)
@@ -776,6 +779,36 @@ static void print_names(void)
 	}
 }
 
+/* a command-tool tried as the tools are: a moment of it, its output (and warnings) nowhere; its status */
+static int try_command(int (*fn)(int, char **), int argc, char **argv)
+{
+	int rc, fd, saved, saved2;
+
+	fflush(stdout);
+	fflush(stderr);
+	saved = dup(1);
+	saved2 = dup(2);
+	fd = open("/dev/null", O_WRONLY);
+	if (fd >= 0 && saved >= 0 && saved2 >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+	}
+	rc = fn(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, 1);
+		close(saved);
+	}
+	if (saved2 >= 0) {
+		dup2(saved2, 2);
+		close(saved2);
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 static const char *const tools_usage[] = {
 	"sonde tools [-q] [--names]",
 	NULL,
@@ -822,37 +855,23 @@ int cmd_tools(int argc, char **argv)
 	}
 	for (const struct tool_cmdalias *a = tool_cmdaliases; a->name; a++) {
 		char *av[] = { (char *)a->cmd, (char *)"-a", (char *)"--duration", (char *)"0.01", NULL };
-		int rc = 0, fd, saved;
+		int rc = quick ? 0 : try_command(a->fn, 4, av);
 
 		n++;
-		if (!quick) {	/* tried as the tools are: a moment of the command, its output (and warnings) nowhere */
-			int saved2;
-
-			fflush(stdout);
-			fflush(stderr);
-			saved = dup(1);
-			saved2 = dup(2);
-			fd = open("/dev/null", O_WRONLY);
-			if (fd >= 0 && saved >= 0 && saved2 >= 0) {
-				dup2(fd, 1);
-				dup2(fd, 2);
-			}
-			rc = a->fn(4, av);
-			fflush(stdout);
-			fflush(stderr);
-			if (saved >= 0) {
-				dup2(saved, 1);
-				close(saved);
-			}
-			if (saved2 >= 0) {
-				dup2(saved2, 2);
-				close(saved2);
-			}
-			if (fd >= 0)
-				close(fd);
-		}
 		nok += !quick && !rc;
 		printf("%-14s %-4s %s\n", a->name, quick ? "-" : rc ? "no" : "yes", a->about);
+	}
+	for (size_t i = 0; i < sizeof(command_tools) / sizeof(command_tools[0]); i++) {
+		char *av[4];
+		int ac = 0, rc;
+
+		while (ac < 3 && command_tools[i].try_argv[ac])
+			av[ac] = (char *)command_tools[i].try_argv[ac], ac++;
+		av[ac] = NULL;
+		rc = quick ? 0 : try_command(command_tools[i].fn, ac, av);
+		n++;
+		nok += !quick && !rc;
+		printf("%-14s %-4s %s\n", command_tools[i].name, quick ? "-" : rc ? "no" : "yes", command_tools[i].about);
 	}
 	if (!quick)
 		printf("\n%d of %d tools run on this kernel\n", nok, n);

@@ -21,7 +21,7 @@ test_expect_success 'an unknown option or an extra argument: one line and the us
 '
 test_expect_success 'sonde tools -q lists every tool in src/tools, one line each' '
 	$SONDE tools -q >list &&
-	test $(wc -l <list) -eq $(($(ls "$ROOT"/src/tools/*.bt | wc -l) + 1)) &&	# + offcputime (sonde offcpu)
+	test $(wc -l <list) -eq $(($(ls "$ROOT"/src/tools/*.bt | wc -l) + 2)) &&	# + offcputime, memleak (commands)
 	grep -q "^execsnoop      -    trace exec" list
 '
 test_expect_success 'make install DESTDIR= PREFIX=: sonde and a symlink per tool name; uninstall removes them' '
