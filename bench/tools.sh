@@ -15,12 +15,13 @@ N=${N:-5}
 # first_line CMD...: seconds from exec to the first line on stdout (best of $N), then Ctrl-C
 first_line() {
 	python3 - "$N" "$@" <<'PY'
-import os, signal, subprocess, sys, time
+import os, select, signal, subprocess, sys, time
 n, cmd, best = int(sys.argv[1]), sys.argv[2:], None
 for _ in range(n):
     s = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    line = p.stdout.readline()
+    ready, _, _ = select.select([p.stdout], [], [], 20)	# a tool that prints nothing: nan
+    line = p.stdout.readline() if ready else b""
     t = time.perf_counter() - s
     p.send_signal(signal.SIGINT)
     try:
@@ -39,8 +40,8 @@ for t in execsnoop opensnoop biolatency runqlat exitsnoop tcpstates bitesize sys
 	"$SONDE" tools --names | grep -qx "$t" || continue
 	s=$(first_line "$SONDE" "$t")
 	line=$(printf '  %-11s sonde %ss' "$t" "$s")
-	if [ -x /usr/sbin/$t ]; then
-		l=$(first_line /usr/sbin/$t)
+	if [ -x /usr/sbin/$t ]; then	# stdbuf: libbpf-tools' stdout to a pipe is block-buffered
+		l=$(first_line stdbuf -oL /usr/sbin/$t)
 		line="$line$(printf '  libbpf-tools %ss  sonde/libbpf-tools = %s' "$l" "$(ratio "$s" "$l")")"
 	fi
 	if [ -r /usr/sbin/$t.bt ] && command -v bpftrace >/dev/null; then
