@@ -22,7 +22,7 @@ EXAMPLES=$BUILD/examples
 RESULTS=${RESULTS:-/dev/null}
 TEST_NAME=$(basename "$0" .sh)
 TMP=$(mktemp -d "/tmp/sonde-$TEST_NAME.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+trap '_end_tools; rm -rf "$TMP"' EXIT
 _pass=0 _fail=0 _skip=0
 
 say() { printf '%s\n' "$*"; }
@@ -31,6 +31,7 @@ test_expect_success() {
 	local desc=$1 body=$2 log=$TMP/.log rc
 	( cd "$TMP" && set -e && eval "$body" ) >"$log" 2>&1 </dev/null
 	rc=$?
+	_end_tools
 	if [ $rc -eq 0 ]; then
 		say "ok - $TEST_NAME: $desc"
 		echo "pass $TEST_NAME: $desc" >>"$RESULTS"
@@ -84,6 +85,7 @@ tool_start() {
 	: >"$out"	# now, not when the background job gets to it: an old OUT must not count
 	"$@" >"$out" 2>"$out.err" &
 	TOOL_PID=$!
+	echo $TOOL_PID >>"$TMP/.tools"	# ended by the harness if the test fails before tool_stop
 	while ! grep -q . "$out" 2>/dev/null; do
 		kill -0 $TOOL_PID 2>/dev/null || { echo "the tool ended before its header:"; cat "$out.err"; return 1; }
 		i=$((i + 1))
@@ -92,9 +94,21 @@ tool_start() {
 	done
 }
 
+# the tools a test started and did not stop (it failed before tool_stop): SIGINT, then SIGKILL
+_end_tools() {
+	[ -s "$TMP/.tools" ] || return 0
+	local p
+	for p in $(cat "$TMP/.tools"); do
+		kill -INT $p 2>/dev/null && sleep 1 && kill -KILL $p 2>/dev/null
+	done
+	rm -f "$TMP/.tools"
+	return 0
+}
+
 # tool_stop: Ctrl-C to the tool tool_start ran; waits for it and returns its exit status
 tool_stop() {
 	kill -INT $TOOL_PID 2>/dev/null
+	sed -i "/^$TOOL_PID\$/d" "$TMP/.tools" 2>/dev/null
 	wait $TOOL_PID
 }
 
