@@ -1,0 +1,112 @@
+#!/bin/bash
+# t0772: the file tools (opensnoop, statsnoop, filelife, fsslower and its
+# aliases, fileslower, vfsstat, cachestat): each with a trigger from this test's
+# shell whose answer is known (N opens of one file, N stats, one short-lived
+# file, an fsync...), and the same header and columns as libbpf-tools' tool of
+# that name where that one runs here.
+. "$(dirname "$0")/../lib.sh"
+
+test_expect_success 'the file tools answer --help with their options' '
+	$SONDE opensnoop --help >help && grep -q "^  -f FLAG, --flag-filter FLAG" help &&
+	$SONDE statsnoop --help | grep -q "^usage: statsnoop \[-h\] \[-t\] \[-x\] \[-p PID\]"
+'
+require_root 'the file tools run on this kernel'
+
+# bash opens the file itself for a redirection: 5 opens and one failed open, all by $BASHPID
+open_trigger() {
+	for i in 1 2 3 4 5; do : <"$TMP/t0772-open"; done
+	{ : <"$TMP/t0772-missing"; } 2>/dev/null || true
+}
+test_expect_success 'opensnoop: the 5 opens of a file (FD, ERR 0) and the failed one (-1, ENOENT)' '
+	: >t0772-open && me=$BASHPID &&
+	tool_start out $SONDE opensnoop -p $me &&
+	open_trigger && sleep 0.2 && tool_stop &&
+	head -1 out >hdr && printf "%-6s %-16s %3s %3s PATH\n" PID COMM FD ERR >want && test_cmp want hdr &&
+	test $(grep -c "^$me  *bash  *[0-9]  *0 $TMP/t0772-open$" out) -eq 5 &&
+	test $(grep -c "^$me  *bash  *-1   2 $TMP/t0772-missing$" out) -eq 1 &&
+	test $(grep -c t0772 out) -eq 6
+'
+test_expect_success 'opensnoop -x -T -U -e: the failed open only, with time, UID and flags columns' '
+	tool_start out $SONDE opensnoop -x -T -U -e -p $BASHPID &&
+	open_trigger && sleep 0.2 && tool_stop &&
+	head -1 out | grep -q "^TIME     UID     PID    COMM              FD ERR FLAGS    PATH$" &&
+	test $(grep -c t0772 out) -eq 1 && ! grep -q "   0 [0-7]\{8\} " out &&
+	grep -q "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] 0       $BASHPID  *bash  *-1   2 00000000 $TMP/t0772-missing$" out
+'
+test_expect_success 'opensnoop -f O_WRONLY -e: only the open for writing (O_WRONLY|O_CREAT|O_TRUNC)' '
+	tool_start out $SONDE opensnoop -e -f O_WRONLY -t $BASHPID &&
+	open_trigger && : >"$TMP/t0772-write" && sleep 0.2 && tool_stop &&
+	test $(grep -c t0772 out) -eq 1 && grep -q " 00001101 $TMP/t0772-write$" out &&
+	rc=0 && $SONDE opensnoop -f O_NOSUCH 2>err || rc=$?
+	test $rc -ne 0 && grep -q "bad flag" err
+'
+test_expect_success 'opensnoop -F: a relative path with the working directory; -n filters by name' '
+	tool_start out $SONDE opensnoop -F -p $BASHPID &&
+	: <t0772-open && sleep 0.2 && tool_stop &&
+	grep -q "^$BASHPID  *bash  *[0-9]  *0 $TMP/t0772-open$" out &&
+	tool_start out $SONDE opensnoop -n nosuchname &&
+	open_trigger && sleep 0.2 && tool_stop &&
+	test $(wc -l <out) -eq 1
+'
+test_expect_success 'opensnoop -d 1 ends by itself after a second' '
+	timeout 20 $SONDE opensnoop -d 1 -p $BASHPID >out && test $(wc -l <out) -eq 1
+'
+test_expect_success "opensnoop -T -U -e -x: the same header and columns as libbpf-tools' opensnoop" '
+	test -x /usr/sbin/opensnoop || { echo "libbpf-tools is not installed (make test installs it)"; exit 1; }
+	for t in "$SONDE opensnoop" "stdbuf -oL /usr/sbin/opensnoop"; do
+		tool_start out $t -T -U -e -x -p $BASHPID && open_trigger && sleep 0.2 && tool_stop
+		{ head -1 out; grep t0772-missing out; } | sed -E "s/[0-9:]+ +/N /g" >>both
+	done &&
+	test $(wc -l <both) -eq 4 && head -2 both >a && tail -2 both >b && test_cmp b a
+'
+# bash's test -e is a stat (newfstatat): 4 of an existing file and one of a missing one
+stat_trigger() {
+	for i in 1 2 3 4; do test -e "$TMP/t0772-stat"; done
+	test -e "$TMP/t0772-nostat" || true
+}
+test_expect_success 'statsnoop: the 4 stats of a file (RET 0) and the failed one (-1, ENOENT)' '
+	: >t0772-stat && me=$BASHPID &&
+	tool_start out $SONDE statsnoop -p $me &&
+	stat_trigger && sleep 0.2 && tool_stop &&
+	head -1 out >hdr && printf "%-7s %-20s %-4s %-4s %-s\n" PID COMM RET ERR PATH >want && test_cmp want hdr &&
+	test $(grep -c "^$me  *bash  *0    0    $TMP/t0772-stat$" out) -eq 4 &&
+	test $(grep -c "^$me  *bash  *-1   2    $TMP/t0772-nostat$" out) -eq 1 &&
+	test $(grep -c t0772 out) -eq 5
+'
+test_expect_success 'statsnoop -t -x: the failed stat only, after seconds with 9 decimals' '
+	me=$BASHPID &&
+	tool_start out $SONDE statsnoop -t -x -p $me &&
+	stat_trigger && sleep 0.2 && tool_stop &&
+	head -1 out | grep -q "^TIME(s)        PID     COMM                 RET  ERR  PATH$" &&
+	test $(grep -c t0772 out) -eq 1 &&
+	grep -Eq "^[0-9]+\.[0-9]{9} +$me +bash +-1   2    $TMP/t0772-nostat$" out &&
+	grep t0772 out | cut -c16- | grep -q "^$me  *bash "
+'
+test_expect_success "statsnoop -t: the header of libbpf-tools' statsnoop (0.26 traces nothing here)" '
+	test -x /usr/sbin/statsnoop || { echo "libbpf-tools is not installed (make test installs it)"; exit 1; }
+	tool_start out $SONDE statsnoop -t && tool_stop &&
+	tool_start out2 stdbuf -oL /usr/sbin/statsnoop -t && tool_stop &&
+	head -1 out >a && head -1 out2 >b && test_cmp b a
+'
+# a file that lives 0.5 s: created by bash (openat, FMODE_CREATED), deleted by rm
+test_expect_success 'filelife: the file, deleted by rm, with an age of at least 0.5 s' '
+	me=$BASHPID &&
+	tool_start out $SONDE filelife &&
+	: >"$TMP/t0772-life" && sleep 0.5 && rm "$TMP/t0772-life" && sleep 0.2 && tool_stop &&
+	head -1 out | grep -q "^Tracing the lifespan of short-lived files ... Hit Ctrl-C to end.$" &&
+	sed -n 2p out >hdr && printf "%-8s %-6s %-16s %-7s %s\n" TIME PID COMM "AGE(s)" FILE >want && test_cmp want hdr &&
+	grep " t0772-life$" out >got && test $(wc -l <got) -eq 1 &&
+	grep -Eq "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] [0-9]+ +rm +[0-9]+\.[0-9][0-9] +t0772-life$" got &&
+	age=$(awk "{print \$4 * 100}" got) && test $age -ge 50 && test $age -lt 1000
+'
+test_expect_success 'filelife -p: only files that process created; a fifo by mknod; a file kept is not shown' '
+	me=$BASHPID &&
+	tool_start out $SONDE filelife -p $me &&
+	: >"$TMP/t0772-mine" && sh -c ": >\"$TMP/t0772-theirs\"" && : >"$TMP/t0772-kept" &&
+	rm "$TMP/t0772-mine" "$TMP/t0772-theirs" && sleep 0.2 && tool_stop &&
+	test $(grep -c t0772 out) -eq 1 && grep -q " t0772-mine$" out &&
+	tool_start out $SONDE filelife &&
+	mkfifo t0772-fifo && rm t0772-fifo && sleep 0.2 && tool_stop &&
+	grep -Eq " rm +[0-9.]+ +t0772-fifo$" out
+'
+test_done
