@@ -109,4 +109,48 @@ test_expect_success 'filelife -p: only files that process created; a fifo by mkn
 	mkfifo t0772-fifo && rm t0772-fifo && sleep 0.2 && tool_stop &&
 	grep -Eq " rm +[0-9.]+ +t0772-fifo$" out
 '
+# dd, held on a fifo until the tool runs (so its pid is known): an open, two
+# writes of 4 KiB and an fsync of t0772-fs, a file on the file system of $TMP
+fs_trigger() {
+	rm -f go && mkfifo go &&
+	{ read -r _ <go; exec dd if=/dev/zero of="$TMP/t0772-fs" bs=4096 count=2 conv=fsync 2>/dev/null; } &
+	ddpid=$!
+}
+fs_go() { echo go >go && wait $ddpid && sleep 0.2; }
+test_expect_success 'fsslower -m 0 on the file system of the file: its open, 2 writes and fsync, in order' '
+	fs=$(stat -f -c %T .) && case $fs in ext2/ext3) fs=ext4 ;; esac &&
+	fs_trigger && tool_start out $SONDE fsslower -t $fs -m 0 -p $ddpid && fs_go && tool_stop &&
+	head -1 out | grep -q "^Tracing $fs operations... Hit Ctrl-C to end.$" &&
+	sed -n 2p out >hdr &&
+	printf "%-8s %-16s %-7s %1s %-7s %-8s %7s %s\n" TIME COMM PID T BYTES OFF_KB "LAT(ms)" FILENAME >want &&
+	test_cmp want hdr &&
+	grep " t0772-fs$" out | cut -c10- | sed -E "s/[ 0-9]{4}\.[0-9]{2} t0772-fs$/NNNN.NN t0772-fs/" >got &&
+	printf "dd               %-7d O 0       0        NNNN.NN t0772-fs\n" $ddpid >want &&
+	printf "dd               %-7d W 4096    0        NNNN.NN t0772-fs\n" $ddpid >>want &&
+	printf "dd               %-7d W 4096    4        NNNN.NN t0772-fs\n" $ddpid >>want &&
+	printf "dd               %-7d F LL_MAX  0        NNNN.NN t0772-fs\n" $ddpid >>want &&
+	test_cmp want got &&
+	grep -Eq "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] dd .* +[0-9]+\.[0-9][0-9] t0772-fs$" out
+'
+test_expect_success 'ext4slower (an alias) -c: CSV lines; xfsslower and btrfsslower see none of them' '
+	test "$(stat -f -c %T .)" = ext2/ext3 || { echo "skipped: $TMP is not on ext4"; exit 0; }
+	fs_trigger && tool_start out $SONDE ext4slower -c -m 0 -p $ddpid && fs_go && tool_stop &&
+	head -1 out | grep -q "^ENDTIME_ns,TASK,PID,TYPE,BYTES,OFFSET_b,LATENCY_us,FILE$" &&
+	grep ",t0772-fs$" out | cut -d, -f2-5,8 >got &&
+	printf "dd,$ddpid,O,0,t0772-fs\ndd,$ddpid,W,4096,t0772-fs\ndd,$ddpid,W,4096,t0772-fs\ndd,$ddpid,F,LL_MAX,t0772-fs\n" >want &&
+	test_cmp want got && grep ",W,4096,4096,[0-9]*,t0772-fs$" out &&
+	ln -s "$SONDE" xfsslower && ln -s "$SONDE" btrfsslower &&
+	for t in ./xfsslower ./btrfsslower; do
+		fs_trigger && tool_start out $t -m 0 -p $ddpid && fs_go && tool_stop &&
+		test $(wc -l <out) -eq 2 || exit 1
+	done
+'
+test_expect_success 'fileslower (any regular file) -m 0 and a threshold: -m 10000 shows none; -d ends it' '
+	fs_trigger && tool_start out $SONDE fileslower -m 0 -p $ddpid && fs_go && tool_stop &&
+	test $(grep -c " t0772-fs$" out) -eq 4 &&
+	fs_trigger && tool_start out $SONDE fileslower -m 10000 -p $ddpid && fs_go && tool_stop &&
+	head -1 out | grep -q "^Tracing file system operations slower than 10000 ms... Hit Ctrl-C to end.$" &&
+	test $(wc -l <out) -eq 2 &&
+	timeout 20 $SONDE fsslower -t ext4 -d 1 -p 1 >out && head -1 out | grep -q "slower than 10 ms for 1 secs.$"
+'
 test_done
