@@ -153,4 +153,19 @@ test_expect_success 'fileslower (any regular file) -m 0 and a threshold: -m 1000
 	test $(wc -l <out) -eq 2 &&
 	timeout 20 $SONDE fsslower -t ext4 -d 1 -p 1 >out && head -1 out | grep -q "slower than 10 ms for 1 secs.$"
 '
+# bash's read builtin reads a regular file once a line (4096 bytes, then lseek back)
+test_expect_success 'vfsstat -p: the test shell'"'"'s 20 reads, 25 opens and 5 creates, over its lines' '
+	echo abc >t0772-in && me=$BASHPID &&
+	tool_start out $SONDE vfsstat -p $me &&
+	i=0 && while [ $i -lt 20 ]; do read -r x <t0772-in; i=$((i + 1)); done &&
+	for i in 1 2 3 4 5; do : >t0772-new$i; done && sleep 1.5 && tool_stop &&
+	head -1 out >hdr && { printf "%-8s  " TIME; for c in READ WRITE FSYNC OPEN CREATE; do printf " %6s/s" $c; done; echo; } >want &&
+	test_cmp want hdr &&
+	test $(sed 1d out | grep -Evc "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]:  ( {0,7}[0-9]+ ?){5}$") -eq 0 &&
+	sed 1d out | awk "{ r += \$2; w += \$3; f += \$4; o += \$5; c += \$6 } END { print r, w, f, o, c }" >got &&
+	echo "20 0 0 25 5" >want && test_cmp want got
+'
+test_expect_success 'vfsstat 1 2: two lines, then it ends' '
+	timeout 20 $SONDE vfsstat 1 2 >out && test $(wc -l <out) -eq 3
+'
 test_done
