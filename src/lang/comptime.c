@@ -2,14 +2,16 @@
 /*
  * comptime.c - what is settled while compiling: fail() (a static assert that
  * only fires where it is reached), kfunc_exist() and kfunc_allowed() (asked
- * of the kernel's BTF and its verifier), and the pruning of an if whose
- * condition is a constant (a positional parameter, getopt(), kfunc_*()), so
- * that the branch not taken is neither checked nor generated.
+ * of the kernel's BTF and its verifier), kprobe_exist() (kprobes and the
+ * symbol), and the pruning of an if whose condition is a constant (a
+ * positional parameter, getopt(), kfunc_*(), kprobe_exist()), so that the
+ * branch not taken is neither checked nor generated.
  */
 #include "lang/check_int.h"
 #include "lang/comptime.h"
 #include "lang/ktypes.h"
 #include "lang/provider.h"
+#include "lib/bpf/bpf_util.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -275,6 +277,21 @@ static struct type check_kfunc(struct ck *c, struct node *n, bool allowed)
 	return n->ty = ty_int(false, 64);
 }
 
+/* kprobe_exist("func"): may a kprobe be put on func here (kprobes, the symbol)? */
+static struct type check_kprobe(struct ck *c, struct node *n)
+{
+	struct node *a = n->args;
+
+	if (a->kind != N_STR) {
+		lang__error(c->prog, a->loc, "%s() takes a kernel function's name literal", n->s);
+		return ty_kind(TY_NONE, 0);
+	}
+	n->kind = N_INT;
+	n->i = bpf_probe__kprobe(a->s, NULL);
+	n->args = NULL;
+	return n->ty = ty_int(false, 64);
+}
+
 struct type comptime__call(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
 {
 	(void)assign_to;
@@ -282,6 +299,7 @@ struct type comptime__call(struct ck *c, struct node *n, const struct builtin *f
 	case F_GETOPT: return getopt__check(c, n);
 	case F_FAIL: return check_fail(c, n);
 	case F_KFUNC_EXIST: return check_kfunc(c, n, false);
+	case F_KPROBE_EXIST: return check_kprobe(c, n);
 	default: return check_kfunc(c, n, true);
 	}
 }

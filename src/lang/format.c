@@ -46,6 +46,25 @@ static void inet_text(FILE *f, const uint8_t *d)
 		fputs(s, f);
 }
 
+/* ---- meminfo ---- */
+
+/* the field's number in /proc/meminfo ("Cached:  2679180 kB"), -1 when there is none */
+long long fmt__meminfo(const char *field)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	size_t len = strlen(field);
+	char line[256];
+	long long v = -1;
+
+	if (!f)
+		return -1;
+	while (v < 0 && fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == ':')
+			v = strtoll(line + len + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
 /* ---- strftime ---- */
 /*
  * CLOCK_REALTIME at boot: REALTIME - BOOTTIME, read between two REALTIME reads
@@ -326,6 +345,12 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 		return true;
 	case TY_DISKNAME:
 		disk_text(f, *(const uint64_t *)d);
+		return true;
+	case TY_MEMINFO:
+		site = *(const uint64_t *)d;
+		if (!p || site >= (uint64_t)p->nsites)
+			return true;
+		fprintf(f, "%lld", fmt__meminfo(p->sites[site]->fmt) / (p->sites[site]->div > 0 ? p->sites[site]->div : 1));
 		return true;
 	case TY_TIMESTAMP:
 		site = *(const uint64_t *)d;

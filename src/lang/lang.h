@@ -95,6 +95,7 @@ enum ty_kind {
 	TY_USERNAME,	/* username: the uid (8 bytes), named in user space */
 	TY_FDIV,	/* fdiv(a, b): a and b (16 bytes), divided as doubles in user space (printf's %f) */
 	TY_DISKNAME,	/* disk_name(dev): a block device number (8 bytes), named from /sys in user space */
+	TY_MEMINFO,	/* meminfo(): its site (8 bytes), read from /proc/meminfo in user space */
 };
 
 struct type {

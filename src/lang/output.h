@@ -70,6 +70,8 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *dat
 double fmt__fdiv(const struct type *t, const uint8_t *d);
 /* strftime with bpftrace's %f, of boot-based nanoseconds; cgroup_path's "name:path,..."; malloc'd */
 char *fmt__strftime(const char *fmt, uint64_t nsecs, int max);
+/* a /proc/meminfo field's number (kB mostly), -1 when there is none */
+long long fmt__meminfo(const char *field);
 char *fmt__cgroup_path(uint64_t id, const char *filter);
 /* CLOCK_REALTIME at boot, measured once: the wall time of a bpf_ktime_get_boot_ns value is this plus it */
 struct timespec fmt__boot_realtime(void);

@@ -291,6 +291,34 @@ static struct type check_disk_name(struct ck *c, struct node *n, const struct bu
 	return n->ty = ty_kind(TY_DISKNAME, 8);
 }
 
+/*
+ * meminfo("Cached"[, 1024]): a /proc/meminfo field (in kB, divided by the
+ * literal), read when user space prints it (cachestat's BUFFERS_MB and
+ * CACHED_MB); printed with %s or %d. The value is its site: the field and
+ * the divisor are the site's text and div.
+ */
+static struct type check_meminfo(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
+{
+	struct node *a0 = n->args, *a1 = a0->next;
+
+	(void)f;
+	(void)assign_to;
+	if (a0->kind != N_STR || (a1 && (a1->kind != N_INT || a1->i <= 0))) {
+		lang__error(c->prog, n->loc, "meminfo() takes a /proc/meminfo field's name and a divisor, both literals: "
+			    "meminfo(\"Cached\", 1024)");
+		return ty_kind(TY_NONE, 0);
+	}
+	if (ck_aux_site(c, n, a0->s))
+		return ty_kind(TY_NONE, 0);
+	c->prog->sites[n->id - 1]->div = a1 ? a1->i : 1;
+	return n->ty = ty_kind(TY_MEMINFO, 8);
+}
+
+static void gen_meminfo(struct gen *g, struct node *n)
+{
+	g_emit(g, MOV_IMM(R0, n->id - 1));
+}
+
 /* strerror(e), kptr(p), uptr(p), ksym(a): the argument's value, which the type marks */
 void g_first_arg(struct gen *g, struct node *n)
 {
@@ -305,6 +333,7 @@ const struct builtin builtins_strings[] = {
 	{ "strcontains", F_STRCONTAINS, 2, 2, 0, .check = check_strcontains, .gen_int = gen_strcontains },
 	{ "strerror", F_STRERROR, 1, 1, 0, .check = check_strerror, .gen_int = g_first_arg },
 	{ "disk_name", F_DISK_NAME, 1, 1, 0, .check = check_disk_name, .gen_int = g_first_arg },
+	{ "meminfo", F_MEMINFO, 1, 2, 0, .check = check_meminfo, .gen_int = gen_meminfo },
 	/* check_str.c and gen_str.c */
 	{ "strlen", F_STRLEN, 1, 1, BF_OWN_ARGS, .check = ck_str_fn, .gen_int = gen_str_int },
 	{ "strcap", F_STRCAP, 1, 1, BF_OWN_ARGS, .check = ck_str_fn, .gen_int = gen_str_int },

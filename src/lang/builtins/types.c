@@ -61,5 +61,6 @@ const struct builtin builtins_types[] = {
 	{ "fail", F_FAIL, 1, 8, BF_STMT | BF_OWN_ARGS, .check = comptime__call },
 	{ "kfunc_exist", F_KFUNC_EXIST, 1, 1, BF_OWN_ARGS | BF_BOOL, .check = comptime__call },
 	{ "kfunc_allowed", F_KFUNC_ALLOWED, 1, 1, BF_OWN_ARGS | BF_BOOL, .check = comptime__call },
+	{ "kprobe_exist", F_KPROBE_EXIST, 1, 1, BF_OWN_ARGS | BF_BOOL, .check = comptime__call },
 	{ NULL },
 };
