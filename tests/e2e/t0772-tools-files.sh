@@ -168,4 +168,37 @@ test_expect_success 'vfsstat -p: the test shell'"'"'s 20 reads, 25 opens and 5 c
 test_expect_success 'vfsstat 1 2: two lines, then it ends' '
 	timeout 20 $SONDE vfsstat 1 2 >out && test $(wc -l <out) -eq 3
 '
+# a 1 MiB file written back and dropped from the page cache (dd iflag=nocache
+# count=0: POSIX_FADV_DONTNEED), then read: 256 pages come into the cache; and
+# 256 writes of 4 KiB to a new file dirty 256 folios
+test_expect_success 'cachestat: a file read from outside the cache: MISSES >= its 256 pages; DIRTIES >= 256' '
+	dd if=/dev/zero of=t0772-cache bs=64k count=16 conv=fsync 2>/dev/null &&
+	dd if=t0772-cache iflag=nocache count=0 2>/dev/null &&
+	tool_start out $SONDE cachestat 1 &&
+	cat t0772-cache >/dev/null && dd if=/dev/zero of=t0772-dirty bs=4k count=256 2>/dev/null &&
+	sleep 1.5 && tool_stop &&
+	printf "%8s %8s %8s %8s %12s %10s\n" HITS MISSES DIRTIES HITRATIO BUFFERS_MB CACHED_MB >want &&
+	grep -v "^cachestat: " out >lines && head -1 lines >hdr && test_cmp want hdr &&
+	sed 1d lines | awk "{ m += \$2; d += \$3 } END { print m, d }" >sums && cat sums &&
+	test $(cut -d" " -f1 sums) -ge 256 && test $(cut -d" " -f2 sums) -ge 256 &&
+	cached=$(awk "/^Cached:/ { print int(\$2 / 1024) }" /proc/meminfo) &&
+	last=$(tail -1 lines | awk "{ print \$6 }") &&
+	test $((last * 10)) -ge $((cached * 9)) && test $((last * 9)) -le $((cached * 10))
+'
+test_expect_success 'cachestat -T 1 2 without kprobes: one line says so, HITS and HITRATIO are "-"' '
+	timeout 20 $SONDE cachestat -T 1 2 >out &&
+	if test -e /sys/bus/event_source/devices/kprobe/type || test -e /sys/kernel/tracing/kprobe_events; then
+		test $(wc -l <out) -eq 3 && ! grep -q " - " out
+	else
+		test $(wc -l <out) -eq 4 &&
+		head -1 out | grep -q "^cachestat: HITS and HITRATIO are not counted: no kprobe on folio_mark_accessed" &&
+		sed -n 2p out | grep -q "^TIME         HITS   MISSES  DIRTIES HITRATIO   BUFFERS_MB  CACHED_MB$" &&
+		test $(grep -Ec "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]        -  +[0-9]+  +[0-9]+        -  +[0-9]+  +[0-9]+$" out) -eq 2
+	fi
+'
+test_expect_success 'meminfo(): /proc/meminfo fields, divided, as the program prints them' '
+	$SONDE probe -e "BEGIN { printf(\"%s %s\\n\", meminfo(\"MemTotal\"), meminfo(\"MemTotal\", 1024)); exit(); }" >out &&
+	awk "/^MemTotal:/ { print \$2, int(\$2 / 1024) }" /proc/meminfo >want && grep -v "^Attaching" out | grep . >got &&
+	test_cmp want got
+'
 test_done
