@@ -52,6 +52,7 @@ struct rt {
 	int target_fd;	/* a pidfd of -p's process, -1 for none */
 	int nerrors;	/* errorf()s so far: a test: probe that calls one fails */
 	int nattached;
+	int budget;		/* records the event loop's turn may read (0: all there are) */
 };
 
 void bpf_code__dump(const struct bpf_code *c, FILE *f);
@@ -799,13 +800,28 @@ static int run_begin(struct rt *rt, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * on_record, at most rt->budget records a turn: a program whose own output
+ * makes more records (fsslower -m 0 writing to a file it traces) must not
+ * keep the event loop, which reads Ctrl-C and SIGTERM, from its turn
+ */
+static int on_record_budget(void *ctx, void *data, size_t size)
+{
+	struct rt *rt = ctx;
+	int rc = on_record(ctx, data, size);
+
+	return !rc && rt->budget > 0 && --rt->budget == 0 ? -EAGAIN : rc;
+}
+
 static int rt_records(void *ctx, int fd, short revents)
 {
 	struct rt *rt = ctx;
 
 	(void)fd;
 	(void)revents;
+	rt->budget = 4096;
 	ring_buffer__consume(rt->rb);
+	rt->budget = 0;
 	if (!rt->o->full_buffering)	/* -B full: the buffer decides */
 		fflush(rt->out.f);
 	return rt->exiting;
@@ -993,7 +1009,7 @@ loaded:
 	rt.loader = NULL;
 	if (rc)
 		goto out;
-	rt.rb = ring_buffer__new(rt.rb_fd, on_record, &rt, NULL);
+	rt.rb = ring_buffer__new(rt.rb_fd, on_record_budget, &rt, NULL);
 	if (!rt.rb) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot read the ring buffer: %s", strerror(errno));

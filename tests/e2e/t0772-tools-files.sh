@@ -171,6 +171,15 @@ test_expect_success 'vfsstat 1 2: two lines, then it ends' '
 # a 1 MiB file written back and dropped from the page cache (dd iflag=nocache
 # count=0: POSIX_FADV_DONTNEED), then read: 256 pages come into the cache; and
 # 256 writes of 4 KiB to a new file dirty 256 folios
+# fsslower -m 0 writing its lines to a file it traces: each line it prints is a
+# write it traces, a flood that must not keep Ctrl-C from ending it
+test_expect_success 'fsslower -m 0 writing to a file it traces still ends on Ctrl-C' '
+	fs=$(stat -f -c %T .) && case $fs in ext2/ext3) fs=ext4 ;; esac &&
+	tool_start flood $SONDE fsslower -t $fs -m 0 && sleep 1 && kill -INT $TOOL_PID &&
+	i=0 && while kill -0 $TOOL_PID 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done &&
+	if kill -0 $TOOL_PID 2>/dev/null; then kill -KILL $TOOL_PID; echo "still running 15 s after Ctrl-C"; exit 1; fi &&
+	grep -q " sonde  *[0-9]*  *W .* flood$" flood && rm flood
+'
 test_expect_success 'cachestat: a file read from outside the cache: MISSES >= its 256 pages; DIRTIES >= 256' '
 	dd if=/dev/zero of=t0772-cache bs=64k count=16 conv=fsync 2>/dev/null &&
 	dd if=t0772-cache iflag=nocache count=0 2>/dev/null &&
