@@ -145,10 +145,17 @@ test_expect_success 'ext4slower (an alias) -c: CSV lines; xfsslower and btrfsslo
 		test $(wc -l <out) -eq 2 || exit 1
 	done
 '
-test_expect_success 'fileslower (any regular file) -m 0 and a threshold: -m 10000 shows none; -d ends it' '
-	fs_trigger && tool_start out $SONDE fileslower -m 0 -p $ddpid && fs_go && tool_stop &&
-	test $(grep -c " t0772-fs$" out) -eq 4 &&
-	fs_trigger && tool_start out $SONDE fileslower -m 10000 -p $ddpid && fs_go && tool_stop &&
+test_expect_success 'fileslower 0 (BCC Python'"'"'s): the 2 writes of 4 KiB, with TID and BYTES; 10000 shows none' '
+	fs_trigger && tool_start out $SONDE fileslower -p $ddpid 0 && fs_go && tool_stop &&
+	head -1 out | grep -q "^Tracing sync read/writes slower than 0 ms$" &&
+	sed -n 2p out >hdr && printf "%-8s %-14s %-6s %1s %-7s %7s %s\n" "TIME(s)" COMM TID D BYTES "LAT(ms)" FILENAME >want &&
+	test_cmp want hdr &&
+	grep " t0772-fs$" out | cut -c10- | sed -E "s/[ 0-9]{4}\.[0-9]{2} t0772-fs$/NNNN.NN t0772-fs/" >got &&
+	printf "dd             %-6d W 4096    NNNN.NN t0772-fs\n" $ddpid $ddpid >want && test_cmp want got &&
+	grep -Eq "^[0-9]+\.[0-9]{3} +dd " out &&
+	fs_trigger && tool_start out $SONDE fileslower -p $ddpid 10000 && fs_go && tool_stop &&
+	test $(wc -l <out) -eq 2 &&
+	fs_trigger && tool_start out $SONDE fsslower --fs any -m 10000 -p $ddpid && fs_go && tool_stop &&
 	head -1 out | grep -q "^Tracing file system operations slower than 10000 ms... Hit Ctrl-C to end.$" &&
 	test $(wc -l <out) -eq 2 &&
 	timeout 20 $SONDE fsslower -t ext4 -d 1 -p 1 >out && head -1 out | grep -q "slower than 10 ms for 1 secs.$"
