@@ -109,6 +109,15 @@ test_expect_success 'filelife -p: only files that process created; a fifo by mkn
 	mkfifo t0772-fifo && rm t0772-fifo && sleep 0.2 && tool_stop &&
 	grep -Eq " rm +[0-9.]+ +t0772-fifo$" out
 '
+test_expect_success 'filelife off ext4 (tmpfs): matched by path, named by the file; a fifo by its path' '
+	test "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs || { echo "skipped: no tmpfs at /dev/shm"; exit 0; }
+	d=/dev/shm/t0772-$BASHPID && mkdir $d &&
+	tool_start out $SONDE filelife &&
+	: >$d/t0772-shm && mkfifo $d/t0772-shmfifo && rm $d/t0772-shm $d/t0772-shmfifo && rmdir $d &&
+	sleep 0.2 && tool_stop &&
+	grep -Eq "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] [0-9]+ +rm +[0-9]+\.[0-9][0-9] +t0772-shm$" out &&
+	grep -Eq " rm +[0-9]+\.[0-9][0-9] +$d/t0772-shmfifo$" out
+'
 # dd, held on a fifo until the tool runs (so its pid is known): an open, two
 # writes of 4 KiB and an fsync of t0772-fs, a file on the file system of $TMP
 fs_trigger() {
