@@ -40,13 +40,17 @@ test_expect_success 'opensnoop -f O_WRONLY -e: only the open for writing (O_WRON
 	rc=0 && $SONDE opensnoop -f O_NOSUCH 2>err || rc=$?
 	test $rc -ne 0 && grep -q "bad flag" err
 '
-test_expect_success 'opensnoop -F: a relative path with the working directory; -n filters by name' '
+test_expect_success 'opensnoop -F: a relative path with the working directory; -n and -u filter' '
 	tool_start out $SONDE opensnoop -F -p $BASHPID &&
 	: <t0772-open && sleep 0.2 && tool_stop &&
 	grep -q "^$BASHPID  *bash  *[0-9]  *0 $TMP/t0772-open$" out &&
 	tool_start out $SONDE opensnoop -n nosuchname &&
 	open_trigger && sleep 0.2 && tool_stop &&
-	test $(wc -l <out) -eq 1
+	test $(wc -l <out) -eq 1 &&
+	tool_start out $SONDE opensnoop -u $(id -u) -p $BASHPID &&
+	open_trigger && sleep 0.2 && tool_stop && test $(grep -c t0772 out) -eq 6 &&
+	tool_start out $SONDE opensnoop -u 54321 -p $BASHPID &&
+	open_trigger && sleep 0.2 && tool_stop && test $(wc -l <out) -eq 1
 '
 test_expect_success 'opensnoop -d 1 ends by itself after a second' '
 	timeout 20 $SONDE opensnoop -d 1 -p $BASHPID >out && test $(wc -l <out) -eq 1
