@@ -171,7 +171,8 @@ test_expect_success 'fileslower 0 (BCC Python'"'"'s): the 2 writes of 4 KiB, wit
 	fs_trigger && tool_start out $SONDE fsslower --fs any -m 10000 -p $ddpid && fs_go && tool_stop &&
 	head -1 out | grep -q "^Tracing file system operations slower than 10000 ms... Hit Ctrl-C to end.$" &&
 	test $(wc -l <out) -eq 2 &&
-	timeout 20 $SONDE fsslower -t ext4 -d 1 -p 1 >out && head -1 out | grep -q "slower than 10 ms for 1 secs.$"
+	timeout 20 $SONDE fsslower -t ext4 -d 1 -p 1 >out && head -1 out | grep -q "slower than 10 ms for 1 secs.$" &&
+	! $SONDE fsslower -t vfat 2>err && grep -q "the file system (-t) is btrfs, ext4, nfs, xfs or any" err
 '
 # bash's read builtin reads a regular file once a line (4096 bytes, then lseek back)
 test_expect_success 'vfsstat -p: the test shell'"'"'s 20 reads, 25 opens and 5 creates, over its lines' '
