@@ -175,19 +175,25 @@ test_expect_success 'fileslower 0 (BCC Python'"'"'s): the 2 writes of 4 KiB, wit
 	! $SONDE fsslower -t vfat 2>err && grep -q "the file system (-t) is btrfs, ext4, nfs, xfs or any" err
 '
 # bash's read builtin reads a regular file once a line (4096 bytes, then lseek back)
+# (where the kernel has kprobes, vfs_create counts no open's creates, as libbpf-tools')
 test_expect_success 'vfsstat -p: the test shell'"'"'s 20 reads, 25 opens and 5 creates, over its lines' '
 	echo abc >t0772-in && me=$BASHPID &&
 	tool_start out $SONDE vfsstat -p $me &&
 	i=0 && while [ $i -lt 20 ]; do read -r x <t0772-in; i=$((i + 1)); done &&
 	for i in 1 2 3 4 5; do : >t0772-new$i; done && sleep 2.5 && tool_stop &&
+	creates=0 &&
+	if ! test -e /sys/bus/event_source/devices/kprobe/type; then
+		creates=5 && head -1 out | grep -q "^vfsstat: this kernel has no kprobes: the syscalls that make the VFS calls are counted$" &&
+		sed -i 1d out
+	fi &&
 	head -1 out >hdr && { printf "%-8s  " TIME; for c in READ WRITE FSYNC OPEN CREATE; do printf " %6s/s" $c; done; echo; } >want &&
 	test_cmp want hdr &&
 	test $(sed 1d out | grep -Evc "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]:  ( {0,7}[0-9]+ ?){5}$") -eq 0 &&
 	cat out && sed 1d out | awk "{ r += \$2; w += \$3; f += \$4; o += \$5; c += \$6 } END { print r, w, f, o, c }" >got &&
-	echo "20 0 0 25 5" >want && test_cmp want got
+	echo "20 0 0 25 $creates" >want && test_cmp want got
 '
 test_expect_success 'vfsstat 1 2: two lines, then it ends' '
-	timeout 20 $SONDE vfsstat 1 2 >out && test $(wc -l <out) -eq 3
+	timeout 20 $SONDE vfsstat 1 2 >out && test $(grep -c "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]: " out) -eq 2
 '
 # a 1 MiB file written back and dropped from the page cache (dd iflag=nocache
 # count=0: POSIX_FADV_DONTNEED), then read: 256 pages come into the cache; and
