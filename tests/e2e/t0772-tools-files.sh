@@ -55,13 +55,15 @@ test_expect_success 'opensnoop -F: a relative path with the working directory; -
 test_expect_success 'opensnoop -d 1 ends by itself after a second' '
 	timeout 20 $SONDE opensnoop -d 1 -p $BASHPID >out && test $(wc -l <out) -eq 1
 '
-test_expect_success "opensnoop -T -U -e -x: the same header and columns as libbpf-tools' opensnoop" '
+test_expect_success "opensnoop -T -U -e -x, -e: the same header and lines as libbpf-tools' opensnoop" '
 	test -x /usr/sbin/opensnoop || { echo "libbpf-tools is not installed (make test installs it)"; exit 1; }
 	for t in "$SONDE opensnoop" "stdbuf -oL /usr/sbin/opensnoop"; do
 		tool_start out $t -T -U -e -x -p $BASHPID && open_trigger && sleep 0.2 && tool_stop
 		{ head -1 out; grep t0772-missing out; } | sed -E "s/[0-9:]+ +/N /g" >>both
+		tool_start out $t -e -p $BASHPID && open_trigger && sleep 0.2 && tool_stop
+		{ head -1 out; grep t0772 out; } | sed -E "s/^[0-9]+ +/N /" >>both
 	done &&
-	test $(wc -l <both) -eq 4 && head -2 both >a && tail -2 both >b && test_cmp b a
+	test $(wc -l <both) -eq 18 && head -9 both >a && tail -9 both >b && test_cmp b a
 '
 # bash's test -e is a stat (newfstatat): 4 of an existing file and one of a missing one
 stat_trigger() {
