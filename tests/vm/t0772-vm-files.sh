@@ -1,7 +1,8 @@
 #!/bin/bash
 # t0772 in the VM, whose kernel has kprobes: there cachestat counts HITS (a kprobe
 # on folio_mark_accessed) and vfsstat counts vfs_read... as libbpf-tools does, so
-# neither says in a line what it cannot count.
+# neither says in a line what it cannot count; filelife matches deletions at
+# vfs_unlink by inode on any file system.
 . "$(dirname "$0")/../lib.sh"
 
 test_expect_success 'cachestat with kprobes: reading a cached file 4 times: HITS >= its pages' '
@@ -22,5 +23,11 @@ test_expect_success 'vfsstat -p with kprobes: the shell'"'"'s 20 vfs_reads, 25 v
 	cat out && head -1 out | grep -q "^TIME         READ/s  WRITE/s  FSYNC/s   OPEN/s CREATE/s$" &&
 	sed 1d out | awk "{ r += \$2; w += \$3; f += \$4; o += \$5; c += \$6 } END { print r, w, f, o, c }" >got &&
 	echo "20 0 0 25 0" >want && test_cmp want got
+'
+# created by its absolute path, deleted by a relative one: only the inode matches
+test_expect_success 'filelife with kprobes: vfs_unlink matches the file by inode, whatever the path' '
+	tool_start out $SONDE filelife &&
+	: >"$TMP/t0772-life" && sleep 0.3 && rm ./t0772-life && sleep 0.2 && tool_stop &&
+	cat out && grep -Eq "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] [0-9]+ +rm +0\.[0-9][0-9] +t0772-life$" out
 '
 test_done
