@@ -776,7 +776,9 @@ static void warn_skipped(struct program *prog)
 /* what the BEGIN probes printed; whether one called exit() */
 static void begin_output(struct rt *rt)
 {
+	rt->budget = 4096;	/* the events behind the header wait for the loop's turns (on_record_budget) */
 	ring_buffer__consume(rt->rb);
+	rt->budget = 0;
 	exit_marked(rt);
 	if (!rt->o->full_buffering)
 		fflush(rt->o->out);
