@@ -11,22 +11,6 @@ test_expect_success 'every tool of this file is listed by sonde tools' '
 '
 require_root 'the tools trace this kernel'
 
-# a test that fails between tool_start and tool_stop leaves its tool running: end those at exit
-eval "lib_$(declare -f tool_start)"
-tool_start() {
-	lib_tool_start "$@"
-	local rc=$?
-	echo "$TOOL_PID $(readlink /proc/$TOOL_PID/exe)" >>"$TMP/.tools"
-	return $rc
-}
-end_tools() {
-	while read -r p exe; do
-		[ -n "$exe" ] && [ "$(readlink /proc/$p/exe)" = "$exe" ] && kill -INT $p
-	done <"$TMP/.tools"
-	rm -rf "$TMP"
-}
-: >"$TMP/.tools"
-trap end_tools EXIT
 
 # (their stdout is a file here: stdbuf makes it line-buffered, so the header shows when printed)
 libbpf_tool() {
