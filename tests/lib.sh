@@ -85,7 +85,9 @@ tool_start() {
 	: >"$out"	# now, not when the background job gets to it: an old OUT must not count
 	"$@" >"$out" 2>"$out.err" &
 	TOOL_PID=$!
-	echo $TOOL_PID >>"$TMP/.tools"	# ended by the harness if the test fails before tool_stop
+	# ended by the harness if the test fails before tool_stop; written by a child process, so that
+	# this shell opens nothing a tool filtering on its pid (vfsstat -p $BASHPID) would count
+	(echo $TOOL_PID >>"$TMP/.tools")
 	while ! grep -q . "$out" 2>/dev/null; do
 		kill -0 $TOOL_PID 2>/dev/null || { echo "the tool ended before its header:"; cat "$out.err"; return 1; }
 		i=$((i + 1))
