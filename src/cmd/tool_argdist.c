@@ -293,10 +293,5 @@ char *tool_gen__argdist(const char *const *named, int nnamed, char *err, size_t 
 	gbuf__printf(&b, "}\n");
 	free(probes.s);
 	free(show.s);
-	if (b.oom) {
-		free(b.s);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	return b.s;
+	return gbuf__take(&b, err, errlen);
 }

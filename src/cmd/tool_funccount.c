@@ -88,10 +88,5 @@ char *tool_gen__funccount(const char *attach, const char *const *named, int nnam
 	gbuf__putn(&b, show.s, show.len);
 	gbuf__printf(&b, "\tprintf(\"Detaching...\\n\");\n}\n");
 	free(show.s);
-	if (b.oom) {
-		free(b.s);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	return b.s;
+	return gbuf__take(&b, err, errlen);
 }

@@ -15,6 +15,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+char *gbuf__take(struct gbuf *b, char *err, size_t errlen)
+{
+	if (!b->oom)
+		return b->s;
+	free(b->s);
+	b->s = NULL;
+	snprintf(err, errlen, "out of memory");
+	return NULL;
+}
+
 void gbuf__putn(struct gbuf *b, const char *s, size_t n)
 {
 	if (b->oom)

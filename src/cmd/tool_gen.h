@@ -34,6 +34,8 @@ struct gbuf {
 };
 void gbuf__printf(struct gbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gbuf__putn(struct gbuf *b, const char *s, size_t n);
+/* the composed text, the caller's to free; NULL with "out of memory" in err when a write failed */
+char *gbuf__take(struct gbuf *b, char *err, size_t errlen);
 /* s[0..n) inside a string literal of the language: " and \ escaped, and % doubled when fmt (printf's) */
 void gbuf__lit(struct gbuf *b, const char *s, size_t n, bool fmt);
 

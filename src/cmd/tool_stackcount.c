@@ -112,10 +112,5 @@ char *tool_gen__stackcount(const char *attach, const char *const *named, int nna
 		gbuf__printf(&b, "\tprintf(\"Detaching...\\n\");\n");
 	gbuf__printf(&b, "}\n");
 	free(show.s);
-	if (b.oom) {
-		free(b.s);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	return b.s;
+	return gbuf__take(&b, err, errlen);
 }
