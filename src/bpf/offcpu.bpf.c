@@ -436,7 +436,8 @@ int offcpu_switch_tp(void *ctx)
 	bpf_probe_read_kernel(&next_pid, 4, ctx + tp_next_pid_off);
 	if (state & ~0xffL)	/* TASK_REPORT_MAX (and older kernels' TASK_STATE_MAX): preempted */
 		state = 0;
-	return on_switch(ctx, state, next_pid, ~0ULL);	/* no BTF: the runtime is unknown */
+	on_switch(ctx, state, next_pid, ~0ULL);	/* no BTF: the runtime is unknown */
+	return 1;	/* 0 would hide the event from a `perf sched record` running beside */
 }
 
 SEC("tracepoint/sched/sched_process_fork")
@@ -447,7 +448,7 @@ int offcpu_fork_tp(void *ctx)
 	/* the tracepoint fires in the parent; the child's pid is its tgid for a process */
 	bpf_probe_read_kernel(&child, 4, ctx + tp_child_pid_off);
 	on_fork(bpf_get_current_pid_tgid() >> 32, child);
-	return 0;
+	return 1;	/* as offcpu_switch_tp */
 }
 
 /* --wall: a cpu-clock sample of a tracked thread counts one period on CPU */

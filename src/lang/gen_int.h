@@ -67,6 +67,7 @@ void g_ld_map(struct gen *g, int reg, int map);
 void g_patch(struct gen *g, int at);
 void g_push_fix(struct gen *g, int **arr, int *n, int at);
 int g_round8(int n);
+int g_keep(const struct gen *g);
 int g_slot(struct gen *g, int n, struct loc loc);
 void g_zero(struct gen *g, int off, int n);
 void g_fp_addr(struct gen *g, int reg, int off);

@@ -65,8 +65,8 @@ void testbench__gen_epilogue(struct gen *g)
 {
 	if (g->retslot)
 		g_emit(g, LDX(BPF_DW, R0, FP, g->retslot));
-	else
-		g_emit(g, MOV_IMM(R0, 0));
+	else	/* see g_keep */
+		g_emit(g, MOV_IMM(R0, g_keep(g)));
 }
 
 static bool probe_is(const struct probe *pr, const char *prov)

@@ -6,7 +6,8 @@
 # and a NUL (max_strlen bytes for buf), as bpftrace 0.17 with BPFTRACE_STRLEN=N prints them (the
 # loader's openat of a name it cannot read yet, printed [], is left out: it comes and goes);
 # delete(@t[k]) of a tseries map removes k's every interval (hist/lhist: tests/lang/maps2.test);
-# a stack kept in a scratch variable beside stacks stored in maps (kprobes: tests/vm/t0749).
+# a stack kept in a scratch variable beside stacks stored in maps (kprobes: tests/vm/t0749);
+# a classic tracepoint sonde traces still reaches perf's counters (the program returns 1, not 0).
 . "$(dirname "$0")/../lib.sh"
 
 require_root 'sonde probe fixes'
@@ -67,6 +68,17 @@ test_expect_success '$s = kstack(2) beside @k[kstack] and @x = kstack: each prin
 	awk "/^\$|^Attaching/ { next } /^[@\]]/ { cur = \$0; next } { n[cur]++ } END { for (k in n) print k, n[k] }" out | sort >got &&
 	frames=$(sed -n "s/^@x:  //p" got) && test "$frames" -gt 2 &&
 	printf "%s\n" " 4" "@k[ $frames" "@s:  2" "@x:  $frames" >want && test_cmp want got
+'
+
+# with 0 the kernel drops the event for perf too: perf counted 2 execs (its own and the script's) here
+test_expect_success 'a tracepoint sonde probe and sonde offcpu trace still reaches perf stat' '
+	printf "#!/bin/sh\nfor i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done\n" >execs.sh && chmod +x execs.sh &&
+	perf stat -a -x, -e sched:sched_process_exec -- \
+		$SONDE probe -e "tracepoint:sched:sched_process_exec /pid == 1/ { }" -c ./execs.sh 2>err >/dev/null &&
+	n=$(sed -n "s/,,sched:sched_process_exec,.*//p" err) && test "$n" -ge 12 &&
+	$SONDE offcpu --tracepoint -f -- perf stat -x, -o st -e sched:sched_switch -- \
+		sh -c "for i in 1 2 3 4 5; do sleep 0.01; done" >/dev/null 2>&1 &&
+	n=$(sed -n "s/,,sched:sched_switch,.*//p" st) && test "$n" -ge 5
 '
 
 test_done
