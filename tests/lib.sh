@@ -109,9 +109,12 @@ _end_tools() {
 
 # tool_stop: Ctrl-C to the tool tool_start ran; waits for it and returns its exit status
 tool_stop() {
+	local rc=0
 	kill -INT $TOOL_PID 2>/dev/null
+	wait $TOOL_PID || rc=$?
+	# after the tool ended: a tool still tracing execs would see this sed (and its $TMP argument)
 	sed -i "/^$TOOL_PID\$/d" "$TMP/.tools" 2>/dev/null
-	wait $TOOL_PID
+	return $rc
 }
 
 test_done() {
