@@ -312,6 +312,38 @@ void g_send(struct gen *g, int buf, int size)
 	g_patch(g, ok);
 }
 
+/* whether a printf's format may leave its line open (output_lines.c) */
+static bool partial_lines(const struct program *p)
+{
+	for (int i = 0; i < p->nsites; i++) {
+		const struct fmtsite *s = p->sites[i];
+		size_t n = s->kind == REC_PRINTF && s->fmt ? strlen(s->fmt) : 0;
+
+		if (n && s->fmt[n - 1] != '\n')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The first word of a record at base+off: its kind. A printf or join of a
+ * program whose printfs may leave a line open also carries the thread, so
+ * that the parts of two lines printed at once on two CPUs are not mixed
+ * (output_lines.c). Socket filters (bench probes) cannot ask for it.
+ */
+void g_rec_kind(struct gen *g, int base, int off, int kind)
+{
+	if ((kind != REC_PRINTF && kind != REC_JOIN) || !g->in ||
+	    g->in->prog_type == BPF_PROG_TYPE_SOCKET_FILTER || !partial_lines(g->prog)) {
+		g_emit(g, ST(BPF_W, base, off, kind));
+		return;
+	}
+	g_emit(g, CALL(BPF_FUNC_get_current_pid_tgid));
+	g_emit(g, ALU_IMM(BPF_LSH, R0, REC_TID_SHIFT));
+	g_emit(g, ALU_IMM(BPF_OR, R0, kind));
+	g_emit(g, STX(BPF_W, base, R0, off));
+}
+
 void g_record(struct gen *g, struct node *call, int kind, int arg)
 {
 	int mark = g->sp, buf = g_slot(g, 8, call->loc);
@@ -327,7 +359,7 @@ void g_site_record(struct gen *g, struct node *call, struct node *args)
 	struct fmtsite *s = g->prog->sites[call->id - 1];
 	int mark = g->sp, buf = g_slot(g, s->size, call->loc), at = 8, i = 0;
 
-	g_emit(g, ST(BPF_W, FP, buf, s->kind));
+	g_rec_kind(g, FP, buf, s->kind);
 	g_emit(g, ST(BPF_W, FP, buf + 4, call->id - 1));
 	for (struct node *a = args; a && i < s->nargs; a = a->next, i++) {
 		gen_to(g, a, buf + at, &s->args[i]);

@@ -117,6 +117,7 @@ void g_log2_bucket(struct gen *g);
 void g_lin_bucket(struct gen *g, const struct mapinfo *m);
 void gen_agg(struct gen *g, struct node *mapn, struct node *call);
 void g_send(struct gen *g, int buf, int size);
+void g_rec_kind(struct gen *g, int base, int off, int kind);
 void g_record(struct gen *g, struct node *call, int kind, int arg);
 void g_site_record(struct gen *g, struct node *call, struct node *args);
 int g_signo(struct node *a);

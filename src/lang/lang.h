@@ -237,6 +237,9 @@ enum rec_kind {
 	REC_HELPER_ERR,	/* -k: a BPF helper failed (helpcheck.c): the site, then its return value at offset 8 */
 	REC_ROWS_BEGIN, REC_ROW, REC_ROWS_END,	/* a sorted for loop's output (sortloop.c, output_rows.c) */
 };
+/* a record's first word: the kind, and for printf/join of a program with partial lines the thread */
+#define REC_KIND_MASK 0xffu
+#define REC_TID_SHIFT 8
 
 /* a C struct or union the script defines (bpftrace's `struct x { int a; char *b; };`), laid out in ktypes.c */
 struct cfield {

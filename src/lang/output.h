@@ -16,6 +16,7 @@
 
 struct symbolizer;
 struct rowgroup;
+struct pending_line;
 
 struct out {
 	FILE *f;
@@ -27,6 +28,8 @@ struct out {
 	pid_t *pids;		/* processes whose memory maps were read */
 	int npids;
 	struct rowgroup *rows;	/* sorted loops whose rows are being gathered (output_rows.c), or NULL */
+	struct pending_line *lines;	/* threads' lines not ended yet (output_lines.c) */
+	int nlines;
 };
 
 /* read pid's memory map once, the first time one of its user addresses is seen */
@@ -60,6 +63,10 @@ void out__rows_begin(struct out *o, long long limit);
 void out__rows_row(struct out *o, const struct type *key, const uint8_t *data);
 void out__rows_end(struct out *o);	/* the rows in order, at most the limit of them */
 void out__rows_flush(struct out *o);	/* ends every loop still open (exit(), lost records) */
+
+/* output_lines.c: printf/join text of thread tid (0: none known), written a whole line at a time */
+void out__lines_text(struct out *o, uint32_t tid, const char *text);
+void out__lines_flush(struct out *o);	/* writes every part still waiting */
 
 /* every map, in name order, after the two newlines bpftrace starts with */
 void out__all_maps(struct out *o);

@@ -367,7 +367,8 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	if (size < 8)
 		return 0;
-	uint32_t kind = h[0], arg = h[1];
+	/* printf and join records of a program printing partial lines: the thread above the kind */
+	uint32_t kind = h[0] & REC_KIND_MASK, tid = h[0] >> REC_TID_SHIFT, arg = h[1];
 
 	if (kind == REC_PID) {	/* even after exit(): the maps printed next need it */
 		out__pid_seen(&rt->out, (pid_t)arg);
@@ -383,7 +384,7 @@ static int on_record(void *ctx, void *data, size_t size)
 
 		if (text) {
 			if (kind == REC_PRINTF)
-				out__printf(&rt->out, text);
+				out__lines_text(&rt->out, tid, text);
 			else if (kind == REC_CAT)
 				run_cat(rt, text);
 			else
@@ -443,7 +444,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		}
 		fputc('\n', f);
 		fclose(f);
-		out__printf(&rt->out, buf);
+		out__lines_text(&rt->out, tid, buf);
 		free(buf);
 		break;
 	}
@@ -1096,6 +1097,7 @@ loaded:
 	 * cleared (runqlat.bt's @qtime); then END, the last records, the maps
 	 */
 	detach_links(prog);
+	out__lines_flush(&rt.out);	/* the events' lines, then END's */
 	rt.exiting = false;
 	for (struct probe *pr = prog->probes; pr; pr = pr->next)
 		for (struct ap_inst *in = pr->inst; in; in = in->next)
@@ -1103,6 +1105,7 @@ loaded:
 				test_run(&rt, in, err, errlen);
 	ring_buffer__consume(rt.rb);
 	skbout__consume(rt.skb);
+	out__lines_flush(&rt.out);
 	out__rows_flush(&rt.out);
 	rt.exiting = true;
 	if (!prog->cfg.no_print_maps)
@@ -1132,6 +1135,7 @@ out_sig:
 			*o->child_status = l.child_status;
 	}
 out:
+	out__lines_flush(&rt.out);
 	out__rows_flush(&rt.out);	/* an error ended the run inside a sorted loop */
 	for (int i = 0; i < ninst; i++)
 		bpf_code__free(&codes[i]);

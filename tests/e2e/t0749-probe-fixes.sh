@@ -7,7 +7,8 @@
 # loader's openat of a name it cannot read yet, printed [], is left out: it comes and goes);
 # delete(@t[k]) of a tseries map removes k's every interval (hist/lhist: tests/lang/maps2.test);
 # a stack kept in a scratch variable beside stacks stored in maps (kprobes: tests/vm/t0749);
-# a classic tracepoint sonde traces still reaches perf's counters (the program returns 1, not 0).
+# a classic tracepoint sonde traces still reaches perf's counters (the program returns 1, not 0);
+# a line a thread prints in parts stays whole while other threads print theirs (output_lines.c).
 . "$(dirname "$0")/../lib.sh"
 
 require_root 'sonde probe fixes'
@@ -79,6 +80,19 @@ test_expect_success 'a tracepoint sonde probe and sonde offcpu trace still reach
 	$SONDE offcpu --tracepoint -f -- perf stat -x, -o st -e sched:sched_switch -- \
 		sh -c "for i in 1 2 3 4 5; do sleep 0.01; done" >/dev/null 2>&1 &&
 	n=$(sed -n "s/,,sched:sched_switch,.*//p" st) && test "$n" -ge 5
+'
+
+# lcat blocks a second in read() between the two parts of its line; ltrue is exec'd meanwhile.
+# Before: "lcat readexec ltrue" and " 3" (bpftrace 0.17 mixes them too)
+test_expect_success 'a line printed in parts at a read'"'"'s entry and return stays whole' '
+	cp /bin/cat lcat && cp /bin/true ltrue &&
+	printf "#!/bin/sh\n(sleep 1; ./ltrue; echo hi) | ./lcat >/dev/null\n" >pipe.sh && chmod +x pipe.sh &&
+	$SONDE probe -e "tracepoint:syscalls:sys_enter_read /comm == \"lcat\"/ { printf(\"%s read\", comm); }
+tracepoint:syscalls:sys_exit_read /comm == \"lcat\"/ { printf(\" %d\n\", args.ret); }
+tracepoint:sched:sched_process_exec /comm == \"ltrue\"/ { printf(\"exec %s\n\", comm); }" -c ./pipe.sh >out &&
+	grep -x -e "exec ltrue" -e "lcat read 3" out >got &&
+	printf "exec ltrue\nlcat read 3\n" >want && test_cmp want got &&
+	! grep -v -x -e "Attaching 3 probes..." -e "exec ltrue" -e "lcat read -\{0,1\}[0-9]*" -e "" out
 '
 
 test_done

@@ -98,3 +98,42 @@ TEST(probefmt_strftime)
 	CHECK_STR(s, "(?)");
 	free(s);
 }
+
+/* output_lines.c: two threads' parts of lines, mixed as two CPUs send them, come out whole */
+TEST(probefmt_lines_per_thread)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct out o = { .f = open_memstream(&buf, &len) };
+
+	CHECK(o.f);
+	out__lines_text(&o, 7, "a1 ");
+	out__lines_text(&o, 9, "b1 ");
+	out__lines_text(&o, 9, "b2\n");	/* ends 9's line: written at once */
+	out__lines_text(&o, 0, "none\n");	/* no thread known: as it comes */
+	out__lines_text(&o, 7, "a2\nc1");	/* ends 7's line, begins another */
+	out__lines_text(&o, 11, "whole\n");
+	out__lines_text(&o, 7, " c2\n");
+	out__lines_text(&o, 12, "never ended");
+	out__lines_flush(&o);	/* the end of the run */
+	fclose(o.f);
+	CHECK_STR(buf, "b1 b2\nnone\na1 a2\nwhole\nc1 c2\nnever ended");
+	CHECK(!o.lines && !o.nlines);
+	free(buf);
+}
+
+/* -f json: every printf its own event, as bpftrace prints them */
+TEST(probefmt_lines_json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct out o = { .f = open_memstream(&buf, &len), .json = true };
+
+	CHECK(o.f);
+	out__lines_text(&o, 7, "a1 ");
+	out__lines_text(&o, 7, "a2\n");
+	out__lines_flush(&o);
+	fclose(o.f);
+	CHECK_STR(buf, "{\"type\": \"printf\", \"data\": \"a1 \"}\n{\"type\": \"printf\", \"data\": \"a2\\n\"}\n");
+	free(buf);
+}

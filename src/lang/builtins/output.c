@@ -330,7 +330,7 @@ static void gen_join(struct gen *g, struct node *n)
 	int none = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
 
 	g_emit(g, MOV_REG(R7, R0));
-	g_emit(g, ST(BPF_W, R7, 0, REC_JOIN));
+	g_rec_kind(g, R7, 0, REC_JOIN);
 	g_emit(g, ST(BPF_W, R7, 4, n->id - 1));
 	for (int i = 0; i < JOIN_ARGS; i++)
 		g_emit(g, ST(BPF_B, R7, 8 + JOIN_LEN * i, 0));
