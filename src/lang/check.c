@@ -1143,6 +1143,10 @@ static int check_probe(struct ck *c, struct probe *pr)
 			lang__error(c->prog, pr->pred->loc, "the predicate is not an integer");
 			return -1;
 		}
+		/* a tool's probe its options turn off (syscount's sys_enter without -L) */
+		long long v;
+
+		pr->never = comptime__int(pr->pred, &v) && !v;
 	}
 	return check_block(c, pr->body);
 }

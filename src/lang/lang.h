@@ -172,6 +172,7 @@ struct probe {
 	struct loc loc;
 	struct probe *next;
 	int index;
+	bool never;		/* its predicate is a constant 0: checked, generated, never attached */
 };
 
 /* aggregations a map holds */

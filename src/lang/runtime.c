@@ -703,6 +703,8 @@ static int attach_probe(struct rt *rt, struct probe *pr, struct attach_ctx *actx
 	char **why = NULL;
 	int nwhy = 0, kattached = 0, krc = 0, rc = 0;
 
+	if (pr->never)	/* nothing it could do is worth an event's cost */
+		return 0;
 	for (struct ap_inst *in = pr->inst; in; in = in->next) {
 		if (!in->prov->attach)
 			continue;

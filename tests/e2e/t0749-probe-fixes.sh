@@ -8,7 +8,8 @@
 # delete(@t[k]) of a tseries map removes k's every interval (hist/lhist: tests/lang/maps2.test);
 # a stack kept in a scratch variable beside stacks stored in maps (kprobes: tests/vm/t0749);
 # a classic tracepoint sonde traces still reaches perf's counters (the program returns 1, not 0);
-# a line a thread prints in parts stays whole while other threads print theirs (output_lines.c).
+# a line a thread prints in parts stays whole while other threads print theirs (output_lines.c);
+# a probe whose predicate is a constant 0 (a tool's option off) is not attached: it would only cost.
 . "$(dirname "$0")/../lib.sh"
 
 require_root 'sonde probe fixes'
@@ -93,6 +94,16 @@ tracepoint:sched:sched_process_exec /comm == \"ltrue\"/ { printf(\"exec %s\n\", 
 	grep -x -e "exec ltrue" -e "lcat read 3" out >got &&
 	printf "exec ltrue\nlcat read 3\n" >want && test_cmp want got &&
 	! grep -v -x -e "Attaching 3 probes..." -e "exec ltrue" -e "lcat read -\{0,1\}[0-9]*" -e "" out
+'
+
+links() { ls -l /proc/$TOOL_PID/fd | grep -c -e "perf_event" -e "bpf_link"; }
+test_expect_success 'a probe whose predicate is a constant 0 is counted but not attached' '
+	for pred in 0 "getopt(\"on\", false)" 1; do
+		tool_start out $SONDE probe -e "tracepoint:sched:sched_process_exec /$pred/ { printf(\"x\n\"); }
+tracepoint:sched:sched_process_fork { }" && links >>n && tool_stop || exit 1
+		grep -x "Attaching 2 probes..." out || exit 1
+	done &&
+	printf "1\n1\n2\n" >want && test_cmp want n
 '
 
 test_done
