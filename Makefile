@@ -110,6 +110,19 @@ $(BUILD)/gen/tools.h: $(TOOL_SRCS) scripts/embed-tools.sh
 	@scripts/embed-tools.sh $(TOOL_SRCS) >$@.tmp && mv $@.tmp $@
 $(BUILD)/src/cmd/tool.o: $(BUILD)/gen/tools.h
 
+# memleak --preload: the shim a command runs with (LD_PRELOAD), built with its own
+# flags (frame pointers, no sanitizers) and embedded in the binary as bytes
+%/gen/memleak_preload.so: src/preload/memleak_preload.c src/lib/memleak/memleak_shm.h
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	@$(CC) -O2 -g0 -s -shared -fPIC -fno-omit-frame-pointer -ftls-model=initial-exec -std=gnu11 \
+		-Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -Isrc -o $@ $< -lpthread
+%/gen/memleak_preload_so.h: %/gen/memleak_preload.so
+	@{ echo "static const unsigned char memleak_preload_so[] = {"; \
+	   od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; echo "};"; } >$@.tmp && mv $@.tmp $@
+$(BUILD)/src/lib/memleak/memleak_preload.o: $(BUILD)/gen/memleak_preload_so.h
+build-fuzz/src/lib/memleak/memleak_preload.o: build-fuzz/gen/memleak_preload_so.h
+
 # BPF programs (src/bpf/*.bpf.c). Every build dir (build, build-san, build-fuzz)
 # gets its own gen/: vmlinux.h dumped from this machine's kernel BTF (or, on a
 # machine without /sys/kernel/btf/vmlinux, src/bpf/vmlinux_fallback.h: the few

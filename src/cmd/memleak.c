@@ -12,6 +12,7 @@
 #include "lib/bpf/bpf_mmaps.h"
 #include "lib/bpf/bpf_util.h"
 #include "lib/loop/loop.h"
+#include "lib/memleak/memleak_preload.h"
 #include "lib/proc/maps.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
@@ -34,7 +35,7 @@ static const char *const memleak_usage[] = {
 
 struct memleak_cmd {
 	const char *pid, *command, *obj;
-	bool show_allocs, trace, combined, folded, percpu, wa_missing_free;
+	bool show_allocs, trace, combined, folded, percpu, wa_missing_free, preload;
 	int older_ms, sample_rate, top;
 	unsigned long long min_size, max_size;
 	int interval, count;		/* seconds between reports, reports (-1: until the end) */
@@ -44,6 +45,7 @@ struct memleak_cmd {
 	struct symbolizer *sym;
 	struct bpf_mmaps *mm;
 	struct memleak *m;
+	struct memleak_preload *pre;	/* --preload: instead of m */
 	pid_t target;
 	int ticks, refresh_ticks, printed;
 	bool failed;
@@ -88,6 +90,8 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 		OPT_STRING('O', "obj", &o->obj, "OBJ", "attach to allocator functions in the specified object (default: the target's libc)"),
 		OPT_STRING(0, "lib", &o->obj, "PATH", "the same as -O"),
 		OPT_BOOL(0, "percpu", &o->percpu, "trace percpu allocations"),
+		OPT_BOOL(0, "preload", &o->preload, "run the command with sonde's malloc shim (LD_PRELOAD) instead of uprobes: "
+			 "a fraction of the cost"),
 		OPT_BOOL('f', "folded", &o->folded, "folded stacks weighted by bytes (flamegraph.pl, sonde flame)"),
 		OPT_VERBOSE(),
 		OPT_END(),
@@ -123,6 +127,9 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 		opt__usage_error(memleak_usage, opts, "--min-size must not be above --max-size");
 	if (o->trace)
 		opt__usage_error(memleak_usage, opts, "-t (a line per call) is not supported: `sonde ltrace` does that");
+	if (o->preload && !o->cmd_argv)
+		opt__usage_error(memleak_usage, opts, "--preload needs a command (-c or --): a running process is "
+				 "traced by uprobes");
 	if (o->percpu && (o->pid || o->cmd_argv))
 		opt__usage_error(memleak_usage, opts, "--percpu traces the kernel's per-CPU allocations: not with -p or a command");
 }
@@ -161,7 +168,10 @@ static void report(struct memleak_cmd *o)
 		bpf_mmaps__drain(o->mm);
 	else if (o->target)
 		refresh_maps(o);
-	rc = memleak__read(o->m, (uint64_t)o->older_ms * 1000000, &r);
+	if (o->pre)
+		rc = memleak_preload__read(o->pre, (uint64_t)o->older_ms * 1000000, o->combined, &r);
+	else
+		rc = memleak__read(o->m, (uint64_t)o->older_ms * 1000000, &r);
 	if (rc) {
 		error("cannot read the outstanding allocations: %s", strerror(-rc));
 		o->failed = true;
@@ -188,6 +198,8 @@ static int tick(void *ctx, int fd, short revents)
 
 	(void)fd;
 	(void)revents;
+	if (o->pre)
+		memleak_preload__tick(o->pre);
 	if (o->mm)
 		bpf_mmaps__drain(o->mm);
 	else if (o->pid && ++o->refresh_ticks % 10 == 0)
@@ -217,6 +229,24 @@ static bool static_target(const struct memleak_cmd *o, char *exe, size_t len)
 	return memleak__is_static(exe) == 1;
 }
 
+/* --preload: the shim and its tables, in the environment the command is forked with; 0 or -1 (said) */
+static int start_preload(struct memleak_cmd *o)
+{
+	struct memleak_opts mo = { .min_size = o->min_size, .max_size = o->max_size, .sample_every = o->sample_rate };
+	char exe[PATH_MAX];
+	int rc;
+
+	if (static_target(o, exe, sizeof(exe))) {
+		error("%s is statically linked: it cannot load the --preload shim; run without --preload", exe);
+		return -1;
+	}
+	if ((rc = memleak_preload__new(&o->pre, &mo)) || (rc = memleak_preload__setenv(o->pre))) {
+		error("cannot set up --preload: %s", strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
 /* the target and the library to probe; the child held before exec for a command */
 static int setup_target(struct memleak_cmd *o, struct workload *w, char *lib, size_t len)
 {
@@ -230,7 +260,15 @@ static int setup_target(struct memleak_cmd *o, struct workload *w, char *lib, si
 		}
 		refresh_maps(o);
 	} else if (o->cmd_argv) {
-		if ((rc = workload__prepare(w, o->cmd_argv))) {
+		if (o->preload && start_preload(o))
+			return -1;
+		rc = workload__prepare(w, o->cmd_argv);
+		if (o->pre) {
+			memleak_preload__restore_env(o->pre);
+			if (!rc)
+				memleak_preload__set_pid(o->pre, w->pid);
+		}
+		if (rc) {
 			error("cannot start '%s': %s", o->cmd_argv[0], strerror(-rc));
 			return -1;
 		}
@@ -238,7 +276,7 @@ static int setup_target(struct memleak_cmd *o, struct workload *w, char *lib, si
 		if (bpf_mmaps__open(&o->mm, o->sym, w->pid, lib, len))
 			debug(1, "no memory-map events (%s)", lib);
 	}
-	if (!o->target)
+	if (!o->target || o->pre)
 		return 0;
 	if (o->obj)
 		snprintf(lib, len, "%s", o->obj);
@@ -274,14 +312,15 @@ int cmd_memleak(int argc, char **argv)
 	mo = (struct memleak_opts){ .pid = o.target, .lib = lib, .min_size = o.min_size, .max_size = o.max_size,
 				    .sample_every = o.sample_rate, .combined = o.combined,
 				    .percpu = o.percpu };
-	if ((rc = memleak__new(&o.m, &mo, err, sizeof(err))) || (rc = loop__init(&loop))) {
+	if ((!o.pre && (rc = memleak__new(&o.m, &mo, err, sizeof(err)))) || (rc = loop__init(&loop))) {
 		error("%s", err[0] ? err : strerror(-rc));
 		if (w.pid)
 			workload__abort(&w);
 		rc = 1;
 		goto out;
 	}
-	debug(1, "%d allocator functions attached in %s", memleak__nr_attached(o.m), o.target ? lib : "the kernel");
+	if (o.m)
+		debug(1, "%d allocator functions attached in %s", memleak__nr_attached(o.m), o.target ? lib : "the kernel");
 	if (w.pid && (rc = workload__start(&w))) {
 		error("cannot run '%s': %s", o.cmd_argv[0], strerror(-rc));
 		waitpid(w.pid, NULL, 0);
@@ -300,7 +339,13 @@ int cmd_memleak(int argc, char **argv)
 	end = loop__run(&loop);
 	if (end == LOOP_ERROR)
 		error("polling failed: %s", strerror(-loop.err));
-	memleak__detach(o.m);
+	if (o.m)
+		memleak__detach(o.m);
+	if (o.pre && !memleak_preload__ready(o.pre)) {
+		error("'%s' did not load the --preload shim (setuid, or it clears LD_PRELOAD): run without --preload",
+		      o.cmd_argv[0]);
+		o.failed = true;
+	}
 	/* the end (Ctrl-C, the command or process gone) reports what is left, unless count was reached */
 	if (o.count < 0 || o.printed < o.count)
 		report(&o);
@@ -309,6 +354,7 @@ out_loop:
 	loop__fini(&loop);
 out:
 	memleak__free(o.m);
+	memleak_preload__free(o.pre);
 	bpf_mmaps__close(o.mm);
 	symbolizer__free(o.sym);
 	if (o.command)
