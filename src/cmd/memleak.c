@@ -34,7 +34,7 @@ static const char *const memleak_usage[] = {
 };
 
 struct memleak_cmd {
-	const char *pid, *command, *obj;
+	const char *pid, *command, *obj, *pprof;
 	bool show_allocs, trace, combined, folded, percpu, wa_missing_free, preload;
 	int older_ms, sample_rate, top;
 	unsigned long long min_size, max_size;
@@ -92,6 +92,8 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 		OPT_BOOL(0, "percpu", &o->percpu, "trace percpu allocations"),
 		OPT_BOOL(0, "preload", &o->preload, "run the command with sonde's malloc shim (LD_PRELOAD) instead of uprobes: "
 			 "a fraction of the cost"),
+		OPT_STRING(0, "pprof", &o->pprof, "FILE", "also write each report to FILE as a gzip'd pprof profile "
+			   "(inuse_objects, inuse_space)"),
 		OPT_BOOL('f', "folded", &o->folded, "folded stacks weighted by bytes (flamegraph.pl, sonde flame)"),
 		OPT_VERBOSE(),
 		OPT_END(),
@@ -159,6 +161,21 @@ static void refresh_maps(struct memleak_cmd *o)
 		proc_maps__close(it);
 }
 
+/* --pprof: the file holds the last report */
+static void write_pprof(struct memleak_cmd *o, const struct memleak_report *r)
+{
+	FILE *f = fopen(o->pprof, "w");
+	char err[256] = "";
+	int rc = f ? memleak_print__pprof(f, o->sym, r, &o->po, err, sizeof(err)) : -errno;
+
+	if (f && fclose(f) && !rc)
+		rc = -errno;
+	if (rc) {
+		error("cannot write '%s': %s", o->pprof, err[0] ? err : strerror(-rc));
+		o->failed = true;
+	}
+}
+
 static void report(struct memleak_cmd *o)
 {
 	struct memleak_report r;
@@ -181,6 +198,8 @@ static void report(struct memleak_cmd *o)
 		memleak_print__folded(stdout, o->sym, &r, &o->po);
 	else
 		memleak_print__text(stdout, o->sym, &r, &o->po);
+	if (o->pprof)
+		write_pprof(o, &r);
 	if (r.stats[MEMLEAK_STAT_FULL])
 		warning("%llu allocations were not recorded: the map of outstanding allocations is full",
 			(unsigned long long)r.stats[MEMLEAK_STAT_FULL]);

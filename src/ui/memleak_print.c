@@ -2,8 +2,12 @@
 /* memleak_print.c - print outstanding allocations as BCC's memleak does, or folded */
 #include "ui/memleak_print.h"
 #include "lib/bpf/bpf_offcpu.h"
+#include "lib/export/export.h"
+#include "lib/flame/folded.h"
 #include "lib/symbol/symbol.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -79,4 +83,47 @@ void memleak_print__folded(FILE *out, struct symbolizer *s, const struct memleak
 		fprintf(out, " %llu\n", (unsigned long long)st->bytes);
 	}
 	fflush(out);
+}
+
+int memleak_print__pprof(FILE *out, struct symbolizer *s, const struct memleak_report *r,
+			 const struct memleak_print *o, char *err, size_t errlen)
+{
+	static const char *const types[2][2] = { { "inuse_objects", "count" }, { "inuse_space", "bytes" } };
+	struct folded *f = folded__new(0);
+	int rc = f ? 0 : -ENOMEM;
+
+	for (int i = 0; !rc && i < r->n; i++) {
+		const struct memleak_stack *st = &r->s[i];
+		int skip = o->kernel ? kern_skip(s, st) : 0, n = 0;
+		const char **frames = st->nr ? calloc(st->nr, sizeof(*frames)) : NULL;
+		size_t *lens = st->nr ? calloc(st->nr, sizeof(*lens)) : NULL;
+
+		if (st->stack_id < 0 || !st->count || st->nr <= skip) {
+			free(frames);
+			free(lens);
+			continue;
+		}
+		if (!frames || !lens)
+			rc = -ENOMEM;
+		for (int j = st->nr - 1; !rc && j >= skip; j--) {	/* root first; each name copied */
+			if (!(frames[n] = strdup(offcpu__frame_name(s, st->pid, st->ips[j], o->kernel))))
+				rc = -ENOMEM;
+			else
+				lens[n] = strlen(frames[n]), n++;
+		}
+		if (!rc)
+			rc = folded__add_frames(f, frames, lens, n, st->bytes, st->count);
+		for (int j = 0; j < n; j++)
+			free((char *)frames[j]);
+		free(frames);
+		free(lens);
+	}
+	if (!rc)
+		rc = folded__finish(f);
+	if (rc)
+		snprintf(err, errlen, "out of memory");
+	else
+		rc = export__pprof2(f, out, types, err, errlen);
+	folded__free(f);
+	return rc;
 }

@@ -26,5 +26,12 @@ void memleak_print__text(FILE *out, struct symbolizer *s, const struct memleak_r
 /* one line per stack: frames root first, ';'-separated, then the bytes */
 void memleak_print__folded(FILE *out, struct symbolizer *s, const struct memleak_report *r,
 			   const struct memleak_print *o);
+/*
+ * A gzip'd pprof profile of every stack (not only the top): samples of
+ * inuse_objects/count and inuse_space/bytes, as a Go heap profile's in-use
+ * view; 0 or -errno with err filled.
+ */
+int memleak_print__pprof(FILE *out, struct symbolizer *s, const struct memleak_report *r,
+			 const struct memleak_print *o, char *err, size_t errlen);
 
 #endif

@@ -32,4 +32,11 @@ int export__speedscope(const struct folded *f, FILE *out, const char *name, cons
 int export__pprof(const struct folded *f, FILE *out, const char *type, const char *unit,
 		  char *err, size_t errlen);
 
+/*
+ * The same with two values per sample: types[0] = { type, unit } of the before
+ * counts, types[1] of the after counts (memleak: inuse_objects/count and
+ * inuse_space/bytes, the sample types of a Go heap profile's in-use view).
+ */
+int export__pprof2(const struct folded *f, FILE *out, const char *const types[2][2], char *err, size_t errlen);
+
 #endif

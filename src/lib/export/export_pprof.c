@@ -147,28 +147,32 @@ static size_t utf8_clean(const char *str, size_t len, char *out)
 	return o;
 }
 
-int export__pprof(const struct folded *f, FILE *out, const char *type, const char *unit,
-		  char *err, size_t errlen)
+/* types[i] = { type, unit }; one type: the after counts; two: the before counts, then the after counts */
+static int write_pprof(const struct folded *f, FILE *out, const char *const types[][2], int ntypes,
+		       char *err, size_t errlen)
 {
 	struct pb prof = { 0 }, tmp = { 0 }, sub = { 0 }, ids = { 0 };
-	uint32_t nnames = folded__nr_names(f);
+	uint32_t nnames = folded__nr_names(f), first = 1 + 2 * ntypes;	/* string of the first name */
 	int rc;
 
-	if (!(folded__total(f) < 9.2e18)) {
+	if (!(folded__total(f) < 9.2e18) || !(folded__total_before(f) < 9.2e18)) {
 		snprintf(err, errlen, "counts too large for pprof's int64 values");
 		return -ERANGE;
 	}
-	value_type(&prof, 1, 1, 2, &tmp);	/* sample_type: strings 1 and 2 */
+	for (int t = 0; t < ntypes; t++)	/* sample_type: strings 1 and 2, 3 and 4 */
+		value_type(&prof, 1, 1 + 2 * t, 2 + 2 * t, &tmp);
 	for (uint32_t i = 1; i < folded__nr_nodes(f); i++) {
-		const struct folded_node *n = folded__node(f, i);
-		long long v = llround(n->self);
+		long long v = llround(folded__node(f, i)->self);
+		long long b = ntypes > 1 ? llround(folded__before_self(f, i)) : 0;
 
-		if (v <= 0)
+		if (v <= 0 && b <= 0)
 			continue;
 		for (uint32_t p = i; p != 0; p = folded__node(f, p)->parent)
 			pb_varint(&ids, folded__node(f, p)->name + 1);	/* leaf first */
 		pb_msg(&tmp, 1, &ids);		/* location_id, packed */
-		pb_varint(&ids, (uint64_t)v);
+		if (ntypes > 1)
+			pb_varint(&ids, (uint64_t)(b > 0 ? b : 0));
+		pb_varint(&ids, (uint64_t)(v > 0 ? v : 0));
 		pb_msg(&tmp, 2, &ids);		/* value, packed */
 		pb_msg(&prof, 2, &tmp);
 	}
@@ -180,13 +184,15 @@ int export__pprof(const struct folded *f, FILE *out, const char *type, const cha
 	}
 	for (uint32_t k = 0; k < nnames; k++) {
 		pb_uint(&tmp, 1, k + 1);
-		pb_uint(&tmp, 2, k + 3);	/* name */
-		pb_uint(&tmp, 3, k + 3);	/* system_name: the only form known */
+		pb_uint(&tmp, 2, k + first);	/* name */
+		pb_uint(&tmp, 3, k + first);	/* system_name: the only form known */
 		pb_msg(&prof, 5, &tmp);
 	}
 	pb_bytes(&prof, 6, "", 0);
-	pb_bytes(&prof, 6, type, strlen(type));
-	pb_bytes(&prof, 6, unit, strlen(unit));
+	for (int t = 0; t < ntypes; t++) {
+		pb_bytes(&prof, 6, types[t][0], strlen(types[t][0]));
+		pb_bytes(&prof, 6, types[t][1], strlen(types[t][1]));
+	}
 	for (uint32_t k = 0; k < nnames; k++) {
 		size_t len;
 		const char *s = folded__name(f, k, &len);
@@ -199,7 +205,7 @@ int export__pprof(const struct folded *f, FILE *out, const char *type, const cha
 		pb_bytes(&prof, 6, clean, utf8_clean(s, len, clean));
 		free(clean);
 	}
-	value_type(&prof, 11, 1, 2, &tmp);	/* period_type */
+	value_type(&prof, 11, 2 * ntypes - 1, 2 * ntypes, &tmp);	/* period_type: the last sample type */
 	pb_uint(&prof, 12, 1);			/* period */
 	rc = prof.oom || tmp.oom || sub.oom || ids.oom ? -ENOMEM : gzip_out(out, prof.p, prof.len);
 	if (rc)
@@ -209,4 +215,17 @@ int export__pprof(const struct folded *f, FILE *out, const char *type, const cha
 	free(sub.p);
 	free(ids.p);
 	return rc;
+}
+
+int export__pprof(const struct folded *f, FILE *out, const char *type, const char *unit,
+		  char *err, size_t errlen)
+{
+	const char *const types[1][2] = { { type, unit } };
+
+	return write_pprof(f, out, types, 1, err, errlen);
+}
+
+int export__pprof2(const struct folded *f, FILE *out, const char *const types[2][2], char *err, size_t errlen)
+{
+	return write_pprof(f, out, types, 2, err, errlen);
 }
