@@ -28,6 +28,7 @@ const volatile __u64 max_size = ~0ULL;
 const volatile __u32 sample_every = 1;	/* record one allocation in N */
 const volatile __u64 page_size = 4096;
 const volatile bool combined_only = false;
+const volatile bool trace = false;	/* -t: a record per call in `events` */
 
 struct pending {
 	__u64 size;
@@ -77,6 +78,31 @@ static void stat_inc(__u32 k)
 
 	if (v)
 		(*v)++;
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} events SEC(".maps");
+
+static void emit(__u32 kind, __u64 size, __u64 addr)
+{
+	struct memleak_trace *e;
+
+	if (!trace)
+		return;
+	if (!(e = bpf_ringbuf_reserve(&events, sizeof(*e), 0))) {
+		stat_inc(MEMLEAK_STAT_LOST);
+		return;
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->size = size;
+	e->addr = addr;
+	e->kind = kind;
+	e->pid = bpf_get_current_pid_tgid();
+	e->cpu = bpf_get_smp_processor_id();
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_ringbuf_submit(e, 0);
 }
 
 /* --combined-only: add (sign 1) or take away (-1) an allocation of the stack's sum */
@@ -129,10 +155,14 @@ static int alloc_enter(__u64 size, __u64 memptr)
 			p->size = size;
 			p->memptr = memptr;
 			p->skip = !wanted(size);
+			if (!p->skip)
+				emit(MEMLEAK_TRACE_ALLOC_ENTER, size, 0);
 		}
 		return 0;
 	}
 	n.skip = !wanted(size);
+	if (!n.skip)
+		emit(MEMLEAK_TRACE_ALLOC_ENTER, size, 0);
 	bpf_map_update_elem(&pending, &tid, &n, BPF_ANY);
 	return 0;
 }
@@ -158,6 +188,7 @@ static void record(void *ctx, __u64 addr, __u64 size, __u64 stack_flags)
 	}
 	stat_inc(MEMLEAK_STAT_ALLOCS);
 	combine(&a, 1);
+	emit(MEMLEAK_TRACE_ALLOC_EXIT, size, addr);
 }
 
 static int alloc_exit(struct pt_regs *ctx, __u64 addr)
@@ -188,8 +219,10 @@ static int free_enter(__u64 addr)
 
 	if (!addr)
 		return 0;
-	if (combined_only && (a = bpf_map_lookup_elem(&allocs, &addr)))
+	if ((combined_only || trace) && (a = bpf_map_lookup_elem(&allocs, &addr))) {
 		combine(a, -1);
+		emit(MEMLEAK_TRACE_FREE, a->size, addr);
+	}
 	if (!bpf_map_delete_elem(&allocs, &addr))
 		stat_inc(MEMLEAK_STAT_FREES);
 	return 0;
@@ -245,6 +278,7 @@ static int kalloc(void *ctx, __u64 addr, __u64 size)
 {
 	if (!addr || !wanted(size))
 		return 0;
+	emit(MEMLEAK_TRACE_ALLOC_ENTER, size, 0);
 	record(ctx, addr, size, 0);
 	return 0;
 }

@@ -20,11 +20,25 @@ struct memleak_combined {
 	__u64 count;
 };
 
+/* -t: one record per call, as BCC's memleak prints it with bpf_trace_printk */
+enum memleak_trace_kind {
+	MEMLEAK_TRACE_ALLOC_ENTER,	/* size */
+	MEMLEAK_TRACE_ALLOC_EXIT,	/* size, addr */
+	MEMLEAK_TRACE_FREE,		/* addr, size: a recorded allocation freed */
+};
+
+struct memleak_trace {
+	__u64 ts, size, addr;
+	__u32 kind, pid, cpu, pad;
+	char comm[16];
+};
+
 enum memleak_stat {
 	MEMLEAK_STAT_ALLOCS,	/* allocations recorded */
 	MEMLEAK_STAT_FREES,	/* frees of a recorded allocation */
 	MEMLEAK_STAT_FULL,	/* allocations lost: the allocs map was full */
 	MEMLEAK_STAT_NOSTACK,	/* stacks not captured (stack map full) */
+	MEMLEAK_STAT_LOST,	/* -t records lost: the ring buffer was full */
 	MEMLEAK_STAT_NR,
 };
 

@@ -78,7 +78,7 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_STRING('p', "pid", &o->pid, "PID", "the process to trace; without -p or -c: kernel allocations"),
 		OPT_STRING('c', "command", &o->command, "COMMAND", "execute and trace the specified command"),
-		OPT_BOOL('t', "trace", &o->trace, "print trace messages for each alloc/free call (not supported)"),
+		OPT_BOOL('t', "trace", &o->trace, "print trace messages for each alloc/free call (no reports)"),
 		OPT_BOOL('a', "show-allocs", &o->show_allocs, "show allocation addresses and sizes as well as call stacks"),
 		OPT_INT('o', "older", &o->older_ms, "OLDER", "prune allocations younger than this age in milliseconds (default 500)"),
 		OPT_BOOL(0, "combined-only", &o->combined, "show combined allocation statistics only (sums kept in the kernel by stack: no -o, no -a)"),
@@ -127,8 +127,8 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 		opt__usage_error(memleak_usage, opts, "--top and --sample-rate take a number above 0, --older one of 0 or more");
 	if (o->max_size && o->min_size > o->max_size)
 		opt__usage_error(memleak_usage, opts, "--min-size must not be above --max-size");
-	if (o->trace)
-		opt__usage_error(memleak_usage, opts, "-t (a line per call) is not supported: `sonde ltrace` does that");
+	if (o->trace && o->preload)
+		opt__usage_error(memleak_usage, opts, "-t traces by uprobes: not with --preload");
 	if (o->preload && !o->cmd_argv)
 		opt__usage_error(memleak_usage, opts, "--preload needs a command (-c or --): a running process is "
 				 "traced by uprobes");
@@ -210,6 +210,15 @@ static void report(struct memleak_cmd *o)
 	o->printed++;
 }
 
+/* -t: a call's line */
+static int trace_line(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	if (size >= sizeof(struct memleak_trace))
+		memleak_print__trace(stdout, data);
+	return 0;
+}
+
 /* every 100 ms: new maps of the command; a report every interval; 1 ends the run */
 static int tick(void *ctx, int fd, short revents)
 {
@@ -223,7 +232,9 @@ static int tick(void *ctx, int fd, short revents)
 		bpf_mmaps__drain(o->mm);
 	else if (o->pid && ++o->refresh_ticks % 10 == 0)
 		refresh_maps(o);
-	if (++o->ticks % (o->interval * 10) == 0) {
+	if (o->trace)
+		fflush(stdout);
+	else if (++o->ticks % (o->interval * 10) == 0) {
 		report(o);
 		if (o->count > 0 && o->printed >= o->count)
 			return 1;
@@ -248,6 +259,13 @@ static bool static_target(const struct memleak_cmd *o, char *exe, size_t len)
 	return memleak__is_static(exe) == 1;
 }
 
+/* a Go program without a C library: nothing calls malloc */
+static void go_error(const char *exe)
+{
+	error("%s is a Go program: the Go runtime allocates without malloc; Go's heap profile (runtime/pprof) "
+	      "shows its leaks", exe);
+}
+
 /* --preload: the shim and its tables, in the environment the command is forked with; 0 or -1 (said) */
 static int start_preload(struct memleak_cmd *o)
 {
@@ -255,6 +273,10 @@ static int start_preload(struct memleak_cmd *o)
 	char exe[PATH_MAX];
 	int rc;
 
+	if (static_target(o, exe, sizeof(exe)) && memleak__is_go(exe) == 1) {
+		go_error(exe);
+		return -1;
+	}
 	if (static_target(o, exe, sizeof(exe))) {
 		error("%s is statically linked: it cannot load the --preload shim; run without --preload", exe);
 		return -1;
@@ -297,10 +319,20 @@ static int setup_target(struct memleak_cmd *o, struct workload *w, char *lib, si
 	}
 	if (!o->target || o->pre)
 		return 0;
-	if (o->obj)
+	if (o->obj) {
 		snprintf(lib, len, "%s", o->obj);
-	else if (static_target(o, lib, len))	/* its malloc is its own */
+		if (o->pid && memleak__maps_object(o->target, lib) == 0)
+			warning("process %d does not map %s: nothing will be seen unless it loads it", (int)o->target, lib);
+	}
+	else if (static_target(o, lib, len)) {	/* its malloc is its own */
+		if (memleak__is_go(lib) == 1) {
+			go_error(lib);
+			if (w->pid)
+				workload__abort(w);
+			return -1;
+		}
 		debug(1, "%s is statically linked: probing its own allocator", lib);
+	}
 	else if (memleak__find_libc(o->pid ? o->target : 0, lib, len)) {
 		error("process %d maps no C library: give the allocator's object with -O", (int)o->target);
 		return -1;
@@ -330,7 +362,7 @@ int cmd_memleak(int argc, char **argv)
 	o.po.kernel = !o.target;
 	mo = (struct memleak_opts){ .pid = o.target, .lib = lib, .min_size = o.min_size, .max_size = o.max_size,
 				    .sample_every = o.sample_rate, .combined = o.combined,
-				    .percpu = o.percpu };
+				    .percpu = o.percpu, .trace = o.trace };
 	if ((!o.pre && (rc = memleak__new(&o.m, &mo, err, sizeof(err)))) || (rc = loop__init(&loop))) {
 		error("%s", err[0] ? err : strerror(-rc));
 		if (w.pid)
@@ -355,6 +387,11 @@ int cmd_memleak(int argc, char **argv)
 		fprintf(o.folded ? stderr : stdout, "Attaching to kernel allocators, Ctrl+C to quit.\n");
 	fflush(stdout);
 	loop__set_tick(&loop, 100, tick, &o);
+	if (o.trace && (rc = loop__add_ringbuf(&loop, memleak__trace_fd(o.m), trace_line, &o))) {
+		error("cannot read the trace records: %s", strerror(-rc));
+		rc = 1;
+		goto out_loop;
+	}
 	end = loop__run(&loop);
 	if (end == LOOP_ERROR)
 		error("polling failed: %s", strerror(-loop.err));
@@ -366,7 +403,9 @@ int cmd_memleak(int argc, char **argv)
 		o.failed = true;
 	}
 	/* the end (Ctrl-C, the command or process gone) reports what is left, unless count was reached */
-	if (o.count < 0 || o.printed < o.count)
+	if (o.trace)
+		loop__drain(&loop);
+	else if (o.count < 0 || o.printed < o.count)
 		report(&o);
 	rc = o.failed ? 1 : loop__exit_code(&loop, end);
 out_loop:

@@ -69,6 +69,23 @@ void memleak_print__text(FILE *out, struct symbolizer *s, const struct memleak_r
 	fflush(out);
 }
 
+void memleak_print__trace(FILE *out, const struct memleak_trace *e)
+{
+	char comm[sizeof(e->comm) + 1] = "";
+
+	memcpy(comm, e->comm, sizeof(e->comm));
+	fprintf(out, "%16s-%-7u [%03u] %llu.%06llu: ", comm, e->pid, e->cpu, (unsigned long long)(e->ts / 1000000000),
+		(unsigned long long)(e->ts % 1000000000 / 1000));
+	if (e->kind == MEMLEAK_TRACE_ALLOC_ENTER)
+		fprintf(out, "alloc entered, size = %llu\n", (unsigned long long)e->size);
+	else if (e->kind == MEMLEAK_TRACE_ALLOC_EXIT)
+		fprintf(out, "alloc exited, size = %llu, result = %llx\n", (unsigned long long)e->size,
+			(unsigned long long)e->addr);
+	else
+		fprintf(out, "free entered, address = %llx, size = %llu\n", (unsigned long long)e->addr,
+			(unsigned long long)e->size);
+}
+
 void memleak_print__folded(FILE *out, struct symbolizer *s, const struct memleak_report *r,
 			   const struct memleak_print *o)
 {

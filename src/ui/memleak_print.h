@@ -26,6 +26,8 @@ void memleak_print__text(FILE *out, struct symbolizer *s, const struct memleak_r
 /* one line per stack: frames root first, ';'-separated, then the bytes */
 void memleak_print__folded(FILE *out, struct symbolizer *s, const struct memleak_report *r,
 			   const struct memleak_print *o);
+/* -t: one line per call, "COMM-PID [CPU] SECONDS: alloc entered, size = N" (BCC's trace_pipe line) */
+void memleak_print__trace(FILE *out, const struct memleak_trace *e);
 /*
  * A gzip'd pprof profile of every stack (not only the top): samples of
  * inuse_objects/count and inuse_space/bytes, as a Go heap profile's in-use

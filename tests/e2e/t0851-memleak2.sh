@@ -145,4 +145,55 @@ test_expect_success 'a leak flame graph: --folded into sonde flame --colors mem 
 	grep -q "<title>leak_small (500 bytes, 3.91%)</title>" leak.svg &&
 	grep -q "Leaked bytes" leak.svg
 '
+# leaky: 5 rounds of 16 allocations and 15 frees (realloc frees one), then 3 leak_big: 83 allocations, 75 frees
+test_expect_success '-t: a line per call, as BCC prints them; exactly the workload calls' '
+	$SONDE memleak -t -- "$LEAKY" 0 >out 2>err &&
+	test $(grep -c "^ *leaky-[0-9]* *\[[0-9]*\] [0-9]*\.[0-9]*: alloc entered, size = [0-9]*$" out) -eq 83 &&
+	test $(grep -c ": alloc exited, size = [0-9]*, result = [0-9a-f]*$" out) -eq 83 &&
+	test $(grep -c ": free entered, address = [0-9a-f]*, size = [0-9]*$" out) -eq 75 &&
+	test $(grep -c ": alloc exited, size = 100, result" out) -eq 5 &&
+	test $(grep -c ": alloc exited, size = 4096, result" out) -eq 3 &&
+	! grep -q "Top 10 stacks" out &&
+	rc=0 && $SONDE memleak -t --preload -- true 2>err || rc=$?
+	test $rc -eq 129 && grep -q "not with --preload" err
+'
+test_expect_success 'a Go program: one line, exit 1 (uprobes, --preload and -p)' '
+	GO=$(command -v go || ls /usr/lib/go-*/bin/go 2>/dev/null | tail -1)
+	test -n "$GO" || { echo "go is missing (Debian golang-go): skipped"; exit 0; }
+	printf "package main\nimport \"time\"\nvar keep [][]byte\nfunc main() {\n\tkeep = append(keep, make([]byte, 100))\n\ttime.Sleep(3 * time.Second)\n}\n" >gol.go &&
+	HOME=$PWD GOCACHE=$PWD/gocache "$GO" build -o gol gol.go &&
+	for pre in "" --preload; do
+		rc=0 && $SONDE memleak $pre -- ./gol >out 2>err || rc=$?
+		test $rc -eq 1 && test $(wc -l <err) -eq 1 &&
+		grep -q "^sonde: ./gol is a Go program: the Go runtime allocates without malloc" err || return 1
+	done &&
+	{ ./gol & } && gp=$! && sleep 0.2 &&
+	rc=0 && $SONDE memleak -p $gp >out 2>err || rc=$?
+	kill $gp; test $rc -eq 1 && grep -q "gol is a Go program" err
+'
+test_expect_success 'a stripped static binary: one line, exit 1' '
+	if ! cc -static -O1 -o leaky-static "$ROOT/tests/workloads/leaky.c" 2>/dev/null; then
+		echo "no static libc to build with: skipped"; exit 0
+	fi
+	strip leaky-static &&
+	rc=0 && $SONDE memleak -- ./leaky-static >out 2>err || rc=$?
+	test $rc -eq 1 && test $(wc -l <err) -eq 1 && grep -q "leaky-static defines no function malloc" err
+'
+# wait_exec PID: until PID runs leaky (its shell has opened the fifo and exec'd)
+wait_exec() {
+	for i in $(seq 100); do
+		[ "$(readlink /proc/$1/exe)" = "$LEAKY" ] && return 0
+		sleep 0.02
+	done
+	echo "leaky did not start"; return 1
+}
+JEMALLOC=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1)
+test_expect_success '--lib: jemalloc in the command, the same answer; -O of a library -p does not map: a warning' '
+	test -n "$JEMALLOC" || { echo "libjemalloc2 is missing: skipped"; exit 0; }
+	$SONDE memleak -o 0 --lib "$JEMALLOC" -- env LD_PRELOAD="$JEMALLOC" "$LEAKY" 50 >out 2>err &&
+	stacks out | grep leak_ >got && test_cmp want got &&
+	rm -f go && mkfifo go && { "$LEAKY" 20000 wait <go & } && lpid=$! && exec 9>go && wait_exec $lpid &&
+	tool_start out $SONDE memleak -O "$JEMALLOC" -p $lpid && tool_stop && exec 9>&- && kill $lpid &&
+	grep -q "^sonde: warning: process $lpid does not map .*libjemalloc.so.2: nothing will be seen unless it loads it$" out.err
+'
 test_done

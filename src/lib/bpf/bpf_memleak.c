@@ -12,10 +12,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -223,6 +225,9 @@ int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, 
 	m->skel->rodata->sample_every = o->sample_every ? o->sample_every : 1;
 	m->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
 	m->skel->rodata->combined_only = m->combined = o->combined;
+	m->skel->rodata->trace = o->trace;
+	if (!o->trace)
+		bpf_map__set_max_entries(m->skel->maps.events, sysconf(_SC_PAGESIZE));
 	m->pid = o->pid;
 	/*
 	 * User mode: the map grows as blocks are outstanding rather than taking its
@@ -246,6 +251,11 @@ int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, 
 		return rc;
 	}
 	return o->pid ? attach_user(m, o, err, errlen) : attach_kernel(m, o->percpu, err, errlen);
+}
+
+int memleak__trace_fd(const struct memleak *m)
+{
+	return bpf_map__fd(m->skel->maps.events);
 }
 
 int memleak__nr_attached(const struct memleak *m)
@@ -514,6 +524,58 @@ int memleak__is_static(const char *path)
 
 		if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_INTERP)
 			rc = 0;
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}
+
+int memleak__maps_object(pid_t pid, const char *path)
+{
+	char file[64], line[4096], real[PATH_MAX];
+	struct stat want, st;
+	FILE *f;
+	int rc = 0;
+
+	if (stat(path, &want))
+		return -errno;
+	snprintf(file, sizeof(file), "/proc/%d/maps", (int)pid);
+	if (!(f = fopen(file, "r")))
+		return -errno;
+	while (!rc && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/');
+
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		/* the file as the process sees it, through its root */
+		snprintf(real, sizeof(real), "/proc/%d/root%s", (int)pid, p);
+		if (!stat(real, &st) && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+			rc = 1;
+	}
+	fclose(f);
+	return rc;
+}
+
+int memleak__is_go(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	Elf *e;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	if (!(e = elf_begin(fd, ELF_C_READ, NULL)) || elf_getshdrstrndx(e, &shstrndx))
+		rc = -ENOEXEC;
+	while (!rc && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+
+		if (name && (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".note.go.buildid")))
+			rc = 1;
 	}
 	if (e)
 		elf_end(e);

@@ -24,6 +24,7 @@ struct memleak_opts {
 	unsigned sample_every;	/* record one allocation in N (0, 1: all) */
 	bool percpu;		/* kernel mode: per-CPU allocations instead of kmalloc, slabs and pages */
 	bool combined;		/* keep the sums by stack in the kernel, read only them (no ages, no addresses) */
+	bool trace;		/* -t: a struct memleak_trace per call in the ring buffer of memleak__trace_fd */
 };
 
 /* the outstanding allocations of one stack */
@@ -52,6 +53,8 @@ struct memleak;
 
 /* open, load and attach; on error fills err (what failed and why) and returns -errno */
 int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, size_t errlen);
+/* -t: the ring buffer of struct memleak_trace records */
+int memleak__trace_fd(const struct memleak *m);
 /* the allocator functions attached (user mode) or tracepoints (kernel mode) */
 int memleak__nr_attached(const struct memleak *m);
 /*
@@ -73,5 +76,11 @@ int memleak__find_libc(pid_t pid, char *path, size_t len);
 /* 1 when the ELF file at path has no program interpreter (a static binary: its allocator is its own), 0 when
  * it has one, or -errno */
 int memleak__is_static(const char *path);
+
+/* 1 when process pid maps the file at path (the same inode), 0 when not, or -errno */
+int memleak__maps_object(pid_t pid, const char *path);
+
+/* 1 when the ELF file at path is a Go program (its allocator is the Go runtime's), 0 when not, or -errno */
+int memleak__is_go(const char *path);
 
 #endif
