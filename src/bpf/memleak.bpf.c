@@ -29,6 +29,8 @@ const volatile __u32 sample_every = 1;	/* record one allocation in N */
 const volatile __u64 page_size = 4096;
 const volatile bool combined_only = false;
 const volatile bool trace = false;	/* -t: a record per call in `events` */
+const volatile __u32 dwarf_size = 0;	/* --call-graph dwarf: copy up to this much user stack */
+__u32 dwarf_seq = 0;
 
 struct pending {
 	__u64 size;
@@ -167,6 +169,61 @@ static int alloc_enter(__u64 size, __u64 memptr)
 	return 0;
 }
 
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} dwarf_events SEC(".maps");
+
+/*
+ * --call-graph dwarf: the registers and a copy of the stack at the
+ * allocator's return, sent to the user side, which unwinds them by the
+ * objects' CFI; the allocation's stack_id is the record's sequence number.
+ */
+static __s32 dwarf_stack(struct pt_regs *r)
+{
+	struct memleak_dwarf *d = bpf_ringbuf_reserve(&dwarf_events, sizeof(*d), 0);
+	__u32 seq = __sync_fetch_and_add(&dwarf_seq, 1) + 1;
+	__u64 sp = r->sp;
+
+	if (!d)
+		return -1;
+	seq &= 0x7fffffff;
+	d->seq = seq;
+	d->pid = bpf_get_current_pid_tgid() >> 32;
+	d->regs[0] = r->ax;
+	d->regs[1] = r->bx;
+	d->regs[2] = r->cx;
+	d->regs[3] = r->dx;
+	d->regs[4] = r->si;
+	d->regs[5] = r->di;
+	d->regs[6] = r->bp;
+	d->regs[7] = sp;
+	d->regs[8] = r->ip;
+	d->regs[9] = r->r8;
+	d->regs[10] = r->r9;
+	d->regs[11] = r->r10;
+	d->regs[12] = r->r11;
+	d->regs[13] = r->r12;
+	d->regs[14] = r->r13;
+	d->regs[15] = r->r14;
+	d->regs[16] = r->r15;
+	/* the stack's top may be closer than the whole copy: try smaller ones */
+	if (dwarf_size >= 8192 && !bpf_probe_read_user(d->stack, 8192, (void *)sp))
+		d->stack_size = 8192;
+	else if (dwarf_size >= 4096 && !bpf_probe_read_user(d->stack, 4096, (void *)sp))
+		d->stack_size = 4096;
+	else if (dwarf_size >= 2048 && !bpf_probe_read_user(d->stack, 2048, (void *)sp))
+		d->stack_size = 2048;
+	else if (!bpf_probe_read_user(d->stack, 1024, (void *)sp))
+		d->stack_size = 1024;
+	else if (!bpf_probe_read_user(d->stack, 256, (void *)sp))
+		d->stack_size = 256;
+	else
+		d->stack_size = 0;
+	bpf_ringbuf_submit(d, 0);
+	return seq;
+}
+
 static void record(void *ctx, __u64 addr, __u64 size, __u64 stack_flags)
 {
 	struct memleak_alloc a = {
@@ -177,7 +234,10 @@ static void record(void *ctx, __u64 addr, __u64 size, __u64 stack_flags)
 
 	struct memleak_alloc *old;
 
-	a.stack_id = bpf_get_stackid(ctx, &stack_traces, stack_flags);
+	if (dwarf_size && (stack_flags & BPF_F_USER_STACK))
+		a.stack_id = dwarf_stack(ctx);
+	else
+		a.stack_id = bpf_get_stackid(ctx, &stack_traces, stack_flags);
 	if (a.stack_id < 0)
 		stat_inc(MEMLEAK_STAT_NOSTACK);
 	if (combined_only && (old = bpf_map_lookup_elem(&allocs, &addr)))

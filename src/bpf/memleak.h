@@ -20,6 +20,18 @@ struct memleak_combined {
 	__u64 count;
 };
 
+/* --call-graph dwarf: the registers and the stack at an allocator's return, unwound by the user side */
+#define MEMLEAK_DWARF_STACK 8192
+#define MEMLEAK_DWARF_NREGS 17	/* AX..IP, R8..R15: the perf_regs order of UNWIND_REGS_MASK */
+
+struct memleak_dwarf {
+	__u32 seq;		/* the allocation's stack_id (> 0) */
+	__u32 stack_size;
+	__u32 pid, pad;
+	__u64 regs[MEMLEAK_DWARF_NREGS];
+	__u8 stack[MEMLEAK_DWARF_STACK];
+};
+
 /* -t: one record per call, as BCC's memleak prints it with bpf_trace_printk */
 enum memleak_trace_kind {
 	MEMLEAK_TRACE_ALLOC_ENTER,	/* size */

@@ -34,9 +34,9 @@ static const char *const memleak_usage[] = {
 };
 
 struct memleak_cmd {
-	const char *pid, *command, *obj, *pprof;
+	const char *pid, *command, *obj, *pprof, *call_graph;
 	bool show_allocs, trace, combined, folded, percpu, wa_missing_free, preload;
-	int older_ms, sample_rate, top;
+	int older_ms, sample_rate, top, dwarf_size;
 	unsigned long long min_size, max_size;
 	int interval, count;		/* seconds between reports, reports (-1: until the end) */
 	char **cmd_argv;		/* -c or -- CMD */
@@ -46,6 +46,7 @@ struct memleak_cmd {
 	struct bpf_mmaps *mm;
 	struct memleak *m;
 	struct memleak_preload *pre;	/* --preload: instead of m */
+	struct loop *loop;
 	pid_t target;
 	int ticks, refresh_ticks, printed;
 	bool failed;
@@ -73,6 +74,24 @@ static char **split_command(char *s)
 	return v;
 }
 
+/* --call-graph fp | dwarf[,SIZE]: the bytes of stack to copy (0: frame pointers); -1 on error */
+static int parse_call_graph(const char *cg)
+{
+	char *end;
+	long size = MEMLEAK_DWARF_STACK;
+
+	if (!strcmp(cg, "fp"))
+		return 0;
+	if (strncmp(cg, "dwarf", 5) || (cg[5] && cg[5] != ','))
+		return -1;
+	if (cg[5]) {
+		size = strtol(cg + 6, &end, 0);
+		if (*end || size < 256 || size > MEMLEAK_DWARF_STACK)
+			return -1;
+	}
+	return size;
+}
+
 static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 {
 	const struct opt opts[] = {
@@ -90,6 +109,8 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 		OPT_STRING('O', "obj", &o->obj, "OBJ", "attach to allocator functions in the specified object (default: the target's libc)"),
 		OPT_STRING(0, "lib", &o->obj, "PATH", "the same as -O"),
 		OPT_BOOL(0, "percpu", &o->percpu, "trace percpu allocations"),
+		OPT_STRING(0, "call-graph", &o->call_graph, "MODE", "fp (frame pointers, the default) or dwarf[,SIZE]: "
+			   "unwind a copy of SIZE bytes of stack (8192) by the objects' CFI, for callers without frame pointers"),
 		OPT_BOOL(0, "preload", &o->preload, "run the command with sonde's malloc shim (LD_PRELOAD) instead of uprobes: "
 			 "a fraction of the cost"),
 		OPT_STRING(0, "pprof", &o->pprof, "FILE", "also write each report to FILE as a gzip'd pprof profile "
@@ -129,6 +150,12 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 		opt__usage_error(memleak_usage, opts, "--min-size must not be above --max-size");
 	if (o->trace && o->preload)
 		opt__usage_error(memleak_usage, opts, "-t traces by uprobes: not with --preload");
+	if (o->call_graph && (o->dwarf_size = parse_call_graph(o->call_graph)) < 0)
+		opt__usage_error(memleak_usage, opts, "--call-graph takes fp or dwarf[,SIZE] (SIZE: 256 to %d bytes), not '%s'",
+				 MEMLEAK_DWARF_STACK, o->call_graph);
+	if (o->dwarf_size && (o->preload || o->combined || !(o->pid || o->cmd_argv)))
+		opt__usage_error(memleak_usage, opts, "--call-graph dwarf unwinds user stacks by uprobes: with -p or a command, "
+				 "not with --preload or --combined-only");
 	if (o->preload && !o->cmd_argv)
 		opt__usage_error(memleak_usage, opts, "--preload needs a command (-c or --): a running process is "
 				 "traced by uprobes");
@@ -185,6 +212,8 @@ static void report(struct memleak_cmd *o)
 		bpf_mmaps__drain(o->mm);
 	else if (o->target)
 		refresh_maps(o);
+	if (o->dwarf_size && o->loop)	/* the stacks of the allocations made so far */
+		loop__drain(o->loop);
 	if (o->pre)
 		rc = memleak_preload__read(o->pre, (uint64_t)o->older_ms * 1000000, o->combined, &r);
 	else
@@ -208,6 +237,23 @@ static void report(struct memleak_cmd *o)
 	      (unsigned long long)r.stats[MEMLEAK_STAT_NOSTACK]);
 	memleak_report__free(&r);
 	o->printed++;
+}
+
+/* --call-graph dwarf: unwind an allocation's stack now, while its objects are mapped */
+static int dwarf_record(void *ctx, void *data, size_t size)
+{
+	struct memleak_cmd *o = ctx;
+
+	return memleak__dwarf_consume(o->m, data, size);
+}
+
+static void before_unwind(void *ctx, pid_t pid)
+{
+	struct memleak_cmd *o = ctx;
+
+	(void)pid;
+	if (o->mm)
+		bpf_mmaps__drain(o->mm);
 }
 
 /* -t: a call's line */
@@ -362,7 +408,8 @@ int cmd_memleak(int argc, char **argv)
 	o.po.kernel = !o.target;
 	mo = (struct memleak_opts){ .pid = o.target, .lib = lib, .min_size = o.min_size, .max_size = o.max_size,
 				    .sample_every = o.sample_rate, .combined = o.combined,
-				    .percpu = o.percpu, .trace = o.trace };
+				    .percpu = o.percpu, .trace = o.trace, .dwarf_size = o.dwarf_size, .sym = o.sym,
+				    .before_unwind = before_unwind, .before_unwind_ctx = &o };
 	if ((!o.pre && (rc = memleak__new(&o.m, &mo, err, sizeof(err)))) || (rc = loop__init(&loop))) {
 		error("%s", err[0] ? err : strerror(-rc));
 		if (w.pid)
@@ -387,8 +434,10 @@ int cmd_memleak(int argc, char **argv)
 		fprintf(o.folded ? stderr : stdout, "Attaching to kernel allocators, Ctrl+C to quit.\n");
 	fflush(stdout);
 	loop__set_tick(&loop, 100, tick, &o);
-	if (o.trace && (rc = loop__add_ringbuf(&loop, memleak__trace_fd(o.m), trace_line, &o))) {
-		error("cannot read the trace records: %s", strerror(-rc));
+	o.loop = &loop;
+	if ((o.trace && (rc = loop__add_ringbuf(&loop, memleak__trace_fd(o.m), trace_line, &o))) ||
+	    (o.dwarf_size && (rc = loop__add_ringbuf(&loop, memleak__dwarf_fd(o.m), dwarf_record, &o)))) {
+		error("cannot read the ring buffer: %s", strerror(-rc));
 		rc = 1;
 		goto out_loop;
 	}
@@ -403,10 +452,13 @@ int cmd_memleak(int argc, char **argv)
 		o.failed = true;
 	}
 	/* the end (Ctrl-C, the command or process gone) reports what is left, unless count was reached */
-	if (o.trace)
+	if (o.trace || o.dwarf_size)
 		loop__drain(&loop);
-	else if (o.count < 0 || o.printed < o.count)
+	if (!o.trace && (o.count < 0 || o.printed < o.count))
 		report(&o);
+	if (o.dwarf_size && memleak__dwarf_failed(o.m))
+		debug(1, "%llu stacks not unwound", (unsigned long long)memleak__dwarf_failed(o.m));
+	o.loop = NULL;
 	rc = o.failed ? 1 : loop__exit_code(&loop, end);
 out_loop:
 	loop__fini(&loop);

@@ -196,4 +196,27 @@ test_expect_success '--lib: jemalloc in the command, the same answer; -O of a li
 	tool_start out $SONDE memleak -O "$JEMALLOC" -p $lpid && tool_stop && exec 9>&- && kill $lpid &&
 	grep -q "^sonde: warning: process $lpid does not map .*libjemalloc.so.2: nothing will be seen unless it loads it$" out.err
 '
+# strdup in Debian's libc has no frame pointer: the frame-pointer walk from its return stops there
+test_expect_success '--call-graph dwarf: whole stacks through a libc without frame pointers' '
+	cat >dup.c <<-EOF &&
+	#include <stdlib.h>
+	#include <string.h>
+	static volatile int n = 4;
+	static char *leak_dup(const char *s) { return strdup(s); }
+	static void caller_dup(void) { for (int i = 0; i < n; i++) leak_dup("123456789"); }
+	int main(void) { caller_dup(); return 0; }
+	EOF
+	cc -O1 -g -fno-omit-frame-pointer -fno-inline -o dup dup.c &&
+	$SONDE memleak -o 0 -- ./dup >fp 2>err && stacks fp >got &&
+	echo "40 4 __strdup" >w && test_cmp w got &&
+	$SONDE memleak -o 0 --call-graph dwarf -- ./dup >dw 2>err && stacks dw >got &&
+	echo "40 4 __strdup leak_dup" >w && test_cmp w got &&
+	grep "^		" dw | sed "s/+0x[0-9a-f]* / /" >frames &&
+	printf "\t\t%s\n" "__strdup [libc.so.6]" "leak_dup [dup]" "caller_dup [dup]" "main [dup]" >w &&
+	head -4 frames >got && test_cmp w got &&
+	$SONDE memleak -o 0 --call-graph dwarf,1024 -- "$LEAKY" 50 >out 2>err && stacks out >got && test_cmp want got &&
+	rc=0 && $SONDE memleak --call-graph dwarf --preload -- true 2>err || rc=$?
+	test $rc -eq 129 && rc=0 && $SONDE memleak --call-graph dwarf,9 -- true 2>err || rc=$?
+	test $rc -eq 129 && grep -q "SIZE: 256 to 8192 bytes" err
+'
 test_done

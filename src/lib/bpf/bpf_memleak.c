@@ -5,6 +5,8 @@
  */
 #include "lib/bpf/bpf_memleak.h"
 #include "lib/bpf/bpf_util.h"
+#include "lib/bpf/memleak_stacks.h"
+#include "lib/symbol/unwind.h"
 #include "lib/symbol/elfsym.h"
 
 #include <bpf/bpf.h>
@@ -35,6 +37,12 @@ struct memleak {
 	int nr_attached;	/* functions or tracepoints */
 	bool combined;		/* --combined-only: read the sums the kernel keeps by stack */
 	pid_t pid;		/* user mode: the target */
+	/* --call-graph dwarf */
+	struct memleak_stacks *dw;
+	struct symbolizer *sym;
+	void (*before_unwind)(void *ctx, pid_t pid);
+	void *before_unwind_ctx;
+	uint64_t dw_failed;
 };
 
 /* a user allocator: its entry program, its return program (NULL: free-like), required or not */
@@ -226,6 +234,16 @@ int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, 
 	m->skel->rodata->page_size = sysconf(_SC_PAGESIZE);
 	m->skel->rodata->combined_only = m->combined = o->combined;
 	m->skel->rodata->trace = o->trace;
+	m->skel->rodata->dwarf_size = o->pid ? o->dwarf_size : 0;
+	if (o->pid && o->dwarf_size) {
+		if (!(m->dw = memleak_stacks__new()))
+			return -ENOMEM;
+		m->sym = o->sym;
+		m->before_unwind = o->before_unwind;
+		m->before_unwind_ctx = o->before_unwind_ctx;
+	} else {
+		bpf_map__set_max_entries(m->skel->maps.dwarf_events, sysconf(_SC_PAGESIZE));
+	}
 	if (!o->trace)
 		bpf_map__set_max_entries(m->skel->maps.events, sysconf(_SC_PAGESIZE));
 	m->pid = o->pid;
@@ -251,6 +269,36 @@ int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, 
 		return rc;
 	}
 	return o->pid ? attach_user(m, o, err, errlen) : attach_kernel(m, o->percpu, err, errlen);
+}
+
+int memleak__dwarf_fd(const struct memleak *m)
+{
+	return bpf_map__fd(m->skel->maps.dwarf_events);
+}
+
+uint64_t memleak__dwarf_failed(const struct memleak *m)
+{
+	return m->dw_failed;
+}
+
+int memleak__dwarf_consume(struct memleak *m, const void *data, size_t size)
+{
+	const struct memleak_dwarf *d = data;
+	uint64_t ips[127];
+	int n;
+
+	if (!m->dw || size < offsetof(struct memleak_dwarf, stack))
+		return 0;
+	if (m->before_unwind)
+		m->before_unwind(m->before_unwind_ctx, d->pid);
+	n = unwind__user(m->sym, d->pid, (const uint64_t *)d->regs, UNWIND_REGS_MASK, d->stack,
+			 d->stack_size < MEMLEAK_DWARF_STACK ? d->stack_size : MEMLEAK_DWARF_STACK, ips, 127);
+	if (n <= 0) {
+		m->dw_failed++;
+		ips[0] = d->regs[8];	/* at least the caller */
+		n = 1;
+	}
+	return memleak_stacks__add(m->dw, d->seq, ips, n);
 }
 
 int memleak__trace_fd(const struct memleak *m)
@@ -371,8 +419,9 @@ static int cmp_raw_stack(const void *a, const void *b)
 	return 0;
 }
 
-/* r->s from raws sorted by stack; the stacks' frames read; 0 or -errno */
-static int sum_stacks(int stacks_fd, const struct raw *raws, size_t n, struct memleak_report *r)
+/* r->s from raws sorted by stack; the stacks' frames read (unwound ones from dw); 0 or -errno */
+static int sum_stacks(int stacks_fd, const struct memleak_stacks *dw, const struct raw *raws, size_t n,
+		      struct memleak_report *r)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct memleak_stack *s = r->n ? &r->s[r->n - 1] : NULL;
@@ -393,8 +442,13 @@ static int sum_stacks(int stacks_fd, const struct raw *raws, size_t n, struct me
 			continue;
 		if (!(s->ips = calloc(127, sizeof(*s->ips))))
 			return -ENOMEM;
-		if ((s->nr = bpf_stack__read(stacks_fd, s->stack_id, s->ips, 127)) < 0)
+		if (dw) {
+			const uint64_t *ips = memleak_stacks__ips(dw, s->stack_id, &s->nr);
+
+			memcpy(s->ips, ips, (s->nr < 127 ? s->nr : 127) * sizeof(*ips));
+		} else if ((s->nr = bpf_stack__read(stacks_fd, s->stack_id, s->ips, 127)) < 0) {
 			s->nr = 0;
+		}
 	}
 	return 0;
 }
@@ -440,6 +494,9 @@ int memleak__read(struct memleak *m, uint64_t older_ns, struct memleak_report *r
 	for (size_t i = 0; !rc && i < n; i++)	/* only those old enough */
 		if (m->combined || raws[i].a.ts + older_ns <= now)
 			raws[kept++] = raws[i];
+	for (size_t i = 0; m->dw && i < kept; i++)	/* a sequence number -> its unwound stack */
+		if (raws[i].a.stack_id > 0)
+			raws[i].a.stack_id = memleak_stacks__of(m->dw, raws[i].a.stack_id);
 	if (!rc && !m->combined && kept && !(r->a = malloc(kept * sizeof(*r->a))))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && !m->combined && i < kept; i++)
@@ -447,7 +504,7 @@ int memleak__read(struct memleak *m, uint64_t older_ns, struct memleak_report *r
 	if (!rc) {
 		if (kept)
 			qsort(raws, kept, sizeof(*raws), cmp_raw_stack);
-		rc = sum_stacks(stacks_fd, raws, kept, r);
+		rc = sum_stacks(stacks_fd, m->dw, raws, kept, r);
 	}
 	free(raws);
 	if (rc) {
@@ -503,6 +560,7 @@ void memleak__free(struct memleak *m)
 		return;
 	memleak__detach(m);
 	memleak_bpf__destroy(m->skel);
+	memleak_stacks__free(m->dw);
 	free(m);
 }
 

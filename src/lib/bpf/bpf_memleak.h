@@ -25,6 +25,11 @@ struct memleak_opts {
 	bool percpu;		/* kernel mode: per-CPU allocations instead of kmalloc, slabs and pages */
 	bool combined;		/* keep the sums by stack in the kernel, read only them (no ages, no addresses) */
 	bool trace;		/* -t: a struct memleak_trace per call in the ring buffer of memleak__trace_fd */
+	/* --call-graph dwarf: copy this much user stack (0: frame pointers), unwound with sym's maps */
+	unsigned dwarf_size;
+	struct symbolizer *sym;
+	void (*before_unwind)(void *ctx, pid_t pid);	/* bring sym's maps of pid up to date */
+	void *before_unwind_ctx;
 };
 
 /* the outstanding allocations of one stack */
@@ -50,9 +55,18 @@ struct memleak_report {
 };
 
 struct memleak;
+struct symbolizer;
 
 /* open, load and attach; on error fills err (what failed and why) and returns -errno */
 int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, size_t errlen);
+/*
+ * --call-graph dwarf: the ring buffer of struct memleak_dwarf records, each to
+ * be given to memleak__dwarf_consume (which unwinds it) before the report
+ */
+int memleak__dwarf_fd(const struct memleak *m);
+int memleak__dwarf_consume(struct memleak *m, const void *data, size_t size);
+/* stacks that could not be unwound (DWARF mode) */
+uint64_t memleak__dwarf_failed(const struct memleak *m);
 /* -t: the ring buffer of struct memleak_trace records */
 int memleak__trace_fd(const struct memleak *m);
 /* the allocator functions attached (user mode) or tracepoints (kernel mode) */
