@@ -2,7 +2,7 @@
 /*
  * memleak_preload.c - the shim `sonde memleak --preload -- CMD` runs the
  * command with (LD_PRELOAD; built as a shared object and embedded in sonde).
- * It replaces malloc and its family, as glibc allows (glibc's own functions
+ * It replaces malloc and its family (and mmap, munmap), as glibc allows (glibc's own functions
  * call the replacement too), calls glibc's allocator (__libc_malloc...), and
  * keeps the outstanding allocations and the stacks they come from in the
  * shared memory of lib/memleak/memleak_shm.h, which sonde reads. No trap per
@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/single_threaded.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 extern void *__libc_malloc(size_t n);
@@ -290,6 +291,25 @@ EXPORT void *pvalloc(size_t n)
 
 	record(p, rounded, FP());
 	return p;
+}
+
+/* mmap and munmap as the uprobes see them: a mapping is a block of its length, from the caller's stack */
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+
+	if (p != MAP_FAILED)
+		record(p, len, FP());
+	return p;
+}
+
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+	__attribute__((alias("mmap")));
+
+EXPORT int munmap(void *addr, size_t len)
+{
+	forget(addr);
+	return syscall(SYS_munmap, addr, len);
 }
 
 static void forked_child(void)

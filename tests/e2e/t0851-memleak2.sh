@@ -196,6 +196,30 @@ test_expect_success '--lib: jemalloc in the command, the same answer; -O of a li
 	tool_start out $SONDE memleak -O "$JEMALLOC" -p $lpid && tool_stop && exec 9>&- && kill $lpid &&
 	grep -q "^sonde: warning: process $lpid does not map .*libjemalloc.so.2: nothing will be seen unless it loads it$" out.err
 '
+test_expect_success 'mmap and munmap: 3 x 8192 bytes mapped and kept, one mapping undone, a 1 MB malloc counted once' '
+	cat >mm.c <<-EOF &&
+	#include <stdlib.h>
+	#include <sys/mman.h>
+	static volatile int n = 3;
+	static void *volatile big;
+	static void *leak_map(void) { return mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0); }
+	int main(void)
+	{
+		void *p;
+
+		for (int i = 0; i < n; i++)
+			leak_map();
+		p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		munmap(p, 4096);
+		big = malloc(1 << 20);	/* glibc maps it itself: one malloc, not an mmap too */
+		return 0;
+	}
+	EOF
+	cc -O1 -g -fno-omit-frame-pointer -fno-inline -o mm mm.c &&
+	printf "24576 3 leak_map main\n1048576 1 main __libc_start_call_main\n" >w &&
+	$SONDE memleak -o 0 -- ./mm >out 2>err && stacks out >got && test_cmp w got &&
+	$SONDE memleak --preload -o 0 -- ./mm >out 2>err && stacks out >got && test_cmp w got
+'
 # strdup in Debian's libc has no frame pointer: the frame-pointer walk from its return stops there
 test_expect_success '--call-graph dwarf: whole stacks through a libc without frame pointers' '
 	cat >dup.c <<-EOF &&
