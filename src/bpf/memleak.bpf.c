@@ -171,8 +171,15 @@ static int alloc_enter(__u64 size, __u64 memptr)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 22);
+	__uint(max_entries, 1 << 24);	/* a page without --call-graph dwarf */
 } dwarf_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct memleak_dwarf);
+} dwarf_stage SEC(".maps");
 
 /*
  * --call-graph dwarf: the registers and a copy of the stack at the
@@ -181,12 +188,13 @@ struct {
  */
 static __s32 dwarf_stack(struct pt_regs *r)
 {
-	struct memleak_dwarf *d = bpf_ringbuf_reserve(&dwarf_events, sizeof(*d), 0);
-	__u32 seq = __sync_fetch_and_add(&dwarf_seq, 1) + 1;
-	__u64 sp = r->sp;
+	__u32 zero = 0, seq;
+	struct memleak_dwarf *d = bpf_map_lookup_elem(&dwarf_stage, &zero);
+	__u64 sp = r->sp, len;
 
 	if (!d)
 		return -1;
+	seq = __sync_fetch_and_add(&dwarf_seq, 1) + 1;
 	seq &= 0x7fffffff;
 	d->seq = seq;
 	d->pid = bpf_get_current_pid_tgid() >> 32;
@@ -220,8 +228,11 @@ static __s32 dwarf_stack(struct pt_regs *r)
 		d->stack_size = 256;
 	else
 		d->stack_size = 0;
-	bpf_ringbuf_submit(d, 0);
-	return seq;
+	/* only the bytes copied: a smaller SIZE fits more records in the ring buffer */
+	len = offsetof(struct memleak_dwarf, stack) + (d->stack_size & (MEMLEAK_DWARF_STACK * 2 - 1));
+	if (len > sizeof(*d))
+		len = sizeof(*d);
+	return bpf_ringbuf_output(&dwarf_events, d, len, 0) ? -1 : (__s32)seq;
 }
 
 static void record(void *ctx, __u64 addr, __u64 size, __u64 stack_flags)

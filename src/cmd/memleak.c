@@ -229,6 +229,10 @@ static void report(struct memleak_cmd *o)
 		memleak_print__text(stdout, o->sym, &r, &o->po);
 	if (o->pprof)
 		write_pprof(o, &r);
+	if (o->target && r.stats[MEMLEAK_STAT_NOSTACK])
+		warning("%llu allocations have no stack and are not shown%s",
+			(unsigned long long)r.stats[MEMLEAK_STAT_NOSTACK],
+			o->dwarf_size ? ": the ring buffer of stack copies was full (-s N records fewer)" : "");
 	if (r.stats[MEMLEAK_STAT_FULL])
 		warning("%llu allocations were not recorded: the map of outstanding allocations is full",
 			(unsigned long long)r.stats[MEMLEAK_STAT_FULL]);
@@ -456,6 +460,9 @@ int cmd_memleak(int argc, char **argv)
 		loop__drain(&loop);
 	if (!o.trace && (o.count < 0 || o.printed < o.count))
 		report(&o);
+	if (o.trace && memleak__stat(o.m, MEMLEAK_STAT_LOST))
+		warning("%llu calls not printed: the ring buffer was full",
+			(unsigned long long)memleak__stat(o.m, MEMLEAK_STAT_LOST));
 	if (o.dwarf_size && memleak__dwarf_failed(o.m))
 		debug(1, "%llu stacks not unwound", (unsigned long long)memleak__dwarf_failed(o.m));
 	o.loop = NULL;

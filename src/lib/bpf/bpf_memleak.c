@@ -301,6 +301,11 @@ int memleak__dwarf_consume(struct memleak *m, const void *data, size_t size)
 	return memleak_stacks__add(m->dw, d->seq, ips, n);
 }
 
+uint64_t memleak__stat(const struct memleak *m, enum memleak_stat which)
+{
+	return bpf_percpu__sum(bpf_map__fd(m->skel->maps.stats), which);
+}
+
 int memleak__trace_fd(const struct memleak *m)
 {
 	return bpf_map__fd(m->skel->maps.events);

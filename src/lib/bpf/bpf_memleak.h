@@ -67,6 +67,8 @@ int memleak__dwarf_fd(const struct memleak *m);
 int memleak__dwarf_consume(struct memleak *m, const void *data, size_t size);
 /* stacks that could not be unwound (DWARF mode) */
 uint64_t memleak__dwarf_failed(const struct memleak *m);
+/* one of the counters of enum memleak_stat, summed over the CPUs */
+uint64_t memleak__stat(const struct memleak *m, enum memleak_stat which);
 /* -t: the ring buffer of struct memleak_trace records */
 int memleak__trace_fd(const struct memleak *m);
 /* the allocator functions attached (user mode) or tracepoints (kernel mode) */
