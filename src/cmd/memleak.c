@@ -423,6 +423,15 @@ int cmd_memleak(int argc, char **argv)
 	}
 	if (o.m)
 		debug(1, "%d allocator functions attached in %s", memleak__nr_attached(o.m), o.target ? lib : "the kernel");
+	o.loop = &loop;
+	if ((o.trace && (rc = loop__add_ringbuf(&loop, memleak__trace_fd(o.m), trace_line, &o))) ||
+	    (o.dwarf_size && (rc = loop__add_ringbuf(&loop, memleak__dwarf_fd(o.m), dwarf_record, &o)))) {
+		error("cannot read the ring buffer: %s", strerror(-rc));
+		if (w.pid)
+			workload__abort(&w);
+		rc = 1;
+		goto out_loop;
+	}
 	if (w.pid && (rc = workload__start(&w))) {
 		error("cannot run '%s': %s", o.cmd_argv[0], strerror(-rc));
 		waitpid(w.pid, NULL, 0);
@@ -438,13 +447,6 @@ int cmd_memleak(int argc, char **argv)
 		fprintf(o.folded ? stderr : stdout, "Attaching to kernel allocators, Ctrl+C to quit.\n");
 	fflush(stdout);
 	loop__set_tick(&loop, 100, tick, &o);
-	o.loop = &loop;
-	if ((o.trace && (rc = loop__add_ringbuf(&loop, memleak__trace_fd(o.m), trace_line, &o))) ||
-	    (o.dwarf_size && (rc = loop__add_ringbuf(&loop, memleak__dwarf_fd(o.m), dwarf_record, &o)))) {
-		error("cannot read the ring buffer: %s", strerror(-rc));
-		rc = 1;
-		goto out_loop;
-	}
 	end = loop__run(&loop);
 	if (end == LOOP_ERROR)
 		error("polling failed: %s", strerror(-loop.err));
