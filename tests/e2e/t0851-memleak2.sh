@@ -135,6 +135,12 @@ test_expect_success '--preload of a command with its own LD_PRELOAD: both loaded
 	LD_PRELOAD=libm.so.6 $SONDE memleak --preload -o 0 -- sh -c "echo \$LD_PRELOAD >env; exec \"$LEAKY\" 50" >out 2>err &&
 	echo libm.so.6 >w && test_cmp w env && ! grep -q "cannot be preloaded" err
 '
+test_expect_success '--preload follows an exec of the command itself (env, sh -c exec), not of its children' '
+	$SONDE memleak --preload -o 0 -- env FOO=1 "$LEAKY" 50 >out 2>err && stacks out >got && test_cmp want got &&
+	$SONDE memleak --preload -o 0 -- sh -c "ls -l /proc/self/fd >fds; env >envs; exec \"$LEAKY\" 50" >out 2>err &&
+	stacks out >got && test_cmp want got &&
+	! grep -q memfd fds && ! grep -q -e SONDE_MEMLEAK -e LD_PRELOAD envs
+'
 test_expect_success '--preload of a static binary: one line, exit 1' '
 	if ! cc -static -O1 -o leaky-static "$ROOT/tests/workloads/leaky.c" 2>/dev/null; then
 		echo "no static libc to build with: skipped"; exit 0
@@ -230,10 +236,15 @@ wait_exec() {
 	echo "leaky did not start"; return 1
 }
 JEMALLOC=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -1)
-test_expect_success '--lib: jemalloc in the command, the same answer; -O of a library -p does not map: a warning' '
+# jemalloc hands out blocks from its own mappings (0x7f...), glibc from the heap after the program's data
+test_expect_success '--lib: jemalloc in the command, the same answer; --preload calls jemalloc; -O of a library -p does not map: a warning' '
 	test -n "$JEMALLOC" || { echo "libjemalloc2 is missing: skipped"; exit 0; }
 	$SONDE memleak -o 0 --lib "$JEMALLOC" -- env LD_PRELOAD="$JEMALLOC" "$LEAKY" 50 >out 2>err &&
 	stacks out | grep leak_ >got && test_cmp want got &&
+	$SONDE memleak --preload -a -o 0 -- env LD_PRELOAD="$JEMALLOC" "$LEAKY" 50 >out 2>err &&
+	stacks out | grep leak_ >got && test_cmp want got &&
+	grep "^	addr = " out | sed "s/addr = 7f[0-9a-f]*/addr = X/" >got &&
+	printf "\taddr = X size = %s\n" 100 100 100 100 100 4096 4096 4096 >w && test_cmp w got &&
 	rm -f go && mkfifo go && { "$LEAKY" 20000 wait <go & } && lpid=$! && exec 9>go && wait_exec $lpid &&
 	tool_start out $SONDE memleak -O "$JEMALLOC" -p $lpid && tool_stop && exec 9>&- && kill $lpid &&
 	grep -q "^sonde: warning: process $lpid does not map .*libjemalloc.so.2: nothing will be seen unless it loads it$" out.err
