@@ -164,6 +164,7 @@ static int attach_user(struct memleak *m, const struct memleak_opts *o, char *er
 		return -errno;
 	}
 	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		bool missing;
 		int rc;
 
 		bpfutil__quiet(!fns[i].required);
@@ -171,8 +172,9 @@ static int attach_user(struct memleak *m, const struct memleak_opts *o, char *er
 		if (!rc && fns[i].ret)
 			rc = attach_uprobe(m, fns[i].ret, o->pid, o->lib, fns[i].name, true);
 		bpfutil__quiet(false);
-		if (rc && fns[i].required) {
-			if (rc <= -4000 || rc == -ENOENT)	/* the ELF file has no such function */
+		missing = rc <= -4000 || rc == -ENOENT;	/* the ELF file has no such function */
+		if (rc && (fns[i].required || !missing)) {	/* an optional one may be missing, not fail */
+			if (missing)
 				snprintf(err, errlen, "%s defines no function %s: is it the allocator's object (-O)?",
 					 o->lib, fns[i].name);
 			else
