@@ -90,3 +90,21 @@ if [ -x "$W" ] && "$SONDE" tools --names | grep -qx runqlat; then
 	l=$(cost_per_event 100000 /usr/sbin/runqlat)
 	printf '  %-11s sonde %s ns  libbpf-tools %s ns  sonde/libbpf-tools = %s  (per 1e5 switches of pingpong)\n' runqlat "$s" "$l" "$(ratio "$s" "$l")"
 fi
+
+# biolatency: O_DIRECT writes of 4 KiB to a loop device, one block request each (and as many on the
+# disk under the backing file): the tracepoints block_rq_issue/complete (and insert) per request
+IMG=$(mktemp /tmp/sonde-bench-disk.XXXXXX)
+truncate -s 64M "$IMG"
+if LOOP=$(losetup -f --show "$IMG" 2>/dev/null); then
+	EV=20000
+	W="dd if=/dev/zero of=$LOOP bs=4k count=$EV oflag=direct"
+	s=$(cost_per_event $EV "$SONDE" biolatency)
+	line=$(printf '  %-11s sonde %s ns' biolatency "$s")
+	if [ -x /usr/sbin/biolatency ]; then
+		l=$(cost_per_event $EV /usr/sbin/biolatency)
+		line="$line$(printf '  libbpf-tools %s ns  sonde/libbpf-tools = %s' "$l" "$(ratio "$s" "$l")")"
+	fi
+	echo "$line  (per 4 KiB O_DIRECT write to a loop device)"
+	losetup -d "$LOOP"
+fi
+rm -f "$IMG"
