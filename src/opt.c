@@ -114,6 +114,23 @@ int opt__seconds(const struct opt *o, const char *arg)
 	return 0;
 }
 
+long opt__call_graph(const char *cg, long dflt, long max)
+{
+	char *end;
+	long size = dflt;
+
+	if (!strcmp(cg, "fp"))
+		return 0;
+	if (strncmp(cg, "dwarf", 5) || (cg[5] && cg[5] != ','))
+		return -1;
+	if (cg[5]) {
+		size = strtol(cg + 6, &end, 0);
+		if (*end || end == cg + 6 || size < 256 || size > max)
+			return -1;
+	}
+	return size;
+}
+
 int opt__freq(const struct opt *o, const char *arg)
 {
 	char err[256];

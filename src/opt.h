@@ -105,6 +105,10 @@ void opt__see_help(const char *const usage[]) __attribute__((noreturn));
 int opt__seconds(const struct opt *o, const char *arg);
 int opt__freq(const struct opt *o, const char *arg);
 
+/* --call-graph fp | dwarf[,SIZE] of offcpu and memleak: the bytes of stack to copy (0: frame pointers,
+ * dflt for a bare "dwarf", SIZE from 256 to max), -1 when it is none of these */
+long opt__call_graph(const char *cg, long dflt, long max);
+
 /* a --pid/--tid filter's list ("12,34"): a malformed one exits 129 with the -p wording */
 void opt__check_ids(const char *const usage[], const char *list, bool threads);
 

@@ -74,24 +74,6 @@ static char **split_command(char *s)
 	return v;
 }
 
-/* --call-graph fp | dwarf[,SIZE]: the bytes of stack to copy (0: frame pointers); -1 on error */
-static int parse_call_graph(const char *cg)
-{
-	char *end;
-	long size = MEMLEAK_DWARF_STACK;
-
-	if (!strcmp(cg, "fp"))
-		return 0;
-	if (strncmp(cg, "dwarf", 5) || (cg[5] && cg[5] != ','))
-		return -1;
-	if (cg[5]) {
-		size = strtol(cg + 6, &end, 0);
-		if (*end || size < 256 || size > MEMLEAK_DWARF_STACK)
-			return -1;
-	}
-	return size;
-}
-
 static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 {
 	const struct opt opts[] = {
@@ -150,7 +132,7 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 		opt__usage_error(memleak_usage, opts, "--min-size must not be above --max-size");
 	if (o->trace && o->preload)
 		opt__usage_error(memleak_usage, opts, "-t traces by uprobes: not with --preload");
-	if (o->call_graph && (o->dwarf_size = parse_call_graph(o->call_graph)) < 0)
+	if (o->call_graph && (o->dwarf_size = opt__call_graph(o->call_graph, MEMLEAK_DWARF_STACK, MEMLEAK_DWARF_STACK)) < 0)
 		opt__usage_error(memleak_usage, opts, "--call-graph takes fp or dwarf[,SIZE] (SIZE: 256 to %d bytes), not '%s'",
 				 MEMLEAK_DWARF_STACK, o->call_graph);
 	if (o->dwarf_size && (o->preload || o->combined || !(o->pid || o->cmd_argv)))

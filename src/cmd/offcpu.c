@@ -61,24 +61,6 @@ static long parse_state(const char *s)
 	return *end || end == s || v < 0 ? -1 : v;
 }
 
-/* --call-graph fp | dwarf[,SIZE]: the bytes of stack to copy (0: frame pointers); -1 on error */
-static int parse_call_graph(const char *cg)
-{
-	char *end;
-	long size = OFFCPU_DWARF_STACK;
-
-	if (!strcmp(cg, "fp"))
-		return 0;
-	if (strncmp(cg, "dwarf", 5) || (cg[5] && cg[5] != ','))
-		return -1;
-	if (cg[5]) {
-		size = strtol(cg + 6, &end, 0);
-		if (*end || size < 256 || size > OFFCPU_DWARF_STACK)
-			return -1;
-	}
-	return size;
-}
-
 static int parse_args(struct offcpu_cmd *o, int argc, char **argv)
 {
 	const struct opt opts[] = {
@@ -128,7 +110,7 @@ static int parse_args(struct offcpu_cmd *o, int argc, char **argv)
 		opt__usage_error(offcpu_usage, opts, "--min-block and --max-block take microseconds, min <= max");
 	if (o->state && (o->oo.state = parse_state(o->state)) < 0)
 		opt__usage_error(offcpu_usage, opts, "--state takes S, D, I, R or a number, not '%s'", o->state);
-	if (o->call_graph && (o->oo.dwarf_size = parse_call_graph(o->call_graph)) < 0)
+	if (o->call_graph && (o->oo.dwarf_size = opt__call_graph(o->call_graph, OFFCPU_DWARF_STACK, OFFCPU_DWARF_STACK)) < 0)
 		opt__usage_error(offcpu_usage, opts, "--call-graph takes fp or dwarf[,SIZE] (SIZE: 256 to %d bytes), not '%s'",
 				 OFFCPU_DWARF_STACK, o->call_graph);
 	if (o->pids || o->tids) {
