@@ -22,6 +22,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "memleak.h"
+#include "ustack_copy.h"
 
 const volatile __u64 min_size = 0;
 const volatile __u64 max_size = ~0ULL;
@@ -215,19 +216,7 @@ static __s32 dwarf_stack(struct pt_regs *r)
 	d->regs[14] = r->r13;
 	d->regs[15] = r->r14;
 	d->regs[16] = r->r15;
-	/* the stack's top may be closer than the whole copy: try smaller ones */
-	if (dwarf_size >= 8192 && !bpf_probe_read_user(d->stack, 8192, (void *)sp))
-		d->stack_size = 8192;
-	else if (dwarf_size >= 4096 && !bpf_probe_read_user(d->stack, 4096, (void *)sp))
-		d->stack_size = 4096;
-	else if (dwarf_size >= 2048 && !bpf_probe_read_user(d->stack, 2048, (void *)sp))
-		d->stack_size = 2048;
-	else if (!bpf_probe_read_user(d->stack, 1024, (void *)sp))
-		d->stack_size = 1024;
-	else if (!bpf_probe_read_user(d->stack, 256, (void *)sp))
-		d->stack_size = 256;
-	else
-		d->stack_size = 0;
+	d->stack_size = ustack_copy(d->stack, sp, dwarf_size);
 	/* only the bytes copied: a smaller SIZE fits more records in the ring buffer */
 	len = offsetof(struct memleak_dwarf, stack) + (d->stack_size & (MEMLEAK_DWARF_STACK * 2 - 1));
 	if (len > sizeof(*d))

@@ -20,6 +20,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "offcpu.h"
+#include "ustack_copy.h"
 
 /* set by the user side before load */
 const volatile int filter_mode = OFFCPU_ALL;
@@ -206,18 +207,8 @@ static __always_inline struct offcpu_dwarf *dwarf_copy(__u32 slot, const struct 
 		d->regs[14] = BPF_CORE_READ(r, r13);
 		d->regs[15] = BPF_CORE_READ(r, r14);
 		d->regs[16] = BPF_CORE_READ(r, r15);
-		/* the stack's top may be closer than the whole copy: try smaller ones */
-		if (dwarf_size >= 8192 && !bpf_probe_read_user(d->stack, 8192, (void *)sp))
-			d->stack_size = 8192;
-		else if (dwarf_size >= 4096 && !bpf_probe_read_user(d->stack, 4096, (void *)sp))
-			d->stack_size = 4096;
-		else if (dwarf_size >= 2048 && !bpf_probe_read_user(d->stack, 2048, (void *)sp))
-			d->stack_size = 2048;
-		else if (!bpf_probe_read_user(d->stack, 1024, (void *)sp))
-			d->stack_size = 1024;
-		else if (!bpf_probe_read_user(d->stack, 256, (void *)sp))
-			d->stack_size = 256;
-		else
+		d->stack_size = ustack_copy(d->stack, sp, dwarf_size);
+		if (!d->stack_size)
 			stat_inc(OFFCPU_STAT_DWARF_NOSTACK);
 	}
 	return d;
