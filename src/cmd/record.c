@@ -6,6 +6,8 @@
  */
 #include "sonde.h"
 #include "opt.h"
+#include "cmd/record_flight.h"
+#include "lib/record/flight_ring.h"
 #include "lib/event/event.h"
 #include "lib/perfdata/perfdata.h"
 #include "lib/perfdata/recording.h"
@@ -28,6 +30,8 @@
 static const char *const record_usage[] = {
 	"sonde record [<options>] [--] <command> [<args>]",
 	"sonde record [<options>] -p PID | -t TID | -a [--duration S | -- <command>]",
+	"sonde record --flight S [--trigger COND] [--control FIFO] [<options>] [-p PID | -a | -- <command>]",
+	"sonde record --dump PID",
 	NULL,
 };
 
@@ -43,6 +47,8 @@ struct record_opts {
 	int mmap_pages;
 	int zlevel;		/* -z: 0 none, else the Zstandard level */
 	struct sampler_config cfg;
+	const char *flight, *flight_size, *holdoff, *dump_pid;	/* the flight recorder's */
+	struct flight_rec_opts fl;
 };
 
 static struct record_opts *the_opts;
@@ -56,6 +62,25 @@ static int parse_event_opt(const struct opt *o, const char *arg)
 		error("%s", err);
 		return -1;
 	}
+	return 0;
+}
+
+/* --trigger COND, repeatable */
+static int parse_trigger_opt(const struct opt *o, const char *arg)
+{
+	struct flight_rec_opts *fl = &the_opts->fl;
+	char err[512];
+
+	(void)o;
+	if (fl->nr_trig == FLIGHT_MAX_TRIGGERS) {
+		error("--trigger '%s': at most %d triggers", arg, FLIGHT_MAX_TRIGGERS);
+		return -1;
+	}
+	if (trigger__parse(arg, &fl->trig[fl->nr_trig], err, sizeof(err))) {
+		error("%s", err);
+		return -1;
+	}
+	fl->nr_trig++;
 	return 0;
 }
 
@@ -127,6 +152,7 @@ static void status_line(const struct perfdata_writer *w, double t0, bool final)
 
 struct session {
 	struct record_opts *o;
+	struct flight_rec *fl;		/* --flight: records go to memory, not to ->w */
 	struct target *t;
 	struct sampler s;
 	struct perfdata_writer *w;
@@ -141,10 +167,13 @@ static int record_drain(void *ctx, int fd, short revents)
 {
 	struct session *ss = ctx;
 	uint64_t before = ss->s.bytes;
-	int rc = sampler__drain(&ss->s, write_recs, ss->w);
+	int rc;
 
 	(void)fd;
 	(void)revents;
+	if (ss->fl)
+		return sampler__drain(&ss->s, flight_rec__take, ss->fl);
+	rc = sampler__drain(&ss->s, write_recs, ss->w);
 	/* a round per pass that found data: readers may sort what precedes it */
 	if (!rc && ss->s.bytes != before)
 		rc = perfdata_writer__finished_round(ss->w);
@@ -159,7 +188,9 @@ static int record_tick(void *ctx, int fd, short revents)
 
 	if (rc)
 		return rc;
-	if (ss->tty && util__now_s() - ss->last_status >= 0.25) {
+	if (ss->fl && (rc = flight_rec__tick(ss->fl, ss->tty)))
+		return rc;
+	if (!ss->fl && ss->tty && util__now_s() - ss->last_status >= 0.25) {
 		status_line(ss->w, ss->t0, false);
 		ss->last_status = util__now_s();
 	}
@@ -196,13 +227,16 @@ static int record_loop(struct session *ss)
 	if (end == LOOP_OUTPUT)	/* -o -: the reader quit, nothing more can be written */
 		rc = -EPIPE;
 	else
-		rc = end == LOOP_ERROR ? ss->loop.err : sampler__drain(&ss->s, write_recs, ss->w);
-	if (ss->tty)
+		rc = end == LOOP_ERROR ? ss->loop.err :
+		     ss->fl ? sampler__drain(&ss->s, flight_rec__take, ss->fl) : sampler__drain(&ss->s, write_recs, ss->w);
+	if (ss->tty && !ss->fl)
 		status_line(ss->w, ss->t0, true);
 	if (rc) {
-		error("cannot write '%s': %s", ss->o->output, strerror(-rc));
+		error("cannot %s '%s': %s", ss->fl ? "keep the records of" : "write", ss->o->output, strerror(-rc));
 		return -1;
 	}
+	if (ss->fl && flight_rec__end(ss->fl, &ss->loop, end))
+		return -1;
 	return loop__exit_code(&ss->loop, end);
 }
 
@@ -236,6 +270,11 @@ static int open_recording(struct session *ss, int argc, char **argv)
 			"raise 'ulimit -l' or kernel.perf_event_mlock_kb", ss->s.shrunk_pages, o->cfg.mmap_pages);
 	if (ss->s.user_only_fallback)
 		warning("kernel sampling is not allowed here: sampling user space only (kernel.perf_event_paranoid)");
+	if (o->flight) {	/* each dump writes its own file */
+		o->fl.argc = argc;
+		o->fl.argv = argv;
+		return flight_rec__start(&ss->fl, &o->fl, &ss->s, &o->evl, ss->t, &ss->loop, &o->cfg);
+	}
 	if ((rc = recording__add_events(ss->w, &o->evl, &ss->s, &bad))) {
 		error("cannot record '%s' with the others: %s", o->evl.ev[bad].name, strerror(-rc));
 		return -1;
@@ -278,6 +317,38 @@ static void summary(const struct record_opts *o, const struct perfdata_writer *w
 			"raise -m or lower -F", (unsigned long long)st.lost, (unsigned long long)st.lost_records);
 }
 
+/* --flight S and the options that go with it */
+static void check_flight(struct record_opts *o, const struct opt *opts)
+{
+	uint64_t ns;
+	char *end;
+	double mb;
+
+	if (trigger__parse_duration(o->flight, true, &ns) || ns < 1000000ULL)
+		opt__usage_error(record_usage, opts, "--flight '%s': expected how long to keep, as 30s, 2m or 500ms",
+				 o->flight);
+	o->fl.window_ns = ns;
+	o->fl.holdoff_ns = ns;	/* by default a condition dumps at most once per window */
+	if (o->holdoff && trigger__parse_duration(o->holdoff, true, &o->fl.holdoff_ns))
+		opt__usage_error(record_usage, opts, "--holdoff '%s': expected a duration, as 10s or 0", o->holdoff);
+	o->fl.cap = FLIGHT_DEFAULT_CAP;
+	if (o->flight_size) {
+		errno = 0;
+		mb = strtod(o->flight_size, &end);
+		if (errno || end == o->flight_size || mb < 1 || mb > 1 << 20 ||
+		    (*end && strcmp(end, "M") && strcmp(end, "MB") && strcmp(end, "G") && strcmp(end, "GB")))
+			opt__usage_error(record_usage, opts, "--flight-size '%s': expected megabytes, 1 or more, as 64M or 1G",
+					 o->flight_size);
+		o->fl.cap = (size_t)(mb * (*end == 'G' ? 1024 : 1) * (1 << 20));
+	}
+	if (!strcmp(o->output, "-"))
+		opt__usage_error(record_usage, opts, "--flight writes a file per dump: -o names their prefix, not '-'");
+	o->fl.prefix = o->output;
+	o->fl.zlevel = o->zlevel;
+	o->fl.quiet = o->quiet;
+	o->cfg.monotonic = true;	/* the window and the triggers' times in one clock */
+}
+
 /* the values opt__parse cannot check alone, and the sampler's settings they give */
 static void check_options(struct record_opts *o, const struct opt *opts)
 {
@@ -297,6 +368,11 @@ static void check_options(struct record_opts *o, const struct opt *opts)
 	o->cfg.period = o->period == ~0ULL ? 0 : o->period;
 	o->cfg.no_inherit = o->no_inherit || (o->to.tids && !o->to.pids);
 	o->cfg.mmap_pages = o->mmap_pages ? o->mmap_pages : o->cfg.callgraph == CALLGRAPH_DWARF ? 1024 : 256;
+	if (o->flight)
+		check_flight(o, opts);
+	else if (o->flight_size || o->holdoff || o->fl.control || o->fl.nr_trig || o->fl.dump_on_exit)
+		opt__usage_error(record_usage, opts, "--flight-size, --holdoff, --trigger, --control and --dump-on-exit "
+				 "go with --flight");
 	if (o->cfg.callgraph == CALLGRAPH_DWARF &&
 	    (size_t)o->cfg.mmap_pages * sysconf(_SC_PAGESIZE) < 2 * (o->cfg.stack_size + 1024))
 		opt__usage_error(record_usage, opts, "-m %d: a buffer of %ld KiB cannot hold two samples with %u-byte "
@@ -330,6 +406,18 @@ int cmd_record(int argc, char **argv)
 		OPT_CALLBACK_OPTARG('z', "compression-level", &o.zlevel, "N", "compress the records with Zstandard at level "
 				    "N (default 1), as perf record -z does", parse_zlevel),
 		OPT_BOOL('q', "quiet", &o.quiet, "no status line and no summary"),
+		OPT_GROUP("flight recorder"),
+		OPT_STRING(0, "flight", &o.flight, "S", "keep only the last S (30s, 2m) in memory and write them to "
+			   "-o's name (default perf.data) .YYYYMMDD-HHMMSS at each trigger: SIGUSR2, --dump, --control, "
+			   "--trigger"),
+		OPT_STRING(0, "flight-size", &o.flight_size, "MB", "keep at most this much in memory (default 64M)"),
+		OPT_CALLBACK(0, "trigger", NULL, "COND", "dump when COND holds: 'syscall:read > 100ms' (one call that "
+			     "slow), 'p99(read) > 50ms [over 10s]' (repeatable)", parse_trigger_opt),
+		OPT_STRING(0, "holdoff", &o.holdoff, "S", "a --trigger dumps at most once per S (default: the window)"),
+		OPT_STRING(0, "control", &o.fl.control, "FIFO", "fifo:CTL[,ACK]: each line written to CTL dumps (made "
+			   "when missing, then removed); 'ack' is written to ACK after"),
+		OPT_BOOL(0, "dump-on-exit", &o.fl.dump_on_exit, "dump once more when the recording ends"),
+		OPT_STRING(0, "dump", &o.dump_pid, "PID", "ask the flight recorder PID to dump now, and return"),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
@@ -348,8 +436,16 @@ int cmd_record(int argc, char **argv)
 	orig_argc = argc;
 	argc = opt__parse(argc, argv, opts, record_usage, OPT_STOP_AT_NON_OPTION);
 	have_cmd = argc > 0;
+	if (o.dump_pid) {
+		if (argc)
+			opt__usage_error(record_usage, opts, "--dump PID takes no command");
+		rc = flight_rec__send_dump(o.dump_pid);
+		if (rc == 129)
+			opt__see_help(record_usage);
+		goto out;
+	}
 	if (!o.output)
-		o.output = "sonde.data";
+		o.output = o.flight ? "perf.data" : "sonde.data";
 	o.to.have_cmd = have_cmd;
 	o.to.verb = "sample";
 	o.to.accept = TARGET_PID | TARGET_TID | TARGET_ALL | TARGET_CPU;
@@ -374,7 +470,7 @@ int cmd_record(int argc, char **argv)
 		error("cannot set up the default event");
 		goto out;
 	}
-	if (perfdata_writer__create(&ss.w, o.output, err, sizeof(err))) {
+	if (!o.flight && perfdata_writer__create(&ss.w, o.output, err, sizeof(err))) {
 		error("%s", err);
 		goto out;
 	}
@@ -416,7 +512,7 @@ int cmd_record(int argc, char **argv)
 	}
 	/* it began for real: the new file takes the name (an earlier one becomes .old);
 	   before this, a failure left the earlier recording alone */
-	if (perfdata_writer__commit(ss.w, err, sizeof(err))) {
+	if (!o.flight && perfdata_writer__commit(ss.w, err, sizeof(err))) {
 		error("%s", err);	/* the command ran: loop__fini ends it */
 		rc = 1;
 		goto out;
@@ -426,16 +522,18 @@ int cmd_record(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (perfdata_writer__finish(ss.w, err, sizeof(err))) {
+	if (!o.flight && perfdata_writer__finish(ss.w, err, sizeof(err))) {
 		error("%s", err);
 		rc = 1;
 		goto out;
 	}
-	summary(&o, ss.w);
+	if (!o.flight)
+		summary(&o, ss.w);
 	rc = exit_code;
 out:
 	if (started)
 		workload__abort(&ss.wl);
+	flight_rec__free(ss.fl);	/* detaches the watchers, removes a FIFO it made */
 	sampler__close(&ss.s);
 	perfdata_writer__free(ss.w);	/* removes a recording that never began */
 	if (loop_ready)

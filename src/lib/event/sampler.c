@@ -22,6 +22,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* x86-64 user registers for DWARF unwinding: all but the segment registers */
@@ -88,6 +89,10 @@ void sampler__config_attrs(struct evlist *evl, const struct target *t, const str
 		a->enable_on_exec = t->child != 0 && !t->system_wide;
 		a->sample_id_all = 1;
 		a->exclude_guest = 1;
+		if (cfg->monotonic) {
+			a->use_clockid = 1;
+			a->clockid = CLOCK_MONOTONIC;
+		}
 		/* wake the reader when a buffer is a quarter full */
 		a->watermark = 1;
 		a->wakeup_watermark = (cfg->mmap_pages ? cfg->mmap_pages : 256) * (uint32_t)sysconf(_SC_PAGESIZE) / 4;

@@ -31,6 +31,7 @@ struct sampler_config {
 	uint32_t stack_size;		/* DWARF: bytes of user stack per sample */
 	unsigned mmap_pages;		/* data pages per CPU buffer (a power of two) */
 	bool no_inherit;		/* do not follow children (-t) */
+	bool monotonic;			/* times in CLOCK_MONOTONIC (use_clockid), as user space reads it */
 };
 
 #define SAMPLER_DEFAULT_FREQ 99

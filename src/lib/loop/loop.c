@@ -200,7 +200,12 @@ static bool take_signals(struct loop *l)
 				l->signo = sig;
 			end |= stop(l, LOOP_SIGNAL, sig);
 		} else if (sig != SIGCHLD && l->on_signal) {
-			int rc = l->on_signal(l->sig_ctx, sig, 0);
+			int rc;
+
+			l->sig_pid = (pid_t)si.ssi_pid;
+			l->sig_code = si.ssi_code;
+			l->sig_value = si.ssi_int;
+			rc = l->on_signal(l->sig_ctx, sig, 0);
 
 			if (rc < 0) {
 				l->err = rc;

@@ -62,6 +62,8 @@ struct loop {
 	void *tick_ctx;
 	loop_fn on_signal;		/* the extra signals of loop__add_signal */
 	void *sig_ctx;
+	pid_t sig_pid;			/* while on_signal runs: who sent it, */
+	int sig_code, sig_value;	/* its si_code (SI_QUEUE...) and sigqueue value */
 	int out_fd;			/* watched for POLLERR: -1 for none */
 	pid_t child;			/* the started command, while it runs */
 	bool child_reaped;
