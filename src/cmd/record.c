@@ -15,6 +15,7 @@
 #include "lib/loop/loop.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
+#include "lib/tracefs/tracefs.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -343,6 +344,14 @@ static void check_flight(struct record_opts *o, const struct opt *opts)
 	}
 	if (!strcmp(o->output, "-"))
 		opt__usage_error(record_usage, opts, "--flight writes a file per dump: -o names their prefix, not '-'");
+	for (int i = 0; i < o->fl.nr_trig; i++) {
+		char tp[96];
+
+		snprintf(tp, sizeof(tp), "sys_enter_%s", o->fl.trig[i].syscall);
+		if (tracefs__event_id("syscalls", tp) < 0)
+			opt__usage_error(record_usage, opts, "--trigger '%s': no syscall '%s' here (no tracepoint "
+					 "'syscalls:%s')", o->fl.trig[i].text, o->fl.trig[i].syscall, tp);
+	}
 	o->fl.prefix = o->output;
 	o->fl.zlevel = o->zlevel;
 	o->fl.quiet = o->quiet;

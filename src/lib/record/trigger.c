@@ -36,7 +36,7 @@ static int take_duration(const char **sp, bool bare_unit_s, uint64_t *ns)
 	v = strtod(s, &end);
 	if (errno || end == s || !isfinite(v) || v < 0)
 		return -EINVAL;
-	u = end;
+	u = skip_ws(end);	/* "5 ms" as well as "5ms" */
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		size_t n = strlen(units[i].name);
 
@@ -50,6 +50,7 @@ static int take_duration(const char **sp, bool bare_unit_s, uint64_t *ns)
 		if (!bare_unit_s || isalpha((unsigned char)*u))
 			return -EINVAL;
 		mult = 1e9;
+		u = end;
 	}
 	v *= mult;
 	if (v >= 1.8e19)
@@ -84,7 +85,7 @@ static int take_name(const char **sp, char *name, size_t len)
 	return 0;
 }
 
-/* pNN: 99 -> 99, 999 -> 99.9, 5 -> 50; p99.9 -> 99.9; 0 or -EINVAL */
+/* pNN: 99 -> 99, 999 -> 99.9, 50 -> 50; p99.9 -> 99.9; 0 or -EINVAL */
 static int take_pct(const char **sp, double *pct)
 {
 	const char *s = *sp;
@@ -98,13 +99,15 @@ static int take_pct(const char **sp, double *pct)
 		char *end;
 		double v = strtod(s, &end);
 
-		if (end == s + n + 1 || v <= 0 || v >= 100)
+		if (end == s + n + 1 || end > s + n + 5 || v <= 0 || v >= 100)
 			return -EINVAL;
 		*pct = v;
 		*sp = end;
 		return 0;
 	}
-	/* HdrHistogram's spelling: the digits after "0." */
+	/* two digits are a percent (p50, p95); more read as HdrHistogram's nines (p999: 99.9) */
+	if (n == 1 || (n > 2 && strncmp(s, "99", 2)) || (s[0] == '0' && s[1] == '0'))
+		return -EINVAL;
 	*pct = strtod(s, NULL) / pow(10, (double)n) * 100;
 	if (*pct <= 0 || *pct >= 100)
 		return -EINVAL;
@@ -179,7 +182,7 @@ int trigger__parse(const char *s, struct trigger *t, char *err, size_t errlen)
 
 		/* enough calls that the percentile is not simply the slowest of a few */
 		t->min_calls = (uint64_t)ceil(100.0 / (100.0 - t->pct) - 1e-9);
-		snprintf(pc, sizeof(pc), "%g", t->pct);
+		snprintf(pc, sizeof(pc), "%.10g", t->pct);
 		snprintf(t->text, sizeof(t->text), "p%s(%s) %s %s%s", pc, t->syscall, t->or_equal ? ">=" : ">",
 			 thr, win);
 	} else {
