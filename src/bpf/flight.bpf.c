@@ -3,8 +3,9 @@
  * flight.bpf.c - the syscall watcher of `sonde record --flight --trigger`.
  *
  * Hooked to one syscall's own tracepoints (syscalls:sys_enter_NAME and
- * sys_exit_NAME), so that the other syscalls of the machine pay nothing. At
- * entry a target thread's start time is kept; at exit the latency goes into a
+ * sys_exit_NAME), so that the other syscalls pay no BPF program (raw_syscalls
+ * would run one on every syscall of the machine). At entry a target thread's
+ * start time is kept in task-local storage; at exit the latency goes into a
  * per-CPU log-linear histogram (for a pNN trigger) and, when it passes the
  * threshold, one record goes to the ring buffer (for a syscall trigger). The
  * target set is tgids (or tids with -t), grown on fork when the recording
@@ -31,10 +32,11 @@ struct {
 	__type(value, __u8);
 } targets SEC(".maps");
 
+/* when each thread's call began, in task-local storage: no hash update and delete per call */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, __u64);
 } start SEC(".maps");
 
@@ -87,13 +89,13 @@ static __always_inline __u32 bucket_of(__u64 v)
 SEC("tracepoint")
 int flight_enter(void *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), ts;
-	__u32 tid = (__u32)id;
+	__u64 id = bpf_get_current_pid_tgid(), *ts;
 
 	if (!is_target(id))
 		return 0;
-	ts = bpf_ktime_get_ns();
-	bpf_map_update_elem(&start, &tid, &ts, BPF_ANY);
+	ts = bpf_task_storage_get(&start, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (ts)
+		*ts = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -110,12 +112,12 @@ int flight_exit(struct sys_exit_args *ctx)
 	__u32 tid = (__u32)id, zero = 0;
 	struct flight_slow *ev;
 
-	t0 = bpf_map_lookup_elem(&start, &tid);
-	if (!t0)
+	t0 = bpf_task_storage_get(&start, bpf_get_current_task_btf(), 0, 0);
+	if (!t0 || !*t0)
 		return 0;
 	now = bpf_ktime_get_ns();
 	dur = now - *t0;
-	bpf_map_delete_elem(&start, &tid);
+	*t0 = 0;
 	if (want_hist) {
 		__u32 b = bucket_of(dur);
 		__u64 *n = bpf_map_lookup_elem(&hist, &b);

@@ -7,7 +7,8 @@
  *   reads of one byte of /dev/zero, then a spin to the next millisecond. Every
  *   PERIOD_MS, spike(): spike_compute() spins 50 ms, then spike_read() reads a
  *   pipe that a thread writes SPIKE_MS later, SLOW_COUNT times (default 1).
- *   Each slow read prints "slow read N: M ms" on stdout when it returns.
+ *   Each slow read prints "slow read N: M ms" on stdout when it returns; at
+ *   the end "spiky: N fast reads in S s" (bench/flight.sh's throughput).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,7 +18,7 @@
 #include <unistd.h>
 
 static int zero_fd, pipe_fd[2];
-static long spike_ms;
+static long spike_ms, nr_fast;
 static volatile unsigned long sink;
 
 static double now_ms(void)
@@ -41,6 +42,7 @@ __attribute__((noinline)) void fast_reads(int n)
 	for (int i = 0; i < n; i++)
 		if (read(zero_fd, &c, 1) != 1)
 			exit(1);
+	nr_fast += n;
 }
 
 static void *late_writer(void *arg)
@@ -115,5 +117,6 @@ int main(int argc, char **argv)
 		fast_reads(fast);
 		spin_until(t + 1);
 	}
+	printf("spiky: %ld fast reads in %.2f s\n", nr_fast, (now_ms() - t0) / 1e3);
 	return 0;
 }
