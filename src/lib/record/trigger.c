@@ -106,13 +106,28 @@ static int take_pct(const char **sp, double *pct)
 		return 0;
 	}
 	/* two digits are a percent (p50, p95); more read as HdrHistogram's nines (p999: 99.9) */
-	if (n == 1 || (n > 2 && strncmp(s, "99", 2)) || (s[0] == '0' && s[1] == '0'))
+	if (n == 1 || (n > 2 && strncmp(s, "99", 2)) || s[0] == '0')
 		return -EINVAL;
 	*pct = strtod(s, NULL) / pow(10, (double)n) * 100;
 	if (*pct <= 0 || *pct >= 100)
 		return -EINVAL;
 	*sp = s + n;
 	return 0;
+}
+
+/* the text of [from, to) without its spaces ("5 ms" -> "5ms"); false when it does not fit */
+static bool squeeze(const char *from, const char *to, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (; from < to; from++)
+		if (!isspace((unsigned char)*from)) {
+			if (n + 1 >= len)
+				return false;
+			buf[n++] = *from;
+		}
+	buf[n] = 0;
+	return true;
 }
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -EINVAL; } while (0)
@@ -158,7 +173,8 @@ int trigger__parse(const char *s, struct trigger *t, char *err, size_t errlen)
 	what = p;
 	if (take_duration(&p, false, &t->threshold_ns))
 		FAIL("--trigger '%s': expected a duration with its unit after '>': 100ms, 2s, 500us", s);
-	snprintf(thr, sizeof(thr), "%.*s", (int)(p - what), what);
+	if (!squeeze(what, p, thr, sizeof(thr)))
+		FAIL("--trigger '%s': the duration after '>' is too long", s);
 	if (!t->threshold_ns && !t->or_equal)
 		FAIL("--trigger '%s': the threshold must be above 0", s);
 	p = skip_ws(p);
@@ -172,7 +188,9 @@ int trigger__parse(const char *s, struct trigger *t, char *err, size_t errlen)
 		    w_ns % 1000000000ULL)
 			FAIL("--trigger '%s': the window after 'over' is whole seconds, 1s to %ds", s, TRIGGER_MAX_WINDOW);
 		t->window_s = (unsigned)(w_ns / 1000000000ULL);
-		snprintf(win, sizeof(win), " over %.*s", (int)(p - what), what);
+		memcpy(win, " over ", 7);
+		if (!squeeze(what, p, win + 6, sizeof(win) - 6))
+			FAIL("--trigger '%s': the window after 'over' is too long", s);
 		p = skip_ws(p);
 	}
 	if (*p)
@@ -182,7 +200,10 @@ int trigger__parse(const char *s, struct trigger *t, char *err, size_t errlen)
 
 		/* enough calls that the percentile is not simply the slowest of a few */
 		t->min_calls = (uint64_t)ceil(100.0 / (100.0 - t->pct) - 1e-9);
+		/* a spelling that reads back as itself: p99, p99.9, p9.0 */
 		snprintf(pc, sizeof(pc), "%.10g", t->pct);
+		if (!strchr(pc, '.') && (t->pct < 10 || t->pct != (int)t->pct))
+			strcat(pc, ".0");
 		snprintf(t->text, sizeof(t->text), "p%s(%s) %s %s%s", pc, t->syscall, t->or_equal ? ">=" : ">",
 			 thr, win);
 	} else {
