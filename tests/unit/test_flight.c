@@ -238,6 +238,17 @@ TEST(flight_trigger_parses_the_two_forms)
 	CHECK(t.pct > 99.8999 && t.pct < 99.9001);
 	CHECK_INT(trigger__parse("p50(write) > 2us", &t, err, sizeof(err)), 0);
 	CHECK_INT(t.min_calls, 2);
+	/* the text is a trigger that parses as the same one */
+	CHECK_INT(trigger__parse("syscall:read > 5 \t ms", &t, err, sizeof(err)), 0);
+	CHECK_STR(t.text, "syscall:read > 5ms");
+	CHECK_INT(trigger__parse("p9.0(read) > 1ms", &t, err, sizeof(err)), 0);
+	CHECK_STR(t.text, "p9.0(read) > 1ms");
+	{
+		struct trigger again;
+
+		CHECK_INT(trigger__parse(t.text, &again, err, sizeof(err)), 0);
+		CHECK_STR(again.text, t.text);
+	}
 }
 
 TEST(flight_trigger_rejects_with_one_line)
@@ -264,6 +275,8 @@ TEST(flight_trigger_rejects_with_one_line)
 	CHECK_STR(parse_err("syscall:read > 5 ms"), "ok");
 	CHECK_STR(parse_err("syscall:read > 5msec"),
 		  "--trigger 'syscall:read > 5msec': expected a duration with its unit after '>': 100ms, 2s, 500us");
+	CHECK_STR(parse_err("p09(read) > 1ms"),
+		  "--trigger 'p09(read) > 1ms': a percentile is p50, p90, p99, p999 or p99.9 (0 < p < 100)");
 	CHECK_STR(parse_err("p9(read) > 1ms"),
 		  "--trigger 'p9(read) > 1ms': a percentile is p50, p90, p99, p999 or p99.9 (0 < p < 100)");
 }
