@@ -447,6 +447,23 @@ static bool is_flight_recorder(pid_t pid)
 	return rec && fl;
 }
 
+/* does pid take SIGUSR2 through its signalfd yet (blocked): a recorder still starting would die of it */
+static bool takes_usr2(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long blk = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+			break;
+	fclose(f);
+	return blk & (1ULL << (SIGUSR2 - 1));
+}
+
 int flight_rec__send_dump(const char *arg)
 {
 	union sigval v = { .sival_int = FLIGHT_DUMP_MAGIC };
@@ -463,6 +480,10 @@ int flight_rec__send_dump(const char *arg)
 	}
 	if (!is_flight_recorder((pid_t)pid)) {
 		error("--dump %ld: that process is not a flight recorder ('sonde record --flight')", pid);
+		return 1;
+	}
+	if (!takes_usr2((pid_t)pid)) {
+		error("--dump %ld: that flight recorder is still starting; try again when it says it is on", pid);
 		return 1;
 	}
 	if (sigqueue((pid_t)pid, SIGUSR2, v)) {
