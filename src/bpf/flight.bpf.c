@@ -17,6 +17,10 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* what a classic tracepoint program returns: 0 would drop the event for every perf user of the
+   tracepoint (the recorder's own -e syscalls:sys_enter_read, a perf record beside) */
+#define KEEP 1
+
 const volatile bool all_tasks = false;		/* -a: every task but sonde */
 const volatile bool by_tid = false;		/* -t: the targets are threads */
 const volatile bool follow_forks = false;
@@ -92,11 +96,11 @@ int flight_enter(void *ctx)
 	__u64 id = bpf_get_current_pid_tgid(), *ts;
 
 	if (!is_target(id))
-		return 0;
+		return KEEP;
 	ts = bpf_task_storage_get(&start, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (ts)
 		*ts = bpf_ktime_get_ns();
-	return 0;
+	return KEEP;
 }
 
 struct sys_exit_args {
@@ -114,7 +118,7 @@ int flight_exit(struct sys_exit_args *ctx)
 
 	t0 = bpf_task_storage_get(&start, bpf_get_current_task_btf(), 0, 0);
 	if (!t0 || !*t0)
-		return 0;
+		return KEEP;
 	now = bpf_ktime_get_ns();
 	dur = now - *t0;
 	*t0 = 0;
@@ -126,14 +130,14 @@ int flight_exit(struct sys_exit_args *ctx)
 			*n += 1;
 	}
 	if (!min_ns || dur <= min_ns)
-		return 0;
+		return KEEP;
 	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
 		__u64 *d = bpf_map_lookup_elem(&dropped, &zero);
 
 		if (d)
 			*d += 1;
-		return 0;
+		return KEEP;
 	}
 	ev->ts = now;
 	ev->dur = dur;
@@ -142,7 +146,7 @@ int flight_exit(struct sys_exit_args *ctx)
 	ev->tid = tid;
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	bpf_ringbuf_submit(ev, 0);
-	return 0;
+	return KEEP;
 }
 
 SEC("tracepoint/sched/sched_process_fork")
@@ -152,9 +156,9 @@ int flight_fork(void *ctx)
 	__u8 one = 1;
 
 	if (all_tasks || by_tid || !follow_forks || !bpf_map_lookup_elem(&targets, &parent))
-		return 0;
+		return KEEP;
 	bpf_probe_read_kernel(&child, sizeof(child), ctx + (tp_child_pid_off & 0xff));
 	if (child && child != parent)
 		bpf_map_update_elem(&targets, &child, &one, BPF_NOEXIST);
-	return 0;
+	return KEEP;
 }

@@ -54,6 +54,13 @@ else
 	test_skip 'perf 6.1 reads the dump' 'no perf here'
 fi
 
+test_expect_success 'a trigger on read leaves the recording its own read tracepoint samples' '
+	$SONDE record -q --flight 3s -g -e syscalls:sys_enter_read -o tp \
+		--trigger "syscall:read > 100ms" -- $SP 1.5 1000 200 0 >out 2>err &&
+	f=$(dump_file err) && $SONDE script -i $f >script &&
+	grep -A3 "syscalls:sys_enter_read:" script | grep -q "spike_read+"
+'
+
 test_expect_success 'samples older than the window are gone' '
 	$SONDE record --flight 1s -F 999 -o fl --trigger "syscall:read > 100ms" -- $SP 3.5 3000 200 >out 2>err &&
 	f=$(dump_file err) && set -- $(times $f) &&
