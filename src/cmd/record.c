@@ -40,7 +40,7 @@ struct record_opts {
 	struct evlist evl;
 	struct target_opts to;
 	const char *output, *callgraph;
-	bool fp, quiet, no_inherit;
+	bool fp, quiet, no_inherit, offcpu;
 	double duration;
 	int until_exit;		/* hidden, for sched record: system-wide until that process ends */
 	uint64_t freq;
@@ -371,7 +371,7 @@ static void check_options(struct record_opts *o, const struct opt *opts)
 		opt__usage_error(record_usage, opts, "-o needs a file name");
 	if (o->callgraph && parse_callgraph(&o->cfg, o->callgraph))
 		opt__see_help(record_usage);
-	if (o->fp && !o->callgraph)
+	if ((o->fp || o->offcpu) && !o->callgraph)
 		o->cfg.callgraph = CALLGRAPH_FP;
 	o->cfg.freq = o->freq ? o->freq : SAMPLER_DEFAULT_FREQ;
 	o->cfg.period = o->period == ~0ULL ? 0 : o->period;
@@ -400,6 +400,8 @@ int cmd_record(int argc, char **argv)
 			 "'max' for kernel.perf_event_max_sample_rate"),
 		OPT_UINT64('c', "count", &o.period, "N", "one sample every N events instead of -F"),
 		OPT_BOOL('g', NULL, &o.fp, "record call graphs (frame pointers; --call-graph fp)"),
+		OPT_BOOL(0, "offcpu", &o.offcpu, "also sample every context switch with the stack it leaves "
+			 "(sched:sched_switch; -g unless --call-graph): where threads block"),
 		OPT_STRING(0, "call-graph", &o.callgraph, "MODE", "fp, dwarf[,SIZE] (user stack copy of SIZE bytes, "
 			   "default 8192, unwound by report) or lbr"),
 		OPT_GROUP("whom to sample"),
@@ -477,6 +479,10 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	if (!o.evl.nr && evlist__add_sampling_default(&o.evl)) {
 		error("cannot set up the default event");
+		goto out;
+	}
+	if (o.offcpu && evlist__parse(&o.evl, "sched:sched_switch", err, sizeof(err))) {
+		error("--offcpu: %s", err);
 		goto out;
 	}
 	if (!o.flight && perfdata_writer__create(&ss.w, o.output, err, sizeof(err))) {

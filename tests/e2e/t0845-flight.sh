@@ -26,8 +26,8 @@ wait_lines() {
 # the sample times (seconds) of a dump, from sonde script: first and last
 times() { $SONDE script -i "$1" | awk '$3 ~ /^[0-9]+\.[0-9]+:$/ { sub(":", "", $3); print $3 }' | sort -n | sed -n '1p;$p'; }
 
-test_expect_success 'syscall:read > 100ms fires on the slow read; its stack is in the dump' '
-	$SONDE record -q --flight 3s -F 999 -g -e cpu-clock -e sched:sched_switch -o fl \
+test_expect_success 'syscall:read > 100ms fires on the slow read; its stack is in the dump (--offcpu)' '
+	$SONDE record -q --flight 3s -F 999 --offcpu -o fl \
 		--trigger "syscall:read > 100ms" -- $SP 2.5 1000 200 >out 2>err &&
 	cat err && dumps err >lines && test $(wc -l <lines) = 1 &&
 	grep -E "^sonde record: dumped [0-9]+\.[0-9] s \([0-9]+ samples\) to fl\.[0-9]{8}-[0-9]{6}: trigger .syscall:read > 100ms. \(read took [0-9]+ ms, pid [0-9]+ .spiky.\)$" lines &&
