@@ -103,6 +103,7 @@ start_recorder() {
 	$SP 30 100000 200 >/dev/null &
 	SP_PID=$!
 	(echo $SP_PID >>"$TMP/.tools")
+	: >rec.err	# now: an earlier test's line must not count
 	$SONDE record --flight 5s -p $SP_PID "$@" >rec.out 2>rec.err &
 	FL_PID=$!
 	(echo $FL_PID >>"$TMP/.tools")
