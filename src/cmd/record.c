@@ -417,6 +417,7 @@ int cmd_record(int argc, char **argv)
 		OPT_CALLBACK_OPTARG('z', "compression-level", &o.zlevel, "N", "compress the records with Zstandard at level "
 				    "N (default 1), as perf record -z does", parse_zlevel),
 		OPT_BOOL('q', "quiet", &o.quiet, "no status line and no summary"),
+		OPT_VERBOSE(),
 		OPT_GROUP("flight recorder"),
 		OPT_STRING(0, "flight", &o.flight, "S", "keep only the last S (30s, 2m) in memory and write them to "
 			   "-o's name (default perf.data) .YYYYMMDD-HHMMSS at each trigger: SIGUSR2, --dump, --control, "
@@ -429,7 +430,6 @@ int cmd_record(int argc, char **argv)
 			   "when missing, then removed); 'ack' is written to ACK after"),
 		OPT_BOOL(0, "dump-on-exit", &o.fl.dump_on_exit, "dump once more when the recording ends"),
 		OPT_STRING(0, "dump", &o.dump_pid, "PID", "ask the flight recorder PID to dump now, and return"),
-		OPT_VERBOSE(),
 		OPT_END(),
 	};
 	struct session ss = { .o = &o };

@@ -307,6 +307,20 @@ static int start_watch(struct flight_rec *f, int i)
 	return 0;
 }
 
+/* the dumps will be written next to prefix: say now, not at the first spike, when they cannot */
+static int dump_dir_check(const char *prefix)
+{
+	const char *slash = strrchr(prefix, '/');
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - prefix) + 1 : 1, slash ? prefix : ".");
+	if (access(dir, W_OK | X_OK)) {
+		error("cannot write dumps to '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int flight_rec__start(struct flight_rec **out, const struct flight_rec_opts *o, struct sampler *s,
 		      const struct evlist *evl, const struct target *t, struct loop *l,
 		      const struct sampler_config *cfg)
@@ -332,6 +346,8 @@ int flight_rec__start(struct flight_rec **out, const struct flight_rec_opts *o, 
 		error("cannot start the flight recorder: %s", strerror(-rc));
 		return -1;
 	}
+	if (dump_dir_check(o->prefix))
+		return -1;
 	if (loop__add_signal(l, SIGUSR2, on_usr2, f)) {
 		error("cannot take SIGUSR2: %s", strerror(errno));
 		return -1;

@@ -162,7 +162,9 @@ test_expect_success 'bad triggers and flight options: one error line, exit 129' 
 	grep -q "go with --flight" err &&
 	rc=0; $SONDE record --flight 0 -- true 2>err || rc=$? && test $rc = 129 &&
 	rc=0; $SONDE record --flight 2s -o - -- true 2>err || rc=$? && test $rc = 129 &&
-	rc=0; $SONDE record --dump abc 2>err || rc=$? && test $rc = 129
+	rc=0; $SONDE record --dump abc 2>err || rc=$? && test $rc = 129 &&
+	rc=0; $SONDE record --flight 2s -o /nonexistent/x -- true 2>err || rc=$? && test $rc = 1 &&
+	grep -q "^sonde: cannot write dumps to ./nonexistent/.: No such file or directory$" err
 '
 
 test_done
