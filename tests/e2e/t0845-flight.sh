@@ -45,7 +45,7 @@ if have_perf; then
 		$SONDE record -q --flight 3s -F 999 -g -e cpu-clock -e sched:sched_switch -o fl \
 			--trigger "syscall:read > 100ms" -- $SP 1.5 1000 200 >out 2>err &&
 		f=$(dump_file err) &&
-		perf script -i $f >pscript 2>perr && grep -B12 "spike_read+" pscript | grep -q "prev_state=S" &&
+		perf script -i $f >pscript 2>perr && test ! -s perr && grep -B12 "spike_read+" pscript | grep -q "prev_state=S" &&
 		perf report -i $f --stdio --no-children >preport 2>&1 && grep -q spike_compute preport &&
 		perf report -i $f --header-only >header 2>&1 &&
 		grep "^# cmdline : .* # trigger: syscall:read > 100ms (read took [0-9]* ms, pid [0-9]* spiky)" header
