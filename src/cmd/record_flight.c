@@ -53,7 +53,7 @@ struct flight_rec {
 	char ctl_path[4096], ack_path[4096];
 	char line[256];
 	size_t line_len;
-	unsigned dumps, failed;
+	unsigned dumps, failed, held;	/* dumps written, failed, conditions held off */
 	uint64_t last_status;
 };
 
@@ -123,10 +123,14 @@ static void dump(struct flight_rec *f, const char *why)
 	}
 }
 
-/* the conditions dump at most once per --holdoff */
-static bool holdoff_passed(struct flight_rec *f, uint64_t now)
+/* the conditions dump at most once per --holdoff; the others are counted */
+static bool holdoff_passed(struct flight_rec *f, uint64_t now, const char *what)
 {
-	return !f->cond_dumped || now - f->last_cond_dump >= f->o.holdoff_ns;
+	if (!f->cond_dumped || now - f->last_cond_dump >= f->o.holdoff_ns)
+		return true;
+	f->held++;
+	debug(1, "flight: %s held off: the last dump was %.1f s ago", what, (now - f->last_cond_dump) / 1e9);
+	return false;
 }
 
 static void cond_dump(struct flight_rec *f, const char *why)
@@ -145,7 +149,7 @@ static int on_slow(void *ctx, void *data, size_t size)
 	const struct flight_slow *ev = data;
 	char why[512], took[32], comm[sizeof(ev->comm) + 1];
 
-	if (size < sizeof(*ev) || !trigger__exceeds(t, ev->dur) || !holdoff_passed(f, mono_ns()))
+	if (size < sizeof(*ev) || !trigger__exceeds(t, ev->dur) || !holdoff_passed(f, mono_ns(), t->text))
 		return 0;
 	memcpy(comm, ev->comm, sizeof(ev->comm));
 	comm[sizeof(ev->comm)] = 0;
@@ -174,7 +178,7 @@ static void check_pct(struct flight_rec *f, int i, uint64_t now)
 	if (pct_window__value(&f->pw[i], t->pct, &v, &n) || n < t->min_calls || !trigger__exceeds(t, v))
 		return;
 	debug(1, "flight: '%s': %llu ns over %llu calls", t->text, (unsigned long long)v, (unsigned long long)n);
-	if (!holdoff_passed(f, now))
+	if (!holdoff_passed(f, now, t->text))
 		return;
 	trigger__fmt_ns(v, val, sizeof(val));
 	snprintf(why, sizeof(why), "'%s' (p%g of %s was %s over %llu calls in %u s)", t->text, t->pct, t->syscall,
@@ -406,9 +410,14 @@ int flight_rec__end(struct flight_rec *f, const struct loop *l, enum loop_end en
 	for (int i = 0; i < f->o.nr_trig; i++)
 		if (f->watch[i])
 			dropped += flight_watch__dropped(f->watch[i]);
-	if (!f->o.quiet)
-		fprintf(stderr, "[ sonde record: flight recorder: %u dump%s, %llu samples seen, %llu lost ]\n", f->dumps,
-			f->dumps == 1 ? "" : "s", (unsigned long long)st.seen, (unsigned long long)st.lost);
+	if (!f->o.quiet) {
+		char held[64] = "";
+
+		if (f->held)
+			snprintf(held, sizeof(held), " (%u more trigger%s within --holdoff)", f->held, f->held == 1 ? "" : "s");
+		fprintf(stderr, "[ sonde record: flight recorder: %u dump%s%s, %llu samples seen, %llu lost ]\n",
+			f->dumps, f->dumps == 1 ? "" : "s", held, (unsigned long long)st.seen, (unsigned long long)st.lost);
+	}
 	if (st.lost)
 		warning("lost %llu samples in %llu overflows: the buffers filled faster than sonde read them; "
 			"raise -m or lower -F", (unsigned long long)st.lost, (unsigned long long)st.lost_records);

@@ -75,8 +75,9 @@ test_expect_success 'two slow reads give two files (--holdoff 0); the default ho
 	test $(dumps err | wc -l) = 2 && a=$(dump_file err 1) && b=$(dump_file err 2) &&
 	test "$a" != "$b" && test -s "$a" && test -s "$b" &&
 	$SONDE script -i "$a" | grep -q cpu-clock && $SONDE script -i "$b" | grep -q cpu-clock &&
-	$SONDE record -q --flight 3s -o one --trigger "syscall:read > 100ms" -- $SP 2.6 1000 200 >out 2>err &&
-	test $(dumps err | wc -l) = 1
+	$SONDE record --flight 3s -o one --trigger "syscall:read > 100ms" -- $SP 2.6 1000 200 >out 2>err &&
+	test $(dumps err | wc -l) = 1 &&
+	grep -q "^\[ sonde record: flight recorder: 1 dump (1 more trigger within --holdoff), " err
 '
 
 test_expect_success 'no dump when the threshold is above the slow read' '
