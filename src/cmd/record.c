@@ -163,20 +163,23 @@ struct session {
 	double t0, last_status;
 };
 
+/* what the buffers hold, to the file or (--flight) to memory */
+static int drain(struct session *ss)
+{
+	return ss->fl ? sampler__drain(&ss->s, flight_rec__take, ss->fl) : sampler__drain(&ss->s, write_recs, ss->w);
+}
+
 /* the buffers passed their watermark: write what they hold; -errno ends the loop */
 static int record_drain(void *ctx, int fd, short revents)
 {
 	struct session *ss = ctx;
 	uint64_t before = ss->s.bytes;
-	int rc;
+	int rc = drain(ss);
 
 	(void)fd;
 	(void)revents;
-	if (ss->fl)
-		return sampler__drain(&ss->s, flight_rec__take, ss->fl);
-	rc = sampler__drain(&ss->s, write_recs, ss->w);
 	/* a round per pass that found data: readers may sort what precedes it */
-	if (!rc && ss->s.bytes != before)
+	if (!rc && !ss->fl && ss->s.bytes != before)
 		rc = perfdata_writer__finished_round(ss->w);
 	return rc;
 }
@@ -228,8 +231,7 @@ static int record_loop(struct session *ss)
 	if (end == LOOP_OUTPUT)	/* -o -: the reader quit, nothing more can be written */
 		rc = -EPIPE;
 	else
-		rc = end == LOOP_ERROR ? ss->loop.err :
-		     ss->fl ? sampler__drain(&ss->s, flight_rec__take, ss->fl) : sampler__drain(&ss->s, write_recs, ss->w);
+		rc = end == LOOP_ERROR ? ss->loop.err : drain(ss);
 	if (ss->tty && !ss->fl)
 		status_line(ss->w, ss->t0, true);
 	if (rc) {
