@@ -27,7 +27,9 @@ test_expect_success 'record a command: file 0600, summary with samples and lost'
 	$SONDE record -g -F 499 -o demo.data -- $EXAMPLES/demo 1 >out 2>err &&
 	[ "$(stat -c %a demo.data)" = 600 ] &&
 	grep -E "^\[ sonde record: wrote .demo.data. \([0-9.]+ MB\): [0-9]+ samples, 0 lost \]$" err &&
-	n=$(sed -nE "s/.*: ([0-9]+) samples.*/\1/p" err) && [ "$n" -gt 100 ]
+	# samples follow the CPU time demo gets in its 1 s, which a loaded machine shares (94 seen at a
+	# load of 8 on 2 CPUs); idle it gets ~450
+	n=$(sed -nE "s/.*: ([0-9]+) samples.*/\1/p" err) && [ "$n" -gt 20 ]
 '
 
 if have_perf; then
