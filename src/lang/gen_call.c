@@ -7,6 +7,7 @@
  * buckets, fixed-size arrays, kernel symbols, signal names.
  */
 #include "lang/gen_int.h"
+#include "lib/bpf/bpf_util.h"
 #include "lang/ktypes.h"
 
 #include "lang/provider.h"
@@ -147,12 +148,11 @@ static int kfunc_id(const char *name)
 	static int id = -2;
 
 	if (id == -2) {
-		struct btf *btf = btf__load_vmlinux_btf();
+		struct btf *btf = bpf_util__vmlinux_btf();	/* shared: not freed */
 
 		id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) : -1;
 		if (id < 0)
 			id = -1;
-		btf__free(btf);
 	}
 	return id;
 }

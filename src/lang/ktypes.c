@@ -7,6 +7,7 @@
  * through everywhere.
  */
 #include "lang/ktypes.h"
+#include "lib/bpf/bpf_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@ struct btf *ktypes__btf(struct program *p, char *err, size_t errlen)
 {
 	if (!p->btf_tried) {
 		p->btf_tried = true;
-		p->btf = btf__load_vmlinux_btf();	/* NULL (errno set) when the kernel has none */
+		p->btf = bpf_util__vmlinux_btf();	/* shared; NULL when the kernel has none */
 	}
 	if (!p->btf && err)
 		snprintf(err, errlen, "the kernel's BTF (/sys/kernel/btf/vmlinux) cannot be read: this kernel was built "
@@ -456,7 +457,7 @@ struct btf *ktypes__own(struct program *p)
 		return p->btf;
 	if (!p->btf_tried) {
 		p->btf_tried = true;
-		p->btf = btf__load_vmlinux_btf();
+		p->btf = bpf_util__vmlinux_btf();
 	}
 	p->btf_base = p->btf;
 	p->btf = p->btf_base ? btf__new_empty_split(p->btf_base) : btf__new_empty();

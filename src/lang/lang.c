@@ -97,8 +97,8 @@ void lang__free(struct program *p)
 	free(p->sites);
 	free(p->err);
 	free(p->warn);
-	btf__free(p->btf);
-	btf__free(p->btf_base);
+	if (p->btf_own)	/* the kernel's (btf, or btf_base under it) is shared: bpf_util__vmlinux_btf() */
+		btf__free(p->btf);
 	arena__free(p->arena);
 	free(p);
 }

@@ -9,6 +9,7 @@
  * where they are missing the kernel refuses the program and we say so.
  */
 #include "lang/ktypes.h"
+#include "lib/bpf/bpf_util.h"
 #include "lang/provider.h"
 
 #include <errno.h>
@@ -160,7 +161,7 @@ int fentry__attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, 
 void fentry__list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx)
 {
 	const char *prov = !strncmp(pat, "fexit:", 6) ? "fexit" : "fentry";
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = bpf_util__vmlinux_btf();	/* shared: not freed */
 	char *list, name[300];
 
 	if (!btf)
@@ -177,7 +178,6 @@ void fentry__list(const char *pat, void (*cb)(const char *name, void *ctx), void
 			cb(name, ctx);
 	}
 	free(list);
-	btf__free(btf);
 }
 
 static void dump_printf(void *ctx, const char *fmt, va_list args)
@@ -190,7 +190,7 @@ void fentry__describe(const char *name, FILE *out)
 {
 	bool fexit = !strncmp(name, "fexit:", 6);
 	const char *fn = strrchr(name, ':') + 1;
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = bpf_util__vmlinux_btf();	/* shared: not freed */
 	struct btf_dump *d = btf ? btf_dump__new(btf, dump_printf, out, NULL) : NULL;
 	int id = btf ? btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC) : -1;
 	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, btf__type_by_id(btf, id)->type) : NULL;
@@ -214,5 +214,4 @@ void fentry__describe(const char *name, FILE *out)
 		}
 	}
 	btf_dump__free(d);
-	btf__free(btf);
 }

@@ -14,6 +14,7 @@
  * and never over an existing file: sonde removes nothing it did not create.
  */
 #include "lang/gen_int.h"
+#include "lib/bpf/bpf_util.h"
 #include "lang/ktypes.h"
 #include "lang/output.h"
 #include "lang/provider_iter.h"
@@ -422,7 +423,7 @@ int iter__fmt_fd(void)
 
 void iter__list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = bpf_util__vmlinux_btf();	/* shared: not freed */
 	char name[64];
 
 	for (int i = 0; btf && i < 3; i++) {
@@ -433,7 +434,6 @@ void iter__list(const char *pat, void (*cb)(const char *name, void *ctx), void *
 		if (!pat || !fnmatch(pat, name, 0))
 			cb(name, ctx);
 	}
-	btf__free(btf);
 }
 
 static void dump_printf(void *ctx, const char *fmt, va_list args)
@@ -444,7 +444,7 @@ static void dump_printf(void *ctx, const char *fmt, va_list args)
 /* -lv: the members of struct bpf_iter__NAME that ctx gives (meta aside) */
 void iter__describe(const char *name, FILE *out)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = bpf_util__vmlinux_btf();	/* shared: not freed */
 	struct btf_dump *d = btf ? btf_dump__new(btf, dump_printf, out, NULL) : NULL;
 	char sname[64];
 	int id;
@@ -478,5 +478,4 @@ void iter__describe(const char *name, FILE *out)
 		}
 	}
 	btf_dump__free(d);
-	btf__free(btf);
 }

@@ -71,7 +71,7 @@ static const struct bpf_insn ret0[] = {
 	{ .code = BPF_JMP | BPF_EXIT },
 };
 
-static struct btf *vmlinux_btf(void)
+struct btf *bpf_util__vmlinux_btf(void)
 {
 	static struct btf *btf;
 	static bool tried;
@@ -89,7 +89,7 @@ static struct btf *vmlinux_btf(void)
 
 bool bpf_probe__btf(void)
 {
-	return vmlinux_btf() != NULL;
+	return bpf_util__vmlinux_btf() != NULL;
 }
 
 /* a tiny cache of probe answers: "kind:name" -> 1 yes, 0 no */
@@ -173,7 +173,7 @@ bool bpf_probe__tp_btf(const char *tp, const char **why)
 	snprintf(key, sizeof(key), "tp_btf:%s", tp);
 	if ((a = cached(key)))
 		return remember(key, a->ok, a->why, why);
-	btf = vmlinux_btf();
+	btf = bpf_util__vmlinux_btf();
 	if (!btf)
 		return remember(key, false, "the kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)", why);
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
@@ -239,7 +239,7 @@ bool bpf_probe__fentry(const char *func, const char **why)
 	snprintf(key, sizeof(key), "fentry:%s", func);
 	if ((a = cached(key)))
 		return remember(key, a->ok, a->why, why);
-	btf = vmlinux_btf();
+	btf = bpf_util__vmlinux_btf();
 	if (!btf)
 		return remember(key, false, "the kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)", why);
 	id = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);

@@ -44,6 +44,13 @@ bool bpf_probe__fentry(const char *func, const char **why);	/* kernel function *
 bool bpf_probe__kprobe(const char *func, const char **why);	/* kprobe PMU or kprobe_events, and the symbol */
 bool bpf_probe__prog_type(int prog_type, const char **why);	/* enum bpf_prog_type */
 bool bpf_probe__helper(int prog_type, int helper_id);		/* enum bpf_func_id */
+/*
+ * the kernel's BTF, parsed once for the whole process (10-20 ms here) and
+ * shared: the probe language's types and these probes use the same one.
+ * NULL when the kernel has none. Never free it; split it to add types.
+ */
+struct btf *bpf_util__vmlinux_btf(void);
+struct btf;
 bool bpf_probe__btf(void);						/* /sys/kernel/btf/vmlinux loads */
 /* NULL when this process may load tracing programs (root, CAP_BPF + CAP_PERFMON); else why not */
 const char *bpf_probe__privilege(void);
