@@ -270,6 +270,7 @@ struct type ck_str_fn(struct ck *c, struct node *n, const struct builtin *f, str
 				    type__str(&a0->ty, b, sizeof(b)));
 			return none;
 		}
+		c->prog->need_scnames = true;
 		return n->ty = ty_str(32);
 	case F_USERNAME:
 		return n->ty = ty_kind(TY_USERNAME, 8);

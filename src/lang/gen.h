@@ -20,6 +20,8 @@ enum { MAPREF_RINGBUF = -1, MAPREF_KSTACK = -2, MAPREF_USTACK = -3, MAPREF_LOST 
 enum { MAPREF_VARS = -7 };
 /* globmatch/strstr: their strings and state, for bpf_loop's callback (a per-CPU array, one value per attach point) */
 enum { MAPREF_STRS = -8 };
+/* syscall_name(): the names by number, 24 bytes each ("" where none), a read-only array (runtime.c) */
+enum { MAPREF_SCNAMES = -10, SCNAME_LEN = 24 };
 /* skboutput(): the perf event array bpf_skb_output writes to (output_pcap.c) */
 enum { MAPREF_SKB = -9 };
 /* iter probes' printf formats: a frozen read-only array (provider_iter.c) */

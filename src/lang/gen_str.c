@@ -556,42 +556,41 @@ static void g_name_regs(struct gen *g, const char *s)
 }
 
 /*
- * r0 holds the number: a binary search over entries [lo, hi) of the syscall
- * table (lib/syscall/syscalls.h, by number) whose leaves load the name into
- * registers and meet at one store, where the verifier sees one state (the
- * names are constants it need not keep apart)
+ * r2, r3, r4 = the name of system call r0, from the runtime's array of them
+ * (MAPREF_SCNAMES), or "unknown" for a number it has no name for
  */
-static void g_sc_search(struct gen *g, int lo, int hi, int **done, int *nd, int **unk, int *nu)
+static void g_sc_name(struct gen *g, struct node *n)
 {
-	if (hi - lo == 1) {
-		g_push_fix(g, unk, nu, g_emit(g, JMP_IMM(BPF_JNE, R0, syscall__at(lo)->nr, 0)));
-		g_name_regs(g, syscall__at(lo)->name);
-		g_push_fix(g, done, nd, g_emit(g, JA(0)));
-		return;
-	}
-	int mid = (lo + hi) / 2;
-	int right = g_emit(g, JMP_IMM(BPF_JSGE, R0, syscall__at(mid)->nr, 0));
+	int mark = g->sp, key = g_slot(g, 8, n->loc), max = 0;
 
-	g_sc_search(g, lo, mid, done, nd, unk, nu);
-	g_patch(g, right);
-	g_sc_search(g, mid, hi, done, nd, unk, nu);
+	for (int i = 0; i < syscall__count(); i++)
+		if (syscall__at(i)->nr > max)
+			max = syscall__at(i)->nr;
+	int big = g_emit(g, JMP_IMM(BPF_JGT, R0, max, 0));	/* negative ones too: unsigned */
+
+	g_emit(g, STX(BPF_W, FP, R0, key));
+	g_lookup(g, MAPREF_SCNAMES, key);
+	int none = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
+
+	for (int w = 0; w < 3; w++)
+		g_emit(g, LDX(BPF_DW, R2 + w, R0, 8 * w));
+	int named = g_emit(g, JMP_IMM(BPF_JNE, R2, 0, 0));	/* "": a number with no name */
+
+	g_patch(g, big);
+	g_patch(g, none);
+	g_name_regs(g, "unknown");
+	g_patch(g, named);
+	g->sp = mark;
 }
 
 void gen_str_value(struct gen *g, struct node *n, int off, int size)
 {
-	int *done = NULL, nd = 0, *unk = NULL, nu = 0;
-
 	if (n->op != F_SYSCALL_NAME) {
 		g_unsupported(g, n, "this function as a string");
 		return;
 	}
 	gen_int(g, n->args);
-	g_sc_search(g, 0, syscall__count(), &done, &nd, &unk, &nu);
-	for (int i = 0; i < nu; i++)
-		g_patch(g, unk[i]);
-	g_name_regs(g, "unknown");
-	for (int i = 0; i < nd; i++)
-		g_patch(g, done[i]);
+	g_sc_name(g, n);
 	g_zero(g, off, g_round8(size));
 	for (int w = 0; w < 3 && w * 8 < size; w++) {
 		if (size - w * 8 < 8) {	/* a string shorter than a name: cut, NUL-terminated */
@@ -605,8 +604,6 @@ void gen_str_value(struct gen *g, struct node *n, int off, int size)
 	}
 	if (size <= 24)	/* the last byte of a string is its NUL */
 		g_emit(g, ST(BPF_B, FP, off + size - 1, 0));
-	free(done);
-	free(unk);
 }
 
 void gen_str_int(struct gen *g, struct node *n)

@@ -19,6 +19,7 @@
 #include "lang/testbench.h"
 #include "lib/loop/loop.h"
 #include "lib/symbol/symbol.h"
+#include "lib/syscall/syscalls.h"
 #include "lib/proc/target.h"
 #include "lib/util.h"
 
@@ -28,6 +29,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +44,7 @@ struct rt {
 	struct loader *loader;	/* while the programs load */
 	int interrupted;	/* the signal that stopped the loads, or 0 */
 	struct out out;
-	int rb_fd, kstack_fd, ustack_fd, lost_fd, pids_fd, join_fd;
+	int rb_fd, kstack_fd, ustack_fd, lost_fd, pids_fd, join_fd, scnames_fd;
 	int vars_fd;		/* MAPREF_VARS, when for loops share variables; -1 */
 	int strs_fd;		/* MAPREF_STRS, for globmatch and strstr; -1 */
 	uint32_t vars_size;
@@ -67,6 +69,43 @@ static void map_name(char *buf, size_t len, const char *name)
 	if (!n)
 		buf[n++] = 'm';
 	buf[n] = 0;
+}
+
+/*
+ * syscall_name()'s table: an array of the names by number, filled through
+ * mmap (hundreds of updates would be as many system calls) and frozen. A
+ * lookup is a few instructions where a search in code was thousands, each
+ * of which the verifier walked (syscount's END took 25 ms to load).
+ */
+static int scnames_map(char *err, size_t errlen)
+{
+	uint32_t max = 0;
+	int fd;
+
+	for (int i = 0; i < syscall__count(); i++)
+		if ((uint32_t)syscall__at(i)->nr > max)
+			max = (uint32_t)syscall__at(i)->nr;
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "sonde_scnames", 4, SCNAME_LEN, max + 1, &opts);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create the map of syscall_name(): %s", strerror(-fd));
+		return fd;
+	}
+	size_t len = ((size_t)(max + 1) * SCNAME_LEN + 4095) & ~(size_t)4095;
+	char *v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (v == MAP_FAILED) {
+		int e = errno;
+
+		close(fd);
+		snprintf(err, errlen, "cannot fill the map of syscall_name(): %s", strerror(e));
+		return -e;
+	}
+	for (int i = 0; i < syscall__count(); i++)
+		snprintf(v + (size_t)syscall__at(i)->nr * SCNAME_LEN, SCNAME_LEN, "%s", syscall__at(i)->name);
+	munmap(v, len);
+	bpf_map_freeze(fd);	/* nothing changes it now */
+	return fd;
 }
 
 static int create_maps(struct rt *rt, char *err, size_t errlen)
@@ -117,6 +156,8 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 			return rt->strs_fd;
 		}
 	}
+	if (p->need_scnames && (rt->scnames_fd = scnames_map(err, errlen)) < 0)
+		return rt->scnames_fd;
 	if (p->need_join) {
 		rt->join_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "sonde_join", 4, 8 + JOIN_LEN * JOIN_ARGS, 1, NULL);
 		if (rt->join_fd < 0) {
@@ -174,6 +215,8 @@ static int map_fd(struct rt *rt, int ref)
 		return rt->pids_fd;
 	if (ref == MAPREF_JOIN)
 		return rt->join_fd;
+	if (ref == MAPREF_SCNAMES)
+		return rt->scnames_fd;
 	if (ref == MAPREF_VARS)
 		return rt->vars_fd;
 	if (ref == MAPREF_STRS)
@@ -943,7 +986,7 @@ static int rawtp_glue_frames(struct program *prog, struct symbolizer *sym)
 
 int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen)
 {
-	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1, .target_fd = -1,
+	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1, .scnames_fd = -1, .target_fd = -1,
 		      .vars_fd = -1, .strs_fd = -1 };
 	struct gen_env env = { .start_ns = util__now_ns(), .cpid = o->cpid };
 	int *cpus = NULL, ncpus = 0, rc = 0, ninst = 0;
@@ -1165,6 +1208,8 @@ out:
 		close(rt.pids_fd);
 	if (rt.join_fd >= 0)
 		close(rt.join_fd);
+	if (rt.scnames_fd >= 0)
+		close(rt.scnames_fd);
 	if (rt.vars_fd >= 0)
 		close(rt.vars_fd);
 	if (rt.strs_fd >= 0)
