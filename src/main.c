@@ -34,6 +34,7 @@ const struct cmd sonde_cmds[] = {
 	{ "offcpu", cmd_offcpu, "time blocked off CPU, by stack (BCC's offcputime), and wall-clock profiles", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "lock", cmd_lock, "lock contention by caller, thread or lock: kernel locks, futexes, pthread mutexes", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "memleak", cmd_memleak, "allocations still outstanding, by stack (BCC's memleak): a process or the kernel", RUN_MEMLOCK | RUN_TRACEFS },
+	{ "ltrace", cmd_ltrace, "library calls as ltrace prints them, from uprobes: the program never stops", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "trace", cmd_trace, "syscalls as strace prints them, at a fraction of strace's cost (BPF)", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "probe", cmd_probe, "the bpftrace language compiled straight to BPF: probes, maps, histograms", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "tools", cmd_tools, "the BCC tools (execsnoop, biolatency...): which run here", RUN_MEMLOCK | RUN_TRACEFS },

@@ -64,6 +64,7 @@ int cmd_record(int argc, char **argv);
 int cmd_offcpu(int argc, char **argv);
 int cmd_lock(int argc, char **argv);
 int cmd_memleak(int argc, char **argv);
+int cmd_ltrace(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_addr2sym(int argc, char **argv);

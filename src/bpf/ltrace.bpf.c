@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ltrace.bpf.c - the kernel side of `sonde ltrace`.
+ *
+ * One uprobe program for the entry of every traced function and one
+ * uretprobe program for its return, attached at the PLT stubs of the traced
+ * objects; the BPF cookie of each attachment says which function it is (the
+ * index of its capture plan in `plans`). The entry sends the six argument
+ * registers, the caller's return address and the strings the plan names; the
+ * return sends the return value (and a returned string). Two records per
+ * call, so the reader sees nesting, threads and syscalls in the order they
+ * happen, as ltrace prints them (`<unfinished ...>`). Nothing stops the
+ * traced program; a full ring buffer is counted, never silent.
+ *
+ * -S adds raw_syscalls sys_enter/sys_exit (raw tracepoints) for the target
+ * processes; -f grows the targets on fork. The exit of a target process is
+ * a record too, with its wait status.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "ltrace.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+const volatile bool follow = false;	/* -f: children join the targets */
+
+/* the capture plan of each function, by cookie */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LT_MAX_FUNCS);
+	__type(key, __u32);
+	__type(value, struct lt_plan);
+} plans SEC(".maps");
+
+/* -S: the capture plan of each syscall, by number */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LT_SYS_MAX);
+	__type(key, __u32);
+	__type(value, struct lt_plan);
+} sysplans SEC(".maps");
+
+/* the traced processes (tgid): 1 traced, 2 a started command waiting for its exec */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u8);
+} targets SEC(".maps");
+
+/*
+ * A string whose page was not resident at the entry (the first call to read
+ * a .rodata string faults it in) is read again at the return, in the return
+ * record: the pointers to read again, per thread, for the innermost call.
+ */
+struct refetch {
+	__u32 idx;
+	__u8 n;
+	__u8 arg[LT_NSTR];
+	__u64 ptr[LT_NSTR];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct refetch);
+} refetches SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} rb SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline bool traced(__u32 tgid)
+{
+	__u8 *v = bpf_map_lookup_elem(&targets, &tgid);
+
+	return v && *v == 1;
+}
+
+/* whether the plan captures something at this point (the entry, or the return when ret) */
+static __always_inline bool wants_capture(const struct lt_plan *p, bool ret)
+{
+	for (int i = 0; i < LT_NSTR; i++)
+		if (i < p->n && (p->arg[i] == LT_RET_ARG) == ret)
+			return true;
+	return false;
+}
+
+static __always_inline void capture(struct lt_event *e, const struct lt_plan *p, bool ret)
+{
+	int n = 0, faulted = 0;
+	__u64 ptrs[LT_NSTR] = {};
+
+	for (int i = 0; i < LT_NSTR; i++) {
+		unsigned char a = p->arg[i];
+		__u64 ptr, len;
+		long r;
+
+		if (i >= p->n || (a == LT_RET_ARG) != ret)
+			continue;
+		if (!ret && (a & 7) > 5)
+			continue;
+		ptr = ret ? e->args[0] : e->args[a & 7];
+		e->str_arg[i] = a;
+		ptrs[i] = ptr;
+		if (!ptr) {
+			e->str_len[i] = -14;	/* EFAULT: shown as nil */
+			continue;
+		}
+		if (p->mode[i] == LT_CAP_BUF) {
+			unsigned char li = p->len[i] & 7;
+
+			len = li < 6 ? e->args[li] : 0;
+			if (len > LT_STR_MAX)
+				len = LT_STR_MAX;
+			r = bpf_probe_read_user(e->str[i], len, (void *)ptr);
+			e->str_len[i] = r ? r : (short)len;
+		} else {
+			e->str_len[i] = bpf_probe_read_user_str(e->str[i], LT_STR_MAX, (void *)ptr);
+			if (e->str_len[i] == -14 && !ret)
+				faulted |= 1 << i;
+		}
+		n = i + 1;
+	}
+	e->nstr = n;
+	if (faulted) {
+		struct refetch *r = bpf_task_storage_get(&refetches, bpf_get_current_task_btf(), 0,
+							 BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+		if (!r)
+			return;
+		r->idx = e->idx;
+		r->n = 0;
+		for (int i = 0; i < LT_NSTR; i++)
+			if (faulted & (1 << i)) {
+				r->arg[i] = e->str_arg[i];
+				r->ptr[i] = ptrs[i];
+				r->n = i + 1;
+			} else {
+				r->ptr[i] = 0;
+			}
+	}
+}
+
+/* the return of a call whose strings faulted at its entry: read them again into e */
+static __always_inline void refetch(struct lt_event *e, struct refetch *r)
+{
+	int n = e->nstr;
+
+	for (int i = 0; i < LT_NSTR; i++) {
+		if (i >= r->n || !r->ptr[i] || (i < n && e->str_arg[i] == LT_RET_ARG))
+			continue;
+		e->str_arg[i] = r->arg[i];
+		e->str_len[i] = bpf_probe_read_user_str(e->str[i], LT_STR_MAX, (void *)r->ptr[i]);
+		if (i + 1 > e->nstr)
+			e->nstr = i + 1;
+	}
+	r->n = 0;
+}
+
+/* a record for the current task: the full size when strings are captured; NULL when the ring buffer is full */
+static __always_inline struct lt_event *reserve(bool strings)
+{
+	struct lt_event *e;
+
+	if (strings)
+		e = bpf_ringbuf_reserve(&rb, sizeof(*e), 0);
+	else
+		e = bpf_ringbuf_reserve(&rb, LT_EV_HDR, 0);
+	if (!e) {
+		count(LT_LOST);
+		return NULL;
+	}
+	e->nstr = 0;
+	return e;
+}
+
+static __always_inline int call_event(struct pt_regs *ctx, bool ret)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 idx = bpf_get_attach_cookie(ctx);
+	struct refetch *r = NULL;
+	struct lt_plan *p;
+	struct lt_event *e;
+	bool strings;
+
+	if (!traced(pt >> 32))
+		return 0;
+	p = bpf_map_lookup_elem(&plans, &idx);
+	if (!p)
+		return 0;
+	strings = wants_capture(p, ret);
+	if (ret) {
+		r = bpf_task_storage_get(&refetches, bpf_get_current_task_btf(), 0, 0);
+		if (r && (!r->n || r->idx != idx))
+			r = NULL;
+	}
+	if (!(e = reserve(strings || r)))
+		return 0;
+	e->ts = bpf_ktime_get_ns();
+	e->pid = pt >> 32;
+	e->tid = (__u32)pt;
+	e->idx = idx;
+	e->type = ret ? LT_RETURN : LT_ENTRY;
+	e->ip = 0;
+	if (ret) {
+		e->args[0] = PT_REGS_RC(ctx);
+	} else {
+		count(LT_CALLS);
+		e->args[0] = PT_REGS_PARM1(ctx);
+		e->args[1] = PT_REGS_PARM2(ctx);
+		e->args[2] = PT_REGS_PARM3(ctx);
+		e->args[3] = PT_REGS_PARM4(ctx);
+		e->args[4] = PT_REGS_PARM5(ctx);
+		e->args[5] = ctx->r9;	/* libbpf 1.1 has no PT_REGS_PARM6 */
+		bpf_probe_read_user(&e->ip, sizeof(e->ip), (void *)PT_REGS_SP(ctx));
+	}
+	if (strings)
+		capture(e, p, ret);
+	if (r)
+		refetch(e, r);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("uprobe")
+int lt_entry(struct pt_regs *ctx)
+{
+	return call_event(ctx, false);
+}
+
+SEC("uretprobe")
+int lt_return(struct pt_regs *ctx)
+{
+	return call_event(ctx, true);
+}
+
+static __always_inline int sys_event(struct pt_regs *regs, long v, bool exit)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 nr;
+	struct lt_plan *p = NULL;
+	struct lt_event *e;
+	bool strings;
+
+	if (!traced(pt >> 32))
+		return 0;
+	nr = exit ? (__u32)BPF_CORE_READ(regs, orig_ax) : (__u32)v;
+	if (nr < LT_SYS_MAX)
+		p = bpf_map_lookup_elem(&sysplans, &nr);
+	strings = !exit && p && wants_capture(p, false);
+	if (!(e = reserve(strings)))
+		return 0;
+	e->ts = bpf_ktime_get_ns();
+	e->pid = pt >> 32;
+	e->tid = (__u32)pt;
+	e->idx = nr;
+	e->type = exit ? LT_SYS_EXIT : LT_SYS_ENTER;
+	e->ip = 0;
+	if (exit) {
+		e->args[0] = v;
+	} else {
+		e->args[0] = BPF_CORE_READ(regs, di);
+		e->args[1] = BPF_CORE_READ(regs, si);
+		e->args[2] = BPF_CORE_READ(regs, dx);
+		e->args[3] = BPF_CORE_READ(regs, r10);
+		e->args[4] = BPF_CORE_READ(regs, r8);
+		e->args[5] = BPF_CORE_READ(regs, r9);
+	}
+	if (strings && p)
+		capture(e, p, false);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("raw_tp/sys_enter")
+int BPF_PROG(lt_sys_enter, struct pt_regs *regs, long id)
+{
+	return sys_event(regs, id, false);
+}
+
+SEC("raw_tp/sys_exit")
+int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
+{
+	return sys_event(regs, ret, true);
+}
+
+/* a started command is traced from its exec on */
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(lt_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u8 *v = bpf_map_lookup_elem(&targets, &tgid);
+
+	if (v && *v == 2)
+		*v = 1;
+	return 0;
+}
+
+SEC("raw_tp/sched_process_fork")
+int BPF_PROG(lt_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	__u8 one = 1;
+
+	if (follow && ptgid != ctgid && traced(ptgid))
+		bpf_map_update_elem(&targets, &ctgid, &one, BPF_NOEXIST);
+	return 0;
+}
+
+/* the last thread of a traced process ends: its wait status */
+SEC("raw_tp/sched_process_exit")
+int BPF_PROG(lt_proc_exit, struct task_struct *task)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	struct lt_event *e;
+
+	if (!traced(tgid) || BPF_CORE_READ(task, signal, live.counter) != 0)
+		return 0;
+	if (!(e = reserve(false)))
+		return 0;
+	e->ts = bpf_ktime_get_ns();
+	e->pid = tgid;
+	e->tid = BPF_CORE_READ(task, pid);
+	e->idx = 0;
+	e->type = LT_EXIT;
+	e->ip = 0;
+	e->args[0] = BPF_CORE_READ(task, exit_code);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}

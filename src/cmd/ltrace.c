@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ltrace.c - `sonde ltrace`: the library calls a program makes, one line per
+ * call as ltrace prints it, from uprobes on its PLT stubs (lib/ltrace/plt.h
+ * says why there) and a ring buffer: the program never stops. The engine is
+ * lib/bpf/bpf_ltrace.h, the choice of functions lib/ltrace/funcs.h, the
+ * output ui/ltrace_print.h.
+ */
+#include "sonde.h"
+#include "opt.h"
+#include "lang/dwargs.h"
+#include "lib/bpf/bpf_ltrace.h"
+#include "lib/bpf/bpf_util.h"
+#include "lib/loop/loop.h"
+#include "lib/ltrace/filter.h"
+#include "lib/ltrace/funcs.h"
+#include "lib/ltrace/libs.h"
+#include "lib/ltrace/plt.h"
+#include "lib/proc/target.h"
+#include "lib/proc/workload.h"
+#include "lib/symbol/debugfile.h"
+#include "lib/syscall/syscalls.h"
+#include "lib/util.h"
+#include "ui/ltrace_print.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const ltrace_usage[] = {
+	"sonde ltrace [<options>] [--] <command> [<args>]",
+	"sonde ltrace [<options>] -p PID",
+	NULL,
+};
+
+struct ltrace_cmd {
+	const char *pid, *output;
+	struct lt_filter *filter;
+	char **lpats;
+	int nr_lpats;
+	bool count, Tflag, follow, syscalls, rflag, iflag;
+	int tflag, strmax, indent;
+	char **cmd_argv;
+	char err[512];
+	/* while running */
+	pid_t target;
+	struct ltrace_printer pr;
+	struct ltrace *lt;
+};
+
+static int opt_filter(const struct opt *op, const char *arg)
+{
+	struct ltrace_cmd *o = op->value;
+
+	return lt_filter__parse(&o->filter, arg, o->err, sizeof(o->err)) ? -1 : 0;
+}
+
+static int opt_lib(const struct opt *op, const char *arg)
+{
+	struct ltrace_cmd *o = op->value;
+	char **n = realloc(o->lpats, (o->nr_lpats + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	o->lpats = n;
+	n[o->nr_lpats++] = (char *)arg;
+	return 0;
+}
+
+static void parse_args(struct ltrace_cmd *o, int argc, char **argv)
+{
+	const struct opt opts[] = {
+		OPT_STRING('p', "pid", &o->pid, "PID", "attach to the running process PID (all its threads)"),
+		OPT_CALLBACK('e', NULL, o, "FILTER", "which calls to trace: malloc+free, '*@libssl.so*', '-strlen' "
+			     "(ltrace's filter chains; the library is the caller's)", opt_filter),
+		OPT_CALLBACK('l', "library", o, "LIB", "only calls to functions that library LIB (a SONAME glob) "
+			     "defines", opt_lib),
+		OPT_BOOL('c', NULL, &o->count, "count time and calls per function, and print ltrace's table at the end"),
+		OPT_BOOL('T', NULL, &o->Tflag, "show the time spent in each call"),
+		OPT_COUNT('t', NULL, &o->tflag, "time of day on each line (-tt: microseconds, -ttt: seconds since the epoch)"),
+		OPT_BOOL('r', NULL, &o->rflag, "time since the previous line on each line"),
+		OPT_BOOL('f', NULL, &o->follow, "trace children too (fork, clone), each line with its [pid N]"),
+		OPT_STRING('o', "output", &o->output, "FILE", "write the trace to FILE instead of stderr"),
+		OPT_INT('s', NULL, &o->strmax, "N", "the longest string shown (default 32; at most 255)"),
+		OPT_BOOL('S', NULL, &o->syscalls, "show system calls too, in order with the library calls"),
+		OPT_INT('n', "indent", &o->indent, "N", "indent each level of nested calls by N spaces"),
+		OPT_BOOL('i', NULL, &o->iflag, "the address each call returns to, on each line"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+
+	argc = opt__parse(argc, argv, opts, ltrace_usage, OPT_STOP_AT_NON_OPTION);
+	if (o->err[0])
+		opt__usage_error(ltrace_usage, opts, "%s", o->err);
+	if (argc > 0 && !strcmp(argv[0], "--"))
+		argv++, argc--;
+	if (argc > 0)
+		o->cmd_argv = argv;
+	if (o->pid && o->cmd_argv)
+		opt__usage_error(ltrace_usage, opts, "-p and a command exclude each other");
+	if (!o->pid && !o->cmd_argv)
+		opt__usage_error(ltrace_usage, opts, "give a command to run, or -p PID");
+	if (o->pid)
+		opt__check_ids(ltrace_usage, o->pid, false);
+	if (o->pid && strchr(o->pid, ','))
+		opt__usage_error(ltrace_usage, opts, "-p takes one process");
+	if (o->strmax < 0 || o->indent < 0)
+		opt__usage_error(ltrace_usage, opts, "-s and -n take a number of 0 or more");
+	if (o->strmax > LT_STR_MAX - 1)
+		o->strmax = LT_STR_MAX - 1;
+	if (o->rflag && o->tflag)
+		opt__usage_error(ltrace_usage, opts, "-r and -t exclude each other");
+}
+
+/* a DWARF prototype: the parameters' types; the return value stays ltrace's guess */
+static int dwarf_proto(const char *path, const char *name, struct lt_proto *p, void *ctx)
+{
+	struct dwparam dp[LT_MAX_ARGS];
+	char dbg[PATH_MAX];
+	int n = dwargs__params(NULL, path, name, dp, LT_MAX_ARGS);
+
+	(void)ctx;
+	if (n == -ENODATA || n == -ENOENT) {	/* a separate debug file (Debian's -dbgsym, debuglink) */
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+
+		if (e && !debugfile__find(e, path, dbg, sizeof(dbg)))
+			n = dwargs__params(NULL, dbg, name, dp, LT_MAX_ARGS);
+		if (e)
+			elf_end(e);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (n < 0)
+		return n;
+	memset(p, 0, sizeof(*p));
+	p->ret = '?';
+	p->nargs = n;
+	for (int i = 0; i < n; i++)
+		p->arg[i] = lt_proto__ctype(dp[i].type) == 'v' ? '?' : lt_proto__ctype(dp[i].type);
+	return 0;
+}
+
+/* one line for an executable ltrace cannot trace through a PLT */
+static bool untraceable(const struct elf_obj *exe, const char *name)
+{
+	if (exe->go)
+		error("'%s' is a Go program: it calls no C library through a PLT, there is nothing to trace", name);
+	else if (!exe->interp && !exe->dynamic)
+		error("'%s' is statically linked: it calls no shared library (no PLT), there is nothing to trace", name);
+	else if (!exe->nr_plt)
+		error("'%s' has no PLT stubs (built with -fno-plt?): there is nothing to trace", name);
+	else
+		return false;
+	return true;
+}
+
+/* the syscalls -S decodes with a prototype: their capture plans */
+static void sys_plans(struct lt_plan *plans)
+{
+	for (int nr = 0; nr < LT_SYS_MAX; nr++) {
+		const struct syscall_desc *d = syscall__by_nr(nr);
+		struct lt_proto p;
+		char name[64];
+		const char *sig;
+
+		if (!d)
+			continue;
+		snprintf(name, sizeof(name), "SYS_%s", d->name);
+		if ((sig = lt_proto__lookup(name)) && !lt_proto__parse(sig, &p))
+			lt_plan__of(&p, &plans[nr]);
+	}
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct ltrace_cmd *o = ctx;
+
+	return ltrace_printer__event(&o->pr, data, size);
+}
+
+static int tick(void *ctx, int fd, short revents)
+{
+	struct ltrace_cmd *o = ctx;
+
+	(void)fd;
+	(void)revents;
+	fflush(o->pr.out);
+	return o->pid && !target__alive(o->target);
+}
+
+static bool lib_loaded(const struct elf_obj *libs, int n, const char *pat)
+{
+	for (int i = 0; i < n; i++)
+		if (!fnmatch(pat, libs[i].soname, 0))
+			return true;
+	return false;
+}
+
+static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
+{
+	struct ltrace_probe *probes = calloc(fs->n + 1, sizeof(*probes));
+	struct lt_plan *plans = calloc(fs->n + 1, sizeof(*plans)), sysplans[LT_SYS_MAX];
+	struct ltrace_func *pf = calloc(fs->n + 1, sizeof(*pf));
+	struct ltrace_opts lo = { .pid = o->target, .follow = o->follow, .syscalls = o->syscalls };
+	struct timespec rt, mt;
+	struct loop loop;
+	enum loop_end end;
+	int rc = 1;
+
+	memset(sysplans, 0, sizeof(sysplans));
+	if (!probes || !plans || !pf) {
+		error("out of memory");
+		goto out;
+	}
+	for (int i = 0; i < fs->n; i++) {
+		probes[i] = (struct ltrace_probe){ fs->f[i].path, fs->f[i].offset, i };
+		plans[i] = fs->f[i].plan;
+		pf[i] = (struct ltrace_func){ fs->f[i].name, fs->f[i].caller, fs->f[i].proto };
+	}
+	if (o->syscalls)
+		sys_plans(sysplans);
+	lo.probes = probes;
+	lo.nr_probes = fs->n;
+	lo.plans = plans;
+	lo.nr_plans = fs->n;
+	lo.sysplans = sysplans;
+	lo.targets = w->pid ? NULL : &o->target;
+	lo.nr_targets = w->pid ? 0 : 1;
+	lo.held = w->pid;
+	o->pr.funcs = pf;
+	o->pr.nr_funcs = fs->n;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mt);
+	o->pr.real_off_ns = (rt.tv_sec - mt.tv_sec) * 1000000000LL + (rt.tv_nsec - mt.tv_nsec);
+	if ((rc = ltrace__new(&o->lt, &lo, o->err, sizeof(o->err))) || (rc = loop__init(&loop))) {
+		error("%s", o->err[0] ? o->err : strerror(-rc));
+		if (w->pid)
+			workload__abort(w);
+		rc = 1;
+		goto out;
+	}
+	debug(1, "%d PLT stubs probed (%s)", fs->n, ltrace__multi(o->lt) ? "uprobe_multi links" : "perf-event uprobes");
+	if ((rc = loop__add_ringbuf(&loop, ltrace__ringbuf_fd(o->lt), on_record, o))) {
+		error("cannot read the ring buffer: %s", strerror(-rc));
+		rc = 1;
+		if (w->pid)
+			workload__abort(w);
+		goto out_loop;
+	}
+	if (w->pid && (rc = workload__start(w))) {
+		error("cannot run '%s': %s", o->cmd_argv[0], strerror(-rc));
+		waitpid(w->pid, NULL, 0);
+		rc = rc == -ENOENT ? 127 : 126;
+		goto out_loop;
+	}
+	if (w->pid)
+		loop__set_child(&loop, w->pid);
+	loop__set_tick(&loop, 100, tick, o);
+	end = loop__run(&loop);
+	if (end == LOOP_ERROR)
+		error("polling failed: %s", strerror(-loop.err));
+	ltrace__detach(o->lt);
+	loop__drain(&loop);
+	ltrace_printer__flush(&o->pr);
+	if (o->count)
+		ltrace_printer__summary(&o->pr);
+	if (ltrace__counter(o->lt, LT_LOST))
+		warning("%llu records lost: the ring buffer was full (calls missing above)",
+			(unsigned long long)ltrace__counter(o->lt, LT_LOST));
+	rc = loop__exit_code(&loop, end);
+	if (end == LOOP_STOP && o->pid)
+		rc = 0;
+out_loop:
+	loop__fini(&loop);
+out:
+	free(probes);
+	free(plans);
+	free(pf);
+	return rc;
+}
+
+int cmd_ltrace(int argc, char **argv)
+{
+	struct ltrace_cmd o = { .strmax = 32 };
+	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
+	struct elf_obj exe = { 0 }, *libs = NULL;
+	struct lt_funcs fs = { 0 };
+	char exe_path[PATH_MAX], probe_path[64], name[PATH_MAX];
+	FILE *out = stderr;
+	int nlibs = 0, rc = 1;
+
+	parse_args(&o, argc, argv);
+	bpfutil__setup_log(verbose);
+	if (o.pid) {
+		o.target = atoi(o.pid);
+		if (!target__alive(o.target)) {
+			error("no process %d", (int)o.target);
+			goto out;
+		}
+		snprintf(probe_path, sizeof(probe_path), "/proc/%d/exe", (int)o.target);
+		ssize_t n = readlink(probe_path, name, sizeof(name) - 1);
+
+		name[n > 0 ? n : 0] = 0;
+		snprintf(exe_path, sizeof(exe_path), "%s", probe_path);
+	} else if (util__find_command(o.cmd_argv[0], exe_path, sizeof(exe_path))) {
+		error("cannot run '%s': no such file or command", o.cmd_argv[0]);
+		rc = 127;
+		goto out;
+	} else {
+		snprintf(name, sizeof(name), "%s", o.cmd_argv[0]);
+	}
+	if ((rc = elf_obj__read(&exe, exe_path))) {
+		error("cannot read '%s': %s", name, rc == -ENOEXEC ? "not an ELF executable of this machine"
+								     : strerror(-rc));
+		rc = 1;
+		goto out;
+	}
+	rc = 1;
+	if (untraceable(&exe, name))
+		goto out;
+	if ((lt_filter__libraries(o.filter) || o.nr_lpats) && ltrace_libs__find(&exe, o.target, &libs, &nlibs)) {
+		error("out of memory");
+		goto out;
+	}
+	for (int i = 0; i < o.nr_lpats; i++)
+		if (!lib_loaded(libs, nlibs, o.lpats[i])) {
+			if (o.pid)
+				error("process %d maps no library matching '%s'", (int)o.target, o.lpats[i]);
+			else
+				error("'%s' loads no library matching '%s'", name, o.lpats[i]);
+			goto out;
+		}
+	struct lt_select sel = { &exe, exe_path, libs, nlibs, o.filter, o.lpats, o.nr_lpats, dwarf_proto, NULL };
+
+	if ((rc = lt_funcs__select(&sel, &fs))) {
+		error("cannot choose the functions to trace: %s", strerror(-rc));
+		rc = 1;
+		goto out;
+	}
+	rc = 1;
+	if (!fs.n) {
+		error("no function of '%s' matches the filters: nothing to trace", name);
+		goto out;
+	}
+	if (o.output && !(out = fopen(o.output, "w"))) {
+		error("cannot open '%s': %s", o.output, strerror(errno));
+		goto out;
+	}
+	ltrace_printer__init(&o.pr, out);
+	o.pr.strmax = o.strmax;
+	o.pr.show_caller = o.filter || o.nr_lpats;
+	o.pr.pid_prefix = o.follow ? (o.output ? 2 : 1) : 0;
+	o.pr.tflag = o.tflag;
+	o.pr.rflag = o.rflag;
+	o.pr.Tflag = o.Tflag;
+	o.pr.iflag = o.iflag;
+	o.pr.indent = o.indent;
+	o.pr.count = o.count;
+	if (o.cmd_argv) {
+		if ((rc = workload__prepare(&w, o.cmd_argv))) {
+			error("cannot start '%s': %s", o.cmd_argv[0], strerror(-rc));
+			rc = 1;
+			goto out_pr;
+		}
+		o.target = w.pid;
+	}
+	rc = run(&o, &fs, &w);
+out_pr:
+	ltrace_printer__fini(&o.pr);
+	if (out != stderr)
+		fclose(out);
+out:
+	ltrace__free(o.lt);
+	lt_funcs__free(&fs);
+	ltrace_libs__free(libs, nlibs);
+	elf_obj__free(&exe);
+	lt_filter__free(o.filter);
+	free(o.lpats);
+	return rc;
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_ltrace.c - the user side of ltrace.bpf.c: the plans into their maps,
+ * the targets, and the probes on the PLT stubs.
+ *
+ * Where the kernel has uprobe_multi links (Linux 6.6), all the stubs of one
+ * object go into one link for their entries and one for their returns, each
+ * offset with its cookie: attaching is two system calls per object and
+ * detaching is instant. Elsewhere each stub gets two perf-event uprobes with
+ * a bpf_cookie, which take ~0.1 s each to close.
+ */
+#include "lib/bpf/bpf_ltrace.h"
+#include "lib/bpf/bpf_util.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ltrace.skel.h"
+
+struct ltrace {
+	struct ltrace_bpf *skel;
+	struct bpf_link **links;	/* perf-event uprobes and the raw tracepoints */
+	int nr_links;
+	int *fds;			/* uprobe_multi links */
+	int nr_fds;
+	bool multi;
+};
+
+/* BPF_LINK_CREATE's attributes for uprobe_multi, as linux/bpf.h (6.6) lays them out */
+struct um_attr {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, um_flags, pid;
+};
+
+static int multi_attach(int prog_fd, const char *path, const uint64_t *offs, const uint64_t *cookies, int cnt,
+			bool ret, pid_t pid)
+{
+	union bpf_attr attr;
+	struct um_attr *um = (struct um_attr *)&attr;
+	int fd;
+
+	_Static_assert(sizeof(struct um_attr) <= sizeof(union bpf_attr), "bpf_attr too small");
+	memset(&attr, 0, sizeof(attr));
+	um->prog_fd = prog_fd;
+	um->attach_type = BPF_UPROBE_MULTI;
+	um->path = (uint64_t)(uintptr_t)path;
+	um->offsets = (uint64_t)(uintptr_t)offs;
+	um->cookies = (uint64_t)(uintptr_t)cookies;
+	um->cnt = cnt;
+	um->um_flags = ret ? 1 : 0;	/* BPF_F_UPROBE_MULTI_RETURN */
+	um->pid = pid > 0 ? (uint32_t)pid : 0;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	return fd < 0 ? -errno : fd;
+}
+
+static int add_link(struct ltrace *l, struct bpf_link *k)
+{
+	struct bpf_link **n = realloc(l->links, (l->nr_links + 1) * sizeof(*n));
+
+	if (!n) {
+		bpf_link__destroy(k);
+		return -ENOMEM;
+	}
+	l->links = n;
+	l->links[l->nr_links++] = k;
+	return 0;
+}
+
+/* the probes of one path (n of them from p), entries and returns */
+static int attach_path(struct ltrace *l, const struct ltrace_probe *p, int n, pid_t pid)
+{
+	struct bpf_program *progs[2] = { l->skel->progs.lt_entry, l->skel->progs.lt_return };
+	int rc = 0;
+
+	if (l->multi) {
+		uint64_t *offs = calloc(n, sizeof(*offs)), *cks = calloc(n, sizeof(*cks));
+		int *nf = realloc(l->fds, (l->nr_fds + 2) * sizeof(*nf));
+
+		if (nf)
+			l->fds = nf;
+		for (int i = 0; offs && cks && i < n; i++)
+			offs[i] = p[i].offset, cks[i] = p[i].cookie;
+		for (int r = 0; r < 2 && offs && cks && nf && !rc; r++) {
+			int fd = multi_attach(bpf_program__fd(progs[r]), p[0].path, offs, cks, n, r, pid);
+
+			if (fd < 0)
+				rc = fd;
+			else
+				l->fds[l->nr_fds++] = fd;
+		}
+		if (!offs || !cks || !nf)
+			rc = -ENOMEM;
+		free(offs);
+		free(cks);
+		return rc;
+	}
+	for (int i = 0; i < n && !rc; i++)
+		for (int r = 0; r < 2 && !rc; r++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = r, .bpf_cookie = p[i].cookie);
+			struct bpf_link *k = bpf_program__attach_uprobe_opts(progs[r], pid, p[i].path, p[i].offset, &uo);
+
+			rc = k ? add_link(l, k) : -errno;
+		}
+	return rc;
+}
+
+static int fill_maps(struct ltrace *l, const struct ltrace_opts *o)
+{
+	int pfd = bpf_map__fd(l->skel->maps.plans), sfd = bpf_map__fd(l->skel->maps.sysplans);
+	int tfd = bpf_map__fd(l->skel->maps.targets);
+	uint8_t one = 1, two = 2;
+
+	for (int i = 0; i < o->nr_plans && i < LT_MAX_FUNCS; i++) {
+		uint32_t k = i;
+
+		if (bpf_map_update_elem(pfd, &k, &o->plans[i], 0))
+			return -errno;
+	}
+	for (int i = 0; o->sysplans && i < LT_SYS_MAX; i++) {
+		uint32_t k = i;
+
+		if (o->sysplans[i].n && bpf_map_update_elem(sfd, &k, &o->sysplans[i], 0))
+			return -errno;
+	}
+	for (int i = 0; i < o->nr_targets; i++) {
+		uint32_t k = o->targets[i];
+
+		if (bpf_map_update_elem(tfd, &k, &one, 0))
+			return -errno;
+	}
+	if (o->held) {
+		uint32_t k = o->held;
+
+		if (bpf_map_update_elem(tfd, &k, &two, 0))
+			return -errno;
+	}
+	return 0;
+}
+
+int ltrace__new(struct ltrace **out, const struct ltrace_opts *o, char *err, size_t errlen)
+{
+	struct ltrace *l = calloc(1, sizeof(*l));
+	struct bpf_program *tps[] = { NULL, NULL, NULL, NULL, NULL };
+	int rc;
+
+	*out = l;
+	if (!l)
+		return -ENOMEM;
+	if (!(l->skel = ltrace_bpf__open())) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot open the BPF program: %s", strerror(-rc));
+		return rc;
+	}
+	l->skel->rodata->follow = o->follow;
+	l->multi = bpf_probe__uprobe_multi(NULL);
+	if (l->multi) {
+		bpf_program__set_expected_attach_type(l->skel->progs.lt_entry, BPF_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(l->skel->progs.lt_return, BPF_UPROBE_MULTI);
+	}
+	bpf_program__set_autoload(l->skel->progs.lt_sys_enter, o->syscalls);
+	bpf_program__set_autoload(l->skel->progs.lt_sys_exit, o->syscalls);
+	if ((rc = ltrace_bpf__load(l->skel))) {
+		snprintf(err, errlen, "cannot load the BPF program: %s", bpfutil__strerror(rc));
+		return rc;
+	}
+	if ((rc = fill_maps(l, o))) {
+		snprintf(err, errlen, "cannot fill the BPF maps: %s", strerror(-rc));
+		return rc;
+	}
+	tps[0] = l->skel->progs.lt_exec;
+	tps[1] = l->skel->progs.lt_fork;
+	tps[2] = l->skel->progs.lt_proc_exit;
+	if (o->syscalls) {
+		tps[3] = l->skel->progs.lt_sys_enter;
+		tps[4] = l->skel->progs.lt_sys_exit;
+	}
+	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++) {
+		struct bpf_link *k;
+
+		if (!tps[i])
+			continue;
+		if (!(k = bpf_program__attach(tps[i]))) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot attach to %s: %s", bpf_program__section_name(tps[i]),
+				 bpfutil__strerror(rc));
+			return rc;
+		}
+		if ((rc = add_link(l, k)))
+			return rc;
+	}
+	/* the probes come grouped by path */
+	for (int i = 0, j; i < o->nr_probes; i = j) {
+		for (j = i + 1; j < o->nr_probes && !strcmp(o->probes[j].path, o->probes[i].path); j++)
+			;
+		if ((rc = attach_path(l, o->probes + i, j - i, o->follow ? 0 : o->pid))) {
+			snprintf(err, errlen, "cannot attach uprobes to the PLT of %s: %s", o->probes[i].path,
+				 bpfutil__strerror(rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int ltrace__ringbuf_fd(const struct ltrace *l)
+{
+	return bpf_map__fd(l->skel->maps.rb);
+}
+
+bool ltrace__multi(const struct ltrace *l)
+{
+	return l->multi;
+}
+
+uint64_t ltrace__counter(const struct ltrace *l, enum lt_counter c)
+{
+	return bpf_percpu__sum(bpf_map__fd(l->skel->maps.counters), c);
+}
+
+void ltrace__detach(struct ltrace *l)
+{
+	if (!l)
+		return;
+	for (int i = 0; i < l->nr_fds; i++)
+		close(l->fds[i]);
+	l->nr_fds = 0;
+	for (int i = 0; i < l->nr_links; i++)
+		bpf_link__destroy(l->links[i]);
+	l->nr_links = 0;
+}
+
+void ltrace__free(struct ltrace *l)
+{
+	if (!l)
+		return;
+	ltrace__detach(l);
+	free(l->links);
+	free(l->fds);
+	ltrace_bpf__destroy(l->skel);
+	free(l);
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* funcs.c - the functions `sonde ltrace` traces (see funcs.h) */
+#include "lib/ltrace/funcs.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lt_plan__of(const struct lt_proto *p, struct lt_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+	for (int i = 0; i < p->nargs && plan->n < LT_NSTR; i++) {
+		if (p->arg[i] == 's' || p->arg[i] == 'f') {
+			plan->arg[plan->n] = i;
+			plan->mode[plan->n++] = LT_CAP_STR;
+		} else if (p->arg[i] == 'b') {
+			plan->arg[plan->n] = i;
+			plan->len[plan->n] = p->lenarg[i];
+			plan->mode[plan->n++] = LT_CAP_BUF;
+		}
+		/* a format's arguments may be strings: try the next registers (a failed read costs little) */
+		if (p->arg[i] == 'f')
+			for (int j = i + 1; j < LT_MAX_ARGS && plan->n < LT_NSTR - (p->ret == 's'); j++) {
+				plan->arg[plan->n] = j;
+				plan->mode[plan->n++] = LT_CAP_STR;
+			}
+	}
+	if (p->ret == 's') {
+		if (plan->n == LT_NSTR)
+			plan->n--;
+		plan->arg[plan->n] = LT_RET_ARG;
+		plan->mode[plan->n++] = LT_CAP_STR;
+	}
+}
+
+/* the first library (in load order) that exports name */
+static const struct elf_obj *definer(const struct lt_select *s, const char *name)
+{
+	for (int i = 0; i < s->nr_libs; i++)
+		if (elf_obj__defines(s->libs[i].path, name) == 1)
+			return &s->libs[i];
+	return NULL;
+}
+
+static bool lib_selected(const struct lt_select *s, const struct elf_obj *lib)
+{
+	for (int i = 0; lib && i < s->nr_lpats; i++)
+		if (!fnmatch(s->lpats[i], lib->soname, 0))
+			return true;
+	return false;
+}
+
+static int add(const struct lt_select *s, struct lt_funcs *out, const struct elf_obj *o, const char *path,
+	       const struct plt_entry *e)
+{
+	const char *sig = lt_proto__lookup(e->name);
+	const struct elf_obj *def = NULL;
+	struct lt_func *nf, *f;
+
+	if (out->n >= LT_MAX_FUNCS)
+		return -E2BIG;
+	if (!(nf = realloc(out->f, (out->n + 1) * sizeof(*nf))))
+		return -ENOMEM;
+	out->f = nf;
+	f = &nf[out->n++];
+	memset(f, 0, sizeof(*f));
+	f->name = e->name;
+	f->caller = o->soname;
+	f->path = path;
+	f->offset = e->offset;
+	if (!sig || lt_proto__parse(sig, &f->proto)) {
+		def = s->dwarf ? definer(s, e->name) : NULL;
+		if (def && !s->dwarf(def->path, e->name, &f->proto, s->ctx))
+			f->dwarf = true;
+		else
+			lt_proto__default(&f->proto);
+	}
+	lt_plan__of(&f->proto, &f->plan);
+	return 0;
+}
+
+int lt_funcs__select(const struct lt_select *s, struct lt_funcs *out)
+{
+	bool libs = lt_filter__libraries(s->filter) || s->nr_lpats;
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = -1; i < (libs ? s->nr_libs : 0) && !rc; i++) {
+		const struct elf_obj *o = i < 0 ? s->exe : &s->libs[i];
+		const char *path = i < 0 ? s->exe_path : o->path;
+
+		for (int j = 0; j < o->nr_plt && !rc; j++) {
+			const struct plt_entry *e = &o->plt[j];
+			bool want;
+
+			if (s->filter || !s->nr_lpats)
+				want = lt_filter__match(s->filter, e->name, o->soname, o->path, i < 0);
+			else
+				want = false;
+			if (!want && s->nr_lpats)
+				want = lib_selected(s, definer(s, e->name));
+			if (want)
+				rc = add(s, out, o, path, e);
+		}
+	}
+	return rc;
+}
+
+void lt_funcs__free(struct lt_funcs *fs)
+{
+	free(fs->f);
+	memset(fs, 0, sizeof(*fs));
+}

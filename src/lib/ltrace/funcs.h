@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * funcs.h - which PLT stubs `sonde ltrace` probes and how: the main
+ * executable's (ltrace's default, @MAIN), or those of every object that -e
+ * and -l select, each with its prototype (the built-in table, else the
+ * caller's DWARF lookup, else ltrace's default) and the capture plan the BPF
+ * side follows. The set owns its array and names (lt_funcs__free); the
+ * objects it was built from must outlive it (callers and paths point into them).
+ */
+#ifndef SONDE_LTRACE_FUNCS_H
+#define SONDE_LTRACE_FUNCS_H
+
+#include <stdbool.h>
+
+#include "bpf/ltrace.h"
+#include "lib/ltrace/filter.h"
+#include "lib/ltrace/plt.h"
+#include "lib/ltrace/proto.h"
+
+struct lt_func {
+	const char *name;	/* the PLT entry's */
+	const char *caller;	/* SONAME of the object the stub is in */
+	const char *path;	/* where its uprobe goes */
+	uint64_t offset;
+	struct lt_proto proto;
+	struct lt_plan plan;
+	bool dwarf;		/* the prototype came from DWARF */
+};
+
+struct lt_funcs {
+	struct lt_func *f;
+	int n;
+};
+
+/* a DWARF prototype of `name` from the object at path into *p; 0 when found */
+typedef int (*lt_dwarf_fn)(const char *path, const char *name, struct lt_proto *p, void *ctx);
+
+struct lt_select {
+	const struct elf_obj *exe;
+	const char *exe_path;		/* where the executable's probes go (/proc/PID/exe for -p) */
+	const struct elf_obj *libs;	/* in load order */
+	int nr_libs;
+	const struct lt_filter *filter;	/* -e; NULL: @MAIN unless -l */
+	char *const *lpats;		/* -l patterns (globs over SONAMEs) */
+	int nr_lpats;
+	lt_dwarf_fn dwarf;		/* may be NULL */
+	void *ctx;
+};
+
+/* the functions to trace into *out; 0 or -errno (-E2BIG: more than LT_MAX_FUNCS) */
+int lt_funcs__select(const struct lt_select *s, struct lt_funcs *out);
+void lt_funcs__free(struct lt_funcs *fs);
+
+/* the capture plan of a prototype: its strings (and a format's possible string arguments) */
+void lt_plan__of(const struct lt_proto *p, struct lt_plan *plan);
+
+#endif

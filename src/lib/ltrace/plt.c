@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plt.c - the PLT stubs of an ELF object, by name.
+ *
+ * Why the PLT: ltrace's default (-e @MAIN) is the calls the main executable
+ * makes to libraries, and those all go through its PLT stubs, one per
+ * imported function: a uprobe on a stub sees exactly the calls made from that
+ * object, never the library's internal calls, and a uretprobe at the same
+ * place sees their returns (the stub jumps to the function, which returns to
+ * the caller). Probing the library's own function instead would see every
+ * caller (and for IFUNCs like strlen, only the resolver). ltrace itself puts
+ * its breakpoints on the same stubs.
+ *
+ * A stub is found by decoding it rather than by its position: each slot of
+ * .plt.sec (IBT builds: endbr64; bnd jmp *GOT(%rip)) or else of .plt
+ * (jmp *GOT(%rip); push n; jmp PLT0) holds a RIP-relative indirect jump whose
+ * target is a GOT slot; the R_X86_64_JUMP_SLOT relocation of that slot names
+ * the function. This works whatever the order of .rela.plt and whatever the
+ * slot size, in stripped files too (.dynsym and the relocations stay).
+ * IRELATIVE slots (no symbol) and .plt.got (functions whose address is also
+ * taken) are left out, as ltrace leaves them out of its default.
+ */
+#include "lib/ltrace/plt.h"
+#include "lib/symbol/elfsym.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef R_X86_64_JUMP_SLOT
+#define R_X86_64_JUMP_SLOT 7
+#endif
+
+struct slot {
+	uint64_t got;
+	const char *name;	/* in the ELF handle */
+};
+
+static Elf_Scn *find_section(Elf *e, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *s = NULL;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	while ((s = elf_nextscn(e, s))) {
+		const char *n;
+
+		if (!gelf_getshdr(s, sh))
+			continue;
+		n = elf_strptr(e, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return s;
+	}
+	return NULL;
+}
+
+/* the JUMP_SLOT relocations of every SHT_RELA section: GOT address -> symbol name */
+static int read_slots(Elf *e, struct slot **out, int *n)
+{
+	Elf_Scn *s = NULL;
+	GElf_Shdr sh;
+	int cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	while ((s = elf_nextscn(e, s))) {
+		Elf_Data *d;
+		Elf_Scn *symscn;
+		GElf_Shdr symsh;
+		Elf_Data *symd;
+
+		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
+			continue;
+		if (!(symscn = elf_getscn(e, sh.sh_link)) || !gelf_getshdr(symscn, &symsh) ||
+		    !(symd = elf_getdata(symscn, NULL)) || !(d = elf_getdata(s, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getrela(d, i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT)
+				continue;
+			if (!GELF_R_SYM(r.r_info) || !gelf_getsym(symd, GELF_R_SYM(r.r_info), &sym))
+				continue;
+			name = elf_strptr(e, symsh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			if (*n == cap) {
+				struct slot *ns = realloc(*out, (cap = cap ? cap * 2 : 64) * sizeof(*ns));
+
+				if (!ns)
+					return -ENOMEM;
+				*out = ns;
+			}
+			(*out)[(*n)++] = (struct slot){ r.r_offset, name };
+		}
+	}
+	return 0;
+}
+
+static const char *slot_name(const struct slot *sl, int n, uint64_t got)
+{
+	for (int i = 0; i < n; i++)
+		if (sl[i].got == got)
+			return sl[i].name;
+	return NULL;
+}
+
+/* the GOT slot the stub at [b, b+len) jumps through (ff 25 disp32, maybe after f2 or endbr64), or 0 */
+static uint64_t stub_target(const unsigned char *b, size_t len, uint64_t vaddr)
+{
+	for (size_t i = 0; i + 6 <= len && i <= 8; i++) {
+		if (b[i] == 0xff && b[i + 1] == 0x25) {
+			int32_t disp;
+
+			memcpy(&disp, b + i + 2, 4);
+			return vaddr + i + 6 + (int64_t)disp;
+		}
+	}
+	return 0;
+}
+
+static int add_entry(struct elf_obj *o, Elf *e, const char *name, uint64_t vaddr)
+{
+	struct plt_entry *np = realloc(o->plt, (o->nr_plt + 1) * sizeof(*np));
+	uint64_t off;
+
+	if (!np)
+		return -ENOMEM;
+	o->plt = np;
+	if (elfsym__file_offset(e, vaddr, true, &off))
+		return 0;	/* not in a loaded executable segment: nothing to probe */
+	if (!(np[o->nr_plt].name = strdup(name)))
+		return -ENOMEM;
+	np[o->nr_plt].vaddr = vaddr;
+	np[o->nr_plt].offset = off;
+	o->nr_plt++;
+	return 0;
+}
+
+static int read_plt(struct elf_obj *o, Elf *e)
+{
+	GElf_Shdr sh;
+	Elf_Scn *s = find_section(e, ".plt.sec", &sh);
+	struct slot *sl;
+	Elf_Data *d;
+	int nsl, rc;
+
+	if (!s)
+		s = find_section(e, ".plt", &sh);
+	if (!s || sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(s, NULL)) || !d->d_buf)
+		return 0;
+	if ((rc = read_slots(e, &sl, &nsl)))
+		return rc;
+	/* slots are 16 bytes on x86-64 (sh_entsize says so where the linker sets it) */
+	for (size_t at = 0; !rc && at + 16 <= d->d_size; at += 16) {
+		uint64_t got = stub_target((const unsigned char *)d->d_buf + at, 16, sh.sh_addr + at);
+		const char *name = got ? slot_name(sl, nsl, got) : NULL;
+
+		if (name)
+			rc = add_entry(o, e, name, sh.sh_addr + at);
+	}
+	free(sl);
+	return rc;
+}
+
+static int read_dynamic(struct elf_obj *o, Elf *e)
+{
+	GElf_Shdr sh;
+	Elf_Scn *s = find_section(e, ".dynamic", &sh);
+	Elf_Data *d;
+
+	if (!s || !(d = elf_getdata(s, NULL)))
+		return 0;
+	o->dynamic = true;
+	for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+		GElf_Dyn dyn;
+		const char *str;
+
+		if (!gelf_getdyn(d, i, &dyn) || dyn.d_tag == DT_NULL)
+			break;
+		if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_SONAME && dyn.d_tag != DT_RUNPATH &&
+		    dyn.d_tag != DT_RPATH)
+			continue;
+		if (!(str = elf_strptr(e, sh.sh_link, dyn.d_un.d_val)))
+			continue;
+		if (dyn.d_tag == DT_NEEDED) {
+			char **nn = realloc(o->needed, (o->nr_needed + 1) * sizeof(*nn));
+
+			if (!nn)
+				return -ENOMEM;
+			o->needed = nn;
+			if (!(nn[o->nr_needed] = strdup(str)))
+				return -ENOMEM;
+			o->nr_needed++;
+		} else if (dyn.d_tag == DT_SONAME && !o->soname) {
+			o->soname = strdup(str);
+		} else if (dyn.d_tag == DT_RUNPATH || (dyn.d_tag == DT_RPATH && !o->runpath)) {
+			free(o->runpath);
+			o->runpath = strdup(str);
+		}
+	}
+	return 0;
+}
+
+static int read_elf(struct elf_obj *o, Elf *e, const char *name)
+{
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	size_t nph;
+	const char *base = strrchr(name, '/');
+	int rc;
+
+	if (!gelf_getehdr(e, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
+		return -ENOEXEC;
+	if (!(o->path = strdup(name)))
+		return -ENOMEM;
+	if (!elf_getphdrnum(e, &nph))
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_INTERP)
+				o->interp = o->dynamic = true;
+		}
+	o->go = find_section(e, ".note.go.buildid", &sh) || find_section(e, ".go.buildinfo", &sh);
+	if ((rc = read_dynamic(o, e)) || (rc = read_plt(o, e)))
+		return rc;
+	if (!o->soname && !(o->soname = strdup(base ? base + 1 : name)))
+		return -ENOMEM;
+	return 0;
+}
+
+int elf_obj__read_mem(struct elf_obj *o, const void *buf, size_t len, const char *name)
+{
+	Elf *e;
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	elf_version(EV_CURRENT);
+	if (!(e = elf_memory((char *)buf, len)))
+		return -ENOEXEC;
+	rc = elf_kind(e) == ELF_K_ELF ? read_elf(o, e, name) : -ENOEXEC;
+	elf_end(e);
+	if (rc)
+		elf_obj__free(o);
+	return rc;
+}
+
+int elf_obj__read(struct elf_obj *o, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	Elf *e;
+
+	memset(o, 0, sizeof(*o));
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	if (!(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	rc = elf_kind(e) == ELF_K_ELF ? read_elf(o, e, path) : -ENOEXEC;
+	elf_end(e);
+	close(fd);
+	if (rc)
+		elf_obj__free(o);
+	return rc;
+}
+
+void elf_obj__free(struct elf_obj *o)
+{
+	for (int i = 0; i < o->nr_plt; i++)
+		free(o->plt[i].name);
+	for (int i = 0; i < o->nr_needed; i++)
+		free(o->needed[i]);
+	free(o->plt);
+	free(o->needed);
+	free(o->path);
+	free(o->soname);
+	free(o->runpath);
+	memset(o, 0, sizeof(*o));
+}
+
+int elf_obj__defines(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+	GElf_Shdr sh;
+	Elf_Scn *s = NULL;
+	Elf *e;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	if (!(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	while (!found && (s = elf_nextscn(e, s))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize || !(d = elf_getdata(s, NULL)))
+			continue;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    GELF_ST_BIND(sym.st_info) == STB_LOCAL)
+				continue;
+			if ((n = elf_strptr(e, sh.sh_link, sym.st_name)) && !strcmp(n, name)) {
+				found = 1;
+				break;
+			}
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return found;
+}

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * proto.c - prototypes and ltrace's text of values.
+ *
+ * The table gives the C library's common functions their types, written for
+ * sonde from the C declarations; a pointer is shown as a string where the
+ * function reads or returns text (getenv, strchr), as an address where it
+ * returns memory (malloc, strcpy's destination), the way ltrace shows them,
+ * so that the two print the same line. The syscalls are those -S shows.
+ */
+#include "lib/ltrace/proto.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct proto_row {
+	const char *name, *sig;
+};
+
+/* sorted by name (bsearch) */
+static const struct proto_row table[] = {
+	{ "SYS_access", "i(so)" }, { "SYS_brk", "p(p)" }, { "SYS_chdir", "i(s)" },
+	{ "SYS_chmod", "i(so)" }, { "SYS_close", "i(i)" }, { "SYS_dup", "i(i)" },
+	{ "SYS_dup2", "i(ii)" }, { "SYS_execve", "i(spp)" }, { "SYS_exit", "v(i)" },
+	{ "SYS_exit_group", "v(i)" }, { "SYS_fstat", "i(ip)" }, { "SYS_getpid", "i()" },
+	{ "SYS_kill", "i(ii)" }, { "SYS_lseek", "l(ili)" }, { "SYS_lstat", "i(sp)" },
+	{ "SYS_mkdir", "i(so)" }, { "SYS_mprotect", "i(pii)" }, { "SYS_munmap", "i(pL)" },
+	{ "SYS_open", "i(sio)" }, { "SYS_read", "l(ipL)" }, { "SYS_rename", "i(ss)" },
+	{ "SYS_rmdir", "i(s)" }, { "SYS_stat", "i(sp)" }, { "SYS_umask", "o(o)" },
+	{ "SYS_unlink", "i(s)" }, { "SYS_write", "l(ib3L)" },
+	{ "abort", "v()" }, { "abs", "i(i)" }, { "access", "i(si)" }, { "alarm", "u(u)" },
+	{ "atexit", "i(p)" }, { "atof", "?(s)" }, { "atoi", "i(s)" }, { "atol", "l(s)" },
+	{ "basename", "s(s)" }, { "bzero", "v(pL)" }, { "calloc", "p(LL)" }, { "chdir", "i(s)" },
+	{ "chmod", "i(so)" }, { "close", "i(i)" }, { "closedir", "i(p)" }, { "dlclose", "i(p)" },
+	{ "dlerror", "s()" }, { "dlopen", "p(si)" }, { "dlsym", "p(ps)" }, { "dup2", "i(ii)" },
+	{ "exit", "v(i)" }, { "fclose", "i(p)" }, { "feof", "i(p)" }, { "ferror", "i(p)" },
+	{ "fflush", "i(p)" }, { "fgetc", "c(p)" }, { "fgets", "p(pip)" }, { "fileno", "i(p)" },
+	{ "fopen", "p(ss)" }, { "fopen64", "p(ss)" }, { "fork", "i()" }, { "fprintf", "i(pf)" },
+	{ "fputc", "i(cp)" }, { "fputs", "i(sp)" }, { "fread", "L(pLLp)" }, { "free", "v(p)" },
+	{ "fwrite", "L(pLLp)" }, { "getcwd", "s(pL)" }, { "getenv", "s(s)" }, { "geteuid", "i()" },
+	{ "getgid", "i()" }, { "getpid", "i()" }, { "getppid", "i()" }, { "getuid", "i()" },
+	{ "isatty", "i(i)" }, { "kill", "i(ii)" }, { "labs", "l(l)" }, { "lseek", "l(ili)" },
+	{ "malloc", "p(L)" }, { "memchr", "p(pcL)" }, { "memcmp", "i(ppL)" }, { "memcpy", "p(ppL)" },
+	{ "memmove", "p(ppL)" }, { "memset", "p(pcl)" }, { "mkdir", "i(so)" }, { "open", "i(sio)" },
+	{ "open64", "i(sio)" }, { "opendir", "p(s)" }, { "perror", "v(s)" }, { "printf", "i(f)" },
+	{ "putchar", "i(c)" }, { "puts", "i(s)" }, { "qsort", "v(pLLp)" }, { "random", "i()" },
+	{ "read", "l(ipL)" }, { "readdir", "p(p)" }, { "realloc", "p(pL)" }, { "remove", "i(s)" },
+	{ "rename", "i(ss)" }, { "rmdir", "i(s)" }, { "setenv", "i(ssi)" }, { "setlocale", "s(is)" },
+	{ "setvbuf", "i(ppiL)" }, { "sleep", "u(u)" }, { "snprintf", "i(pLf)" }, { "sprintf", "i(pf)" },
+	{ "srandom", "v(u)" }, { "stpcpy", "p(ps)" }, { "strcasecmp", "i(ss)" }, { "strcat", "s(ss)" },
+	{ "strchr", "s(sc)" }, { "strcmp", "i(ss)" }, { "strcoll", "i(ss)" }, { "strcpy", "p(ps)" },
+	{ "strcspn", "L(ss)" }, { "strdup", "p(s)" }, { "strerror", "s(i)" }, { "strlen", "L(s)" },
+	{ "strncmp", "i(ssL)" }, { "strndup", "p(sL)" }, { "strrchr", "s(sc)" }, { "strspn", "L(ss)" },
+	{ "strstr", "s(ss)" }, { "strtok", "s(ss)" }, { "strtol", "l(spi)" }, { "strtoul", "L(spi)" },
+	{ "system", "i(s)" }, { "time", "l(p)" }, { "tolower", "c(c)" }, { "toupper", "c(c)" },
+	{ "umask", "o(o)" }, { "unlink", "i(s)" }, { "unsetenv", "v(s)" }, { "usleep", "v(u)" },
+	{ "write", "l(ib3L)" },
+};
+
+static int row_cmp(const void *k, const void *r)
+{
+	return strcmp(k, ((const struct proto_row *)r)->name);
+}
+
+const char *lt_proto__lookup(const char *name)
+{
+	const struct proto_row *r = bsearch(name, table, sizeof(table) / sizeof(table[0]), sizeof(table[0]), row_cmp);
+
+	return r ? r->sig : NULL;
+}
+
+int lt_proto__parse(const char *sig, struct lt_proto *p)
+{
+	static const char letters[] = "vilLcsbpoxf?u";
+	const char *s = sig;
+
+	memset(p, 0, sizeof(*p));
+	if (!*s || !strchr(letters, *s) || *s == 'b' || *s == 'f' || s[1] != '(')
+		return -EINVAL;
+	p->ret = *s;
+	for (s += 2; *s && *s != ')'; s++) {
+		if (p->nargs == LT_MAX_ARGS || !strchr(letters, *s) || *s == 'v')
+			return -EINVAL;
+		if (*s == 'b') {
+			if (s[1] < '1' || s[1] > '6')
+				return -EINVAL;
+			p->lenarg[p->nargs] = s[1] - '1';
+			s++;
+			p->arg[p->nargs++] = 'b';
+			continue;
+		}
+		p->arg[p->nargs++] = *s;
+		if (*s == 'f' && s[1] != ')')	/* the varargs come last */
+			return -EINVAL;
+	}
+	return *s == ')' && !s[1] ? 0 : -EINVAL;
+}
+
+void lt_proto__default(struct lt_proto *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->ret = '?';
+	p->nargs = 4;
+	memset(p->arg, '?', 4);
+	p->guess = true;
+}
+
+char lt_proto__ctype(const char *t)
+{
+	static const struct { const char *c; char l; } types[] = {
+		{ "char*", 's' }, { "const char*", 's' }, { "int", 'i' }, { "unsigned int", 'u' },
+		{ "long", 'l' }, { "long int", 'l' }, { "long long", 'l' }, { "ssize_t", 'l' },
+		{ "unsigned long", 'L' }, { "long unsigned int", 'L' }, { "size_t", 'L' }, { "char", 'c' },
+		{ "short", 'i' }, { "unsigned short", 'u' }, { "_Bool", 'u' }, { "bool", 'u' },
+		{ "pid_t", 'i' }, { "uid_t", 'u' }, { "off_t", 'l' }, { "uint64_t", 'L' }, { "int64_t", 'l' },
+		{ "uint32_t", 'u' }, { "int32_t", 'i' }, { "void", 'v' },
+	};
+	size_t n = strlen(t);
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(t, types[i].c))
+			return types[i].l;
+	return n && t[n - 1] == '*' ? 'p' : '?';
+}
+
+void lt_out__printf(struct lt_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		size_t room = o->cap - o->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(o->buf ? o->buf + o->len : NULL, o->buf ? room : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (o->buf && (size_t)n < room) {
+			o->len += n;
+			return;
+		}
+		size_t cap = o->cap ? o->cap * 2 : 256;
+		char *nb;
+
+		while (cap < o->len + n + 1)
+			cap *= 2;
+		if (!(nb = realloc(o->buf, cap)))
+			return;
+		o->buf = nb;
+		o->cap = cap;
+	}
+}
+
+void lt_out__reset(struct lt_out *o)
+{
+	o->len = 0;
+	if (o->buf)
+		o->buf[0] = 0;
+}
+
+void lt_out__free(struct lt_out *o)
+{
+	free(o->buf);
+	memset(o, 0, sizeof(*o));
+}
+
+/* a character inside quotes, as ltrace writes it */
+static void put_char(struct lt_out *o, int c)
+{
+	static const char esc[] = "\a\b\t\n\v\f\r\\";
+	static const char *const name[] = { "\\a", "\\b", "\\t", "\\n", "\\v", "\\f", "\\r", "\\\\" };
+	const char *e;
+
+	if (c == -1)
+		lt_out__printf(o, "EOF");
+	else if (c == 0)
+		lt_out__printf(o, "\\0");
+	else if ((e = strchr(esc, c)))
+		lt_out__printf(o, "%s", name[e - esc]);
+	else if (isprint(c))
+		lt_out__printf(o, "%c", c);
+	else
+		lt_out__printf(o, "\\%03o", c & 0xff);
+}
+
+static void put_string(struct lt_out *o, const struct lt_val *v, int strmax, bool counted)
+{
+	int n = counted ? v->len : v->len - 1;	/* characters (a string's read ends with its NUL) */
+	bool more = v->truncated;
+
+	if (!counted) {
+		int l = strnlen(v->str, n > 0 ? n : 0);
+
+		n = l;
+	}
+	if (n > strmax) {
+		n = strmax;
+		more = true;
+	}
+	lt_out__printf(o, "\"");
+	for (int i = 0; i < n; i++)
+		put_char(o, (unsigned char)v->str[i]);
+	lt_out__printf(o, "\"%s", more ? "..." : "");
+}
+
+/* ltrace's guess for a value it knows nothing of: small numbers in decimal, the rest in hex */
+static void put_guess(struct lt_out *o, uint64_t v)
+{
+	int64_t l = (int64_t)v;
+
+	if (l >= -10000 && l <= 10000)
+		lt_out__printf(o, "%lld", (long long)l);
+	else
+		lt_out__printf(o, "%#llx", (unsigned long long)v);
+}
+
+void lt_format__value(struct lt_out *o, char t, const struct lt_val *v, int strmax)
+{
+	switch (t) {
+	case 'v':
+		lt_out__printf(o, "<void>");
+		break;
+	case 'i':
+		lt_out__printf(o, "%d", (int)(int32_t)v->v);
+		break;
+	case 'u':
+		lt_out__printf(o, "%u", (unsigned)v->v);
+		break;
+	case 'l':
+		lt_out__printf(o, "%lld", (long long)v->v);
+		break;
+	case 'L':
+		lt_out__printf(o, "%llu", (unsigned long long)v->v);
+		break;
+	case 'x':
+		lt_out__printf(o, "%#x", (unsigned)v->v);
+		break;
+	case 'o':
+		lt_out__printf(o, "0%o", (unsigned)v->v);
+		break;
+	case 'c':
+		lt_out__printf(o, "'");
+		put_char(o, (int32_t)v->v == -1 ? -1 : (int)(v->v & 0xff));
+		lt_out__printf(o, "'");
+		break;
+	case 's':
+	case 'f':
+	case 'b':
+		if (!v->v)
+			lt_out__printf(o, "nil");
+		else if (v->str && v->len > 0)
+			put_string(o, v, strmax, t == 'b');
+		else if (t == 'b' && v->len == 0 && v->str)
+			lt_out__printf(o, "\"\"");
+		else
+			lt_out__printf(o, "%#llx", (unsigned long long)v->v);
+		break;
+	case 'p':
+		lt_out__printf(o, "%#llx", (unsigned long long)v->v);
+		break;
+	default:
+		put_guess(o, v->v);
+	}
+}
+
+/* the signature letter of a printf conversion at f (after the '%'); *skip the characters it spans */
+static char conversion(const char *f, int *skip)
+{
+	int i = 0, longs = 0;
+
+	while (f[i] && strchr("#0- +'123456789.*", f[i]))
+		i++;
+	while (f[i] && strchr("hlLqjzt", f[i]))
+		longs += f[i] == 'l' || f[i] == 'L' || f[i] == 'q' || f[i] == 'j' || f[i] == 'z', i++;
+	*skip = i + (f[i] != 0);
+	switch (f[i]) {
+	case 'd': case 'i': return longs ? 'l' : 'i';
+	case 'u': return longs ? 'L' : 'u';
+	case 'x': case 'X': return longs ? 'p' : 'x';
+	case 'o': return 'o';
+	case 'c': return 'c';
+	case 's': return 's';
+	case 'p': return 'p';
+	case '%': return '%';
+	case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A': return 'F';
+	default: return 0;
+	}
+}
+
+void lt_format__args(struct lt_out *o, const struct lt_proto *p, const struct lt_val *args, int strmax)
+{
+	int i;
+
+	for (i = 0; i < p->nargs && i < LT_MAX_ARGS; i++) {
+		struct lt_val v = args[i];
+
+		if (i)
+			lt_out__printf(o, ", ");
+		if (p->arg[i] == 'f')
+			break;
+		if (p->arg[i] == 'b' && v.len > 0) {	/* at most as many bytes as the length says */
+			uint64_t want = args[p->lenarg[i]].v;
+
+			if (want < (uint64_t)v.len)
+				v.len = want;
+			v.truncated = v.truncated || want > (uint64_t)v.len;
+		}
+		lt_format__value(o, p->arg[i], &v, strmax);
+	}
+	if (i >= p->nargs || i >= LT_MAX_ARGS)
+		return;
+	/* a format, then the arguments its conversions take, in the registers that are left */
+	lt_format__value(o, 's', &args[i], strmax);
+	if (!args[i].str || args[i].len <= 0)
+		return;
+	int next = i + 1;
+
+	for (const char *f = args[i].str; *f && f < args[i].str + args[i].len; f++) {
+		int skip;
+		char t;
+
+		if (*f != '%')
+			continue;
+		t = conversion(f + 1, &skip);
+		f += skip;
+		if (t == '%' || !t)
+			continue;
+		if (t == 'F') {		/* in a vector register: not captured */
+			lt_out__printf(o, ", <float>");
+			continue;
+		}
+		if (next >= LT_MAX_ARGS)
+			break;
+		lt_out__printf(o, ", ");
+		lt_format__value(o, t, &args[next++], strmax);
+	}
+}

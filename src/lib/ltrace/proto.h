@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * proto.h - the types of a library function's arguments and return value, and
+ * their text as ltrace prints it: a built-in table for the C library's common
+ * functions (and the syscalls -S shows), a signature spelled in one letter
+ * per type for the others (from DWARF), and ltrace's default when nothing is
+ * known (four arguments, decimal when small, hex otherwise). Nothing here
+ * allocates but lt_out's buffer, which its owner frees.
+ *
+ * Signature letters: v void, i int, u unsigned int, l long, L unsigned long,
+ * c char, s string (char *: quoted, "..." past -s), b<N> bytes counted by
+ * argument N (1-based: write's buffer), p pointer (hex), o octal, x hex int,
+ * f a printf format (the arguments after it follow its conversions),
+ * ? unknown (ltrace's guess). A signature is "R(ARGS)": "L(s)" is strlen.
+ */
+#ifndef SONDE_LTRACE_PROTO_H
+#define SONDE_LTRACE_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LT_MAX_ARGS 6
+
+struct lt_proto {
+	char ret;
+	int nargs;
+	char arg[LT_MAX_ARGS];
+	unsigned char lenarg[LT_MAX_ARGS];	/* 'b': the argument (0-based) with the length */
+	bool guess;			/* ltrace's default: nothing known */
+};
+
+/* a growing text buffer */
+struct lt_out {
+	char *buf;
+	size_t len, cap;
+};
+void lt_out__printf(struct lt_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lt_out__reset(struct lt_out *o);
+void lt_out__free(struct lt_out *o);
+
+/* parse a signature ("L(s)"); 0 or -EINVAL */
+int lt_proto__parse(const char *sig, struct lt_proto *p);
+/* the built-in prototype of a library function (syscall: "SYS_write"); NULL when none */
+const char *lt_proto__lookup(const char *name);
+/* ltrace's default prototype: four guessed arguments, a guessed return value */
+void lt_proto__default(struct lt_proto *p);
+
+/* one captured value: the integer, and the bytes read at it when they were (len < 0: none, or -errno) */
+struct lt_val {
+	uint64_t v;
+	const char *str;
+	int len;		/* bytes read, with the NUL for a string */
+	bool truncated;		/* more bytes than were read */
+};
+
+/* the text of one value of type `t` (a signature letter), strings cut at strmax characters */
+void lt_format__value(struct lt_out *o, char t, const struct lt_val *v, int strmax);
+/*
+ * The arguments of a call as ltrace writes them between the parentheses:
+ * "\"hello\", 5". args[LT_MAX_ARGS] with their captured bytes.
+ */
+void lt_format__args(struct lt_out *o, const struct lt_proto *p, const struct lt_val *args, int strmax);
+
+/* the signature letter of a C type as DWARF spells it ("const char*", "size_t"); '?' when not known */
+char lt_proto__ctype(const char *type);
+
+#endif

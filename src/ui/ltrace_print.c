@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ltrace_print.c - ltrace's lines from the entry and return records of
+ * ltrace.bpf.c. A call is printed up to its arguments when it begins and
+ * finished when it returns; anything printed in between (another thread's
+ * call, a nested call, a syscall, a process exit) first cuts the open line
+ * with " <unfinished ...>", and the return then comes as
+ * "<... name resumed> ) = value", as ltrace does it. The value goes at column
+ * 50 (ltrace's default alignment) counted from the start of the line.
+ */
+#include "ui/ltrace_print.h"
+#include "lib/syscall/syscalls.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define ALIGN_COL 49	/* ltrace's --align 50, less one */
+#define MAX_DEPTH 64
+
+struct frame {
+	uint32_t idx;
+	bool sys;
+	uint64_t ts;
+};
+
+struct ltrace_thread {
+	unsigned tid, pid;
+	int depth;		/* frames on the stack (may pass MAX_DEPTH: the deeper ones are not kept) */
+	struct frame stack[MAX_DEPTH];
+};
+
+struct ltrace_stat {
+	char name[64];
+	uint64_t calls, ns;
+};
+
+void ltrace_printer__init(struct ltrace_printer *p, FILE *out)
+{
+	memset(p, 0, sizeof(*p));
+	p->out = out;
+	p->strmax = 32;
+}
+
+static struct ltrace_thread *thread(struct ltrace_printer *p, unsigned tid, unsigned pid)
+{
+	struct ltrace_thread *n;
+
+	for (int i = 0; i < p->nr_threads; i++)
+		if (p->threads[i].tid == tid)
+			return &p->threads[i];
+	if (!(n = realloc(p->threads, (p->nr_threads + 1) * sizeof(*n))))
+		return NULL;
+	p->threads = n;
+	n += p->nr_threads++;
+	memset(n, 0, sizeof(*n));
+	n->tid = tid;
+	n->pid = pid;
+	return n;
+}
+
+static const char *sys_name(uint32_t nr, char *buf, size_t len)
+{
+	const struct syscall_desc *d = syscall__by_nr(nr);
+
+	if (d)
+		snprintf(buf, len, "SYS_%s", d->name);
+	else
+		snprintf(buf, len, "SYS_%u", nr);
+	return buf;
+}
+
+static const char *func_name(const struct ltrace_printer *p, const struct frame *f, uint32_t idx, bool sys,
+			     char *buf, size_t len)
+{
+	(void)f;
+	if (sys)
+		return sys_name(idx, buf, len);
+	return idx < (uint32_t)p->nr_funcs ? p->funcs[idx].name : "?";
+}
+
+static void proto_of(const struct ltrace_printer *p, uint32_t idx, bool sys, struct lt_proto *pr)
+{
+	char name[48];
+	const char *sig;
+
+	if (!sys) {
+		if (idx < (uint32_t)p->nr_funcs) {
+			*pr = p->funcs[idx].proto;
+			return;
+		}
+		lt_proto__default(pr);
+		return;
+	}
+	sig = lt_proto__lookup(sys_name(idx, name, sizeof(name)));
+	if (!sig || lt_proto__parse(sig, pr))
+		lt_proto__default(pr);
+}
+
+/* the text of the line so far goes out; the column counts it */
+static void emit(struct ltrace_printer *p)
+{
+	fwrite(p->line.buf, 1, p->line.len, p->out);
+	p->col += p->line.len;
+	lt_out__reset(&p->line);
+}
+
+static void cut_open(struct ltrace_printer *p, const char *why)
+{
+	if (!p->open_tid)
+		return;
+	fprintf(p->out, " %s\n", why);
+	p->open_tid = 0;
+	p->col = 0;
+}
+
+static void begin_line(struct ltrace_printer *p, unsigned tid, uint64_t ts, uint64_t ip, bool call)
+{
+	struct lt_out *o = &p->line;
+
+	p->col = 0;
+	lt_out__reset(o);
+	if (p->pid_prefix == 1)
+		lt_out__printf(o, "[pid %u] ", tid);
+	else if (p->pid_prefix == 2)
+		lt_out__printf(o, "%u ", tid);
+	if (p->rflag) {
+		uint64_t d = p->last_ts ? ts - p->last_ts : 0;
+
+		lt_out__printf(o, "%3llu.%06llu ", (unsigned long long)(d / 1000000000),
+			       (unsigned long long)(d / 1000 % 1000000));
+		p->last_ts = ts;
+	} else if (p->tflag) {
+		int64_t real = (int64_t)ts + p->real_off_ns;
+		time_t sec = real / 1000000000;
+		long usec = real / 1000 % 1000000;
+		struct tm tm;
+
+		localtime_r(&sec, &tm);
+		if (p->tflag >= 3)
+			lt_out__printf(o, "%lld.%06ld ", (long long)sec, usec);
+		else if (p->tflag == 2)
+			lt_out__printf(o, "%02d:%02d:%02d.%06ld ", tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
+		else
+			lt_out__printf(o, "%02d:%02d:%02d ", tm.tm_hour, tm.tm_min, tm.tm_sec);
+	}
+	if (p->iflag) {
+		if (call && ip)
+			lt_out__printf(o, "[%#llx] ", (unsigned long long)ip);
+		else
+			lt_out__printf(o, "[?] ");
+	}
+	p->lines++;
+}
+
+/* the captured bytes of argument `arg` (LT_RET_ARG: the value) of a record */
+static void values(const struct lt_event *e, size_t size, struct lt_val *v, int n, bool ret)
+{
+	memset(v, 0, n * sizeof(*v));
+	for (int i = 0; i < n && i < 6; i++)
+		v[i].v = e->args[i], v[i].len = -1;
+	for (int i = 0; i < e->nstr && i < LT_NSTR; i++) {
+		int a = e->str_arg[i] == LT_RET_ARG ? 0 : e->str_arg[i];
+
+		if ((e->str_arg[i] == LT_RET_ARG) != ret || a >= n || LT_EV_HDR + (i + 1) * LT_STR_MAX > size)
+			continue;
+		v[a].str = e->str[i];
+		v[a].len = e->str_len[i];
+		if (v[a].len > LT_STR_MAX)
+			v[a].len = LT_STR_MAX;
+		/* a string that filled the buffer went on past it */
+		v[a].truncated = v[a].len == LT_STR_MAX;
+	}
+}
+
+static void on_entry(struct ltrace_printer *p, const struct lt_event *e, size_t size, bool sys)
+{
+	struct ltrace_thread *t = thread(p, e->tid, e->pid);
+	struct lt_val v[LT_MAX_ARGS];
+	struct lt_proto pr;
+	char name[48];
+	int depth;
+
+	if (!t)
+		return;
+	depth = t->depth;
+	if (t->depth < MAX_DEPTH)
+		t->stack[t->depth] = (struct frame){ e->idx, sys, e->ts };
+	t->depth++;
+	if (p->count)
+		return;
+	cut_open(p, "<unfinished ...>");
+	begin_line(p, e->tid, e->ts, e->ip, !sys);
+	if (p->indent > 0)
+		lt_out__printf(&p->line, "%*s", p->indent * depth, "");
+	if (p->show_caller && !sys && e->idx < (uint32_t)p->nr_funcs)
+		lt_out__printf(&p->line, "%s->", p->funcs[e->idx].caller);
+	lt_out__printf(&p->line, "%s(", func_name(p, NULL, e->idx, sys, name, sizeof(name)));
+	proto_of(p, e->idx, sys, &pr);
+	values(e, size, v, LT_MAX_ARGS, false);
+	lt_format__args(&p->line, &pr, v, p->strmax);
+	emit(p);
+	p->open_tid = e->tid;
+	p->open_depth = t->depth;
+}
+
+static void add_stat(struct ltrace_printer *p, const char *name, uint64_t ns)
+{
+	struct ltrace_stat *s;
+
+	for (int i = 0; i < p->nr_stats; i++)
+		if (!strcmp(p->stats[i].name, name)) {
+			p->stats[i].calls++;
+			p->stats[i].ns += ns;
+			return;
+		}
+	if (!(s = realloc(p->stats, (p->nr_stats + 1) * sizeof(*s))))
+		return;
+	p->stats = s;
+	s += p->nr_stats++;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->calls = 1;
+	s->ns = ns;
+}
+
+static void on_return(struct ltrace_printer *p, const struct lt_event *e, size_t size, bool sys)
+{
+	struct ltrace_thread *t = thread(p, e->tid, e->pid);
+	struct frame *f = NULL;
+	struct lt_val v[1];
+	struct lt_proto pr;
+	char name[48];
+	int depth = 0;
+
+	if (!t)
+		return;
+	/* its entry: the innermost frame of this function (those above it never returned: longjmp) */
+	for (int d = (t->depth < MAX_DEPTH ? t->depth : MAX_DEPTH) - 1; d >= 0; d--)
+		if (t->stack[d].idx == e->idx && t->stack[d].sys == sys) {
+			f = &t->stack[d];
+			depth = d + 1;
+			break;
+		}
+	if (f)
+		t->depth = depth - 1;
+	else if (t->depth > MAX_DEPTH)
+		t->depth--;
+	if (p->count) {
+		if (f)
+			add_stat(p, func_name(p, f, e->idx, sys, name, sizeof(name)), e->ts - f->ts);
+		return;
+	}
+	if (p->open_tid == e->tid && f && p->open_depth == depth) {
+		lt_out__printf(&p->line, ") ");
+	} else {
+		cut_open(p, "<unfinished ...>");
+		begin_line(p, e->tid, e->ts, 0, false);
+		lt_out__printf(&p->line, "<... %s resumed> ) ", func_name(p, f, e->idx, sys, name, sizeof(name)));
+	}
+	emit(p);
+	if (p->col < ALIGN_COL)
+		lt_out__printf(&p->line, "%*s", ALIGN_COL - p->col, "");
+	lt_out__printf(&p->line, "= ");
+	proto_of(p, e->idx, sys, &pr);
+	values(e, size, v, 1, true);
+	lt_format__value(&p->line, pr.ret, v, p->strmax);
+	if (p->Tflag) {
+		uint64_t d = f ? e->ts - f->ts : 0;
+
+		lt_out__printf(&p->line, " <%llu.%06llu>", (unsigned long long)(d / 1000000000),
+			       (unsigned long long)(d / 1000 % 1000000));
+	}
+	lt_out__printf(&p->line, "\n");
+	emit(p);
+	p->open_tid = 0;
+	p->col = 0;
+}
+
+static void on_exit_ev(struct ltrace_printer *p, const struct lt_event *e)
+{
+	int status = (int)e->args[0];
+	bool own = false;
+
+	for (int i = 0; i < p->nr_threads; i++)
+		if (p->threads[i].pid == e->pid) {
+			own = own || p->threads[i].tid == p->open_tid;
+			p->threads[i] = p->threads[--p->nr_threads];
+			i--;
+		}
+	if (p->count)
+		return;
+	cut_open(p, own ? "<no return ...>" : "<unfinished ...>");
+	begin_line(p, e->tid, e->ts, 0, false);
+	if (status & 0x7f)
+		lt_out__printf(&p->line, "+++ killed by SIG%s +++\n", sigabbrev_np(status & 0x7f) ?: "?");
+	else
+		lt_out__printf(&p->line, "+++ exited (status %d) +++\n", (status >> 8) & 0xff);
+	emit(p);
+	p->col = 0;
+}
+
+/*
+ * A string argument whose page was not resident at the call's entry comes
+ * again in its return record: the entry waits for the next record, and takes
+ * those strings when that record is its return.
+ */
+static void pending_out(struct ltrace_printer *p, const struct lt_event *next, size_t size)
+{
+	struct lt_event *e = p->pending;
+
+	if (!p->pending_size)
+		return;
+	if (next && next->type == LT_RETURN && next->tid == e->tid && next->idx == e->idx)
+		for (int i = 0; i < next->nstr && i < LT_NSTR && LT_EV_HDR + (i + 1) * LT_STR_MAX <= size; i++) {
+			if (next->str_arg[i] == LT_RET_ARG)
+				continue;
+			for (int j = 0; j < e->nstr && j < LT_NSTR; j++)
+				if (e->str_arg[j] == next->str_arg[i] && e->str_len[j] < 0) {
+					memcpy(e->str[j], next->str[i], LT_STR_MAX);
+					e->str_len[j] = next->str_len[i];
+				}
+		}
+	size = p->pending_size;
+	p->pending_size = 0;
+	on_entry(p, e, size, false);
+}
+
+int ltrace_printer__event(struct ltrace_printer *p, const void *data, size_t size)
+{
+	const struct lt_event *e = data;
+
+	if (size < LT_EV_HDR)
+		return 0;
+	pending_out(p, e, size);
+	if (e->type == LT_ENTRY && e->nstr && !p->count) {
+		if (!p->pending && !(p->pending = malloc(sizeof(*p->pending))))
+			return -ENOMEM;
+		memset(p->pending, 0, sizeof(*p->pending));
+		memcpy(p->pending, e, size < sizeof(*e) ? size : sizeof(*e));
+		p->pending_size = size < sizeof(*e) ? size : sizeof(*e);
+		return 0;
+	}
+	switch (e->type) {
+	case LT_ENTRY: on_entry(p, e, size, false); break;
+	case LT_SYS_ENTER: on_entry(p, e, size, true); break;
+	case LT_RETURN: on_return(p, e, size, false); break;
+	case LT_SYS_EXIT: on_return(p, e, size, true); break;
+	case LT_EXIT: on_exit_ev(p, e); break;
+	}
+	return ferror(p->out) ? -EIO : 0;
+}
+
+void ltrace_printer__flush(struct ltrace_printer *p)
+{
+	pending_out(p, NULL, 0);
+	cut_open(p, "<unfinished ...>");
+	fflush(p->out);
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct ltrace_stat *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void ltrace_printer__summary(struct ltrace_printer *p)
+{
+	uint64_t total = 0, calls = 0;
+
+	qsort(p->stats, p->nr_stats, sizeof(*p->stats), by_time);
+	for (int i = 0; i < p->nr_stats; i++)
+		total += p->stats[i].ns, calls += p->stats[i].calls;
+	fprintf(p->out, "%% time     seconds  usecs/call     calls      function\n");
+	fprintf(p->out, "------ ----------- ----------- --------- --------------------\n");
+	for (int i = 0; i < p->nr_stats; i++) {
+		const struct ltrace_stat *s = &p->stats[i];
+
+		fprintf(p->out, "%6.2f %11.6f %11llu %9llu %s\n", total ? 100.0 * s->ns / total : 0.0, s->ns / 1e9,
+			(unsigned long long)(s->ns / 1000 / s->calls), (unsigned long long)s->calls, s->name);
+	}
+	fprintf(p->out, "------ ----------- ----------- --------- --------------------\n");
+	fprintf(p->out, "%6.2f %11.6f %11s %9llu total\n", 100.0, total / 1e9, "", (unsigned long long)calls);
+}
+
+uint64_t ltrace_printer__calls(const struct ltrace_printer *p)
+{
+	return p->lines;
+}
+
+void ltrace_printer__fini(struct ltrace_printer *p)
+{
+	free(p->threads);
+	free(p->stats);
+	free(p->pending);
+	p->pending = NULL;
+	lt_out__free(&p->line);
+	p->threads = NULL;
+	p->stats = NULL;
+}
