@@ -26,6 +26,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool follow = false;	/* -f: children join the targets */
 
+#define NR_URETPROBE	335
+#define NR_UPROBE	336
+
 /* the capture plan of each function, by cookie */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -265,8 +268,13 @@ static __always_inline int sys_event(struct pt_regs *regs, long v, bool exit)
 	if (!traced(pt >> 32))
 		return 0;
 	nr = exit ? (__u32)BPF_CORE_READ(regs, orig_ax) : (__u32)v;
-	if (nr < LT_SYS_MAX)
-		p = bpf_map_lookup_elem(&sysplans, &nr);
+	/*
+	 * Not the program's own: the uretprobe trampoline's syscall (Linux 6.11)
+	 * and the optimized uprobes' (6.18), whose exit has no number left
+	 */
+	if (nr == NR_URETPROBE || nr == NR_UPROBE || nr >= LT_SYS_MAX)
+		return 0;
+	p = bpf_map_lookup_elem(&sysplans, &nr);
 	strings = !exit && p && wants_capture(p, false);
 	if (!(e = reserve(strings)))
 		return 0;

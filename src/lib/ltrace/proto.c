@@ -32,7 +32,7 @@ static const struct proto_row table[] = {
 	{ "SYS_open", "i(sio)" }, { "SYS_read", "l(ipL)" }, { "SYS_rename", "i(ss)" },
 	{ "SYS_rmdir", "i(s)" }, { "SYS_stat", "i(sp)" }, { "SYS_umask", "o(o)" },
 	{ "SYS_unlink", "i(s)" }, { "SYS_write", "l(ib3L)" },
-	{ "abort", "v()" }, { "abs", "i(i)" }, { "access", "i(si)" }, { "alarm", "u(u)" },
+	{ "_exit", "v(i)" }, { "abort", "v()" }, { "abs", "i(i)" }, { "access", "i(si)" }, { "alarm", "u(u)" },
 	{ "atexit", "i(p)" }, { "atof", "?(s)" }, { "atoi", "i(s)" }, { "atol", "l(s)" },
 	{ "basename", "s(s)" }, { "bzero", "v(pL)" }, { "calloc", "p(LL)" }, { "chdir", "i(s)" },
 	{ "chmod", "i(so)" }, { "close", "i(i)" }, { "closedir", "i(p)" }, { "dlclose", "i(p)" },
@@ -57,7 +57,7 @@ static const struct proto_row table[] = {
 	{ "strncmp", "i(ssL)" }, { "strndup", "p(sL)" }, { "strrchr", "s(sc)" }, { "strspn", "L(ss)" },
 	{ "strstr", "s(ss)" }, { "strtok", "s(ss)" }, { "strtol", "l(spi)" }, { "strtoul", "L(spi)" },
 	{ "system", "i(s)" }, { "time", "l(p)" }, { "tolower", "c(c)" }, { "toupper", "c(c)" },
-	{ "umask", "o(o)" }, { "unlink", "i(s)" }, { "unsetenv", "v(s)" }, { "usleep", "v(u)" },
+	{ "umask", "o(o)" }, { "unlink", "i(s)" }, { "unsetenv", "v(s)" }, { "usleep", "v(u)" }, { "waitpid", "i(ipi)" },
 	{ "write", "l(ib3L)" },
 };
 
