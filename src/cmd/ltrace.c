@@ -58,7 +58,11 @@ static int opt_filter(const struct opt *op, const char *arg)
 {
 	struct ltrace_cmd *o = op->value;
 
-	return lt_filter__parse(&o->filter, arg, o->err, sizeof(o->err)) ? -1 : 0;
+	if (lt_filter__parse(&o->filter, arg, o->err, sizeof(o->err))) {
+		error("%s", o->err);
+		return -1;
+	}
+	return 0;
 }
 
 static int opt_lib(const struct opt *op, const char *arg)
@@ -319,13 +323,14 @@ int cmd_ltrace(int argc, char **argv)
 	if ((rc = elf_obj__read(&exe, exe_path))) {
 		error("cannot read '%s': %s", name, rc == -ENOEXEC ? "not an ELF executable of this machine"
 								     : strerror(-rc));
-		rc = 1;
+		rc = rc == -ENOENT && o.cmd_argv ? 127 : 1;
 		goto out;
 	}
 	rc = 1;
 	if (untraceable(&exe, name))
 		goto out;
-	if ((lt_filter__libraries(o.filter) || o.nr_lpats) && ltrace_libs__find(&exe, o.target, &libs, &nlibs)) {
+	/* the libraries: for -e and -l, and for the DWARF of the functions the table does not know */
+	if (ltrace_libs__find(&exe, o.target, &libs, &nlibs)) {
 		error("out of memory");
 		goto out;
 	}
@@ -356,7 +361,8 @@ int cmd_ltrace(int argc, char **argv)
 	ltrace_printer__init(&o.pr, out);
 	o.pr.strmax = o.strmax;
 	o.pr.show_caller = o.filter || o.nr_lpats;
-	o.pr.pid_prefix = o.follow ? (o.output ? 2 : 1) : 0;
+	/* ltrace's prefixes: "[pid N] " with -f; "N " with -f or -p when the trace goes to a file */
+	o.pr.pid_prefix = o.output && (o.follow || o.pid) ? 2 : o.follow ? 1 : 0;
 	o.pr.tflag = o.tflag;
 	o.pr.rflag = o.rflag;
 	o.pr.Tflag = o.Tflag;

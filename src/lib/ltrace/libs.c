@@ -99,9 +99,8 @@ int ltrace_libs__find(const struct elf_obj *exe, pid_t pid, struct elf_obj **out
 	*n = 0;
 	/* breadth first: the exe's needed, then theirs */
 	for (int i = -1; i < nr; i++) {
-		const struct elf_obj *from = i < 0 ? exe : &libs[i];
-
-		for (int j = 0; j < from->nr_needed; j++) {
+		for (int j = 0; j < (i < 0 ? exe : &libs[i])->nr_needed; j++) {
+			const struct elf_obj *from = i < 0 ? exe : &libs[i];	/* libs moves as it grows */
 			char path[PATH_MAX];
 			struct elf_obj *nl;
 
