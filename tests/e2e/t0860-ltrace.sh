@@ -73,6 +73,14 @@ test_expect_success 'a stripped executable: the same lines (the PLT comes from .
 	cp "$W" ./ltracee && strip ./ltracee && $SONDE ltrace ./ltracee 2>err >/dev/null &&
 	mask err >got && test_cmp want got
 '
+test_expect_success 'an IBT build (.plt.sec stubs): the same lines; -fno-plt: one line, nothing to trace' '
+	gcc -O1 -fcf-protection=full -Wl,-z,ibtplt -o ltibt "$ROOT/tests/workloads/ltracee.c" &&
+	readelf -SW ltibt | grep -q " \.plt\.sec " &&
+	$SONDE ltrace ./ltibt 2>err >/dev/null && mask err >got && test_cmp want got &&
+	gcc -O1 -fno-plt -o ltnoplt "$ROOT/tests/workloads/ltracee.c" &&
+	rc=0 && $SONDE ltrace ./ltnoplt >out 2>err || rc=$?
+	test $rc -eq 1 && test $(wc -l <err) -eq 1 && grep -q "has no PLT stubs (built with -fno-plt?)" err
+'
 test_expect_success '-c: the calls of each function, exactly, and the same counts as ltrace -c' '
 	$SONDE ltrace -c "$W" 7 >/dev/null 2>err &&
 	head -2 err >h && printf "%% time     seconds  usecs/call     calls      function\n%s\n" \

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_ltrace.c - sonde ltrace's pure parts: the PLT reader (on the built
+ * workload ltracee), the prototypes and ltrace's text of values, the -e
+ * filter chains and the capture plans.
+ */
+#include "unit.h"
+#include "lib/ltrace/filter.h"
+#include "lib/ltrace/funcs.h"
+#include "lib/ltrace/plt.h"
+#include "lib/ltrace/proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const struct plt_entry *plt_find(const struct elf_obj *o, const char *name)
+{
+	for (int i = 0; i < o->nr_plt; i++)
+		if (!strcmp(o->plt[i].name, name))
+			return &o->plt[i];
+	return NULL;
+}
+
+TEST(ltrace_plt_reads_the_stubs_of_a_workload)
+{
+	static const char *const want[] = { "strlen", "malloc", "free", "puts", "fflush", "atoi", "getenv",
+					    "strcmp", "toupper", "rand", "exit", "fork", "waitpid" };
+	char path[4200];
+	struct elf_obj o;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/workloads/ltracee", unit__build_dir());
+	CHECK_INT(elf_obj__read(&o, path), 0);
+	CHECK_STR(o.soname, "ltracee");
+	CHECK(o.interp && o.dynamic && !o.go);
+	CHECK(o.nr_needed >= 1);
+	CHECK_STR(o.needed[o.nr_needed - 1], "libc.so.6");
+	CHECK((fd = open(path, O_RDONLY)) >= 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct plt_entry *e = plt_find(&o, want[i]);
+		unsigned char b[4];
+
+		CHECK(e != NULL);
+		CHECK(e->vaddr % 16 == 0);
+		/* the stub begins with its jump through the GOT, or endbr64 in an IBT build */
+		CHECK_INT(pread(fd, b, 4, e->offset), 4);
+		CHECK((b[0] == 0xff && b[1] == 0x25) || (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e));
+	}
+	close(fd);
+	for (int i = 1; i < o.nr_plt; i++)
+		CHECK(o.plt[i].vaddr > o.plt[i - 1].vaddr);
+	elf_obj__free(&o);
+}
+
+TEST(ltrace_plt_rejects_what_is_no_elf)
+{
+	struct elf_obj o;
+	static const char junk[] = "\177ELF but not really";
+
+	CHECK_INT(elf_obj__read_mem(&o, junk, sizeof(junk), "junk"), -ENOEXEC);
+	CHECK_INT(elf_obj__read_mem(&o, "", 0, "empty"), -ENOEXEC);
+	CHECK_INT(elf_obj__read(&o, "/nonexistent-ltrace"), -ENOENT);
+	CHECK(elf_obj__defines("/nonexistent-ltrace", "malloc") < 0);
+}
+
+static const char *fmt(char t, uint64_t v, const char *s, int len, int strmax)
+{
+	static struct lt_out o;
+	struct lt_val val = { v, s, len, false };
+
+	lt_out__reset(&o);
+	lt_format__value(&o, t, &val, strmax);
+	return o.buf ? o.buf : "";
+}
+
+TEST(ltrace_values_as_ltrace_writes_them)
+{
+	CHECK_STR(fmt('s', 1, "hello", 6, 32), "\"hello\"");
+	CHECK_STR(fmt('s', 1, "hello", 6, 3), "\"hel\"...");
+	CHECK_STR(fmt('s', 1, "a\tb\n\001\\", 7, 32), "\"a\\tb\\n\\001\\\\\"");
+	CHECK_STR(fmt('s', 0, NULL, -14, 32), "nil");
+	CHECK_STR(fmt('s', 0x1234567, NULL, -14, 32), "0x1234567");	/* unreadable: the address */
+	CHECK_STR(fmt('b', 1, "ab\0c", 4, 32), "\"ab\\0c\"");
+	CHECK_STR(fmt('c', 'a', NULL, -1, 32), "'a'");
+	CHECK_STR(fmt('c', 0xffffffff, NULL, -1, 32), "'EOF'");
+	CHECK_STR(fmt('i', 0xffffffff, NULL, -1, 32), "-1");
+	CHECK_STR(fmt('u', 0xffffffff, NULL, -1, 32), "4294967295");
+	CHECK_STR(fmt('L', 100, NULL, -1, 32), "100");
+	CHECK_STR(fmt('p', 0x55d0aabbccdd, NULL, -1, 32), "0x55d0aabbccdd");
+	CHECK_STR(fmt('p', 0, NULL, -1, 32), "0");
+	CHECK_STR(fmt('o', 4, NULL, -1, 32), "04");
+	CHECK_STR(fmt('v', 7, NULL, -1, 32), "<void>");
+	/* ltrace's guess: decimal from -10000 to 10000, hex beyond */
+	CHECK_STR(fmt('?', 10000, NULL, -1, 32), "10000");
+	CHECK_STR(fmt('?', 10001, NULL, -1, 32), "0x2711");
+	CHECK_STR(fmt('?', (uint64_t)-10000, NULL, -1, 32), "-10000");
+	CHECK_STR(fmt('?', 0x6b8b4567, NULL, -1, 32), "0x6b8b4567");
+}
+
+TEST(ltrace_prototypes_and_arguments)
+{
+	struct lt_val args[LT_MAX_ARGS] = { { 1, "%d:%s|%c\n", 10, false }, { 42, NULL, -1, false },
+					     { 2, "xy", 3, false }, { 'q', NULL, -1, false } };
+	struct lt_out o = { 0 };
+	struct lt_proto p;
+
+	CHECK_INT(lt_proto__parse(lt_proto__lookup("strlen"), &p), 0);
+	CHECK_INT(p.ret, 'L');
+	CHECK_INT(p.nargs, 1);
+	CHECK_INT(lt_proto__parse(lt_proto__lookup("SYS_write"), &p), 0);
+	CHECK_INT(p.arg[1], 'b');
+	CHECK_INT(p.lenarg[1], 2);
+	CHECK(lt_proto__lookup("no_such_function") == NULL);
+	CHECK_INT(lt_proto__parse("L(s", &p), -EINVAL);
+	CHECK_INT(lt_proto__parse("b(s)", &p), -EINVAL);
+	CHECK_INT(lt_proto__parse("i(fs)", &p), -EINVAL);
+	CHECK_INT(lt_proto__parse("i(iiiiiii)", &p), -EINVAL);
+	CHECK_INT(lt_proto__parse("i(b9)", &p), -EINVAL);
+	/* printf: the format's conversions take the next registers */
+	CHECK_INT(lt_proto__parse("i(f)", &p), 0);
+	lt_format__args(&o, &p, args, 32);
+	CHECK_STR(o.buf, "\"%d:%s|%c\\n\", 42, \"xy\", 'q'");
+	lt_out__reset(&o);
+	lt_proto__default(&p);
+	lt_format__args(&o, &p, args, 32);
+	CHECK_STR(o.buf, "1, 42, 2, 113");
+	lt_out__free(&o);
+	CHECK_INT(lt_proto__ctype("const char*"), 's');
+	CHECK_INT(lt_proto__ctype("size_t"), 'L');
+	CHECK_INT(lt_proto__ctype("struct foo*"), 'p');
+	CHECK_INT(lt_proto__ctype("struct foo"), '?');
+}
+
+TEST(ltrace_every_builtin_prototype_parses)
+{
+	static const char *const names[] = { "strlen", "malloc", "free", "puts", "getenv", "printf", "snprintf",
+					     "fprintf", "write", "read", "memcpy", "strcmp", "toupper", "exit",
+					     "waitpid", "SYS_write", "SYS_exit_group", "SYS_brk", "SYS_open" };
+	struct lt_proto p;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *sig = lt_proto__lookup(names[i]);
+
+		CHECK(sig != NULL);
+		CHECK_INT(lt_proto__parse(sig, &p), 0);
+	}
+}
+
+TEST(ltrace_filter_chains)
+{
+	struct lt_filter *f = NULL;
+	char err[256] = "";
+
+	/* no -e: the main executable's calls */
+	CHECK(lt_filter__match(NULL, "malloc", "ltracee", "/x/ltracee", true));
+	CHECK(!lt_filter__match(NULL, "malloc", "libc.so.6", "/lib/libc.so.6", false));
+	CHECK_INT(lt_filter__parse(&f, "malloc+free", err, sizeof(err)), 0);
+	CHECK(lt_filter__match(f, "malloc", "libc.so.6", "/lib/libc.so.6", false));
+	CHECK(lt_filter__match(f, "free", "ltracee", "/x/ltracee", true));
+	CHECK(!lt_filter__match(f, "strlen", "ltracee", "/x/ltracee", true));
+	CHECK(lt_filter__libraries(f));
+	lt_filter__free(f);
+	f = NULL;
+	CHECK_INT(lt_filter__parse(&f, "malloc-@libc.so*", err, sizeof(err)), 0);
+	CHECK(lt_filter__match(f, "malloc", "ltracee", "/x/ltracee", true));
+	CHECK(!lt_filter__match(f, "malloc", "libc.so.6", "/lib/libc.so.6", false));
+	lt_filter__free(f);
+	f = NULL;
+	/* a chain that starts by taking out starts from everything; ! is - */
+	CHECK_INT(lt_filter__parse(&f, "!strlen", err, sizeof(err)), 0);
+	CHECK(!lt_filter__match(f, "strlen", "ltracee", "/x/ltracee", true));
+	CHECK(lt_filter__match(f, "puts", "libc.so.6", "/lib/libc.so.6", false));
+	lt_filter__free(f);
+	f = NULL;
+	CHECK_INT(lt_filter__parse(&f, "str*@MAIN", err, sizeof(err)), 0);
+	CHECK(lt_filter__match(f, "strcmp", "ltracee", "/x/ltracee", true));
+	CHECK(!lt_filter__match(f, "strcmp", "MAIN", "/x/MAIN", false));
+	CHECK(!lt_filter__libraries(f));
+	CHECK_INT(lt_filter__parse(&f, "/^to/", err, sizeof(err)), 0);	/* appends: either rule */
+	CHECK(lt_filter__match(f, "toupper", "ltracee", "/x/ltracee", true));
+	CHECK(lt_filter__match(f, "toupper", "libc.so.6", "/lib/libc.so.6", false));
+	lt_filter__free(f);
+	f = NULL;
+	CHECK_INT(lt_filter__parse(&f, "*@/lib/*", err, sizeof(err)), 0);	/* a path */
+	CHECK(lt_filter__match(f, "x", "libc.so.6", "/lib/libc.so.6", false));
+	CHECK(!lt_filter__match(f, "x", "ltracee", "/x/ltracee", true));
+	lt_filter__free(f);
+	f = NULL;
+	CHECK_INT(lt_filter__parse(&f, "/[/", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "cannot compile") != NULL);
+	lt_filter__free(f);
+	f = NULL;
+	CHECK_INT(lt_filter__parse(&f, "a++b", err, sizeof(err)), -EINVAL);
+	lt_filter__free(f);
+}
+
+TEST(ltrace_capture_plans)
+{
+	struct lt_proto p;
+	struct lt_plan pl;
+
+	CHECK_INT(lt_proto__parse("s(s)", &p), 0);	/* getenv: its argument, then its value */
+	lt_plan__of(&p, &pl);
+	CHECK_INT(pl.n, 2);
+	CHECK_INT(pl.arg[0], 0);
+	CHECK_INT(pl.arg[1], LT_RET_ARG);
+	CHECK_INT(lt_proto__parse("l(ib3L)", &p), 0);	/* write: bytes counted by its third argument */
+	lt_plan__of(&p, &pl);
+	CHECK_INT(pl.n, 1);
+	CHECK_INT(pl.mode[0], LT_CAP_BUF);
+	CHECK_INT(pl.len[0], 2);
+	CHECK_INT(lt_proto__parse("i(pLf)", &p), 0);	/* snprintf: the format and two more registers */
+	lt_plan__of(&p, &pl);
+	CHECK_INT(pl.n, LT_NSTR);
+	CHECK_INT(pl.arg[0], 2);
+	CHECK_INT(pl.arg[2], 4);
+	lt_proto__default(&p);
+	lt_plan__of(&p, &pl);
+	CHECK_INT(pl.n, 0);
+}
