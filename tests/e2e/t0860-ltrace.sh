@@ -74,10 +74,10 @@ test_expect_success 'a stripped executable: the same lines (the PLT comes from .
 	mask err >got && test_cmp want got
 '
 test_expect_success 'an IBT build (.plt.sec stubs): the same lines; -fno-plt: one line, nothing to trace' '
-	gcc -O1 -fcf-protection=full -Wl,-z,ibtplt -o ltibt "$ROOT/tests/workloads/ltracee.c" &&
+	gcc -O1 -fno-inline -fcf-protection=full -Wl,-z,ibtplt -o ltibt "$ROOT/tests/workloads/ltracee.c" &&
 	readelf -SW ltibt | grep -q " \.plt\.sec " &&
 	$SONDE ltrace ./ltibt 2>err >/dev/null && mask err >got && test_cmp want got &&
-	gcc -O1 -fno-plt -o ltnoplt "$ROOT/tests/workloads/ltracee.c" &&
+	gcc -O1 -fno-inline -fno-plt -o ltnoplt "$ROOT/tests/workloads/ltracee.c" &&
 	rc=0 && $SONDE ltrace ./ltnoplt >out 2>err || rc=$?
 	test $rc -eq 1 && test $(wc -l <err) -eq 1 && grep -q "has no PLT stubs (built with -fno-plt?)" err
 '
