@@ -8,7 +8,6 @@
  */
 #include "sonde.h"
 #include "opt.h"
-#include "lang/dwargs.h"
 #include "lib/bpf/bpf_ltrace.h"
 #include "lib/bpf/bpf_util.h"
 #include "lib/loop/loop.h"
@@ -18,7 +17,6 @@
 #include "lib/ltrace/plt.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
-#include "lib/symbol/debugfile.h"
 #include "lib/syscall/syscalls.h"
 #include "lib/util.h"
 #include "ui/ltrace_print.h"
@@ -120,35 +118,6 @@ static void parse_args(struct ltrace_cmd *o, int argc, char **argv)
 		o->strmax = LT_STR_MAX - 1;
 	if (o->rflag && o->tflag)
 		opt__usage_error(ltrace_usage, opts, "-r and -t exclude each other");
-}
-
-/* a DWARF prototype: the parameters' types; the return value stays ltrace's guess */
-static int dwarf_proto(const char *path, const char *name, struct lt_proto *p, void *ctx)
-{
-	struct dwparam dp[LT_MAX_ARGS];
-	char dbg[PATH_MAX];
-	int n = dwargs__params(NULL, path, name, dp, LT_MAX_ARGS);
-
-	(void)ctx;
-	if (n == -ENODATA || n == -ENOENT) {	/* a separate debug file (Debian's -dbgsym, debuglink) */
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-
-		if (e && !debugfile__find(e, path, dbg, sizeof(dbg)))
-			n = dwargs__params(NULL, dbg, name, dp, LT_MAX_ARGS);
-		if (e)
-			elf_end(e);
-		if (fd >= 0)
-			close(fd);
-	}
-	if (n < 0)
-		return n;
-	memset(p, 0, sizeof(*p));
-	p->ret = '?';
-	p->nargs = n;
-	for (int i = 0; i < n; i++)
-		p->arg[i] = lt_proto__ctype(dp[i].type) == 'v' ? '?' : lt_proto__ctype(dp[i].type);
-	return 0;
 }
 
 /* one line for an executable ltrace cannot trace through a PLT */
@@ -342,7 +311,7 @@ int cmd_ltrace(int argc, char **argv)
 				error("'%s' loads no library matching '%s'", name, o.lpats[i]);
 			goto out;
 		}
-	struct lt_select sel = { &exe, exe_path, libs, nlibs, o.filter, o.lpats, o.nr_lpats, dwarf_proto, NULL };
+	struct lt_select sel = { &exe, exe_path, libs, nlibs, o.filter, o.lpats, o.nr_lpats, true };
 
 	if ((rc = lt_funcs__select(&sel, &fs))) {
 		error("cannot choose the functions to trace: %s", strerror(-rc));

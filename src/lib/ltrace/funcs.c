@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* funcs.c - the functions `sonde ltrace` traces (see funcs.h) */
 #include "lib/ltrace/funcs.h"
+#include "lib/ltrace/dwproto.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -38,7 +39,7 @@ void lt_plan__of(const struct lt_proto *p, struct lt_plan *plan)
 static const struct elf_obj *definer(const struct lt_select *s, const char *name)
 {
 	for (int i = 0; i < s->nr_libs; i++)
-		if (elf_obj__defines(s->libs[i].path, name) == 1)
+		if (elf_obj__defines(&s->libs[i], name))
 			return &s->libs[i];
 	return NULL;
 }
@@ -55,7 +56,6 @@ static int add(const struct lt_select *s, struct lt_funcs *out, const struct elf
 	       const struct plt_entry *e)
 {
 	const char *sig = lt_proto__lookup(e->name);
-	const struct elf_obj *def = NULL;
 	struct lt_func *nf, *f;
 
 	if (out->n >= LT_MAX_FUNCS)
@@ -70,14 +70,55 @@ static int add(const struct lt_select *s, struct lt_funcs *out, const struct elf
 	f->path = path;
 	f->offset = e->offset;
 	if (!sig || lt_proto__parse(sig, &f->proto)) {
-		def = s->dwarf ? definer(s, e->name) : NULL;
-		if (def && !s->dwarf(def->path, e->name, &f->proto, s->ctx))
-			f->dwarf = true;
-		else
-			lt_proto__default(&f->proto);
+		lt_proto__default(&f->proto);
+		f->dwarf = true;	/* to be looked up */
 	}
-	lt_plan__of(&f->proto, &f->plan);
 	return 0;
+}
+
+/* the functions the table does not know: from the DWARF of their library, a library at a time */
+static int dwarf_protos(const struct lt_select *s, struct lt_funcs *out)
+{
+	const char **names = calloc(out->n + 1, sizeof(*names));
+	struct lt_proto *protos = calloc(out->n + 1, sizeof(*protos));
+	bool *found = calloc(out->n + 1, sizeof(*found));
+	int *which = calloc(out->n + 1, sizeof(*which)), rc = 0;
+	const struct elf_obj **def = calloc(out->n + 1, sizeof(*def));
+
+	if (!names || !protos || !found || !which || !def) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < out->n; i++)
+		def[i] = out->f[i].dwarf ? definer(s, out->f[i].name) : NULL;
+	for (int l = 0; l < s->nr_libs; l++) {
+		int n = 0;
+
+		for (int i = 0; i < out->n; i++)
+			if (def[i] == &s->libs[l]) {
+				which[n] = i;
+				found[n] = false;
+				names[n++] = out->f[i].name;
+			}
+		if (n && lt_dwarf__protos(s->libs[l].path, names, n, protos, found) <= 0)
+			memset(found, 0, n * sizeof(*found));
+		for (int k = 0; k < n; k++) {
+			if (found[k])
+				out->f[which[k]].proto = protos[k];
+			else
+				out->f[which[k]].dwarf = false;
+		}
+	}
+	for (int i = 0; i < out->n; i++)
+		if (!def[i])
+			out->f[i].dwarf = false;
+out:
+	free(names);
+	free(protos);
+	free(found);
+	free(which);
+	free(def);
+	return rc;
 }
 
 int lt_funcs__select(const struct lt_select *s, struct lt_funcs *out)
@@ -103,6 +144,13 @@ int lt_funcs__select(const struct lt_select *s, struct lt_funcs *out)
 			if (want)
 				rc = add(s, out, o, path, e);
 		}
+	}
+	if (!rc && s->dwarf)
+		rc = dwarf_protos(s, out);
+	for (int i = 0; i < out->n; i++) {
+		if (!s->dwarf)
+			out->f[i].dwarf = false;
+		lt_plan__of(&out->f[i].proto, &out->f[i].plan);
 	}
 	return rc;
 }

@@ -3,7 +3,7 @@
  * funcs.h - which PLT stubs `sonde ltrace` probes and how: the main
  * executable's (ltrace's default, @MAIN), or those of every object that -e
  * and -l select, each with its prototype (the built-in table, else the
- * caller's DWARF lookup, else ltrace's default) and the capture plan the BPF
+ * DWARF of the library that defines it, else ltrace's default) and the capture plan the BPF
  * side follows. The set owns its array and names (lt_funcs__free); the
  * objects it was built from must outlive it (callers and paths point into them).
  */
@@ -32,9 +32,6 @@ struct lt_funcs {
 	int n;
 };
 
-/* a DWARF prototype of `name` from the object at path into *p; 0 when found */
-typedef int (*lt_dwarf_fn)(const char *path, const char *name, struct lt_proto *p, void *ctx);
-
 struct lt_select {
 	const struct elf_obj *exe;
 	const char *exe_path;		/* where the executable's probes go (/proc/PID/exe for -p) */
@@ -43,8 +40,7 @@ struct lt_select {
 	const struct lt_filter *filter;	/* -e; NULL: @MAIN unless -l */
 	char *const *lpats;		/* -l patterns (globs over SONAMEs) */
 	int nr_lpats;
-	lt_dwarf_fn dwarf;		/* may be NULL */
-	void *ctx;
+	bool dwarf;			/* prototypes from the DWARF of the defining library */
 };
 
 /* the functions to trace into *out; 0 or -errno (-E2BIG: more than LT_MAX_FUNCS) */

@@ -208,6 +208,46 @@ static int read_dynamic(struct elf_obj *o, Elf *e)
 	return 0;
 }
 
+static int cmp_name(const void *a, const void *b);
+
+/* the functions of .dynsym defined here and visible to others */
+static int read_exports(struct elf_obj *o, Elf *e)
+{
+	Elf_Scn *s = NULL;
+	GElf_Shdr sh;
+	int cap = 0;
+
+	while ((s = elf_nextscn(e, s))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize || !(d = elf_getdata(s, NULL)))
+			continue;
+		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+			char **ne;
+
+			if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    GELF_ST_BIND(sym.st_info) == STB_LOCAL ||
+			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC && GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
+				continue;
+			if (!(n = elf_strptr(e, sh.sh_link, sym.st_name)) || !*n)
+				continue;
+			if (o->nr_exports == cap) {
+				if (!(ne = realloc(o->exports, (cap = cap ? cap * 2 : 256) * sizeof(*ne))))
+					return -ENOMEM;
+				o->exports = ne;
+			}
+			if (!(o->exports[o->nr_exports] = strdup(n)))
+				return -ENOMEM;
+			o->nr_exports++;
+		}
+	}
+	if (o->nr_exports)
+		qsort(o->exports, o->nr_exports, sizeof(*o->exports), cmp_name);
+	return 0;
+}
+
 static int read_elf(struct elf_obj *o, Elf *e, const char *name)
 {
 	GElf_Ehdr eh;
@@ -228,7 +268,7 @@ static int read_elf(struct elf_obj *o, Elf *e, const char *name)
 				o->interp = o->dynamic = true;
 		}
 	o->go = find_section(e, ".note.go.buildid", &sh) || find_section(e, ".go.buildinfo", &sh);
-	if ((rc = read_dynamic(o, e)) || (rc = read_plt(o, e)))
+	if ((rc = read_dynamic(o, e)) || (rc = read_plt(o, e)) || (rc = read_exports(o, e)))
 		return rc;
 	if (!o->soname && !(o->soname = strdup(base ? base + 1 : name)))
 		return -ENOMEM;
@@ -278,6 +318,9 @@ void elf_obj__free(struct elf_obj *o)
 		free(o->plt[i].name);
 	for (int i = 0; i < o->nr_needed; i++)
 		free(o->needed[i]);
+	for (int i = 0; i < o->nr_exports; i++)
+		free(o->exports[i]);
+	free(o->exports);
 	free(o->plt);
 	free(o->needed);
 	free(o->path);
@@ -286,39 +329,12 @@ void elf_obj__free(struct elf_obj *o)
 	memset(o, 0, sizeof(*o));
 }
 
-int elf_obj__defines(const char *path, const char *name)
+static int cmp_name(const void *a, const void *b)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
-	GElf_Shdr sh;
-	Elf_Scn *s = NULL;
-	Elf *e;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	if (!(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
-		close(fd);
-		return -ENOEXEC;
-	}
-	while (!found && (s = elf_nextscn(e, s))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize || !(d = elf_getdata(s, NULL)))
-			continue;
-		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    GELF_ST_BIND(sym.st_info) == STB_LOCAL)
-				continue;
-			if ((n = elf_strptr(e, sh.sh_link, sym.st_name)) && !strcmp(n, name)) {
-				found = 1;
-				break;
-			}
-		}
-	}
-	elf_end(e);
-	close(fd);
-	return found;
+bool elf_obj__defines(const struct elf_obj *o, const char *name)
+{
+	return o->nr_exports && bsearch(&name, o->exports, o->nr_exports, sizeof(*o->exports), cmp_name);
 }

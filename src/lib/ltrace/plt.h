@@ -27,6 +27,8 @@ struct elf_obj {
 	char **needed;		/* DT_NEEDED, in order */
 	int nr_needed;
 	char *runpath;		/* DT_RUNPATH, else DT_RPATH; NULL if none */
+	char **exports;		/* the functions it defines for others (.dynsym), sorted */
+	int nr_exports;
 	bool dynamic;		/* has a program interpreter or a dynamic section */
 	bool interp;		/* has a program interpreter (an executable the dynamic loader starts) */
 	bool go;		/* built by Go (.note.go.buildid or .go.buildinfo) */
@@ -46,7 +48,7 @@ void elf_obj__free(struct elf_obj *o);
  */
 int elf_obj__read_mem(struct elf_obj *o, const void *buf, size_t len, const char *name);
 
-/* 1 when the object at path defines function `name` (in .dynsym, exported), 0 when not, or -errno */
-int elf_obj__defines(const char *path, const char *name);
+/* whether the object exports function `name` (its .dynsym defines it, not locally) */
+bool elf_obj__defines(const struct elf_obj *o, const char *name);
 
 #endif
