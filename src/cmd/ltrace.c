@@ -13,7 +13,6 @@
 #include "lib/loop/loop.h"
 #include "lib/ltrace/filter.h"
 #include "lib/ltrace/funcs.h"
-#include "lib/ltrace/libs.h"
 #include "lib/ltrace/plt.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"

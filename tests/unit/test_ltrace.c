@@ -7,7 +7,6 @@
 #include "unit.h"
 #include "lib/ltrace/filter.h"
 #include "lib/ltrace/funcs.h"
-#include "lib/ltrace/libs.h"
 #include "lib/ltrace/plt.h"
 #include "lib/ltrace/proto.h"
 

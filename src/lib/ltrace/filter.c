@@ -90,11 +90,14 @@ static int add_rule(struct lt_filter *f, bool add, const char *s, size_t len, ch
 
 		snprintf(sym, sizeof(sym), "%.*s/", (int)(at - s), s);
 		snprintf(lib, sizeof(lib), "/%.*s", (int)(s + len - at - 1), at + 1);
-		if ((rc = pattern_init(&r->sym, sym, strlen(sym), false, err, errlen)) ||
-		    (rc = pattern_init(&r->lib, lib, strlen(lib), true, err, errlen)))
-			return rc;
-	} else if ((rc = pattern_init(&r->sym, s, at ? (size_t)(at - s) : len, false, err, errlen)) ||
-		   (at && (rc = pattern_init(&r->lib, at + 1, s + len - at - 1, true, err, errlen)))) {
+		if (!(rc = pattern_init(&r->sym, sym, strlen(sym), false, err, errlen)))
+			rc = pattern_init(&r->lib, lib, strlen(lib), true, err, errlen);
+	} else if (!(rc = pattern_init(&r->sym, s, at ? (size_t)(at - s) : len, false, err, errlen)) && at) {
+		rc = pattern_init(&r->lib, at + 1, s + len - at - 1, true, err, errlen);
+	}
+	if (rc) {	/* the half that parsed goes */
+		pattern_free(&r->sym);
+		pattern_free(&r->lib);
 		return rc;
 	}
 	f->n++;

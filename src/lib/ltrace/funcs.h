@@ -11,6 +11,7 @@
 #define SONDE_LTRACE_FUNCS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "bpf/ltrace.h"
 #include "lib/ltrace/filter.h"
@@ -49,5 +50,18 @@ void lt_funcs__free(struct lt_funcs *fs);
 
 /* the capture plan of a prototype: its strings (and a format's possible string arguments) */
 void lt_plan__of(const struct lt_proto *p, struct lt_plan *plan);
+
+/*
+ * The shared libraries a program loads, in the dynamic loader's order
+ * (breadth first over DT_NEEDED), each found as the loader finds it
+ * (LD_LIBRARY_PATH for a command sonde starts, DT_RUNPATH with $ORIGIN, the
+ * system directories) or, for a running process, where its memory maps say
+ * it is. Libraries opened later with dlopen() are not among them. The caller
+ * owns the array (ltrace_libs__free). The libraries of exe (already read)
+ * into *out; pid > 0: of that running process, with paths through
+ * /proc/PID/root. 0 or -errno; a library that cannot be found is left out.
+ */
+int ltrace_libs__find(const struct elf_obj *exe, pid_t pid, struct elf_obj **out, int *n);
+void ltrace_libs__free(struct elf_obj *libs, int n);
 
 #endif

@@ -4,7 +4,9 @@
  * their text as ltrace prints it: a built-in table for the C library's common
  * functions (and the syscalls -S shows), a signature spelled in one letter
  * per type for the others (from DWARF), and ltrace's default when nothing is
- * known (four arguments, decimal when small, hex otherwise). Nothing here
+ * known (four arguments, decimal when small, hex otherwise); and prototypes
+ * from DWARF (the object's own, or its separate debug file: Debian's -dbgsym,
+ * libc6-dbg, a .gnu_debuglink) for many functions in one pass. Nothing here
  * allocates but lt_out's buffer, which its owner frees.
  *
  * Signature letters: v void, i int, u unsigned int, l long, L unsigned long,
@@ -64,5 +66,12 @@ void lt_format__args(struct lt_out *o, const struct lt_proto *p, const struct lt
 
 /* the signature letter of a C type as DWARF spells it ("const char*", "size_t"); '?' when not known */
 char lt_proto__ctype(const char *type);
+
+/*
+ * For each of names[0..n) the object at path defines in its DWARF, its
+ * prototype into protos[i] and found[i] = true. The number found, or
+ * -ENODATA when there is no DWARF (in the file or a debug file of it).
+ */
+int lt_dwarf__protos(const char *path, const char *const *names, int n, struct lt_proto *protos, bool *found);
 
 #endif
