@@ -102,6 +102,8 @@ test_expect_success '-e malloc+free, -e -strlen, -e !strlen, -l libc: the caller
 	printf "%s\n" "ltracee->strlen(\"hello\") = 5" \
 		"ltracee->strlen(\"a string of forty-four character\"...) = 42" "+++ exited (status 0) +++" >w &&
 	test_cmp w got &&
+	$SONDE ltrace -e "*@libc.so*" "$W" 2>err >/dev/null && grep -q "^libc\.so\.6->[a-z_]*(" err &&
+	! grep -v "^libc\.so\.6->\|^+++ exited" err &&
 	$SONDE ltrace -l "libc.so*" "$W" 2>err >/dev/null && grep -qx "ltracee->getenv(\"LTRACEE_UNSET\") *= nil" err &&
 	rc=0 && $SONDE ltrace -l "libssl.so*" "$W" >out 2>err || rc=$?
 	test $rc -eq 1 && test $(wc -l <err) -eq 1 && grep -q "loads no library matching .libssl.so\*." err
@@ -165,6 +167,18 @@ test_expect_success 'SIGTERM: sonde ends, the -p process runs on, no probe is le
 	kill -0 $lpid && sleep 0.1 && kill -0 $lpid && kill $lpid &&
 	test $rc -eq 0 && grep -q "^$lpid toupper(.a.) *= .A.$" trace &&
 	test $(bpftool prog show name lt_entry 2>/dev/null | wc -l) -eq 0
+'
+test_expect_success 'a reader that stalls: the records lost are counted on stderr, never silently' '
+	rm -f go && mkfifo go &&
+	{ "$W" 300000 wait <go >/dev/null & } && lpid=$! &&
+	exec 9>go && wait_exec $lpid &&
+	tool_start att sh -c "exec $SONDE ltrace -v -o trace -p $lpid 2>&1" &&
+	kill -STOP $TOOL_PID && echo >&9 && exec 9>&- &&
+	while kill -0 $lpid 2>/dev/null; do sleep 0.1; done &&
+	kill -CONT $TOOL_PID && wait $TOOL_PID &&
+	grep -q "^sonde: warning: [0-9]* records lost: the ring buffer was full" att &&
+	lost=$(sed -n "s/^sonde: warning: \([0-9]*\) records lost.*/\1/p" att) &&
+	test $(( lost + $(grep -c "toupper" trace) )) -ge 300000
 '
 test_expect_success 'DWARF prototypes: a library built with -g gives its parameters types' '
 	printf "%s\n" "int lt_add(int a, const char *s) { return a + (int)__builtin_strlen(s); }" >lib.c &&
