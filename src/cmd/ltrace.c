@@ -167,6 +167,23 @@ static int tick(void *ctx, int fd, short revents)
 	return o->pid && !target__alive(o->target);
 }
 
+/* the process (thread group) of task tid, from /proc/TID/status; tid itself when it cannot be read */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (!(f = fopen(path, "r")))
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid > 0 ? tgid : tid;
+}
+
 static bool lib_loaded(const struct elf_obj *libs, int n, const char *pat)
 {
 	for (int i = 0; i < n; i++)
@@ -276,6 +293,7 @@ int cmd_ltrace(int argc, char **argv)
 			error("no process %d", (int)o.target);
 			goto out;
 		}
+		o.target = tgid_of(o.target);	/* a thread's id stands for its process */
 		snprintf(probe_path, sizeof(probe_path), "/proc/%d/exe", (int)o.target);
 		ssize_t n = readlink(probe_path, name, sizeof(name) - 1);
 
@@ -326,6 +344,8 @@ int cmd_ltrace(int argc, char **argv)
 		error("cannot open '%s': %s", o.output, strerror(errno));
 		goto out;
 	}
+	/* lines go out in blocks, flushed every tick (stderr is unbuffered: two writes a line) */
+	setvbuf(out, NULL, _IOFBF, 1 << 16);
 	ltrace_printer__init(&o.pr, out);
 	o.pr.strmax = o.strmax;
 	o.pr.show_caller = o.filter || o.nr_lpats;

@@ -104,7 +104,9 @@ static int attach_path(struct ltrace *l, const struct ltrace_probe *p, int n, pi
 	for (int i = 0; i < n && !rc; i++)
 		for (int r = 0; r < 2 && !rc; r++) {
 			LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = r, .bpf_cookie = p[i].cookie);
-			struct bpf_link *k = bpf_program__attach_uprobe_opts(progs[r], pid, p[i].path, p[i].offset, &uo);
+			/* libbpf's pid 0 is sonde itself: -1 is every process */
+			struct bpf_link *k = bpf_program__attach_uprobe_opts(progs[r], pid > 0 ? pid : -1, p[i].path,
+									     p[i].offset, &uo);
 
 			rc = k ? add_link(l, k) : -errno;
 		}
