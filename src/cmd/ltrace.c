@@ -119,6 +119,17 @@ static void parse_args(struct ltrace_cmd *o, int argc, char **argv)
 		opt__usage_error(ltrace_usage, opts, "-r and -t exclude each other");
 }
 
+static bool is_script(const char *path)
+{
+	char b[2] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool script = fd >= 0 && read(fd, b, 2) == 2 && b[0] == '#' && b[1] == '!';
+
+	if (fd >= 0)
+		close(fd);
+	return script;
+}
+
 /* one line for an executable ltrace cannot trace through a PLT */
 static bool untraceable(const struct elf_obj *exe, const char *name)
 {
@@ -127,7 +138,8 @@ static bool untraceable(const struct elf_obj *exe, const char *name)
 	else if (!exe->interp && !exe->dynamic)
 		error("'%s' is statically linked: it calls no shared library (no PLT), there is nothing to trace", name);
 	else if (!exe->nr_plt)
-		error("'%s' has no PLT stubs (built with -fno-plt?): there is nothing to trace", name);
+		error("'%s' has no PLT stubs (it calls no library function, or was built with -fno-plt): "
+		      "there is nothing to trace", name);
 	else
 		return false;
 	return true;
@@ -307,8 +319,11 @@ int cmd_ltrace(int argc, char **argv)
 		snprintf(name, sizeof(name), "%s", o.cmd_argv[0]);
 	}
 	if ((rc = elf_obj__read(&exe, exe_path))) {
-		error("cannot read '%s': %s", name, rc == -ENOEXEC ? "not an ELF executable of this machine"
-								     : strerror(-rc));
+		if (rc == -ENOEXEC && is_script(exe_path))
+			error("'%s' is a script: trace its interpreter (sonde ltrace -- INTERPRETER %s)", name, name);
+		else
+			error("cannot read '%s': %s", name, rc == -ENOEXEC ? "not an ELF executable of this machine"
+									     : strerror(-rc));
 		rc = rc == -ENOENT && o.cmd_argv ? 127 : 1;
 		goto out;
 	}

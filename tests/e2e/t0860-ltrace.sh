@@ -50,6 +50,9 @@ test_expect_success 'bad input: a static binary, a Go binary, no ELF file, no co
 	test $rc -eq 1 && test $(wc -l <err) -eq 1 && grep -q "is a Go program" err &&
 	rc=0 && $SONDE ltrace /etc/passwd >out 2>err || rc=$?
 	test $rc -eq 1 && grep -qx "sonde: cannot read ./etc/passwd.: not an ELF executable of this machine" err &&
+	printf "#!/bin/sh\ntrue\n" >script.sh && chmod +x script.sh &&
+	rc=0 && $SONDE ltrace ./script.sh >out 2>err || rc=$?
+	test $rc -eq 1 && grep -qx "sonde: .\./script\.sh. is a script: trace its interpreter (sonde ltrace -- INTERPRETER \./script\.sh)" err &&
 	rc=0 && $SONDE ltrace /nonexistent-t0860 >out 2>err || rc=$?
 	test $rc -eq 127 && test $(wc -l <err) -eq 1 &&
 	rc=0 && $SONDE ltrace -p 999999 >out 2>err || rc=$?
@@ -79,7 +82,7 @@ test_expect_success 'an IBT build (.plt.sec stubs): the same lines; -fno-plt: on
 	$SONDE ltrace ./ltibt 2>err >/dev/null && mask err >got && test_cmp want got &&
 	gcc -O1 -fno-inline -fno-plt -o ltnoplt "$ROOT/tests/workloads/ltracee.c" &&
 	rc=0 && $SONDE ltrace ./ltnoplt >out 2>err || rc=$?
-	test $rc -eq 1 && test $(wc -l <err) -eq 1 && grep -q "has no PLT stubs (built with -fno-plt?)" err
+	test $rc -eq 1 && test $(wc -l <err) -eq 1 && grep -q "has no PLT stubs (it calls no library function, or was built with -fno-plt)" err
 '
 test_expect_success '-c: the calls of each function, exactly, and the same counts as ltrace -c' '
 	$SONDE ltrace -c "$W" 7 >/dev/null 2>err &&
@@ -108,11 +111,14 @@ test_expect_success '-e malloc+free, -e -strlen, -e !strlen, -l libc: the caller
 	rc=0 && $SONDE ltrace -l "libssl.so*" "$W" >out 2>err || rc=$?
 	test $rc -eq 1 && test $(wc -l <err) -eq 1 && grep -q "loads no library matching .libssl.so\*." err
 '
-test_expect_success '-T: the time in each call; -tt: the time of day; -s 5: shorter strings' '
+test_expect_success '-T: the time in each call; -tt/-ttt/-r: times; -i: return addresses; -s 5: shorter strings' '
 	$SONDE ltrace -T "$W" 2>err >/dev/null &&
 	test $(grep -c " = .* <0\.[0-9]\{6\}>$" err) -eq 16 &&
 	$SONDE ltrace -tt "$W" 2>err >/dev/null &&
 	test $(grep -c "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]\.[0-9]\{6\} " err) -eq 18 &&
+	$SONDE ltrace -ttt "$W" 2>err >/dev/null && test $(grep -c "^[0-9]\{10\}\.[0-9]\{6\} " err) -eq 18 &&
+	$SONDE ltrace -r "$W" 2>err >/dev/null && test $(grep -c "^  [0-9]\.[0-9]\{6\} " err) -eq 18 &&
+	$SONDE ltrace -i "$W" 2>err >/dev/null && test $(grep -c "^\[0x[0-9a-f]*\] [a-z]*(" err) -eq 17 &&
 	$SONDE ltrace -s 5 "$W" 2>err >/dev/null &&
 	grep -q "^strlen(\"hello\") *= 5$" err && grep -q "^strlen(\"a str\"\.\.\.) *= 42$" err
 '
