@@ -110,6 +110,10 @@ TEST(ltrace_values_as_ltrace_writes_them)
 	CHECK_STR(fmt('p', 0, NULL, -1, 32), "0");
 	CHECK_STR(fmt('o', 4, NULL, -1, 32), "04");
 	CHECK_STR(fmt('v', 7, NULL, -1, 32), "<void>");
+	CHECK_STR(fmt('k', 6, NULL, -1, 32), "LC_ALL");
+	CHECK_STR(fmt('k', 99, NULL, -1, 32), "99");
+	CHECK_STR(fmt('g', 15, NULL, -1, 32), "SIGTERM");
+	CHECK_STR(fmt('g', 0, NULL, -1, 32), "0");
 	/* ltrace's guess: decimal from -10000 to 10000, hex beyond */
 	CHECK_STR(fmt('?', 10000, NULL, -1, 32), "10000");
 	CHECK_STR(fmt('?', 10001, NULL, -1, 32), "0x2711");

@@ -12,6 +12,7 @@
 #include "lib/symbol/debugfile.h"
 
 #include <ctype.h>
+#include <signal.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -29,19 +30,18 @@ struct proto_row {
 
 /* sorted by name (bsearch) */
 static const struct proto_row table[] = {
-	{ "SYS_access", "i(so)" }, { "SYS_brk", "p(p)" }, { "SYS_chdir", "i(s)" },
-	{ "SYS_chmod", "i(so)" }, { "SYS_close", "i(i)" }, { "SYS_dup", "i(i)" },
-	{ "SYS_dup2", "i(ii)" }, { "SYS_execve", "i(spp)" }, { "SYS_exit", "v(i)" },
-	{ "SYS_exit_group", "v(i)" }, { "SYS_fstat", "i(ip)" }, { "SYS_getpid", "i()" },
-	{ "SYS_kill", "i(ii)" }, { "SYS_lseek", "l(ili)" }, { "SYS_lstat", "i(sp)" },
+	{ "SYS_access", "i(so)" }, { "SYS_brk", "p(p)" }, { "SYS_chdir", "i(s)" }, { "SYS_chmod", "i(so)" },
+	{ "SYS_close", "i(i)" }, { "SYS_dup", "i(i)" }, { "SYS_dup2", "i(ii)" }, { "SYS_execve", "i(spp)" },
+	{ "SYS_exit", "v(i)" }, { "SYS_exit_group", "v(i)" }, { "SYS_fstat", "i(ip)" },
+	{ "SYS_getpid", "i()" }, { "SYS_kill", "i(ig)" }, { "SYS_lseek", "l(ili)" }, { "SYS_lstat", "i(sp)" },
 	{ "SYS_mkdir", "i(so)" }, { "SYS_mprotect", "i(pii)" }, { "SYS_munmap", "i(pL)" },
-	{ "SYS_open", "i(sio)" }, { "SYS_read", "l(ipL)" }, { "SYS_rename", "i(ss)" },
-	{ "SYS_rmdir", "i(s)" }, { "SYS_stat", "i(sp)" }, { "SYS_umask", "o(o)" },
-	{ "SYS_unlink", "i(s)" }, { "SYS_write", "l(ib3L)" },
-	{ "_exit", "v(i)" }, { "abort", "v()" }, { "abs", "i(i)" }, { "access", "i(si)" }, { "alarm", "u(u)" },
-	{ "atexit", "i(p)" }, { "atof", "?(s)" }, { "atoi", "i(s)" }, { "atol", "l(s)" },
-	{ "basename", "s(s)" }, { "bzero", "v(pL)" }, { "calloc", "p(LL)" }, { "chdir", "i(s)" },
-	{ "chmod", "i(so)" }, { "close", "i(i)" }, { "closedir", "i(p)" }, { "dlclose", "i(p)" },
+	{ "SYS_open", "i(sio)" }, { "SYS_read", "l(ipL)" }, { "SYS_rename", "i(ss)" }, { "SYS_rmdir", "i(s)" },
+	{ "SYS_stat", "i(sp)" }, { "SYS_umask", "o(o)" }, { "SYS_unlink", "i(s)" }, { "SYS_write", "l(ib3L)" },
+	{ "__dcgettext", "s(ssi)" }, { "_exit", "v(i)" }, { "abort", "v()" }, { "abs", "i(i)" },
+	{ "access", "i(si)" }, { "alarm", "u(u)" }, { "atexit", "i(p)" }, { "atof", "?(s)" },
+	{ "atoi", "i(s)" }, { "atol", "l(s)" }, { "basename", "s(s)" }, { "bindtextdomain", "s(ss)" },
+	{ "bzero", "v(pL)" }, { "calloc", "p(LL)" }, { "chdir", "i(s)" }, { "chmod", "i(so)" },
+	{ "close", "i(i)" }, { "closedir", "i(p)" }, { "dcgettext", "s(ssi)" }, { "dlclose", "i(p)" },
 	{ "dlerror", "s()" }, { "dlopen", "p(si)" }, { "dlsym", "p(ps)" }, { "dup2", "i(ii)" },
 	{ "exit", "v(i)" }, { "fclose", "i(p)" }, { "feof", "i(p)" }, { "ferror", "i(p)" },
 	{ "fflush", "i(p)" }, { "fgetc", "c(p)" }, { "fgets", "p(pip)" }, { "fileno", "i(p)" },
@@ -49,21 +49,22 @@ static const struct proto_row table[] = {
 	{ "fputc", "i(cp)" }, { "fputs", "i(sp)" }, { "fread", "L(pLLp)" }, { "free", "v(p)" },
 	{ "fwrite", "L(pLLp)" }, { "getcwd", "s(pL)" }, { "getenv", "s(s)" }, { "geteuid", "i()" },
 	{ "getgid", "i()" }, { "getpid", "i()" }, { "getppid", "i()" }, { "getuid", "i()" },
-	{ "isatty", "i(i)" }, { "kill", "i(ii)" }, { "labs", "l(l)" }, { "lseek", "l(ili)" },
-	{ "malloc", "p(L)" }, { "memchr", "p(pcL)" }, { "memcmp", "i(ppL)" }, { "memcpy", "p(ppL)" },
-	{ "memmove", "p(ppL)" }, { "memset", "p(pcl)" }, { "mkdir", "i(so)" }, { "open", "i(sio)" },
+	{ "isatty", "i(i)" }, { "kill", "i(ig)" }, { "labs", "l(l)" }, { "lseek", "l(ili)" },
+	{ "malloc", "p(L)" }, { "memchr", "p(pcL)" }, { "memcmp", "i(ppL)" }, { "memcpy", "p(pb3L)" },
+	{ "memmove", "p(pb3L)" }, { "memset", "p(pcl)" }, { "mkdir", "i(so)" }, { "open", "i(sio)" },
 	{ "open64", "i(sio)" }, { "opendir", "p(s)" }, { "perror", "v(s)" }, { "printf", "i(f)" },
-	{ "putchar", "i(c)" }, { "puts", "i(s)" }, { "qsort", "v(pLLp)" }, { "random", "i()" },
-	{ "read", "l(ipL)" }, { "readdir", "p(p)" }, { "realloc", "p(pL)" }, { "remove", "i(s)" },
-	{ "rename", "i(ss)" }, { "rmdir", "i(s)" }, { "setenv", "i(ssi)" }, { "setlocale", "s(is)" },
-	{ "setvbuf", "i(ppiL)" }, { "sleep", "u(u)" }, { "snprintf", "i(pLf)" }, { "sprintf", "i(pf)" },
-	{ "srandom", "v(u)" }, { "stpcpy", "p(ps)" }, { "strcasecmp", "i(ss)" }, { "strcat", "s(ss)" },
-	{ "strchr", "s(sc)" }, { "strcmp", "i(ss)" }, { "strcoll", "i(ss)" }, { "strcpy", "p(ps)" },
-	{ "strcspn", "L(ss)" }, { "strdup", "p(s)" }, { "strerror", "s(i)" }, { "strlen", "L(s)" },
-	{ "strncmp", "i(ssL)" }, { "strndup", "p(sL)" }, { "strrchr", "s(sc)" }, { "strspn", "L(ss)" },
-	{ "strstr", "s(ss)" }, { "strtok", "s(ss)" }, { "strtol", "l(spi)" }, { "strtoul", "L(spi)" },
-	{ "system", "i(s)" }, { "time", "l(p)" }, { "tolower", "c(c)" }, { "toupper", "c(c)" },
-	{ "umask", "o(o)" }, { "unlink", "i(s)" }, { "unsetenv", "v(s)" }, { "usleep", "v(u)" }, { "waitpid", "i(ipi)" },
+	{ "putchar", "i(c)" }, { "puts", "i(s)" }, { "qsort", "v(pLLp)" }, { "raise", "i(g)" },
+	{ "random", "i()" }, { "read", "l(ipL)" }, { "readdir", "p(p)" }, { "realloc", "p(pL)" },
+	{ "remove", "i(s)" }, { "rename", "i(ss)" }, { "rmdir", "i(s)" }, { "setenv", "i(ssi)" },
+	{ "setlocale", "s(ks)" }, { "setvbuf", "i(ppiL)" }, { "signal", "p(gp)" }, { "sleep", "u(u)" },
+	{ "snprintf", "i(pLf)" }, { "sprintf", "i(pf)" }, { "srandom", "v(u)" }, { "stpcpy", "p(ps)" },
+	{ "strcasecmp", "i(ss)" }, { "strcat", "s(ss)" }, { "strchr", "s(sc)" }, { "strcmp", "i(ss)" },
+	{ "strcoll", "i(ss)" }, { "strcpy", "p(ps)" }, { "strcspn", "L(ss)" }, { "strdup", "p(s)" },
+	{ "strerror", "s(i)" }, { "strlen", "L(s)" }, { "strncmp", "i(ssL)" }, { "strndup", "p(sL)" },
+	{ "strrchr", "s(sc)" }, { "strspn", "L(ss)" }, { "strstr", "s(ss)" }, { "strtok", "s(ss)" },
+	{ "strtol", "l(spi)" }, { "strtoul", "L(spi)" }, { "system", "i(s)" }, { "textdomain", "s(s)" },
+	{ "time", "l(p)" }, { "tolower", "c(c)" }, { "toupper", "c(c)" }, { "umask", "o(o)" },
+	{ "unlink", "i(s)" }, { "unsetenv", "v(s)" }, { "usleep", "v(u)" }, { "waitpid", "i(ipi)" },
 	{ "write", "l(ib3L)" },
 };
 
@@ -81,7 +82,7 @@ const char *lt_proto__lookup(const char *name)
 
 int lt_proto__parse(const char *sig, struct lt_proto *p)
 {
-	static const char letters[] = "vilLcsbpoxf?u";
+	static const char letters[] = "vilLcsbpoxf?ukg";
 	const char *s = sig;
 
 	memset(p, 0, sizeof(*p));
@@ -214,6 +215,11 @@ static void put_string(struct lt_out *o, const struct lt_val *v, int strmax, boo
 	lt_out__printf(o, "\"%s", more ? "..." : "");
 }
 
+static const char *const lc_names[] = {
+	"CTYPE", "NUMERIC", "TIME", "COLLATE", "MONETARY", "MESSAGES", "ALL", "PAPER", "NAME", "ADDRESS",
+	"TELEPHONE", "MEASUREMENT", "IDENTIFICATION",
+};
+
 /* ltrace's guess for a value it knows nothing of: small numbers in decimal, the rest in hex */
 static void put_guess(struct lt_out *o, uint64_t v)
 {
@@ -268,6 +274,18 @@ void lt_format__value(struct lt_out *o, char t, const struct lt_val *v, int strm
 		break;
 	case 'p':
 		lt_out__printf(o, "%#llx", (unsigned long long)v->v);
+		break;
+	case 'k':	/* a locale category, by glibc's numbers */
+		if ((int)v->v >= 0 && (int)v->v < (int)(sizeof(lc_names) / sizeof(lc_names[0])))
+			lt_out__printf(o, "LC_%s", lc_names[(int)v->v]);
+		else
+			lt_out__printf(o, "%d", (int)v->v);
+		break;
+	case 'g':	/* a signal number */
+		if ((int)v->v > 0 && (int)v->v < 32 && sigabbrev_np((int)v->v))
+			lt_out__printf(o, "SIG%s", sigabbrev_np((int)v->v));
+		else
+			lt_out__printf(o, "%d", (int)v->v);
 		break;
 	default:
 		put_guess(o, v->v);

@@ -13,6 +13,7 @@
  * c char, s string (char *: quoted, "..." past -s), b<N> bytes counted by
  * argument N (1-based: write's buffer), p pointer (hex), o octal, x hex int,
  * f a printf format (the arguments after it follow its conversions),
+ * k a locale category (LC_ALL), g a signal number (SIGTERM),
  * ? unknown (ltrace's guess). A signature is "R(ARGS)": "L(s)" is strlen.
  */
 #ifndef SONDE_LTRACE_PROTO_H
