@@ -47,6 +47,8 @@ struct ltrace_cmd {
 	char err[512];
 	/* while running */
 	pid_t target;
+	struct loop *loop;
+	int ticks;
 	struct ltrace_printer pr;
 	struct ltrace *lt;
 };
@@ -169,14 +171,20 @@ static int on_record(void *ctx, void *data, size_t size)
 	return ltrace_printer__event(&o->pr, data, size);
 }
 
+/*
+ * Every 20 ms: drain the ring buffer (the kernel side wakes the reader only
+ * once a 16th of it is full), write the lines out; every 100 ms: is the -p
+ * process still there
+ */
 static int tick(void *ctx, int fd, short revents)
 {
 	struct ltrace_cmd *o = ctx;
 
 	(void)fd;
 	(void)revents;
+	loop__drain(o->loop);
 	fflush(o->pr.out);
-	return o->pid && !target__alive(o->target);
+	return o->pid && ++o->ticks % 5 == 0 && !target__alive(o->target);
 }
 
 /* the process (thread group) of task tid, from /proc/TID/status; tid itself when it cannot be read */
@@ -263,7 +271,8 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 	}
 	if (w->pid)
 		loop__set_child(&loop, w->pid);
-	loop__set_tick(&loop, 100, tick, o);
+	o->loop = &loop;
+	loop__set_tick(&loop, 20, tick, o);
 	end = loop__run(&loop);
 	if (end == LOOP_ERROR)
 		error("polling failed: %s", strerror(-loop.err));

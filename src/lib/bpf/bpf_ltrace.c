@@ -161,6 +161,7 @@ int ltrace__new(struct ltrace **out, const struct ltrace_opts *o, char *err, siz
 		return rc;
 	}
 	l->skel->rodata->follow = o->follow;
+	l->skel->rodata->wake_bytes = bpf_map__max_entries(l->skel->maps.rb) / 16;
 	l->multi = bpf_probe__uprobe_multi(NULL);
 	if (l->multi) {
 		bpf_program__set_expected_attach_type(l->skel->progs.lt_entry, BPF_UPROBE_MULTI);
