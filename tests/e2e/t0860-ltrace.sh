@@ -58,6 +58,17 @@ test_expect_success 'bad input: a static binary, a Go binary, no ELF file, no co
 	rc=0 && $SONDE ltrace -p 999999 >out 2>err || rc=$?
 	test $rc -eq 1 && grep -qx "sonde: no process 999999" err
 '
+if command -v go >/dev/null; then
+	test_expect_success 'a real Go program (go build): one line, exit 1' '
+		printf "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"hi\") }\n" >m.go &&
+		HOME=$PWD GOCACHE=$PWD/gocache GOPATH=$PWD/gopath go build -o gobin m.go &&
+		rc=0 && $SONDE ltrace ./gobin >out 2>err || rc=$?
+		test $rc -eq 1 && test $(wc -l <err) -eq 1 &&
+		grep -qx "sonde: .\./gobin. is a Go program: it calls no C library through a PLT, there is nothing to trace" err
+	'
+else
+	test_skip 'a real Go program (go build)' 'no Go compiler: scripts/deps.sh test installs golang-go'
+fi
 require_root 'ltrace on a known workload'
 
 test_expect_success 'the known calls, arguments and values, one line each, values at column 50' '
