@@ -182,6 +182,7 @@ int probe__run(struct probe_job *j)
 		prog->named[prog->nnamed++] = j->named[i];
 	prog->cfg.unsafe = j->unsafe;
 	prog->cfg.helper_check = j->kcheck;
+	prog->cfg.percentiles = j->percentiles;
 	prog->no_warnings = j->no_warnings;
 	prog->mode = j->mode;
 
@@ -268,6 +269,7 @@ int cmd_probe(int argc, char **argv)
 	int pid = 0, rc, kcheck = 0, interrupted = 0;
 	struct target_opts to = { .have_cmd = true };	/* -p alone is enough: no "nothing to" */
 	bool list = false, dry_run = false, unsafe = false, no_warnings = false, test = false, bench = false;
+	bool percentiles = false;
 	const char *bufmode = NULL;
 	struct opt opts[] = {
 		OPT_STRING('e', "expr", &expr, "PROGRAM", "the program to run"),
@@ -279,6 +281,7 @@ int cmd_probe(int argc, char **argv)
 		OPT_BOOL(0, "unsafe", &unsafe, "allow system() and signal()"),
 		OPT_STRING('B', "buffering", &bufmode, "MODE", "output buffering: line (default), full or none"),
 		OPT_BOOL(0, "no-warnings", &no_warnings, "do not print warnings"),
+		OPT_BOOL(0, "percentiles", &percentiles, "under each hist/lhist: p50 p90 p99 p999 and the exact max"),
 		OPT_COUNT('k', NULL, &kcheck, "warn when a BPF helper fails (map update/delete, stack, signal); -kk: reads too"),
 		OPT_BOOL(0, "test", &test, "run the test: probes (only them) and say which pass"),
 		OPT_BOOL(0, "bench", &bench, "time the bench: probes (only them): average ns per run"),
@@ -337,6 +340,7 @@ int cmd_probe(int argc, char **argv)
 	struct probe_job job = {
 		.file = file, .src = src, .len = len, .argc = argc, .argv = argv, .cmd = cmd, .pid = pid,
 		.unsafe = unsafe, .kcheck = kcheck, .no_warnings = no_warnings, .dry_run = dry_run,
+		.percentiles = percentiles,
 		.json = !strcmp(format, "json"), .full_buffering = bufmode && !strcmp(bufmode, "full"),
 		.mode = test ? MODE_TEST : bench ? MODE_BENCH : MODE_RUN,
 	};

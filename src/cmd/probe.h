@@ -25,6 +25,7 @@ struct probe_job {
 	bool quiet;			/* no "Attaching N probes...", and BEGIN runs once all are attached */
 	bool probe_only;		/* load, attach, detach: can it run here? */
 	int kcheck;
+	bool percentiles;	/* --percentiles: p50..p999 and max under each histogram */
 	int mode;			/* enum prog_mode (lang.h) */
 	char *why;			/* when set, errors go here (one line) instead of stderr */
 	size_t whylen;

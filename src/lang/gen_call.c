@@ -213,6 +213,33 @@ void g_lin_bucket(struct gen *g, const struct mapinfo *m)
 	g_patch(g, d2);
 }
 
+/*
+ * --percentiles: a hist/lhist map keeps each key's exact largest value in one
+ * more per-CPU entry, bucket HIST_MAX_BUCKET, as v ^ 2^63 so that unsigned
+ * order is signed order and 0 (the other CPUs' slots) means "none" (output.c)
+ */
+static void gen_hist_max(struct gen *g, const struct mapinfo *m, int key, int raw)
+{
+	g_ld_imm64(g, R1, HIST_MAX_BUCKET);
+	g_emit(g, STX(BPF_DW, FP, R1, key + (int)m->key_size - 8));
+	g_emit(g, LDX(BPF_DW, R1, FP, raw));
+	g_ld_imm64(g, R2, 1ULL << 63);
+	g_emit(g, ALU_REG(BPF_XOR, R1, R2));
+	g_emit(g, STX(BPF_DW, FP, R1, raw));
+	g_lookup(g, m->index, key);
+	int have = g_emit(g, JMP_IMM(BPF_JNE, R0, 0, 0));
+
+	g_update(g, m->index, key, raw, BPF_NOEXIST);
+	int done = g_emit(g, JA(0));
+
+	g_patch(g, have);
+	g_emit(g, LDX(BPF_DW, R1, FP, raw));
+	g_emit(g, LDX(BPF_DW, R2, R0, 0));
+	g_emit(g, JMP_REG(BPF_JGE, R2, R1, 1));
+	g_emit(g, STX(BPF_DW, R0, R1, 0));
+	g_patch(g, done);
+}
+
 void gen_agg(struct gen *g, struct node *mapn, struct node *call)
 {
 	struct mapinfo *m = mapn->map;
@@ -224,12 +251,16 @@ void gen_agg(struct gen *g, struct node *mapn, struct node *call)
 	int mark = g->sp;
 	int key = gen_key(g, mapn);
 	int v = g_slot(g, 8, call->loc), init = g_slot(g, 16, call->loc);
+	bool hmax = g->prog->cfg.percentiles && (m->agg == AGG_HIST || m->agg == AGG_LHIST);
+	int raw = hmax ? g_slot(g, 8, call->loc) : 0;
 
 	if (call->args)
 		gen_int(g, call->args);
 	else
 		g_emit(g, MOV_IMM(R0, 1));
 	g_emit(g, STX(BPF_DW, FP, R0, v));
+	if (hmax)
+		g_emit(g, STX(BPF_DW, FP, R0, raw));
 	if (m->agg == AGG_HIST || m->agg == AGG_LHIST) {
 		if (m->agg == AGG_HIST && m->hist_k)
 			g_log2k_bucket(g, m->hist_k);
@@ -288,6 +319,8 @@ void gen_agg(struct gen *g, struct node *mapn, struct node *call)
 	}
 	g_patch(g, done1);
 	g_patch(g, done2);
+	if (hmax)
+		gen_hist_max(g, m, key, raw);
 	g->sp = mark;
 }
 

@@ -292,7 +292,11 @@ struct config {
 	int unstable_tseries;	/* tseries(): 0 warn (upstream's default), 1 enable, 2 error */
 	int perf_rb_pages;	/* skboutput()'s perf buffer: pages per CPU (a power of two), 0: the default */
 	int helper_check;	/* -k: warn when a map update/delete, get_stackid or signal fails; -kk: reads too */
+	bool percentiles;	/* --percentiles: hist/lhist maps keep an exact max, printed with p50..p999 */
 };
+
+/* --percentiles: the bucket index of a hist/lhist key's entry holding its exact max (gen_call.c) */
+#define HIST_MAX_BUCKET 0xffffffffffffffffULL
 
 /* an unstable feature's config (unstable_addr = warn, the default; error; enable) */
 enum unstable { UNSTABLE_WARN, UNSTABLE_ERROR, UNSTABLE_ENABLE, UNSTABLE_WARNED };

@@ -11,6 +11,7 @@
 #include "lib/symbol/symbol.h"
 #include "lib/util.h"
 #include "ui/hist.h"
+#include "lib/stats/percentile.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -359,6 +360,7 @@ struct entry {
 	int64_t count, total;	/* avg/stats */
 	uint64_t *buckets;	/* hist/lhist */
 	int nb;
+	int64_t hmax;		/* --percentiles: the exact max, or PCTL_NO_MAX */
 	uint8_t *val;		/* non-aggregated value */
 };
 
@@ -401,6 +403,7 @@ static struct entry *find_or_add(struct entries *es, const uint8_t *key, int nb)
 	struct entry *e = &es->e[es->n];
 
 	memset(e, 0, sizeof(*e));
+	e->hmax = PCTL_NO_MAX;
 	e->key = malloc(es->keylen ? es->keylen : 1);
 	if (!e->key)
 		return NULL;
@@ -498,6 +501,16 @@ static int read_map(struct out *o, struct mapinfo *m, struct entries *es)
 		case AGG_HIST: case AGG_LHIST: {
 			uint64_t b = *(uint64_t *)(key + m->key_size - 8), sum = 0;
 
+			if (b == HIST_MAX_BUCKET) {	/* gen_hist_max(): v ^ 2^63 per CPU, 0 unset */
+				for (int c = 0; c < ncpu; c++) {
+					uint64_t x = *(uint64_t *)(val + c * m->value_size);
+					int64_t mx = (int64_t)(x ^ (1ULL << 63));
+
+					if (x && (e->hmax == PCTL_NO_MAX || mx > e->hmax))
+						e->hmax = mx;
+				}
+				break;
+			}
 			for (int c = 0; c < ncpu; c++)
 				sum += *(uint64_t *)(val + c * m->value_size);
 			if (b < (uint64_t)nb)
@@ -663,6 +676,11 @@ int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 		if (hist) {
 			fputc('\n', o->f);
 			print_hist(o, m, e, div);
+			if (o->prog && o->prog->cfg.percentiles) {
+				struct hist_bt h = hist_of(m);
+
+				hist__print_bt_percentiles(o->f, &h, e->buckets, e->nb, e->hmax);
+			}
 			fputc('\n', o->f);
 		} else if (m->agg == AGG_STATS) {
 			int64_t avg = e->count ? e->total / e->count : 0;

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "lib/stats/percentile.h"
+
 unsigned hist__log2_slot(uint64_t v)
 {
 	unsigned s = 0;
@@ -297,4 +299,47 @@ void hist__print_bt_json(FILE *f, const struct hist_bt *h, const uint64_t *bucke
 		fprintf(f, "\"count\": %llu}", (unsigned long long)buckets[b]);
 	}
 	fputc(']', f);
+}
+
+static void bt_range(void *ctx, int b, int64_t *lo, int64_t *hi)
+{
+	long long mn, mx;
+	unsigned has = hist__bt_range(ctx, b, &mn, &mx);
+
+	*lo = has & HIST_BT_MIN ? mn : INT64_MIN;
+	*hi = has & HIST_BT_MAX ? mx : INT64_MAX;
+}
+
+/* a percentile's text: the value, ">=lo" when its bucket has no top and no max is known */
+static void pctl_text(char *buf, size_t len, const struct pctl *p)
+{
+	if (p->open)
+		snprintf(buf, len, ">=%lld", (long long)p->lo);
+	else
+		snprintf(buf, len, "%lld", (long long)p->value);
+}
+
+void hist__print_bt_percentiles(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n, int64_t max)
+{
+	static const struct { double q; const char *name; } qs[] = {
+		{ 50, "p50" }, { 90, "p90" }, { 99, "p99" }, { 99.9, "p999" }, { 100, "max" },
+	};
+	char v[32];
+
+	for (unsigned i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		struct pctl p;
+
+		if (pctl__compute(buckets, n, bt_range, (void *)h, max, qs[i].q, &p))
+			return;
+		pctl_text(v, sizeof(v), &p);
+		fprintf(f, "%s %s  ", qs[i].name, v);
+	}
+	if (h->linear)
+		fprintf(f, "(linear buckets: each pNN is less than %lld above the true value, never below it)\n",
+			h->step);
+	else if (h->k)
+		fprintf(f, "(hist k=%d buckets: each pNN is at most %gx the true value, never below it)\n", h->k,
+			1.0 + 1.0 / (1 << h->k));
+	else
+		fprintf(f, "(log2 buckets: each pNN is at most 2x the true value, never below it)\n");
 }

@@ -66,6 +66,13 @@ void hist__bt_bar(char *buf, size_t len, unsigned long long v, unsigned long lon
  * the blank line after are the caller's.
  */
 void hist__print_bt(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n, uint64_t div);
+/*
+ * sonde probe --percentiles: the line under a histogram, "p50 N  p90 N  p99 N
+ * p999 N  max N  (BOUND)", each pNN its bucket's highest value lowered to max
+ * (lib/stats/percentile.h), max the exact largest value or PCTL_NO_MAX (then
+ * the last bucket's end); BOUND says how far a pNN can be from the truth
+ */
+void hist__print_bt_percentiles(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n, int64_t max);
 /* the same buckets as bpftrace's -f json array: [{"min": .., "max": .., "count": ..}, ...] */
 void hist__print_bt_json(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n);
 

@@ -1,0 +1,85 @@
+#!/bin/bash
+# t0846: percentiles under histograms (lib/stats/percentile.c), from a
+# workload whose distribution is known: latmix makes 850 nanosleeps that
+# return at once (~50 us with the timer slack), 120 of 1.2 ms and 30 of
+# 50 ms. Nearest rank: p50 is the 500th (fast), p90 the 900th (a 1.2 ms
+# one: bucket [1M, 2M) ns, reported as its top 2097151 ns), p99 the 990th
+# and p999 the 999th (50 ms ones: bucket [32M, 64M), lowered to the exact
+# max). The trace --histogram line is on by default; probe's is behind
+# --percentiles, so that probe's default output stays bpftrace's.
+. "$(dirname "$0")/../lib.sh"
+require_root 'percentiles of trace --histogram and probe hist()'
+
+MIX="850:0 120:1200 30:50000"
+
+# field $2 (p50, p90, max...) of the percentile line in file $1: the word after it
+pval() { grep -m1 "^p50 " "$1" | tr -s ' ' '\n' | grep -A1 -x "$2" | tail -1; }
+
+test_expect_success 'trace --histogram: p50 fast, p90 the 1.2 ms bucket, p99 and p999 the exact max' '
+	$SONDE trace --histogram -e trace=nanosleep -o so.txt "$WORKLOADS/latmix" $MIX &&
+	grep "^nanosleep (ns), 1000 calls" so.txt &&
+	test $(grep -c "^p50 " so.txt) -eq 1 &&
+	grep -q "(log2 buckets: each pNN is at most 2x the true value, never below it)$" so.txt &&
+	case $(pval so.txt p50) in *ns|*us) ;; *) false ;; esac &&
+	test "$(pval so.txt p90)" = 2.10ms &&
+	max=$(pval so.txt max) &&
+	test "$(pval so.txt p99)" = "$max" &&
+	test "$(pval so.txt p999)" = "$max" &&
+	maxns=$(sed -n "s/^nanosleep (ns).* max \([0-9]*\):$/\1/p" so.txt) &&
+	test $maxns -ge 50000000 && test $maxns -le 67108863 &&
+	case $max in 5?.?ms|6?.?ms) ;; *) false ;; esac
+'
+
+test_expect_success 'trace --histogram: one percentile line per syscall histogram' '
+	$SONDE trace --histogram -e trace=nanosleep,getppid -o so2.txt "$WORKLOADS/syscalls" 50 &&
+	n=$(grep -c " calls, min " so2.txt) && test $n -ge 1 &&
+	test $(grep -c "^p50 .* max .*(log2 buckets" so2.txt) -eq $n
+'
+
+PROG='tracepoint:syscalls:sys_enter_nanosleep /comm == "latmix"/ { @s[tid] = nsecs }
+tracepoint:syscalls:sys_exit_nanosleep /@s[tid]/ {
+	$d = nsecs - @s[tid];
+	@h = hist($d); @ms = lhist($d / 1000000, 0, 100, 10); @k[$d > 30000000] = hist($d);
+	delete(@s[tid]);
+}
+END { clear(@s); }'
+
+test_expect_success 'probe --percentiles: the same answers from hist(), lhist() and per key' '
+	$SONDE probe --percentiles -e "$PROG" -c "$WORKLOADS/latmix $MIX" >po.txt &&
+	sed -n "/^@h: /,/^$/p" po.txt >h.txt &&
+	test $(grep "^\[" h.txt | awk "{ sub(/ *[|].*/, \"\"); s += \$NF } END { print s }") -eq 1000 &&
+	grep -q "(log2 buckets: each pNN is at most 2x the true value, never below it)$" h.txt &&
+	test $(pval h.txt p50) -lt 1048576 &&
+	test $(pval h.txt p90) -eq 2097151 &&
+	max=$(pval h.txt max) && test $max -ge 50000000 && test $max -le 67108863 &&
+	test $(pval h.txt p99) -eq $max && test $(pval h.txt p999) -eq $max &&
+	sed -n "/^@ms: /,/^$/p" po.txt >ms.txt &&
+	grep -q "(linear buckets: each pNN is less than 10 above the true value, never below it)$" ms.txt &&
+	test $(pval ms.txt p90) -eq 9 &&
+	msmax=$(pval ms.txt max) && test $msmax -ge 50 && test $msmax -le 67 &&
+	test $(pval ms.txt p99) -eq $msmax &&
+	sed -n "/^@k\[0\]: /,/^$/p" po.txt >k0.txt && sed -n "/^@k\[1\]: /,/^$/p" po.txt >k1.txt &&
+	test $(pval k0.txt max) -le 30000000 &&
+	test $(pval k1.txt max) -eq $max &&
+	test $(pval k1.txt p50) -eq $max
+'
+
+test_expect_success 'probe without --percentiles: no percentile line, the rest the same layout' '
+	$SONDE probe -e "$PROG" -c "$WORKLOADS/latmix 20:0 5:1200" >plain.txt &&
+	! grep -q "^p50 " plain.txt &&
+	$SONDE probe --percentiles -e "$PROG" -c "$WORKLOADS/latmix 20:0 5:1200" >withp.txt &&
+	test $(grep -c "^p50 " withp.txt) -eq 3 &&
+	grep -v "^p50 " withp.txt | sed "/^\[/d" >a && sed "/^\[/d" plain.txt >b && test_cmp b a
+'
+
+if have_bpftrace; then
+	test_expect_success 'probe without --percentiles: bpftrace prints the same lines but for the counts' '
+		bpftrace -e "$PROG" -c "$WORKLOADS/latmix 20:0 5:1200" 2>/dev/null | mask_numbers >bt.txt &&
+		$SONDE probe -e "$PROG" -c "$WORKLOADS/latmix 20:0 5:1200" | mask_numbers >so.txt &&
+		grep -v "^\[N" bt.txt >bt2 && grep -v "^\[N" so.txt >so2 && test_cmp bt2 so2
+	'
+else
+	test_skip 'probe without --percentiles is bpftrace'"'"'s layout' 'no bpftrace that runs here'
+fi
+
+test_done
