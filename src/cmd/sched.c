@@ -23,7 +23,7 @@
 static const char *const sched_usage[] = {
 	"sonde sched record [<options>] [-a | -p PID | -- <command> [<args>]]",
 	"sonde sched latency [-i FILE] [-s KEYS] [-p] | --live [-p] [-- <command>]",
-	"sonde sched timehist [-i FILE] [-w] [-V] [-M] [-n] [--state]",
+	"sonde sched timehist [-i FILE] [-w] [-V] [-M] [-n] [--state] [-s | -S]",
 	"sonde sched map [-i FILE]",
 	NULL,
 };
@@ -240,10 +240,21 @@ static int sched_latency(int argc, char **argv)
 	return 0;
 }
 
+/* timehist -s: the lines are counted, not printed */
+static int th_none(const struct sched_th_line *l, void *ctx)
+{
+	(void)l;
+	(void)ctx;
+	return 0;
+}
+
 static int sched_timehist(int argc, char **argv)
 {
-	static const char *const usage[] = { "sonde sched timehist [-i FILE] [-w] [-V] [-M] [-n] [--state]", NULL };
+	static const char *const usage[] = {
+		"sonde sched timehist [-i FILE] [-w] [-V] [-M] [-n] [--state] [-s | -S]", NULL,
+	};
 	const char *input = NULL;
+	bool summary = false, with_summary = false;
 	struct sched_th_opts o = { 0 };
 	struct sched_th_print p = { .out = stdout, .comm_width = 30 };
 	const struct opt opts[] = {
@@ -253,23 +264,31 @@ static int sched_timehist(int argc, char **argv)
 		OPT_BOOL('n', "next", &p.next, "show the task switched in"),
 		OPT_BOOL('V', "cpu-visual", &p.visual, "a column per CPU: s a switch, i idle, m a migration"),
 		OPT_BOOL(0, "state", &p.state, "the state the task left the CPU in (R, S, D...)"),
+		OPT_BOOL('s', "summary", &summary, "only the per-task summary: switches, run times, idle time"),
+		OPT_BOOL('S', "with-summary", &with_summary, "the lines, then the summary"),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
 	struct sched_reader *r;
+	struct sched_th_summary sum = { 0 };
 	int max_cpu, rc;
 
 	argc = opt__parse(argc, argv, opts, usage, 0);
 	if (argc)
 		opt__usage_error(usage, opts, "unexpected argument '%s'", argv[0]);
-	o.wakeups = p.wakeups;
+	o.wakeups = p.wakeups && !summary;	/* perf -s: no line at all */
+	o.summary = summary || with_summary ? &sum : NULL;
 	r = open_input(input);
 	if (!r)
 		return 1;
 	max_cpu = sched_reader__nr_cpus(r) ? sched_reader__nr_cpus(r) : 4;
 	p.max_cpu = &max_cpu;
-	sched_print__th_header(&p);
-	rc = sched_th__run(r, &o, &max_cpu, sched_print__th_line, &p);
+	if (!summary)
+		sched_print__th_header(&p);
+	rc = sched_th__run(r, &o, &max_cpu, summary ? th_none : sched_print__th_line, &p);
+	if (rc >= 0 && o.summary)
+		sched_print__th_summary(&p, &sum);
+	sched_th_summary__free(&sum);
 	sched_reader__free(r);
 	if (rc < 0) {
 		error("cannot read the recording: %s", strerror(-rc));

@@ -219,3 +219,90 @@ int sched_print__map_line(const struct sched_map_line *l, void *ctx)
 	fprintf(out, "\n");
 	return 0;
 }
+
+/* ------------------------------------------------------------ timehist -s */
+
+/* perf's print_sched_time(): msec.usec, truncated, then a space */
+static void sched_time(FILE *out, uint64_t ns, int width)
+{
+	fprintf(out, "%*" PRIu64 ".%03" PRIu64 " ", width, ns / 1000000, ns % 1000000 / 1000);
+}
+
+static void summary_row(struct sched_th_print *p, const struct sched_th_total *t)
+{
+	char buf[32];
+	const char *c = comm_str(p, t->thread, buf, sizeof(buf));	/* first: it may widen the column */
+	float sd = (float)sched_th_total__rel_stddev(t);
+
+	fprintf(p->out, "%*s   %5d  %9" PRIu64 " ", p->comm_width, c, t->thread->ppid, t->nr_switches);
+	sched_time(p->out, t->run, 8);
+	if (p->state) {	/* perf's wait-time summary */
+		sched_time(p->out, t->sleep, 6);
+		fputc(' ', p->out);
+		sched_time(p->out, t->iowait, 6);
+		fputc(' ', p->out);
+		sched_time(p->out, t->preempt, 6);
+		fputc(' ', p->out);
+		sched_time(p->out, t->delay, 6);
+		fputc('\n', p->out);
+		return;
+	}
+	sched_time(p->out, t->min_run, 6);
+	fputc(' ', p->out);
+	sched_time(p->out, (uint64_t)t->mean, 6);
+	fputc(' ', p->out);
+	sched_time(p->out, t->max_run, 6);
+	fprintf(p->out, "  %5.2f   %5" PRIu64 "\n", sd, t->migrations);
+}
+
+void sched_print__th_summary(struct sched_th_print *p, const struct sched_th_summary *s)
+{
+	uint64_t tasks = 0, switches = 0, run = 0, span = s->end - s->start;
+	size_t alive = 0;
+
+	fprintf(p->out, "\n%s summary\n", p->state ? "Wait-time" : "Runtime");
+	fprintf(p->out, "%*s  parent   sched-in  ", p->comm_width, "comm");
+	fprintf(p->out, p->state ? "   run-time      sleep      iowait     preempt       delay\n"
+		: "   run-time    min-run     avg-run     max-run  stddev  migrations\n");
+	fprintf(p->out, "%*s            (count)  ", p->comm_width, "");
+	fprintf(p->out, "     (msec)     (msec)      (msec)      (msec)       %s\n", p->state ? "(msec)" : "%");
+	fprintf(p->out, "%.117s\n", dots);
+	for (int dead = 0; dead < 2; dead++) {
+		if (dead) {
+			fprintf(p->out, "\nTerminated tasks:\n");
+			alive = tasks;
+		}
+		for (size_t i = 0; i < s->nr_tasks; i++) {
+			if (s->tasks[i].thread->dead != dead)
+				continue;
+			summary_row(p, &s->tasks[i]);
+			tasks++;
+			switches += s->tasks[i].nr_switches;
+			run += s->tasks[i].run;
+		}
+		if (!dead && !tasks)
+			fprintf(p->out, "<no still running tasks>\n");
+		if (dead && tasks == alive)
+			fprintf(p->out, "<no terminated tasks>\n");
+	}
+	fprintf(p->out, "\nIdle stats:\n");
+	for (int c = 0; c < s->nr_idle; c++) {
+		if (!s->idle[c].present)
+			continue;
+		if (s->idle[c].nr_switches) {
+			switches += s->idle[c].nr_switches;
+			fprintf(p->out, "    CPU %2d idle for ", c);
+			sched_time(p->out, s->idle[c].run, 6);
+			fprintf(p->out, " msec  (%6.2f%%)\n", 100.0 * s->idle[c].run / span);
+		} else {
+			fprintf(p->out, "    CPU %2d idle entire time window\n", c);
+		}
+	}
+	fprintf(p->out, "\n    Total number of unique tasks: %" PRIu64 "\nTotal number of context switches: %" PRIu64 "\n",
+		tasks, switches);
+	fprintf(p->out, "           Total run time (msec): ");
+	sched_time(p->out, run, 2);
+	fprintf(p->out, "\n    Total scheduling time (msec): ");
+	sched_time(p->out, span, 2);
+	fprintf(p->out, " (x %d)\n", s->max_cpu);
+}

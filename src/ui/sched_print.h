@@ -27,6 +27,9 @@ void sched_print__th_header(struct sched_th_print *p);
 /* one line; a sched_th__run() callback (ctx: struct sched_th_print); returns 0 */
 int sched_print__th_line(const struct sched_th_line *l, void *ctx);
 
+/* timehist -s/-S: perf's "Runtime summary", its terminated tasks, idle stats and totals */
+void sched_print__th_summary(struct sched_th_print *p, const struct sched_th_summary *s);
+
 /* one line of perf sched map; a sched_map__run() callback (ctx: the FILE *); returns 0 */
 int sched_print__map_line(const struct sched_map_line *l, void *ctx);
 

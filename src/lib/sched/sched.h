@@ -36,6 +36,9 @@ struct sched_thread {
 	char comm[32];
 	bool comm_set;		/* named by a COMM record or by its parent at fork */
 	void *priv;		/* the analysis' own data */
+	int ppid;		/* the parent's tid from a FORK record, else -1 (perf's thread->ppid) */
+	bool dead;		/* an EXIT record came for it */
+	unsigned long replaced;	/* 0 while it is the tid's thread; else the order in which a FORK replaced it */
 };
 
 struct sched_event {
@@ -146,8 +149,11 @@ struct sched_th_line {
 	uint64_t lost;				/* LOST */
 };
 
+struct sched_th_summary;
+
 struct sched_th_opts {
 	bool wakeups, migrations;
+	struct sched_th_summary *summary;	/* when set, filled at the end (-s, -S) */
 };
 
 /* per task totals for timehist's summary */
@@ -155,7 +161,32 @@ struct sched_th_total {
 	const struct sched_thread *thread;
 	uint64_t nr_switches, run, min_run, max_run, migrations;
 	double mean, m2;			/* of the run times, for the std dev */
+	/* --state's wait-time summary: time off the CPU by the state it left in, and run-queue delay */
+	uint64_t sleep, iowait, preempt, delay;
 };
+
+/*
+ * perf sched timehist -s: a row per task that was switched out (every
+ * switch-out counts, run 0 for a CPU's first), in the order perf's machine
+ * walks its threads (tid mod 256, then tid; threads a FORK replaced after
+ * each bucket's), then each CPU's idle time. The rows point to the reader's
+ * threads; sched_th_summary__free() frees the arrays.
+ */
+struct sched_th_summary {
+	struct sched_th_total *tasks;
+	size_t nr_tasks;
+	struct sched_th_idle {
+		bool present;			/* perf has an idle task for that CPU: a line */
+		uint64_t nr_switches, run;	/* its switch-outs and idle time (ns) */
+	} *idle;				/* per CPU */
+	int nr_idle;
+	uint64_t start, end;			/* the first and the last switch */
+	int max_cpu;				/* perf's max_cpu: the "(x N)" of the total */
+};
+
+/* the run time's standard deviation relative to its mean, in %, as perf computes it */
+double sched_th_total__rel_stddev(const struct sched_th_total *t);
+void sched_th_summary__free(struct sched_th_summary *s);
 
 /*
  * Read every event of r and hand timehist's lines to fn in time order; a

@@ -53,6 +53,7 @@ struct sched_reader {
 	size_t nr_all, cap_all;
 	struct sched_thread **slot;
 	size_t nr_slots, nr_used;
+	unsigned long nr_replaced;
 	uint64_t bad, lost, lost_records, samples;
 	struct sched_thread **with_priv;	/* threads whose priv an analysis made */
 	size_t nr_priv, cap_priv;
@@ -282,6 +283,7 @@ static struct sched_thread *new_thread(struct sched_reader *r, int pid, int tid)
 		return NULL;
 	t->pid = pid;
 	t->tid = tid;
+	t->ppid = -1;
 	if (tid == 0) {
 		strcpy(t->comm, "swapper");
 		t->comm_set = true;
@@ -292,6 +294,8 @@ static struct sched_thread *new_thread(struct sched_reader *r, int pid, int tid)
 	s = lookup(r, tid);
 	if (!*s)
 		r->nr_used++;
+	else
+		(*s)->replaced = ++r->nr_replaced;
 	*s = t;
 	return t;
 }
@@ -379,6 +383,8 @@ static void fork_thread(struct sched_reader *r, const struct perfdata_event *pe)
 		memcpy(child->comm, comm, sizeof(comm));
 		child->comm_set = true;
 	}
+	if (child && parent)
+		child->ppid = parent->tid;
 }
 
 int sched_reader__next(struct sched_reader *r, struct sched_event *ev)
@@ -412,6 +418,13 @@ int sched_reader__next(struct sched_reader *r, struct sched_event *ev)
 		case PERF_RECORD_FORK:
 			fork_thread(r, &pe);
 			continue;
+		case PERF_RECORD_EXIT: {	/* perf marks the thread of that tid, if it knows one */
+			struct sched_thread **t = lookup(r, (int)pe.task.tid);
+
+			if (t && *t)
+				(*t)->dead = true;
+			continue;
+		}
 		case PERF_RECORD_LOST:
 		case PERF_RECORD_LOST_SAMPLES:
 			r->lost += pe.lost.lost;
