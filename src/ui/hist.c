@@ -310,29 +310,66 @@ static void bt_range(void *ctx, int b, int64_t *lo, int64_t *hi)
 	*hi = has & HIST_BT_MAX ? mx : INT64_MAX;
 }
 
-/* a percentile's text: the value, ">=lo" when its bucket has no top and no max is known */
-static void pctl_text(char *buf, size_t len, const struct pctl *p)
+void hist__fmt_ns(char *buf, size_t len, uint64_t ns)
 {
-	if (p->open)
-		snprintf(buf, len, ">=%lld", (long long)p->lo);
+	static const char *const unit[] = { "ns", "us", "ms", "s" };
+	double x = (double)ns;
+	int u = 0;
+
+	while (x >= 999.5 && u < 3) {
+		x /= 1000;
+		u++;
+	}
+	if (!u)
+		snprintf(buf, len, "%llu%s", (unsigned long long)ns, unit[u]);
 	else
-		snprintf(buf, len, "%lld", (long long)p->value);
+		snprintf(buf, len, "%.*f%s", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, unit[u]);
+}
+
+/* a percentile's text: the value (a duration when unit_ns), ">=lo" when its bucket has no top and no max is known */
+static void pctl_text(char *buf, size_t len, const struct pctl *p, uint64_t unit_ns)
+{
+	int64_t v = p->open ? p->lo : p->value;
+	size_t n = 0;
+
+	if (p->open)
+		n = (size_t)snprintf(buf, len, ">=");
+	if (unit_ns && v >= 0)
+		hist__fmt_ns(buf + n, len - n, (uint64_t)v * unit_ns);
+	else
+		snprintf(buf + n, len - n, "%lld", (long long)v);
+}
+
+static const struct { double q; const char *name; } pctl_qs[] = {
+	{ 50, "p50" }, { 90, "p90" }, { 99, "p99" }, { 99.9, "p999" }, { 100, "max" },
+};
+
+void hist__print_log2_percentiles(FILE *f, const uint64_t *slots, int n, int64_t max, uint64_t unit_ns)
+{
+	char v[40];
+
+	for (unsigned i = 0; i < sizeof(pctl_qs) / sizeof(pctl_qs[0]); i++) {
+		struct pctl p;
+
+		if (pctl__compute(slots, n, pctl__log2_range, NULL, max, pctl_qs[i].q, &p))
+			return;
+		pctl_text(v, sizeof(v), &p, unit_ns);
+		fprintf(f, "%s %s  ", pctl_qs[i].name, v);
+	}
+	fprintf(f, "(log2 buckets: each pNN is at most 2x the true value, never below it)\n");
 }
 
 void hist__print_bt_percentiles(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n, int64_t max)
 {
-	static const struct { double q; const char *name; } qs[] = {
-		{ 50, "p50" }, { 90, "p90" }, { 99, "p99" }, { 99.9, "p999" }, { 100, "max" },
-	};
-	char v[32];
+	char v[40];
 
-	for (unsigned i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+	for (unsigned i = 0; i < sizeof(pctl_qs) / sizeof(pctl_qs[0]); i++) {
 		struct pctl p;
 
-		if (pctl__compute(buckets, n, bt_range, (void *)h, max, qs[i].q, &p))
+		if (pctl__compute(buckets, n, bt_range, (void *)h, max, pctl_qs[i].q, &p))
 			return;
-		pctl_text(v, sizeof(v), &p);
-		fprintf(f, "%s %s  ", qs[i].name, v);
+		pctl_text(v, sizeof(v), &p, 0);
+		fprintf(f, "%s %s  ", pctl_qs[i].name, v);
 	}
 	if (h->linear)
 		fprintf(f, "(linear buckets: each pNN is less than %lld above the true value, never below it)\n",

@@ -73,6 +73,14 @@ void hist__print_bt(FILE *f, const struct hist_bt *h, const uint64_t *buckets, i
  * the last bucket's end); BOUND says how far a pNN can be from the truth
  */
 void hist__print_bt_percentiles(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n, int64_t max);
+/*
+ * the same line under BCC's log2 slots (slot 0 [0, 1], i [2^i, 2^(i+1))):
+ * values times unit_ns shown as durations ("65.5us", "2.10ms"), or plain
+ * numbers when unit_ns is 0; max in the slots' unit, or PCTL_NO_MAX
+ */
+void hist__print_log2_percentiles(FILE *f, const uint64_t *slots, int n, int64_t max, uint64_t unit_ns);
+/* ns as "850ns", "2.05us", "50.1ms", "1.20s": three significant digits */
+void hist__fmt_ns(char *buf, size_t len, uint64_t ns);
 /* the same buckets as bpftrace's -f json array: [{"min": .., "max": .., "count": ..}, ...] */
 void hist__print_bt_json(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n);
 

@@ -4,8 +4,7 @@
  * the --histogram; see strace_print.h.
  */
 #include "ui/strace_print.h"
-
-#include "lib/stats/percentile.h"
+#include "ui/hist.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -349,46 +348,6 @@ static void bucket_label(char *buf, size_t len, uint64_t v)
 	snprintf(buf, len, "%llu%s", (unsigned long long)v, suf[i]);
 }
 
-/* ns as "850ns", "2.05us", "50.1ms", "1.20s": three significant digits */
-void strace_print__duration(char *buf, size_t len, uint64_t ns)
-{
-	static const char *const unit[] = { "ns", "us", "ms", "s" };
-	double x = (double)ns;
-	int u = 0;
-
-	while (x >= 999.5 && u < 3) {
-		x /= 1000;
-		u++;
-	}
-	if (!u)
-		snprintf(buf, len, "%llu%s", (unsigned long long)ns, unit[u]);
-	else
-		snprintf(buf, len, "%.*f%s", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, unit[u]);
-}
-
-/* the percentiles under a histogram of log2 ns buckets, and their bound (lib/stats/percentile.h) */
-static void percentiles(FILE *out, const struct sc_stat *s)
-{
-	static const struct { double q; const char *name; } qs[] = {
-		{ 50, "p50" }, { 90, "p90" }, { 99, "p99" }, { 99.9, "p999" },
-	};
-	uint64_t hist[TRACE_HIST];
-	char v[32];
-
-	for (int b = 0; b < TRACE_HIST; b++)
-		hist[b] = s->hist[b];
-	for (unsigned i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
-		struct pctl p;
-
-		if (pctl__compute(hist, TRACE_HIST, pctl__log2_range, NULL, (int64_t)s->max_ns, qs[i].q, &p))
-			return;
-		strace_print__duration(v, sizeof(v), (uint64_t)p.value);
-		fprintf(out, "%s %s  ", qs[i].name, v);
-	}
-	strace_print__duration(v, sizeof(v), s->max_ns);
-	fprintf(out, "max %s  (log2 buckets: each pNN is at most 2x the true value, never below it)\n", v);
-}
-
 void strace_print__histogram(FILE *out, const struct sc_stat *stats)
 {
 	for (int nr = 0; nr < TRACE_NR_MAX; nr++) {
@@ -420,6 +379,12 @@ void strace_print__histogram(FILE *out, const struct sc_stat *stats)
 			fprintf(out, "%-18s %8llu |%-52.*s|\n", range, (unsigned long long)s->hist[b], bar,
 				"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
 		}
-		percentiles(out, s);
+		{
+			uint64_t hist[TRACE_HIST];
+
+			for (int b = 0; b < TRACE_HIST; b++)
+				hist[b] = s->hist[b];
+			hist__print_log2_percentiles(out, hist, TRACE_HIST, (int64_t)s->max_ns, 1);
+		}
 	}
 }

@@ -53,7 +53,5 @@ void strace_printer__fini(struct strace_printer *p);
 void strace_print__summary(FILE *out, const struct sc_stat *stats, const char *sortby);
 /* per-syscall latency histograms (log2 buckets of ns), each with a line of p50/p90/p99/p999/max */
 void strace_print__histogram(FILE *out, const struct sc_stat *stats);
-/* ns as "850ns", "2.05us", "50.1ms", "1.20s" into buf */
-void strace_print__duration(char *buf, size_t len, uint64_t ns);
 
 #endif
