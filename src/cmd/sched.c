@@ -22,7 +22,7 @@
 
 static const char *const sched_usage[] = {
 	"sonde sched record [<options>] [-a | -p PID | -- <command> [<args>]]",
-	"sonde sched latency [-i FILE] [-s KEYS] [-p] | --live [-p] [-- <command>]",
+	"sonde sched latency [-i FILE] [-s KEYS] [-p] [--hist] | --live [-p] [-- <command>]",
 	"sonde sched timehist [-i FILE] [-w] [-V] [-M] [-n] [--state] [-s | -S]",
 	"sonde sched map [-i FILE]",
 	NULL,
@@ -177,12 +177,12 @@ static int sched_live(enum live_key key, double duration, int argc, char **argv)
 static int sched_latency(int argc, char **argv)
 {
 	static const char *const usage[] = {
-		"sonde sched latency [-i FILE] [-s KEYS] [-p] [-C CPU]",
+		"sonde sched latency [-i FILE] [-s KEYS] [-p] [-C CPU] [--hist]",
 		"sonde sched latency --live [-p | --cgroup] [--duration S] [-- <command> [<args>]]",
 		NULL,
 	};
 	const char *input = NULL, *sort = "avg,max,switch,runtime";
-	bool per_pid = false, live = false, cgroup = false;
+	bool per_pid = false, live = false, cgroup = false, hist = false;
 	double duration = 0;
 	int cpu = -1, nkeys = 0, rc;
 	const struct opt opts[] = {
@@ -191,6 +191,8 @@ static int sched_latency(int argc, char **argv)
 			   "(default avg,max,switch,runtime)"),
 		OPT_BOOL('p', "pids", &per_pid, "a row per task instead of per command name"),
 		OPT_INT('C', "CPU", &cpu, "CPU", "delays as seen from that CPU alone (perf's -C)"),
+		OPT_BOOL(0, "hist", &hist, "instead of the table: per row, runqlat's histogram of the delays "
+			 "and their p50/p90/p99/p999/max"),
 		OPT_GROUP("in the kernel, with no recording"),
 		OPT_BOOL(0, "live", &live, "histograms of the delays per process (per thread with -p) kept in "
 			 "BPF maps, printed as runqlat -P prints them at Ctrl-C, after --duration, or when the "
@@ -208,6 +210,8 @@ static int sched_latency(int argc, char **argv)
 	argc = opt__parse(argc, argv, opts, usage, live ? OPT_STOP_AT_NON_OPTION : 0);
 	if (cgroup && (!live || per_pid))
 		opt__usage_error(usage, opts, "--cgroup goes with --live, without -p");
+	if (hist && live)
+		opt__usage_error(usage, opts, "--hist reads a recording; --live prints histograms already");
 	if (live)
 		return sched_live(cgroup ? LIVE_CGROUP : per_pid ? LIVE_THREAD : LIVE_PROCESS, duration, argc, argv);
 	if (argc)
@@ -234,7 +238,10 @@ static int sched_latency(int argc, char **argv)
 		sched_reader__free(r);
 		return 1;
 	}
-	sched_print__latency(stdout, &l);
+	if (hist)
+		sched_print__latency_hist(stdout, &l, per_pid);
+	else
+		sched_print__latency(stdout, &l);
 	sched_lat__free(&l);
 	sched_reader__free(r);
 	return 0;
@@ -276,6 +283,8 @@ static int sched_timehist(int argc, char **argv)
 	argc = opt__parse(argc, argv, opts, usage, 0);
 	if (argc)
 		opt__usage_error(usage, opts, "unexpected argument '%s'", argv[0]);
+	if (summary && with_summary)
+		opt__usage_error(usage, opts, "give one of -s and -S");
 	o.wakeups = p.wakeups && !summary;	/* perf -s: no line at all */
 	o.summary = summary || with_summary ? &sum : NULL;
 	r = open_input(input);

@@ -6,6 +6,7 @@
  * so that both tools' output can be compared line by line.
  */
 #include "ui/sched_print.h"
+#include "ui/hist.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -59,6 +60,22 @@ void sched_print__latency(FILE *out, const struct sched_lat *l)
 		fprintf(out, "\n");
 	}
 	fprintf(out, "\n");
+}
+
+void sched_print__latency_hist(FILE *out, const struct sched_lat *l, bool per_pid)
+{
+	for (size_t i = 0; i < l->nr_rows; i++) {
+		const struct sched_lat_row *r = &l->rows[i];
+
+		if (per_pid)
+			fprintf(out, "\npid = %d %s\n", r->tid, r->comm);
+		else if (r->nr_merged > 1)
+			fprintf(out, "\ncomm = %s (%d tasks)\n", r->comm, r->nr_merged);
+		else
+			fprintf(out, "\ncomm = %s\n", r->comm);
+		hist__print_log2(out, r->hist, SCHED_LAT_SLOTS, "usecs");
+		hist__print_log2_percentiles(out, r->hist, SCHED_LAT_SLOTS, (int64_t)(r->max_delay / 1000), 1000);
+	}
 }
 
 /* ------------------------------------------------------------ timehist */

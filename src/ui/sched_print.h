@@ -14,6 +14,12 @@
 
 /* the table, its TOTAL line and perf's INFO lines */
 void sched_print__latency(FILE *out, const struct sched_lat *l);
+/*
+ * latency --hist: per row of the table, in its order, runqlat's histogram of
+ * the delays in usecs after "pid = TID COMM" (per_pid) or "comm = COMM (N
+ * tasks)", and its percentile line
+ */
+void sched_print__latency_hist(FILE *out, const struct sched_lat *l, bool per_pid);
 
 struct sched_th_print {
 	FILE *out;

@@ -96,6 +96,8 @@ void sched_reader__drop_priv(struct sched_reader *r);
 
 /* ------------------------------------------------------------ latency */
 
+#define SCHED_LAT_SLOTS 40	/* log2 slots of us: up to 2^40 us, 12 days */
+
 /* perf sched latency's sort keys */
 enum sched_lat_key { SCHED_LAT_PID, SCHED_LAT_AVG, SCHED_LAT_MAX, SCHED_LAT_SWITCH, SCHED_LAT_RUNTIME };
 
@@ -108,6 +110,7 @@ struct sched_lat_row {
 	uint64_t switches;		/* switch-ins after a wakeup or a preemption */
 	uint64_t total_delay, max_delay;	/* ns */
 	uint64_t max_start, max_end;	/* when the longest delay began (wakeup) and ended */
+	uint64_t hist[SCHED_LAT_SLOTS];	/* the delays in log2 slots of us: 0 holds 0-1 us, i [2^i, 2^(i+1)) */
 };
 
 struct sched_lat {

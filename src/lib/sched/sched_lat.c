@@ -23,7 +23,21 @@ struct lat_task {
 	int state;			/* of the last atom */
 	uint64_t sched_out, wake_up;
 	uint64_t runtime, total_lat, nr, max_lat, max_start, max_end;
+	uint64_t hist[SCHED_LAT_SLOTS];
 };
+
+/* BCC's log2 slot of a delay in us (runqlat's): 0 and 1 us in slot 0 */
+static unsigned us_slot(uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+	unsigned s = 0;
+
+	while (us > 1) {
+		us >>= 1;
+		s++;
+	}
+	return s < SCHED_LAT_SLOTS ? s : SCHED_LAT_SLOTS - 1;
+}
 
 struct lat_state {
 	struct sched_reader *r;
@@ -80,6 +94,7 @@ static void sched_in(struct lat_task *lt, uint64_t time)
 	}
 	lt->state = ST_SCHED_IN;
 	d = time - lt->wake_up;
+	lt->hist[us_slot(d)]++;
 	lt->total_lat += d;
 	if (d > lt->max_lat) {
 		lt->max_lat = d;
@@ -234,6 +249,8 @@ static void add(struct sched_lat_row *row, const struct lat_task *lt)
 	row->runtime += lt->runtime;
 	row->switches += lt->nr;
 	row->total_delay += lt->total_lat;
+	for (int i = 0; i < SCHED_LAT_SLOTS; i++)
+		row->hist[i] += lt->hist[i];
 	if (lt->max_lat > row->max_delay) {
 		row->max_delay = lt->max_lat;
 		row->max_start = lt->max_start;

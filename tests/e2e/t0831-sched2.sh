@@ -1,0 +1,109 @@
+#!/bin/bash
+# sonde sched, the rest of perf sched's surface: timehist -s/-S (perf's
+# runtime summary, --state's wait-time summary), and latency --hist (a
+# runqlat histogram of the wake-to-run delays per task, with percentiles).
+# The workload: spin's 3 threads pinned to one CPU for 1 s, so that each
+# waits on the run queue while the others run; compared with perf sched
+# timehist 6.1 on the same file, and with the table of sonde sched latency.
+. "$(dirname "$0")/../lib.sh"
+
+W=$WORKLOADS/spin
+
+require_root 'sonde sched' 'tracepoints system-wide need root'
+have_perf() { command -v perf >/dev/null 2>&1 && perf version >/dev/null 2>&1; }
+
+$SONDE sched record -o "$TMP/spin.data" -- taskset -c 1 $W 1 3 >"$TMP/spin.out" 2>"$TMP/spin.err"
+SPIN=$(sed -n 's/ ready$//p' "$TMP/spin.out")
+
+# the summary's row of comm[tid...] in file $2: sched-in count, run-time (ms)
+srow() { awk -v t="$1" '$1 == t { print $3, $4 }' "$2"; }
+
+test_expect_success 'timehist -s: a row per spin thread, terminated, with its parent; totals and idle CPUs' '
+	$SONDE sched timehist -s -i spin.data >s.out &&
+	grep -q "^Runtime summary$" s.out &&
+	sed -n "/^Terminated tasks:$/,/^$/p" s.out >dead &&
+	test $(grep -cE "^ +spin\[($SPIN|[0-9]+/$SPIN)\] " dead) = 3 &&
+	test $(grep -cE "^ +spin\[[0-9]+/$SPIN\] +$SPIN " dead) = 2 &&
+	grep -qE "^    CPU  1 idle (for|entire time window)" s.out &&
+	grep -qE "^    Total number of unique tasks: [0-9]+$" s.out &&
+	grep -qE "^    Total scheduling time \(msec\): [0-9]+\.[0-9]{3}  \(x [0-9]+\)$" s.out
+'
+
+test_expect_success 'timehist -s: each thread'"'"'s count and run time are those of its timehist lines' '
+	$SONDE sched timehist -s -i spin.data >s.out &&
+	$SONDE sched timehist -i spin.data >lines &&
+	for t in $(grep -oE "spin\[[0-9]+(/$SPIN)?\]" s.out | grep -E "\[$SPIN\]|/$SPIN\]" | sort -u); do
+		set -- $(srow "$t" s.out) &&
+		n=$(awk -v t="$t" "\$3 == t" lines | wc -l) &&
+		ms=$(awk -v t="$t" "\$3 == t { s += \$6 } END { printf \"%.3f\", s }" lines) &&
+		echo "$t: summary $1 switches $2 ms, lines $n switches $ms ms" &&
+		test "$1" = "$n" &&
+		awk -v a="$2" -v b="$ms" "BEGIN { d = a - b; exit !(d < 0.05 && d > -0.05) }" || exit 1
+	done
+'
+
+test_expect_success 'timehist -s, -S, --state, -M: byte for byte what perf sched timehist prints' '
+	have_perf || { echo "perf is not installed"; exit 0; } &&
+	for k in "-s" "-S" "-s --state" "-s -M" "-S -w -V -M" "-S -n --state"; do
+		perf sched timehist $k -i spin.data >perf.out 2>/dev/null &&
+		$SONDE sched timehist $k -i spin.data >sonde.out &&
+		test_cmp perf.out sonde.out || { echo "differs with: $k"; exit 1; }
+	done
+'
+
+test_expect_success 'timehist -s on perf sched record files: forks name the parents, as perf does' '
+	have_perf || { echo "perf is not installed"; exit 0; } &&
+	perf sched record -o perf.data -- sh -c "taskset -c 1 $W 0.3 2; $WORKLOADS/naps 3 2" >/dev/null 2>&1 &&
+	for k in "-s" "-S --state" "-s -M"; do
+		perf sched timehist $k -i perf.data >perf.out 2>/dev/null &&
+		$SONDE sched timehist $k -i perf.data >sonde.out &&
+		test_cmp perf.out sonde.out || { echo "differs with: $k"; exit 1; }
+	done &&
+	sh=$(grep -oE "^ +sh\[[0-9]+\]" sonde.out | head -1 | tr -dc 0-9) &&
+	grep -E "^ +naps\[[0-9]+\] +$sh " sonde.out
+'
+
+# the counts and the percentile line of the histogram after line "$1" in file $2
+hist_of() { awk -v h="$1" '$0 == h { on = 1; next } on && /^$/ { exit } on' "$2"; }
+
+test_expect_success 'latency --hist -p: per thread, as many delays as the table counts switches, its max the table'"'"'s' '
+	$SONDE sched latency -p -i spin.data >lat &&
+	$SONDE sched latency -p --hist -i spin.data >hist &&
+	test $(grep -c "^pid = " hist) = $(grep -cE "^  [^ ].*:[0-9]+ +\|" lat) &&
+	for tid in $(grep -oE "^pid = [0-9]+ spin$" hist | cut -d" " -f3); do
+		hist_of "pid = $tid spin" hist >h &&
+		grep -q "^     usecs               : count    distribution$" h &&
+		n=$(awk "/ : / { s += \$5 } END { print s }" h) &&
+		sw=$(awk -F"|" "/^  spin:$tid / { print \$3 + 0 }" lat) &&
+		maxms=$(awk -F"|" "/^  spin:$tid / { sub(/max:/, \"\", \$5); print \$5 + 0 }" lat) &&
+		top=$(awk "/ : / && \$5 > 0 { lo = \$1; hi = \$3 } END { print lo, hi }" h) &&
+		echo "$tid: $n delays, table $sw switches, max $maxms ms in [$top] us" &&
+		test "$n" = "$sw" &&
+		awk -v m="$maxms" -v t="$top" "BEGIN { split(t, b, \" \"); us = m * 1000; exit !(us >= b[1] && us < b[2] + 1) }" &&
+		grep -qE "^p50 [0-9.]+(ns|us|ms|s)  p90 .*  max [0-9.]+(us|ms|s)  \(log2 buckets: each pNN is at most 2x the true value, never below it\)$" h || exit 1
+	done
+'
+
+# each of the 3 spinners waits while the 2 others run their slices: most of its
+# delays are whole slices, a millisecond or more
+test_expect_success 'latency --hist: a spinner among 3 on one CPU waits 1 ms or more at the median (known answer)' '
+	$SONDE sched latency -p --hist -i spin.data >hist &&
+	test $(grep -cE "^pid = [0-9]+ spin$" hist) = 3 &&
+	for tid in $(grep -oE "^pid = [0-9]+ spin$" hist | cut -d" " -f3); do
+		p50=$(hist_of "pid = $tid spin" hist | sed -n "s/^p50 \([^ ]*\) .*/\1/p") &&
+		echo "$tid: p50 $p50" &&
+		case $p50 in *ms|*s) ;; *) exit 1 ;; esac || exit 1
+	done &&
+	$SONDE sched latency --hist -i spin.data >merged &&
+	grep -qx "comm = spin (3 tasks)" merged
+'
+
+test_expect_success 'timehist -s -S together, and --hist with --live: usage errors' '
+	test_expect_code() { "$@"; test $? = $want; } &&
+	want=129 test_expect_code $SONDE sched timehist -s -S -i spin.data 2>err &&
+	grep "one of -s and -S" err &&
+	want=129 test_expect_code $SONDE sched latency --live --hist 2>err &&
+	grep "hist reads a recording" err
+'
+
+test_done
