@@ -1116,6 +1116,10 @@ const char *lang__config(struct program *prog, const char *key, const char *val,
 		if (!isnum && strcmp(val, "true") && strcmp(val, "false") && strcmp(val, "1") && strcmp(val, "0"))
 			return "print_maps_on_exit is true or false";
 		prog->cfg.no_print_maps = !on;
+	} else if (!strcasecmp(key, "percentiles")) {	/* sonde's own: as probe --percentiles */
+		if (!isnum && strcmp(val, "true") && strcmp(val, "false") && strcmp(val, "1") && strcmp(val, "0"))
+			return "percentiles is true or false";
+		prog->cfg.percentiles = isnum ? num != 0 : !strcmp(val, "true") || !strcmp(val, "1");
 	} else if (!strcasecmp(key, "str_trunc_trailer")) {	/* upstream's default is "..": 0.17 has none */
 		if (isnum && *val == 0)
 			return "str_trunc_trailer is a string";

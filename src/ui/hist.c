@@ -326,18 +326,37 @@ void hist__fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.*f%s", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, unit[u]);
 }
 
-/* a percentile's text: the value (a duration when unit_ns), ">=lo" when its bucket has no top and no max is known */
+static size_t num_text(char *buf, size_t len, int64_t v, uint64_t unit_ns)
+{
+	if (unit_ns && v >= 0)
+		hist__fmt_ns(buf, len, (uint64_t)v * unit_ns);
+	else
+		snprintf(buf, len, "%lld", (long long)v);
+	return strlen(buf);
+}
+
+/*
+ * a percentile's text: the value (a duration when unit_ns); in a bucket
+ * open above (lhist's last), "lo..max" or ">=lo" without a max; in one open
+ * below (the negatives, lhist's first), "<=value": no bound holds there
+ */
 static void pctl_text(char *buf, size_t len, const struct pctl *p, uint64_t unit_ns)
 {
-	int64_t v = p->open ? p->lo : p->value;
 	size_t n = 0;
 
-	if (p->open)
-		n = (size_t)snprintf(buf, len, ">=");
-	if (unit_ns && v >= 0)
-		hist__fmt_ns(buf + n, len - n, (uint64_t)v * unit_ns);
-	else
-		snprintf(buf + n, len - n, "%lld", (long long)v);
+	if (p->above) {
+		if (p->open)
+			n = (size_t)snprintf(buf, len, ">=");
+		n += num_text(buf + n, len - n, p->lo, unit_ns);
+		if (!p->open && n + 2 < len && p->value != p->lo) {
+			memcpy(buf + n, "..", 3);
+			num_text(buf + n + 2, len - n - 2, p->value, unit_ns);
+		}
+		return;
+	}
+	if (p->below)
+		n = (size_t)snprintf(buf, len, "<=");
+	num_text(buf + n, len - n, p->value, unit_ns);
 }
 
 static const struct { double q; const char *name; } pctl_qs[] = {
@@ -353,7 +372,10 @@ void hist__print_log2_percentiles(FILE *f, const uint64_t *slots, int n, int64_t
 
 		if (pctl__compute(slots, n, pctl__log2_range, NULL, max, pctl_qs[i].q, &p))
 			return;
-		pctl_text(v, sizeof(v), &p, unit_ns);
+		if (pctl_qs[i].q == 100 && max != PCTL_NO_MAX)	/* the exact max as it is */
+			num_text(v, sizeof(v), max, unit_ns);
+		else
+			pctl_text(v, sizeof(v), &p, unit_ns);
 		fprintf(f, "%s %s  ", pctl_qs[i].name, v);
 	}
 	fprintf(f, "(log2 buckets: each pNN is at most 2x the true value, never below it)\n");
@@ -368,7 +390,10 @@ void hist__print_bt_percentiles(FILE *f, const struct hist_bt *h, const uint64_t
 
 		if (pctl__compute(buckets, n, bt_range, (void *)h, max, pctl_qs[i].q, &p))
 			return;
-		pctl_text(v, sizeof(v), &p, 0);
+		if (pctl_qs[i].q == 100 && max != PCTL_NO_MAX)
+			num_text(v, sizeof(v), max, 0);
+		else
+			pctl_text(v, sizeof(v), &p, 0);
 		fprintf(f, "%s %s  ", pctl_qs[i].name, v);
 	}
 	if (h->linear)

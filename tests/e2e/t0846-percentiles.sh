@@ -72,6 +72,24 @@ test_expect_success 'probe without --percentiles: no percentile line, the rest t
 	grep -v "^p50 " withp.txt | sed "/^\[/d" >a && sed "/^\[/d" plain.txt >b && test_cmp b a
 '
 
+test_expect_success 'config = { percentiles = true }: every layout, keys, open buckets as ranges, negatives as <=' '
+	$SONDE probe -e "config = { percentiles = true } BEGIN { @h = hist(5); @h = hist(100); @h = hist(0);
+		@n = hist(-3); @n = hist(-10); @k[1] = hist(1000, 2); @k[1] = hist(1100, 2); @k[2] = hist(3, 2);
+		@l = lhist(7, 0, 10, 2); @l = lhist(25, 0, 10, 2); @l = lhist(12345, 0, 10, 2); exit(); }" >out &&
+	grep "^p" out >lines &&
+	cat >expect <<-\EOF &&
+	p50 7  p90 100  p99 100  p999 100  max 100  (log2 buckets: each pNN is at most 2x the true value, never below it)
+	p50 3  p90 3  p99 3  p999 3  max 3  (hist k=2 buckets: each pNN is at most 1.25x the true value, never below it)
+	p50 1023  p90 1100  p99 1100  p999 1100  max 1100  (hist k=2 buckets: each pNN is at most 1.25x the true value, never below it)
+	p50 10..12345  p90 10..12345  p99 10..12345  p999 10..12345  max 12345  (linear buckets: each pNN is less than 2 above the true value, never below it)
+	p50 <=-3  p90 <=-3  p99 <=-3  p999 <=-3  max -3  (log2 buckets: each pNN is at most 2x the true value, never below it)
+	EOF
+	test_cmp expect lines &&
+	test "$(grep -B1 "^p50 1023 " out | head -1)" = "[1024, 1280)           1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|" &&
+	! $SONDE probe -e "config = { percentiles = maybe } BEGIN { exit(); }" 2>err &&
+	grep -q "percentiles is true or false" err
+'
+
 if have_bpftrace; then
 	test_expect_success 'probe without --percentiles: bpftrace prints the same lines but for the counts' '
 		bpftrace -e "$PROG" -c "$WORKLOADS/latmix 20:0 5:1200" 2>/dev/null | mask_numbers >bt.txt &&

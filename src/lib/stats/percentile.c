@@ -28,7 +28,7 @@ int pctl__compute(const uint64_t *counts, int n, pctl_range_fn range, void *ctx,
 	uint64_t total = 0, seen = 0, rank;
 
 	out->bucket = -1;
-	out->open = false;
+	out->open = out->above = out->below = false;
 	out->value = out->lo = out->hi = 0;
 	if (!(q > 0 && q <= 100))
 		return -EINVAL;
@@ -50,6 +50,8 @@ int pctl__compute(const uint64_t *counts, int n, pctl_range_fn range, void *ctx,
 			out->value = out->hi;
 		if (out->value == INT64_MAX)	/* an open top end and no maximum: only "at least lo" */
 			out->open = true;
+		out->above = out->hi == INT64_MAX;
+		out->below = out->lo == INT64_MIN;
 		return 0;
 	}
 	return -ENOENT;

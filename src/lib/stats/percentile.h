@@ -24,6 +24,8 @@ struct pctl {
 	int64_t lo, hi;		/* the bucket it is in: the true value lies in [lo, value] */
 	int bucket;		/* its index, -1 when the histogram is empty */
 	bool open;		/* the bucket has no upper end and no max was known: value is only a lower bound (lo) */
+	bool above, below;	/* the bucket has no upper end (the truth is in [lo, value]: lo.. not within the
+				   bound), no lower end (the truth is at most value, no bound below) */
 };
 
 #define PCTL_NO_MAX INT64_MIN	/* no exact maximum known */
