@@ -143,10 +143,10 @@ static const char live_prog[] =
 
 enum live_key { LIVE_PROCESS, LIVE_THREAD, LIVE_CGROUP };
 
-static int sched_live(enum live_key key, double duration, int argc, char **argv)
+static int sched_live(enum live_key key, double duration, bool percentiles, int argc, char **argv)
 {
 	char src[2048], dur[128] = "", cmd[4096] = "";
-	struct probe_job job = { .file = "sched-live.bt", .quiet = true, .mode = MODE_RUN };
+	struct probe_job job = { .file = "sched-live.bt", .quiet = true, .mode = MODE_RUN, .percentiles = percentiles };
 	size_t n = 0;
 	int rc;
 
@@ -178,11 +178,11 @@ static int sched_latency(int argc, char **argv)
 {
 	static const char *const usage[] = {
 		"sonde sched latency [-i FILE] [-s KEYS] [-p] [-C CPU] [--hist]",
-		"sonde sched latency --live [-p | --cgroup] [--duration S] [-- <command> [<args>]]",
+		"sonde sched latency --live [-p | --cgroup] [--percentiles] [--duration S] [-- <command> [<args>]]",
 		NULL,
 	};
 	const char *input = NULL, *sort = "avg,max,switch,runtime";
-	bool per_pid = false, live = false, cgroup = false, hist = false;
+	bool per_pid = false, live = false, cgroup = false, hist = false, percentiles = false;
 	double duration = 0;
 	int cpu = -1, nkeys = 0, rc;
 	const struct opt opts[] = {
@@ -198,6 +198,8 @@ static int sched_latency(int argc, char **argv)
 			 "BPF maps, printed as runqlat -P prints them at Ctrl-C, after --duration, or when the "
 			 "command ends"),
 		OPT_BOOL(0, "cgroup", &cgroup, "with --live: a histogram per cgroup (v2; its name, the root's empty)"),
+		OPT_BOOL(0, "percentiles", &percentiles, "with --live: p50/p90/p99/p999 and the exact max under each "
+			 "histogram (--hist has them)"),
 		OPT_DURATION(&duration),
 		OPT_VERBOSE(),
 		OPT_END(),
@@ -212,8 +214,11 @@ static int sched_latency(int argc, char **argv)
 		opt__usage_error(usage, opts, "--cgroup goes with --live, without -p");
 	if (hist && live)
 		opt__usage_error(usage, opts, "--hist reads a recording; --live prints histograms already");
+	if (percentiles && !live)
+		opt__usage_error(usage, opts, "--percentiles goes with --live; --hist prints them from a recording");
 	if (live)
-		return sched_live(cgroup ? LIVE_CGROUP : per_pid ? LIVE_THREAD : LIVE_PROCESS, duration, argc, argv);
+		return sched_live(cgroup ? LIVE_CGROUP : per_pid ? LIVE_THREAD : LIVE_PROCESS, duration, percentiles,
+				  argc, argv);
 	if (argc)
 		opt__usage_error(usage, opts, "unexpected argument '%s'", argv[0]);
 	s = strdup(sort);

@@ -757,6 +757,9 @@ static void bcc_log2(struct out *o, const struct mapinfo *m, const struct entry 
 			slots[hist__log2_slot((uint64_t)lo)] += e->buckets[b];
 	}
 	hist__print_log2(o->f, slots, 64, label);
+	if (o->prog && o->prog->cfg.percentiles)	/* a label that names a time unit: durations */
+		hist__print_log2_percentiles(o->f, slots, 64, e->hmax, !strcmp(label, "usecs") ? 1000 :
+					     !strcmp(label, "msecs") ? 1000000 : !strcmp(label, "nsecs") ? 1 : 0);
 }
 
 /* lhist()'s steps as BCC's rows min + i * step; the one above max is a row too, the one below min is not */
@@ -779,6 +782,8 @@ static void bcc_linear(struct out *o, const struct mapinfo *m, const struct entr
 		}
 	}
 	hist__print_linear(o->f, rows, n, m->lmin, m->lstep, label);
+	if (o->prog && o->prog->cfg.percentiles)
+		hist__print_bt_percentiles(o->f, &h, e->buckets, e->nb, e->hmax);
 	free(rows);
 }
 

@@ -101,12 +101,29 @@ test_expect_success 'latency --hist: a spinner among 3 on one CPU waits 1 ms or 
 	grep -qx "comm = spin (3 tasks)" merged
 '
 
+test_expect_success 'latency --live --percentiles: each kernel-side histogram ends with its percentiles' '
+	$SONDE sched latency --live --percentiles -- taskset -c 1 $W 0.5 2 >live.out &&
+	pid=$(sed -n "s/ ready$//p" live.out) &&
+	hist_of "pid = $pid spin" live.out >h &&
+	n=$(awk "/ : / { s += \$5 } END { print s }" h) && echo "$n delays" && test $n -gt 10 &&
+	grep -E "^p50 [0-9.]+(us|ms|s)  p90 .*  max [0-9.]+(us|ms|s)  \(log2 buckets: each pNN is at most 2x the true value, never below it\)$" h >p &&
+	max=$(sed "s/.* max \([^ ]*\) .*/\1/" p) && p999=$(sed "s/.* p999 \([^ ]*\) .*/\1/" p) &&
+	top=$(awk "/ : / && \$5 > 0 { hi = \$3 } END { print hi }" h) &&
+	echo "max $max p999 $p999, last bucket up to $top us" &&
+	{ [ $n -ge 1000 ] || test "$p999" = "$max"; } &&
+	test $(grep -c "^p50 " live.out) = $(grep -c "^pid = " live.out) &&
+	$SONDE sched latency --live -- true >plain.out &&
+	! grep -q "^p50 " plain.out
+'
+
 test_expect_success 'timehist -s -S together, and --hist with --live: usage errors' '
 	test_expect_code() { "$@"; test $? = $want; } &&
 	want=129 test_expect_code $SONDE sched timehist -s -S -i spin.data 2>err &&
 	grep "one of -s and -S" err &&
 	want=129 test_expect_code $SONDE sched latency --live --hist 2>err &&
-	grep "hist reads a recording" err
+	grep "hist reads a recording" err &&
+	want=129 test_expect_code $SONDE sched latency --percentiles -i spin.data 2>err &&
+	grep "percentiles goes with --live" err
 '
 
 test_done
