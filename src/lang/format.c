@@ -346,6 +346,12 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 	case TY_DISKNAME:
 		disk_text(f, *(const uint64_t *)d);
 		return true;
+	case TY_PCTL:	/* percentile(@h, q): the map read now */
+		site = *(const uint64_t *)d;
+		if (!p || site >= (uint64_t)p->nsites || !p->sites[site]->map)
+			return true;
+		out__percentile(o, f, p->sites[site]->map, p->sites[site]->div / 1000.0);
+		return true;
 	case TY_MEMINFO:
 		site = *(const uint64_t *)d;
 		if (!p || site >= (uint64_t)p->nsites)

@@ -251,7 +251,7 @@ void gen_agg(struct gen *g, struct node *mapn, struct node *call)
 	int mark = g->sp;
 	int key = gen_key(g, mapn);
 	int v = g_slot(g, 8, call->loc), init = g_slot(g, 16, call->loc);
-	bool hmax = g->prog->cfg.percentiles && (m->agg == AGG_HIST || m->agg == AGG_LHIST);
+	bool hmax = (g->prog->cfg.percentiles || m->keep_max) && (m->agg == AGG_HIST || m->agg == AGG_LHIST);
 	int raw = hmax ? g_slot(g, 8, call->loc) : 0;
 
 	if (call->args)

@@ -96,6 +96,7 @@ enum ty_kind {
 	TY_FDIV,	/* fdiv(a, b): a and b (16 bytes), divided as doubles in user space (printf's %f) */
 	TY_DISKNAME,	/* disk_name(dev): a block device number (8 bytes), named from /sys in user space */
 	TY_MEMINFO,	/* meminfo(): its site (8 bytes), read from /proc/meminfo in user space */
+	TY_PCTL,	/* percentile(@h, q): its site (8 bytes), computed from the map in user space */
 };
 
 struct type {
@@ -196,6 +197,7 @@ struct mapinfo {
 	int fd;
 	struct mapinfo *next;
 	int hist_k;		/* hist(n, k): 2^k linear buckets per power of two */
+	bool keep_max;		/* percentile() reads it: keep the exact max as --percentiles does */
 	long long ts_interval;	/* tseries(): nanoseconds per interval, */
 	int ts_count, ts_mode;	/* intervals kept, enum ts_mode */
 };

@@ -713,6 +713,21 @@ int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 	return 0;
 }
 
+/* percentile(@h, q) when printed: the map read now (a hist/lhist without keys) */
+void out__percentile(struct out *o, FILE *f, struct mapinfo *m, double q)
+{
+	struct entries es = { 0 };
+	char buf[64] = "0";
+
+	if (!read_map(o, m, &es) && es.n) {
+		struct hist_bt h = hist_of(m);
+
+		hist__bt_percentile_text(buf, sizeof(buf), &h, es.e[0].buckets, es.e[0].nb, es.e[0].hmax, q);
+	}
+	fputs(buf, f);
+	free_entries(&es);
+}
+
 /* ---- BCC's histograms ---- */
 static const struct mapinfo *key_cmp_map;
 

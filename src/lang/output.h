@@ -41,6 +41,8 @@ char *out__format(struct out *o, const struct fmtsite *s, const uint8_t *rec, si
 char *out__helper_error(struct out *o, const struct program *p, const struct fmtsite *s, long long ret);
 /* a printf's output as text or as a json "printf" event */
 void out__printf(struct out *o, const char *text);
+/* percentile(@h, q)'s text, from the map as it is now (output.c) */
+void out__percentile(struct out *o, FILE *f, struct mapinfo *m, double q);
 /* print(value) */
 void out__value_line(struct out *o, const struct type *t, const uint8_t *data);
 /* one map as bpftrace prints it (top: only the N largest; div: divide values) */

@@ -381,6 +381,21 @@ void hist__print_log2_percentiles(FILE *f, const uint64_t *slots, int n, int64_t
 	fprintf(f, "(log2 buckets: each pNN is at most 2x the true value, never below it)\n");
 }
 
+void hist__bt_percentile_text(char *buf, size_t len, const struct hist_bt *h, const uint64_t *buckets, int n,
+			       int64_t max, double q)
+{
+	struct pctl p;
+
+	if (pctl__compute(buckets, n, bt_range, (void *)h, max, q, &p)) {
+		snprintf(buf, len, "0");	/* no sample: 0, as HdrHistogram says */
+		return;
+	}
+	if (q == 100 && max != PCTL_NO_MAX)
+		num_text(buf, len, max, 0);
+	else
+		pctl_text(buf, len, &p, 0);
+}
+
 void hist__print_bt_percentiles(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n, int64_t max)
 {
 	char v[40];

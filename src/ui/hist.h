@@ -73,6 +73,9 @@ void hist__print_bt(FILE *f, const struct hist_bt *h, const uint64_t *buckets, i
  * the last bucket's end); BOUND says how far a pNN can be from the truth
  */
 void hist__print_bt_percentiles(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n, int64_t max);
+/* percentile q of those buckets as the line writes it ("2047", "10..12345", "<=-3"; "0" without samples) */
+void hist__bt_percentile_text(char *buf, size_t len, const struct hist_bt *h, const uint64_t *buckets, int n,
+			       int64_t max, double q);
 /*
  * the same line under BCC's log2 slots (slot 0 [0, 1], i [2^i, 2^(i+1))):
  * values times unit_ns shown as durations ("65.5us", "2.10ms"), or plain

@@ -90,6 +90,18 @@ test_expect_success 'config = { percentiles = true }: every layout, keys, open b
 	grep -q "percentiles is true or false" err
 '
 
+test_expect_success 'percentile(@h, q) in a program: the same values, the exact max kept without --percentiles' '
+	$SONDE probe -e "tracepoint:syscalls:sys_enter_nanosleep /comm == \"latmix\"/ { @s[tid] = nsecs }
+		tracepoint:syscalls:sys_exit_nanosleep /@s[tid]/ { @us = hist((nsecs - @s[tid]) / 1000); delete(@s[tid]); }
+		END { printf(\"p90 %d p99 %d p999 %s max %d\n\", percentile(@us, 90), percentile(@us, 99),
+			     percentile(@us, \"99.9\"), percentile(@us, 100)); clear(@s); }" \
+		-c "$WORKLOADS/latmix $MIX" >pf.txt &&
+	! grep -q "^p50 " pf.txt &&
+	set -- $(grep "^p90 " pf.txt) && echo "$*" &&
+	test $2 -eq 2047 && test $4 -eq $8 && test $6 -eq $8 &&
+	test $8 -ge 50000 && test $8 -le 67108
+'
+
 if have_bpftrace; then
 	test_expect_success 'probe without --percentiles: bpftrace prints the same lines but for the counts' '
 		bpftrace -e "$PROG" -c "$WORKLOADS/latmix 20:0 5:1200" 2>/dev/null | mask_numbers >bt.txt &&

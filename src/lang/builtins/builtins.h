@@ -70,7 +70,7 @@ enum bfunc {
 	F_FIND, F_TSERIES,
 	F_SKBOUTPUT,	/* builtins/skboutput.c, output_pcap.c */
 	F_PRINT_LOG2_HIST, F_PRINT_LINEAR_HIST, F_FDIV,
-	F_MEMINFO, F_KPROBE_EXIST,
+	F_MEMINFO, F_KPROBE_EXIST, F_PERCENTILE,
 	F_END
 };
 

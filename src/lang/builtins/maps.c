@@ -11,6 +11,9 @@
 #include "lang/check_int.h"
 #include "lang/gen_int.h"
 
+#include <math.h>
+#include <stdlib.h>
+
 /* clear(@m), zero(@m): the whole map (ck_call checked it is a map) */
 static struct type check_whole_map(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
 {
@@ -219,6 +222,53 @@ static struct type check_tseries(struct ck *c, struct node *n, const struct buil
 	return ck_tseries(c, n, assign_to);	/* check_map.c */
 }
 
+/*
+ * percentile(@h, q): the q-th percentile (q a literal, 0 < q <= 100, "99.9"
+ * as a string) of a whole hist/lhist map without keys, as --percentiles
+ * prints it (lib/stats/percentile.h); computed in user space when printed
+ * (printf's %d or %s, print()), so it is not a number a probe can compare.
+ * The value is its site, whose div holds q in thousandths of a percent.
+ */
+static struct type check_percentile(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
+{
+	struct node *a0 = n->args, *a1 = a0->next;
+	double q = 0;
+	char *end = NULL;
+
+	(void)f;
+	(void)assign_to;
+	if (a0->kind != N_MAP || a0->i >= 0) {
+		lang__error(c->prog, a0->loc, "percentile() takes a whole map of hist() or lhist() without keys: "
+			    "percentile(@h, 99)");
+		return ty_kind(TY_NONE, 0);
+	}
+	if (a1->kind == N_INT)
+		q = (double)a1->i;
+	else if (a1->kind == N_STR)
+		q = strtod(a1->s, &end);
+	if (!(q > 0 && q <= 100) || (end && *end)) {
+		lang__error(c->prog, a1->loc, "percentile() takes a literal from 0 (excluded) to 100: 50, 99, \"99.9\"");
+		return ty_kind(TY_NONE, 0);
+	}
+	a0->map = ck_map_get(c, a0);
+	if (c->final && ((a0->map->agg != AGG_HIST && a0->map->agg != AGG_LHIST) || a0->map->nkeys > 0)) {
+		lang__error(c->prog, a0->loc, "percentile() reads a map of hist() or lhist() without keys: '%s' is not one",
+			    a0->s);
+		return ty_kind(TY_NONE, 0);
+	}
+	a0->map->keep_max = true;
+	if (ck_aux_site(c, n, a0->s))
+		return ty_kind(TY_NONE, 0);
+	c->prog->sites[n->id - 1]->map = a0->map;
+	c->prog->sites[n->id - 1]->div = llround(q * 1000);
+	return n->ty = ty_kind(TY_PCTL, 8);
+}
+
+static void gen_percentile(struct gen *g, struct node *n)
+{
+	g_emit(g, MOV_IMM(R0, n->id - 1));
+}
+
 const struct builtin builtins_maps[] = {
 	{ "clear", F_CLEAR, 1, 1, BF_STMT | BF_MAPARG | BF_OWN_ARGS, .check = check_whole_map, .gen_stmt = gen_whole_map },
 	{ "zero", F_ZERO, 1, 1, BF_STMT | BF_MAPARG | BF_OWN_ARGS, .check = check_whole_map, .gen_stmt = gen_whole_map },
@@ -235,6 +285,7 @@ const struct builtin builtins_maps[] = {
 	{ "max", F_MAX, 1, 1, BF_AGG, AGG_MAX, .check = check_agg },
 	{ "stats", F_STATS, 1, 1, BF_AGG, AGG_STATS, .check = check_agg },
 	{ "hist", F_HIST, 1, 2, BF_AGG, AGG_HIST, .check = check_agg },
+	{ "percentile", F_PERCENTILE, 2, 2, BF_OWN_ARGS, .check = check_percentile, .gen_int = gen_percentile },
 	{ "lhist", F_LHIST, 4, 4, BF_AGG, AGG_LHIST, .check = check_agg },
 	{ "tseries", F_TSERIES, 3, 4, BF_AGG, AGG_TSERIES, .check = check_tseries },
 	{ NULL },
