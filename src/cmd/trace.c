@@ -204,7 +204,7 @@ int cmd_trace(int argc, char **argv)
 		OPT_BOOL('c', "summary-only", &c.count, "count time, calls and errors (in the kernel): strace -c's table"),
 		OPT_BOOL('C', "summary", &c.count_too, "print the lines and the -c table"),
 		OPT_STRING('S', "sort", &c.sortby, "KEY", "sort the table by time, calls, errors, name or nothing"),
-		OPT_BOOL(0, "histogram", &c.histogram, "latency histogram per syscall"),
+		OPT_BOOL(0, "histogram", &c.histogram, "latency histogram per syscall, with p50/p90/p99/p999 and max"),
 		OPT_GROUP("other"),
 		OPT_DURATION(&c.seconds),
 		{ OPTT_CALLBACK, 0, "seconds", &c.seconds, "S", "same as --duration (older spelling)", opt__seconds,

@@ -641,6 +641,34 @@ static void json_map(struct out *o, struct mapinfo *m, struct entries *es, int f
 	fputs("}}\n", o->f);
 }
 
+/* -f json with percentiles: {"type": "percentiles", "data": {"@h": {"p50": N, ..., "max": N}}} (keys as json_map's) */
+static void json_percentiles(struct out *o, struct mapinfo *m, struct entries *es, int from)
+{
+	static const struct { double q; const char *name; } qs[] = {
+		{ 50, "p50" }, { 90, "p90" }, { 99, "p99" }, { 99.9, "p999" }, { 100, "max" },
+	};
+	struct hist_bt h = hist_of(m);
+
+	fputs("{\"type\": \"percentiles\", \"data\": {", o->f);
+	json_str(o->f, m->name);
+	fputs(m->nkeys ? ": {" : ": ", o->f);
+	for (int i = from; i < es->n; i++) {
+		if (m->nkeys) {
+			char *k = out__key_str(o, m, es->e[i].key, true);
+
+			fputs(i > from ? ", " : "", o->f);
+			json_str(o->f, k ? k : "");
+			fputs(": ", o->f);
+			free(k);
+		}
+		for (unsigned q = 0; q < sizeof(qs) / sizeof(qs[0]); q++)
+			fprintf(o->f, "%s\"%s\": %lld", q ? ", " : "{", qs[q].name, (long long)hist__bt_percentile(&h,
+				es->e[i].buckets, es->e[i].nb, es->e[i].hmax, qs[q].q));
+		fputc('}', o->f);
+	}
+	fputs(m->nkeys ? "}}}\n" : "}}\n", o->f);
+}
+
 int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 {
 	struct entries es = { 0 };
@@ -664,6 +692,8 @@ int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 	if (o->json) {	/* bpftrace 0.17 writes no line for an empty map */
 		if (es.n)
 			json_map(o, m, &es, from, div);
+		if (es.n && hist && o->prog && o->prog->cfg.percentiles)
+			json_percentiles(o, m, &es, from);
 		free_entries(&es);
 		return 0;
 	}

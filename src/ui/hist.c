@@ -396,6 +396,15 @@ void hist__bt_percentile_text(char *buf, size_t len, const struct hist_bt *h, co
 		pctl_text(buf, len, &p, 0);
 }
 
+int64_t hist__bt_percentile(const struct hist_bt *h, const uint64_t *buckets, int n, int64_t max, double q)
+{
+	struct pctl p;
+
+	if (pctl__compute(buckets, n, bt_range, (void *)h, max, q, &p))
+		return 0;
+	return q == 100 && max != PCTL_NO_MAX ? max : p.open ? p.lo : p.value;
+}
+
 void hist__print_bt_percentiles(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n, int64_t max)
 {
 	char v[40];

@@ -73,6 +73,8 @@ void hist__print_bt(FILE *f, const struct hist_bt *h, const uint64_t *buckets, i
  * the last bucket's end); BOUND says how far a pNN can be from the truth
  */
 void hist__print_bt_percentiles(FILE *f, const struct hist_bt *h, const uint64_t *buckets, int n, int64_t max);
+/* percentile q of those buckets as a number: the value, lo when it is only "at least lo"; 0 without samples */
+int64_t hist__bt_percentile(const struct hist_bt *h, const uint64_t *buckets, int n, int64_t max, double q);
 /* percentile q of those buckets as the line writes it ("2047", "10..12345", "<=-3"; "0" without samples) */
 void hist__bt_percentile_text(char *buf, size_t len, const struct hist_bt *h, const uint64_t *buckets, int n,
 			       int64_t max, double q);

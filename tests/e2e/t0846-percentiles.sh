@@ -90,6 +90,21 @@ test_expect_success 'config = { percentiles = true }: every layout, keys, open b
 	grep -q "percentiles is true or false" err
 '
 
+test_expect_success '-f json --percentiles: a "percentiles" line after each hist line; none without' '
+	P="BEGIN { @h = hist(5); @h = hist(100); @k[1, \"a\"] = hist(7); @k[2, \"b\"] = hist(3000); @l = lhist(40, 0, 10, 2); exit(); }" &&
+	$SONDE probe -f json --percentiles -e "$P" >j.txt &&
+	grep "\"percentiles\"" j.txt >pj &&
+	cat >expect <<-\EOF &&
+	{"type": "percentiles", "data": {"@h": {"p50": 7, "p90": 100, "p99": 100, "p999": 100, "max": 100}}}
+	{"type": "percentiles", "data": {"@k": {"1,a": {"p50": 7, "p90": 7, "p99": 7, "p999": 7, "max": 7}, "2,b": {"p50": 3000, "p90": 3000, "p99": 3000, "p999": 3000, "max": 3000}}}}
+	{"type": "percentiles", "data": {"@l": {"p50": 40, "p90": 40, "p99": 40, "p999": 40, "max": 40}}}
+	EOF
+	test_cmp expect pj &&
+	test $(grep -c "\"type\": \"hist\"" j.txt) = 3 &&
+	$SONDE probe -f json -e "$P" >j2.txt && ! grep -q percentiles j2.txt &&
+	grep -v percentiles j.txt >j3.txt && test_cmp j2.txt j3.txt
+'
+
 test_expect_success 'percentile(@h, q) in a program: the same values, the exact max kept without --percentiles' '
 	$SONDE probe -e "tracepoint:syscalls:sys_enter_nanosleep /comm == \"latmix\"/ { @s[tid] = nsecs }
 		tracepoint:syscalls:sys_exit_nanosleep /@s[tid]/ { @us = hist((nsecs - @s[tid]) / 1000); delete(@s[tid]); }
