@@ -25,6 +25,7 @@ static const char *const sched_usage[] = {
 	"sonde sched latency [-i FILE] [-s KEYS] [-p] [--hist] | --live [-p] [-- <command>]",
 	"sonde sched timehist [-i FILE] [-w] [-V] [-M] [-n] [--state] [-s | -S]",
 	"sonde sched map [-i FILE]",
+	"sonde sched replay [-i FILE] [-r N]",
 	NULL,
 };
 
@@ -252,12 +253,10 @@ static int sched_latency(int argc, char **argv)
 	return 0;
 }
 
-/* timehist -s: the lines are counted, not printed */
-static int th_none(const struct sched_th_line *l, void *ctx)
+/* timehist -s: the lines are counted, not printed; but for the lost events, as perf's */
+static int th_lost(const struct sched_th_line *l, void *ctx)
 {
-	(void)l;
-	(void)ctx;
-	return 0;
+	return l->kind == SCHED_TH_LOST ? sched_print__th_line(l, ctx) : 0;
 }
 
 static int sched_timehist(int argc, char **argv)
@@ -299,7 +298,7 @@ static int sched_timehist(int argc, char **argv)
 	p.max_cpu = &max_cpu;
 	if (!summary)
 		sched_print__th_header(&p);
-	rc = sched_th__run(r, &o, &max_cpu, summary ? th_none : sched_print__th_line, &p);
+	rc = sched_th__run(r, &o, &max_cpu, summary ? th_lost : sched_print__th_line, &p);
 	if (rc >= 0 && o.summary)
 		sched_print__th_summary(&p, &sum);
 	sched_th_summary__free(&sum);
@@ -339,6 +338,58 @@ static int sched_map(int argc, char **argv)
 	return 0;
 }
 
+/* perf sched replay: the recording's tasks played again by threads, -r times */
+static int sched_replay(int argc, char **argv)
+{
+	static const char *const usage[] = { "sonde sched replay [-i FILE] [-r N]", NULL };
+	const char *input = NULL;
+	int repeat = 10, rc;
+	const struct opt opts[] = {
+		OPT_STRING('i', "input", &input, "FILE", "the recording (default sonde.data, or perf.data)"),
+		OPT_INT('r', "repeat", &repeat, "N", "play the workload N times (10)"),
+		OPT_VERBOSE(),
+		OPT_END(),
+	};
+	struct sched_replay_calib calib;
+	struct sched_replay_avg avg = { 0 };
+	struct sched_replay *rp;
+	struct sched_reader *r;
+
+	argc = opt__parse(argc, argv, opts, usage, 0);
+	if (argc)
+		opt__usage_error(usage, opts, "unexpected argument '%s'", argv[0]);
+	if (repeat < 1)
+		opt__usage_error(usage, opts, "-r takes a number of rounds, 1 or more");
+	r = open_input(input);
+	if (!r)
+		return 1;
+	rc = sched_replay__build(r, &rp);
+	sched_reader__free(r);
+	if (rc) {
+		error("cannot read the recording: %s", strerror(-rc));
+		return 1;
+	}
+	sched_replay__calibrate(rp, &calib);
+	sched_print__replay_head(stdout, &calib, rp);
+	rc = sched_replay__start(rp);
+	if (rc) {
+		error("cannot start a thread per task (%zu of them): %s", sched_replay__nr_tasks(rp), strerror(-rc));
+		sched_replay__free(rp);
+		return 1;
+	}
+	printf("------------------------------------------------------------\n");
+	fflush(stdout);
+	for (int i = 0; i < repeat; i++) {
+		uint64_t wall, cpu;
+
+		sched_replay__round(rp, &wall, &cpu);
+		sched_print__replay_round(stdout, &avg, (unsigned)repeat, wall, cpu);
+		fflush(stdout);
+	}
+	sched_replay__free(rp);
+	return 0;
+}
+
 int cmd_sched(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(int, char **); } subs[] = {
@@ -346,6 +397,7 @@ int cmd_sched(int argc, char **argv)
 		{ "latency", sched_latency }, { "lat", sched_latency },
 		{ "timehist", sched_timehist },
 		{ "map", sched_map },
+		{ "replay", sched_replay },
 	};
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -353,12 +405,12 @@ int cmd_sched(int argc, char **argv)
 
 		for (int i = 0; sched_usage[i]; i++)
 			fprintf(f, "%s %s\n", i ? "   or:" : "usage:", sched_usage[i]);
-		fprintf(f, "\nsubcommands: record, latency, timehist, map; 'sonde sched SUB --help' for each\n");
+		fprintf(f, "\nsubcommands: record, latency, timehist, map, replay; 'sonde sched SUB --help' for each\n");
 		return argc < 2 ? 129 : 0;
 	}
 	for (size_t i = 0; i < sizeof(subs) / sizeof(*subs); i++)
 		if (!strcmp(argv[1], subs[i].name))
 			return subs[i].fn(argc - 1, argv + 1);
-	error("'%s' is not a sched subcommand: give record, latency, timehist or map", argv[1]);
+	error("'%s' is not a sched subcommand: give record, latency, timehist, map or replay", argv[1]);
 	opt__see_help(sched_usage);
 }

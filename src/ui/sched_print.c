@@ -323,3 +323,42 @@ void sched_print__th_summary(struct sched_th_print *p, const struct sched_th_sum
 	sched_time(p->out, span, 2);
 	fprintf(p->out, " (x %d)\n", s->max_cpu);
 }
+
+/* ------------------------------------------------------------ replay */
+
+void sched_print__replay_head(FILE *out, const struct sched_replay_calib *c, const struct sched_replay *rp)
+{
+	const struct sched_replay_counts *n = sched_replay__counts(rp);
+
+	fprintf(out, "run measurement overhead: %" PRIu64 " nsecs\n", c->run_overhead);
+	fprintf(out, "sleep measurement overhead: %" PRIu64 " nsecs\n", c->sleep_overhead);
+	fprintf(out, "the run test took %" PRIu64 " nsecs\n", c->run_test);
+	fprintf(out, "the sleep test took %" PRIu64 " nsecs\n", c->sleep_test);
+	fprintf(out, "nr_run_events:        %lu\n", n->nr_run_events);
+	fprintf(out, "nr_sleep_events:      %lu\n", n->nr_sleep_events);
+	fprintf(out, "nr_wakeup_events:     %lu\n", n->nr_wakeup_events);
+	if (n->targetless_wakeups)
+		fprintf(out, "target-less wakeups:  %lu\n", n->targetless_wakeups);
+	if (n->multitarget_wakeups)
+		fprintf(out, "multi-target wakeups: %lu\n", n->multitarget_wakeups);
+	if (n->nr_run_events_optimized)
+		fprintf(out, "run atoms optimized: %lu\n", n->nr_run_events_optimized);
+	for (size_t i = 0; i < sched_replay__nr_tasks(rp); i++) {
+		const struct sched_replay_task *t = sched_replay__task(rp, i);
+
+		fprintf(out, "task %6lu (%20s:%10ld), nr_events: %lu\n", t->nr, t->comm, t->pid, t->nr_events);
+	}
+}
+
+void sched_print__replay_round(FILE *out, struct sched_replay_avg *a, unsigned repeat, uint64_t wall, uint64_t cpu)
+{
+	a->nr_runs++;
+	if (!a->run_avg)	/* perf: the first round starts both averages */
+		a->run_avg = wall;
+	if (!a->cpu_avg)
+		a->cpu_avg = cpu;
+	a->run_avg = (a->run_avg * (repeat - 1) + wall) / repeat;
+	a->cpu_avg = (a->cpu_avg * (repeat - 1) + cpu) / repeat;
+	fprintf(out, "#%-3lu: %0.3f, ravg: %0.2f, cpu: %0.2f / %0.2f\n", a->nr_runs, wall / 1e6, a->run_avg / 1e6,
+		cpu / 1e6, a->cpu_avg / 1e6);
+}

@@ -36,6 +36,15 @@ int sched_print__th_line(const struct sched_th_line *l, void *ctx);
 /* timehist -s/-S: perf's "Runtime summary", its terminated tasks, idle stats and totals */
 void sched_print__th_summary(struct sched_th_print *p, const struct sched_th_summary *s);
 
+/* perf sched replay's counts and its task list (what comes before the rounds) */
+void sched_print__replay_head(FILE *out, const struct sched_replay_calib *c, const struct sched_replay *rp);
+/* one round: "#1  : 2121.586, ravg: 2121.59, cpu: 133.49 / 133.49" (averages over repeat rounds, as perf's) */
+struct sched_replay_avg {
+	unsigned long nr_runs;
+	uint64_t run_avg, cpu_avg;
+};
+void sched_print__replay_round(FILE *out, struct sched_replay_avg *a, unsigned repeat, uint64_t wall, uint64_t cpu);
+
 /* one line of perf sched map; a sched_map__run() callback (ctx: the FILE *); returns 0 */
 int sched_print__map_line(const struct sched_map_line *l, void *ctx);
 

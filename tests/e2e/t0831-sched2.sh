@@ -62,8 +62,9 @@ test_expect_success 'timehist -s on perf sched record files: forks name the pare
 		$SONDE sched timehist $k -i perf.data >sonde.out &&
 		test_cmp perf.out sonde.out || { echo "differs with: $k"; exit 1; }
 	done &&
-	sh=$(grep -oE "^ +sh\[[0-9]+\]" sonde.out | head -1 | tr -dc 0-9) &&
-	grep -E "^ +naps\[[0-9]+\] +$sh " sonde.out
+	for pp in $(awk "\$1 ~ /^naps\[/ { print \$2 }" sonde.out); do
+		grep -E "^ +sh\[$pp\] " sonde.out && exit 0
+	done; echo "no naps row whose parent is a sh row"; exit 1
 '
 
 # the counts and the percentile line of the histogram after line "$1" in file $2
@@ -114,6 +115,35 @@ test_expect_success 'latency --live --percentiles: each kernel-side histogram en
 	test $(grep -c "^p50 " live.out) = $(grep -c "^pid = " live.out) &&
 	$SONDE sched latency --live -- true >plain.out &&
 	! grep -q "^p50 " plain.out
+'
+
+# replay: a task per tid, its atoms from the switches and wakeups; each switch
+# adds a run and a sleep, and every task starts asleep; a round lasts at least
+# as long as the task that ran longest ran in the recording
+test_expect_success 'replay: the tasks and atoms perf sched replay makes, played twice (known answer)' '
+	$SONDE sched record -o small.data -- taskset -c 1 $W 0.3 2 >/dev/null 2>&1 &&
+	$SONDE sched replay -r 2 -i small.data >rp.out &&
+	$SONDE sched timehist -s -i small.data >s.out &&
+	sw=$(sed -n "s/^Total number of context switches: //p" s.out) &&
+	tasks=$(grep -c "^task " rp.out) &&
+	runs=$(sed -n "s/^nr_run_events: *//p" rp.out) && sleeps=$(sed -n "s/^nr_sleep_events: *//p" rp.out) &&
+	echo "$sw switches, $tasks tasks: $runs runs, $sleeps sleeps" &&
+	test "$runs" = "$sw" && test "$sleeps" = $((sw + tasks)) &&
+	grep -qE "^task +[0-9]+ \( +spin: +[0-9]+\), nr_events: [0-9]+$" rp.out &&
+	test $(grep -cE "^#[12] +: [0-9]+\.[0-9]{3}, ravg: [0-9]+\.[0-9]{2}, cpu: [0-9]+\.[0-9]{2} / [0-9]+\.[0-9]{2}$" rp.out) = 2 &&
+	longest=$(awk "/ msec|\(count\)/ { next } \$4 ~ /^[0-9]+\.[0-9]+$/ && \$3 ~ /^[0-9]+$/ { if (\$4 > m) m = \$4 } END { print m }" s.out) &&
+	wall=$(sed -n "s/^#1  : \([0-9.]*\),.*/\1/p" rp.out) &&
+	echo "round 1: $wall ms; the longest task ran $longest ms" &&
+	awk -v w="$wall" -v l="$longest" "BEGIN { exit !(w >= l * 0.95) }"
+'
+
+test_expect_success 'replay: the counts and the task list are perf sched replay'"'"'s' '
+	have_perf || { echo "perf is not installed"; exit 0; } &&
+	perf sched replay -r 1 -i spin.data >perf.out 2>/dev/null &&
+	$SONDE sched replay -r 1 -i spin.data >sonde.out &&
+	grep -E "^(nr_|task |target-less|multi-target|run atoms)" perf.out >p &&
+	grep -E "^(nr_|task |target-less|multi-target|run atoms)" sonde.out >s &&
+	test_cmp p s
 '
 
 test_expect_success 'timehist -s -S together, and --hist with --live: usage errors' '

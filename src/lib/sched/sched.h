@@ -28,6 +28,7 @@ enum sched_ev_type {
 	SCHED_EV_NR_TP,
 	SCHED_EV_COMM = SCHED_EV_NR_TP,	/* a COMM record (after the thread took the name) */
 	SCHED_EV_LOST,		/* a LOST or LOST_SAMPLES record */
+	SCHED_EV_FORK,		/* a FORK record (after the child's thread was made): thread, parent */
 };
 
 /* a task as perf's session knows it: pid -1 when unknown, comm ":TID" when never named */
@@ -56,7 +57,8 @@ struct sched_event {
 	uint64_t runtime;		/* RUNTIME: ns */
 	int orig_cpu, dest_cpu;		/* MIGRATE */
 	uint64_t lost;			/* LOST */
-	struct sched_thread *thread;	/* COMM: the renamed thread */
+	struct sched_thread *thread;	/* COMM: the renamed thread; FORK: the child */
+	struct sched_thread *parent;	/* FORK */
 };
 
 struct sched_reader;
@@ -220,5 +222,47 @@ struct sched_map_line {
  */
 int sched_map__run(struct sched_reader *r, int nr_cpus, int (*fn)(const struct sched_map_line *l, void *ctx),
 		   void *ctx);
+
+/* ------------------------------------------------------------ replay */
+
+struct sched_replay;
+
+struct sched_replay_task {
+	unsigned long nr;		/* in the order first met */
+	long pid;			/* the tid the tracepoints give */
+	char comm[20];			/* the name it was first met with ("<unknown>": as a waker) */
+	unsigned long nr_events;	/* its atoms: run, sleep, wakeup */
+};
+
+struct sched_replay_counts {
+	unsigned long nr_run_events, nr_sleep_events, nr_wakeup_events;
+	unsigned long targetless_wakeups, multitarget_wakeups, nr_run_events_optimized;
+};
+
+struct sched_replay_calib {
+	uint64_t run_overhead, sleep_overhead;	/* ns: a zero burn, a 10 us sleep past 10 us */
+	uint64_t run_test, sleep_test;		/* ns: a 1 ms burn, a 1 ms sleep */
+};
+
+/*
+ * perf sched replay: the tasks of r and their atoms (sched_switch,
+ * sched_wakeup(_new) and FORK records, perf 6.1's rules), owned by *out until
+ * sched_replay__free(). 0 or -errno.
+ */
+int sched_replay__build(struct sched_reader *r, struct sched_replay **out);
+const struct sched_replay_counts *sched_replay__counts(const struct sched_replay *rp);
+size_t sched_replay__nr_tasks(const struct sched_replay *rp);
+const struct sched_replay_task *sched_replay__task(const struct sched_replay *rp, size_t i);
+/* measure the costs of burning and sleeping (burns are shortened by the first) */
+void sched_replay__calibrate(struct sched_replay *rp, struct sched_replay_calib *c);
+/*
+ * a thread per task, waiting (each task first gets a last atom, waking the
+ * next task: the counts grow); then each round plays every task once: its
+ * wall and CPU time (ns)
+ */
+int sched_replay__start(struct sched_replay *rp);
+int sched_replay__round(struct sched_replay *rp, uint64_t *wall, uint64_t *cpu);
+/* ends the threads, frees all */
+void sched_replay__free(struct sched_replay *rp);
 
 #endif

@@ -365,7 +365,7 @@ static void decode(const struct attr_info *ai, const struct perfdata_sample *s, 
  * has a name; a parent known with another pid is taken for a stale one (its
  * fork was lost) and replaced by a new, unnamed thread first
  */
-static void fork_thread(struct sched_reader *r, const struct perfdata_event *pe)
+static void fork_thread(struct sched_reader *r, const struct perfdata_event *pe, struct sched_event *ev)
 {
 	struct sched_thread *parent = sched_reader__thread(r, (int)pe->task.ppid, (int)pe->task.ptid);
 	struct sched_thread *child;
@@ -385,6 +385,9 @@ static void fork_thread(struct sched_reader *r, const struct perfdata_event *pe)
 	}
 	if (child && parent)
 		child->ppid = parent->tid;
+	ev->type = SCHED_EV_FORK;
+	ev->thread = child;
+	ev->parent = parent;
 }
 
 int sched_reader__next(struct sched_reader *r, struct sched_event *ev)
@@ -416,8 +419,10 @@ int sched_reader__next(struct sched_reader *r, struct sched_event *ev)
 			return 1;
 		}
 		case PERF_RECORD_FORK:
-			fork_thread(r, &pe);
-			continue;
+			fork_thread(r, &pe, ev);
+			if (!ev->thread || !ev->parent)
+				return -ENOMEM;
+			return 1;
 		case PERF_RECORD_EXIT: {	/* perf marks the thread of that tid, if it knows one */
 			struct sched_thread **t = lookup(r, (int)pe.task.tid);
 
