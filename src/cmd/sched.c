@@ -2,9 +2,10 @@
 /*
  * sched.c - `sonde sched`: perf sched's surface. `record` writes the sched
  * tracepoints of the whole system into a perf.data (sonde record does the
- * recording, as perf sched record hands its work to perf record); `latency`
- * and `timehist` read it, or perf's own `perf sched record` files, and print
- * what perf sched prints.
+ * recording, as perf sched record hands its work to perf record); `latency`,
+ * `timehist` (with -s/-S its summary), `map` and `replay` read it, or perf's
+ * own `perf sched record` files, and print what perf sched prints; `latency
+ * --hist` adds runqlat's histograms per task with their percentiles.
  */
 #include "sonde.h"
 #include "opt.h"
