@@ -36,6 +36,13 @@ const char *unit__build_dir(void)
 	return build_dir;
 }
 
+void unit__workload(const char *name, char *path, size_t size)
+{
+	snprintf(path, size, "%s/workloads/%s", build_dir, name);
+	if (access(path, R_OK))
+		snprintf(path, size, "%s/../build/workloads/%s", build_dir, name);
+}
+
 int main(int argc, char **argv)
 {
 	int pass = 0, fail = 0;

@@ -42,9 +42,7 @@ static bool fixture__init(struct fixture *fx)
 	int fd;
 
 	memset(fx, 0, sizeof(*fx));
-	snprintf(path, sizeof(path), "%s/workloads/kernthenuser", unit__build_dir());
-	if (access(path, R_OK))	/* the ASan build has no workloads: the plain build's */
-		snprintf(path, sizeof(path), "%s/../build/workloads/kernthenuser", unit__build_dir());
+	unit__workload("kernthenuser", path, sizeof(path));
 	elf_version(EV_CURRENT);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)

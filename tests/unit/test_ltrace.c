@@ -31,7 +31,7 @@ TEST(ltrace_plt_reads_the_stubs_of_a_workload)
 	struct elf_obj o;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/workloads/ltracee", unit__build_dir());
+	unit__workload("ltracee", path, sizeof(path));
 	CHECK_INT(elf_obj__read(&o, path), 0);
 	CHECK_STR(o.soname, "ltracee");
 	CHECK(o.interp && o.dynamic && !o.go);
@@ -61,7 +61,7 @@ TEST(ltrace_libs_in_load_order_export_libc)
 	char path[4200];
 	int n;
 
-	snprintf(path, sizeof(path), "%s/workloads/ltracee", unit__build_dir());
+	unit__workload("ltracee", path, sizeof(path));
 	CHECK_INT(elf_obj__read(&o, path), 0);
 	CHECK_INT(ltrace_libs__find(&o, 0, &libs, &n), 0);
 	CHECK(n >= 1);

@@ -21,6 +21,8 @@ void unit__register(struct unit_test *t);
 void unit__fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* the directory of the built workloads, for tests that need a real ELF */
 const char *unit__build_dir(void);
+/* the path of built workload NAME: this build's, else the plain build's (the ASan build has none) */
+void unit__workload(const char *name, char *path, size_t size);
 
 #define TEST(name)                                                          \
 	static void test_##name(void);                                      \
