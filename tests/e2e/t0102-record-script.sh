@@ -93,8 +93,9 @@ test_expect_success '-F +srcline and report --sort srcline name files as binutil
 	printf "%s\n" "volatile unsigned long sink;" \
 		"static void __attribute__((noinline)) spin_hdr(unsigned long n)" "{" \
 		"	for (unsigned long i = 0; i < n; i++)" "		sink += i;" "}" >h.h &&
-	printf "%s\n" "#include <time.h>" "#include \"h.h\"" "int main(void)" "{" \
-		"	time_t end = time(0) + 1;" "	while (time(0) < end)" "		spin_hdr(100000);" \
+	# no call through the PLT in the loop (time() was): perf 6.1 names a stub _init+0x30, sonde time@plt
+	printf "%s\n" "#include \"h.h\"" "int main(void)" "{" \
+		"	for (int i = 0; i < 10000; i++)" "		spin_hdr(100000);" \
 		"	return 0;" "}" >m.c &&
 	cc -g -O2 -fno-omit-frame-pointer -o hdr m.c &&
 	$SONDE addr2sym -s -e hdr $(nm hdr | awk "/ spin_hdr/ {print \$1; exit}") | grep -q "/h.h:[0-9]*$" &&
