@@ -345,12 +345,12 @@ void g_send(struct gen *g, int buf, int size)
 	g_patch(g, ok);
 }
 
-/* whether a printf's format may leave its line open (output_lines.c) */
+/* whether a printf's or time()'s format may leave its line open (output_lines.c) */
 static bool partial_lines(const struct program *p)
 {
 	for (int i = 0; i < p->nsites; i++) {
 		const struct fmtsite *s = p->sites[i];
-		size_t n = s->kind == REC_PRINTF && s->fmt ? strlen(s->fmt) : 0;
+		size_t n = (s->kind == REC_PRINTF || s->kind == REC_TIME) && s->fmt ? strlen(s->fmt) : 0;
 
 		if (n && s->fmt[n - 1] != '\n')
 			return true;
@@ -359,14 +359,18 @@ static bool partial_lines(const struct program *p)
 }
 
 /*
- * The first word of a record at base+off: its kind. A printf or join of a
- * program whose printfs may leave a line open also carries the thread, so
+ * The first word of a record at base+off: its kind. The text records (printf,
+ * join, time, cat, system, print of a value) of a program whose printfs may
+ * leave a line open also carry the thread, so
  * that the parts of two lines printed at once on two CPUs are not mixed
  * (output_lines.c). Socket filters (bench probes) cannot ask for it.
  */
 void g_rec_kind(struct gen *g, int base, int off, int kind)
 {
-	if ((kind != REC_PRINTF && kind != REC_JOIN) || !g->in ||
+	bool text = kind == REC_PRINTF || kind == REC_JOIN || kind == REC_TIME || kind == REC_CAT ||
+		    kind == REC_SYSTEM || kind == REC_PRINT_VAL;
+
+	if (!text || !g->in ||
 	    g->in->prog_type == BPF_PROG_TYPE_SOCKET_FILTER || !partial_lines(g->prog)) {
 		g_emit(g, ST(BPF_W, base, off, kind));
 		return;
@@ -381,7 +385,7 @@ void g_record(struct gen *g, struct node *call, int kind, int arg)
 {
 	int mark = g->sp, buf = g_slot(g, 8, call->loc);
 
-	g_emit(g, ST(BPF_W, FP, buf, kind));
+	g_rec_kind(g, FP, buf, kind);
 	g_emit(g, ST(BPF_W, FP, buf + 4, arg));
 	g_send(g, buf, 8);
 	g->sp = mark;

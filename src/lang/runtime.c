@@ -373,6 +373,42 @@ out:
 	free(z);
 }
 
+/*
+ * Text a record makes by writing to the output (cat, system, print of a
+ * value): for a thread whose line may be open (tid), caught in memory and
+ * handed to output_lines.c, so that it lands in that line; else written.
+ */
+struct caught {
+	FILE *saved;
+	char *buf;
+	size_t len;
+};
+
+static void catch_begin(struct rt *rt, uint32_t tid, struct caught *c)
+{
+	c->saved = NULL;
+	c->buf = NULL;
+	if (!tid || rt->out.json || rt->out.rows)
+		return;
+	FILE *m = open_memstream(&c->buf, &c->len);
+
+	if (m) {
+		c->saved = rt->out.f;
+		rt->out.f = m;
+	}
+}
+
+static void catch_end(struct rt *rt, uint32_t tid, struct caught *c)
+{
+	if (!c->saved)
+		return;
+	fclose(rt->out.f);
+	rt->out.f = c->saved;
+	if (c->buf)
+		out__lines_text(&rt->out, tid, c->buf);
+	free(c->buf);
+}
+
 static void run_system(struct rt *rt, const char *cmd)
 {
 	fflush(rt->out.f);
@@ -425,13 +461,17 @@ static int on_record(void *ctx, void *data, size_t size)
 	case REC_PRINTF: case REC_CAT: case REC_SYSTEM: {
 		char *text = s ? out__format(&rt->out, s, data, size) : NULL;
 
-		if (text) {
-			if (kind == REC_PRINTF)
-				out__lines_text(&rt->out, tid, text);
-			else if (kind == REC_CAT)
+		if (text && kind == REC_PRINTF) {
+			out__lines_text(&rt->out, tid, text);
+		} else if (text) {
+			struct caught c;
+
+			catch_begin(rt, tid, &c);
+			if (kind == REC_CAT)
 				run_cat(rt, text);
 			else
 				run_system(rt, text);
+			catch_end(rt, tid, &c);
 		}
 		free(text);
 		break;
@@ -499,8 +539,13 @@ static int on_record(void *ctx, void *data, size_t size)
 			out__map(&rt->out, s->map, s->top, s->div);
 		break;
 	case REC_PRINT_VAL:
-		if (s && size >= 8u + s->args[0].size)
+		if (s && size >= 8u + s->args[0].size) {
+			struct caught c;
+
+			catch_begin(rt, tid, &c);
 			out__value_line(&rt->out, &s->args[0], (const uint8_t *)data + 8);
+			catch_end(rt, tid, &c);
+		}
 		break;
 	case REC_ROWS_BEGIN:
 		if (size >= 16)
@@ -529,7 +574,7 @@ static int on_record(void *ctx, void *data, size_t size)
 
 		localtime_r(&t, &tm);
 		if (strftime(buf, sizeof(buf), s && s->fmt ? s->fmt : "%H:%M:%S\n", &tm) > 0)
-			out__printf(&rt->out, buf);
+			out__lines_text(&rt->out, tid, buf);
 		break;
 	}
 	}

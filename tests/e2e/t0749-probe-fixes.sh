@@ -106,4 +106,11 @@ tracepoint:sched:sched_process_fork { }" && links >>n && tool_stop || exit 1
 	printf "1\n1\n2\n" >want && test_cmp want n
 '
 
+# oomkill.bt prints "... loadavg: " then cat("/proc/loadavg"): the file ends the line
+test_expect_success 'the line a thread holds goes on with its cat(), time() and print()' '
+	printf "1 2 3\n" >avg &&
+	$SONDE probe -e "BEGIN { printf(\"a: \"); cat(\"avg\"); printf(\"t: \"); time(\"%Y|\"); printf(\"v: \"); print(5); exit(); }" >out &&
+	printf "Attaching 1 probe...\na: 1 2 3\nt: %s|v: 5\n\n\n" $(date +%Y) >want && test_cmp want out
+'
+
 test_done
