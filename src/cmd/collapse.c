@@ -5,7 +5,7 @@
  *   - from a recording (-i FILE): the frames `perf script report stackcollapse`
  *     prints for it, counts = samples (--period: periods);
  *   - from `perf script` text on stdin (or -i -): what stackcollapse-perf.pl
- *     prints, with its options and name tidying;
+ *     prints, with its options and name tidying, counts = the periods printed;
  *   - from the maps bpftrace and `sonde probe` print (`@[ustack] = count()`),
  *     on stdin or -i FILE: what stackcollapse-bpftrace.pl prints, offsets
  *     stripped (--offsets keeps them); which it is, the first 64 KiB say;
@@ -191,7 +191,7 @@ int cmd_collapse(int argc, char **argv)
 		OPT_BOOL(0, "inline", &o.inline_, "expand inlined functions, marked _[i]"),
 		OPT_STRING(0, "event-filter", &o.event_filter, "EVENT", "only samples of this event (default: the first seen)"),
 		OPT_STRING(0, "comms", &o.filter.comms, "COMMS", "only these commands (comma list)"),
-		OPT_BOOL(0, "period", &o.period, "weight stacks by the sample period, not 1"),
+		OPT_BOOL(0, "period", &o.period, "a recording: weight stacks by the sample period, not 1 (perf script text: always)"),
 		OPT_INT(0, "max-stack", &o.max_stack, "N", "use at most N frames of each stack"),
 		OPT_BOOL(0, "diff", &diff, "BEFORE AFTER: two-column folded stacks, as difffolded.pl"),
 		OPT_BOOL('n', "normalize", &normalize, "with --diff: scale BEFORE to AFTER's total"),

@@ -85,3 +85,40 @@ TEST(perfscript_samples_without_blank_lines_and_garbage)
 	CHECK_INT(g.samples, 2);
 	CHECK_INT(g.warns, 2);
 }
+
+TEST(perfscript_old_layouts_and_perl_frames)
+{
+	/* no time: no event; frames unindented; a function with spaces and parentheses; none at all */
+	struct got g = parse("java 19983 cycles:\n"
+			     "7f01 ns::f(int, char) const (/opt/lib x.so) trailing\n"
+			     "\t7f02  (/lib/libc.so.6)\n\n");
+
+	CHECK_INT(g.samples, 1);
+	CHECK_STR(g.pid, "?");
+	CHECK_STR(g.tid, "19983");
+	CHECK_STR(g.event, "");
+	CHECK_STR(g.period, "");
+	CHECK_INT(g.frames, 2);
+	CHECK_STR(g.f0, "ns::f(int, char) const");
+	CHECK_STR(g.d0, "/opt/lib x.so");
+	CHECK_INT(g.warns, 0);
+	g = parse("\t7f02  (/lib/libc.so.6)\n");
+	CHECK_INT(g.warns, 1);	/* a frame before any header */
+}
+
+static int count_ended(const struct ps_sample *s, void *arg)
+{
+	*(int *)arg += s->ended ? 1 : 100;
+	return 0;
+}
+
+TEST(perfscript_sample_cut_at_the_end_is_marked)
+{
+	const char *text = "a 1 1.0: 5 ev:\n\t1 f (d)\n\nb 2 2.0: 5 ev:\n\t2 g (e)\n";
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int n = 0;
+
+	perfscript__read(f, count_ended, NULL, &n);
+	fclose(f);
+	CHECK_INT(n, 101);
+}

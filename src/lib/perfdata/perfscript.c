@@ -80,73 +80,102 @@ static bool parse_header(struct ps_state *st, char *line)
 			}
 			p = q + 1;
 		}
-		/* the tail: ":\s*(\d+)?\s+(\S+):\s*$" */
+		/*
+		 * the tail, as stackcollapse-perf.pl reads it (":\s*(\d+)*\s+(\S+):\s*$"):
+		 * the last word, ending in ':', is the event only after "TIME:" and a
+		 * period, if any; "java 3278 cpu-clock:" (no time) names no event
+		 */
 		len = strlen(p);
 		while (len && isspace((unsigned char)p[len - 1]))
 			p[--len] = 0;
 		st->s.event = "";
 		st->s.period = "";
 		if (len && p[len - 1] == ':') {
-			char *ev_end = p + len - 1, *ev = ev_end;
+			char *ev_end = p + len - 1, *ev = ev_end, *d;
 
 			while (ev > p && !isspace((unsigned char)ev[-1]))
 				ev--;
-			*ev_end = 0;
-			st->s.event = ev;
 			end = ev;
 			while (end > p && isspace((unsigned char)end[-1]))
 				end--;
-			{
-				char *d = end;
-
-				while (d > p && isdigit((unsigned char)d[-1]))
-					d--;
-				if (d < end && d > p && (d[-1] == ' ' || d[-1] == ':' || d[-1] == '\t')) {
-					*end = 0;
-					st->s.period = d;
-				}
-			}
+			if (end == ev || ev == ev_end)
+				return true;
+			d = end;
+			while (d > p && isdigit((unsigned char)d[-1]))
+				d--;
+			while (d > p && isspace((unsigned char)d[-1]))
+				d--;
+			if (d == p || d[-1] != ':')
+				return true;
+			*ev_end = 0;
+			st->s.event = ev;
+			*end = 0;
+			for (d = end; d > p && isdigit((unsigned char)d[-1]); d--)
+				;
+			st->s.period = d;
 		}
 		return true;
 	}
 	return false;
 }
 
-/* "\t  addr func (dso)" */
+/* does a line parse as a sample header (on a copy)? */
+static bool header_like(const char *line)
+{
+	struct ps_state tmp = { 0 };
+	char *copy = strdup(line);
+	bool ok = copy && parse_header(&tmp, copy);
+
+	free(copy);
+	return ok;
+}
+
+/*
+ * "\t  addr func (dso)", as stackcollapse-perf.pl matches it
+ * ("^\s*(\w+)\s*(.+) \((.*)\)"): the dso is between the last " (" and the
+ * last ')' after it, the function is what precedes (spaces and parentheses
+ * included: "ns::f(int) (/bin/x)"); anything after that ')' is ignored.
+ * An empty function ("7f1e58  (libc.so)") is the space before " (".
+ */
 static bool parse_frame(char *line, struct ps_frame *f)
 {
-	char *p = line, *addr, *open, *close;
+	char *p = line, *addr, *addr_end, *ws_end, *open = NULL, *close;
 
 	while (isspace((unsigned char)*p))
 		p++;
 	addr = p;
 	while (isalnum((unsigned char)*p) || *p == '_')
 		p++;
-	if (p == addr || !isspace((unsigned char)*p))
+	if (p == addr)
 		return false;
-	*p++ = 0;
+	addr_end = p;
 	while (isspace((unsigned char)*p))
 		p++;
-	close = p + strlen(p);
-	while (close > p && isspace((unsigned char)close[-1]))
-		*--close = 0;
-	if (close == p || close[-1] != ')')
+	ws_end = p;
+	close = strrchr(p, ')');
+	if (!close)
 		return false;
-	close--;
-	open = close;
-	while (open > p && open[-1] != '(')
-		open--;
-	if (open == p || open - 1 == p || open[-2] != ' ')
-		return false;
+	for (char *q = addr_end; q + 1 < close; q++)
+		if (q[0] == ' ' && q[1] == '(')
+			open = q;
+	if (!open || open == addr_end || (open > ws_end && ws_end == addr_end))
+		return false;	/* (perl would cut the address short to make a function) */
+	f->func = open > ws_end ? ws_end : open - 1;
+	f->dso = open + 2;
 	*close = 0;
-	open[-2] = 0;
+	*open = 0;
+	if (f->func == open - 1 && open - 1 < ws_end) {
+		/* the function is one blank: keep it, apart from the address */
+		static char blank[] = " ";
+
+		f->func = blank;
+	}
+	*addr_end = 0;
 	f->addr = addr;
-	f->func = p;
-	f->dso = open;
 	return true;
 }
 
-static int emit(struct ps_state *st, ps_sample_fn fn, void *arg)
+static int emit(struct ps_state *st, ps_sample_fn fn, void *arg, bool ended)
 {
 	int rc;
 
@@ -164,6 +193,7 @@ static int emit(struct ps_state *st, ps_sample_fn fn, void *arg)
 			return -EINVAL;	/* checked when read */
 	st->s.frames = st->frames;
 	st->s.nr_frames = st->n;
+	st->s.ended = ended;
 	rc = fn(&st->s, arg);
 	reset(st);
 	return rc;
@@ -186,14 +216,15 @@ int perfscript__read(FILE *in, ps_sample_fn fn, ps_warn_fn warn, void *arg)
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
 		if (!len) {
-			rc = emit(&st, fn, arg);
+			rc = emit(&st, fn, arg, true);
 			if (rc)
 				break;
 			continue;
 		}
 		if (line[0] == '#')
 			continue;
-		if (isspace((unsigned char)line[0])) {
+		if (isspace((unsigned char)line[0]) || (st.hdr && !header_like(line))) {
+			/* a frame; stackcollapse-perf.pl takes one unindented too ("java 19983 cycles:" dumps) */
 			struct ps_frame f;
 			char *copy;
 
@@ -234,7 +265,7 @@ int perfscript__read(FILE *in, ps_sample_fn fn, ps_warn_fn warn, void *arg)
 			continue;
 		}
 		/* a new header: a sample without a blank line before it ends here */
-		rc = emit(&st, fn, arg);
+		rc = emit(&st, fn, arg, true);
 		if (rc)
 			break;
 		st.hdr = strdup(line);
@@ -254,7 +285,7 @@ int perfscript__read(FILE *in, ps_sample_fn fn, ps_warn_fn warn, void *arg)
 	if (!rc && len < -1)
 		rc = (int)len;	/* binary data, an endless line, a read error: util__text_error() */
 	if (!rc)
-		rc = emit(&st, fn, arg);
+		rc = emit(&st, fn, arg, false);
 	reset(&st);
 	free(st.lines);
 	free(st.frames);

@@ -23,10 +23,11 @@ struct ps_sample {
 	const char *comm;
 	const char *pid;	/* "?" when the header only has a tid */
 	const char *tid;
-	const char *event;	/* "cpu-clock:ppp", or "" */
+	const char *event;	/* "cpu-clock:ppp", or "" (a header without "TIME:") */
 	const char *period;	/* "1001001", or "" */
 	const struct ps_frame *frames;	/* leaf first, as perf script prints them */
 	size_t nr_frames;
+	bool ended;		/* by a blank line or the next header, not by the end of the input */
 	unsigned long line;	/* of the header */
 };
 

@@ -206,16 +206,64 @@ static void tidy(char *f)
 	(void)m;
 }
 
+/* a frame's final name: tidied, java's "L" dropped, the annotation added (stackcollapse-perf.pl's order) */
+static int text_frame(struct collapse *c, size_t n, bool java, const char *suffix)
+{
+	char *name = c->names[n];
+
+	if (!name)
+		return c->err;
+	tidy(name);
+	if (java && name[0] == 'L' && strchr(name, '/'))
+		memmove(name, name + 1, strlen(name));
+	if (*suffix && (!strcmp(suffix, "_[k]") || !strstr(name, suffix))) {
+		char *old = strdup(name);
+
+		if (!old)
+			return -ENOMEM;
+		set_name(c, n, "%s%s", old, suffix);
+		free(old);
+	}
+	c->lens[n] = c->names[n] ? strlen(c->names[n]) : 0;
+	return 0;
+}
+
+/* stackcollapse-perf.pl's kernel and JIT modules: "[kernel.kallsyms]", ".../vmlinux"; ".../tmp/perf-PID.map" */
+static bool kernel_module(const char *mod)
+{
+	size_t len = strlen(mod);
+
+	return (mod[0] == '[' || (len >= 7 && !strcmp(mod + len - 7, "vmlinux"))) && !strstr(mod, "unknown");
+}
+
+static bool jit_module(const char *mod)
+{
+	for (const char *p = strstr(mod, "/tmp/perf-"); p; p = strstr(p + 1, "/tmp/perf-")) {
+		const char *d = p + 10, *q = d;
+
+		while (*q >= '0' && *q <= '9')
+			q++;
+		if (q > d && !strncmp(q, ".map", 4))
+			return true;
+	}
+	return false;
+}
+
 static int on_text(const struct ps_sample *s, void *arg)
 {
 	struct collapse *c = arg;
 	char *pname;
 	size_t n = 0, total = 0;
+	bool java;
+	int rc;
 
+	/* stackcollapse-perf.pl remembers a stack at the blank line after it: one cut off at the end is not */
+	if (!s->ended)
+		return 0;
 	if (!session_filter__match(&c->filter, s->comm, (uint32_t)strtoul(s->pid, NULL, 10),
 				   (uint32_t)strtoul(s->tid, NULL, 10)))
 		return 0;
-	if (!event_wanted(c, s->event))
+	if (*s->event && !event_wanted(c, s->event))
 		return 0;
 	/* each frame may hold an inline chain "a->b->c" */
 	for (size_t i = 0; i < s->nr_frames; i++) {
@@ -228,11 +276,12 @@ static int on_text(const struct ps_sample *s, void *arg)
 	pname = process_name(c, s->comm, s->pid, s->tid);
 	if (!pname)
 		return -ENOMEM;
+	java = !strncmp(pname, "java", 4);
 	set_name(c, n++, "%s", pname);
 	free(pname);
 	for (size_t fi = s->nr_frames; fi-- > 0;) {
 		const struct ps_frame *fr = &s->frames[fi];
-		char *raw = strdup(fr->func), *save = NULL;
+		char *raw = strdup(fr->func);
 		regmatch_t m;
 		char *parts[64];
 		int np = 0;
@@ -252,53 +301,43 @@ static int on_text(const struct ps_sample *s, void *arg)
 				*arrow = 0;
 			parts[np++] = t;
 		}
-		(void)save;
-		/* stackcollapse-perf.pl keeps an "a->b" chain in its written order */
+		/* an "a->b" chain in its written order: the first as any frame, the others inlined */
 		for (int k = 0; k < np; k++) {
-			char *func = parts[k];
-			const char *suffix = "";
+			const char *func = parts[k], *suffix = "";
 
 			if (!strcmp(func, "[unknown]")) {
 				const char *base = strrchr(mod, '/');
 
 				base = base ? base + 1 : mod;
-				if (strcmp(mod, "[unknown]") && *mod) {
-					if (c->addrs)
-						set_name(c, n, "[%s <%s>]", base, fr->addr);
-					else
-						set_name(c, n, "[%s]", base);
-				} else {
-					if (c->addrs)
-						set_name(c, n, "[unknown <%s>]", fr->addr);
-					else
-						set_name(c, n, "[unknown]");
-				}
+				if (strcmp(mod, "[unknown]"))
+					func = base;
+				else
+					func = "unknown";
+				if (c->addrs)
+					set_name(c, n, "[%s <%s>]", func, fr->addr);
+				else
+					set_name(c, n, "[%s]", func);
 			} else {
 				set_name(c, n, "%s", func);
-				if (c->names[n])
-					tidy(c->names[n]);
 			}
-			if (np > 1)
+			if (k > 0)
 				suffix = "_[i]";
-			else if (c->kernel && (mod[0] == '[' || (strlen(mod) >= 7 && !strcmp(mod + strlen(mod) - 7, "vmlinux"))) &&
-				 !strstr(mod, "unknown"))
+			else if (c->kernel && kernel_module(mod))
 				suffix = "_[k]";
-			else if (c->jit && !fnmatch("/tmp/perf-*.map", mod, 0))
+			else if (c->jit && jit_module(mod))
 				suffix = "_[j]";
-			if (*suffix && c->names[n] && !strstr(c->names[n], suffix)) {
-				char *old = strdup(c->names[n]);
-
-				if (!old)
-					return -ENOMEM;
-				set_name(c, n, "%s%s", old, suffix);
-				free(old);
+			if ((rc = text_frame(c, n, java, suffix))) {
+				free(raw);
+				return rc;
 			}
-			c->lens[n] = c->names[n] ? strlen(c->names[n]) : 0;
 			n++;
 		}
 		free(raw);
 	}
-	return add_stack(c, n, c->period && *s->period ? strtod(s->period, NULL) : 1.0);
+	/* weighed by the period perf script printed, as stackcollapse-perf.pl does; 1 without (or 0) */
+	double w = *s->period ? strtod(s->period, NULL) : 0;
+
+	return add_stack(c, n, w > 0 ? w : 1.0);
 }
 
 static void text_warn(unsigned long line, const char *why, void *arg)

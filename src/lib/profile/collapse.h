@@ -21,7 +21,7 @@ struct collapse_opts {
 	bool kernel, jit;	/* _[k] and _[j] annotations */
 	bool addrs;		/* keep the addresses of unknown frames */
 	bool inline_;		/* inlined frames, marked _[i] */
-	bool period;		/* weight by the sample period, not 1 */
+	bool period;		/* a recording: weight by the sample period, not 1 (text: always) */
 	const char *event_filter;	/* NULL: the first event met */
 	struct session_filter filter;	/* only these samples (--comms) */
 	int max_stack;		/* 0: the default */
