@@ -1,7 +1,7 @@
 #!/bin/bash
 # peer-suites.sh - run the peers' own test suites through sonde, locally.
 #
-#   scripts/peer-suites.sh bpftrace CHECKOUT [-j N] [-g GROUP,...] [-n REGEX] [-k DIR] [-v]
+#   scripts/peer-suites.sh bpftrace CHECKOUT [-j N] [-g GROUP,...] [-n REGEX] [-k DIR] [-v] [-l]
 #   scripts/peer-suites.sh flamegraph CHECKOUT [-k DIR] [-v]
 #
 # CHECKOUT is a copy of the peer's repository that the user brought (a git
@@ -26,7 +26,7 @@
 # predates the script (the java inputs' "-?" pid fields).
 #
 # Prints passed/total per group, the total, then each failure with a reason
-# class. -k DIR keeps each test's command and output there. SONDE names the
+# class. -l lists the tests chosen without running them. -k DIR keeps each test's command and output there. SONDE names the
 # binary (default: build/sonde beside this script).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,7 +43,7 @@ import concurrent.futures, json, os, platform, re, shutil, signal, subprocess, s
 SONDE = os.environ["SONDE"]
 suite, checkout = sys.argv[1], os.path.abspath(sys.argv[2])
 args = sys.argv[3:]
-jobs, groups, namere, keep, verbose = 1, None, None, None, False
+jobs, groups, namere, keep, verbose, listonly = 1, None, None, None, False, False
 while args:
     a = args.pop(0)
     if a == "-j": jobs = int(args.pop(0))
@@ -51,6 +51,7 @@ while args:
     elif a == "-n": namere = re.compile(args.pop(0))
     elif a == "-k": keep = os.path.abspath(args.pop(0))
     elif a == "-v": verbose = True
+    elif a == "-l": listonly = True
     else: sys.exit("peer-suites: unknown option " + a)
 if keep: os.makedirs(keep, exist_ok=True)
 
@@ -120,10 +121,10 @@ def parse(path, group):
 # what this machine cannot give a test, whatever the tracer: why a test is left out
 NEEDS = [
     (re.compile(r"testprogs/|testlibs/"), "test programs (tests/testprogs)"),
-    (re.compile(r"(^|[\s{},;/(])(kprobe|kretprobe|k|kr|kprobe_session|kfunc|kretfunc|fentry|fexit|f|fr):"), "kprobes/fentry"),
-    (re.compile(r"(^|[\s{},;/(])(hardware|h):"), "hardware events"),
-    (re.compile(r"(^|[\s{},;/(])(watchpoint|asyncwatchpoint|w|aw):"), "watchpoints"),
-    (re.compile(r"(^|[\s{},;/(])(usdt|U):"), "USDT"),
+    (re.compile(r"\b(kprobes?|kretprobes?|kprobe_session|kfunc|kretfunc|fentry|fexit)\b|(^|[\s{},;/('])(k|kr|f|fr):"), "kprobes/fentry"),
+    (re.compile(r"\bhardware\b|(^|[\s{},;/('])h:"), "hardware events"),
+    (re.compile(r"\b(async)?watchpoint\b|(^|[\s{},;/('])a?w:"), "watchpoints"),
+    (re.compile(r"\busdt\b|(^|[\s{},;/('])U:"), "USDT"),
 ]
 NO_FEATURE = {"dwarf": "DWARF test programs", "dwunwind": "DWARF test programs", "kprobe_multi": "kprobes/fentry",
               "kprobe_session": "kprobes/fentry", "uprobe_multi": "test programs (tests/testprogs)",
@@ -132,8 +133,13 @@ NO_FEATURE = {"dwarf": "DWARF test programs", "dwunwind": "DWARF test programs",
 def kver(s):
     return [int(x) for x in re.findall(r"\d+", s)[:3]]
 
-def left_out(t):
+def left_out(t, root):
     text = " ".join([t.prog, t.run, t.after, t.setup] + t.befores)
+    for f in re.findall(r"runtime/\S+\.bt", t.run):    # a script's probes count too
+        try:
+            text += " " + open(os.path.join(root, f)).read()
+        except OSError:
+            pass
     for rx, why in NEEDS:
         if rx.search(text):
             return why
@@ -298,11 +304,18 @@ def bpftrace():
     total_all = len(tests)
     left, chosen = {}, []
     for t in tests:
-        why = left_out(t)
+        why = left_out(t, root)
         if why:
             left.setdefault(why, []).append(t)
         elif (not groups or t.group in groups) and (not namere or namere.search(t.group + "." + t.name)):
             chosen.append(t)
+    if listonly:
+        for why, ts in sorted(left.items(), key=lambda x: -len(x[1])):
+            print("left out: %4d  %s" % (len(ts), why))
+        for t in chosen:
+            print("%s.%s" % (t.group, t.name))
+        print("%d selected" % len(chosen))
+        return
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
         futs = {ex.submit(run_test, t, root): t for t in chosen}

@@ -215,6 +215,8 @@ int probe__run(struct probe_job *j)
 			goto out;
 		}
 	}
+	/* bpftrace's runtime tests ask for a line once attached: its own variable, as bpftrace reads it */
+	bool notify = getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != NULL;
 	struct run_opts ro = {
 		.dry_run = j->dry_run,
 		.dump = verbose > 0,
@@ -228,7 +230,8 @@ int probe__run(struct probe_job *j)
 		.full_buffering = j->full_buffering,
 		.interrupted = &interrupted,
 		.quiet = j->quiet,
-		.begin_last = j->quiet,
+		.begin_last = j->quiet || notify,	/* what BEGIN prints comes after that line */
+		.notify_attached = notify,
 		.probe_only = j->probe_only,
 		.skipped = &j->skipped,
 	};

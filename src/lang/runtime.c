@@ -1165,6 +1165,10 @@ loaded:
 			if ((rc = attach_probe(&rt, pr, &actx, err, errlen)))
 				goto out_detach;
 		warn_skipped(prog);
+		if (o->notify_attached) {
+			fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", o->out);
+			fflush(o->out);
+		}
 		if (o->begin_last)
 			begin_output(&rt);
 		if (o->start_child && (rc = o->start_child(o->child_ctx))) {

@@ -30,6 +30,7 @@ struct run_opts {
 	bool begin_last;	/* BEGIN runs once every probe is attached: what it prints means "tracing" */
 	bool probe_only;	/* load and attach every probe, then detach: can it run here? (sonde tools) */
 	int *skipped;		/* probe_only: probes missing_probes let go (the first one's error in err) */
+	bool notify_attached;	/* a line "__BPFTRACE_NOTIFY_PROBES_ATTACHED" once attached (bpftrace's test runner) */
 };
 
 /*
