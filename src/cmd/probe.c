@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,6 +44,53 @@ static void print_name(const char *name, void *ctx)
 static int start_child(void *ctx)
 {
 	return workload__start(ctx);
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* -l with a program: what each of its attach points matches (interval:ms:100 -> interval:ms:) */
+static int list_program(const char *expr, const char *file, int *n)
+{
+	char *src = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (expr)
+		src = strdup(expr), len = strlen(expr);
+	else if ((rc = util__read_file(file, 0, &src, &len))) {
+		error("cannot read '%s': %s", file, strerror(-rc));
+		return 1;
+	}
+	struct program *prog = src ? lang__new(expr ? "stdin" : file, src, len) : NULL;
+
+	if (!prog || lang__parse(prog)) {
+		if (prog && prog->err)
+			fprintf(stderr, "%s\n", prog->err);
+		rc = 1;
+	}
+	for (struct probe *pr = rc ? NULL : prog->probes; pr; pr = pr->next)
+		for (struct attach *ap = pr->aps; ap; ap = ap->next) {
+			const char *rest = strchr(ap->text, ':');
+			char *pat = NULL;
+			bool counted = !strcmp(ap->prov, "interval") || !strcmp(ap->prov, "profile") ||
+				       !strcmp(ap->prov, "software") || !strcmp(ap->prov, "hardware");
+
+			if (counted && ap->a)
+				rc = asprintf(&pat, "%s:%s:*", ap->prov, ap->a) < 0;
+			else
+				rc = asprintf(&pat, "%s%s", ap->prov, rest ? rest : "") < 0;
+			if (!rc)
+				provider__list(pat, print_name, n);
+			free(pat);
+		}
+	lang__free(prog);
+	free(src);
+	return rc;
 }
 
 /* "cmd arg1 arg2": bpftrace splits -c on spaces */
@@ -272,14 +320,16 @@ int cmd_probe(int argc, char **argv)
 	int pid = 0, rc, kcheck = 0, interrupted = 0;
 	struct target_opts to = { .have_cmd = true };	/* -p alone is enough: no "nothing to" */
 	bool list = false, dry_run = false, unsafe = false, no_warnings = false, test = false, bench = false;
-	bool percentiles = false;
-	const char *bufmode = NULL;
+	bool percentiles = false, quiet = false;
+	const char *bufmode = NULL, *outfile = NULL;
 	struct opt opts[] = {
 		OPT_STRING('e', "expr", &expr, "PROGRAM", "the program to run"),
 		OPT_STRING('c', "cmd", &cmd, "CMD", "run CMD and trace until it ends (its pid is cpid)"),
 		OPT_STRING('p', "pid", &to.pids, "PID", "uprobes fire only in PID; the program ends when PID does"),
 		OPT_BOOL('l', "list", &list, "list the probes matching PATTERN"),
 		OPT_STRING('f', "format", &format, "FORMAT", "output format: text or json"),
+		OPT_STRING('o', "output", &outfile, "FILE", "write the output (and system()'s) to FILE"),
+		OPT_BOOL('q', "quiet", &quiet, "no \"Attaching N probes...\" line"),
 		OPT_BOOL(0, "dry-run", &dry_run, "compile (with -v: show the bytecode), load nothing"),
 		OPT_BOOL(0, "unsafe", &unsafe, "allow system() and signal()"),
 		OPT_STRING('B', "buffering", &bufmode, "MODE", "output buffering: line (default), full or none"),
@@ -315,6 +365,10 @@ int cmd_probe(int argc, char **argv)
 		if (rc)
 			return 1;
 	}
+	if (outfile && !freopen(outfile, "w", stdout)) {
+		error("cannot write '%s': %s", outfile, strerror(errno));
+		return 1;
+	}
 	/* as bpftrace: stdout is line buffered unless -B says otherwise */
 	setvbuf(stdout, NULL, bufmode && !strcmp(bufmode, "full") ? _IOFBF : bufmode && !strcmp(bufmode, "none") ? _IONBF : _IOLBF,
 		BUFSIZ);
@@ -323,10 +377,9 @@ int cmd_probe(int argc, char **argv)
 
 		if (argc > 1)
 			opt__usage_error(probe_usage, opts, "-l takes one pattern");
-		if (expr && !argc)	/* sonde probe -l -e 'pattern' is not a thing; bpftrace takes -l 'pattern' */
-			opt__usage_error(probe_usage, opts, "-l takes the pattern as its argument: sonde probe -l '%s'",
-					 expr);
 		provider__set_target_pid(pid);	/* -p PID -l 'usdt:*': the files that process maps */
+		if (expr || (argc && is_file(argv[0])))	/* -l -e PROGRAM, -l FILE.bt: the program's probes */
+			return list_program(expr, argc ? argv[0] : NULL, &n);
 		provider__list(argc ? argv[0] : NULL, print_name, &n);
 		return 0;
 	}
@@ -344,7 +397,7 @@ int cmd_probe(int argc, char **argv)
 		.file = file, .src = src, .len = len, .argc = argc, .argv = argv, .cmd = cmd, .pid = pid,
 		.unsafe = unsafe, .kcheck = kcheck, .no_warnings = no_warnings, .dry_run = dry_run,
 		.percentiles = percentiles,
-		.json = !strcmp(format, "json"), .full_buffering = bufmode && !strcmp(bufmode, "full"),
+		.json = !strcmp(format, "json"), .quiet = quiet, .full_buffering = bufmode && !strcmp(bufmode, "full"),
 		.mode = test ? MODE_TEST : bench ? MODE_BENCH : MODE_RUN,
 	};
 

@@ -752,9 +752,26 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 	list_one("BEGIN", pat, cb, ctx);
 	list_one("END", pat, cb, ctx);
 	for (size_t i = 0; i < sizeof(evnames) / sizeof(evnames[0]); i++) {
-		snprintf(buf, sizeof(buf), "%s:%s:", evnames[i].type == PERF_TYPE_SOFTWARE ? "software" : "hardware",
-			 evnames[i].name);
+		const char *kind = evnames[i].type == PERF_TYPE_SOFTWARE ? "software" : "hardware";
+
+		snprintf(buf, sizeof(buf), "%s:%s:", kind, evnames[i].name);
 		list_one(buf, pat, cb, ctx);
+		if (evnames[i].alias) {	/* software:cpu: too, as bpftrace lists it */
+			snprintf(buf, sizeof(buf), "%s:%s:", kind, evnames[i].alias);
+			list_one(buf, pat, cb, ctx);
+		}
+	}
+	/* interval and profile take any rate: one line per unit, when asked for by name */
+	for (int k = 0; pat && k < 2; k++) {
+		static const char *const units[] = { "hz", "us", "ms", "s" };
+		const char *prov = k ? "profile" : "interval";
+
+		if (strncmp(pat, prov, strlen(prov)))
+			continue;
+		for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+			snprintf(buf, sizeof(buf), "%s:%s:", prov, units[u]);
+			list_one(buf, pat, cb, ctx);
+		}
 	}
 	n = tracefs__glob("*", "*", &names);
 	for (int i = 0; i < n; i++) {

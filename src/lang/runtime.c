@@ -863,6 +863,22 @@ static void warn_skipped(struct program *prog)
 		}
 }
 
+/*
+ * a program of BEGIN and END probes only, without -c: nothing could fire
+ * after BEGIN, so the run ends there, as bpftrace does since 0.20 (0.17
+ * waited for Ctrl-C)
+ */
+static bool only_begin_end(const struct program *prog, const struct run_opts *o)
+{
+	if (o->cpid > 0)
+		return false;
+	for (const struct probe *pr = prog->probes; pr; pr = pr->next)
+		for (const struct ap_inst *in = pr->inst; in; in = in->next)
+			if (strcmp(in->prov->name, "BEGIN") && strcmp(in->prov->name, "END"))
+				return false;
+	return true;
+}
+
 /* the run's callbacks for the event loop (lib/loop): each returns 1 once exit() ended the run */
 /* what the BEGIN probes printed; whether one called exit() */
 static void begin_output(struct rt *rt)
@@ -1180,7 +1196,7 @@ loaded:
 		rc = iter__drive(prog, rt.rb, &rt.out, err, errlen);	/* an iterator runs, or is pinned, and that is all */
 		if (rc < 0)
 			goto out_detach;
-		if (!rc && !rt.exiting && (rc = loop(&rt, &l))) {
+		if (!rc && !rt.exiting && !only_begin_end(prog, o) && (rc = loop(&rt, &l))) {
 			snprintf(err, errlen, "the event loop failed: %s", strerror(-rc));
 			goto out_detach;
 		}

@@ -1,0 +1,46 @@
+#!/bin/bash
+# sonde probe where bpftrace's own runtime tests (issue 22, run locally by
+# scripts/peer-suites.sh) found it apart from bpftrace: the runner's
+# attach notification, -q, -o FILE, a program of BEGIN/END probes only
+# ending by itself. Each answer is exact.
+. "$(dirname "$0")/../lib.sh"
+require_root 'sonde probe'
+
+test_expect_success 'a program of BEGIN and END probes only ends after BEGIN (maps printed)' '
+	timeout 20 $SONDE probe -e "BEGIN { @a = 1; } END { printf(\"end\n\"); }" >out &&
+	printf "Attaching 2 probes...\nend\n\n\n@a: 1\n" >expect && test_cmp expect out
+'
+
+test_expect_success '__BPFTRACE_NOTIFY_PROBES_ATTACHED: the line once attached, before what BEGIN printed' '
+	__BPFTRACE_NOTIFY_PROBES_ATTACHED=1 timeout 20 $SONDE probe -e "BEGIN { printf(\"hi\n\"); exit(); }" >out &&
+	printf "Attaching 1 probe...\n__BPFTRACE_NOTIFY_PROBES_ATTACHED\nhi\n\n\n" >expect && test_cmp expect out &&
+	timeout 20 $SONDE probe -e "BEGIN { exit(); }" >out && ! grep -q NOTIFY out
+'
+
+test_expect_success '-q: no Attaching line (text and json)' '
+	timeout 20 $SONDE probe -q -e "BEGIN { printf(\"hi\n\"); exit(); }" >out &&
+	printf "hi\n\n\n" >expect && test_cmp expect out &&
+	timeout 20 $SONDE probe -q -f json -e "begin { @scalar = 5; }" >out &&
+	printf "\n\n{\"type\": \"map\", \"data\": {\"@scalar\": 5}}\n" >expect && test_cmp expect out
+'
+
+test_expect_success '-o FILE: the output, system()'"'"'s included, goes to FILE' '
+	timeout 20 $SONDE probe --unsafe -o f.txt -e "BEGIN { printf(\"x %d\n\", 1); system(\"echo sys\"); @=lhist(50, 0, 100, 10); exit(); }" >out &&
+	[ ! -s out ] && head -3 f.txt >got &&
+	printf "Attaching 1 probe...\nx 1\nsys\n" >expect && test_cmp expect got &&
+	grep -q "^\[50, 60) *1 |@*|$" f.txt &&
+	! $SONDE probe -o /nonexistent/dir/f -e "BEGIN { exit(); }" 2>err && grep -q "cannot write ./nonexistent/dir/f." err
+'
+
+test_expect_success '-l: interval and profile units, software aliases, a program'"'"'s probes' '
+	$SONDE probe -l "interval:*" >out && printf "interval:hz:\ninterval:us:\ninterval:ms:\ninterval:s:\n" >expect &&
+	test_cmp expect out &&
+	$SONDE probe -l "p:m*" >out && echo "profile:ms:" >expect && test_cmp expect out &&
+	$SONDE probe -l "software:cpu*" >out && printf "software:cpu-clock:\nsoftware:cpu:\nsoftware:cpu-migrations:\n" >expect &&
+	test_cmp expect out &&
+	$SONDE probe -l -e "tracepoint:sched:sched_switch { exit(); } i:us:10 {} BEGIN {}" >out &&
+	printf "tracepoint:sched:sched_switch\ninterval:us:\nBEGIN\n" >expect && test_cmp expect out &&
+	printf "interval:s:1 { exit(); }\nsoftware:faults:1 { }\n" >p.bt && $SONDE probe -l p.bt >out &&
+	printf "interval:s:\nsoftware:faults:\n" >expect && test_cmp expect out
+'
+test_done
