@@ -251,12 +251,14 @@ static void gen_strcontains(struct gen *g, struct node *n)
 	for (int k = 0; k < nends; k++)
 		g_patch(g, ends[k]);
 	g_emit(g, MOV_IMM(R0, nl == 0));
-	int done = g_emit(g, JA(0));
+	if (nfound) {	/* a needle longer than the haystack is never found: no "found" code (unreachable) */
+		int done = g_emit(g, JA(0));
 
-	for (int k = 0; k < nfound; k++)
-		g_patch(g, found[k]);
-	g_emit(g, MOV_IMM(R0, 1));
-	g_patch(g, done);
+		for (int k = 0; k < nfound; k++)
+			g_patch(g, found[k]);
+		g_emit(g, MOV_IMM(R0, 1));
+		g_patch(g, done);
+	}
 	free(found);
 	free(ends);
 	g->sp = mark;
