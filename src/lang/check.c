@@ -876,6 +876,8 @@ static int check_assign(struct ck *c, struct node *s)
 		struct type v = t.kind == TY_INT ? ty_int(t.sign, 64) : t;
 
 		v.boolean = t.kind == TY_INT && t.boolean && s->op == T_ASSIGN;
+		if (t.kind == TY_INT && t.ptr && s->op == T_ASSIGN)	/* @p = (int32 *)x: @p++ steps 4 bytes */
+			v.ptr = t.ptr, v.user = t.user;
 		return set_map_value(c, lhs, v, AGG_NONE, s->loc);
 	}
 	if (lhs->kind == N_VAR) {

@@ -1067,6 +1067,8 @@ void g_map_rmw(struct gen *g, struct node *mapn, int op, struct node *rhs, long 
 		gen_int(g, rhs);
 	else
 		g_ld_imm64(g, R0, (uint64_t)delta);
+	if (!rhs && mapn->map->val.ptr)
+		gen_btf__scale(g, &mapn->map->val, R0);	/* @p++ on an int32 *: 4 bytes on */
 	g_emit(g, STX(BPF_DW, FP, R0, v));
 	g_lookup(g, mapn->map->index, key);
 	g_emit(g, MOV_IMM(R1, 0));
@@ -1074,6 +1076,8 @@ void g_map_rmw(struct gen *g, struct node *mapn, int op, struct node *rhs, long 
 	g_emit(g, LDX(BPF_DW, R1, R0, 0));
 	g_emit(g, STX(BPF_DW, FP, R1, old));
 	g_emit(g, LDX(BPF_DW, R2, FP, v));
+	if (rhs && (op == T_ADD_ASSIGN || op == T_SUB_ASSIGN) && mapn->map->val.ptr && !rhs->ty.ptr)
+		gen_btf__scale(g, &mapn->map->val, R2);	/* @p -= 4 on an int32 *: 16 bytes back, as @p = @p - 4 */
 	switch (rhs && g_const_zero(op, rhs) ? -1 : op) {
 	case -1: g_emit(g, MOV_IMM(R1, 0)); break;
 	case T_ADD_ASSIGN: case T_INC: g_emit(g, ALU_REG(BPF_ADD, R1, R2)); break;
