@@ -465,6 +465,7 @@ static bool g_plain_binop(const struct node *n)
 }
 
 static void g_binop_rest(struct gen *g, struct node *n);
+static bool g_ends(const struct node *s);
 
 void gen_binop(struct gen *g, struct node *n)
 {
@@ -1118,8 +1119,12 @@ void g_inc_target(struct gen *g, struct node *n, bool post)
 /* the statements of a block expression (its value is the caller's to generate) */
 void g_block_stmts(struct gen *g, struct node *b)
 {
-	for (struct node *s = b->args; s && !g->fail; s = s->next)
+	for (struct node *s = b->args; s && !g->fail; s = s->next) {
 		gen_stmt(g, s);
+		/* nothing after exit(), return, break or continue runs: no code the verifier would call unreachable */
+		if (g_ends(s))
+			break;
+	}
 }
 
 /* the index of a record's field, by name */
@@ -1131,14 +1136,38 @@ int g_field_index(const struct type *t, const char *name)
 	return 0;
 }
 
+/* does s always end the probe or leave the loop (its last statement exit(), return, break, continue)? */
+static bool g_ends(const struct node *s)
+{
+	if (!s)
+		return false;
+	if (s->kind == N_BLOCK) {
+		const struct node *last = s->args;
+
+		while (last && last->next)
+			last = last->next;
+		return g_ends(last);
+	}
+	if (s->kind == N_UNROLL)	/* its body runs at least once */
+		return g_ends(s->r);
+	if (s->kind == N_IF && s->x)
+		return g_ends(s->r) && g_ends(s->x);
+	return s->kind == N_RETURN || s->kind == N_BREAK || s->kind == N_CONTINUE ||
+	       (s->kind == N_EXPR && s->l->kind == N_CALL && s->l->s && !strcmp(s->l->s, "exit"));
+}
+
 void gen_block(struct gen *g, struct node *b)
 {
 	if (b->kind != N_BLOCK) {
 		gen_stmt(g, b);
 		return;
 	}
-	for (struct node *s = b->args; s && !g->fail; s = s->next)
+	for (struct node *s = b->args; s && !g->fail; s = s->next) {
 		gen_stmt(g, s);
+		/* nothing after exit(), return, break or continue runs: no code the verifier would call unreachable */
+		if (g_ends(s))
+			break;
+	}
 }
 
 void g_var_store(struct gen *g, struct var *v, struct node *val)
@@ -1239,7 +1268,10 @@ static void gen_stmt1(struct gen *g, struct node *s)
 		int j = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
 
 		gen_block(g, s->r);
-		if (s->x) {
+		if (s->x && g_ends(s->r)) {	/* then {...; exit(); }: no jump over else (unreachable) */
+			g_patch(g, j);
+			gen_block(g, s->x);
+		} else if (s->x) {
 			int k = g_emit(g, JA(0));
 
 			g_patch(g, j);
@@ -1258,7 +1290,8 @@ static void gen_stmt1(struct gen *g, struct node *s)
 		g_push_fix(g, &l.brk, &l.nbrk, g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0)));
 		g->loop = &l;
 		gen_block(g, s->r);
-		g_emit(g, JA((int16_t)(top - g->c->n - 1)));
+		if (!g_ends(s->r) || l.ncont)
+			g_emit(g, JA((int16_t)(top - g->c->n - 1)));
 		g_loop_end(g, &l, top);
 		break;
 	}
@@ -1279,10 +1312,12 @@ static void gen_stmt1(struct gen *g, struct node *s)
 		gen_block(g, s->r);
 		int cont = g->c->n;
 
-		g_emit(g, LDX(BPF_DW, R0, g_vbase(g, s->var), g_voff(g, s->var)));
-		g_emit(g, ALU_IMM(BPF_ADD, R0, 1));
-		g_emit(g, STX(BPF_DW, g_vbase(g, s->var), R0, g_voff(g, s->var)));
-		g_emit(g, JA((int16_t)(top - g->c->n - 1)));
+		if (!g_ends(s->r) || l.ncont) {	/* a body that always leaves never steps on */
+			g_emit(g, LDX(BPF_DW, R0, g_vbase(g, s->var), g_voff(g, s->var)));
+			g_emit(g, ALU_IMM(BPF_ADD, R0, 1));
+			g_emit(g, STX(BPF_DW, g_vbase(g, s->var), R0, g_voff(g, s->var)));
+			g_emit(g, JA((int16_t)(top - g->c->n - 1)));
+		}
 		g_loop_end(g, &l, cont);
 		break;
 	}
@@ -1290,8 +1325,11 @@ static void gen_stmt1(struct gen *g, struct node *s)
 		gen_for_map(g, s);
 		break;
 	case N_UNROLL:
-		for (long long i = 0; i < s->l->i && !g->fail; i++)
+		for (long long i = 0; i < s->l->i && !g->fail; i++) {
 			gen_block(g, s->r);
+			if (g_ends(s->r))	/* the later copies would be unreachable */
+				break;
+		}
 		break;
 	case N_BREAK:
 		g_push_fix(g, &g->loop->brk, &g->loop->nbrk, g_emit(g, JA(0)));

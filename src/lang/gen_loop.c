@@ -349,6 +349,8 @@ static bool has_return(const struct node *s)
 	switch (s->kind) {
 	case N_RETURN:
 		return true;
+	case N_EXPR:	/* exit() ends the probe as return does */
+		return s->l->kind == N_CALL && s->l->s && !strcmp(s->l->s, "exit");
 	case N_BLOCK:
 		for (const struct node *x = s->args; x; x = x->next)
 			if (has_return(x))

@@ -267,6 +267,8 @@ static void gen_exit(struct gen *g, struct node *n)
 	g_emit(g, ALU_REG(BPF_OR, R1, R2));
 	g_emit(g, STX(BPF_DW, R0, R1, 0));
 	g->sp = mark;
+	/* the probe ends here, as in bpftrace (@++; if (@) { exit(); } @++ leaves @ at 1) */
+	g_push_fix(g, &g->ret, &g->nret, g_emit(g, JA(0)));
 }
 
 /* unwatch(addr): the runtime closes the watchpoints on the address (provider_watch.c) */
