@@ -325,12 +325,18 @@ char *out__format(struct out *o, const struct fmtsite *s, const uint8_t *rec, si
 
 void out__printf(struct out *o, const char *text)
 {
+	out__event(o, "printf", text, strlen(text));
+}
+
+/* what printf, time(), cat() and system() print: -f json names each ("time", "cat", "syscall"), as bpftrace 0.17 */
+void out__event(struct out *o, const char *type, const char *text, size_t len)
+{
 	if (o->json) {
-		fputs("{\"type\": \"printf\", \"data\": ", o->f);
-		json_str(o->f, text);
+		fprintf(o->f, "{\"type\": \"%s\", \"data\": ", type);
+		util__json_str(o->f, text, len, true);
 		fputs("}\n", o->f);
 	} else {
-		fputs(text, o->f);
+		fwrite(text, 1, len, o->f);
 	}
 }
 

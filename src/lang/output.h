@@ -43,6 +43,8 @@ char *out__helper_error(struct out *o, const struct program *p, const struct fmt
 void out__printf(struct out *o, const char *text);
 /* percentile(@h, q)'s text, from the map as it is now (output.c) */
 void out__percentile(struct out *o, FILE *f, struct mapinfo *m, double q);
+/* printf's text, or time()'s, cat()'s, system()'s output: -f json gives it its type ("printf", "time", "cat", "syscall") */
+void out__event(struct out *o, const char *type, const char *text, size_t len);
 /* print(value) */
 void out__value_line(struct out *o, const struct type *t, const uint8_t *data);
 /* one map as bpftrace prints it (top: only the N largest; div: divide values) */

@@ -409,32 +409,50 @@ static void catch_end(struct rt *rt, uint32_t tid, struct caught *c)
 	free(c->buf);
 }
 
+/* all of f, to the output (-f json: as one event of that type) */
+static void copy_out(struct rt *rt, FILE *f, const char *type)
+{
+	char buf[4096];
+	size_t n;
+
+	if (!rt->out.json) {
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, rt->out.f);
+		return;
+	}
+	char *all = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&all, &len);
+
+	if (!m)
+		return;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, m);
+	fclose(m);
+	out__event(&rt->out, type, all ? all : "", len);
+	free(all);
+}
+
 static void run_system(struct rt *rt, const char *cmd)
 {
 	fflush(rt->out.f);
 	FILE *p = popen(cmd, "r");
-	char buf[4096];
-	size_t n;
 
 	if (!p)
 		return;
-	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
-		fwrite(buf, 1, n, rt->out.f);
+	copy_out(rt, p, "syscall");
 	pclose(p);
 }
 
 static void run_cat(struct rt *rt, const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char buf[4096];
-	size_t n;
 
 	if (!f) {
 		lang__diag(LANG_ERROR, "cat: cannot open '%s': %s", path, strerror(errno));
 		return;
 	}
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, rt->out.f);
+	copy_out(rt, f, "cat");
 	fclose(f);
 }
 
@@ -573,7 +591,11 @@ static int on_record(void *ctx, void *data, size_t size)
 		struct tm tm;
 
 		localtime_r(&t, &tm);
-		if (strftime(buf, sizeof(buf), s && s->fmt ? s->fmt : "%H:%M:%S\n", &tm) > 0)
+		if (strftime(buf, sizeof(buf), s && s->fmt ? s->fmt : "%H:%M:%S\n", &tm) <= 0)
+			break;
+		if (rt->out.json)
+			out__event(&rt->out, "time", buf, strlen(buf));
+		else
 			out__lines_text(&rt->out, tid, buf);
 		break;
 	}

@@ -32,6 +32,14 @@ test_expect_success '-o FILE: the output, system()'"'"'s included, goes to FILE'
 	! $SONDE probe -o /nonexistent/dir/f -e "BEGIN { exit(); }" 2>err && grep -q "cannot write ./nonexistent/dir/f." err
 '
 
+test_expect_success '-f json: time(), system() and cat() are events of their own type, as bpftrace 0.17 prints them' '
+	printf "line one\n" >c.txt &&
+	timeout 20 $SONDE probe --unsafe -q -f json -e "BEGIN { time(\"%Y\n\"); system(\"echo a b c\"); cat(\"c.txt\"); exit(); }" >out &&
+	printf "{\"type\": \"time\", \"data\": \"%s\\\\n\"}\n" "$(date +%Y)" >expect &&
+	printf "{\"type\": \"syscall\", \"data\": \"a b c\\\\n\"}\n{\"type\": \"cat\", \"data\": \"line one\\\\n\"}\n\n\n" >>expect &&
+	test_cmp expect out
+'
+
 test_expect_success '-l: interval and profile units, software aliases, a program'"'"'s probes' '
 	$SONDE probe -l "interval:*" >out && printf "interval:hz:\ninterval:us:\ninterval:ms:\ninterval:s:\n" >expect &&
 	test_cmp expect out &&
