@@ -1196,6 +1196,28 @@ void g_loop_end(struct gen *g, struct loopctx *l, int cont_target)
 
 static void gen_stmt1(struct gen *g, struct node *s);
 
+/* an expression as a statement: a call, or c ? printf(...) : printf(...) (bpftrace runs the branch taken) */
+static void gen_expr_stmt(struct gen *g, struct node *e)
+{
+	if (e->kind == N_CALL) {
+		gen_call_stmt(g, e);
+	} else if (e->kind == N_TERNARY && e->ty.kind == TY_VOID) {
+		gen_int(g, e->l);
+		int j = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
+
+		gen_expr_stmt(g, e->r);
+		bool left = e->r->kind == N_CALL && e->r->s && !strcmp(e->r->s, "exit");	/* no jump after exit()'s */
+		int k = left ? -1 : g_emit(g, JA(0));
+
+		g_patch(g, j);
+		gen_expr_stmt(g, e->x);
+		if (k >= 0)
+			g_patch(g, k);
+	} else if (e->ty.kind == TY_INT) {
+		gen_int(g, e);
+	}
+}
+
 /* -k names the statement, or for `@m[k] = v` its '=' (as bpftrace 0.17), or the call it makes */
 void gen_stmt(struct gen *g, struct node *s)
 {
@@ -1222,10 +1244,7 @@ static void gen_stmt1(struct gen *g, struct node *s)
 
 	switch (s->kind) {
 	case N_EXPR:
-		if (s->l->kind == N_CALL)
-			gen_call_stmt(g, s->l);
-		else if (s->l->ty.kind == TY_INT)
-			gen_int(g, s->l);
+		gen_expr_stmt(g, s->l);
 		break;
 	case N_ASSIGN:
 		if (s->l->kind == N_MAP) {
