@@ -295,6 +295,7 @@ struct config {
 	int perf_rb_pages;	/* skboutput()'s perf buffer: pages per CPU (a power of two), 0: the default */
 	int helper_check;	/* -k: warn when a map update/delete, get_stackid or signal fails; -kk: reads too */
 	bool percentiles;	/* --percentiles: hist/lhist maps keep an exact max, printed with p50..p999 */
+	const char *dummy_ts_map;	/* "@ts": tseries() takes its time (ns) from this scalar map, not the clock */
 };
 
 /* --percentiles: the bucket index of a hist/lhist key's entry holding its exact max (gen_call.c) */

@@ -246,7 +246,7 @@ static void print_series(struct out *o, const struct mapinfo *m, const struct se
 {
 	int64_t *vals = calloc(m->ts_count, sizeof(*vals));
 	bool *has = calloc(m->ts_count, sizeof(*has));
-	uint64_t lo = 0, off = tai_offset_ns();
+	uint64_t lo = 0, off = o->prog && o->prog->cfg.dummy_ts_map ? 0 : tai_offset_ns();	/* a dummy clock is no TAI */
 
 	if (!vals || !has)
 		goto out;

@@ -1128,6 +1128,10 @@ const char *lang__config(struct program *prog, const char *key, const char *val,
 		if (!isnum || num < 1 || num > 4096)
 			return "perf_rb_pages is a number of pages from 1 to 4096";
 		prog->cfg.perf_rb_pages = (int)num;
+	} else if (!strcasecmp(key, "dummy_ts_map")) {	/* bpftrace's own tests' clock: BPFTRACE_DUMMY_TS_MAP=@ts */
+		if (isnum || val[0] != '@')
+			return "dummy_ts_map names a map: @ts";
+		prog->cfg.dummy_ts_map = arena__strndup(prog->arena, val, strlen(val));
 	} else if (!strcasecmp(key, "unstable_tseries")) {
 		return lang__config_tseries(prog, isnum ? "" : val);
 	} else if (!strcasecmp(key, "license")) {

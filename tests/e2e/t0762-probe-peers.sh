@@ -40,6 +40,18 @@ test_expect_success '-f json: time(), system() and cat() are events of their own
 	test_cmp expect out
 '
 
+test_expect_success 'BPFTRACE_DUMMY_TS_MAP=@ts: tseries() takes its time from @ts (bpftrace'"'"'s tests'"'"' clock)' '
+	# @ts runs 250..540 ms by 10: the last value of 300-390 ms is 14 % 10, of 500-540 ms 29 % 10
+	P="config = { unstable_tseries = enable } BEGIN { @ts = (uint64)0; } i:ms:1 { \$i = (uint64)0; @ts = 250000000;"
+	P="$P while (\$i < 30) { @a = tseries(\$i % 10, 100ms, 3); @ts += 10000000; \$i++; } clear(@ts); exit(); }" &&
+	BPFTRACE_DUMMY_TS_MAP=@ts timeout 20 $SONDE probe -q -f json -e "$P" >out &&
+	printf "\n\n{\"type\": \"tseries\", \"data\": {\"@a\": [%s, %s, %s]}}\n" \
+		"{\"interval_start\": \"1970-01-01 00:00:00.300000000\", \"value\": 4}" \
+		"{\"interval_start\": \"1970-01-01 00:00:00.400000000\", \"value\": 4}" \
+		"{\"interval_start\": \"1970-01-01 00:00:00.500000000\", \"value\": 9}" >expect &&
+	test_cmp expect out
+'
+
 test_expect_success '-l: interval and profile units, software aliases, a program'"'"'s probes' '
 	$SONDE probe -l "interval:*" >out && printf "interval:hz:\ninterval:us:\ninterval:ms:\ninterval:s:\n" >expect &&
 	test_cmp expect out &&
