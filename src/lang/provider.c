@@ -567,7 +567,8 @@ static int event_expand(struct program *prog, struct probe *pr, struct attach *a
 			lang__error(prog, ap->loc, "'%s' is not a positive count", ap->b);
 			return -EINVAL;
 		}
-		snprintf(name, sizeof(name), "%s:%s:%lld", ap->prov, e->name, n);
+		/* the event as written (software:cpu:100000, not cpu-clock): the probe builtin says so, as upstream's */
+		snprintf(name, sizeof(name), "%s:%s:%lld", ap->prov, ap->a, n);
 		struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
 
 		in->n = n;
