@@ -583,8 +583,21 @@ struct type ck_expr(struct ck *c, struct node *n)
 	case N_POS: {
 		const char *v = n->i >= 1 && n->i <= c->prog->nparams ? c->prog->params[n->i - 1] : NULL;
 		char *end;
-		long long x = v ? strtoll(v, &end, 0) : 0;
+		long long x;
 
+		errno = 0;
+		x = v ? strtoll(v, &end, 0) : 0;
+		if (v && *v && !*end && errno == ERANGE && *v != '-') {	/* 0xffffffffffffffff: an unsigned 64-bit one */
+			unsigned long long u;
+
+			errno = 0;
+			u = strtoull(v, &end, 0);
+			if (!*end && !errno) {
+				n->kind = N_INT;
+				n->i = (long long)u;
+				return n->ty = ty_int(false, 64);
+			}
+		}
 		if (v && *v && !*end) {
 			n->kind = N_INT;
 			n->i = x;

@@ -52,6 +52,11 @@ test_expect_success 'BPFTRACE_DUMMY_TS_MAP=@ts: tseries() takes its time from @t
 	test_cmp expect out
 '
 
+test_expect_success 'a positional parameter past int64 is an unsigned 64-bit one' '
+	timeout 20 $SONDE probe -e "BEGIN { printf(\"%lu %d\n\", \$1, \$2); exit(); }" 0xffffffffffffffff 42 >out &&
+	printf "Attaching 1 probe...\n18446744073709551615 42\n\n\n" >expect && test_cmp expect out
+'
+
 test_expect_success '-l: interval and profile units, software aliases, a program'"'"'s probes' '
 	$SONDE probe -l "interval:*" >out && printf "interval:hz:\ninterval:us:\ninterval:ms:\ninterval:s:\n" >expect &&
 	test_cmp expect out &&
