@@ -83,7 +83,7 @@ def parse(path, group):
         t.will_fail, t.rc, t.befores, t.kmin, t.kmax, t.skipenv, t.ts = False, 0, [], "", "", None, -1
         last = None
         for l in block:
-            key, _, val = l.strip().partition(" ")
+            key, val = (l.strip().split(None, 1) + [""])[:2]
             if last and l[:len(last) + 1].isspace():   # continues PROG or EXPECT
                 more = l[len(last) + 1:]
                 if last == "PROG": t.prog += "\n" + more; continue
