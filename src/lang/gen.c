@@ -979,6 +979,22 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 			g->sp = mark;
 			return;
 		}
+		if (n->kind == N_MAP) {	/* @a = @u: the id and the pid as the map keeps them */
+			int mark = g->sp, key = gen_key(g, n);
+
+			g_zero(g, off, 16);
+			g_lookup(g, n->map->index, key);
+			int j = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
+
+			g_copy(g, off, R0, 0, 16);
+			g_patch(g, j);
+			g->sp = mark;
+			return;
+		}
+		if (n->ty.kind == TY_USYM && (n->kind != N_CALL || !n->args)) {
+			g_unsupported(g, n, "a symbol from here");
+			return;
+		}
 		if (n->ty.kind == TY_USTACK)	/* -k: ustack, or ustack(...) */
 			G_KLOC(g, n->loc, !g->prog->cfg.helper_check ? 0 : n->kind == N_CALL ? g_kloc_call_end(g, n->loc) :
 			       n->loc.col + n->loc.len, g_stackid(g, true));
