@@ -388,8 +388,13 @@ int cmd_top(int argc, char **argv)
 		goto out;
 	}
 	sampler__enable(&t.smp);
-	if (tty)
+	if (tty) {
+		/* a frame reaches the terminal in one write: a line-buffered frame is seen half drawn */
+		static char frame[1 << 16];
+
+		setvbuf(stdout, frame, _IOFBF, sizeof(frame));
 		raw_terminal();
+	}
 	if (tio_saved && (rc = loop__add_fd(&loop, STDIN_FILENO, POLLIN, top_keys, &view)))
 		goto out;
 	clock_gettime(CLOCK_MONOTONIC, &view.t0);

@@ -34,17 +34,23 @@ test_expect_success 'top ends on SIGINT and SIGTERM' '
 '
 
 if command -v tmux >/dev/null; then
+# capture the screen into $1 until it shows $2: the next refresh after a key comes within -d 0.5,
+# later on a loaded machine (10 s at most)
+screen_shows() {
+	for i in $(seq 50); do
+		tmux capture-pane -p -t $sess >"$1" && grep -q "$2" "$1" && return 0
+		sleep 0.2
+	done
+	return 1
+}
 test_expect_success 'full screen under tmux: keys zoom into a command and a DSO, q quits and restores the terminal' '
 	$DEMO 20 >/dev/null & d=$! &&
 	sess=sonde-top-$$ &&
 	tmux new-session -d -s $sess -x 120 -y 30 "stty -a >$TMP/stty.before; $SONDE top -d 0.5 -E 12; echo rc=\$? >$TMP/rc; stty -a >$TMP/stty.after; sleep 30" &&
-	sleep 2 && tmux capture-pane -p -t $sess >screen1 &&
-	grep -q "PerfTop:" screen1 && grep -q "q quit" screen1 &&
-	tmux send-keys -t $sess c && sleep 1.2 && tmux capture-pane -p -t $sess >screen2 &&
-	grep -q "zoomed into command" screen2 &&
+	screen_shows screen1 "q quit" && grep -q "PerfTop:" screen1 &&
+	tmux send-keys -t $sess c && screen_shows screen2 "zoomed into command" &&
 	grep -q "%  " screen2 &&
-	tmux send-keys -t $sess c d && sleep 1.2 && tmux capture-pane -p -t $sess >screen3 &&
-	grep -q "zoomed into DSO" screen3 &&
+	tmux send-keys -t $sess c d && screen_shows screen3 "zoomed into DSO" &&
 	tmux send-keys -t $sess q &&
 	for i in $(seq 50); do [ -s $TMP/rc ] && break; sleep 0.2; done;
 	kill $d; wait $d || :;
