@@ -360,7 +360,7 @@ static bool partial_lines(const struct program *p)
 
 /*
  * The first word of a record at base+off: its kind. The text records (printf,
- * join, time, cat, system, print of a value) of a program whose printfs may
+ * join, time, cat, system, print of a value or a map) of a program whose printfs may
  * leave a line open also carry the thread, so
  * that the parts of two lines printed at once on two CPUs are not mixed
  * (output_lines.c). Socket filters (bench probes) cannot ask for it.
@@ -368,7 +368,7 @@ static bool partial_lines(const struct program *p)
 void g_rec_kind(struct gen *g, int base, int off, int kind)
 {
 	bool text = kind == REC_PRINTF || kind == REC_JOIN || kind == REC_TIME || kind == REC_CAT ||
-		    kind == REC_SYSTEM || kind == REC_PRINT_VAL;
+		    kind == REC_SYSTEM || kind == REC_PRINT_VAL || kind == REC_PRINT_MAP;
 
 	if (!text || !g->in ||
 	    g->in->prog_type == BPF_PROG_TYPE_SOCKET_FILTER || !partial_lines(g->prog)) {

@@ -550,12 +550,17 @@ static int on_record(void *ctx, void *data, size_t size)
 		break;
 	}
 
-	case REC_PRINT_MAP:
+	case REC_PRINT_MAP: {	/* after what the thread's line holds ("time(...); print(@)") */
+		struct caught c;
+
+		catch_begin(rt, tid, &c);
 		if (s && s->map && s->map->fd >= 0 && s->bcc)
 			out__bcc_hist(&rt->out, s);
 		else if (s && s->map && s->map->fd >= 0)
 			out__map(&rt->out, s->map, s->top, s->div);
+		catch_end(rt, tid, &c);
 		break;
+	}
 	case REC_PRINT_VAL:
 		if (s && size >= 8u + s->args[0].size) {
 			struct caught c;
