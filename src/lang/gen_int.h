@@ -66,6 +66,7 @@ void g_ld_imm64(struct gen *g, int reg, uint64_t v);
 void g_ld_map(struct gen *g, int reg, int map);
 void g_patch(struct gen *g, int at);
 void g_push_fix(struct gen *g, int **arr, int *n, int at);
+void g_cond_false(struct gen *g, struct node *c, int **fix, int *nfix);
 int g_round8(int n);
 int g_keep(const struct gen *g);
 int g_slot(struct gen *g, int n, struct loc loc);
