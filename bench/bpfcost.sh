@@ -1,0 +1,74 @@
+#!/bin/bash
+# bpfcost.sh - the kernel's own measure of what a tool's BPF programs cost per event: sonde's tool
+# and libbpf-tools' tool of the same name attached at the same time, kernel.bpf_stats_enabled on,
+# one workload run; each tool's programs' run_time_ns summed over the run and divided by the
+# workload's events. Both tools see the same events on the same (noisy) machine, so the ratio is
+# steadier than timing the workload under each in turn (tools.sh does that too).
+#   bench/bpfcost.sh            runqlat, biolatency, opensnoop, syscount
+#   bench/bpfcost.sh runqlat    one of them
+set -u
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "bpfcost.sh: needs root"; exit 0; }
+command -v bpftool >/dev/null || { echo "bpfcost.sh: needs bpftool"; exit 0; }
+
+# prog_stats: "ID RUN_TIME_NS" for every loaded BPF program
+prog_stats() {
+	bpftool prog show --json | python3 -c 'import json, sys
+for p in json.load(sys.stdin): print(p["id"], p.get("run_time_ns", 0))'
+}
+# ns_of IDS BEFORE AFTER: run time the programs IDS (a file of ids) gained between two prog_stats
+ns_of() {
+	awk 'FILENAME == ARGV[1] { want[$1] = 1; next } FILENAME == ARGV[2] { b[$1] = $2; next }
+	     ($1 in want) { s += $2 - b[$1] } END { printf "%d", s }' "$1" "$2" "$3"
+}
+
+# measure NAME EVENTS WORKLOAD...: ns per event of each tool's programs
+measure() {
+	local name=$1 ev=$2 s l old
+	shift 2
+	[ -x /usr/sbin/$name ] || { echo "  $name: no libbpf-tools $name here"; return; }
+	local d; d=$(mktemp -d /tmp/sonde-bpfcost.XXXXXX)
+	prog_stats | cut -d' ' -f1 | sort >"$d/none"
+	"$SONDE" $name >/dev/null 2>&1 & s=$!
+	sleep 2
+	prog_stats | cut -d' ' -f1 | sort >"$d/s1"
+	comm -13 "$d/none" "$d/s1" >"$d/sonde"
+	/usr/sbin/$name >/dev/null 2>&1 & l=$!
+	sleep 2
+	prog_stats | cut -d' ' -f1 | sort | comm -13 "$d/s1" - >"$d/libbpf"
+	old=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -qw kernel.bpf_stats_enabled=1
+	prog_stats >"$d/before"
+	"$@" >/dev/null 2>&1
+	prog_stats >"$d/after"
+	sysctl -qw kernel.bpf_stats_enabled="$old"
+	kill -INT $s $l; wait $s $l 2>/dev/null
+	local sn ln
+	sn=$(ns_of "$d/sonde" "$d/before" "$d/after")
+	ln=$(ns_of "$d/libbpf" "$d/before" "$d/after")
+	printf '  %-11s sonde %6.0f ns  libbpf-tools %6.0f ns  sonde/libbpf-tools = %s   (%d + %d programs, %d events)\n' \
+		"$name" "$(awk -v a=$sn -v n=$ev 'BEGIN{print a/n}')" "$(awk -v a=$ln -v n=$ev 'BEGIN{print a/n}')" \
+		"$(ratio "$sn" "$ln")" "$(wc -l <"$d/sonde")" "$(wc -l <"$d/libbpf")" "$ev"
+	rm -rf "$d"
+}
+
+want=${1:-all}
+echo "BPF run time per event (kernel.bpf_stats_enabled), both tools attached together:"
+if [ "$want" = all ] || [ "$want" = runqlat ]; then
+	measure runqlat 100000 "$BUILD/workloads/pingpong"
+fi
+if [ "$want" = all ] || [ "$want" = opensnoop ] || [ "$want" = syscount ]; then
+	for t in opensnoop syscount; do
+		[ "$want" = all ] || [ "$want" = $t ] || continue
+		measure $t 400000 "$BUILD/workloads/syscalls" 200000
+	done
+fi
+if [ "$want" = all ] || [ "$want" = biolatency ]; then
+	IMG=$(mktemp /tmp/sonde-bench-disk.XXXXXX)
+	truncate -s 64M "$IMG"
+	if LOOP=$(losetup -f --show "$IMG" 2>/dev/null); then
+		measure biolatency 20000 dd if=/dev/zero of="$LOOP" bs=4k count=20000 oflag=direct
+		losetup -d "$LOOP"
+	fi
+	rm -f "$IMG"
+fi
