@@ -35,7 +35,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 WORKLOADS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
 	     $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: all deps deps-test test test-unit test-e2e demo bench clean workloads fuzz fuzz-long test-vm install uninstall
+.PHONY: FORCE all deps deps-test test test-unit test-e2e demo bench clean workloads fuzz fuzz-long test-vm install uninstall
 all: deps $(BUILD)/sonde
 
 deps:
@@ -102,6 +102,15 @@ uninstall:
 		[ "$$(readlink "$(BINDIR)/$$n")" != sonde ] || rm -f "$(BINDIR)/$$n"; \
 	done
 	rm -f $(BINDIR)/sonde
+
+# the commit sonde is built from (sonde --version): rewritten only when it changes
+%/gen/commit.h: FORCE
+	@mkdir -p $(dir $@)
+	@scripts/gen-commit.sh >$@.tmp && { cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@; }
+$(BUILD)/src/lib/version.o: $(BUILD)/gen/commit.h
+$(BUILD)/src/lib/version.o: CFLAGS += -DSONDE_BPF_SKELS='"$(BPF_NAMES)"'
+build-fuzz/src/lib/version.o: build-fuzz/gen/commit.h
+FORCE:
 
 # The BCC tools' programs (src/tools/*.bt), embedded in the binary as a table
 TOOL_SRCS := $(sort $(wildcard src/tools/*.bt))

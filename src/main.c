@@ -8,6 +8,7 @@
 #include "sonde.h"
 #include "lib/tracefs/tracefs.h"
 #include "lib/util.h"
+#include "opt.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,7 @@ const struct cmd sonde_cmds[] = {
 	{ "tool", cmd_tool, "run one BCC tool with its options: sonde tool NAME, sonde NAME, or NAME", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "sched", cmd_sched, "scheduler latency: perf sched record, latency and timehist", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "ftrace", cmd_ftrace, "trace kernel events and functions through a private tracefs instance", RUN_TRACEFS },
+	{ "version", cmd_version, "the version, the commit it was built from, the features compiled in", 0 },
 	{ "addr2sym", cmd_addr2sym, "addresses to functions, inlined frames and source lines (addr2line)", RUN_HIDDEN },
 	{ NULL, NULL, NULL, 0 },
 };
@@ -95,6 +97,32 @@ static int unknown_cmd(const char *name)
 	return 1;
 }
 
+/*
+ * `sonde help --dump-options [CMD [SUB...]]`, for scripts/gen-*.sh: without a
+ * command the command table ("command" rows: name, hidden or listed, help);
+ * with one, its --help as opt__usage() dumps it (opt_dump, opt.h)
+ */
+static int dump_options(int n, char **args)
+{
+	const struct cmd *c;
+	char *hargv[8];
+
+	if (!n) {
+		for (c = sonde_cmds; c->name; c++)
+			printf("command\t%s\t%s\t%s\n", c->name, c->flags & RUN_HIDDEN ? "hidden" : "listed", c->help);
+		return 0;
+	}
+	c = find_cmd(args[0]);
+	if (!c || n > 6)
+		return unknown_cmd(args[0]);
+	for (int k = 0; k < n; k++)
+		hargv[k] = args[k];
+	hargv[n] = (char *)"--help";
+	hargv[n + 1] = NULL;
+	opt_dump = true;
+	return c->fn(n + 1, hargv);
+}
+
 /* a pipe or socket whose reader closed (`| head`): not worth a message */
 static bool reader_gone(int fd)
 {
@@ -147,8 +175,9 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
-			printf("sonde version %s\n", SONDE_VERSION);
-			return 0;
+			char *vargv[] = { (char *)"version", NULL };
+
+			return cmd_version(1, vargv);
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			verbose++;
 		} else if (!strncmp(a, "-vv", 3) && strspn(a + 1, "v") == strlen(a + 1)) {
@@ -163,6 +192,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(argv[i], "help")) {
+		if (i + 1 < argc && !strcmp(argv[i + 1], "--dump-options"))
+			return dump_options(argc - i - 2, argv + i + 2);
 		if (i + 1 >= argc) {
 			usage(stdout);
 			return 0;
@@ -172,10 +203,6 @@ int main(int argc, char **argv)
 			return unknown_cmd(argv[i + 1]);
 		char *hargv[] = { (char *)c->name, (char *)"--help", NULL };
 		return c->fn(2, hargv);
-	}
-	if (!strcmp(argv[i], "version")) {
-		printf("sonde version %s\n", SONDE_VERSION);
-		return 0;
 	}
 	c = find_cmd(argv[i]);
 	if (!c && tool__exists(argv[i]))	/* sonde execsnoop: as sonde tool execsnoop */

@@ -30,10 +30,35 @@ static bool takes_arg(const struct opt *o)
 	}
 }
 
+bool opt_dump;
+
+/* the rows of `sonde help --dump-options`: kind, short, long, argument, help */
+static void dump(const char *const usage[], const struct opt *opts)
+{
+	for (int i = 0; usage && usage[i]; i++)
+		printf("usage\t%s\n", usage[i]);
+	for (const struct opt *o = opts; o->type != OPTT_END; o++) {
+		const char *kind = !takes_arg(o) ? (o->type == OPTT_BOOL ? "bool" : "flag") :
+				   (o->flags & OPTF_OPTARG) ? "optarg" : "arg";
+		char sh[3] = { '-', (char)o->short_name, 0 };
+
+		if (o->type == OPTT_GROUP)
+			printf("group\t%s\n", o->help);
+		else if (!(o->flags & OPTF_HIDDEN))
+			printf("option\t%s\t%s\t%s%s\t%s\t%s\n", kind, o->short_name ? sh : "",
+			       o->long_name ? "--" : "", o->long_name ? o->long_name : "",
+			       !takes_arg(o) ? "" : o->argh ? o->argh : "n", o->help ? o->help : "");
+	}
+}
+
 void opt__usage(const char *const usage[], const struct opt *opts, bool to_stderr)
 {
 	FILE *f = to_stderr ? stderr : stdout;
 
+	if (opt_dump && !to_stderr) {
+		dump(usage, opts);
+		return;
+	}
 	for (int i = 0; usage && usage[i]; i++)
 		fprintf(f, "%s%s\n", i ? "   or: " : "usage: ", usage[i]);
 	fputc('\n', f);

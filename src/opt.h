@@ -91,6 +91,14 @@ enum opt_parse_flags {
 int opt__parse(int argc, char **argv, const struct opt *opts,
 	       const char *const usage[], unsigned flags);
 
+/*
+ * Set by `sonde help --dump-options CMD [SUB]`: --help then prints the usage and
+ * the table as tab-separated rows ("usage", "group", "option" rows) for
+ * scripts/gen-man.sh and scripts/gen-completion.sh, so pages and completions
+ * come from the same tables as the help and cannot drift.
+ */
+extern bool opt_dump;
+
 /* print the usage and option table (to stdout for --help, stderr on errors) */
 void opt__usage(const char *const usage[], const struct opt *opts, bool to_stderr);
 
