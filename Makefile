@@ -3,6 +3,7 @@
 #   make test       unit and end-to-end tests, also under ASan/UBSan; ends "N passed, N failed"
 #   make test-vm    the tests that need kprobes/fentry/function tracer, in a qemu VM (part of make test)
 #   make demo       sonde on the bundled workload in examples/
+#   make install    binary, tool links, man pages, completion, docs (PREFIX=/usr/local, DESTDIR)
 #   make bench      compare with perf/strace/bpftrace (not part of make test)
 #   make SANITIZE=1 an ASan+UBSan build in build-san/
 
@@ -35,7 +36,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 WORKLOADS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
 	     $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: FORCE all deps deps-test test test-unit test-e2e demo bench clean workloads fuzz fuzz-long test-vm install uninstall
+.PHONY: FORCE all docs deps deps-test test test-unit test-e2e demo bench clean workloads fuzz fuzz-long test-vm install uninstall
 all: deps $(BUILD)/sonde
 
 deps:
@@ -85,23 +86,46 @@ fuzz: $(FUZZ_BINS)
 fuzz-long: fuzz
 	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600) tests/fuzz/long.sh
 
-# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, and a symlink to it for each
-# tool name (`sonde tools --names`: BCC users type execsnoop, biolatency...); uninstall
-# removes only what install put there (symlinks that point at sonde)
+# man pages and bash/zsh completion, generated from the binary's option tables
+# (scripts/gen-man.sh, scripts/gen-completion.sh; man/ holds the hand-written part)
+$(BUILD)/doc/man/sonde.1: $(BUILD)/sonde scripts/gen-man.sh $(wildcard man/*.scd)
+	@echo "  MAN     $(dir $@)"
+	@rm -rf $(dir $@) && scripts/gen-man.sh $(BUILD)/sonde $(dir $@)
+$(BUILD)/doc/completions/sonde.bash: $(BUILD)/sonde scripts/gen-completion.sh $(wildcard completions/*.in)
+	@echo "  COMPL   $(dir $@)"
+	@scripts/gen-completion.sh $(BUILD)/sonde $(dir $@)
+docs: all $(BUILD)/doc/man/sonde.1 $(BUILD)/doc/completions/sonde.bash
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, a symlink to it for each
+# tool name (`sonde tools --names`: BCC users type execsnoop, biolatency...), the man
+# pages, bash and zsh completion, the README and docs; uninstall removes exactly
+# that (symlinks only where they point at sonde)
 PREFIX ?= /usr/local
 BINDIR := $(DESTDIR)$(PREFIX)/bin
-install: all
-	install -d $(BINDIR)
+MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
+DOCDIR := $(DESTDIR)$(PREFIX)/share/doc/sonde
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+DOCS := README.md HACKING.md $(wildcard docs/*.md)
+SONDE_MANS = sonde.1 $(patsubst %,sonde-%.1,$(shell $(BUILD)/sonde help --dump-options | cut -f2))
+install: docs
+	install -d $(BINDIR) $(MANDIR) $(DOCDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 $(BUILD)/sonde $(BINDIR)/sonde
 	@for n in $$($(BUILD)/sonde tools --names); do \
 		if [ -e "$(BINDIR)/$$n" ] && [ "$$(readlink "$(BINDIR)/$$n")" != sonde ]; then \
 			echo "not replacing $(BINDIR)/$$n: it is not sonde's"; else ln -sfn sonde "$(BINDIR)/$$n"; fi; \
 	done
+	install -m 644 $(addprefix $(BUILD)/doc/man/,$(SONDE_MANS)) $(MANDIR)
+	install -m 644 $(BUILD)/doc/completions/sonde.bash $(DESTDIR)$(BASHCOMPDIR)/sonde
+	install -m 644 $(BUILD)/doc/completions/_sonde $(DESTDIR)$(ZSHCOMPDIR)/_sonde
+	install -m 644 $(DOCS) $(DOCDIR)
 uninstall:
 	@for n in $$($(BUILD)/sonde tools --names); do \
 		[ "$$(readlink "$(BINDIR)/$$n")" != sonde ] || rm -f "$(BINDIR)/$$n"; \
 	done
-	rm -f $(BINDIR)/sonde
+	rm -f $(BINDIR)/sonde $(addprefix $(MANDIR)/,$(SONDE_MANS))
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/sonde $(DESTDIR)$(ZSHCOMPDIR)/_sonde $(addprefix $(DOCDIR)/,$(notdir $(DOCS)))
+	rmdir $(DOCDIR) 2>/dev/null || true
 
 # the commit sonde is built from (sonde --version): rewritten only when it changes
 %/gen/commit.h: FORCE
