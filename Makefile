@@ -107,7 +107,8 @@ DOCDIR := $(DESTDIR)$(PREFIX)/share/doc/sonde
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 DOCS := README.md HACKING.md $(wildcard docs/*.md)
-SONDE_MANS = sonde.1 $(patsubst %,sonde-%.1,$(shell $(BUILD)/sonde help --dump-options | cut -f2))
+SONDE_MANS = sonde.1 $(patsubst %,sonde-%.1,$(shell $(BUILD)/sonde help --dump-options | cut -f2)) \
+	     $(patsubst %,%.1,$(shell $(BUILD)/sonde tools --names))
 install: docs
 	install -d $(BINDIR) $(MANDIR) $(DOCDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 $(BUILD)/sonde $(BINDIR)/sonde
@@ -181,7 +182,7 @@ $(1)/gen/%.bpf.o: src/bpf/%.bpf.c $(wildcard src/bpf/*.h) $(1)/gen/vmlinux.h
 $(1)/gen/%.skel.h: $(1)/gen/%.bpf.o
 	bpftool gen skeleton $$< name $$*_bpf >$$@.tmp && mv $$@.tmp $$@
 endef
-$(foreach d,build build-san build-fuzz,$(eval $(call bpf_gen,$(d))))
+$(foreach d,build build-san build-fuzz build-deb,$(eval $(call bpf_gen,$(d))))
 # the skeletons exist before anything compiles; the files that include one rebuild when it changes
 SKEL_USERS := $(shell grep -l 'skel\.h"' $(SRCS) 2>/dev/null)
 $(OBJS): | $(BPF_NAMES:%=$(BUILD)/gen/%.skel.h)
@@ -212,5 +213,5 @@ bench: all workloads deps-test
 	@bench/run.sh
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-deb
 .SECONDARY:

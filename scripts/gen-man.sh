@@ -74,6 +74,46 @@ while IFS=$'\t' read -r _ cmd _ help; do
 	page "sonde-$cmd" "$cmd" "$help"
 done <<<"$cmds"
 
+# a BCC tool's page (NAME.1, for `man execsnoop`) from its argparse-style --help:
+# usage, the description, positional arguments, options, examples
+tool_page() {
+	local h
+	h=$("$sonde" tool "$1" --help)
+	if [[ $h =~ ^usage:\ sonde\ ([a-z]+) ]]; then	# a sonde command under BCC's name (memleak)
+		printf '.so man1/sonde-%s.1\n' "${BASH_REMATCH[1]}" >"$out/$1.1"
+		return
+	fi
+	awk -v name="$1" -v version="$version" '
+	function esc(s) { gsub(/\\/, "\\\\", s); gsub(/\*/, "\\*", s); gsub(/_/, "\\_", s); sub(/^-/, "\\-", s); return s }
+	function flush() { if (spec != "") printf "%s\n\t%s\n\n", spec, esc(help == "" ? "(no description)" : help); spec = help = "" }
+	NR == 1 { sub(/^usage: /, ""); usage = $0; next }
+	sect == "" && /^ / && usage != "" && desc == "" { sub(/^ +/, ""); usage = usage " " $0; next }
+	/^$/ { if (sect == "desc" || sect == "") { if (desc != "") sect = "after" } ; next }
+	/^[a-z][a-z ]*:$/ {
+		flush()
+		if (!header) {
+			header = 1
+			printf "%s(1) \"sonde %s\"\n\n# NAME\n\n%s - %s\n\n# SYNOPSIS\n\n*%s*%s\n\n", name, version, name, esc(desc), name, esc(substr(usage, length(name) + 1))
+			printf "# DESCRIPTION\n\n%s. One of the BCC tools sonde carries: *%s* runs it, as do *sonde tool %s* and *sonde %s*; it takes BCC'"'"'s options and prints BCC'"'"'s output.\n\n", esc(toupper(substr(desc, 1, 1)) substr(desc, 2)), name, name, name
+		}
+		if ($0 == "examples:") { sect = "ex"; printf "# EXAMPLES\n\n```\n"; next }
+		sect = "opts"; printf "# %s\n\n", toupper(substr($0, 1, length($0) - 1)); next
+	}
+	sect == "" || sect == "desc" { sect = "desc"; desc = desc (desc == "" ? "" : " ") $0; next }
+	sect == "ex" { sub(/^    /, ""); print; next }
+	sect == "opts" && /^  [^ ]/ {
+		flush(); line = substr($0, 3); i = index(line, "  ")
+		sp = i ? substr(line, 1, i - 1) : line; help = i ? substr(line, i) : ""; sub(/^ +/, "", help)
+		n = split(sp, parts, ", "); spec = ""
+		for (k = 1; k <= n; k++) { m = split(parts[k], w, " "); spec = spec (k > 1 ? ", " : "") "*" esc(w[1]) "*" (m > 1 ? " _" esc(w[2]) "_" : "") }
+		next
+	}
+	sect == "opts" && /^   / { sub(/^ +/, ""); help = help (help == "" ? "" : " ") $0; next }
+	END { flush(); if (sect == "ex") print "```\n"; printf "# SEE ALSO\n\n*sonde-tool*(1), *sonde-tools*(1), *sonde*(1)\n" }
+	' <<<"$h" >"$out/$1.1.scd"
+}
+for t in $("$sonde" tools --names); do tool_page "$t"; done
+
 # the hub: man/sonde.scd with the command table at @COMMANDS@
 awk -F'\t' 'function esc(s) { gsub(/\\/, "\\\\", s); gsub(/\*/, "\\*", s); gsub(/_/, "\\_", s); return s }
 	$3 == "listed" { printf "*%s*\n\t%s. See *sonde-%s*(1).\n\n", $2, esc($4), $2 }' <<<"$cmds" >"$out/.commands"
