@@ -165,6 +165,28 @@ test_expect_success 'zsh completion: parses, and has a function per command' '
 	zsh -fc "autoload -Uz compinit && compinit -D && fpath=($TMP/compl \$fpath) && autoload -Uz _sonde && whence -w _sonde" | grep -q function
 '
 
+# zsh completion, driven: an interactive zsh in a pty (zpty) gets the keys, and
+# each read waits for the text the completion must produce (no sleeps)
+cat >"$TMP/drive.zsh" <<'EOF'
+zmodload zsh/zpty
+zpty z 'TERM=dumb zsh -f -i'
+zpty -w z "PROMPT='%% '; fpath=($1 \$fpath); path=($2 \$path); autoload -Uz compinit; compinit -u -D; echo READY"
+zpty -r z x '*READY*' || exit 1
+step() { zpty -w -n z $'\x15'"$1"$'\t'; zpty -r z x "$2" || exit 1; print -r -- "ok: $1"; }
+step 'sonde stat --ev' '*stat --event=*'
+step 'sonde sched ' '*timehist*'
+step 'sonde tool execs' '*tool execsnoop *'
+step 'execsnoop --max' '*--max-args*'
+step 'sonde flame --fontw' '*--fontwidth=*'
+zpty -d z
+EOF
+test_expect_success 'zsh completion, driven in a pty: options, subcommands, tools' '
+	command -v zsh >/dev/null || { echo "no zsh here"; exit 0; }
+	mkdir -p bin && ln -sf "$SONDE" bin/sonde && ln -sf sonde bin/execsnoop &&
+	timeout 60 zsh -f drive.zsh "$TMP/compl" "$TMP/bin" >out &&
+	cat out && [ "$(grep -c "^ok: " out)" = 5 ]
+'
+
 test_expect_success 'make install puts everything under DESTDIR/PREFIX; uninstall removes exactly that' '
 	d=$TMP/root && mkdir -p $d/usr/local/bin && printf "#!/bin/sh\n" >$d/usr/local/bin/opensnoop &&
 	make -s -C "$ROOT" BUILD="$(basename "$BUILD")" install DESTDIR=$d >out 2>&1 &&
