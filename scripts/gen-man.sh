@@ -63,6 +63,13 @@ page() {	# NAME CMD HELP
 			options /dev/null <<<"$("$sonde" help --dump-options $cmd $sub)"
 		done
 		if [ -s "$notes" ]; then printf '# NOTES\n\n'; cat "$notes"; printf '\n'; fi
+		if [ "$cmd" = tool ]; then	# the tools, each with its page
+			printf '# TOOLS\n\n'
+			"$sonde" tools -q 2>/dev/null | awk -v names=" $("$sonde" tools --names | tr '\n' ' ') " '
+				function esc(s) { gsub(/\\/, "\\\\", s); gsub(/\*/, "\\*", s); gsub(/_/, "\\_", s); return s }
+				{ d = $0; sub(/^[^ ]+ +[^ ]+ +/, "", d)
+				  printf "*%s*%s\n\t%s\n\n", $1, index(names, " " $1 " ") ? "(1)" : "", esc(d) }'
+		fi
 		[ -r "$hand" ] && sed -n '/^# /,$p' "$hand"
 		printf '# SEE ALSO\n\n*sonde*(1)\n'
 	} >"$out/$name.1.scd"
