@@ -118,11 +118,15 @@ install: docs
 	done
 	install -m 644 $(addprefix $(BUILD)/doc/man/,$(SONDE_MANS)) $(MANDIR)
 	install -m 644 $(BUILD)/doc/completions/sonde.bash $(DESTDIR)$(BASHCOMPDIR)/sonde
+	@# bash-completion loads completions/NAME when NAME is first completed: each tool links to sonde's
+	@for n in $$($(BUILD)/sonde tools --names); do \
+		[ -e "$(DESTDIR)$(BASHCOMPDIR)/$$n" ] || ln -s sonde "$(DESTDIR)$(BASHCOMPDIR)/$$n"; done
 	install -m 644 $(BUILD)/doc/completions/_sonde $(DESTDIR)$(ZSHCOMPDIR)/_sonde
 	install -m 644 $(DOCS) $(DOCDIR)
 uninstall:
 	@for n in $$($(BUILD)/sonde tools --names); do \
 		[ "$$(readlink "$(BINDIR)/$$n")" != sonde ] || rm -f "$(BINDIR)/$$n"; \
+		[ "$$(readlink "$(DESTDIR)$(BASHCOMPDIR)/$$n")" != sonde ] || rm -f "$(DESTDIR)$(BASHCOMPDIR)/$$n"; \
 	done
 	rm -f $(BINDIR)/sonde $(addprefix $(MANDIR)/,$(SONDE_MANS))
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/sonde $(DESTDIR)$(ZSHCOMPDIR)/_sonde $(addprefix $(DOCDIR)/,$(notdir $(DOCS)))

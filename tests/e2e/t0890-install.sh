@@ -197,9 +197,13 @@ test_expect_success 'make install puts everything under DESTDIR/PREFIX; uninstal
 	[ -s $d/usr/local/share/man/man1/sonde.1 ] && [ -s $d/usr/local/share/man/man1/sonde-stat.1 ] &&
 	[ -s $d/usr/local/share/man/man1/execsnoop.1 ] &&
 	[ -s $d/usr/local/share/bash-completion/completions/sonde ] &&
+	[ "$(readlink $d/usr/local/share/bash-completion/completions/execsnoop)" = sonde ] &&
 	[ -s $d/usr/local/share/zsh/site-functions/_sonde ] &&
 	[ -s $d/usr/local/share/doc/sonde/README.md ] &&
 	$d/usr/local/bin/execsnoop --help | grep -q "^usage: execsnoop" &&
+	XDG_DATA_DIRS=$d/usr/local/share bash -c ". /usr/share/bash-completion/bash_completion
+		_completion_loader execsnoop; _completion_loader sonde; complete -p execsnoop sonde" >loaded &&
+	printf "%s\n" "complete -F _sonde_tool execsnoop" "complete -F _sonde sonde" >expect && test_cmp expect loaded &&
 	$d/usr/local/bin/sonde --version | grep -q "^sonde version" &&
 	make -s -C "$ROOT" BUILD="$(basename "$BUILD")" uninstall DESTDIR=$d >out 2>&1 &&
 	find $d ! -type d >left && printf "%s\n" $d/usr/local/bin/opensnoop >expect && test_cmp expect left
@@ -229,6 +233,7 @@ test_expect_success 'dpkg-buildpackage builds the .deb: Depends, contents, linti
 		grep -q " $f\( \|$\)" contents || { echo "not in the package: $f"; exit 1; }
 	done &&
 	grep -q " ./usr/bin/execsnoop -> sonde$" contents &&
+	grep -q " ./usr/share/bash-completion/completions/execsnoop -> sonde$" contents &&
 	if command -v lintian >/dev/null; then
 		lintian $deb >lint 2>&1 || true
 		cat lint; ! grep -q "^E: " lint
