@@ -127,6 +127,20 @@ awk -F'\t' 'function esc(s) { gsub(/\\/, "\\\\", s); gsub(/\*/, "\\*", s); gsub(
 sed -e "1s/\$/ \"sonde $version\"/" -e "/^@COMMANDS@\$/{r $out/.commands" -e 'd}' "$src/sonde.scd" >"$out/sonde.1.scd"
 rm -f "$out/.commands"
 
+# scdoc's paragraph macros where they do nothing (after a heading, before one,
+# twice, at the end) are dropped, and one that ends an indented block moves after
+# its .RE: the page reads the same, and neither groff -ww nor mandoc -T lint warns
+tidy() {
+	awk '{ line[NR] = $0 }
+	END {
+		for (i = 1; i < NR; i++)
+			if (line[i] == ".P" && line[i + 1] == ".RE") { line[i] = ".RE"; line[i + 1] = ".P" }
+		for (i = 1; i <= NR; i++)
+			if (!(line[i] == ".P" && (line[i - 1] ~ /^\.(SH|SS|P|TH)( |$)/ ||
+						  line[i + 1] ~ /^\.(SH|SS|P|RE)( |$)/ || i == NR)))
+				print line[i]
+	}'
+}
 for f in "$out"/*.1.scd; do
-	scdoc <"$f" >"${f%.scd}"
+	scdoc <"$f" | tidy >"${f%.scd}"
 done

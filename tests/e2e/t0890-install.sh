@@ -60,7 +60,7 @@ test_expect_success 'the package version is sonde version' '
 	head -1 "$ROOT/debian/changelog" | grep -q "^sonde ($v) "
 '
 
-test_expect_success 'man pages: one per command and tool, rendered without warnings' '
+test_expect_success 'man pages: one per command and tool, no warning from groff -ww nor mandoc -T lint' '
 	"$ROOT/scripts/gen-man.sh" "$SONDE" man &&
 	for c in $($SONDE help --dump-options | cut -f2); do
 		[ -s "$ROOT/man/sonde-$c.scd" ] || { echo "man/sonde-$c.scd: no description"; exit 1; }
@@ -74,6 +74,7 @@ test_expect_success 'man pages: one per command and tool, rendered without warni
 			continue
 		fi
 		groff -ww -man -z "$f" 2>>warn
+		! command -v mandoc >/dev/null || mandoc -T lint -W warning "$f" >>warn 2>&1
 	done &&
 	test_cmp /dev/null warn &&
 	MANWIDTH=80 man -l man/sonde.1 | col -b >hub &&
