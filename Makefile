@@ -90,10 +90,12 @@ fuzz-long: fuzz
 # (scripts/gen-man.sh, scripts/gen-completion.sh; man/ holds the hand-written part)
 $(BUILD)/doc/man/sonde.1: $(BUILD)/sonde scripts/gen-man.sh $(wildcard man/*.scd)
 	@echo "  MAN     $(dir $@)"
-	@rm -rf $(dir $@) && scripts/gen-man.sh $(BUILD)/sonde $(dir $@)
+	@rm -rf $(BUILD)/doc/man $(BUILD)/doc/man.tmp && scripts/gen-man.sh $(BUILD)/sonde $(BUILD)/doc/man.tmp && \
+		mv $(BUILD)/doc/man.tmp $(BUILD)/doc/man
 $(BUILD)/doc/completions/sonde.bash: $(BUILD)/sonde scripts/gen-completion.sh $(wildcard completions/*.in)
 	@echo "  COMPL   $(dir $@)"
-	@scripts/gen-completion.sh $(BUILD)/sonde $(dir $@)
+	@rm -rf $(BUILD)/doc/completions.tmp && scripts/gen-completion.sh $(BUILD)/sonde $(BUILD)/doc/completions.tmp && \
+		rm -rf $(BUILD)/doc/completions && mv $(BUILD)/doc/completions.tmp $(BUILD)/doc/completions
 docs: all $(BUILD)/doc/man/sonde.1 $(BUILD)/doc/completions/sonde.bash
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, a symlink to it for each
