@@ -26,6 +26,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool follow = false;	/* -f: children join the targets */
 const volatile __u64 wake_bytes = 0;	/* wake the reader once this much is waiting */
+const volatile bool jump = false;	/* the kernel lets a uprobe program set the IP */
 
 #define NR_URETPROBE	335
 #define NR_UPROBE	336
@@ -209,6 +210,22 @@ static __always_inline struct lt_event *reserve(bool strings)
 	return e;
 }
 
+/*
+ * The stub's own work, `jmp *GOT(%rip)`, done here: the uprobe then returns
+ * to the function (or to the lazy binder the slot still points to) and the
+ * kernel skips executing the stub's jump out of line, a single-step trap that
+ * costs more than the rest of the probe (kernels after 6.18 let a uprobe program
+ * change the IP, and then skips it). The return address on the stack stays
+ * the caller's, so the uretprobe is unchanged.
+ */
+static __always_inline void plt_jump(struct pt_regs *ctx, int got_rel)
+{
+	__u64 target;
+
+	if (!bpf_probe_read_user(&target, sizeof(target), (void *)(ctx->ip + (long)got_rel)) && target)
+		ctx->ip = target;
+}
+
 static __always_inline int call_event(struct pt_regs *ctx, bool ret)
 {
 	__u64 pt = bpf_get_current_pid_tgid();
@@ -218,10 +235,12 @@ static __always_inline int call_event(struct pt_regs *ctx, bool ret)
 	struct lt_event *e;
 	bool strings;
 
-	if (!traced(pt >> 32))
-		return 0;
 	p = bpf_map_lookup_elem(&plans, &idx);
 	if (!p)
+		return 0;
+	if (!ret && jump && p->got_rel)
+		plt_jump(ctx, p->got_rel);
+	if (!traced(pt >> 32))
 		return 0;
 	strings = wants_capture(p, ret);
 	if (ret) {

@@ -34,6 +34,7 @@ struct lt_plan {
 	unsigned char arg[LT_NSTR];	/* 0-5, or LT_RET_ARG */
 	unsigned char mode[LT_NSTR];	/* enum lt_cap_mode */
 	unsigned char len[LT_NSTR];	/* LT_CAP_BUF: the argument that holds the length */
+	int got_rel;			/* a PLT stub: its GOT slot less its address (0: none) */
 };
 
 struct lt_event {

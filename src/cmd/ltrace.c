@@ -255,7 +255,8 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 		rc = 1;
 		goto out;
 	}
-	debug(1, "%d PLT stubs probed (%s)", fs->n, ltrace__multi(o->lt) ? "uprobe_multi links" : "perf-event uprobes");
+	debug(1, "%d PLT stubs probed (%s%s)", fs->n, ltrace__multi(o->lt) ? "uprobe_multi links" : "perf-event uprobes",
+	      ltrace__jumps(o->lt) ? ", the stubs' jumps done in BPF" : "");
 	if ((rc = loop__add_ringbuf(&loop, ltrace__ringbuf_fd(o->lt), on_record, o))) {
 		error("cannot read the ring buffer: %s", strerror(-rc));
 		rc = 1;

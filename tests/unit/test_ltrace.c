@@ -41,13 +41,17 @@ TEST(ltrace_plt_reads_the_stubs_of_a_workload)
 	CHECK((fd = open(path, O_RDONLY)) >= 0);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		const struct plt_entry *e = plt_find(&o, want[i]);
-		unsigned char b[4];
+		unsigned char b[6];
+		int32_t disp;
 
 		CHECK(e != NULL);
 		CHECK(e->vaddr % 16 == 0);
 		/* the stub begins with its jump through the GOT, or endbr64 in an IBT build */
-		CHECK_INT(pread(fd, b, 4, e->offset), 4);
+		CHECK_INT(pread(fd, b, 6, e->offset), 6);
 		CHECK((b[0] == 0xff && b[1] == 0x25) || (b[0] == 0xf3 && b[1] == 0x0f && b[2] == 0x1e));
+		/* the GOT slot it jumps through (the BPF side jumps for it) */
+		memcpy(&disp, b + 2, 4);
+		CHECK(e->got && (b[0] != 0xff || e->got == e->vaddr + 6 + (int64_t)disp));
 	}
 	close(fd);
 	for (int i = 1; i < o.nr_plt; i++)

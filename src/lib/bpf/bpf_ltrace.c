@@ -15,10 +15,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <unistd.h>
 
 #include "ltrace.skel.h"
@@ -30,6 +32,7 @@ struct ltrace {
 	int *fds;			/* uprobe_multi links */
 	int nr_fds;
 	bool multi;
+	bool jump;			/* the entry program jumps for the PLT stub */
 };
 
 /* BPF_LINK_CREATE's attributes for uprobe_multi, as linux/bpf.h (6.6) lays them out */
@@ -146,6 +149,44 @@ static int fill_maps(struct ltrace *l, const struct ltrace_opts *o)
 	return 0;
 }
 
+/*
+ * Whether a uprobe program may set the IP (kernels after 6.18 let it write its
+ * registers, and then skips the probed instruction): a program that does
+ * loads, as a kprobe program the attach would refuse
+ */
+static bool uprobe_sets_ip(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2, .imm = 0 },
+		{ .code = BPF_STX | BPF_MEM | BPF_DW, .dst_reg = BPF_REG_1, .src_reg = BPF_REG_2,
+		  .off = offsetof(struct user_regs_struct, rip) },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 4, NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int open_load(struct ltrace *l, const struct ltrace_opts *o, bool jump)
+{
+	if (!(l->skel = ltrace_bpf__open()))
+		return -errno;
+	l->skel->rodata->follow = o->follow;
+	l->skel->rodata->jump = jump;
+	l->skel->rodata->wake_bytes = bpf_map__max_entries(l->skel->maps.rb) / 16;
+	if (l->multi) {
+		bpf_program__set_expected_attach_type(l->skel->progs.lt_entry, BPF_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(l->skel->progs.lt_return, BPF_UPROBE_MULTI);
+	}
+	bpf_program__set_autoload(l->skel->progs.lt_sys_enter, o->syscalls);
+	bpf_program__set_autoload(l->skel->progs.lt_sys_exit, o->syscalls);
+	return ltrace_bpf__load(l->skel);
+}
+
 int ltrace__new(struct ltrace **out, const struct ltrace_opts *o, char *err, size_t errlen)
 {
 	struct ltrace *l = calloc(1, sizeof(*l));
@@ -155,21 +196,9 @@ int ltrace__new(struct ltrace **out, const struct ltrace_opts *o, char *err, siz
 	*out = l;
 	if (!l)
 		return -ENOMEM;
-	if (!(l->skel = ltrace_bpf__open())) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot open the BPF program: %s", strerror(-rc));
-		return rc;
-	}
-	l->skel->rodata->follow = o->follow;
-	l->skel->rodata->wake_bytes = bpf_map__max_entries(l->skel->maps.rb) / 16;
 	l->multi = bpf_probe__uprobe_multi(NULL);
-	if (l->multi) {
-		bpf_program__set_expected_attach_type(l->skel->progs.lt_entry, BPF_UPROBE_MULTI);
-		bpf_program__set_expected_attach_type(l->skel->progs.lt_return, BPF_UPROBE_MULTI);
-	}
-	bpf_program__set_autoload(l->skel->progs.lt_sys_enter, o->syscalls);
-	bpf_program__set_autoload(l->skel->progs.lt_sys_exit, o->syscalls);
-	if ((rc = ltrace_bpf__load(l->skel))) {
+	l->jump = !getenv("SONDE_NO_PLT_JUMP") && uprobe_sets_ip();
+	if ((rc = open_load(l, o, l->jump))) {
 		snprintf(err, errlen, "cannot load the BPF program: %s", bpfutil__strerror(rc));
 		return rc;
 	}
@@ -219,6 +248,11 @@ int ltrace__ringbuf_fd(const struct ltrace *l)
 bool ltrace__multi(const struct ltrace *l)
 {
 	return l->multi;
+}
+
+bool ltrace__jumps(const struct ltrace *l)
+{
+	return l->jump;
 }
 
 uint64_t ltrace__counter(const struct ltrace *l, enum lt_counter c)

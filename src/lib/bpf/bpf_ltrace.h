@@ -44,6 +44,8 @@ int ltrace__new(struct ltrace **out, const struct ltrace_opts *o, char *err, siz
 int ltrace__ringbuf_fd(const struct ltrace *l);
 /* whether the probes are uprobe_multi links (else one perf-event uprobe each) */
 bool ltrace__multi(const struct ltrace *l);
+/* whether the entry program does the PLT stub's jump (no single-step trap per call; after Linux 6.18) */
+bool ltrace__jumps(const struct ltrace *l);
 uint64_t ltrace__counter(const struct ltrace *l, enum lt_counter c);
 /* remove every probe (the ring buffer stays readable) */
 void ltrace__detach(struct ltrace *l);

@@ -75,6 +75,7 @@ static int add(const struct lt_select *s, struct lt_funcs *out, const struct elf
 	f->caller = o->soname;
 	f->path = path;
 	f->offset = e->offset;
+	f->got_rel = (int64_t)(e->got - e->vaddr);
 	if (!sig || lt_proto__parse(sig, &f->proto)) {
 		lt_proto__default(&f->proto);
 		f->dwarf = true;	/* to be looked up */
@@ -157,6 +158,7 @@ int lt_funcs__select(const struct lt_select *s, struct lt_funcs *out)
 		if (!s->dwarf)
 			out->f[i].dwarf = false;
 		lt_plan__of(&out->f[i].proto, &out->f[i].plan);
+		out->f[i].plan.got_rel = (int32_t)out->f[i].got_rel;
 	}
 	return rc;
 }

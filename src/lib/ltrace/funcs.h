@@ -23,6 +23,7 @@ struct lt_func {
 	const char *caller;	/* SONAME of the object the stub is in */
 	const char *path;	/* where its uprobe goes */
 	uint64_t offset;
+	int64_t got_rel;	/* its GOT slot less its address (the BPF side jumps for it) */
 	struct lt_proto proto;
 	struct lt_plan plan;
 	bool dwarf;		/* the prototype came from DWARF */

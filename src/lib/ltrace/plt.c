@@ -125,7 +125,7 @@ static uint64_t stub_target(const unsigned char *b, size_t len, uint64_t vaddr)
 	return 0;
 }
 
-static int add_entry(struct elf_obj *o, Elf *e, const char *name, uint64_t vaddr)
+static int add_entry(struct elf_obj *o, Elf *e, const char *name, uint64_t vaddr, uint64_t got)
 {
 	struct plt_entry *np = realloc(o->plt, (o->nr_plt + 1) * sizeof(*np));
 	uint64_t off;
@@ -139,6 +139,7 @@ static int add_entry(struct elf_obj *o, Elf *e, const char *name, uint64_t vaddr
 		return -ENOMEM;
 	np[o->nr_plt].vaddr = vaddr;
 	np[o->nr_plt].offset = off;
+	np[o->nr_plt].got = got;
 	o->nr_plt++;
 	return 0;
 }
@@ -163,7 +164,7 @@ static int read_plt(struct elf_obj *o, Elf *e)
 		const char *name = got ? slot_name(sl, nsl, got) : NULL;
 
 		if (name)
-			rc = add_entry(o, e, name, sh.sh_addr + at);
+			rc = add_entry(o, e, name, sh.sh_addr + at, got);
 	}
 	free(sl);
 	return rc;

@@ -17,6 +17,7 @@ struct plt_entry {
 	char *name;		/* the symbol the stub's GOT slot is relocated to ("malloc") */
 	uint64_t vaddr;		/* the stub, in the object's addresses */
 	uint64_t offset;	/* its file offset: where a uprobe on it goes */
+	uint64_t got;		/* the GOT slot it jumps through, in the object's addresses */
 };
 
 struct elf_obj {
