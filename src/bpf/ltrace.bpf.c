@@ -387,3 +387,42 @@ int BPF_PROG(lt_proc_exit, struct task_struct *task)
 	submit(e, true);
 	return 0;
 }
+
+static __always_inline int sig_event(__u32 tgid, __u32 tid, int sig)
+{
+	struct lt_event *e;
+
+	if (sig == 9 || !traced(tgid))	/* SIGKILL: ltrace never sees it either */
+		return 0;
+	if (!(e = reserve(false)))
+		return 0;
+	e->ts = bpf_ktime_get_ns();
+	e->pid = tgid;
+	e->tid = tid;
+	e->idx = sig;
+	e->type = LT_SIGNAL;
+	e->ip = 0;
+	submit(e, false);
+	return 0;
+}
+
+/* a signal the thread takes now (a handler runs, or its default action) */
+SEC("raw_tp/signal_deliver")
+int BPF_PROG(lt_sig_deliver, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+
+	return sig_event(pt >> 32, (__u32)pt, sig);
+}
+
+/*
+ * A signal the kernel drops as ignored (SIG_IGN, or SIGCHLD's default) is
+ * never delivered; ltrace, a tracer, sees it all the same
+ */
+SEC("raw_tp/signal_generate")
+int BPF_PROG(lt_sig_generate, int sig, struct kernel_siginfo *info, struct task_struct *task, int group, int result)
+{
+	if (result != 1)	/* TRACE_SIGNAL_IGNORED */
+		return 0;
+	return sig_event(BPF_CORE_READ(task, tgid), BPF_CORE_READ(task, pid), sig);
+}

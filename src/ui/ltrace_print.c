@@ -29,6 +29,7 @@ struct frame {
 struct ltrace_thread {
 	unsigned tid, pid;
 	int depth;		/* frames on the stack (may pass MAX_DEPTH: the deeper ones are not kept) */
+	int last_sig;		/* the signal line printed last for it, until its next call */
 	struct frame stack[MAX_DEPTH];
 };
 
@@ -186,6 +187,7 @@ static void on_entry(struct ltrace_printer *p, const struct lt_event *e, size_t 
 	if (!t)
 		return;
 	depth = t->depth;
+	t->last_sig = 0;
 	if (t->depth < MAX_DEPTH)
 		t->stack[t->depth] = (struct frame){ e->idx, sys, e->ts };
 	t->depth++;
@@ -278,23 +280,52 @@ static void on_return(struct ltrace_printer *p, const struct lt_event *e, size_t
 	p->col = 0;
 }
 
+/* ltrace's line for a signal: "--- SIGUSR1 (User defined signal 1) ---" */
+static void signal_line(struct ltrace_printer *p, const struct lt_event *e, int sig)
+{
+	begin_line(p, e->tid, e->ts, 0, false);
+	lt_out__printf(&p->line, "--- SIG%s (%s) ---\n", sigabbrev_np(sig) ?: "?", strsignal(sig));
+	emit(p);
+	p->col = 0;
+}
+
+static void on_signal(struct ltrace_printer *p, const struct lt_event *e)
+{
+	struct ltrace_thread *t = thread(p, e->tid, e->pid);
+
+	if (t)
+		t->last_sig = (int)e->idx;
+	if (p->count)
+		return;
+	/* the thread's own call is left by the handler (or for good): ltrace says it does not return */
+	cut_open(p, p->open_tid == e->tid ? "<no return ...>" : "<unfinished ...>");
+	signal_line(p, e, (int)e->idx);
+}
+
 static void on_exit_ev(struct ltrace_printer *p, const struct lt_event *e)
 {
-	int status = (int)e->args[0];
-	bool own = false;
+	int status = (int)e->args[0], sig = status & 0x7f;
+	bool own = false, shown = false;
 
 	for (int i = 0; i < p->nr_threads; i++)
 		if (p->threads[i].pid == e->pid) {
 			own = own || p->threads[i].tid == p->open_tid;
+			shown = shown || p->threads[i].last_sig == sig;
 			p->threads[i] = p->threads[--p->nr_threads];
 			i--;
 		}
 	if (p->count)
 		return;
 	cut_open(p, own ? "<no return ...>" : "<unfinished ...>");
+	/*
+	 * A fatal signal the kernel turned into SIGKILL for every thread (so
+	 * never delivered as itself): ltrace shows it before the end
+	 */
+	if (sig && sig != SIGKILL && !shown)
+		signal_line(p, e, sig);
 	begin_line(p, e->tid, e->ts, 0, false);
-	if (status & 0x7f)
-		lt_out__printf(&p->line, "+++ killed by SIG%s +++\n", sigabbrev_np(status & 0x7f) ?: "?");
+	if (sig)
+		lt_out__printf(&p->line, "+++ killed by SIG%s +++\n", sigabbrev_np(sig) ?: "?");
 	else
 		lt_out__printf(&p->line, "+++ exited (status %d) +++\n", (status >> 8) & 0xff);
 	emit(p);
@@ -348,6 +379,7 @@ int ltrace_printer__event(struct ltrace_printer *p, const void *data, size_t siz
 	case LT_RETURN: on_return(p, e, size, false); break;
 	case LT_SYS_EXIT: on_return(p, e, size, true); break;
 	case LT_EXIT: on_exit_ev(p, e); break;
+	case LT_SIGNAL: on_signal(p, e); break;
 	}
 	return ferror(p->out) ? -EIO : 0;
 }

@@ -190,7 +190,7 @@ static int open_load(struct ltrace *l, const struct ltrace_opts *o, bool jump)
 int ltrace__new(struct ltrace **out, const struct ltrace_opts *o, char *err, size_t errlen)
 {
 	struct ltrace *l = calloc(1, sizeof(*l));
-	struct bpf_program *tps[] = { NULL, NULL, NULL, NULL, NULL };
+	struct bpf_program *tps[] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL };
 	int rc;
 
 	*out = l;
@@ -209,6 +209,8 @@ int ltrace__new(struct ltrace **out, const struct ltrace_opts *o, char *err, siz
 	tps[0] = l->skel->progs.lt_exec;
 	tps[1] = l->skel->progs.lt_fork;
 	tps[2] = l->skel->progs.lt_proc_exit;
+	tps[5] = l->skel->progs.lt_sig_deliver;
+	tps[6] = l->skel->progs.lt_sig_generate;
 	if (o->syscalls) {
 		tps[3] = l->skel->progs.lt_sys_enter;
 		tps[4] = l->skel->progs.lt_sys_exit;

