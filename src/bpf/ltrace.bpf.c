@@ -26,6 +26,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool follow = false;	/* -f: children join the targets */
 const volatile __u64 wake_bytes = 0;	/* wake the reader once this much is waiting */
+const volatile bool hold_exec = false;	/* stop a process that execs until its new PLT is probed */
 const volatile bool jump = false;	/* the kernel lets a uprobe program set the IP */
 
 #define NR_URETPROBE	335
@@ -47,7 +48,12 @@ struct {
 	__type(value, struct lt_plan);
 } sysplans SEC(".maps");
 
-/* the traced processes (tgid): 1 traced, 2 a started command waiting for its exec */
+/*
+ * The traced processes (tgid): 1 traced, 2 a started command waiting for its
+ * exec, 3 traced and stopped after an exec until the reader has probed the
+ * new program (its SIGSTOP and SIGCONT are sonde's, not the program's), 4
+ * traced and continued, its parent's SIGCHLD for that still to come
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
@@ -98,7 +104,14 @@ static __always_inline bool traced(__u32 tgid)
 {
 	__u8 *v = bpf_map_lookup_elem(&targets, &tgid);
 
-	return v && *v == 1;
+	return v && (*v == 1 || *v == 3 || *v == 4);
+}
+
+static __always_inline bool held(__u32 tgid)
+{
+	__u8 *v = bpf_map_lookup_elem(&targets, &tgid);
+
+	return v && *v == 3;
 }
 
 /* whether the plan captures something at this point (the entry, or the return when ret) */
@@ -343,15 +356,37 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 	return sys_event(regs, ret, true);
 }
 
-/* a started command is traced from its exec on */
+/*
+ * A started command is traced from its exec on. A traced process that execs
+ * another program: a record, so the reader probes the new program's PLT
+ * (ltrace's "--- Called exec() ---"); with hold_exec the process stops
+ * before its first instruction until the reader is done (SIGCONT)
+ */
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(lt_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tgid = pt >> 32;
 	__u8 *v = bpf_map_lookup_elem(&targets, &tgid);
+	struct lt_event *e;
 
-	if (v && *v == 2)
+	if (v && *v == 2) {
 		*v = 1;
+		return 0;
+	}
+	if (!v || *v != 1 || !(e = reserve(false)))
+		return 0;
+	if (hold_exec) {
+		*v = 3;
+		bpf_send_signal(19);	/* SIGSTOP */
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->pid = tgid;
+	e->tid = (__u32)pt;
+	e->idx = hold_exec;
+	e->type = LT_EXEC;
+	e->ip = 0;
+	submit(e, true);
 	return 0;
 }
 
@@ -388,11 +423,35 @@ int BPF_PROG(lt_proc_exit, struct task_struct *task)
 	return 0;
 }
 
+/* the SIGCHLD that sonde's stop or continuation of a child sends its parent */
+static __always_inline bool sondes_sigchld(int sig, struct kernel_siginfo *info)
+{
+	__u32 child;
+	int code;
+	__u8 *v;
+
+	if (sig != 17 || !info)
+		return false;
+	code = BPF_CORE_READ(info, si_code);
+	child = BPF_CORE_READ(info, _sifields._sigchld._pid);
+	if (!(v = bpf_map_lookup_elem(&targets, &child)))
+		return false;
+	if (code == 5 && *v == 3)	/* CLD_STOPPED */
+		return true;
+	if (code == 6 && (*v == 3 || *v == 4)) {	/* CLD_CONTINUED */
+		*v = 1;
+		return true;
+	}
+	return false;
+}
+
 static __always_inline int sig_event(__u32 tgid, __u32 tid, int sig)
 {
 	struct lt_event *e;
 
 	if (sig == 9 || !traced(tgid))	/* SIGKILL: ltrace never sees it either */
+		return 0;
+	if ((sig == 19 || sig == 18) && held(tgid))	/* sonde's SIGSTOP and SIGCONT */
 		return 0;
 	if (!(e = reserve(false)))
 		return 0;
@@ -412,6 +471,8 @@ int BPF_PROG(lt_sig_deliver, int sig, struct kernel_siginfo *info, struct k_siga
 {
 	__u64 pt = bpf_get_current_pid_tgid();
 
+	if (sondes_sigchld(sig, info))
+		return 0;
 	return sig_event(pt >> 32, (__u32)pt, sig);
 }
 
@@ -423,6 +484,8 @@ SEC("raw_tp/signal_generate")
 int BPF_PROG(lt_sig_generate, int sig, struct kernel_siginfo *info, struct task_struct *task, int group, int result)
 {
 	if (result != 1)	/* TRACE_SIGNAL_IGNORED */
+		return 0;
+	if (sondes_sigchld(sig, info))
 		return 0;
 	return sig_event(BPF_CORE_READ(task, tgid), BPF_CORE_READ(task, pid), sig);
 }

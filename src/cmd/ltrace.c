@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +35,20 @@ static const char *const ltrace_usage[] = {
 	"sonde ltrace [<options>] [--] <command> [<args>]",
 	"sonde ltrace [<options>] -p PID",
 	NULL,
+};
+
+/* a program a traced process exec'd, or a library it dlopen'd: what its probes' names point into */
+struct lt_image {
+	struct elf_obj exe;
+	struct elf_obj *libs;
+	int nlibs;
+	struct lt_funcs fs;
+	char path[64];
+};
+
+struct file_id {
+	dev_t dev;
+	ino_t ino;
 };
 
 struct ltrace_cmd {
@@ -51,6 +66,12 @@ struct ltrace_cmd {
 	int ticks;
 	struct ltrace_printer pr;
 	struct ltrace *lt;
+	struct ltrace_func *pf;		/* the traced functions, by cookie */
+	int npf;
+	struct lt_image *imgs;		/* the programs and libraries probed since the start */
+	int nimgs;
+	struct file_id *files;		/* the files whose PLTs are probed */
+	int nfiles;
 };
 
 static int opt_filter(const struct opt *op, const char *arg)
@@ -164,10 +185,102 @@ static void sys_plans(struct lt_plan *plans)
 	}
 }
 
+/* whether the file at path is one whose PLT is probed already; if not, it is from now on */
+static bool probed_file(struct ltrace_cmd *o, const char *path)
+{
+	struct file_id *n;
+	struct stat st;
+
+	if (stat(path, &st))
+		return true;
+	for (int i = 0; i < o->nfiles; i++)
+		if (o->files[i].dev == st.st_dev && o->files[i].ino == st.st_ino)
+			return true;
+	if ((n = realloc(o->files, (o->nfiles + 1) * sizeof(*n)))) {
+		o->files = n;
+		n[o->nfiles++] = (struct file_id){ st.st_dev, st.st_ino };
+	}
+	return false;
+}
+
+/* the functions of fs (cookies from o->npf on) join the printer's table and the probes; 0 or -errno */
+static int add_funcs(struct ltrace_cmd *o, const struct lt_funcs *fs, pid_t pid)
+{
+	struct ltrace_func *pf = realloc(o->pf, (o->npf + fs->n + 1) * sizeof(*pf));
+	struct ltrace_probe *probes = calloc(fs->n + 1, sizeof(*probes));
+	struct lt_plan *plans = calloc(fs->n + 1, sizeof(*plans));
+	int rc = -ENOMEM;
+
+	if (pf)
+		o->pf = pf;
+	if (pf && probes && plans) {
+		for (int i = 0; i < fs->n; i++) {
+			probes[i] = (struct ltrace_probe){ fs->f[i].path, fs->f[i].offset, o->npf + i };
+			plans[i] = fs->f[i].plan;
+			pf[o->npf + i] = (struct ltrace_func){ fs->f[i].name, fs->f[i].caller, fs->f[i].proto };
+		}
+		rc = ltrace__attach(o->lt, probes, fs->n, plans, fs->n, o->npf, pid, o->err, sizeof(o->err));
+		if (!rc) {
+			o->npf += fs->n;
+			o->pr.funcs = o->pf;
+			o->pr.nr_funcs = o->npf;
+		}
+	}
+	free(probes);
+	free(plans);
+	return rc;
+}
+
+/*
+ * A traced process ran a new program: its PLT (and the libraries -e and -l
+ * select, those not probed yet) probed as at the start, then it runs on
+ */
+static void follow_exec(struct ltrace_cmd *o, pid_t pid, bool held)
+{
+	struct lt_image *im, *n = realloc(o->imgs, (o->nimgs + 1) * sizeof(*n));
+	int rc;
+
+	if (!n)
+		goto out;
+	o->imgs = n;
+	im = memset(&n[o->nimgs], 0, sizeof(*n));
+	snprintf(im->path, sizeof(im->path), "/proc/%d/exe", (int)pid);
+	if (probed_file(o, im->path) || elf_obj__read(&im->exe, im->path))
+		goto out;
+	o->nimgs++;
+	if (!im->exe.nr_plt || ltrace_libs__find(&im->exe, 0, &im->libs, &im->nlibs))
+		goto out;
+	struct lt_select sel = { &im->exe, im->path, im->libs, im->nlibs, o->filter, o->lpats, o->nr_lpats, true };
+
+	if (lt_funcs__select(&sel, &im->fs))
+		goto out;
+	/* a library probed already fires in this process too (the funcs come grouped by path) */
+	const char *last = NULL;
+	int j = 0;
+
+	for (int i = 0; i < im->fs.n; i++) {
+		const char *path = im->fs.f[i].path;
+
+		if (path == im->path || path == last || !probed_file(o, path)) {
+			last = path;
+			im->fs.f[j++] = im->fs.f[i];
+		}
+	}
+	im->fs.n = j;
+	if (im->fs.n && (rc = add_funcs(o, &im->fs, pid)))
+		warning("cannot trace the program process %d runs now: %s", (int)pid, o->err[0] ? o->err : strerror(-rc));
+out:
+	if (held && (rc = ltrace__release(o->lt, pid)) && rc != -ESRCH)
+		warning("cannot let process %d run on: %s", (int)pid, strerror(-rc));
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct ltrace_cmd *o = ctx;
+	const struct lt_event *e = data;
 
+	if (size >= LT_EV_HDR && e->type == LT_EXEC)
+		follow_exec(o, e->pid, e->idx);
 	return ltrace_printer__event(&o->pr, data, size);
 }
 
@@ -217,7 +330,8 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 	struct ltrace_probe *probes = calloc(fs->n + 1, sizeof(*probes));
 	struct lt_plan *plans = calloc(fs->n + 1, sizeof(*plans)), sysplans[LT_SYS_MAX];
 	struct ltrace_func *pf = calloc(fs->n + 1, sizeof(*pf));
-	struct ltrace_opts lo = { .pid = o->target, .follow = o->follow, .syscalls = o->syscalls };
+	struct ltrace_opts lo = { .pid = o->target, .follow = o->follow, .syscalls = o->syscalls,
+				  .hold_exec = !o->pid };
 	struct timespec rt, mt;
 	struct loop loop;
 	enum loop_end end;
@@ -232,6 +346,7 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 		probes[i] = (struct ltrace_probe){ fs->f[i].path, fs->f[i].offset, i };
 		plans[i] = fs->f[i].plan;
 		pf[i] = (struct ltrace_func){ fs->f[i].name, fs->f[i].caller, fs->f[i].proto };
+		probed_file(o, fs->f[i].path);
 	}
 	if (o->syscalls)
 		sys_plans(sysplans);
@@ -243,8 +358,9 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 	lo.targets = w->pid ? NULL : &o->target;
 	lo.nr_targets = w->pid ? 0 : 1;
 	lo.held = w->pid;
-	o->pr.funcs = pf;
-	o->pr.nr_funcs = fs->n;
+	o->pr.funcs = o->pf = pf;
+	o->pr.nr_funcs = o->npf = fs->n;
+	pf = NULL;	/* o's now */
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mt);
 	o->pr.real_off_ns = (rt.tv_sec - mt.tv_sec) * 1000000000LL + (rt.tv_nsec - mt.tv_nsec);
@@ -295,6 +411,18 @@ out:
 	free(plans);
 	free(pf);
 	return rc;
+}
+
+static void images__free(struct ltrace_cmd *o)
+{
+	for (int i = 0; i < o->nimgs; i++) {
+		lt_funcs__free(&o->imgs[i].fs);
+		ltrace_libs__free(o->imgs[i].libs, o->imgs[i].nlibs);
+		elf_obj__free(&o->imgs[i].exe);
+	}
+	free(o->imgs);
+	free(o->files);
+	free(o->pf);
 }
 
 int cmd_ltrace(int argc, char **argv)
@@ -397,6 +525,7 @@ out_pr:
 		fclose(out);
 out:
 	ltrace__free(o.lt);
+	images__free(&o);
 	lt_funcs__free(&fs);
 	ltrace_libs__free(libs, nlibs);
 	elf_obj__free(&exe);

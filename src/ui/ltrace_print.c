@@ -302,6 +302,25 @@ static void on_signal(struct ltrace_printer *p, const struct lt_event *e)
 	signal_line(p, e, (int)e->idx);
 }
 
+/* the process's calls end with its old program: ltrace's "--- Called exec() ---" */
+static void on_exec(struct ltrace_printer *p, const struct lt_event *e)
+{
+	bool own = false;
+
+	for (int i = 0; i < p->nr_threads; i++)
+		if (p->threads[i].pid == e->pid) {
+			own = own || p->threads[i].tid == p->open_tid;
+			p->threads[i].depth = 0;
+		}
+	if (p->count)
+		return;
+	cut_open(p, own ? "<no return ...>" : "<unfinished ...>");
+	begin_line(p, e->tid, e->ts, 0, false);
+	lt_out__printf(&p->line, "--- Called exec() ---\n");
+	emit(p);
+	p->col = 0;
+}
+
 static void on_exit_ev(struct ltrace_printer *p, const struct lt_event *e)
 {
 	int status = (int)e->args[0], sig = status & 0x7f;
@@ -380,6 +399,7 @@ int ltrace_printer__event(struct ltrace_printer *p, const void *data, size_t siz
 	case LT_SYS_EXIT: on_return(p, e, size, true); break;
 	case LT_EXIT: on_exit_ev(p, e); break;
 	case LT_SIGNAL: on_signal(p, e); break;
+	case LT_EXEC: on_exec(p, e); break;
 	}
 	return ferror(p->out) ? -EIO : 0;
 }

@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@ struct ltrace {
 	int nr_fds;
 	bool multi;
 	bool jump;			/* the entry program jumps for the PLT stub */
+	pid_t pid;			/* the probes fire in this process only (0: in all) */
 };
 
 /* BPF_LINK_CREATE's attributes for uprobe_multi, as linux/bpf.h (6.6) lays them out */
@@ -171,11 +173,29 @@ static bool uprobe_sets_ip(void)
 	return true;
 }
 
+/* the probes, grouped by path */
+static int attach_all(struct ltrace *l, const struct ltrace_probe *p, int n, pid_t pid, char *err, size_t errlen)
+{
+	int rc;
+
+	for (int i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(p[j].path, p[i].path); j++)
+			;
+		if ((rc = attach_path(l, p + i, j - i, pid))) {
+			snprintf(err, errlen, "cannot attach uprobes to the PLT of %s: %s", p[i].path,
+				 bpfutil__strerror(rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
 static int open_load(struct ltrace *l, const struct ltrace_opts *o, bool jump)
 {
 	if (!(l->skel = ltrace_bpf__open()))
 		return -errno;
 	l->skel->rodata->follow = o->follow;
+	l->skel->rodata->hold_exec = o->hold_exec;
 	l->skel->rodata->jump = jump;
 	l->skel->rodata->wake_bytes = bpf_map__max_entries(l->skel->maps.rb) / 16;
 	if (l->multi) {
@@ -229,17 +249,38 @@ int ltrace__new(struct ltrace **out, const struct ltrace_opts *o, char *err, siz
 		if ((rc = add_link(l, k)))
 			return rc;
 	}
-	/* the probes come grouped by path */
-	for (int i = 0, j; i < o->nr_probes; i = j) {
-		for (j = i + 1; j < o->nr_probes && !strcmp(o->probes[j].path, o->probes[i].path); j++)
-			;
-		if ((rc = attach_path(l, o->probes + i, j - i, o->follow ? 0 : o->pid))) {
-			snprintf(err, errlen, "cannot attach uprobes to the PLT of %s: %s", o->probes[i].path,
-				 bpfutil__strerror(rc));
-			return rc;
+	l->pid = o->follow ? 0 : o->pid;
+	return attach_all(l, o->probes, o->nr_probes, l->pid, err, errlen);
+}
+
+int ltrace__attach(struct ltrace *l, const struct ltrace_probe *p, int n, const struct lt_plan *plans, int nplans,
+		   uint32_t first, pid_t pid, char *err, size_t errlen)
+{
+	int pfd = bpf_map__fd(l->skel->maps.plans);
+
+	for (int i = 0; i < nplans; i++) {
+		uint32_t k = first + i;
+
+		if (k >= LT_MAX_FUNCS || bpf_map_update_elem(pfd, &k, &plans[i], 0)) {
+			snprintf(err, errlen, "cannot add the plans of %d more functions: %s", nplans,
+				 k >= LT_MAX_FUNCS ? "too many functions" : strerror(errno));
+			return k >= LT_MAX_FUNCS ? -E2BIG : -errno;
 		}
 	}
-	return 0;
+	return attach_all(l, p, n, l->pid ? pid : 0, err, errlen);
+}
+
+int ltrace__release(struct ltrace *l, pid_t pid)
+{
+	int tfd = bpf_map__fd(l->skel->maps.targets);
+	uint32_t k = pid;
+	uint8_t four = 4;
+	int rc = kill(pid, SIGCONT) ? -errno : 0;
+
+	/* after the SIGCONT: the kernel side knows it, and the parent's SIGCHLD it brings, as sonde's */
+	if (bpf_map_update_elem(tfd, &k, &four, BPF_EXIST) && !rc)
+		rc = -errno;
+	return rc;
 }
 
 int ltrace__ringbuf_fd(const struct ltrace *l)

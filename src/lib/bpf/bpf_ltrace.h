@@ -30,6 +30,7 @@ struct ltrace_opts {
 	pid_t held;			/* a started command held before its exec: traced from the exec on */
 	bool follow;			/* -f: children too */
 	bool syscalls;			/* -S */
+	bool hold_exec;			/* stop a traced process that execs until ltrace__release() */
 	const struct ltrace_probe *probes;
 	int nr_probes;
 	const struct lt_plan *plans;	/* by cookie */
@@ -47,6 +48,15 @@ bool ltrace__multi(const struct ltrace *l);
 /* whether the entry program does the PLT stub's jump (no single-step trap per call; after Linux 6.18) */
 bool ltrace__jumps(const struct ltrace *l);
 uint64_t ltrace__counter(const struct ltrace *l, enum lt_counter c);
+/*
+ * More probes, after an exec or a dlopen: the plans of cookies first.. on,
+ * then the probes (grouped by path); pid > 0: in that process only.
+ * 0 or -errno, err saying why
+ */
+int ltrace__attach(struct ltrace *l, const struct ltrace_probe *p, int n, const struct lt_plan *plans, int nplans,
+		   uint32_t first, pid_t pid, char *err, size_t errlen);
+/* a process held at its exec (an LT_EXEC record whose idx is 1) runs on; 0 or -errno */
+int ltrace__release(struct ltrace *l, pid_t pid);
 /* remove every probe (the ring buffer stays readable) */
 void ltrace__detach(struct ltrace *l);
 void ltrace__free(struct ltrace *l);
