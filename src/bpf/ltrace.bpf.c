@@ -111,7 +111,7 @@ static __always_inline bool held(__u32 tgid)
 {
 	__u8 *v = bpf_map_lookup_elem(&targets, &tgid);
 
-	return v && *v == 3;
+	return v && (*v == 3 || *v == 4);
 }
 
 /* whether the plan captures something at this point (the entry, or the return when ret) */
@@ -385,6 +385,36 @@ int BPF_PROG(lt_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	e->tid = (__u32)pt;
 	e->idx = hold_exec;
 	e->type = LT_EXEC;
+	e->ip = 0;
+	submit(e, true);
+	return 0;
+}
+
+/*
+ * The dynamic loader's _dl_debug_state(), which it calls before and after it
+ * maps or unmaps libraries (dlopen, dlclose, and the ones the program
+ * needs): a record, so the reader probes the PLT of a library new in the
+ * process; held as at an exec
+ */
+SEC("uprobe")
+int lt_dlstate(struct pt_regs *ctx)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tgid = pt >> 32;
+	__u8 *v = bpf_map_lookup_elem(&targets, &tgid);
+	struct lt_event *e;
+
+	if (!v || (*v != 1 && *v != 4) || !(e = reserve(false)))
+		return 0;
+	if (hold_exec) {
+		*v = 3;
+		bpf_send_signal(19);	/* SIGSTOP */
+	}
+	e->ts = bpf_ktime_get_ns();
+	e->pid = tgid;
+	e->tid = (__u32)pt;
+	e->idx = hold_exec;
+	e->type = LT_DLOPEN;
 	e->ip = 0;
 	submit(e, true);
 	return 0;

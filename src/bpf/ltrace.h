@@ -19,7 +19,8 @@ enum lt_ev_type {
 	LT_SYS_EXIT,	/* and ended: args[0] its return value */
 	LT_EXIT,	/* a traced process ended: args[0] its wait status */
 	LT_SIGNAL,	/* a signal reached a traced thread (idx: its number) */
-	LT_EXEC,	/* a traced process ran a new program (the lead re-reads its PLT) */
+	LT_EXEC,	/* a traced process ran a new program (idx 1: it is held until released) */
+	LT_DLOPEN,	/* the dynamic loader changed a traced process's libraries (idx as LT_EXEC) */
 };
 
 /* how an argument (or the return value: arg 6) is captured */

@@ -14,6 +14,7 @@
 #include "lib/ltrace/filter.h"
 #include "lib/ltrace/funcs.h"
 #include "lib/ltrace/plt.h"
+#include "lib/proc/maps.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
 #include "lib/syscall/syscalls.h"
@@ -68,6 +69,7 @@ struct ltrace_cmd {
 	struct ltrace *lt;
 	struct ltrace_func *pf;		/* the traced functions, by cookie */
 	int npf;
+	const struct elf_obj *exe;	/* the program at the start */
 	struct lt_image *imgs;		/* the programs and libraries probed since the start */
 	int nimgs;
 	struct file_id *files;		/* the files whose PLTs are probed */
@@ -274,6 +276,48 @@ out:
 		warning("cannot let process %d run on: %s", (int)pid, strerror(-rc));
 }
 
+/*
+ * The dynamic loader changed the libraries of a traced process: the PLTs of
+ * those new in it that -e and -l select are probed (the process is held
+ * meanwhile when sonde started it), as ltrace traces a dlopen'ed library
+ */
+static void follow_dlopen(struct ltrace_cmd *o, pid_t pid, bool held)
+{
+	struct proc_maps *it = proc_maps__open(pid);
+	const struct proc_map *m;
+	static const struct elf_obj none;
+	int rc;
+
+	while (it && (m = proc_maps__next(it))) {
+		struct lt_image *im, *n;
+		char path[PATH_MAX];
+
+		if (m->name[0] != '/' || m->perms[2] != 'x' || strstr(m->name, " (deleted)"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->name);
+		if (probed_file(o, path) || !(n = realloc(o->imgs, (o->nimgs + 1) * sizeof(*n))))
+			continue;
+		o->imgs = n;
+		im = memset(&n[o->nimgs], 0, sizeof(*n));
+		if (!(im->libs = calloc(1, sizeof(*im->libs))) || elf_obj__read(im->libs, path)) {
+			free(im->libs);
+			continue;
+		}
+		im->nlibs = 1;
+		o->nimgs++;
+		struct lt_select sel = { &none, "", im->libs, 1, o->filter, o->lpats, o->nr_lpats, true };
+
+		if (!im->libs->nr_plt || lt_funcs__select(&sel, &im->fs) || !im->fs.n)
+			continue;
+		if ((rc = add_funcs(o, &im->fs, pid)))
+			warning("cannot trace the calls of %s: %s", m->name, o->err[0] ? o->err : strerror(-rc));
+	}
+	if (it)
+		proc_maps__close(it);
+	if (held && (rc = ltrace__release(o->lt, pid)) && rc != -ESRCH)
+		warning("cannot let process %d run on: %s", (int)pid, strerror(-rc));
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct ltrace_cmd *o = ctx;
@@ -281,6 +325,10 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	if (size >= LT_EV_HDR && e->type == LT_EXEC)
 		follow_exec(o, e->pid, e->idx);
+	if (size >= LT_EV_HDR && e->type == LT_DLOPEN) {
+		follow_dlopen(o, e->pid, e->idx);
+		return 0;
+	}
 	return ltrace_printer__event(&o->pr, data, size);
 }
 
@@ -358,6 +406,10 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 	lo.targets = w->pid ? NULL : &o->target;
 	lo.nr_targets = w->pid ? 0 : 1;
 	lo.held = w->pid;
+	/* libraries a process dlopens: watched when -e or -l look at libraries */
+	if ((lt_filter__libraries(o->filter) || o->nr_lpats) && o->exe->interp_path &&
+	    !elf_obj__symbol_offset(o->exe->interp_path, "_dl_debug_state", &lo.dl_offset))
+		lo.dl_path = o->exe->interp_path;
 	o->pr.funcs = o->pf = pf;
 	o->pr.nr_funcs = o->npf = fs->n;
 	pf = NULL;	/* o's now */
@@ -483,13 +535,16 @@ int cmd_ltrace(int argc, char **argv)
 		}
 	struct lt_select sel = { &exe, exe_path, libs, nlibs, o.filter, o.lpats, o.nr_lpats, true };
 
+	o.exe = &exe;
+
 	if ((rc = lt_funcs__select(&sel, &fs))) {
 		error("cannot choose the functions to trace: %s", strerror(-rc));
 		rc = 1;
 		goto out;
 	}
 	rc = 1;
-	if (!fs.n) {
+	/* a filter over libraries may match those the program dlopens later (ltrace waits for them too) */
+	if (!fs.n && !((lt_filter__libraries(o.filter) || o.nr_lpats) && exe.interp_path)) {
 		error("no function of '%s' matches the filters: nothing to trace", name);
 		goto out;
 	}

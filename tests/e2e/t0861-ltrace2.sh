@@ -44,7 +44,7 @@ test_expect_success '-f: the parent sees SIGCHLD when its child ends, after the 
 	test_cmp w t
 '
 # after an exec ltrace forgets the prototypes (atoi and rand then show four registers): those lines masked
-mask_exec() { mask "$@" | sed -E 's/^(\[pid PID\] )?(atoi|rand)\(.*/\1\2(...)/'; }
+mask_exec() { mask "$@" | sed -E 's/^(\[pid PID\] )?([a-z.]+->)?(atoi|rand)\(.*/\1\2\3(...)/'; }
 test_expect_success 'exec: the new program'"'"'s PLT traced after "--- Called exec() ---", as ltrace does' '
 	$SONDE ltrace "$W2" exec "$W" 1 2>err >/dev/null && mask_exec err >got &&
 	grep -A3 "^execv(" got >t &&
@@ -53,12 +53,35 @@ test_expect_success 'exec: the new program'"'"'s PLT traced after "--- Called ex
 	test $(grep -c "^toupper(.a.) = .A.$" got) -eq 1 && tail -1 got | grep -qx "+++ exited (status 0) +++" &&
 	ltrace "$W2" exec "$W" 1 2>l >/dev/null && mask_exec l >lm && test_cmp lm got
 '
+# the lines of the process that ran "--- Called exec() ---", from there on
+after_exec() {
+	local pid
+	pid=$(sed -n "s/^\[pid \([0-9]*\)\] --- Called exec() ---$/\1/p" "$1")
+	grep "^\[pid $pid\] " "$1" | sed -n "/Called exec/,\$p" | mask_exec
+}
 test_expect_success '-f: a child that execs: its new program traced; sonde'"'"'s hold of it is never shown' '
 	rc=0 && $SONDE ltrace -f "$W2" forkexec "$W" 2 2>err >/dev/null || rc=$?
 	test $rc -eq 3 && mask_exec err >got &&
 	test $(grep -c "^\[pid PID\] toupper(.a.) = .A.$" got) -eq 2 &&
 	test $(grep -c "^\[pid PID\] --- Called exec() ---$" got) -eq 1 &&
 	test $(grep -c -- "---" got) -eq 2 && ! grep -q "SIGSTOP\|SIGCONT" got &&
-	{ ltrace -f "$W2" forkexec "$W" 2 2>l >/dev/null; mask_exec l >lm; } && test_cmp lm got
+	grep -q "^\[pid PID\] --- SIGCHLD (Child exited) ---$" got &&
+	ltrace -f "$W2" forkexec "$W" 2 2>l >/dev/null; after_exec l >lm && after_exec err >got && test_cmp lm got &&
+	test $(wc -l <got) -eq 19
+'
+test_expect_success 'dlopen: the PLT of a library loaded later, when -e selects its calls, as ltrace does' '
+	printf "%s\n" "#include <stdlib.h>" "#include <string.h>" \
+		"int lt_dl_call(const char *s) { return (int)strlen(s) + atoi(\"5\"); }" >dl.c &&
+	gcc -shared -fPIC -o libltdl.so dl.c &&
+	rc=0 && $SONDE ltrace -e strlen+atoi "$W2" dlopen ./libltdl.so 2>err >/dev/null || rc=$?
+	test $rc -eq 3 &&
+	printf "%s\n" "libltdl.so->strlen(\"dl\") = 2" "libltdl.so->atoi(\"5\") = 5" "+++ exited (status 3) +++" >w &&
+	mask err >got && test_cmp w got &&
+	{ ltrace -e strlen+atoi "$W2" dlopen ./libltdl.so 2>l >/dev/null; mask_exec l >lm; } &&
+	mask_exec err >got && test_cmp lm got &&
+	rc=0 && $SONDE ltrace -f -e "*@libltdl.so" "$W2" dlopen ./libltdl.so 2>err >/dev/null || rc=$?
+	test $rc -eq 3 && test $(grep -c "^\[pid [0-9]*\] libltdl.so->" err) -eq 2 &&
+	rc=0 && $SONDE ltrace "$W2" dlopen ./libltdl.so 2>err >/dev/null || rc=$?
+	test $rc -eq 3 && ! grep -q "libltdl.so->" err
 '
 test_done

@@ -202,6 +202,7 @@ static int open_load(struct ltrace *l, const struct ltrace_opts *o, bool jump)
 		bpf_program__set_expected_attach_type(l->skel->progs.lt_entry, BPF_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(l->skel->progs.lt_return, BPF_UPROBE_MULTI);
 	}
+	bpf_program__set_autoload(l->skel->progs.lt_dlstate, o->dl_path != NULL);
 	bpf_program__set_autoload(l->skel->progs.lt_sys_enter, o->syscalls);
 	bpf_program__set_autoload(l->skel->progs.lt_sys_exit, o->syscalls);
 	return ltrace_bpf__load(l->skel);
@@ -250,6 +251,18 @@ int ltrace__new(struct ltrace **out, const struct ltrace_opts *o, char *err, siz
 			return rc;
 	}
 	l->pid = o->follow ? 0 : o->pid;
+	if (o->dl_path) {
+		/* libbpf's pid 0 is sonde itself: -1 is every process */
+		struct bpf_link *k = bpf_program__attach_uprobe(l->skel->progs.lt_dlstate, false, l->pid ? l->pid : -1,
+								o->dl_path, o->dl_offset);
+
+		if (!k || (rc = add_link(l, k))) {
+			rc = k ? rc : -errno;
+			snprintf(err, errlen, "cannot attach a uprobe to the dynamic loader %s: %s", o->dl_path,
+				 bpfutil__strerror(rc));
+			return rc;
+		}
+	}
 	return attach_all(l, o->probes, o->nr_probes, l->pid, err, errlen);
 }
 
@@ -275,12 +288,11 @@ int ltrace__release(struct ltrace *l, pid_t pid)
 	int tfd = bpf_map__fd(l->skel->maps.targets);
 	uint32_t k = pid;
 	uint8_t four = 4;
-	int rc = kill(pid, SIGCONT) ? -errno : 0;
 
-	/* after the SIGCONT: the kernel side knows it, and the parent's SIGCHLD it brings, as sonde's */
-	if (bpf_map_update_elem(tfd, &k, &four, BPF_EXIST) && !rc)
-		rc = -errno;
-	return rc;
+	/* first: the kernel side knows the SIGCONT, and the parent's SIGCHLD it brings, as sonde's */
+	if (bpf_map_update_elem(tfd, &k, &four, BPF_EXIST))
+		return -errno;
+	return kill(pid, SIGCONT) ? -errno : 0;
 }
 
 int ltrace__ringbuf_fd(const struct ltrace *l)

@@ -31,6 +31,8 @@ struct ltrace_opts {
 	bool follow;			/* -f: children too */
 	bool syscalls;			/* -S */
 	bool hold_exec;			/* stop a traced process that execs until ltrace__release() */
+	const char *dl_path;		/* the dynamic loader, whose _dl_debug_state() at dl_offset */
+	uint64_t dl_offset;		/* says when libraries come and go (LT_DLOPEN); NULL: not watched */
 	const struct ltrace_probe *probes;
 	int nr_probes;
 	const struct lt_plan *plans;	/* by cookie */

@@ -209,6 +209,39 @@ static int read_dynamic(struct elf_obj *o, Elf *e)
 	return 0;
 }
 
+struct sym_find {
+	const char *name;
+	uint64_t vaddr;
+};
+
+static int sym_match(const char *name, const GElf_Sym *s, void *ctx)
+{
+	struct sym_find *f = ctx;
+
+	if (strcmp(name, f->name) || GELF_ST_TYPE(s->st_info) != STT_FUNC)
+		return 0;
+	f->vaddr = s->st_value;
+	return 1;
+}
+
+int elf_obj__symbol_offset(const char *path, const char *name, uint64_t *off)
+{
+	struct sym_find f = { name, 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
+	Elf *e;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		if (elfsym__each(e, sym_match, &f) == 1)
+			rc = elfsym__file_offset(e, f.vaddr, true, off);
+		elf_end(e);
+	}
+	close(fd);
+	return rc;
+}
+
 static int cmp_name(const void *a, const void *b);
 
 /* the functions of .dynsym defined here and visible to others */
@@ -265,8 +298,14 @@ static int read_elf(struct elf_obj *o, Elf *e, const char *name)
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
 
-			if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_INTERP)
+			if (gelf_getphdr(e, i, &ph) && ph.p_type == PT_INTERP) {
+				Elf_Data *d = elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_BYTE);
+
 				o->interp = o->dynamic = true;
+				if (d && d->d_buf && d->d_size && !o->interp_path &&
+				    !(o->interp_path = strndup(d->d_buf, d->d_size)))
+					return -ENOMEM;
+			}
 		}
 	o->go = find_section(e, ".note.go.buildid", &sh) || find_section(e, ".go.buildinfo", &sh);
 	if ((rc = read_dynamic(o, e)) || (rc = read_plt(o, e)) || (rc = read_exports(o, e)))
@@ -327,6 +366,7 @@ void elf_obj__free(struct elf_obj *o)
 	free(o->path);
 	free(o->soname);
 	free(o->runpath);
+	free(o->interp_path);
 	memset(o, 0, sizeof(*o));
 }
 

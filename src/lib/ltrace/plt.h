@@ -28,6 +28,7 @@ struct elf_obj {
 	char **needed;		/* DT_NEEDED, in order */
 	int nr_needed;
 	char *runpath;		/* DT_RUNPATH, else DT_RPATH; NULL if none */
+	char *interp_path;	/* PT_INTERP: the dynamic loader's path; NULL if none */
 	char **exports;		/* the functions it defines for others (.dynsym), sorted */
 	int nr_exports;
 	bool dynamic;		/* has a program interpreter or a dynamic section */
@@ -48,6 +49,9 @@ void elf_obj__free(struct elf_obj *o);
  * which give bytes, not files): as elf_obj__read does from a file.
  */
 int elf_obj__read_mem(struct elf_obj *o, const void *buf, size_t len, const char *name);
+
+/* the file offset of symbol `name` of the ELF file at path (a uprobe's place): 0, -ENOENT or -errno */
+int elf_obj__symbol_offset(const char *path, const char *name, uint64_t *off);
 
 /* whether the object exports function `name` (its .dynsym defines it, not locally) */
 bool elf_obj__defines(const struct elf_obj *o, const char *name);
