@@ -312,6 +312,9 @@ static __always_inline int sys_event(struct pt_regs *regs, long v, bool exit)
 	if (!traced(pt >> 32))
 		return 0;
 	nr = exit ? (__u32)BPF_CORE_READ(regs, orig_ax) : (__u32)v;
+	/* rt_sigreturn restores the registers of before the signal, orig_ax -1 among them */
+	if (exit && nr == (__u32)-1)
+		nr = 15;
 	/*
 	 * Not the program's own: the uretprobe trampoline's syscall (Linux 6.11)
 	 * and the optimized uprobes' (6.18), whose exit has no number left

@@ -57,7 +57,7 @@ struct ltrace_cmd {
 	struct lt_filter *filter;
 	char **lpats;
 	int nr_lpats;
-	bool count, Tflag, follow, syscalls, rflag, iflag;
+	bool count, Tflag, follow, syscalls, rflag, iflag, no_signals, no_libcalls;
 	int tflag, strmax, indent;
 	char **cmd_argv;
 	char err[512];
@@ -115,6 +115,8 @@ static void parse_args(struct ltrace_cmd *o, int argc, char **argv)
 		OPT_STRING('o', "output", &o->output, "FILE", "write the trace to FILE instead of stderr"),
 		OPT_INT('s', NULL, &o->strmax, "N", "the longest string shown (default 32; at most 255)"),
 		OPT_BOOL('S', NULL, &o->syscalls, "show system calls too, in order with the library calls"),
+		OPT_BOOL('L', NULL, &o->no_libcalls, "no library calls (with -S: the system calls only)"),
+		OPT_BOOL('b', "no-signals", &o->no_signals, "no lines for the signals the program receives"),
 		OPT_INT('n', "indent", &o->indent, "N", "indent each level of nested calls by N spaces"),
 		OPT_BOOL('i', NULL, &o->iflag, "the address each call returns to, on each line"),
 		OPT_VERBOSE(),
@@ -247,7 +249,7 @@ static void follow_exec(struct ltrace_cmd *o, pid_t pid, bool held)
 	o->imgs = n;
 	im = memset(&n[o->nimgs], 0, sizeof(*n));
 	snprintf(im->path, sizeof(im->path), "/proc/%d/exe", (int)pid);
-	if (probed_file(o, im->path) || elf_obj__read(&im->exe, im->path))
+	if (o->no_libcalls || probed_file(o, im->path) || elf_obj__read(&im->exe, im->path))
 		goto out;
 	o->nimgs++;
 	if (!im->exe.nr_plt || ltrace_libs__find(&im->exe, 0, &im->libs, &im->nlibs))
@@ -407,7 +409,7 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 	lo.nr_targets = w->pid ? 0 : 1;
 	lo.held = w->pid;
 	/* libraries a process dlopens: watched when -e or -l look at libraries */
-	if ((lt_filter__libraries(o->filter) || o->nr_lpats) && o->exe->interp_path &&
+	if ((lt_filter__libraries(o->filter) || o->nr_lpats) && !o->no_libcalls && o->exe->interp_path &&
 	    !elf_obj__symbol_offset(o->exe->interp_path, "_dl_debug_state", &lo.dl_offset))
 		lo.dl_path = o->exe->interp_path;
 	o->pr.funcs = o->pf = pf;
@@ -518,7 +520,7 @@ int cmd_ltrace(int argc, char **argv)
 		goto out;
 	}
 	rc = 1;
-	if (untraceable(&exe, name))
+	if (!o.no_libcalls && untraceable(&exe, name))
 		goto out;
 	/* the libraries: for -e and -l, and for the DWARF of the functions the table does not know */
 	if (ltrace_libs__find(&exe, o.target, &libs, &nlibs)) {
@@ -537,14 +539,14 @@ int cmd_ltrace(int argc, char **argv)
 
 	o.exe = &exe;
 
-	if ((rc = lt_funcs__select(&sel, &fs))) {
+	if (!o.no_libcalls && (rc = lt_funcs__select(&sel, &fs))) {
 		error("cannot choose the functions to trace: %s", strerror(-rc));
 		rc = 1;
 		goto out;
 	}
 	rc = 1;
 	/* a filter over libraries may match those the program dlopens later (ltrace waits for them too) */
-	if (!fs.n && !((lt_filter__libraries(o.filter) || o.nr_lpats) && exe.interp_path)) {
+	if (!fs.n && !o.no_libcalls && !((lt_filter__libraries(o.filter) || o.nr_lpats) && exe.interp_path)) {
 		error("no function of '%s' matches the filters: nothing to trace", name);
 		goto out;
 	}
@@ -565,6 +567,7 @@ int cmd_ltrace(int argc, char **argv)
 	o.pr.iflag = o.iflag;
 	o.pr.indent = o.indent;
 	o.pr.count = o.count;
+	o.pr.no_signals = o.no_signals;
 	if (o.cmd_argv) {
 		if ((rc = workload__prepare(&w, o.cmd_argv))) {
 			error("cannot start '%s': %s", o.cmd_argv[0], strerror(-rc));

@@ -245,6 +245,9 @@ static void on_return(struct ltrace_printer *p, const struct lt_event *e, size_t
 			depth = d + 1;
 			break;
 		}
+	/* the exec that started the traced command ends after the tracing began: ltrace never shows it */
+	if (!f && sys && (e->idx == 59 || e->idx == 322) && !t->depth)
+		return;
 	if (f)
 		t->depth = depth - 1;
 	else if (t->depth > MAX_DEPTH)
@@ -295,7 +298,7 @@ static void on_signal(struct ltrace_printer *p, const struct lt_event *e)
 
 	if (t)
 		t->last_sig = (int)e->idx;
-	if (p->count)
+	if (p->count || p->no_signals)
 		return;
 	/* the thread's own call is left by the handler (or for good): ltrace says it does not return */
 	cut_open(p, p->open_tid == e->tid ? "<no return ...>" : "<unfinished ...>");
@@ -340,7 +343,7 @@ static void on_exit_ev(struct ltrace_printer *p, const struct lt_event *e)
 	 * A fatal signal the kernel turned into SIGKILL for every thread (so
 	 * never delivered as itself): ltrace shows it before the end
 	 */
-	if (sig && sig != SIGKILL && !shown)
+	if (sig && sig != SIGKILL && !shown && !p->no_signals)
 		signal_line(p, e, sig);
 	begin_line(p, e->tid, e->ts, 0, false);
 	if (sig)

@@ -40,6 +40,7 @@ struct ltrace_printer {
 	bool rflag, Tflag, iflag;
 	int indent;		/* -n */
 	bool count;		/* -c: no lines, a table at the end */
+	bool no_signals;	/* -b: no "--- SIGUSR1 (...) ---" lines */
 	int64_t real_off_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC, for -t */
 	/* state */
 	struct ltrace_thread *threads;

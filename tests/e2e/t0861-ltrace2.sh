@@ -43,6 +43,21 @@ test_expect_success '-f: the parent sees SIGCHLD when its child ends, after the 
 	printf "%s\n" "[pid $child] +++ exited (status 0) +++" "[pid $parent] --- SIGCHLD (Child exited) ---" >w &&
 	test_cmp w t
 '
+test_expect_success '-b: no signal lines; -L -S: the system calls only, sigreturn'"'"'s too, as ltrace' '
+	rc=0 && $SONDE ltrace -b "$W2" term 2>err >/dev/null || rc=$?
+	test $rc -eq 143 && ! grep -q -- "^---" err && tail -1 err | grep -qx "+++ killed by SIGTERM +++" &&
+	{ ltrace -b "$W2" term 2>l >/dev/null; mask l >lm; } && mask err >got && test_cmp lm got &&
+	rc=0 && $SONDE ltrace -L -S "$W2" usr1 2>err >/dev/null || rc=$?
+	test $rc -eq 3 && mask err >got && ! grep -q "^[a-z]" got && ! grep -q "execve" got &&
+	head -1 got | grep -q "^SYS_brk(0) *= ADDR$" &&
+	tail -4 got >t && printf "%s\n" "--- SIGUSR1 (User defined signal 1) ---" \
+		"SYS_rt_sigreturn(ADDR, ADDR, 0, ADDR) = 0" "SYS_exit_group(3 <no return ...>" \
+		"+++ exited (status 3) +++" >w && test_cmp w t &&
+	{ ltrace -L -S "$W2" usr1 2>l >/dev/null; mask l >lm; } && tail -4 lm >lt && test_cmp lt t &&
+	rc=0 && $SONDE ltrace -L "$W2" usr1 2>err >/dev/null || rc=$?
+	test $rc -eq 3 && printf "%s\n" "--- SIGUSR1 (User defined signal 1) ---" "+++ exited (status 3) +++" >w &&
+	test_cmp w err
+'
 # after an exec ltrace forgets the prototypes (atoi and rand then show four registers): those lines masked
 mask_exec() { mask "$@" | sed -E 's/^(\[pid PID\] )?([a-z.]+->)?(atoi|rand)\(.*/\1\2\3(...)/'; }
 test_expect_success 'exec: the new program'"'"'s PLT traced after "--- Called exec() ---", as ltrace does' '
