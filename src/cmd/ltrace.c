@@ -57,6 +57,10 @@ struct ltrace_cmd {
 	struct lt_filter *filter;
 	char **lpats;
 	int nr_lpats;
+	char **xpats;			/* -x: globs over the program's own functions */
+	int nr_xpats;
+	struct plt_entry *xents;	/* the functions they name */
+	int nr_xents;
 	bool count, Tflag, follow, syscalls, rflag, iflag, no_signals, no_libcalls;
 	int tflag, strmax, indent;
 	char **cmd_argv;
@@ -99,6 +103,27 @@ static int opt_lib(const struct opt *op, const char *arg)
 	return 0;
 }
 
+/* -x malloc+free@*: the names of ltrace's filter chain as globs (a library part says nothing here) */
+static int opt_entry(const struct opt *op, const char *arg)
+{
+	struct ltrace_cmd *o = op->value;
+	char *dup = strdup(arg), *save = NULL;
+
+	if (!dup)
+		return -1;
+	for (char *t = strtok_r(dup, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
+		char **n = realloc(o->xpats, (o->nr_xpats + 1) * sizeof(*n));
+
+		if (!n)
+			return -1;
+		o->xpats = n;
+		t[strcspn(t, "@")] = 0;
+		if (*t)
+			n[o->nr_xpats++] = t;
+	}
+	return 0;	/* dup stays: the patterns point into it */
+}
+
 static void parse_args(struct ltrace_cmd *o, int argc, char **argv)
 {
 	const struct opt opts[] = {
@@ -107,6 +132,8 @@ static void parse_args(struct ltrace_cmd *o, int argc, char **argv)
 			     "(ltrace's filter chains; the library is the caller's)", opt_filter),
 		OPT_CALLBACK('l', "library", o, "LIB", "only calls to functions that library LIB (a SONAME glob) "
 			     "defines", opt_lib),
+		OPT_CALLBACK('x', NULL, o, "FILTER", "also trace the program's own functions these globs name, at "
+			     "their entry (its symbol table): -x 'parse_*+main'", opt_entry),
 		OPT_BOOL('c', NULL, &o->count, "count time and calls per function, and print ltrace's table at the end"),
 		OPT_BOOL('T', NULL, &o->Tflag, "show the time spent in each call"),
 		OPT_COUNT('t', NULL, &o->tflag, "time of day on each line (-tt: microseconds, -ttt: seconds since the epoch)"),
@@ -544,6 +571,12 @@ int cmd_ltrace(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+	if (o.nr_xpats && ((rc = elf_obj__functions(exe_path, o.xpats, o.nr_xpats, &o.xents, &o.nr_xents)) ||
+			   (rc = lt_funcs__add_entries(&fs, o.xents, o.nr_xents, NULL, exe_path)))) {
+		error("cannot read the functions of '%s': %s", name, strerror(-rc));
+		rc = 1;
+		goto out;
+	}
 	rc = 1;
 	/* a filter over libraries may match those the program dlopens later (ltrace waits for them too) */
 	if (!fs.n && !o.no_libcalls && !((lt_filter__libraries(o.filter) || o.nr_lpats) && exe.interp_path)) {
@@ -585,6 +618,10 @@ out:
 	ltrace__free(o.lt);
 	images__free(&o);
 	lt_funcs__free(&fs);
+	for (int i = 0; i < o.nr_xents; i++)
+		free(o.xents[i].name);
+	free(o.xents);
+	free(o.xpats);
 	ltrace_libs__free(libs, nlibs);
 	elf_obj__free(&exe);
 	lt_filter__free(o.filter);

@@ -197,7 +197,7 @@ static void on_entry(struct ltrace_printer *p, const struct lt_event *e, size_t 
 	begin_line(p, e->tid, e->ts, e->ip, !sys);
 	if (p->indent > 0)
 		lt_out__printf(&p->line, "%*s", p->indent * depth, "");
-	if (p->show_caller && !sys && e->idx < (uint32_t)p->nr_funcs)
+	if (p->show_caller && !sys && e->idx < (uint32_t)p->nr_funcs && p->funcs[e->idx].caller)
 		lt_out__printf(&p->line, "%s->", p->funcs[e->idx].caller);
 	lt_out__printf(&p->line, "%s(", func_name(p, NULL, e->idx, sys, name, sizeof(name)));
 	proto_of(p, e->idx, sys, &pr);

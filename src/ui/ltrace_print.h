@@ -23,7 +23,7 @@
 /* a traced function, by its cookie */
 struct ltrace_func {
 	const char *name;
-	const char *caller;	/* the SONAME of the object whose PLT it is ("ltracee", "libc.so.6") */
+	const char *caller;	/* the SONAME of the object whose PLT it is ("ltracee", "libc.so.6"); NULL: -x's */
 	struct lt_proto proto;
 };
 

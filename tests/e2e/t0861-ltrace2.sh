@@ -11,6 +11,9 @@ W2=$WORKLOADS/ltracee2
 # addresses and process ids masked; raise: sonde knows its prototype, ltrace does not
 mask() { sed -E 's/0x[0-9a-f]+/ADDR/g; s/\b[0-9]{3,}\b/PID/g; s/^(\[pid PID\] )?raise\(.*/\1raise(...)/; s/ +/ /g' "$@"; }
 
+# after an exec ltrace forgets the prototypes (atoi and rand then show four registers): those lines masked
+mask_exec() { mask "$@" | sed -E 's/^(\[pid PID\] )?([a-z.]+->)?(atoi|rand)\(.*/\1\2\3(...)/'; }
+
 require_root 'ltrace of signals, exec and dlopen'
 command -v ltrace >/dev/null || { echo "ltrace is missing: scripts/deps.sh test"; exit 1; }
 
@@ -58,8 +61,18 @@ test_expect_success '-b: no signal lines; -L -S: the system calls only, sigretur
 	test $rc -eq 3 && printf "%s\n" "--- SIGUSR1 (User defined signal 1) ---" "+++ exited (status 3) +++" >w &&
 	test_cmp w err
 '
-# after an exec ltrace forgets the prototypes (atoi and rand then show four registers): those lines masked
-mask_exec() { mask "$@" | sed -E 's/^(\[pid PID\] )?([a-z.]+->)?(atoi|rand)\(.*/\1\2\3(...)/'; }
+# ltrace has no DWARF: known_calls shows four registers and what %rax holds; sonde its void(int) prototype
+mask_x() { mask_exec "$@" | sed -E 's/^known_calls\(1(, 1, 0, ADDR)?/known_calls(1/; s/(<\.\.\. known_calls resumed> \)|known_calls\(1\)) = .*/\1 = V/'; }
+test_expect_success '-x: the program'"'"'s own functions at their entry, with DWARF prototypes; -L -x: those only' '
+	$SONDE ltrace -x known_calls "$W" 1 2>err >/dev/null && mask_x err >got &&
+	sed -n "2p;13p" got >t && printf "%s\n" "known_calls(1 <unfinished ...>" "<... known_calls resumed> ) = V" >w &&
+	test_cmp w t && grep -qx "known_calls(1 <unfinished ...>" err &&
+	grep -q "^<\.\.\. known_calls resumed> ) *= <void>$" err &&
+	ltrace -x known_calls "$W" 1 2>l >/dev/null && mask_x l >lm && test_cmp lm got &&
+	$SONDE ltrace -L -x "known_*+nosuch" "$W" 1 2>err >/dev/null &&
+	printf "%s\n" "known_calls(1) = <void>" "+++ exited (status 0) +++" >w && mask err >got && test_cmp w got &&
+	ltrace -L -x "known_*" "$W" 1 2>l >/dev/null && mask_x l >lm && mask_x err >got && test_cmp lm got
+'
 test_expect_success 'exec: the new program'"'"'s PLT traced after "--- Called exec() ---", as ltrace does' '
 	$SONDE ltrace "$W2" exec "$W" 1 2>err >/dev/null && mask_exec err >got &&
 	grep -A3 "^execv(" got >t &&

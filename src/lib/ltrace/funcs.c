@@ -163,6 +163,49 @@ int lt_funcs__select(const struct lt_select *s, struct lt_funcs *out)
 	return rc;
 }
 
+int lt_funcs__add_entries(struct lt_funcs *out, const struct plt_entry *e, int n, const char *caller,
+			  const char *path)
+{
+	const char **names = calloc(n + 1, sizeof(*names));
+	struct lt_proto *protos = calloc(n + 1, sizeof(*protos));
+	bool *found = calloc(n + 1, sizeof(*found));
+	int first = out->n, rc = 0;
+	struct lt_func *nf;
+
+	if (!names || !protos || !found || out->n + n > LT_MAX_FUNCS ||
+	    !(nf = realloc(out->f, (out->n + n + 1) * sizeof(*nf)))) {
+		rc = names && protos && found && out->n + n > LT_MAX_FUNCS ? -E2BIG : -ENOMEM;
+		goto out;
+	}
+	out->f = nf;
+	for (int i = 0; i < n; i++) {
+		struct lt_func *f = &out->f[out->n++];
+		const char *sig = lt_proto__lookup(e[i].name);
+
+		memset(f, 0, sizeof(*f));
+		f->name = e[i].name;
+		f->caller = caller;
+		f->path = path;
+		f->offset = e[i].offset;
+		names[i] = e[i].name;
+		if (sig && !lt_proto__parse(sig, &f->proto))
+			found[i] = true;	/* the table's, not DWARF's */
+		else
+			lt_proto__default(&f->proto);
+	}
+	if (n && lt_dwarf__protos(path, names, n, protos, found) > 0)
+		for (int i = 0; i < n; i++)
+			if (found[i] && !lt_proto__lookup(e[i].name))
+				out->f[first + i].proto = protos[i];
+	for (int i = first; i < out->n; i++)
+		lt_plan__of(&out->f[i].proto, &out->f[i].plan);
+out:
+	free(names);
+	free(protos);
+	free(found);
+	return rc;
+}
+
 void lt_funcs__free(struct lt_funcs *fs)
 {
 	free(fs->f);

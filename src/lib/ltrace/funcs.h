@@ -49,6 +49,14 @@ struct lt_select {
 int lt_funcs__select(const struct lt_select *s, struct lt_funcs *out);
 void lt_funcs__free(struct lt_funcs *fs);
 
+/*
+ * -x: the functions e[0..n) of the object at path (the entry points, not
+ * PLT stubs), appended to *out with their prototypes (the table, else the
+ * object's DWARF), caller as their object's name. 0 or -errno.
+ */
+int lt_funcs__add_entries(struct lt_funcs *out, const struct plt_entry *e, int n, const char *caller,
+			  const char *path);
+
 /* the capture plan of a prototype: its strings (and a format's possible string arguments) */
 void lt_plan__of(const struct lt_proto *p, struct lt_plan *plan);
 

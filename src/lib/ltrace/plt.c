@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,83 @@ int elf_obj__symbol_offset(const char *path, const char *name, uint64_t *off)
 	}
 	close(fd);
 	return rc;
+}
+
+struct fn_list {
+	char *const *pats;
+	int npats;
+	struct plt_entry *v;
+	int n;
+	int err;
+};
+
+static int fn_match(const char *name, const GElf_Sym *s, void *ctx)
+{
+	struct fn_list *l = ctx;
+	struct plt_entry *nv;
+	bool match = false;
+
+	if (GELF_ST_TYPE(s->st_info) != STT_FUNC || !s->st_value)
+		return 0;
+	for (int i = 0; i < l->npats && !match; i++)
+		match = !fnmatch(l->pats[i], name, 0);
+	for (int i = 0; match && i < l->n; i++)
+		match = l->v[i].vaddr != s->st_value;	/* .dynsym repeats .symtab */
+	if (!match)
+		return 0;
+	if (!(nv = realloc(l->v, (l->n + 1) * sizeof(*nv))) || !(nv[l->n].name = strdup(name))) {
+		if (nv)
+			l->v = nv;
+		l->err = -ENOMEM;
+		return 1;
+	}
+	l->v = nv;
+	nv[l->n].vaddr = s->st_value;
+	nv[l->n].got = 0;
+	nv[l->n++].offset = 0;
+	return 0;
+}
+
+static int by_vaddr(const void *a, const void *b)
+{
+	const struct plt_entry *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+int elf_obj__functions(const char *path, char *const *pats, int npats, struct plt_entry **out, int *n)
+{
+	struct fn_list l = { pats, npats, NULL, 0, 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), j = 0;
+	Elf *e;
+
+	*out = NULL;
+	*n = 0;
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	if (!(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	elfsym__each(e, fn_match, &l);
+	/* where each goes in the file (one outside an executable segment is left out) */
+	for (int i = 0; i < l.n; i++) {
+		if (!l.err && !elfsym__file_offset(e, l.v[i].vaddr, true, &l.v[i].offset))
+			l.v[j++] = l.v[i];
+		else
+			free(l.v[i].name);
+	}
+	elf_end(e);
+	close(fd);
+	if (l.err) {
+		free(l.v);
+		return l.err;
+	}
+	qsort(l.v, j, sizeof(*l.v), by_vaddr);
+	*out = l.v;
+	*n = j;
+	return 0;
 }
 
 static int cmp_name(const void *a, const void *b);

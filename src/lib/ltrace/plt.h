@@ -53,6 +53,14 @@ int elf_obj__read_mem(struct elf_obj *o, const void *buf, size_t len, const char
 /* the file offset of symbol `name` of the ELF file at path (a uprobe's place): 0, -ENOENT or -errno */
 int elf_obj__symbol_offset(const char *path, const char *name, uint64_t *off);
 
+/*
+ * The functions of the ELF file at path (its symbol table, else .dynsym)
+ * whose names match one of the globs pats[0..npats), by address, into *out
+ * (name, vaddr and offset; got 0): -x's entry points. The caller frees the
+ * names and the array. 0 or -errno.
+ */
+int elf_obj__functions(const char *path, char *const *pats, int npats, struct plt_entry **out, int *n);
+
 /* whether the object exports function `name` (its .dynsym defines it, not locally) */
 bool elf_obj__defines(const struct elf_obj *o, const char *name);
 
