@@ -3,7 +3,8 @@
  * ltrace_print.h - `sonde ltrace` output: a line per library call as ltrace
  * prints it (`name(args) = ret`, the value at column 50, `<unfinished ...>`
  * and `<... name resumed>` when another call, thread or syscall comes
- * between a call and its return, `<no return ...>`, `+++ exited +++`), with
+ * between a call and its return, `<no return ...>`, `+++ exited +++`, `--- SIGUSR1 (...) ---`,
+ * `--- Called exec() ---`), with
  * -f pid prefixes, -t/-tt/-ttt/-r times, -T durations, -i caller addresses,
  * -n indentation; and -c's table. The printer owns its thread states and line
  * buffer (ltrace_printer__fini); the FILE and the function table stay the
