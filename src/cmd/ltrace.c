@@ -114,14 +114,19 @@ static int opt_entry(const struct opt *op, const char *arg)
 	for (char *t = strtok_r(dup, "+", &save); t; t = strtok_r(NULL, "+", &save)) {
 		char **n = realloc(o->xpats, (o->nr_xpats + 1) * sizeof(*n));
 
-		if (!n)
+		if (!n) {
+			free(dup);
 			return -1;
+		}
 		o->xpats = n;
 		t[strcspn(t, "@")] = 0;
-		if (*t)
-			n[o->nr_xpats++] = t;
+		if (*t && !(n[o->nr_xpats++] = strdup(t))) {
+			free(dup);
+			return -1;
+		}
 	}
-	return 0;	/* dup stays: the patterns point into it */
+	free(dup);
+	return 0;
 }
 
 static void parse_args(struct ltrace_cmd *o, int argc, char **argv)
@@ -621,6 +626,8 @@ out:
 	for (int i = 0; i < o.nr_xents; i++)
 		free(o.xents[i].name);
 	free(o.xents);
+	for (int i = 0; i < o.nr_xpats; i++)
+		free(o.xpats[i]);
 	free(o.xpats);
 	ltrace_libs__free(libs, nlibs);
 	elf_obj__free(&exe);
