@@ -11,6 +11,7 @@
 #include "lib/bpf/bpf_ltrace.h"
 #include "lib/bpf/bpf_util.h"
 #include "lib/loop/loop.h"
+#include "lib/ltrace/conf.h"
 #include "lib/ltrace/filter.h"
 #include "lib/ltrace/funcs.h"
 #include "lib/ltrace/plt.h"
@@ -53,7 +54,7 @@ struct file_id {
 };
 
 struct ltrace_cmd {
-	const char *pid, *output;
+	const char *pid, *output, *conf;
 	struct lt_filter *filter;
 	char **lpats;
 	int nr_lpats;
@@ -139,6 +140,8 @@ static void parse_args(struct ltrace_cmd *o, int argc, char **argv)
 			     "defines", opt_lib),
 		OPT_CALLBACK('x', NULL, o, "FILTER", "also trace the program's own functions these globs name, at "
 			     "their entry (its symbol table): -x 'parse_*+main'", opt_entry),
+		OPT_STRING('F', "config", &o->conf, "FILE", "prototypes from FILE (ltrace.conf's syntax: "
+			   "'int atoi(string);'), before sonde's own and DWARF's"),
 		OPT_BOOL('c', NULL, &o->count, "count time and calls per function, and print ltrace's table at the end"),
 		OPT_BOOL('T', NULL, &o->Tflag, "show the time spent in each call"),
 		OPT_COUNT('t', NULL, &o->tflag, "time of day on each line (-tt: microseconds, -ttt: seconds since the epoch)"),
@@ -523,6 +526,19 @@ int cmd_ltrace(int argc, char **argv)
 
 	parse_args(&o, argc, argv);
 	bpfutil__setup_log(verbose);
+	if (o.conf) {
+		int line;
+
+		if ((rc = lt_conf__load(o.conf, &line))) {
+			if (line)
+				error("%s:%d: not a prototype sonde reads (TYPE NAME(TYPE, ...);)", o.conf, line);
+			else
+				error("cannot read '%s': %s", o.conf, strerror(-rc));
+			rc = 1;
+			goto out;
+		}
+		rc = 1;
+	}
 	if (o.pid) {
 		o.target = atoi(o.pid);
 		if (!target__alive(o.target)) {
@@ -632,6 +648,7 @@ out:
 	ltrace_libs__free(libs, nlibs);
 	elf_obj__free(&exe);
 	lt_filter__free(o.filter);
+	lt_conf__free();
 	free(o.lpats);
 	return rc;
 }

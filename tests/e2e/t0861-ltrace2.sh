@@ -85,6 +85,20 @@ test_expect_success 'exec: the new program'"'"'s PLT traced after "--- Called ex
 	test $(grep -c "^toupper(.a.) = .A.$" got) -eq 1 && tail -1 got | grep -qx "+++ exited (status 0) +++" &&
 	ltrace "$W2" exec "$W" 1 2>l >/dev/null && mask_exec l >lm && test_cmp lm got
 '
+test_expect_success '-F FILE: ltrace.conf prototypes before sonde'"'"'s own; a line it cannot read: one line, exit 1' '
+	printf "%s\n" "; prototypes" "ulong strlen(addr);" "void free(addr);" "string getenv(string);" \
+		"int toupper(int);" >my.conf &&
+	$SONDE ltrace -F my.conf "$W" 1 2>err >/dev/null && mask err | grep "^\(strlen\|free\|getenv\|toupper\)(" >got &&
+	printf "%s\n" "strlen(ADDR) = 5" "free(ADDR) = <void>" "getenv(\"LTRACEE_UNSET\") = nil" "strlen(ADDR) = 42" \
+		"toupper(97) = 65" >w && test_cmp w got &&
+	grep -qx "puts(\"ltracee\") *= 8" err &&
+	ltrace -F my.conf "$W" 1 2>l >/dev/null && mask l | grep "^\(strlen\|free\|getenv\|toupper\)(" |
+		sed -E "s/^toupper\(97, .*\) = 65/toupper(97) = 65/" >lm && test_cmp lm got &&
+	printf "%s\n" "int atoi(string);" "frob bar(int);" >bad.conf &&
+	rc=0 && $SONDE ltrace -F bad.conf "$W" >out 2>err || rc=$?
+	test $rc -eq 1 && printf "%s\n" "sonde: bad.conf:2: not a prototype sonde reads (TYPE NAME(TYPE, ...);)" >w &&
+	test_cmp w err
+'
 # the lines of the process that ran "--- Called exec() ---", from there on
 after_exec() {
 	local pid

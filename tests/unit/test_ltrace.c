@@ -5,6 +5,7 @@
  * filter chains and the capture plans.
  */
 #include "unit.h"
+#include "lib/ltrace/conf.h"
 #include "lib/ltrace/filter.h"
 #include "lib/ltrace/funcs.h"
 #include "lib/ltrace/plt.h"
@@ -245,4 +246,27 @@ TEST(ltrace_capture_plans)
 	lt_proto__default(&p);
 	lt_plan__of(&p, &pl);
 	CHECK_INT(pl.n, 0);
+}
+
+TEST(ltrace_conf_lines_become_signatures)
+{
+	char name[64], sig[32];
+
+	CHECK_INT(lt_conf__parse_line("int atoi(string);\n", name, sizeof(name), sig, sizeof(sig)), 0);
+	CHECK_STR(name, "atoi");
+	CHECK_STR(sig, "i(s)");
+	CHECK_INT(lt_conf__parse_line("  ulong strlen( addr ) ;", name, sizeof(name), sig, sizeof(sig)), 0);
+	CHECK_STR(sig, "L(p)");
+	CHECK_INT(lt_conf__parse_line("void free(void);", name, sizeof(name), sig, sizeof(sig)), 0);
+	CHECK_STR(sig, "v()");
+	CHECK_INT(lt_conf__parse_line("hex(int) f(string[arg2], array(char, 4), octal);", name, sizeof(name), sig,
+				      sizeof(sig)), 0);
+	CHECK_STR(name, "f");
+	CHECK_STR(sig, "x(spo)");
+	CHECK_INT(lt_conf__parse_line("; a comment", name, sizeof(name), sig, sizeof(sig)), 1);
+	CHECK_INT(lt_conf__parse_line("", name, sizeof(name), sig, sizeof(sig)), 1);
+	CHECK_INT(lt_conf__parse_line("frob bar(int);", name, sizeof(name), sig, sizeof(sig)), -EINVAL);
+	CHECK_INT(lt_conf__parse_line("int bar(int", name, sizeof(name), sig, sizeof(sig)), -EINVAL);
+	CHECK_INT(lt_conf__parse_line("int g(int, int, int, int, int, int, int);", name, sizeof(name), sig,
+				      sizeof(sig)), -EINVAL);
 }

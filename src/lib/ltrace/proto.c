@@ -8,6 +8,7 @@
  * returns memory (malloc, strcpy's destination), the way ltrace shows them,
  * so that the two print the same line. The syscalls are those -S shows.
  */
+#include "lib/ltrace/conf.h"
 #include "lib/ltrace/proto.h"
 #include "lib/symbol/debugfile.h"
 
@@ -75,8 +76,11 @@ static int row_cmp(const void *k, const void *r)
 
 const char *lt_proto__lookup(const char *name)
 {
+	const char *conf = lt_conf__lookup(name);
 	const struct proto_row *r = bsearch(name, table, sizeof(table) / sizeof(table[0]), sizeof(table[0]), row_cmp);
 
+	if (conf)
+		return conf;
 	return r ? r->sig : NULL;
 }
 
