@@ -865,13 +865,20 @@ void gen_int(struct gen *g, struct node *n)
 		}
 		return;
 	case N_TERNARY: {
-		gen_int(g, n->l);
-		int j = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
+		long long v;
+		int *no = NULL, nno = 0;
 
+		if (comptime__int(n->l, &v)) {	/* getopt("ms", false) ? a : b: the branch taken, alone */
+			gen_int(g, v ? n->r : n->x);
+			return;
+		}
+		g_cond_false(g, n->l, &no, &nno);
 		gen_int(g, n->r);
 		int k = g_emit(g, JA(0));
 
-		g_patch(g, j);
+		for (int i = 0; i < nno; i++)
+			g_patch(g, no[i]);
+		free(no);
 		gen_int(g, n->x);
 		g_patch(g, k);
 		return;
@@ -1047,13 +1054,20 @@ static void gen_str1(struct gen *g, struct node *n, int off, int size)
 		}
 		break;
 	case N_TERNARY: {
-		gen_int(g, n->l);
-		int j = g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 0));
+		long long v;
+		int *no = NULL, nno = 0;
 
+		if (comptime__int(n->l, &v)) {
+			gen_str(g, v ? n->r : n->x, off, size);
+			return;
+		}
+		g_cond_false(g, n->l, &no, &nno);
 		gen_str(g, n->r, off, size);
 		int k = g_emit(g, JA(0));
 
-		g_patch(g, j);
+		for (int i = 0; i < nno; i++)
+			g_patch(g, no[i]);
+		free(no);
 		gen_str(g, n->x, off, size);
 		g_patch(g, k);
 		return;
