@@ -29,6 +29,7 @@ static const char *const probe_usage[] = {
 	"sonde probe [<options>] -e 'PROGRAM' [<params>...]",
 	"sonde probe [<options>] FILE.bt [<params>...]",
 	"sonde probe -l ['PATTERN']",
+	"sonde probe [-x BINARY] --add 'FUNC ARG...' | --del EVENT | --list | --funcs | --vars FUNC",
 	"sonde probe [<options>] FILE.bt [<params>...] -- [--NAME[=VALUE]...] [<params>...]",
 	NULL,
 };
@@ -347,6 +348,8 @@ int cmd_probe(int argc, char **argv)
 		OPT_END(),
 	};
 
+	if (probe_events__wanted(argc, argv))	/* --add, --del, -x...: perf probe's dynamic events */
+		return probe_events__cmd(argc, argv);
 	argc = opt__parse(argc, argv, opts, probe_usage, 0);	/* options anywhere, as bpftrace takes them; -- ends them */
 	if (strcmp(format, "text") && strcmp(format, "json"))
 		opt__usage_error(probe_usage, opts, "unknown output format '%s' (text or json)", format);

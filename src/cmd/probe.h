@@ -36,4 +36,8 @@ struct probe_job {
 /* 0, 1 after an error said (or put in why), or the program's exit code */
 int probe__run(struct probe_job *j);
 
+/* perf probe's surface (probe_add.c): do these options ask for it, and run it */
+bool probe_events__wanted(int argc, char **argv);
+int probe_events__cmd(int argc, char **argv);
+
 #endif
