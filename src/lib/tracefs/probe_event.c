@@ -287,6 +287,7 @@ int pev__add(struct pev *pe, char *err, size_t errlen)
 	else if (rc)
 		ERR("cannot add %s:%s: the kernel refused '%s' in %s: %s%s", pe->group, pe->event, line, file,
 		    strerror(-rc), rc == -EACCES || rc == -EPERM ? " (tracing needs root)" :
+		    rc == -EILSEQ ? " (the offset is not at an instruction's start)" :
 		    rc == -ENOENT || rc == -EINVAL ? " (its error_log says why)" : "");
 	return rc;
 }
