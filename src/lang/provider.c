@@ -55,6 +55,22 @@ const char *provider__attach_strerror(int e)
 	return strerror(e);
 }
 
+/* is tracepoint:G:E a kprobe or uprobe event (sonde probe --add, perf probe)? Their format has __probe_ip */
+static bool is_probe_event(const char *name)
+{
+	const char *root = tracefs__dir(), *g = strchr(name, ':'), *e = g ? strchr(g + 1, ':') : NULL;
+	char path[4096], *fmt = NULL;
+	size_t len;
+	bool yes;
+
+	if (!root || strncmp(name, "tracepoint:", 11) || !e)
+		return false;
+	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", root, (int)(e - g - 1), g + 1, e + 1);
+	yes = !util__read_file(path, 0, &fmt, &len) && strstr(fmt, "__probe_ip");
+	free(fmt);
+	return yes;
+}
+
 static int attach_perf(struct ap_inst *in, struct perf_event_attr *attr, pid_t pid, int cpu,
 		       char *err, size_t errlen)
 {
@@ -70,7 +86,9 @@ static int attach_perf(struct ap_inst *in, struct perf_event_attr *attr, pid_t p
 		int e = errno;
 
 		close(fd);
-		snprintf(err, errlen, "cannot attach the program of '%s': %s", in->name, strerror(e));
+		snprintf(err, errlen, "cannot attach the program of '%s': %s%s", in->name, strerror(e),
+			 e == EINVAL && is_probe_event(in->name) ? " (a kprobe or uprobe event: the kernel runs BPF "
+			 "there only as kprobe:FUNC or uprobe:BIN:FUNC, which read the same arguments)" : "");
 		return -e;
 	}
 	return add_fd(in, fd);

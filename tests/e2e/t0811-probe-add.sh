@@ -42,7 +42,10 @@ test_expect_success 'the event counts in sonde stat and perf stat, and sonde pro
 	[ "$(grep sonde_probes:$EV stat.out | cut -d, -f1)" -eq 123 ] &&
 	perf stat -x, -e sonde_probes:$EV -- $WORKLOADS/dwargs 77 2>perf.out >/dev/null &&
 	[ "$(grep sonde_probes:$EV perf.out | cut -d, -f1)" -eq 77 ] &&
-	$SONDE probe --list >list && grep -q "^  sonde_probes:$EV  *(on take in " list
+	$SONDE probe --list >list && grep -q "^  sonde_probes:$EV  *(on take in " list &&
+	# BPF on a probe event: the kernel refuses it (bpftrace too); sonde says what works instead
+	expect_rc 1 $SONDE probe -q -e "tracepoint:sonde_probes:$EV { @ = count(); }" -c "$WORKLOADS/dwargs 1" 2>err >/dev/null &&
+	grep -q "a kprobe or uprobe event: the kernel runs BPF there only as kprobe:FUNC or uprobe:BIN:FUNC" err
 '
 
 test_expect_success 'the values perf probe -x fetches for the same arguments' '
