@@ -37,11 +37,14 @@ test_expect_success '--add -x: arguments from DWARF, the values of a known workl
 	[ $(grep -c ": $EV: (0x[0-9a-f]*) name=\"hello\" x=7 y=-9000000000 tag=\"pt\" nx=3 u=65535 c=-5 t=4000000000 col=5$" trace) -eq 40 ]
 '
 
-test_expect_success 'the event counts in sonde stat and perf stat, and sonde probe --list shows it' '
+test_expect_success 'the event counts in sonde stat, perf stat, sonde record (perf script reads it), and sonde probe --list shows it' '
 	$SONDE stat -x, -e sonde_probes:$EV -- $WORKLOADS/dwargs 123 2>stat.out >/dev/null &&
 	[ "$(grep sonde_probes:$EV stat.out | cut -d, -f1)" -eq 123 ] &&
 	perf stat -x, -e sonde_probes:$EV -- $WORKLOADS/dwargs 77 2>perf.out >/dev/null &&
 	[ "$(grep sonde_probes:$EV perf.out | cut -d, -f1)" -eq 77 ] &&
+	$SONDE record -q -e sonde_probes:$EV -o rec.data -- $WORKLOADS/dwargs 5 >/dev/null 2>&1 &&
+	[ $($SONDE script -i rec.data | grep -c " sonde_probes:$EV: (.*x=7 y=-9000000000 ") -eq 5 ] &&
+	[ $(perf script -i rec.data 2>/dev/null | grep -c " sonde_probes:$EV: (.*nx=3 u=65535 ") -eq 5 ] &&
 	$SONDE probe --list >list && grep -q "^  sonde_probes:$EV  *(on take in " list &&
 	# BPF on a probe event: the kernel refuses it (bpftrace too); sonde says what works instead
 	expect_rc 1 $SONDE probe -q -e "tracepoint:sonde_probes:$EV { @ = count(); }" -c "$WORKLOADS/dwargs 1" 2>err >/dev/null &&
