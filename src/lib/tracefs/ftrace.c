@@ -187,6 +187,12 @@ int ftrace__open(struct ftrace *ft, char *err, size_t errlen)
 	snprintf(ft->root, sizeof(ft->root), "%s", root);
 	remove_stale(ft);
 	remove_stale_uprobes(ft);
+	{
+		pid_t gone;
+
+		if (ftrace__graph_restore_stale(ft, &gone) > 0)
+			note_stale(ft, gone, "the top-level function_graph settings (restored)", 0);
+	}
 	snprintf(ft->uprobe_group, sizeof(ft->uprobe_group), "sonde_%d", (int)getpid());
 	snprintf(ft->dir, sizeof(ft->dir), "%s/instances/sonde-%d", root, (int)getpid());
 	if (mkdir(ft->dir, 0700)) {
@@ -197,6 +203,7 @@ int ftrace__open(struct ftrace *ft, char *err, size_t errlen)
 		return -e;
 	}
 	ft->created = true;
+	snprintf(ft->tdir, sizeof(ft->tdir), "%s", ft->dir);
 	put(ft->dir, "tracing_on", "0", false);	/* an instance starts on: nothing until ftrace__start */
 	return 0;
 }
@@ -538,14 +545,14 @@ int ftrace__start(struct ftrace *ft, char *err, size_t errlen)
 	char path[PATH_MAX];
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/trace_pipe", ft->dir);
+	snprintf(path, sizeof(path), "%s/trace_pipe", ft->tdir);
 	ft->pipe_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (ft->pipe_fd < 0) {
 		rc = -errno;
 		ERR("cannot open '%s': %s", path, strerror(-rc));
 		return rc;
 	}
-	rc = put(ft->dir, "tracing_on", "1", false);
+	rc = put(ft->tdir, "tracing_on", "1", false);
 	if (rc)
 		ERR("cannot turn tracing on: %s", strerror(-rc));
 	return rc;
@@ -554,7 +561,7 @@ int ftrace__start(struct ftrace *ft, char *err, size_t errlen)
 void ftrace__stop(struct ftrace *ft)
 {
 	if (ft->created)
-		put(ft->dir, "tracing_on", "0", false);
+		put(ft->tdir, "tracing_on", "0", false);
 }
 
 unsigned long long ftrace__overruns(const struct ftrace *ft)
@@ -564,7 +571,7 @@ unsigned long long ftrace__overruns(const struct ftrace *ft)
 	struct dirent *d;
 	DIR *dir;
 
-	snprintf(path, sizeof(path), "%s/per_cpu", ft->dir);
+	snprintf(path, sizeof(path), "%s/per_cpu", ft->tdir);
 	dir = opendir(path);
 	if (!dir)
 		return 0;
@@ -574,9 +581,9 @@ unsigned long long ftrace__overruns(const struct ftrace *ft)
 		if (strncmp(d->d_name, "cpu", 3))
 			continue;
 		snprintf(file, sizeof(file), "per_cpu/%s/stats", d->d_name);
-		if (!get(ft->dir, file, buf, sizeof(buf)) && (p = strstr(buf, "overrun: ")))
+		if (!get(ft->tdir, file, buf, sizeof(buf)) && (p = strstr(buf, "overrun: ")))
 			total += strtoull(p + 9, NULL, 10);
-		if (!get(ft->dir, file, buf, sizeof(buf)) && (p = strstr(buf, "dropped events: ")))
+		if (!get(ft->tdir, file, buf, sizeof(buf)) && (p = strstr(buf, "dropped events: ")))
 			total += strtoull(p + 16, NULL, 10);
 	}
 	closedir(dir);
@@ -594,6 +601,7 @@ void ftrace__close(struct ftrace *ft)
 	ft->nr_stale = 0;
 	if (!ft->created)
 		return;
+	ftrace__graph_close(ft);
 	put(ft->dir, "tracing_on", "0", false);
 	if (ft->function)
 		put(ft->dir, "current_tracer", "nop", false);

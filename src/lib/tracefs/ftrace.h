@@ -32,6 +32,9 @@ struct ftrace {
 	char uprobe_group[32];	/* sonde_PID, the group of the uprobe events sonde created */
 	char **uprobes;		/* their names, removed from uprobe_events at close */
 	int nr_uprobes;
+	char tdir[PATH_MAX];	/* where tracing_on and trace_pipe are: dir, or root for a top-level -G */
+	bool graph_top;		/* function_graph in the top-level buffer (before 6.10): restore at close */
+	char *graph_saved[16];	/* the top-level settings it changed, as they were */
 	struct ftrace_stale *stale;	/* what ftrace__open removed (freed by ftrace__close) */
 	int nr_stale;
 };
@@ -82,6 +85,27 @@ void ftrace__stop(struct ftrace *ft);
 
 /* events the instance's buffers overwrote or dropped (per_cpu/cpuN/stats overrun) */
 unsigned long long ftrace__overruns(const struct ftrace *ft);
+
+/* function_graph (-G) */
+struct ftrace_graph_opts {
+	char *const *funcs, *const *notrace;	/* set_graph_function, set_graph_notrace globs */
+	int n, nn;
+	int max_depth;		/* 0: no limit */
+	bool graph_time, no_irq, children;
+};
+
+/*
+ * The function_graph tracer on funcs, for pids (all when npids == 0): in the
+ * instance where the kernel has it there, else in the top-level buffer with
+ * its settings saved (restored by ftrace__close, or by the next ftrace__open
+ * after a SIGKILL). -ENODEV: no function_graph; -EBUSY: the top-level tracer
+ * is in use; -EPERM: refused (as here).
+ */
+int ftrace__set_graph(struct ftrace *ft, const struct ftrace_graph_opts *o, const pid_t *pids, int npids,
+		      char *err, size_t errlen);
+/* internal: the top-level settings back (ftrace__close); those of gone sondes (ftrace__open: how many) */
+void ftrace__graph_close(struct ftrace *ft);
+int ftrace__graph_restore_stale(struct ftrace *ft, pid_t *pid);
 
 /* tracing off, tracer nop, events off, instance removed; safe to call twice */
 void ftrace__close(struct ftrace *ft);
