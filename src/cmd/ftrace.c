@@ -8,6 +8,7 @@
 #include "opt.h"
 #include "lib/util.h"
 #include "lib/tracefs/ftrace.h"
+#include "lib/tracefs/fgraph_fold.h"
 #include "lib/loop/loop.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
@@ -25,6 +26,7 @@
 
 static const char *const ftrace_usage[] = {
 	"sonde ftrace -e GROUP:EVENT [--filter EXPR] [-u BIN:FUNC] [-f FUNC] [-p PID | [--] <command> [<args>]]",
+	"sonde ftrace -G FUNC [--max-depth N] [--no-irq] [--graph-time] [--folded] [-p PID | [--] <command> [<args>]]",
 	"sonde ftrace --list-events [PATTERN]",
 	"sonde ftrace --list-functions PATTERN",
 	NULL,
@@ -40,8 +42,10 @@ struct ev_spec {
 struct ftrace_opts {
 	struct ev_spec *ev;
 	int nr_ev;
-	char **funcs, **notrace;
-	int nr_funcs, nr_notrace;
+	char **funcs, **notrace, **graph;
+	int nr_funcs, nr_notrace, nr_graph;
+	int max_depth;
+	bool graph_time, no_irq, folded;
 	const char *pids, *output, *list_functions;
 	bool list_events, children;
 	double duration;
@@ -131,6 +135,13 @@ static int add_notrace(const struct opt *opt, const char *arg)
 	return add_glob(&o->notrace, &o->nr_notrace, arg);
 }
 
+static int add_graph(const struct opt *opt, const char *arg)
+{
+	struct ftrace_opts *o = opt->value;
+
+	return add_glob(&o->graph, &o->nr_graph, arg);
+}
+
 static void print_line(const char *s, void *arg)
 {
 	(void)arg;
@@ -172,12 +183,16 @@ static int list(const struct ftrace_opts *o, const char *pattern)
 	return 0;
 }
 
-/* copy what trace_pipe has now to out; -1 when out cannot be written */
-static int drain(int fd, FILE *out, unsigned long long *bytes)
+/*
+ * copy what trace_pipe has now to out, up to 4 MB while tracing (reading makes
+ * more when the trace is of the reads: back to the loop, which sees signals);
+ * -1 when out cannot be written
+ */
+static int drain(int fd, FILE *out, unsigned long long *bytes, bool all)
 {
 	static char buf[1 << 16];
 
-	for (;;) {
+	for (int i = 0; all || i < 64; i++) {
 		ssize_t n = read(fd, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
@@ -188,6 +203,7 @@ static int drain(int fd, FILE *out, unsigned long long *bytes)
 			return -1;
 		*bytes += n;
 	}
+	return 0;
 }
 
 /* the event loop's view of the trace */
@@ -198,7 +214,38 @@ struct stream {
 	int write_errno;	/* the output failed: 0 for none */
 	const pid_t *pids;	/* -p: stop when they are all gone */
 	int npids;
+	struct fgraph_fold *fold;	/* --folded: lines go here, written at the end */
+	char part[4096];	/* a line not yet ended */
+	size_t npart;
 };
+
+/* --folded: what trace_pipe has now, line by line into the folder */
+static int drain_fold(struct stream *st, bool all)
+{
+	static char buf[1 << 16];
+
+	for (int r = 0; all || r < 64; r++) {
+		ssize_t n = read(st->ft->pipe_fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;
+		st->bytes += n;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n') {
+				if (st->npart < sizeof(st->part) - 1)
+					st->part[st->npart++] = buf[i];
+				continue;
+			}
+			st->part[st->npart] = 0;
+			st->npart = 0;
+			if (fgraph_fold__line(st->fold, st->part))
+				return -1;
+		}
+	}
+	return 0;
+}
 
 /* trace_pipe has data: copy it out; 1 (stop) when the output fails */
 static int stream_drain(void *ctx, int fd, short revents)
@@ -207,7 +254,7 @@ static int stream_drain(void *ctx, int fd, short revents)
 
 	(void)fd;
 	(void)revents;
-	if (drain(st->ft->pipe_fd, st->out, &st->bytes) || fflush(st->out)) {
+	if (st->fold ? drain_fold(st, false) : drain(st->ft->pipe_fd, st->out, &st->bytes, false) || fflush(st->out)) {
 		st->write_errno = errno ? errno : EIO;
 		return 1;
 	}
@@ -254,7 +301,24 @@ static int setup(struct ftrace *ft, const struct ftrace_opts *o, const pid_t *pi
 		error("%s", err);
 		return -1;
 	}
-	if (o->nr_funcs || o->nr_notrace) {
+	if (o->nr_graph) {
+		struct ftrace_graph_opts g = {
+			.funcs = o->graph, .n = o->nr_graph, .notrace = o->notrace, .nn = o->nr_notrace,
+			.only = o->funcs, .nonly = o->nr_funcs,
+			.max_depth = o->max_depth, .graph_time = o->graph_time, .no_irq = o->no_irq,
+			.children = o->children,
+		};
+
+		if (ftrace__set_graph(ft, &g, pids, npids, err, sizeof(err))) {
+			error("%s", err);
+			return -1;
+		}
+		if (ft->graph_top && o->nr_ev) {
+			error("this kernel runs function_graph in the top-level buffer only, without the instance's "
+			      "events: -G goes without -e there");
+			return -1;
+		}
+	} else if (o->nr_funcs || o->nr_notrace) {
 		rc = ftrace__set_functions(ft, o->funcs, o->nr_funcs, o->notrace, o->nr_notrace, err, sizeof(err));
 		if (rc) {
 			error("%s", err);	/* one line: it names the reason and says what still works */
@@ -365,6 +429,10 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		goto out;
 	}
 	st.out = out;
+	if (o->folded && !(st.fold = fgraph_fold__new())) {
+		error("out of memory");
+		goto out;
+	}
 	if (o->pids && !argc) {	/* with a command, it says how long */
 		st.pids = pids;
 		st.npids = npids;
@@ -391,8 +459,12 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 	/* until the command ends (ended by the loop if we stop first: traced to its exit), or we stop */
 	end = loop__run(&l);
 	ftrace__stop(&ft);
-	if (!st.write_errno && drain(ft.pipe_fd, out, &st.bytes))
+	if (st.fold) {
+		if (drain_fold(&st, true) || fgraph_fold__write(st.fold, out))
+			st.write_errno = errno ? errno : EIO;
+	} else if (!st.write_errno && drain(ft.pipe_fd, out, &st.bytes, true)) {
 		st.write_errno = errno ? errno : EIO;
+	}
 	if (!st.write_errno && fflush(out))
 		st.write_errno = errno;
 	if (st.write_errno && st.write_errno != EPIPE)
@@ -412,6 +484,7 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		clearerr(stdout);
 	}
 out:
+	fgraph_fold__free(st.fold);
 	ftrace__close(&ft);
 	if (child_held)
 		workload__abort(&w);
@@ -435,8 +508,13 @@ int cmd_ftrace(int argc, char **argv)
 		OPT_CALLBACK('u', "uprobe", &o, "BIN:FUNC", "a uprobe on a user function (or BIN:0xOFFSET) as an event", add_uprobe),
 		OPT_CALLBACK(0, "uretprobe", &o, "BIN:FUNC", "a uprobe on the function's return", add_uretprobe),
 		OPT_CALLBACK(0, "filter", &o, "EXPR", "filter for the -e/-u before it ('prev_pid == 1 && next_prio < 100')", add_filter),
-		OPT_CALLBACK('f', "function", &o, "FUNC", "function tracer on the kernel functions matching FUNC (repeatable)", add_func),
+		OPT_CALLBACK('f', "function", &o, "FUNC", "function tracer on the kernel functions matching FUNC (repeatable); with -G, the functions its trees show", add_func),
 		OPT_CALLBACK(0, "notrace", &o, "FUNC", "leave out the functions matching FUNC (repeatable)", add_notrace),
+		OPT_CALLBACK('G', "graph", &o, "FUNC", "function_graph: the call trees under FUNC, with durations (repeatable)", add_graph),
+		OPT_INT(0, "max-depth", &o.max_depth, "N", "-G: calls N deep at most"),
+		OPT_BOOL(0, "graph-time", &o.graph_time, "-G: durations include the time in traced children (options/graph-time)"),
+		OPT_BOOL(0, "no-irq", &o.no_irq, "-G: leave out what interrupts run (funcgraph-irqs off)"),
+		OPT_BOOL(0, "folded", &o.folded, "-G: write folded stacks of each frame's own ns, for sonde flame"),
 		OPT_GROUP("whom"),
 		OPT_TARGET_PID(&o),
 		OPT_BOOL(0, "children", &o.children, "follow the children of -p and of the command (default; --no-children)"),
@@ -457,8 +535,12 @@ int cmd_ftrace(int argc, char **argv)
 		if (argc > (o.list_events ? 1 : 0))
 			opt__usage_error(ftrace_usage, opts, "unexpected argument '%s'", argv[o.list_events ? 1 : 0]);
 		rc = list(&o, argc ? argv[0] : NULL);
-	} else if (!o.nr_ev && !o.nr_funcs && !o.nr_notrace) {
-		opt__usage_error(ftrace_usage, opts, "nothing to trace: give -e GROUP:EVENT, -u BIN:FUNC or -f FUNCTION");
+	} else if (!o.nr_ev && !o.nr_funcs && !o.nr_notrace && !o.nr_graph) {
+		opt__usage_error(ftrace_usage, opts, "nothing to trace: give -e GROUP:EVENT, -u BIN:FUNC, -f FUNCTION or -G FUNCTION");
+	} else if (!o.nr_graph && (o.max_depth || o.graph_time || o.no_irq || o.folded)) {
+		opt__usage_error(ftrace_usage, opts, "--max-depth, --graph-time, --no-irq and --folded go with -G FUNC");
+	} else if (o.max_depth < 0) {
+		opt__usage_error(ftrace_usage, opts, "--max-depth %d: the depth cannot be negative", o.max_depth);
 	} else if (o.buffer_kb < 0) {
 		opt__usage_error(ftrace_usage, opts, "-b %d: the buffer size cannot be negative", o.buffer_kb);
 	} else {
@@ -469,5 +551,6 @@ int cmd_ftrace(int argc, char **argv)
 	free(o.ev);
 	free(o.funcs);
 	free(o.notrace);
+	free(o.graph);
 	return rc;
 }

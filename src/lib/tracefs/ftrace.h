@@ -90,6 +90,8 @@ unsigned long long ftrace__overruns(const struct ftrace *ft);
 struct ftrace_graph_opts {
 	char *const *funcs, *const *notrace;	/* set_graph_function, set_graph_notrace globs */
 	int n, nn;
+	char *const *only;	/* set_ftrace_filter: the functions the trees may show (all when none) */
+	int nonly;
 	int max_depth;		/* 0: no limit */
 	bool graph_time, no_irq, children;
 };

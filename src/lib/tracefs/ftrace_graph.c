@@ -29,7 +29,7 @@
 static const char *const saved_files[] = {
 	"tracing_on", "current_tracer", "set_graph_function", "set_graph_notrace", "max_graph_depth",
 	"set_ftrace_pid", "set_ftrace_filter", "set_ftrace_notrace", "options/funcgraph-irqs", "options/graph-time",
-	"options/function-fork", NULL,
+	"options/function-fork", "set_ftrace_notrace_pid", NULL,
 };
 #define NSAVED (sizeof(saved_files) / sizeof(saved_files[0]) - 1)
 
@@ -225,7 +225,8 @@ int ftrace__set_graph(struct ftrace *ft, const struct ftrace_graph_opts *o, cons
 	}
 	snprintf(ft->tdir, sizeof(ft->tdir), "%s", dir);
 	if ((rc = set_list(dir, "set_graph_function", o->funcs, o->n, err, errlen)) ||
-	    (rc = set_list(dir, "set_graph_notrace", o->notrace, o->nn, err, errlen)))
+	    (rc = set_list(dir, "set_graph_notrace", o->notrace, o->nn, err, errlen)) ||
+	    (rc = set_list(dir, "set_ftrace_filter", o->only, o->nonly, err, errlen)))
 		return rc;
 	snprintf(buf, sizeof(buf), "%d", o->max_depth);
 	if (ft->graph_top && (rc = put(dir, "max_graph_depth", buf, false))) {
@@ -238,7 +239,8 @@ int ftrace__set_graph(struct ftrace *ft, const struct ftrace_graph_opts *o, cons
 	}
 	put(dir, "options/funcgraph-irqs", o->no_irq ? "0" : "1", false);
 	if (o->graph_time && (rc = put(dir, "options/graph-time", "1", false))) {
-		ERR("--graph-time: cannot set options/graph-time: %s", strerror(-rc));
+		ERR("--graph-time: %s", rc == -ENOENT ? "this kernel has no options/graph-time (CONFIG_FUNCTION_PROFILER "
+		    "is off): durations include the children's time only" : strerror(-rc));
 		return rc;
 	}
 	if (!o->graph_time)
@@ -251,8 +253,12 @@ int ftrace__set_graph(struct ftrace *ft, const struct ftrace_graph_opts *o, cons
 			return rc;
 		}
 	}
-	if (npids)
+	if (npids) {
 		put(dir, "options/function-fork", o->children ? "1" : "0", false);
+	} else {	/* everyone but sonde: its reads of trace_pipe would be traced too */
+		snprintf(buf, sizeof(buf), "%d", (int)getpid());
+		put(dir, "set_ftrace_notrace_pid", buf, false);
+	}
 	rc = put(dir, "current_tracer", "function_graph", false);
 	if (rc) {
 		ERR("cannot select the function_graph tracer: %s%s", strerror(-rc), rc == -EPERM ?
