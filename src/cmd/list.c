@@ -5,6 +5,7 @@
  * perf_event_open of them succeeds here, as perf does.
  */
 #include "sonde.h"
+#include "lib/tracefs/ftrace.h"
 #include "opt.h"
 #include "lib/bpf/bpf_util.h"
 #include "lib/event/event.h"
@@ -140,7 +141,7 @@ static int list_features(void)
 		const char *what;
 		bool ok;
 		const char *why;
-	} f[8];
+	} f[12];
 	int n = 0;
 	const char *why;
 
@@ -154,6 +155,10 @@ static int list_features(void)
 	FEATURE("fentry (BPF trampolines)", bpf_probe__fentry("do_sys_openat2", &why));
 	FEATURE("kprobe", bpf_probe__kprobe("do_sys_openat2", &why));
 	FEATURE("perf_event (profile, software events)", bpf_probe__prog_type(BPF_PROG_TYPE_PERF_EVENT, &why));
+	FEATURE("kprobe_events (probe --add FUNC)", ftrace__feature("kprobe_events", &why));
+	FEATURE("uprobe_events (probe -x BIN --add)", ftrace__feature("uprobe_events", &why));
+	FEATURE("function tracer (ftrace -f)", ftrace__feature("function", &why));
+	FEATURE("function_graph tracer (ftrace -G)", ftrace__feature("function_graph", &why));
 #undef FEATURE
 	bpfutil__quiet(false);
 	for (int i = 0; i < n; i++)

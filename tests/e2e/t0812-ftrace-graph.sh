@@ -14,7 +14,10 @@ test_expect_success '-G where the kernel has no function_graph: one line, tracef
 		state >before &&
 		expect_rc 1 $SONDE ftrace -G vfs_read -- /bin/true 2>err && cat err &&
 		[ $(wc -l <err) -eq 1 ] && grep -q "cannot use the function_graph tracer: this kernel " err &&
-		state >after && test_cmp before after
+		state >after && test_cmp before after &&
+		$SONDE list --features >feat && cat feat &&
+		grep -q "^  function_graph tracer (ftrace -G) *no: not in available_tracers$" feat &&
+		grep -q "^  uprobe_events (probe -x BIN --add) *yes$" feat
 	fi
 '
 

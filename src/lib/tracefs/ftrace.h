@@ -109,6 +109,9 @@ int ftrace__set_graph(struct ftrace *ft, const struct ftrace_graph_opts *o, cons
 void ftrace__graph_close(struct ftrace *ft);
 int ftrace__graph_restore_stale(struct ftrace *ft, pid_t *pid);
 
+/* list --features: "kprobe_events", "uprobe_events", "function", "function_graph"; why when not */
+bool ftrace__feature(const char *name, const char **why);
+
 /* tracing off, tracer nop, events off, instance removed; safe to call twice */
 void ftrace__close(struct ftrace *ft);
 

@@ -10,6 +10,7 @@
  * never taken over.
  */
 #include "lib/tracefs/ftrace.h"
+#include "lib/tracefs/tracefs.h"
 
 #include "lib/proc/target.h"
 
@@ -294,4 +295,40 @@ void ftrace__graph_close(struct ftrace *ft)
 	snprintf(path, sizeof(path), STATE_FMT, (int)getpid());
 	unlink(path);
 	ft->graph_top = false;
+}
+
+bool ftrace__feature(const char *name, const char **why)
+{
+	static char msgs[4][256];	/* one per feature: the caller keeps the reasons */
+	char *msg = msgs[name[0] == 'k' ? 0 : name[0] == 'u' ? 1 : strchr(name, '_') ? 3 : 2];
+	const char *root = tracefs__dir();
+	char path[PATH_MAX], inst[PATH_MAX];
+	bool ok;
+	int rc;
+
+	*why = msg;
+	if (!root) {
+		snprintf(msg, sizeof(msgs[0]), "tracefs is not mounted");
+		return false;
+	}
+	if (!strcmp(name, "kprobe_events") || !strcmp(name, "uprobe_events")) {
+		snprintf(path, sizeof(path), "%s/%s", root, name);
+		ok = !access(path, W_OK);
+		snprintf(msg, sizeof(msgs[0]), "no %s (CONFIG_%s_EVENTS)", name, name[0] == 'k' ? "KPROBE" : "UPROBE");
+		return ok;
+	}
+	if (!has_tracer(root, name)) {
+		snprintf(msg, sizeof(msgs[0]), "not in available_tracers");
+		return false;
+	}
+	/* tried for real in an instance of its own: a filter on one function */
+	snprintf(inst, sizeof(inst), "%s/instances/sonde-%d", root, (int)getpid());
+	if (mkdir(inst, 0700)) {
+		snprintf(msg, sizeof(msgs[0]), "cannot create an instance: %s", strerror(errno));
+		return false;
+	}
+	rc = put(inst, "set_ftrace_filter", "do_sys_openat2", false);
+	rmdir(inst);
+	snprintf(msg, sizeof(msgs[0]), "the kernel refuses it (set_ftrace_filter: %s)", strerror(-rc));
+	return !rc;
 }

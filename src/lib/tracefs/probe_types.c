@@ -212,11 +212,11 @@ int pev__funcs(const char *binary, const char *pattern, void (*cb)(const char *f
 	}
 	if (ns.n)
 		qsort(ns.v, ns.n, sizeof(*ns.v), cmp_str);
-	for (int i = 0; i < ns.n; i++) {
+	for (int i = 0; i < ns.n; i++)
 		if (!rc && (!i || strcmp(ns.v[i], ns.v[i - 1])))
 			cb(ns.v[i], arg), n++;
+	for (int i = 0; i < ns.n; i++)
 		free(ns.v[i]);
-	}
 	free(ns.v);
 	return rc < 0 ? rc : n;
 }
