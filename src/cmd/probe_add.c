@@ -20,14 +20,14 @@ static const char *const pev_usage[] = {
 	"sonde probe [-x BINARY] --add '[[GROUP:]EVENT=]FUNC[+OFF|%return] [NAME=]ARG[:TYPE]...'",
 	"sonde probe --add 'LIBRARY:FUNC ARG...'",
 	"sonde probe --del '[GROUP:]EVENT'    sonde probe --list",
-	"sonde probe [-x BINARY] --funcs [PATTERN]    sonde probe [-x BINARY] --vars FUNC",
+	"sonde probe [-x BINARY] --funcs [PATTERN]    sonde probe [-x BINARY] --vars FUNC    sonde probe -x BINARY --line FUNC",
 	NULL,
 };
 
 struct pev_opts {
 	const char **add, **del;
 	int nadd, ndel;
-	const char *binary, *vars;
+	const char *binary, *vars, *line;
 	bool list, funcs, quiet, dry_run;
 };
 
@@ -59,7 +59,7 @@ static int opt_del(const struct opt *opt, const char *arg)
 /* the options that make `sonde probe` perf probe's rather than bpftrace's */
 bool probe_events__wanted(int argc, char **argv)
 {
-	static const char *const mine[] = { "-a", "--add", "-d", "--del", "-F", "--funcs", "-V", "--vars",
+	static const char *const mine[] = { "-a", "--add", "-d", "--del", "-F", "--funcs", "-V", "--vars", "-L", "--line",
 					    "-x", "--exec", NULL };
 
 	if (argc == 2 && !strcmp(argv[1], "--list"))	/* --list alone: the dynamic events; -l PATTERN is bpftrace's */
@@ -124,7 +124,7 @@ static int add_one(const struct pev_opts *o, const char *spec)
 	sp = copy + strcspn(copy, " \t");
 	eq = memchr(copy, '=', sp - copy);
 	func = eq ? eq + 1 : copy;
-	colon = memchr(func, ':', sp - func);
+	colon = o->binary ? NULL : memchr(func, ':', sp - func);	/* with -x, FUNC:LINE */
 	if (colon) {
 		*colon = 0;
 		if (find_binary(func, bin, sizeof(bin)))
@@ -198,6 +198,7 @@ int probe_events__cmd(int argc, char **argv)
 		OPT_BOOL('l', "list", &o.list, "list the kprobe and uprobe events defined now"),
 		OPT_BOOL('F', "funcs", &o.funcs, "list the functions (matching the PATTERN argument) of -x or the kernel"),
 		OPT_STRING('V', "vars", &o.vars, "FUNC", "the parameters of FUNC that arguments can name"),
+		OPT_STRING('L', "line", &o.line, "FUNC", "the source lines of FUNC (of -x), numbered where a probe can go"),
 		OPT_STRING('x', "exec", &o.binary, "BINARY", "a user binary or library: uprobe events on its functions"),
 		OPT_BOOL('q', "quiet", &o.quiet, "say nothing on success"),
 		OPT_BOOL('n', "dry-run", &o.dry_run, "print the definitions --add would write, add nothing"),
@@ -213,7 +214,7 @@ int probe_events__cmd(int argc, char **argv)
 	argc = opt__parse(argc, argv, opts, pev_usage, 0);
 	if (argc > (o.funcs ? 1 : 0))
 		opt__usage_error(pev_usage, opts, "unexpected argument '%s'", argv[o.funcs ? 1 : 0]);
-	if (!o.nadd && !o.ndel && !o.list && !o.funcs && !o.vars)
+	if (!o.nadd && !o.ndel && !o.list && !o.funcs && !o.vars && !o.line)
 		opt__usage_error(pev_usage, opts, "-x names a binary for --add, --funcs or --vars");
 	for (int i = 0; i < o.ndel && !rc; i++) {
 		n = pev__del(o.del[i], say_del, &o.quiet, err, sizeof(err));
@@ -244,6 +245,20 @@ int probe_events__cmd(int argc, char **argv)
 	}
 	if (!rc && o.vars)
 		rc = vars(&o);
+	if (!rc && o.line) {
+		char bin[4096];
+
+		if (!o.binary) {
+			error("--line needs -x BINARY: the kernel's lines need its DWARF, which BTF does not carry");
+			rc = 1;
+		} else if (find_binary(o.binary, bin, sizeof(bin))) {
+			rc = 1;
+		} else if ((n = pev__lines(bin, o.line, say_fn, NULL))) {
+			error("no source lines for '%s': %s", o.line, n == -ENODATA ? "the binary has no DWARF line table" :
+			      n == -ENOENT ? "no such function in the debug information" : strerror(-n));
+			rc = 1;
+		}
+	}
 	free(o.add);
 	free(o.del);
 	return rc;

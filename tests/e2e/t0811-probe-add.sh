@@ -120,6 +120,26 @@ test_expect_success '--funcs -x: the functions of a binary, sorted, no _*' '
 	printf "tick\ntock\n" >want && test_cmp want out2
 '
 
+test_expect_success '--line as perf probe -L shows it; FUNC:N probes that line, where perf does' '
+	$SONDE probe -x $WORKLOADS/dwargs --line main >lines &&
+	head -1 lines | grep -q "^<main@.*tests/workloads/dwargs.c:0>$" &&
+	perf probe -x $WORKLOADS/dwargs -L main >perf.lines 2>/dev/null && test_cmp perf.lines lines &&
+	$SONDE probe -x $WORKLOADS/ftrace_calls --line tick >lines &&
+	sed -n 2,5p lines | cut -c1-9 | tr -d " " | tr "\n" , >nums && printf "0,,,3," >want && test_cmp want nums &&
+	$SONDE probe -q -x $WORKLOADS/ftrace_calls --add "${EV}l=tick:3 sum=%ax:s64" &&
+	$SONDE probe --list | grep -q "sonde_probes:${EV}l  *(on tick+[0-9]* in .*ftrace_calls with sum)" &&
+	$SONDE ftrace -e sonde_probes:${EV}l -- $WORKLOADS/ftrace_calls 5 >trace &&
+	grep -o "sum=-\?[0-9]*" trace | cut -d= -f2 | { tr "\n" " "; echo; } >got &&
+	echo "0 1 3 6 10 " >want && test_cmp want got &&
+	ours=$(grep "sonde_probes/${EV}l " $T/uprobe_events | sed "s/.*:0x0*\([0-9a-f]*\) .*/\1/") &&
+	perf probe -q -x $WORKLOADS/ftrace_calls --add "${EV}q=tick:3" 2>/dev/null &&
+	theirs=$(grep "/${EV}q " $T/uprobe_events | sed "s/.*:0x0*\([0-9a-f]*\)$/\1/") &&
+	perf probe -q -d "probe_ftrace_calls:${EV}q" && echo "sonde 0x$ours, perf 0x$theirs" && [ "$ours" = "$theirs" ] &&
+	$SONDE probe -q -d "${EV}l" &&
+	expect_rc 1 $SONDE probe -x $WORKLOADS/ftrace_calls --add "tick:2" 2>err && grep -q "no code at line 2 of tick" err &&
+	expect_rc 1 $SONDE probe -x $WORKLOADS/ftrace_calls --add "tick:3 i" 2>err && grep -q "names are read at the function.s entry only" err
+'
+
 test_expect_success 'kprobe definitions from the kernel BTF (--dry-run); without kprobe_events, one clear line' '
 	[ -r /sys/kernel/btf/vmlinux ] || { echo "no BTF: nothing to check"; exit 0; } &&
 	$SONDE probe -n --add "vfs_read count file->f_path.dentry->d_name.name:string" \

@@ -100,6 +100,18 @@ int pev__parse(const char *spec, const char *binary, struct pev *pe, char *err, 
 		snprintf(pe->event, sizeof(pe->event), "%s", ev);
 		w = eq + 1;
 	}
+	pe->line = -1;
+	if ((pct = strchr(w, ':'))) {	/* FUNC:N, a line as --line numbers it */
+		char *end;
+
+		*pct = 0;
+		pe->line = (int)strtol(pct + 1, &end, 10);
+		if (*end || end == pct + 1 || pe->line < 0 || !binary) {
+			ERR(binary ? "bad line '%s' in '%s': FUNC:N, N as --line numbers it" :
+			    "'%s' in '%s': kernel lines need the kernel's DWARF, which BTF does not carry", pct + 1, spec);
+			goto out;
+		}
+	}
 	if ((pct = strchr(w, '%'))) {
 		if (strcmp(pct, "%return")) {
 			ERR("bad probe point '%s': FUNC, FUNC+OFFSET or FUNC%%return", w);
@@ -118,7 +130,7 @@ int pev__parse(const char *spec, const char *binary, struct pev *pe, char *err, 
 			ERR("bad offset '%s' in '%s'", plus + 1, spec);
 			goto out;
 		}
-		if (pe->ret && pe->off) {
+		if ((pe->ret || pe->line >= 0) && pe->off) {
 			ERR("'%s': %%return takes no offset (a return probe is on the function's entry)", spec);
 			goto out;
 		}
@@ -191,7 +203,23 @@ int pev__resolve(struct pev *pe, char *err, size_t errlen)
 			return rc;
 		}
 		pe->foff = foff + pe->off;
+		if (pe->line >= 0) {
+			unsigned long long a;
+
+			if ((rc = pev__line_addr(pe->binary, pe->func, pe->line, &a))) {
+				ERR("no code at line %d of %s (sonde probe -x %s --line %s shows where a probe can go)",
+				    pe->line, pe->func, pe->binary, pe->func);
+				return rc;
+			}
+			pe->foff = foff + (a - vaddr);
+		}
 	}
+	for (int i = 0; i < pe->nargs && pe->line >= 0; i++)
+		if (strchr("%+-@", pe->args[i].expr[0]) == NULL) {
+			ERR("argument '%s': at a line, give registers or memory (%%di, +8(%%si)); names are read at the "
+			    "function's entry only", pe->args[i].expr);
+			return -EINVAL;
+		}
 	for (int i = 0; i < pe->nargs; i++)
 		if ((rc = pev__fetch(pe, &pe->args[i], err, errlen)))
 			return rc;
@@ -267,6 +295,8 @@ int pev__add(struct pev *pe, char *err, size_t errlen)
 		base[j] = 0;
 		if (pe->ret)
 			snprintf(base + j, sizeof(base) - j, "__return");
+		else if (pe->line >= 0)
+			snprintf(base + j, sizeof(base) - j, "_L%d", pe->line);
 		snprintf(pe->event, sizeof(pe->event), "%s", base);
 		for (int i = 1; event_exists(pe->group, pe->event) && i < 100; i++)
 			snprintf(pe->event, sizeof(pe->event), "%s_%d", base, i);

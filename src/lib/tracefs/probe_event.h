@@ -31,6 +31,7 @@ struct pev {
 	char func[128];
 	unsigned long long off;		/* FUNC+OFF */
 	bool ret;			/* FUNC%return */
+	int line;			/* FUNC:N, the line N after FUNC's (perf probe -L's numbers); -1: none */
 	char binary[PATH_MAX];		/* "" for the kernel; a real path for a uprobe */
 	unsigned long long foff;	/* the uprobe's file offset (FUNC's plus off) */
 	struct pev_arg args[PEV_MAX_ARGS];
@@ -44,7 +45,7 @@ struct pev_var {
 };
 
 /*
- * Parse "[[GROUP:]EVENT=]FUNC[+OFF|%return] [NAME=]ARG[:TYPE]..." into pe for
+ * Parse "[[GROUP:]EVENT=]FUNC[+OFF|:LINE|%return] [NAME=]ARG[:TYPE]..." into pe for
  * the kernel (binary NULL) or a user function of binary (a real path).
  */
 int pev__parse(const char *spec, const char *binary, struct pev *pe, char *err, size_t errlen);
@@ -73,6 +74,16 @@ int pev__funcs(const char *binary, const char *pattern, void (*cb)(const char *f
 
 /* the parameters of func (binary NULL: the kernel's); count, -ENODATA (no DWARF/BTF), -ENOENT */
 int pev__vars(const char *binary, const char *func, struct pev_var *out, int max);
+
+/*
+ * The source lines of func in binary as perf probe -L shows them: "<FUNC@FILE:0>",
+ * then each line from the declaration on, its number relative to it where a probe
+ * can go (code there), blanks where not. 0, -ENODATA (no DWARF), -ENOENT, -errno.
+ */
+int pev__lines(const char *binary, const char *func, void (*cb)(const char *line, void *arg), void *arg);
+
+/* internal, probe_types.c: the first address of line N of func (as pev__lines numbers them) */
+int pev__line_addr(const char *binary, const char *func, int n, unsigned long long *vaddr);
 
 /* internal, probe_types.c: the fetch argument of one argument at func's entry (or return) */
 int pev__fetch(const struct pev *pe, struct pev_arg *a, char *err, size_t errlen);
