@@ -194,7 +194,7 @@ int probe_events__cmd(int argc, char **argv)
 	struct pev_opts o = { 0 };
 	struct opt opts[] = {
 		OPT_CALLBACK('a', "add", &o, "SPEC", "add a probe event: [[GROUP:]EVENT=]FUNC[+OFF|%return] [NAME=]ARG[:TYPE]...", opt_add),
-		OPT_CALLBACK('d', "del", &o, "EVENT", "delete the probe events matching [GROUP:]EVENT (globs)", opt_del),
+		OPT_CALLBACK('d', "del", &o, "EVENT", "delete the probe events matching [GROUP:]EVENT (globs; GROUP " PEV_GROUP " when not given)", opt_del),
 		OPT_BOOL('l', "list", &o.list, "list the kprobe and uprobe events defined now"),
 		OPT_BOOL('F', "funcs", &o.funcs, "list the functions (matching the PATTERN argument) of -x or the kernel"),
 		OPT_STRING('V', "vars", &o.vars, "FUNC", "the parameters of FUNC that arguments can name"),

@@ -355,7 +355,9 @@ int pev__del(const char *pattern, void (*cb)(const char *ev, void *arg), void *a
 	char gpat[128], epat[128], line[PATH_MAX + 4096];
 	int n = 0, rc = 0;
 
-	snprintf(gpat, sizeof(gpat), "%.*s", colon ? (int)(colon - pattern) : 1, colon ? pattern : "*");
+	/* a bare EVENT is sonde's group's: other groups (a running sonde's sonde_PID) only when named */
+	snprintf(gpat, sizeof(gpat), "%.*s", colon ? (int)(colon - pattern) : (int)strlen(PEV_GROUP),
+		 colon ? pattern : PEV_GROUP);
 	snprintf(epat, sizeof(epat), "%s", colon ? colon + 1 : pattern);
 	for (int f = 0; f < 2 && !rc; f++) {
 		char **del = NULL;

@@ -61,7 +61,7 @@ int pev__add(struct pev *pe, char *err, size_t errlen);
 
 /*
  * Delete the kprobe and uprobe events matching pattern ("GROUP:EVENT" globs, or
- * an EVENT glob in any group); cb says each. The number deleted or -errno
+ * an EVENT glob in group sonde_probes); cb says each. The number deleted or -errno
  * (-ENOENT: none matches; -EBUSY: one is in use, named in err).
  */
 int pev__del(const char *pattern, void (*cb)(const char *ev, void *arg), void *arg, char *err, size_t errlen);
