@@ -23,6 +23,21 @@ unit() {	# unit BINARY LABEL
 	echo "$out" | grep -q '^unit: ' || echo "fail unit$2: the unit test binary crashed" >>"$results"
 }
 
+# The VM's tests (t0900: tests/vm/ inside qemu) touch nothing of this machine's tracing state:
+# they run beside the unit tests and the fuzzing, whose answers do not depend on timing, and
+# the end-to-end tests start once they are done (a busy CPU would slow the timed ones). Their
+# output is shown where t0900 comes in order.
+vm_job= vm_log=
+case t0900-vm-nosan in *"${TESTS:-}"*)
+	if [ -f tests/e2e/t0900-vm-nosan.sh ]; then
+		vm_log=$(mktemp /tmp/sonde-vm.XXXXXX)
+		( start=$SECONDS; bash tests/e2e/t0900-vm-nosan.sh </dev/null >"$vm_log" 2>&1
+		  echo "   (tests/e2e/t0900-vm-nosan.sh: $((SECONDS - start))s, beside the unit tests and fuzzing)" >>"$vm_log" ) &
+		vm_job=$!
+	fi ;;
+esac
+trap 'rm -f "$results" ${vm_log:+"$vm_log"}; [ -z "$vm_job" ] || kill $vm_job 2>/dev/null' EXIT
+
 echo "== unit tests"
 unit build/unit-tests ""
 echo "== unit tests under ASan/UBSan"
@@ -46,6 +61,8 @@ for f in build-fuzz/fuzz_*; do
 	rm -rf "$work" "$work.log" "$work".crash-*
 done
 
+[ -z "$vm_job" ] || { echo "== waiting for the VM's tests (t0900)"; wait $vm_job; vm_job=; }
+
 for mode in plain asan; do
 	if [ $mode = asan ]; then
 		echo "== end-to-end tests under ASan/UBSan"
@@ -62,6 +79,10 @@ for mode in plain asan; do
 		if [ $mode = asan ]; then
 			case "$t" in *-nosan.sh) continue ;; esac
 			[ -n "${ASAN_ALL:-}" ] || grep -qx "$(basename "$t" .sh)" tests/e2e/asan-list || continue
+		fi
+		if [ $mode = plain ] && [ -n "$vm_log" ] && [ "$t" = tests/e2e/t0900-vm-nosan.sh ]; then
+			cat "$vm_log"	# it ran at the start (above)
+			continue
 		fi
 		start=$SECONDS
 		before=$(git ls-files --others --exclude-standard 2>/dev/null)
