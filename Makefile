@@ -8,6 +8,8 @@
 #   make SANITIZE=1 an ASan+UBSan build in build-san/
 
 .DEFAULT_GOAL := all
+# a recipe that fails or is interrupted leaves no half-written target that looks up to date
+.DELETE_ON_ERROR:
 SHELL := /bin/bash
 
 CC ?= gcc

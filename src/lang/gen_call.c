@@ -157,15 +157,36 @@ static int kfunc_id(const char *name)
 	return id;
 }
 
+/*
+ * Before 6.6 (Debian 12's 6.1 among them), len(@m) counts the elements with
+ * bpf_for_each_map_elem (5.13), which returns how many it visited: a callback
+ * that only goes on. O(elements), where the kfunc is O(CPUs): syscount and
+ * biolatency ask it once an interval.
+ */
+static void g_map_len_walk(struct gen *g, struct node *n)
+{
+	struct bpf_code *code, *here = g->c;
+	int sub;
+
+	if (g_subs_init(g) || (sub = g_subs_new(g, n->loc, &code)) < 0)
+		return;
+	g->c = code;
+	g_emit(g, MOV_IMM(R0, 0));	/* 0: the next element */
+	g_emit(g, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+	g->c = here;
+	g_ld_map(g, R1, n->args->map->index);
+	g_ld_func(g, R2, sub);
+	g_emit(g, MOV_IMM(R3, 0));
+	g_emit(g, MOV_IMM(R4, 0));
+	g_emit(g, CALL(BPF_FUNC_for_each_map_elem));
+}
+
 void g_map_len(struct gen *g, struct node *n)
 {
 	int id = kfunc_id("bpf_map_sum_elem_count");
 
 	if (id < 0) {
-		if (!g->fail)
-			lang__error(g->prog, n->loc, "len() needs the kernel function bpf_map_sum_elem_count "
-				    "(Linux 6.6 or later, with BTF in /sys/kernel/btf/vmlinux): not found here");
-		g->fail = true;
+		g_map_len_walk(g, n);
 		return;
 	}
 	g_ld_map(g, R1, n->args->map->index);

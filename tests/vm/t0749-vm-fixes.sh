@@ -26,4 +26,12 @@ test_expect_success 'kstack of a syscall tracepoint and of rt:sys_enter: from th
 	[ $(wc -l <raw.frames) -eq 3 ] && test_cmp raw.frames rt.frames && grep -q "^\\]: 3$" raw.out ||
 	{ cat raw.out rt.out; false; }
 '
+# 6.1 has no bpf_map_sum_elem_count (6.6): len() walks the map instead, and syscount and
+# biolatency, which ask it, run on Debian 12's own kernel
+test_expect_success 'len() before 6.6: counted by walking the map; syscount and biolatency run' '
+	$SONDE probe -e "BEGIN { @a[1] = 1; @a[2] = 2; @a[7] = 3; printf(\"%d %d\n\", len(@a), len(@b)); @b = 1; exit(); }" >out &&
+	grep -qx "3 0" out &&
+	$SONDE syscount -d 1 >sc && sed -n 3p sc | grep -qx "SYSCALL  *COUNT" &&
+	$SONDE biolatency 1 1 >bl && head -1 bl | grep -q "^Tracing block device I/O"
+'
 test_done
