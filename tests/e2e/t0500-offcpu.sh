@@ -84,7 +84,10 @@ test_expect_success '--min-block and --max-block (us) keep only the blocks in ra
 	near $(weight "main;block_here;" min) $(real block_here) 3 &&
 	near $(weight "main;.*anon_pipe_read" min) $(( $(real wait_pipe) - $(real wait_pipe_short) )) 10 &&
 	OFFCPU_SPLIT_US=60000 $SONDE offcpu -f --max-block 60000 -- $W 4 100 20 >max 2>err &&
-	[ $(weight "main;block_here;" max) -eq 0 ] && near $(weight "main;.*anon_pipe_read" max) $(real wait_pipe_short) 10
+	# the 100 ms sleeps are out; a preemption inside block_here (a loaded machine) is a short block
+	# of its own, kept: only the sleep itself (do_nanosleep) must be gone
+	{ ! grep "main;block_here;.*;do_nanosleep;" max || { echo "sleeps of 100 ms kept"; false; }; } &&
+	near $(weight "main;.*anon_pipe_read" max) $(real wait_pipe_short) 10
 '
 
 test_expect_success '--state: S keeps the sleeps, D (uninterruptible) none of them' '
