@@ -43,6 +43,7 @@ const struct cmd sonde_cmds[] = {
 	{ "sched", cmd_sched, "scheduler latency: perf sched record, latency and timehist", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "ftrace", cmd_ftrace, "trace kernel events and functions through a private tracefs instance", RUN_TRACEFS },
 	{ "version", cmd_version, "the version, the commit it was built from, the features compiled in", 0 },
+	{ "serve", cmd_serve, "the agent Prometheus and pprof scrapers read: /metrics, /debug/pprof/", RUN_MEMLOCK | RUN_TRACEFS },
 	{ "addr2sym", cmd_addr2sym, "addresses to functions, inlined frames and source lines (addr2line)", RUN_HIDDEN },
 	{ NULL, NULL, NULL, 0 },
 };

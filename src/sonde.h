@@ -73,6 +73,7 @@ int cmd_tools(int argc, char **argv);
 int cmd_tool(int argc, char **argv);
 int cmd_sched(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 /* src/cmd/tool.c: is NAME one of the BCC tools; run one (argv[0] is its name) */
 bool tool__exists(const char *name);
 int tool__run(int argc, char **argv);

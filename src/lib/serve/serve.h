@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * serve.h - the engine of `sonde serve`: an HTTP agent (libmicrohttpd) that
+ * Prometheus and pprof scrapers read. Its config file (YAML, libyaml), its
+ * query values, its profiles (the sampler of record/top folded into a stack
+ * tree, written by lib/export's pprof writer; off-CPU from lib/bpf's offcpu
+ * engine), its /metrics text and the server itself.
+ *
+ * Ownership: a serve_config owns its strings (serve_config__free); a server
+ * owns its daemon, threads, counters and the last profile (serve__stop frees
+ * them); buffers handed out (struct serve_buf) are the caller's to free().
+ */
+#ifndef SONDE_SERVE_H
+#define SONDE_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SERVE_DEFAULT_LISTEN "127.0.0.1:9977"
+#define SERVE_MAX_SECONDS 300		/* the longest profile a request may ask for */
+#define SERVE_MAX_EVENTS 64
+#define SERVE_DEFAULT_LABEL_LIMIT 1000
+
+/* one event counted for /metrics, as `sonde stat -e` counts it, system-wide */
+struct serve_event {
+	char *name;		/* "syscalls:sys_enter_write" */
+	char *filter;		/* a tracepoint filter ("comm == \"syscalls\""), or NULL */
+};
+
+struct serve_config {
+	char *listen;			/* "HOST:PORT", NULL: the default */
+	double continuous;		/* seconds per window, 0: profile on request only */
+	unsigned freq;			/* samples per second (0: 99, or 19 when continuous) */
+	unsigned label_limit;		/* series per metric family, then dropped and counted */
+	unsigned max_profiles;		/* profiling sessions at once (0: 1) */
+	struct serve_event events[SERVE_MAX_EVENTS];
+	int nr_events;
+};
+
+/*
+ * Parse YAML text (len bytes) into c (zeroed first); the schema is
+ * docs/serve.md's. 0, or -EINVAL with one line in err (line:column, what was
+ * wrong). On error c holds nothing to free.
+ */
+int serve_config__parse(struct serve_config *c, const char *text, size_t len, char *err, size_t errlen);
+/* read and parse a file; 0 or -errno with err filled */
+int serve_config__load(struct serve_config *c, const char *path, char *err, size_t errlen);
+void serve_config__free(struct serve_config *c);
+
+/* "10s", "500ms", "2m", "3": seconds; 0 or -EINVAL */
+int serve__parse_duration(const char *s, double *secs);
+/* "HOST:PORT" (IPv4 dotted or "localhost", or ":PORT" for every address); 0 or -EINVAL */
+int serve__parse_listen(const char *s, char *host, size_t hostlen, uint16_t *port);
+
+/* what a profile request asks for: ?seconds=N&pid=P */
+struct serve_query {
+	unsigned seconds;	/* 1..SERVE_MAX_SECONDS, 30 when absent (Go's default) */
+	pid_t pid;		/* 0: the whole machine */
+};
+/*
+ * Check the values of a request's query (either may be NULL: absent) into q.
+ * 0, or -EINVAL with one line in err (the request then gets 400).
+ */
+int serve_query__parse(struct serve_query *q, const char *seconds, const char *pid, char *err, size_t errlen);
+
+/* bytes made for an answer: malloc'd, the caller frees data */
+struct serve_buf {
+	char *data;
+	size_t len;
+};
+
+/* a finished profile: its pprof bytes and the SVG flame graph of the same stacks */
+struct serve_profile {
+	struct serve_buf pprof;
+	struct serve_buf svg;
+	uint64_t samples;
+	double start, end;	/* CLOCK_REALTIME seconds of the window */
+};
+void serve_profile__free(struct serve_profile *p);
+
+enum serve_kind { SERVE_CPU, SERVE_OFFCPU };
+
+/*
+ * Profile for q->seconds: the CPU at freq Hz (kernel and user stacks, frame
+ * pointers), or the time blocked off CPU (microseconds). *stop set by another
+ * thread ends the window early. 0 or -errno with one line in err.
+ */
+int serve__profile(enum serve_kind kind, const struct serve_query *q, unsigned freq,
+		   volatile bool *stop, struct serve_profile *out, char *err, size_t errlen);
+
+/* Prometheus' text: "a\\b\"c\n" escaped into a label value */
+void serve__label_escape(char *dst, size_t len, const char *src);
+
+struct server;
+
+/*
+ * Start listening on c's address (listen overrides it when not NULL) with
+ * c's events opened for counting. 0 or -errno with one line in err.
+ */
+int serve__start(struct server **out, const struct serve_config *c, const char *listen,
+		 char *err, size_t errlen);
+/* the port bound (useful with port 0) */
+uint16_t serve__port(const struct server *s);
+/* stop taking requests, end profiles in flight, detach everything, free */
+void serve__stop(struct server *s);
+
+#endif
