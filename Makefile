@@ -28,7 +28,7 @@ endif
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation -D_GNU_SOURCE -Isrc -I$(BUILD)/gen $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-LDLIBS := -lelf -ldw -lbpf -ltraceevent -lz -lzstd -lm -lmicrohttpd -lyaml -lpthread
+LDLIBS := -lelf -ldw -lbpf -ltraceevent -lz -lzstd -lm -lmicrohttpd -lyaml -lcrypt -lpthread
 
 SRCS := $(wildcard src/*.c src/cmd/*.c src/lib/*.c src/lib/*/*.c src/ui/*.c src/lang/*.c src/lang/*/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)

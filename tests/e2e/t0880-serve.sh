@@ -148,6 +148,22 @@ test_expect_success '--continuous: a scrape returns the last window at once; / s
 	wait $demo && kill -TERM $B_PID && wait $B_PID
 '
 
+test_expect_success '--web-config: TLS, and basic auth checked against a bcrypt hash' '
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 -subj /CN=127.0.0.1 \
+		-addext subjectAltName=IP:127.0.0.1 2>/dev/null
+	h=$(python3 -W ignore -c "import crypt; print(crypt.crypt(\"s3cret\", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)))")
+	printf "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  alice: %s\n" "$h" >web.yml
+	$SONDE serve --listen 127.0.0.1:0 --web-config web.yml >w.out 2>w.err & w=$!
+	for i in $(seq 100); do grep -q listening w.out && break; sleep 0.05; done
+	url=$(sed -n "s|^sonde serve: listening on \(https://.*\)/$|\1|p" w.out) && [ -n "$url" ] &&
+	[ $(code --cacert cert.pem $url/metrics) = 401 ] &&
+	[ $(code --cacert cert.pem -u alice:wrong $url/metrics) = 401 ] &&
+	[ $(code --cacert cert.pem -u bob:s3cret $url/metrics) = 401 ] &&
+	[ $(code --cacert cert.pem -u alice:s3cret $url/metrics) = 200 ] &&
+	[ $(code ${url/https/http}/metrics) = 000 ] &&
+	kill -TERM $w && wait $w
+'
+
 # Debian's prometheus, scraping every second; its API answers with what it scraped
 prom_port=$(python3 -c "import socket; s=socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])")
 if ! command -v prometheus >/dev/null; then

@@ -50,6 +50,7 @@ struct server {
 	double continuous;
 	pthread_t cont;
 	bool cont_running;
+	struct serve_web web;		/* a copy of --web-config's */
 	struct serve_profile last;	/* the last CPU window: /flame.svg, and /debug/pprof/profile when continuous */
 	bool have_last;
 	uint16_t port;
@@ -319,6 +320,19 @@ static enum MHD_Result metrics(struct server *s, struct MHD_Connection *c)
 			 : "text/plain; version=0.0.4; charset=utf-8", b.data, b.len, NULL);
 }
 
+/* basic auth: the user and password of the request match a user's hash */
+static bool authorized(struct server *s, struct MHD_Connection *c)
+{
+	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
+	bool ok = serve_web__check(&s->web, user, pass);
+
+	if (pass)
+		explicit_bzero(pass, strlen(pass));
+	MHD_free(user);
+	MHD_free(pass);
+	return ok;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -330,6 +344,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	pthread_mutex_lock(&s->lock);
 	s->st.requests++;
 	pthread_mutex_unlock(&s->lock);
+	if (s->web.nr_users && !authorized(s, c)) {
+		struct MHD_Response *r = MHD_create_response_from_buffer(14, (void *)"unauthorized\n\n",
+									 MHD_RESPMEM_PERSISTENT);
+		enum MHD_Result ret = r ? MHD_queue_basic_auth_fail_response(c, "sonde", r) : MHD_NO;
+
+		if (r)
+			MHD_destroy_response(r);
+		return ret;
+	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	if (*upload_size)
@@ -381,7 +404,48 @@ static int bind_addr(struct sockaddr_in *sa, const char *listen, char *err, size
 	return 0;
 }
 
-int serve__start(struct server **out, const struct serve_config *c, const char *listen, char *err, size_t errlen)
+/* copy w into s->web; 0 or -ENOMEM */
+static int copy_web(struct serve_web *dst, const struct serve_web *w)
+{
+	if (!w)
+		return 0;
+	if (w->cert_pem && !(dst->cert_pem = strdup(w->cert_pem)))
+		return -ENOMEM;
+	if (w->key_pem && !(dst->key_pem = strdup(w->key_pem)))
+		return -ENOMEM;
+	for (int i = 0; i < w->nr_users; i++) {
+		dst->users[i].name = strdup(w->users[i].name);
+		dst->users[i].hash = strdup(w->users[i].hash);
+		dst->nr_users++;
+		if (!dst->users[i].name || !dst->users[i].hash)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct MHD_Daemon *start_daemon(struct server *s, const struct sockaddr_in *sa)
+{
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	struct MHD_OptionItem o[12];
+	int n = 0;
+
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, (void *)sa };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS, NULL };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT, NULL };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, REQUEST_MEMORY, NULL };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_STACK_SIZE, 512 * 1024, NULL };
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)quiet_log, NULL };
+	if (s->web.cert_pem) {
+		flags |= MHD_USE_TLS;
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, s->web.key_pem };
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, s->web.cert_pem };
+	}
+	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	return MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_ARRAY, o, MHD_OPTION_END);
+}
+
+int serve__start(struct server **out, const struct serve_config *c, const char *listen,
+		 const struct serve_web *web, char *err, size_t errlen)
 {
 	struct server *s = calloc(1, sizeof(*s));
 	struct sockaddr_in sa;
@@ -398,23 +462,14 @@ int serve__start(struct server **out, const struct serve_config *c, const char *
 	if (!listen)
 		listen = c->listen ? c->listen : SERVE_DEFAULT_LISTEN;
 	rc = bind_addr(&sa, listen, err, errlen);
+	if (!rc && (rc = copy_web(&s->web, web)))
+		snprintf(err, errlen, "out of memory");
 	if (!rc)
 		rc = metrics__new(&s->m, c, err, errlen);
-	if (!rc) {
-		s->d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-					MHD_USE_ERROR_LOG,
-					0, NULL, NULL, on_request, s,
-					MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-					MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
-					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT,
-					MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQUEST_MEMORY,
-					MHD_OPTION_THREAD_STACK_SIZE, (size_t)(512 * 1024),
-					MHD_OPTION_EXTERNAL_LOGGER, quiet_log, NULL,
-					MHD_OPTION_END);
-		if (!s->d) {
-			rc = -EADDRINUSE;
-			snprintf(err, errlen, "cannot listen on %s: the address is taken or not this machine's", listen);
-		}
+	if (!rc && !(s->d = start_daemon(s, &sa))) {
+		rc = -EADDRINUSE;
+		snprintf(err, errlen, "cannot listen on %s: the address is taken or not this machine's%s", listen,
+			 s->web.cert_pem ? ", or the TLS key and certificate do not go together" : "");
 	}
 	if (!rc && (info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT)))
 		s->port = info->port;
@@ -452,6 +507,7 @@ void serve__stop(struct server *s)
 	for (int i = 0; i < MAX_SLOTS; i++)
 		serve_profile__free(&s->slots[i].result);
 	serve_profile__free(&s->last);
+	serve_web__free(&s->web);
 	pthread_cond_destroy(&s->done);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -93,14 +93,37 @@ int serve__profile(enum serve_kind kind, const struct serve_query *q, unsigned f
 /* Prometheus' text: "a\\b\"c\n" escaped into a label value */
 void serve__label_escape(char *dst, size_t len, const char *src);
 
+#define SERVE_MAX_USERS 32
+
+/*
+ * --web-config: TLS and basic auth, in the file format of Prometheus'
+ * exporter-toolkit (tls_server_config: cert_file, key_file;
+ * basic_auth_users: NAME: bcrypt hash). Files are read at load, relative to
+ * the web config's directory.
+ */
+struct serve_web {
+	char *cert_pem, *key_pem;	/* NULL: plain HTTP */
+	struct {
+		char *name, *hash;
+	} users[SERVE_MAX_USERS];
+	int nr_users;			/* 0: no authentication */
+};
+/* parse text (len bytes; dir: where relative file names are) into w; 0 or -errno with err */
+int serve_web__parse(struct serve_web *w, const char *text, size_t len, const char *dir, char *err, size_t errlen);
+int serve_web__load(struct serve_web *w, const char *path, char *err, size_t errlen);
+void serve_web__free(struct serve_web *w);
+/* does pass match user's hash? (crypt(3): bcrypt $2b$/$2y$, and the other schemes libxcrypt takes) */
+bool serve_web__check(const struct serve_web *w, const char *user, const char *pass);
+
 struct server;
 
 /*
  * Start listening on c's address (listen overrides it when not NULL) with
- * c's events opened for counting. 0 or -errno with one line in err.
+ * c's events opened for counting, and web's TLS and users (web may be NULL;
+ * it is copied). 0 or -errno with one line in err.
  */
 int serve__start(struct server **out, const struct serve_config *c, const char *listen,
-		 char *err, size_t errlen);
+		 const struct serve_web *web, char *err, size_t errlen);
 /* the port bound (useful with port 0) */
 uint16_t serve__port(const struct server *s);
 /* stop taking requests, end profiles in flight, detach everything, free */
