@@ -128,7 +128,7 @@ static int profile(struct server *s, enum serve_kind kind, const struct serve_qu
 	s->st.profiles++;
 	pthread_mutex_unlock(&s->lock);
 
-	rc = serve__profile(kind, q, s->freq, &s->stop, &p, err, errlen);
+	rc = serve__profile(kind, q, s->freq, NULL, &s->stop, &p, err, errlen);
 
 	pthread_mutex_lock(&s->lock);
 	if (!rc)
@@ -156,12 +156,13 @@ static void *continuous(void *arg)
 {
 	struct server *s = arg;
 	struct serve_query q = { .seconds = (unsigned)ceil(s->continuous) };
+	struct serve_symcache *cache = serve_symcache__new();
 	char err[256];
 
 	while (!s->stop) {
 		struct serve_profile p;
 
-		if (serve__profile(SERVE_CPU, &q, s->freq, &s->stop, &p, err, sizeof(err))) {
+		if (serve__profile(SERVE_CPU, &q, s->freq, cache, &s->stop, &p, err, sizeof(err))) {
 			/* try again later: a window that failed (no memory) leaves the last one */
 			for (int i = 0; i < 10 && !s->stop; i++)
 				usleep(100 * 1000);
@@ -175,6 +176,7 @@ static void *continuous(void *arg)
 		keep_last(s, &p);
 		pthread_mutex_unlock(&s->lock);
 	}
+	serve_symcache__free(cache);
 	return NULL;
 }
 

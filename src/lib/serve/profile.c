@@ -28,12 +28,17 @@
 #define PROF_MAX_STACK 127
 #define PROF_MAX_PIDS 65536
 
-struct cpu_prof {
+struct serve_symcache {
 	struct symbolizer *sym;
+	pid_t *loaded;		/* processes whose maps are known */
+	size_t nloaded;
+};
+
+struct cpu_prof {
+	struct serve_symcache *sc;	/* the caller's, or this window's own */
+	struct symbolizer *sym;		/* sc->sym */
 	struct folded *f;
 	struct perfdata_attr attr;
-	pid_t *loaded;
-	size_t nloaded;
 	struct session_frame frames[PROF_MAX_STACK + 1];
 	const char *names[PROF_MAX_STACK + 1];
 	size_t lens[PROF_MAX_STACK + 1];
@@ -63,16 +68,55 @@ void serve_profile__free(struct serve_profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+struct serve_symcache *serve_symcache__new(void)
+{
+	struct serve_symcache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->sym = symbolizer__new(0);
+	c->loaded = calloc(PROF_MAX_PIDS, sizeof(pid_t));
+	if (!c->sym || !c->loaded) {
+		serve_symcache__free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void serve_symcache__free(struct serve_symcache *c)
+{
+	if (!c)
+		return;
+	symbolizer__free(c->sym);
+	free(c->loaded);
+	free(c);
+}
+
 /* remember pid as known; false when it was already */
 static bool mark_loaded(struct cpu_prof *c, pid_t pid)
 {
-	for (size_t i = 0; i < c->nloaded; i++)
-		if (c->loaded[i] == pid)
+	struct serve_symcache *sc = c->sc;
+
+	for (size_t i = 0; i < sc->nloaded; i++)
+		if (sc->loaded[i] == pid)
 			return false;
-	if (c->nloaded >= PROF_MAX_PIDS)
+	if (sc->nloaded >= PROF_MAX_PIDS)
 		return false;
-	c->loaded[c->nloaded++] = pid;
+	sc->loaded[sc->nloaded++] = pid;
 	return true;
+}
+
+/* a process that exited: its maps go (its pid may come back as another) */
+static void forget(struct cpu_prof *c, pid_t pid)
+{
+	struct serve_symcache *sc = c->sc;
+
+	for (size_t i = 0; i < sc->nloaded; i++)
+		if (sc->loaded[i] == pid) {
+			sc->loaded[i] = sc->loaded[--sc->nloaded];
+			symbolizer__exit(c->sym, pid);
+			return;
+		}
 }
 
 /* the maps of a process that ran before the window, read once from /proc */
@@ -106,6 +150,10 @@ static int on_record(const struct perfdata_event *ev, void *ctx)
 			mark_loaded(c, (pid_t)ev->task.pid);
 			symbolizer__fork(c->sym, (pid_t)ev->task.ppid, (pid_t)ev->task.pid);
 		}
+		return 0;
+	case PERF_RECORD_EXIT:
+		if (ev->task.pid == ev->task.tid)
+			forget(c, (pid_t)ev->task.pid);
 		return 0;
 	case PERF_RECORD_SAMPLE:
 		break;
@@ -184,8 +232,8 @@ static int write_outputs(struct folded *f, const char *type, const char *unit, c
 	return rc;
 }
 
-static int cpu_profile(const struct serve_query *q, unsigned freq, volatile bool *stop,
-		       struct serve_profile *out, char *err, size_t errlen)
+static int cpu_profile(const struct serve_query *q, unsigned freq, struct serve_symcache *cache,
+		       volatile bool *stop, struct serve_profile *out, char *err, size_t errlen)
 {
 	struct evlist evl = { 0 };
 	struct target tg = { 0 };
@@ -206,10 +254,10 @@ static int cpu_profile(const struct serve_query *q, unsigned freq, volatile bool
 	} else {
 		to.all = true;
 	}
-	c->sym = symbolizer__new(0);
+	c->sc = cache ? cache : serve_symcache__new();
+	c->sym = c->sc ? c->sc->sym : NULL;
 	c->f = folded__new(0);
-	c->loaded = calloc(PROF_MAX_PIDS, sizeof(pid_t));
-	rc = c->sym && c->f && c->loaded ? 0 : -ENOMEM;
+	rc = c->sc && c->f ? 0 : -ENOMEM;
 	if (!rc)
 		rc = evlist__parse(&evl, "cpu-clock", err, errlen);
 	if (!rc)
@@ -242,9 +290,9 @@ static int cpu_profile(const struct serve_query *q, unsigned freq, volatile bool
 		rc = write_outputs(c->f, "samples", "count", "CPU", out, err, errlen);
 	target__free(&tg);
 	evlist__free(&evl);
-	symbolizer__free(c->sym);
+	if (c->sc != cache)
+		serve_symcache__free(c->sc);
 	folded__free(c->f);
-	free(c->loaded);
 	free(c);
 	return rc;
 }
@@ -319,14 +367,14 @@ static int offcpu_profile(const struct serve_query *q, volatile bool *stop, stru
 	return rc;
 }
 
-int serve__profile(enum serve_kind kind, const struct serve_query *q, unsigned freq,
+int serve__profile(enum serve_kind kind, const struct serve_query *q, unsigned freq, struct serve_symcache *cache,
 		   volatile bool *stop, struct serve_profile *out, char *err, size_t errlen)
 {
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	err[0] = 0;
-	rc = kind == SERVE_CPU ? cpu_profile(q, freq, stop, out, err, errlen)
+	rc = kind == SERVE_CPU ? cpu_profile(q, freq, cache, stop, out, err, errlen)
 			       : offcpu_profile(q, stop, out, err, errlen);
 	if (rc) {
 		if (!err[0])

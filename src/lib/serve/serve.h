@@ -83,11 +83,21 @@ void serve_profile__free(struct serve_profile *p);
 enum serve_kind { SERVE_CPU, SERVE_OFFCPU };
 
 /*
+ * Symbols kept from one CPU window to the next (continuous mode): the ELF
+ * files and kallsyms read once, the processes' maps kept up to date by the
+ * kernel's mmap, exec and exit records. Owns its symbolizer.
+ */
+struct serve_symcache;
+struct serve_symcache *serve_symcache__new(void);
+void serve_symcache__free(struct serve_symcache *c);
+
+/*
  * Profile for q->seconds: the CPU at freq Hz (kernel and user stacks, frame
- * pointers), or the time blocked off CPU (microseconds). *stop set by another
+ * pointers), or the time blocked off CPU (microseconds). cache (may be NULL)
+ * keeps the CPU profile's symbols for the next one. *stop set by another
  * thread ends the window early. 0 or -errno with one line in err.
  */
-int serve__profile(enum serve_kind kind, const struct serve_query *q, unsigned freq,
+int serve__profile(enum serve_kind kind, const struct serve_query *q, unsigned freq, struct serve_symcache *cache,
 		   volatile bool *stop, struct serve_profile *out, char *err, size_t errlen);
 
 /* Prometheus' text: "a\\b\"c\n" escaped into a label value */
