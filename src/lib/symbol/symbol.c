@@ -358,7 +358,8 @@ int symbolizer__fork(struct symbolizer *s, pid_t parent, pid_t child)
 	proc_clear(c);
 	if (maps_reserve(c, pp->n))
 		return -ENOMEM;
-	memcpy(c->maps, pp->maps, pp->n * sizeof(*pp->maps));
+	if (pp->n)	/* a parent with no maps yet has no array to copy (memcpy takes no NULL) */
+		memcpy(c->maps, pp->maps, pp->n * sizeof(*pp->maps));
 	c->n = pp->n;
 	c->live = pp->live;
 	return 0;
