@@ -148,6 +148,22 @@ test_expect_success '--continuous: a scrape returns the last window at once; / s
 	wait $demo && kill -TERM $B_PID && wait $B_PID
 '
 
+if ! command -v chromium >/dev/null; then
+	test_skip 'the page in Chromium' "Debian's chromium is not installed (scripts/deps.sh test)"
+else
+	test_expect_success 'the page in Chromium: its flame graph loads and its search runs' '
+		serve_start E --continuous 1s -F 99
+		$WORKLOADS/spin 4 >/dev/null & s=$!
+		sleep 2.5
+		chrome() { timeout 60 chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=2000 "$@" 2>/dev/null; }
+		chrome --dump-dom "$E_URL/flame.svg?s=spin_here" >dom &&
+		m=$(sed -n "s/.*Matched: \([0-9.]*\)%.*/\1/p" dom) && echo "matched $m%" &&
+		awk "BEGIN { exit !($m > 0) }" &&
+		chrome --dump-dom "$E_URL/" | grep -q "<object id=\"flame\" data=\"/flame.svg\"" &&
+		wait $s && kill -TERM $E_PID && wait $E_PID
+	'
+fi
+
 test_expect_success '--web-config: TLS, and basic auth checked against a bcrypt hash' '
 	openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 -subj /CN=127.0.0.1 \
 		-addext subjectAltName=IP:127.0.0.1 2>/dev/null

@@ -228,7 +228,7 @@ static const char index_page[] =
 
 static enum MHD_Result root_page(struct server *s, struct MHD_Connection *c)
 {
-	int refresh = s->continuous > 0 ? (int)ceil(s->continuous) : 10;
+	int refresh = s->continuous > 5 ? (int)ceil(s->continuous) : s->continuous > 0 ? 5 : 10;	/* reloads at most every 5 s */
 	char *page;
 	int n;
 
