@@ -5,6 +5,7 @@
  * docs/serve.md for the schema.
  */
 #include "lib/serve/serve.h"
+#include "lib/serve/serve_int.h"
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -245,9 +246,27 @@ static int top_key(struct cfg_parse *p, yaml_node_t *k, yaml_node_t *v)
 	return 0;
 }
 
-int serve_config__parse(struct serve_config *c, const char *text, size_t len, char *err, size_t errlen)
+int serve__yaml_load(yaml_document_t *doc, const char *text, size_t len, char *err, size_t errlen)
 {
 	yaml_parser_t parser;
+	int rc = 0;
+
+	if (!yaml_parser_initialize(&parser)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, doc)) {
+		snprintf(err, errlen, "line %lu, column %lu: %s", (unsigned long)parser.problem_mark.line + 1,
+			 (unsigned long)parser.problem_mark.column + 1, parser.problem ? parser.problem : "not YAML");
+		rc = -EINVAL;
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+int serve_config__parse(struct serve_config *c, const char *text, size_t len, char *err, size_t errlen)
+{
 	yaml_document_t doc;
 	struct cfg_parse p = { .doc = &doc, .c = c, .err = err, .errlen = errlen };
 	yaml_node_t *root;
@@ -258,17 +277,8 @@ int serve_config__parse(struct serve_config *c, const char *text, size_t len, ch
 		snprintf(err, errlen, "the config is over %d bytes", CONFIG_MAX_BYTES);
 		return -EINVAL;
 	}
-	if (!yaml_parser_initialize(&parser)) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "line %lu, column %lu: %s", (unsigned long)parser.problem_mark.line + 1,
-			 (unsigned long)parser.problem_mark.column + 1, parser.problem ? parser.problem : "not YAML");
-		yaml_parser_delete(&parser);
-		return -EINVAL;
-	}
+	if ((rc = serve__yaml_load(&doc, text, len, err, errlen)))
+		return rc;
 	root = yaml_document_get_root_node(&doc);
 	if (root && root->type == YAML_MAPPING_NODE) {
 		for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; !rc && pr < root->data.mapping.pairs.top; pr++)
@@ -277,7 +287,6 @@ int serve_config__parse(struct serve_config *c, const char *text, size_t len, ch
 		rc = fail(&p, root, "the config is a mapping (listen:, events:, ...)");
 	}
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	if (rc)
 		serve_config__free(c);
 	return rc;

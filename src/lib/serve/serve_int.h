@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * serve_int.h - what the parts of lib/serve share and nothing else uses:
- * /metrics' state (the counters of the config's events, the last /proc
+ * the YAML loader, /metrics' state (the counters of the config's events, the last /proc
  * snapshot) and the server's own counters it reports.
  * struct metrics owns its counters and snapshot (metrics__free).
  */
@@ -12,6 +12,11 @@
 #include <stdint.h>
 
 #include "lib/serve/serve.h"
+
+#include <yaml.h>
+
+/* text as one YAML document (libyaml's loader) into doc, which the caller deletes; 0 or -errno with err */
+int serve__yaml_load(yaml_document_t *doc, const char *text, size_t len, char *err, size_t errlen);
 
 /* the server's own figures, shown in /metrics */
 struct serve_stats {

@@ -5,6 +5,7 @@
  * checked with crypt(3) against their bcrypt hashes. See serve.h.
  */
 #include "lib/serve/serve.h"
+#include "lib/serve/serve_int.h"
 
 #include <crypt.h>
 #include <errno.h>
@@ -119,21 +120,13 @@ static int users_section(struct serve_web *w, yaml_document_t *d, yaml_node_t *m
 
 int serve_web__parse(struct serve_web *w, const char *text, size_t len, const char *dir, char *err, size_t errlen)
 {
-	yaml_parser_t parser;
 	yaml_document_t doc;
 	yaml_node_t *root;
 	int rc = 0;
 
 	memset(w, 0, sizeof(*w));
-	if (!yaml_parser_initialize(&parser))
-		return -ENOMEM;
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "line %lu, column %lu: %s", (unsigned long)parser.problem_mark.line + 1,
-			 (unsigned long)parser.problem_mark.column + 1, parser.problem ? parser.problem : "not YAML");
-		yaml_parser_delete(&parser);
-		return -EINVAL;
-	}
+	if ((rc = serve__yaml_load(&doc, text, len, err, errlen)))
+		return rc;
 	root = yaml_document_get_root_node(&doc);
 	if (root && root->type == YAML_MAPPING_NODE) {
 		for (yaml_node_pair_t *p = root->data.mapping.pairs.start; !rc && p < root->data.mapping.pairs.top; p++) {
@@ -151,7 +144,6 @@ int serve_web__parse(struct serve_web *w, const char *text, size_t len, const ch
 		rc = bad(root, err, errlen, "the web config is a mapping (tls_server_config, basic_auth_users)");
 	}
 	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
 	if (rc)
 		serve_web__free(w);
 	return rc;
