@@ -55,14 +55,17 @@ test_expect_success '/metrics counts the config events: a known workload, exactl
 	grep -q "^# TYPE sonde_event_total counter" m
 '
 
-test_expect_success '/metrics has the USE figures, series past the label limit dropped and counted' '
+test_expect_success '/metrics: the USE figures, series past the label limit dropped and counted, OpenMetrics, gzip' '
 	sleep 1.1 && curl -sf $A_URL/metrics >m &&
 	grep -q "^sonde_use_memory_used_pct{resource=\"memory\"} " m &&
 	ncpu=$(grep -c "^cpu[0-9]" /proc/stat) &&
 	[ $(grep -c "^sonde_use_cpu_busy_pct{" m) = 2 ] &&
 	grep -qx "sonde_series_dropped_total{family=\"sonde_use_cpu_busy_pct\"} $((ncpu + 1 - 2))" m &&
 	curl -sf -H "Accept: application/openmetrics-text; version=1.0.0" $A_URL/metrics >om &&
-	tail -1 om | grep -qx "# EOF" && grep -qx "# TYPE sonde_event counter" om
+	tail -1 om | grep -qx "# EOF" && grep -qx "# TYPE sonde_event counter" om &&
+	curl -sf -D hdr -H "Accept-Encoding: gzip" -o m.gz $A_URL/metrics && grep -qi "^Content-Encoding: gzip" hdr &&
+	zcat m.gz | grep -q "^sonde_use_memory_used_pct{resource=\"memory\"} " &&
+	[ $(stat -c %s m.gz) -lt $(( $(stat -c %s m) / 2 )) ]
 '
 
 test_expect_success '/debug/pprof/profile?pid=: go tool pprof -top puts the hot function first' '

@@ -39,4 +39,7 @@ int export__pprof(const struct folded *f, FILE *out, const char *type, const cha
  */
 int export__pprof2(const struct folded *f, FILE *out, const char *const types[2][2], char *err, size_t errlen);
 
+/* data (len bytes, below 4 GiB) gzip'd into out, as pprof files are; 0 or -errno */
+int export__gzip(FILE *out, const void *data, size_t len);
+
 #endif

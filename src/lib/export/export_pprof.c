@@ -100,7 +100,7 @@ static void value_type(struct pb *prof, unsigned field, uint64_t type, uint64_t 
 	pb_msg(prof, field, tmp);
 }
 
-static int gzip_out(FILE *out, const uint8_t *data, size_t len)
+int export__gzip(FILE *out, const void *data, size_t len)
 {
 	z_stream z = { 0 };
 	uint8_t buf[1 << 16];
@@ -207,7 +207,7 @@ static int write_pprof(const struct folded *f, FILE *out, const char *const type
 	}
 	value_type(&prof, 11, 2 * ntypes - 1, 2 * ntypes, &tmp);	/* period_type: the last sample type */
 	pb_uint(&prof, 12, 1);			/* period */
-	rc = prof.oom || tmp.oom || sub.oom || ids.oom ? -ENOMEM : gzip_out(out, prof.p, prof.len);
+	rc = prof.oom || tmp.oom || sub.oom || ids.oom ? -ENOMEM : export__gzip(out, prof.p, prof.len);
 	if (rc)
 		snprintf(err, errlen, rc == -ENOMEM ? "out of memory" : "cannot write the pprof file");
 	free(prof.p);

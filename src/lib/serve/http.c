@@ -9,6 +9,7 @@
  */
 #include "lib/serve/serve.h"
 #include "lib/serve/serve_int.h"
+#include "lib/export/export.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -311,15 +312,42 @@ static enum MHD_Result metrics(struct server *s, struct MHD_Connection *c)
 	bool om = accept && strstr(accept, "application/openmetrics-text");
 	struct serve_stats st;
 	struct serve_buf b = { 0 };
+	const char *enc = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	struct serve_buf z = { 0 };
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	FILE *f;
 
 	pthread_mutex_lock(&s->lock);
 	st = s->st;
 	pthread_mutex_unlock(&s->lock);
 	if (metrics__render(s->m, &st, om, &b))
 		return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	return answer(c, MHD_HTTP_OK,
-		      om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-			 : "text/plain; version=0.0.4; charset=utf-8", b.data, b.len, NULL);
+	/* Prometheus asks for gzip: a fifth of the bytes */
+	if (enc && strstr(enc, "gzip") && (f = open_memstream(&z.data, &z.len))) {
+		int rc = export__gzip(f, b.data, b.len);
+
+		if (fclose(f) || rc) {
+			free(z.data);
+			z.data = NULL;
+		} else {
+			free(b.data);
+			b = z;
+		}
+	}
+	r = MHD_create_response_from_buffer(b.len, b.data, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(b.data);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+				   : "text/plain; version=0.0.4; charset=utf-8");
+	if (z.data)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
 /* basic auth: the user and password of the request match a user's hash */
