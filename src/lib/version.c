@@ -26,7 +26,8 @@ static const struct version_feature features[] = {
 	  STR(LIBBPF_MINOR_VERSION) ": " SONDE_BPF_SKELS },
 	{ "probe-language", true, "bpftrace's language compiled to BPF in the binary (no LLVM)" },
 	{ "bcc-tools", true, "the BCC tools embedded as programs ('sonde tools')" },
-	{ "tls", false, "no 'sonde serve' in this build" },
+	{ "serve", true, "'sonde serve': HTTP by libmicrohttpd, its config by libyaml" },
+	{ "tls", true, "'sonde serve --web-config': TLS by libmicrohttpd with gnutls, bcrypt by crypt(3)" },
 	{ NULL, false, NULL },
 };
 

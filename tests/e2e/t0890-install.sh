@@ -41,7 +41,7 @@ test_expect_success 'sonde --version names the version and the commit; version -
 	$SONDE version --features >f &&
 	head -1 f | test_cmp v - &&
 	grep -Eq "^  zstd +yes " f && grep -Eq "^  dwarf-unwind +yes " f &&
-	grep -Eq "^  bpf-skeletons +yes .*offcpu" f && grep -Eq "^  tls +no " f &&
+	grep -Eq "^  bpf-skeletons +yes .*offcpu" f && grep -Eq "^  tls +yes " f && grep -Eq "^  serve +yes .*libmicrohttpd" f &&
 	$SONDE version >v2 && test_cmp v v2
 '
 
