@@ -173,6 +173,7 @@ test_expect_success '--web-config: TLS, and basic auth checked against a bcrypt 
 	h=$(python3 -W ignore -c "import crypt; print(crypt.crypt(\"s3cret\", crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)))")
 	printf "tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  alice: %s\n" "$h" >web.yml
 	$SONDE serve --listen 127.0.0.1:0 --web-config web.yml >w.out 2>w.err & w=$!
+	echo $w >>.servers
 	for i in $(seq 100); do grep -q listening w.out && break; sleep 0.05; done
 	url=$(sed -n "s|^sonde serve: listening on \(https://.*\)/$|\1|p" w.out) && [ -n "$url" ] &&
 	[ $(code --cacert cert.pem $url/metrics) = 401 ] &&
@@ -205,7 +206,7 @@ scrape_configs:
       - targets: ['${C_URL#http://}']
 EOF
 	test_expect_success 'Prometheus scrapes it twice and its API gives the known count back' '
-		$WORKLOADS/syscalls 777 &&
+		$WORKLOADS/syscalls 777
 		prometheus --config.file=prom.yml --storage.tsdb.path=prom-data \
 			--web.listen-address=127.0.0.1:'$prom_port' >prom.log 2>&1 & p=$!
 		echo $p >>.tools
