@@ -15,7 +15,12 @@ near() { awk -v v="$1" -v e="$2" -v p="$3" 'BEGIN { d = v - e; if (d < 0) d = -d
 	 { echo "$1 is not within $3% of $2"; return 1; }; }
 
 # the recording every test below reads: spin's 3 threads on CPU 1 for 1 s each
+# CPU 1's irq, softirq and steal time (/proc/stat, in 1/100 s) in ms: a thread's run time from
+# sched_stat_runtime leaves them out (the kernel's task clock), its switches' timestamps do not
+cpu1_lost_ms() { awk '$1 == "cpu1" { print ($7 + $8 + $9) * 10 }' /proc/stat; }
+LOST0=$(cpu1_lost_ms)
 $SONDE sched record -o "$TMP/spin.data" -- taskset -c 1 $W 1 3 >"$TMP/spin.out" 2>"$TMP/spin.err"
+LOST_MS=$(( $(cpu1_lost_ms) - LOST0 ))
 SPIN=$(sed -n 's/ ready$//p' "$TMP/spin.out")
 # its threads (other tests may run spin meanwhile), as "A|B|C"
 TIDS=$($SONDE sched timehist -i "$TMP/spin.data" |
@@ -81,8 +86,9 @@ test_expect_success 'timehist: the run times of each thread add up to its latenc
 	for tid in $(echo "$TIDS" | tr "|" " "); do
 		run=$(awk -F"|" "/^  spin:$tid /"" { print \$2 + 0 }" lat) &&
 		sum=$(awk -v t="spin[$tid" "index(\$3, t) == 1 { s += \$6 } END { print s }" th) &&
-		echo "$tid: latency $run ms, timehist $sum ms" &&
-		near $sum $run 2 || exit 1
+		echo "$tid: latency $run ms, timehist $sum ms, CPU 1 lost to irqs and the host $LOST_MS ms" &&
+		# timehist counts the time the host stole (and irqs) inside a run; runtime does not
+		awk -v s=$sum -v r=$run -v l=$LOST_MS "BEGIN { exit !(s >= r * 0.98 && s <= r * 1.02 + l + 20) }" || exit 1
 	done
 '
 
