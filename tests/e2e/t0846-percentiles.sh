@@ -44,24 +44,43 @@ tracepoint:syscalls:sys_exit_nanosleep /@s[tid]/ {
 }
 END { clear(@s); }'
 
+# the pQ (percent) that the histogram printed in file $1 implies: the nearest rank's bucket, its
+# top, lowered to the exact max printed on the percentile line
+expect_p() {
+	awk -v q="$2" '
+	function val(s, m) { m = 1; if (s ~ /K$/) m = 1024; else if (s ~ /M$/) m = 1048576; else if (s ~ /G$/) m = 1073741824
+		sub(/[KMG]$/, "", s); return s * m }
+	/^\[/ { hi = $2; sub(/\)$/, "", hi); n++; top[n] = val(hi) - 1; c[n] = $3; tot += $3 }
+	/^p50 / { for (i = 1; i < NF; i++) if ($i == "max") mx = $(i + 1) }
+	END { r = q * tot / 100; if (r - int(r) > 1e-9) r = int(r) + 1; else r = int(r)
+		for (i = 1; i <= n; i++) { s += c[i]; if (s >= r) { print (top[i] < mx ? top[i] : mx); exit } } }' "$1"
+}
+# every pNN line of file $1 is what its histogram implies
+pct_consistent() {
+	for q in 50:p50 90:p90 99:p99 99.9:p999; do
+		test "$(pval "$1" ${q#*:})" = "$(expect_p "$1" ${q%:*})" ||
+			{ echo "$1: ${q#*:} is $(pval "$1" ${q#*:}), its buckets say $(expect_p "$1" ${q%:*})"; cat "$1"; return 1; }
+	done
+}
+# The durations move with the machine's load (a 50 ms sleep can take 70): the test checks that the
+# percentiles are those the printed buckets imply, and what the workload makes sure of (850 fast
+# calls, 30 of at least 50 ms); lib/stats/percentile.c's own cases are the unit tests'
 test_expect_success 'probe --percentiles: the same answers from hist(), lhist() and per key' '
 	$SONDE probe --percentiles -e "$PROG" -c "$WORKLOADS/latmix $MIX" >po.txt &&
 	sed -n "/^@h: /,/^$/p" po.txt >h.txt &&
 	test $(grep "^\[" h.txt | awk "{ sub(/ *[|].*/, \"\"); s += \$NF } END { print s }") -eq 1000 &&
 	grep -q "(log2 buckets: each pNN is at most 2x the true value, never below it)$" h.txt &&
+	pct_consistent h.txt &&
 	test $(pval h.txt p50) -lt 1048576 &&
-	test $(pval h.txt p90) -eq 2097151 &&
-	max=$(pval h.txt max) && test $max -ge 50000000 && test $max -le 67108863 &&
-	test $(pval h.txt p99) -eq $max && test $(pval h.txt p999) -eq $max &&
+	max=$(pval h.txt max) && test $max -ge 50000000 && test $(pval h.txt p99) -ge 50000000 &&
 	sed -n "/^@ms: /,/^$/p" po.txt >ms.txt &&
 	grep -q "(linear buckets: each pNN is less than 10 above the true value, never below it)$" ms.txt &&
-	test $(pval ms.txt p90) -eq 9 &&
-	msmax=$(pval ms.txt max) && test $msmax -ge 50 && test $msmax -le 67 &&
-	test $(pval ms.txt p99) -eq $msmax &&
+	pct_consistent ms.txt &&
+	msmax=$(pval ms.txt max) && test $msmax -ge 50 && test $msmax -eq $((max / 1000000)) &&
 	sed -n "/^@k\[0\]: /,/^$/p" po.txt >k0.txt && sed -n "/^@k\[1\]: /,/^$/p" po.txt >k1.txt &&
+	pct_consistent k0.txt && pct_consistent k1.txt &&
 	test $(pval k0.txt max) -le 30000000 &&
-	test $(pval k1.txt max) -eq $max &&
-	test $(pval k1.txt p50) -eq $max
+	test $(pval k1.txt max) -eq $max
 '
 
 test_expect_success 'probe without --percentiles: no percentile line, the rest the same layout' '
