@@ -18,6 +18,7 @@
 #include "lib/proc/maps.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
+#include "lib/symbol/elfsym.h"
 #include "lib/syscall/syscalls.h"
 #include "lib/util.h"
 #include "ui/ltrace_print.h"
@@ -445,7 +446,7 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 	lo.held = w->pid;
 	/* libraries a process dlopens: watched when -e or -l look at libraries */
 	if ((lt_filter__libraries(o->filter) || o->nr_lpats) && !o->no_libcalls && o->exe->interp_path &&
-	    !elf_obj__symbol_offset(o->exe->interp_path, "_dl_debug_state", &lo.dl_offset))
+	    !elfsym__func_offset(o->exe->interp_path, "_dl_debug_state", &lo.dl_offset))
 		lo.dl_path = o->exe->interp_path;
 	o->pr.funcs = o->pf = pf;
 	o->pr.nr_funcs = o->npf = fs->n;

@@ -192,52 +192,13 @@ fail:
 	return rc;
 }
 
-struct func_find {
-	const char *name;
-	uint64_t addr;
-};
-
-static int func_match(const char *name, const GElf_Sym *s, void *ctx)
-{
-	struct func_find *f = ctx;
-	size_t n = strlen(f->name);
-
-	/* "pthread_mutex_trylock@@GLIBC_2.34" and "...@GLIBC_2.2.5" are one function */
-	if (GELF_ST_TYPE(s->st_info) != STT_FUNC || strncmp(name, f->name, n) || (name[n] && name[n] != '@'))
-		return 0;
-	f->addr = s->st_value;
-	return 1;
-}
-
-/*
- * The file offset of function name in path. libbpf 1.1 refuses a name that two
- * symbol versions give (glibc's pthread_mutex_trylock), even at one address.
- */
-static int func_offset(const char *path, const char *name, uint64_t *off)
-{
-	struct func_find f = { name, 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
-	Elf *e;
-
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
-		if (elfsym__each(e, func_match, &f) == 1)
-			rc = elfsym__file_offset(e, f.addr, true, off);
-		elf_end(e);
-	}
-	close(fd);
-	return rc;
-}
-
 static int attach_uprobe(struct lock_trace *t, struct bpf_program *p, const char *func, bool ret,
 			 char *err, size_t errlen)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .retprobe = ret);
 	struct bpf_link *l;
 	uint64_t off = 0;
-	int rc = func_offset(t->libc, func, &off);
+	int rc = elfsym__func_offset(t->libc, func, &off);
 
 	if (rc) {
 		snprintf(err, errlen, "cannot find '%s' in '%s': %s", func, t->libc, strerror(-rc));

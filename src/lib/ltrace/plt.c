@@ -210,39 +210,6 @@ static int read_dynamic(struct elf_obj *o, Elf *e)
 	return 0;
 }
 
-struct sym_find {
-	const char *name;
-	uint64_t vaddr;
-};
-
-static int sym_match(const char *name, const GElf_Sym *s, void *ctx)
-{
-	struct sym_find *f = ctx;
-
-	if (strcmp(name, f->name) || GELF_ST_TYPE(s->st_info) != STT_FUNC)
-		return 0;
-	f->vaddr = s->st_value;
-	return 1;
-}
-
-int elf_obj__symbol_offset(const char *path, const char *name, uint64_t *off)
-{
-	struct sym_find f = { name, 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
-	Elf *e;
-
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
-		if (elfsym__each(e, sym_match, &f) == 1)
-			rc = elfsym__file_offset(e, f.vaddr, true, off);
-		elf_end(e);
-	}
-	close(fd);
-	return rc;
-}
-
 struct fn_list {
 	char *const *pats;
 	int npats;

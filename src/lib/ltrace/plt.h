@@ -50,9 +50,6 @@ void elf_obj__free(struct elf_obj *o);
  */
 int elf_obj__read_mem(struct elf_obj *o, const void *buf, size_t len, const char *name);
 
-/* the file offset of symbol `name` of the ELF file at path (a uprobe's place): 0, -ENOENT or -errno */
-int elf_obj__symbol_offset(const char *path, const char *name, uint64_t *off);
-
 /*
  * The functions of the ELF file at path (its symbol table, else .dynsym)
  * whose names match one of the globs pats[0..npats), by address, into *out

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <unistd.h>
 
 int elfsym__each(Elf *e, int (*cb)(const char *name, const GElf_Sym *s, void *ctx), void *ctx)
@@ -85,4 +86,38 @@ int elfsym__file_offset(Elf *e, uint64_t vaddr, bool exec, uint64_t *off)
 		}
 	}
 	return -ENOENT;
+}
+
+struct func_find {
+	const char *name;
+	uint64_t addr;
+};
+
+static int func_match(const char *name, const GElf_Sym *s, void *ctx)
+{
+	struct func_find *f = ctx;
+	size_t n = strlen(f->name);
+
+	if (GELF_ST_TYPE(s->st_info) != STT_FUNC || strncmp(name, f->name, n) || (name[n] && name[n] != '@'))
+		return 0;
+	f->addr = s->st_value;
+	return 1;
+}
+
+int elfsym__func_offset(const char *path, const char *name, uint64_t *off)
+{
+	struct func_find f = { name, 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
+	Elf *e;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		if (elfsym__each(e, func_match, &f) == 1)
+			rc = elfsym__file_offset(e, f.addr, true, off);
+		elf_end(e);
+	}
+	close(fd);
+	return rc;
 }
