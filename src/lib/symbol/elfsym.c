@@ -113,11 +113,13 @@ int elfsym__func_offset(const char *path, const char *name, uint64_t *off)
 	if (fd < 0)
 		return -errno;
 	elf_version(EV_CURRENT);
-	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
-		if (elfsym__each(e, func_match, &f) == 1)
-			rc = elfsym__file_offset(e, f.addr, true, off);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF)
+		rc = -ENOEXEC;
+	else if (elfsym__each(e, func_match, &f) == 1)
+		rc = elfsym__file_offset(e, f.addr, true, off);
+	if (e)
 		elf_end(e);
-	}
 	close(fd);
 	return rc;
 }

@@ -37,7 +37,7 @@ int elfsym__file_offset(Elf *e, uint64_t vaddr, bool exec, uint64_t *off);
  * The file offset of function name (STT_FUNC) in the ELF file at path: where a uprobe
  * on it goes. "name@VERSION" and "name@@VERSION" are name too: libbpf 1.1 refuses a
  * name two symbol versions give (glibc's pthread_mutex_trylock), even at one address.
- * 0, -ENOENT, or -errno of opening the file.
+ * 0, -ENOENT (no such function), -ENOEXEC (not ELF), or -errno of opening the file.
  */
 int elfsym__func_offset(const char *path, const char *name, uint64_t *off);
 

@@ -9,6 +9,7 @@
  * set_ftrace_filter/notrace/pid with options/function-fork.
  */
 #include "lib/tracefs/ftrace.h"
+#include "lib/symbol/elfsym.h"
 #include "lib/tracefs/tracefs.h"
 #include "lib/proc/target.h"
 
@@ -376,74 +377,6 @@ int ftrace__set_functions(struct ftrace *ft, char *const *funcs, int n, char *co
 	return 0;
 }
 
-int ftrace__elf_func_offset(const char *path, const char *func, unsigned long long *off)
-{
-	unsigned long long vaddr = 0;
-	bool found = false;
-	Elf_Scn *scn = NULL;
-	size_t nph;
-	Elf *e;
-	int fd, rc = -ENOENT;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		rc = -ENOEXEC;
-		goto out;
-	}
-	/* .symtab first (every function), then .dynsym (exported ones) */
-	for (int pass = 0; pass < 2 && !found; pass++) {
-		while (!found && (scn = elf_nextscn(e, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) || !sh.sh_entsize)
-				continue;
-			d = elf_getdata(scn, NULL);
-			for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-				GElf_Sym sym;
-				const char *name;
-
-				if (!gelf_getsym(d, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value)
-					continue;
-				name = elf_strptr(e, sh.sh_link, sym.st_name);
-				if (name && !strcmp(name, func)) {
-					vaddr = sym.st_value;
-					found = true;
-					break;
-				}
-			}
-		}
-		scn = NULL;
-	}
-	if (!found)
-		goto out;
-	/* the file offset: through the loadable segment that holds the address */
-	rc = -ENOEXEC;
-	if (elf_getphdrnum(e, &nph))
-		goto out;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
-			*off = vaddr - ph.p_vaddr + ph.p_offset;
-			rc = 0;
-			break;
-		}
-	}
-out:
-	if (e)
-		elf_end(e);
-	close(fd);
-	return rc;
-}
-
 int ftrace__add_uprobe(struct ftrace *ft, const char *spec, bool ret, char *ev, size_t evlen,
 		       char *err, size_t errlen)
 {
@@ -489,7 +422,10 @@ int ftrace__add_uprobe(struct ftrace *ft, const char *spec, bool ret, char *ev, 
 	} else {
 		size_t j = 0;
 
-		rc = ftrace__elf_func_offset(real, func, &off);
+		uint64_t foff = 0;
+
+		rc = elfsym__func_offset(real, func, &foff);
+		off = foff;
 		if (rc) {
 			ERR("bad uprobe '%s': %s", spec, rc == -ENOENT ? "no such function in its symbol tables" :
 			    rc == -ENOEXEC ? "not an ELF executable or library" : strerror(-rc));

@@ -72,8 +72,6 @@ int ftrace__set_functions(struct ftrace *ft, char *const *funcs, int n, char *co
 int ftrace__add_uprobe(struct ftrace *ft, const char *spec, bool ret, char *ev, size_t evlen,
 		       char *err, size_t errlen);
 
-/* the file offset of a function in an ELF file (for uprobes); 0 or -errno */
-int ftrace__elf_func_offset(const char *path, const char *func, unsigned long long *off);
 
 /* per-CPU buffer size in kB; 0 or -errno */
 int ftrace__set_buffer_kb(struct ftrace *ft, unsigned kb, char *err, size_t errlen);
