@@ -72,13 +72,14 @@ test_expect_success 'collapse --comms bash: only bash'"'"'s stacks' '
 '
 
 test_expect_success 'top --comms: bash'"'"'s samples are not sh'"'"'s, nor sh'"'"'s bash'"'"'s' '
-	$TMP/sh 4 >/dev/null & a=$!
-	$TMP/bash 4 >/dev/null & b=$!
+	# the spinners outlive both runs (a loaded machine starts top slowly); killed after them
+	$TMP/sh 20 >/dev/null & a=$!
+	$TMP/bash 20 >/dev/null & b=$!
 	sleep 0.3
 	r1=0 r2=0
 	$SONDE top --stdio -a -s comm --comms bash -d 1 --duration 1.5 >bash.out 2>err || r1=$?
 	$SONDE top --stdio -a -s comm --comms sh -d 1 --duration 1.5 >sh.out 2>>err || r2=$?
-	kill $a $b 2>/dev/null; wait $a $b || :;
+	kill $a $b 2>/dev/null || :; wait $a $b || :;
 	cat bash.out sh.out err; echo "exit codes $r1 $r2";
 	[ $r1 -eq 0 ] && [ $r2 -eq 0 ] &&
 	comms bash.out | grep -qx bash && ! comms bash.out | grep -vx bash &&
