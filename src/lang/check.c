@@ -299,7 +299,10 @@ int ck_errno_value(const char *name)
 static struct type check_ident(struct ck *c, struct node *n)
 {
 	int argn = 0;
-	const struct bvar_desc *b = builtin__var(n->s, &argn);
+	const struct bvar_desc *b;
+
+	ck_builtin_prefix(n);
+	b = builtin__var(n->s, &argn);
 	const struct provider *p = c->in ? c->in->prov : NULL;
 
 	if (!strcmp(n->s, "true") || !strcmp(n->s, "false")) {
@@ -411,6 +414,11 @@ static struct type check_ident(struct ck *c, struct node *n)
 		}
 		return n->ty = ty_kind(TY_CTX, 0);
 	case BV_USERMODE:	/* read from the registers the probe was given */
+		if (p && (!strcmp(p->name, "BEGIN") || !strcmp(p->name, "END"))) {	/* BEGIN, END: user mode */
+			n->kind = N_INT;
+			n->i = 1;
+			return n->ty = ty_int(false, 64);
+		}
 		if (!p || (p->prog_type != 2 /* KPROBE */ && p->prog_type != 7 /* PERF_EVENT */) ||
 		    !strcmp(p->name, "software") || !strcmp(p->name, "hardware") || !strcmp(p->name, "interval")) {
 			lang__error(c->prog, n->loc, "'usermode' is only available in profile, kprobe and uprobe probes");

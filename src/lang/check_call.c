@@ -114,11 +114,26 @@ int ck_call_args(struct ck *c, struct node *n)
 	return 0;
 }
 
+/* upstream's __builtin_comm, __builtin_cpu(): the builtin itself, whatever macros say */
+void ck_builtin_prefix(struct node *n)
+{
+	int argn;
+	const char *rest = n->s + 10;
+
+	if (strncmp(n->s, "__builtin_", 10) || builtin__var(n->s, &argn) || builtin__func(n->s))
+		return;
+	if (builtin__var(rest, &argn) || builtin__func(rest))
+		n->s = rest;
+}
+
 struct type ck_call(struct ck *c, struct node *n, struct node *assign_to)
 {
-	const struct builtin *f = builtin__func(n->s);
+	const struct builtin *f;
 	struct type none = ty_kind(TY_NONE, 0), t;
 	int nargs = (int)n->i;
+
+	ck_builtin_prefix(n);
+	f = builtin__func(n->s);
 
 	if (!f || (!nargs && (f->flags & BF_NOARG_VAR))) {
 		int argn;

@@ -62,6 +62,7 @@ struct type ck_addr(struct ck *c, struct node *n);
 bool ck_is_const_int(struct node *n, long long *v);
 int ck_array_size(struct ck *c, struct node *a);	/* bytes of an array value (a tracepoint's, BTF's, pton's), or 0 */
 struct type ck_call(struct ck *c, struct node *n, struct node *assign_to);	/* assign_to: @m in @m = agg() */
+void ck_builtin_prefix(struct node *n);	/* __builtin_comm is comm */
 int ck_call_args(struct ck *c, struct node *n);	/* check a call's arguments as values; 0 or -1 */
 /* the record of printf, print, cat, system, time... (call->id = its site + 1); 0 or -1 */
 int ck_make_site(struct ck *c, struct node *call, int kind, struct node *fmt, struct node *args, int nargs);

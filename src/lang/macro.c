@@ -11,6 +11,7 @@
  * an expansion remembers it (loc.exp), so that an error in a body also says
  * where the macro was called from.
  */
+#include "lang/builtins/builtins.h"
 #include "lang/lang.h"
 
 #include <errno.h>
@@ -351,7 +352,7 @@ static struct node *xf(struct mx *x, struct node *n)
 	/* a macro call: its arguments first (they may call macros too) */
 	if (c->kind == N_CALL || (c->kind == N_IDENT && !(x->m && param(x, N_IDENT, c->s, &arg)))) {
 		const struct macrodef *closest, *m;
-		int nargs = c->kind == N_CALL ? (int)c->i : 0;
+		int argn, nargs = c->kind == N_CALL ? (int)c->i : 0;
 
 		if (c->kind == N_CALL)
 			c->args = xf_list(x, c->args);
@@ -360,7 +361,7 @@ static struct node *xf(struct mx *x, struct node *n)
 		m = lookup(x->prog, c->s, c->args, nargs, &closest);
 		if (m)
 			return expand(x, m, c);
-		if (closest) {
+		if (closest && !builtin__func(c->s) && !builtin__var(c->s, &argn)) {	/* cpu() with a macro cpu(x) */
 			mismatch(x, c, closest, nargs);
 			return NULL;
 		}

@@ -54,6 +54,10 @@ static struct type check_format(struct ck *c, struct node *n, const struct built
 	int nargs = (int)n->i;
 
 	(void)assign_to;
+	if (a0->kind == N_BLOCKEXPR && !a0->args && a0->x && a0->x->kind == N_STR) {	/* a macro's "fmt" */
+		a0->x->next = a0->next;
+		n->args = a0 = a0->x;
+	}
 	if (a0->kind != N_STR) {
 		lang__error(c->prog, a0->loc, "the first argument of %s() is a format string literal", n->s);
 		return none;
