@@ -797,8 +797,12 @@ struct type ck_expr(struct ck *c, struct node *n)
 		bool sign = false;
 		int bits = cast_bits(n->s, &sign);
 
-		if (!bits && !n->ptr)
+		int eid = !bits && !n->ptr ? enumfmt__field_enum(c->prog, n->s) : 0;	/* (enum x)v */
+
+		if (!bits && !n->ptr && !eid)
 			bits = enumfmt__typedef_bits(c->prog, n->s, &sign);	/* a kernel typedef: (uint64_t)x */
+		if (eid)
+			bits = enumfmt__bits(c->prog, eid, &sign);
 		if (c->prog->err)
 			return none;
 		if (!n->ptr && (n->i || a.kind == TY_ARRAY || (a.kind != TY_INT && ck_array_size(c, n->l))))
@@ -811,6 +815,8 @@ struct type ck_expr(struct ck *c, struct node *n)
 		}
 		n->ty = ty_int(sign, bits);
 		n->ty.boolean = !strcmp(n->s, "bool");	/* (bool)x: x != 0 (gen.c) */
+		n->ty.btf_id = eid;
+		n->ty.enumname = eid > 0;	/* 0.17 refuses the cast: upstream's printing */
 		return n->ty;
 	}
 	case N_PREINC: case N_POSTINC:
@@ -899,6 +905,8 @@ static int check_assign(struct ck *c, struct node *s)
 		v.boolean = t.kind == TY_INT && t.boolean && s->op == T_ASSIGN;
 		if (t.kind == TY_INT && t.ptr && s->op == T_ASSIGN)	/* @p = (int32 *)x: @p++ steps 4 bytes */
 			v.ptr = t.ptr, v.user = t.user;
+		if (t.kind == TY_INT && !t.ptr && s->op == T_ASSIGN)	/* @e = ONE: printf's %s names it */
+			v.btf_id = t.btf_id, v.enumname = t.enumname;
 		return set_map_value(c, lhs, v, AGG_NONE, s->loc);
 	}
 	if (lhs->kind == N_VAR) {

@@ -249,6 +249,21 @@ static const char *enum_name(const struct btf *btf, int id, uint64_t v, uint64_t
 	return NULL;
 }
 
+int enumfmt__bits(struct program *p, int id, bool *sign)
+{
+	const struct btf_type *t = p->btf ? btf__type_by_id(p->btf, id) : NULL;
+
+	*sign = t && btf_kflag(t);
+	return t && t->size >= 1 && t->size <= 8 ? t->size * 8 : 64;
+}
+
+const char *enumfmt__name(struct out *o, const struct type *t, uint64_t v)
+{
+	uint64_t shown;
+
+	return t->kind == TY_INT && !t->ptr && t->btf_id > 0 ? enum_name(o->prog ? o->prog->btf : NULL, t->btf_id, v, &shown) : NULL;
+}
+
 /* ---- GFP flags ---- */
 struct gparse {
 	const char *p, *end;

@@ -23,6 +23,10 @@ int enumfmt__ident(struct program *p, struct node *n);
 /* a tracepoint field's C type "enum x": its BTF id, or 0 */
 int enumfmt__field_enum(struct program *p, const char *ctype);
 
+/* enum `id`'s bits (8 to 64) and sign */
+int enumfmt__bits(struct program *p, int id, bool *sign);
+/* the enumerator of enum t->btf_id whose value is v, or NULL */
+const char *enumfmt__name(struct out *o, const struct type *t, uint64_t v);
 /* a kernel typedef of an integer or enum type (uint64_t, pid_t): its bits and sign, or 0 */
 int enumfmt__typedef_bits(struct program *p, const char *name, bool *sign);
 

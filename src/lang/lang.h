@@ -112,6 +112,7 @@ struct type {
 	bool user;		/* TY_STRUCT, pointers: in user memory (uprobes' casts), else the kernel's */
 	uint8_t smode;		/* TY_KSTACK/TY_USTACK: enum stack_mode */
 	bool boolean;		/* TY_INT: upstream's bool, 0 or 1, printed false/true (bool.c says which) */
+	bool enumname;		/* TY_INT of enum btf_id: print() and maps show the enumerator (a cast to an enum) */
 };
 
 /* how stacks print: kstack(bpftrace), kstack(perf), kstack(raw) */

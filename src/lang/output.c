@@ -138,6 +138,8 @@ static void value_text(struct out *o, FILE *f, const struct type *t, const uint8
 	case TY_INT:
 		if (t->boolean)	/* upstream's bool (bool.c) */
 			fputs(*(const uint64_t *)d ? "true" : "false", f);
+		else if (t->enumname && enumfmt__name(o, t, *(const uint64_t *)d))
+			fputs(enumfmt__name(o, t, *(const uint64_t *)d), f);
 		else if (t->sign)
 			fprintf(f, "%lld", (long long)*(const int64_t *)d);
 		else
@@ -211,7 +213,8 @@ static void json_value(struct out *o, FILE *f, const struct type *t, const uint8
 	int off = 0;
 
 	/* numbers, and an array as the JSON array its text is already: [1,2,3,4] */
-	if (t->kind == TY_INT || t->kind == TY_ARRAY || t->kind == TY_FDIV) {
+	if ((t->kind == TY_INT && !(t->enumname && enumfmt__name(o, t, *(const uint64_t *)d))) ||
+	    t->kind == TY_ARRAY || t->kind == TY_FDIV) {
 		value_text(o, f, t, d, 0);
 		return;
 	}
@@ -346,9 +349,9 @@ void out__value_line(struct out *o, const struct type *t, const uint8_t *data)
 
 	if (o->json) {
 		fputs("{\"type\": \"value\", \"data\": ", o->f);
-		if (t->kind == TY_INT || t->kind == TY_FDIV)
+		if ((t->kind == TY_INT && !t->enumname) || t->kind == TY_FDIV)
 			fputs(v ? v : "0", o->f);
-		else if (t->kind == TY_TUPLE || t->kind == TY_ARRAY)
+		else if (t->kind == TY_TUPLE || t->kind == TY_ARRAY || t->kind == TY_INT)
 			json_value(o, o->f, t, data);
 		else
 			json_str(o->f, v ? v : "");
@@ -633,7 +636,8 @@ static void json_map(struct out *o, struct mapinfo *m, struct entries *es, int f
 			json_value(o, o->f, &m->val, e->val);
 		} else if (m->agg == AGG_NONE && m->val.boolean) {
 			fputs(e->v ? "true" : "false", o->f);
-		} else if (m->agg == AGG_NONE && m->val.kind != TY_INT) {
+		} else if (m->agg == AGG_NONE && (m->val.kind != TY_INT ||
+						  (m->val.enumname && enumfmt__name(o, &m->val, *(const uint64_t *)e->val)))) {
 			char *v = value_str(o, &m->val, e->val, 8);
 
 			json_str(o->f, v ? v : "");
@@ -729,7 +733,7 @@ int out__map(struct out *o, struct mapinfo *m, long long top, long long div)
 					(long long)avg, (long long)e->total);
 		} else if (m->agg == AGG_NONE && m->val.boolean) {	/* upstream's bool (bool.c) */
 			fputs(e->v ? "true\n" : "false\n", o->f);
-		} else if (m->agg == AGG_NONE && m->val.kind != TY_INT) {
+		} else if (m->agg == AGG_NONE && (m->val.kind != TY_INT || m->val.enumname)) {
 			value_text(o, o->f, &m->val, e->val, 8);
 			fputc('\n', o->f);
 		} else if ((m->agg == AGG_NONE || m->agg == AGG_SUM) && !m->val.sign) {
