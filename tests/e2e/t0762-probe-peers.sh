@@ -68,4 +68,10 @@ test_expect_success '-l: interval and profile units, software aliases, a program
 	printf "interval:s:1 { exit(); }\nsoftware:faults:1 { }\n" >p.bt && $SONDE probe -l p.bt >out &&
 	printf "interval:s:\nsoftware:faults:\n" >expect && test_cmp expect out
 '
+test_expect_success '-f json: a value cast to an enum is its enumerator'"'"'s name, a string' '
+	P="enum BAZ { FOO = 333, BAR }; BEGIN { \$y = 3; print((enum BAZ)333); print((enum BAZ)\$y); @[(enum BAZ)334] = 1; exit(); }" &&
+	$SONDE probe -q -f json -e "$P" >out &&
+	printf "{\"type\": \"value\", \"data\": \"FOO\"}\n{\"type\": \"value\", \"data\": 3}\n\n\n{\"type\": \"map\", \"data\": {\"@\": {\"BAR\": 1}}}\n" >expect &&
+	test_cmp expect out
+'
 test_done
