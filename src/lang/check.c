@@ -630,6 +630,8 @@ struct type ck_expr(struct ck *c, struct node *n)
 	case N_VAR: {
 		struct var *v = var_get(c, n->s);
 
+		if (v && v->ty.kind == TY_NONE && v->declared)	/* let $x; if ($x) ...: upstream's 0 */
+			v->ty = ty_int(true, 64);
 		if (!v || v->ty.kind == TY_NONE) {
 			lang__error(c->prog, n->loc, "variable '%s' is used before it is assigned", n->s);
 			return none;
@@ -833,6 +835,8 @@ struct type ck_expr(struct ck *c, struct node *n)
 					    "assigned", n->l->s);
 				return none;
 			}
+			if (v && v->ty.kind == TY_NONE && v->declared)	/* let $x; $x++ */
+				v->ty = ty_int(true, 64);
 			if (!v || v->ty.kind != TY_INT) {
 				lang__error(c->prog, n->l->loc, v ? "'%s' is not an integer" : "variable '%s' is used before it is assigned",
 					    n->l->s);
@@ -1065,6 +1069,7 @@ static int check_stmt(struct ck *c, struct node *s)
 	case N_LET:
 		if (!var_get(c, s->s))
 			var_new(c, s->s);
+		var_get(c, s->s)->declared = !s->r && !s->x;
 		if (!s->r && s->x && s->x->kind == N_CALL && s->x->args) {	/* let $x: typeof(e) */
 			struct node lhs = { .kind = N_VAR, .s = s->s, .loc = s->loc };
 			struct type t = ck_expr(c, s->x->args);

@@ -1452,14 +1452,15 @@ static void gen_stmt1(struct gen *g, struct node *s)
 		}
 		break;
 	case N_LET:
-		if (s->r) {
+		if (s->r || (!s->x && s->s)) {
 			struct var *v = NULL;
+			struct node zero = { .kind = N_INT, .ty = { .kind = TY_INT, .size = 8, .sign = true, .bits = 64 } };
 
 			for (struct var *x = g->pr->vars; x; x = x->next)
 				if (!strcmp(x->name, s->s) && !x->gone)
 					v = x;
-			if (v)
-				g_var_store(g, v, s->r);
+			if (v && (s->r || v->ty.kind == TY_INT))	/* let $x;: 0 again each time */
+				g_var_store(g, v, s->r ? s->r : &zero);
 		}
 		break;
 	case N_IF: {

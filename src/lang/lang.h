@@ -213,6 +213,7 @@ struct var {
 	int home;		/* where it is declared: 0 the probe, N the body of its Nth for loop over a map */
 	bool shared;		/* also used elsewhere (in or around a loop body): kept in a per-CPU map */
 	bool xread;		/* the probe's, read (only) in loop bodies: they reach the probe's stack */
+	bool declared;		/* `let $x;`: read before any assignment it is the int64 0 */
 };
 
 /* a printf/print/system/cat call site: the format and the types of the record it sends */

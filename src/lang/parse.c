@@ -663,11 +663,16 @@ static struct node *statement1(struct parser *ps, bool *needs_semi)
 		if (!strcmp(t->s, "if")) {
 			advance(ps);
 			n = mk(ps, N_IF, t->loc);
-			if (!expect(ps, T_LPAREN, "'(' after if"))
-				return NULL;
-			n->l = expr(ps);
-			if (!n->l || !expect(ps, T_RPAREN, "')'"))
-				return NULL;
+			if (TOK(ps) != T_LPAREN) {	/* upstream's `if COND {` */
+				n->l = expr(ps);
+				if (!n->l)
+					return NULL;
+			} else {
+				advance(ps);
+				n->l = expr(ps);
+				if (!n->l || !expect(ps, T_RPAREN, "')'"))
+					return NULL;
+			}
 			/* for ($kv : @m) sort(KEY[, LIMIT]) { }: its rows in KEY's order (sortloop.c) */
 			if (n->kind == N_FOR_MAP && TOK(ps) == T_IDENT && !strcmp(peek(ps, 0)->s, "sort") &&
 			    peek(ps, 1)->t == T_LPAREN) {
@@ -703,8 +708,10 @@ static struct node *statement1(struct parser *ps, bool *needs_semi)
 		}
 		if (!strcmp(t->s, "for")) {
 			advance(ps);
-			if (!expect(ps, T_LPAREN, "'(' after for"))
-				return NULL;
+			bool paren = TOK(ps) == T_LPAREN;	/* upstream's `for $kv : @m {` has none */
+
+			if (paren)
+				advance(ps);
 			if (TOK(ps) != T_VAR) {
 				unexpected(ps, "a variable ('for ($i : 0..10)' or 'for ($kv : @map)')");
 				return NULL;
@@ -713,7 +720,8 @@ static struct node *statement1(struct parser *ps, bool *needs_semi)
 
 			if (!expect(ps, T_COLON, "':'"))
 				return NULL;
-			if (TOK(ps) == T_MAP && peek(ps, 1)->t == T_RPAREN) {
+			if (TOK(ps) == T_MAP && (paren ? peek(ps, 1)->t == T_RPAREN : peek(ps, 1)->t == T_LBRACE ||
+						 (peek(ps, 1)->t == T_IDENT && !strcmp(peek(ps, 1)->s, "sort")))) {
 				n = mk(ps, N_FOR_MAP, t->loc);
 				n->l = primary(ps);
 			} else {
@@ -728,7 +736,7 @@ static struct node *statement1(struct parser *ps, bool *needs_semi)
 			n->s = v->s;
 			n->i = v->loc.col;
 			n->off = v->loc.line;	/* the variable's line, for messages */
-			if (!n->l || !expect(ps, T_RPAREN, "')'"))
+			if (!n->l || (paren && !expect(ps, T_RPAREN, "')'")))
 				return NULL;
 			/* for ($kv : @m) sort(KEY[, LIMIT]) { }: its rows in KEY's order (sortloop.c) */
 			if (n->kind == N_FOR_MAP && TOK(ps) == T_IDENT && !strcmp(peek(ps, 0)->s, "sort") &&
