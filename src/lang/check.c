@@ -176,6 +176,25 @@ int ck_no_struct(struct ck *c, const struct type *t, struct loc loc)
 	return -1;
 }
 
+/* a variable's or a map's type after it is assigned t (same kind): strings grow, also in tuples */
+static void widen(struct ck *c, struct type *into, const struct type *t)
+{
+	if (into->kind == TY_TUPLE && t->kind == TY_TUPLE && !into->names && into->ntup == t->ntup) {
+		struct type *tup = arena__alloc(c->prog->arena, (into->ntup + 1) * sizeof(struct type));
+		int off = 0;
+
+		memcpy(tup, into->tup, into->ntup * sizeof(struct type));
+		for (int i = 0; i < into->ntup; i++) {
+			widen(c, &tup[i], &t->tup[i]);
+			off += round8(tup[i].size);
+		}
+		into->tup = tup;
+		into->size = off;
+	} else if (t->size > into->size) {
+		into->size = t->size;
+	}
+}
+
 static int set_map_value(struct ck *c, struct node *mapn, struct type t, enum agg agg, struct loc loc)
 {
 	struct mapinfo *m = mapn->map;
@@ -200,8 +219,7 @@ static int set_map_value(struct ck *c, struct node *mapn, struct type t, enum ag
 				    type__str(&t, a, sizeof(a)), type__str(&m->val, b, sizeof(b)));
 		return -1;
 	}
-	if (t.size > m->val.size)
-		m->val.size = t.size;
+	widen(c, &m->val, &t);
 	return 0;
 }
 
@@ -261,8 +279,8 @@ static int assign_var(struct ck *c, struct node *lhs, struct type t, struct loc 
 		lang__error(c->prog, loc, "'%s' is %s and cannot be assigned %s", lhs->s,
 			    type__str(&v->ty, a, sizeof(a)), type__str(&t, b, sizeof(b)));
 		return -1;
-	} else if (t.size > v->ty.size) {
-		v->ty.size = t.size;
+	} else {
+		widen(c, &v->ty, &t);
 	}
 	var_use(c, v, true);
 	lhs->var = v;

@@ -815,7 +815,7 @@ void gen_field_int(struct gen *g, struct node *n)
 	int mark = g->sp, reg;
 	int base = g_tuple_src(g, n->l, &reg);
 
-	g_emit(g, LDX(BPF_DW, R0, reg, base + g_tuple_off(&n->l->ty, n->id)));
+	g_emit(g, LDX(BPF_DW, R0, reg, base + g_tuple_off(g_src_type(n->l), n->id)));
 	g->sp = mark;
 }
 
@@ -1027,7 +1027,7 @@ static void gen_str1(struct gen *g, struct node *n, int off, int size)
 			int mark = g->sp, reg, base = g_tuple_src(g, n->l, &reg);
 			int fs = n->ty.size < size ? n->ty.size : size;
 
-			g_copy(g, off, reg, base + g_tuple_off(&n->l->ty, n->id), fs);
+			g_copy(g, off, reg, base + g_tuple_off(g_src_type(n->l), n->id), fs);
 			if (fs < size)
 				g_zero(g, off + fs, size - fs);
 			g->sp = mark;
@@ -1113,6 +1113,25 @@ void g_new_pid(struct gen *g, int pidoff)
 	g->sp = mark;
 }
 
+/* tuple st at reg+base to FP+off as tuple dt: the same fields, dt's strings as long or longer */
+static void tuple_copy(struct gen *g, int off, const struct type *dt, int reg, int base, const struct type *st)
+{
+	int n = g_round8(dt->size) < g_round8(st->size) ? g_round8(dt->size) : g_round8(st->size);
+
+	if (dt->kind == TY_TUPLE && st->kind == TY_TUPLE && dt->ntup == st->ntup && !dt->names &&
+	    dt->size != st->size) {
+		for (int i = 0, a = 0, b = 0; i < dt->ntup; i++) {
+			tuple_copy(g, off + a, &dt->tup[i], reg, base + b, &st->tup[i]);
+			a += g_round8(dt->tup[i].size);
+			b += g_round8(st->tup[i].size);
+		}
+		return;
+	}
+	g_copy(g, off, reg, base, n);
+	if (g_round8(dt->size) > n)
+		g_zero(g, off + n, g_round8(dt->size) - n);
+}
+
 void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 {
 	if (g->fail)
@@ -1139,7 +1158,7 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 		if (n->kind == N_FIELD && n->l->ty.kind == TY_TUPLE) {	/* $kv.0.1: the id and the pid as kept */
 			int mark = g->sp, reg, base = g_tuple_src(g, n->l, &reg);
 
-			g_copy(g, off, reg, base + g_tuple_off(&n->l->ty, n->id), 16);
+			g_copy(g, off, reg, base + g_tuple_off(g_src_type(n->l), n->id), 16);
 			g->sp = mark;
 			return;
 		}
@@ -1201,7 +1220,7 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 		if (n->kind == N_VAR || n->kind == N_FIELD) {	/* a variable or a tuple in one ($kv.0) */
 			int mark = g->sp, reg, base = g_tuple_src(g, n, &reg);
 
-			g_copy(g, off, reg, base, g_round8(n->ty.size));
+			tuple_copy(g, off, dt, reg, base, g_src_type(n));
 			g->sp = mark;
 			return;
 		}

@@ -131,6 +131,8 @@ int g_voff(const struct gen *g, const struct var *v);
 void g_shared_vars(struct gen *g);
 void g_copy_regs(struct gen *g, int dreg, int doff, int sreg, int soff, int n);
 int g_tuple_src(struct gen *g, struct node *t, int *reg);
+/* the type t's bytes are laid out as: a variable's final type (its strings grown by later assignments) */
+const struct type *g_src_type(const struct node *t);
 void gen_for_map(struct gen *g, struct node *s);
 void g_tuple_key(struct gen *g, struct node *mapn, int off);
 int g_subs_link(struct gen *g);

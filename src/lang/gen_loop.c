@@ -131,6 +131,19 @@ void g_copy_regs(struct gen *g, int dreg, int doff, int sreg, int soff, int n)
  * callback), fields of tuples ($kv.0.1) add their offsets; anything else is
  * evaluated into a fresh slot.
  */
+const struct type *g_src_type(const struct node *t)
+{
+	if (t->kind == N_VAR && t->var)
+		return &t->var->ty;
+	if (t->kind == N_FIELD && t->l->ty.kind == TY_TUPLE) {
+		const struct type *l = g_src_type(t->l);
+
+		if (l->kind == TY_TUPLE && t->id < l->ntup)
+			return &l->tup[t->id];
+	}
+	return &t->ty;
+}
+
 int g_tuple_src(struct gen *g, struct node *t, int *reg)
 {
 	if (t->kind == N_VAR) {
@@ -140,7 +153,7 @@ int g_tuple_src(struct gen *g, struct node *t, int *reg)
 	if (t->kind == N_FIELD && t->l->ty.kind == TY_TUPLE) {
 		int base = g_tuple_src(g, t->l, reg);
 
-		return base + g_tuple_off(&t->l->ty, t->id);
+		return base + g_tuple_off(g_src_type(t->l), t->id);
 	}
 	int off = g_slot(g, t->ty.size, t->loc);
 
