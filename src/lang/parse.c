@@ -601,7 +601,15 @@ static struct node *expr1(struct parser *ps)
 
 		advance(ps);
 		n->l = c;
-		n->r = expr(ps);
+		if (TOK(ps) == T_COLON && (c->kind == N_VAR || c->kind == N_MAP || c->kind == N_INT ||
+					   c->kind == N_POS || c->kind == N_FIELD)) {
+			n->r = c;	/* upstream's a ?: b, a ? a : b (a read twice: no side effects) */
+		} else if (TOK(ps) == T_COLON) {
+			unexpected(ps, "an expression (before ?:, only a variable, map, constant or field: it is read twice)");
+			return NULL;
+		} else {
+			n->r = expr(ps);
+		}
 		if (!n->r || !expect(ps, T_COLON, "':'"))
 			return NULL;
 		n->x = expr(ps);
