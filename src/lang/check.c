@@ -721,6 +721,16 @@ struct type ck_expr(struct ck *c, struct node *n)
 	}
 	case N_BINOP: {	/* a chain 1+1+... leans left: its left spine in a loop, not by recursion */
 		struct node *bottom = n;
+
+		if (n->op == T_PLUS && n->l->kind == N_POS && n->r->kind == N_INT) {	/* str($1 + 1): "hello" + 1 */
+			ck_expr(c, n->l);
+			if (n->l->kind == N_STR && n->r->i >= 0 && (size_t)n->r->i <= n->l->slen) {
+				n->kind = N_STR;
+				n->s = n->l->s + n->r->i;
+				n->slen = n->l->slen - (size_t)n->r->i;
+				return ck_expr(c, n);
+			}
+		}
 		int depth = 0;
 
 		while (bottom->l && bottom->l->kind == N_BINOP) {

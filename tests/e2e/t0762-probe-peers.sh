@@ -74,4 +74,8 @@ test_expect_success '-f json: a value cast to an enum is its enumerator'"'"'s na
 	printf "{\"type\": \"value\", \"data\": \"FOO\"}\n{\"type\": \"value\", \"data\": 3}\n\n\n{\"type\": \"map\", \"data\": {\"@\": {\"BAR\": 1}}}\n" >expect &&
 	test_cmp expect out
 '
+test_expect_success 'a string positional parameter: str($1 + N) starts N bytes in; kaddr(str($1)) takes it' '
+	$SONDE probe -e "BEGIN { printf(\"%s %s %d\n\", str(\$1 + 1), str(\$2 + 5), kaddr(str(\$1)) == kaddr(\"vfs_read\")); exit(); }" vfs_read hello >out &&
+	printf "Attaching 1 probe...\nfs_read  1\n\n\n" >expect && test_cmp expect out
+'
 test_done

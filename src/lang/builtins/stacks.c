@@ -67,6 +67,10 @@ static struct type check_kaddr(struct ck *c, struct node *n, const struct builti
 {
 	(void)f;
 	(void)assign_to;
+	if (n->args->kind == N_CALL && !strcmp(n->args->s, "str") && n->args->i == 1 && n->args->args->kind == N_POS)
+		n->args = n->args->args;	/* kaddr(str($1)) */
+	if (n->args->kind == N_POS)
+		ck_expr(c, n->args);	/* a positional parameter that is not a number: a string literal */
 	if (n->args->kind != N_STR) {
 		lang__error(c->prog, n->args->loc, "kaddr() takes a symbol name literal");
 		return ty_kind(TY_NONE, 0);
