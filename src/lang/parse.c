@@ -128,6 +128,9 @@ static bool enter(struct parser *ps)
 
 #define NESTED(ps, call) ({ struct node *r_ = enter(ps) ? (call) : NULL; (ps)->depth--; r_; })
 static struct node *block_expr(struct parser *ps);
+static struct node *if_expr(struct parser *ps, struct token *t);
+static struct node *if_value(struct parser *ps, struct node *s);
+static bool if_has_value(struct node *s);
 static struct node *record(struct parser *ps, struct token *open);
 
 /* (a, b, c) argument lists; n receives the count */
@@ -284,6 +287,8 @@ static struct node *primary(struct parser *ps)
 		return n;
 	case T_IDENT:
 		advance(ps);
+		if (!strcmp(t->s, "if"))	/* upstream's if (c) { a } else { b } as a value */
+			return if_expr(ps, t);
 		if ((!strcmp(t->s, "offsetof") || !strcmp(t->s, "has_field")) && TOK(ps) == T_LPAREN) {
 			/*
 			 * offsetof(struct x, a.b): an N_SIZEOF whose op says offsetof (1), the
@@ -865,7 +870,7 @@ static int stmt_list(struct parser *ps, struct token *open, struct node **head, 
 		*tail = s;
 		tail = &s->next;
 		*last = s;
-		*semi = true;
+		*semi = needs_semi;	/* if (c) { } else { }: no ';' after it (a block's value, if_value) */
 		if (needs_semi && TOK(ps) == T_RBRACE)
 			*semi = false;
 		else if (needs_semi && !expect(ps, T_SEMI, "';'"))
@@ -1290,6 +1295,34 @@ static int probe(struct parser *ps)
 
 /* "{ stmt; stmt; expr }": a block whose value is its last statement when that is an
  * expression without a ';' after it */
+/* if (c) { a } else { b }, as a value: c ? { a } : { b }; "if" is read */
+static struct node *if_expr(struct parser *ps, struct token *t)
+{
+	struct node *n = mk(ps, N_TERNARY, t->loc);
+
+	n->l = expr(ps);
+	if (!n->l || TOK(ps) != T_LBRACE) {
+		if (n->l)
+			unexpected(ps, "'{'");
+		return NULL;
+	}
+	n->r = block_expr(ps);
+	if (!n->r)
+		return NULL;
+	if (!ident_is(ps, "else")) {
+		unexpected(ps, "else (an if that is a value needs one)");
+		return NULL;
+	}
+	advance(ps);
+	if (ident_is(ps, "if"))
+		n->x = if_expr(ps, advance(ps));
+	else if (TOK(ps) == T_LBRACE)
+		n->x = block_expr(ps);
+	else
+		unexpected(ps, "'{' or if after else");
+	return n->x ? n : NULL;
+}
+
 static struct node *block_expr(struct parser *ps)
 {
 	struct token *open = peek(ps, 0);
@@ -1306,15 +1339,62 @@ static struct node *block_expr(struct parser *ps)
 	if (!expect(ps, T_RBRACE, "'}'"))
 		return NULL;
 	b->args = head;
-	if (last && !semi && last->kind == N_EXPR) {	/* the value: out of the statements */
+	if (last && !semi && (last->kind == N_EXPR || if_has_value(last))) {	/* the value: out of the statements */
 		struct node **pp = &b->args;
 
 		while (*pp != last)
 			pp = &(*pp)->next;
 		*pp = NULL;
-		b->x = last->l;
+		b->x = last->kind == N_EXPR ? last->l : if_value(ps, last);
 	}
 	return b;
+}
+
+static struct node *last_of(struct node *b)
+{
+	struct node *last = NULL;
+
+	for (struct node *s = b ? b->args : NULL; s; s = s->next)
+		last = s;
+	return last;
+}
+
+/* does if statement s end in values: if (c) { ..a } else { ..b }, a and b expressions (not calls) */
+static bool if_has_value(struct node *s)
+{
+	struct node *r, *x;
+
+	if (s->kind != N_IF || !s->x)
+		return false;
+	r = last_of(s->r);
+	x = last_of(s->x);
+	return r && x && ((r->kind == N_EXPR && r->l->kind != N_CALL) || if_has_value(r)) &&
+	       ((x->kind == N_EXPR && x->l->kind != N_CALL) || if_has_value(x));
+}
+
+/* block b (if_has_value said it ends in a value) as a block expression */
+static struct node *block_value(struct parser *ps, struct node *b)
+{
+	struct node *last = last_of(b), *n = mk(ps, N_BLOCKEXPR, b->loc), **pp = &n->args;
+
+	for (struct node *s = b->args; s != last; s = s->next) {
+		*pp = s;
+		pp = &s->next;
+	}
+	*pp = NULL;
+	n->x = last->kind == N_EXPR ? last->l : if_value(ps, last);
+	return n;
+}
+
+/* a block's last statement `if (c) { ..a } else { ..b }` as its value c ? a : b (upstream's) */
+static struct node *if_value(struct parser *ps, struct node *s)
+{
+	struct node *n = mk(ps, N_TERNARY, s->loc);
+
+	n->l = s->l;
+	n->r = block_value(ps, s->r);
+	n->x = block_value(ps, s->x);
+	return n;
 }
 
 /* "(name = expr, ...)": a record (a tuple with named fields); x chains the names' N_IDENT nodes */
