@@ -203,6 +203,8 @@ static int compile(struct program *prog, const char *cmd, int pid, bool no_warni
 	if (!rc)	/* test: and bench: probes run with --test and --bench, alone */
 		rc = testbench__select(prog);
 	if (!rc)
+		rc = testbench__filter(prog);
+	if (!rc)
 		rc = lang__check(prog);
 	if (prog->warn && !no_warnings)
 		fputs(prog->warn, stderr);
@@ -234,6 +236,7 @@ int probe__run(struct probe_job *j)
 	prog->cfg.percentiles = j->percentiles;
 	prog->no_warnings = j->no_warnings;
 	prog->mode = j->mode;
+	prog->probe_filter = j->probe_filter;
 
 	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	char **cargv = NULL;
@@ -322,7 +325,7 @@ int cmd_probe(int argc, char **argv)
 	struct target_opts to = { .have_cmd = true };	/* -p alone is enough: no "nothing to" */
 	bool list = false, dry_run = false, unsafe = false, no_warnings = false, test = false, bench = false;
 	bool percentiles = false, quiet = false;
-	const char *bufmode = NULL, *outfile = NULL;
+	const char *bufmode = NULL, *outfile = NULL, *probe_filter = NULL;
 	struct opt opts[] = {
 		OPT_STRING('e', "expr", &expr, "PROGRAM", "the program to run"),
 		OPT_STRING('c', "cmd", &cmd, "CMD", "run CMD and trace until it ends (its pid is cpid)"),
@@ -339,6 +342,7 @@ int cmd_probe(int argc, char **argv)
 		OPT_COUNT('k', NULL, &kcheck, "warn when a BPF helper fails (map update/delete, stack, signal); -kk: reads too"),
 		OPT_BOOL(0, "test", &test, "run the test: probes (only them) and say which pass"),
 		OPT_BOOL(0, "bench", &bench, "time the bench: probes (only them): average ns per run"),
+		OPT_STRING(0, "probe-filter", &probe_filter, "REGEX", "run only the probes whose names REGEX finds (and BEGIN, END)"),
 		OPT_VERBOSE(),
 		OPT_GROUP("Parameters: $1, $2... are the positional ones (before or after --); getopt(\"NAME\", default)\n"
 			  "reads --NAME=VALUE given after -- (-- --help lists the program's own options).\n"
@@ -401,7 +405,7 @@ int cmd_probe(int argc, char **argv)
 		.unsafe = unsafe, .kcheck = kcheck, .no_warnings = no_warnings, .dry_run = dry_run,
 		.percentiles = percentiles,
 		.json = !strcmp(format, "json"), .quiet = quiet, .full_buffering = bufmode && !strcmp(bufmode, "full"),
-		.mode = test ? MODE_TEST : bench ? MODE_BENCH : MODE_RUN,
+		.mode = test ? MODE_TEST : bench ? MODE_BENCH : MODE_RUN, .probe_filter = probe_filter,
 	};
 
 	rc = probe__run(&job);

@@ -347,6 +347,7 @@ struct program {
 	int nnamed;
 	struct optdecl *optdecls;	/* the getopt() options the program declares (getopt.c) */
 	int mode;		/* enum run_mode */
+	const char *probe_filter;	/* --probe-filter REGEX: only the probes it finds in their names (and BEGIN, END) */
 	bool no_warnings;	/* --no-warnings */
 	int exit_code;		/* exit(CODE)'s, or under --test 1 when a test failed (testbench.c) */
 	int strs_scratch;	/* bytes of the per-CPU scratch value globmatch/strstr need (gen_str.c), or 0 */

@@ -24,6 +24,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,6 +108,52 @@ int testbench__select(struct program *p)
 		p->err = strdup(msg);
 		p->nerr++;
 		return -EINVAL;
+	}
+	return 0;
+}
+
+static int filter_error(struct program *p, const char *msg)
+{
+	p->err = strdup(msg);
+	p->nerr++;
+	return -EINVAL;
+}
+
+int testbench__filter(struct program *p)
+{
+	regex_t re;
+	int kept = 0;
+	char msg[300];
+
+	if (!p->probe_filter)
+		return 0;
+	if (regcomp(&re, p->probe_filter, REG_EXTENDED | REG_NOSUB)) {
+		snprintf(msg, sizeof(msg), "sonde: Invalid --probe-filter regex '%s'", p->probe_filter);
+		return filter_error(p, msg);
+	}
+	for (struct probe **pp = &p->probes, *pr; (pr = *pp);) {
+		bool special = pr->inst && (!strcmp(pr->inst->prov->name, "BEGIN") || !strcmp(pr->inst->prov->name, "END"));
+
+		pr->ninst = 0;
+		for (struct ap_inst **ip = &pr->inst, *in; (in = *ip);) {
+			if (special || (in->name && !regexec(&re, in->name, 0, NULL, 0))) {
+				pr->ninst++;
+				ip = &in->next;
+			} else {
+				*ip = in->next;
+			}
+		}
+		kept += pr->ninst && !special;
+		if (pr->ninst)
+			pp = &pr->next;
+		else
+			*pp = pr->next;
+	}
+	regfree(&re);
+	if (!kept) {
+		snprintf(msg, sizeof(msg), "sonde: No probes to attach: --probe-filter '%s' matches none of the program's",
+			 p->probe_filter);
+		return filter_error(p, msg);
 	}
 	return 0;
 }

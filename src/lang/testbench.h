@@ -29,6 +29,9 @@ void testbench__gen_epilogue(struct gen *g);
 /* keep the probes prog->mode runs: test: and bench: only in their mode, and only them there; 0 or -EINVAL */
 int testbench__select(struct program *p);
 
+/* --probe-filter: keep the attach points whose names p->probe_filter (an extended regex) finds, and BEGIN and END; 0 or -EINVAL */
+int testbench__filter(struct program *p);
+
 /* the providers (provider.c's table) */
 int testbench__expand_self(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail);
 int testbench__expand_test(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail);

@@ -78,4 +78,12 @@ test_expect_success 'a string positional parameter: str($1 + N) starts N bytes i
 	$SONDE probe -e "BEGIN { printf(\"%s %s %d\n\", str(\$1 + 1), str(\$2 + 5), kaddr(str(\$1)) == kaddr(\"vfs_read\")); exit(); }" vfs_read hello >out &&
 	printf "Attaching 1 probe...\nfs_read  1\n\n\n" >expect && test_cmp expect out
 '
+test_expect_success '--probe-filter REGEX: only the probes whose names it finds, BEGIN and END kept' '
+	timeout 20 $SONDE probe --probe-filter "ms:(200|300)" -e "BEGIN { printf(\"begin\n\"); } i:ms:100 { printf(\"bad\n\"); exit(); } i:ms:200 { printf(\"a\n\"); } i:ms:300 { printf(\"b\n\"); exit(); } END { printf(\"end\n\"); }" >out &&
+	printf "Attaching 4 probes...\nbegin\na\nb\nend\n\n\n" >expect && test_cmp expect out &&
+	! $SONDE probe --probe-filter "nothing_xyz" -e "i:ms:100 { exit(); }" 2>err &&
+	grep -q "No probes to attach" err &&
+	! $SONDE probe --probe-filter "[bad" -e "i:ms:100 { exit(); }" 2>err &&
+	grep -q "Invalid --probe-filter regex" err
+'
 test_done
