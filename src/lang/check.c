@@ -1139,6 +1139,8 @@ static int check_stmt(struct ck *c, struct node *s)
 	case N_UNROLL: {
 		long long v;
 
+		if (s->l->kind == N_POS)	/* unroll ($1): a number given on the command line */
+			ck_expr(c, s->l);
 		if (!ck_is_const_int(s->l, &v) || v < 1 || v > 100) {
 			lang__error(c->prog, s->l->loc, "unroll takes a constant from 1 to 100");
 			return -1;

@@ -86,4 +86,9 @@ test_expect_success '--probe-filter REGEX: only the probes whose names it finds,
 	! $SONDE probe --probe-filter "[bad" -e "i:ms:100 { exit(); }" 2>err &&
 	grep -q "Invalid --probe-filter regex" err
 '
+test_expect_success 'unroll ($1): a positional parameter is a constant count' '
+	$SONDE probe -e "BEGIN { \$a = 1; unroll (\$1) { \$a = \$a + 1; } printf(\"a=%d\n\", \$a); exit(); }" 10 >out &&
+	printf "Attaching 1 probe...\na=11\n\n\n" >expect && test_cmp expect out &&
+	! $SONDE probe --dry-run -e "BEGIN { unroll (\$1) { } }" 101 2>err && grep -q "unroll takes a constant from 1 to 100" err
+'
 test_done
