@@ -426,7 +426,7 @@ static struct type check_ident(struct ck *c, struct node *n)
 			return ckbtf__fentry_arg(c->prog, c->in, n, NULL);
 		return n->ty = ty_int(false, 64);
 	case BV_ARGS:
-		if (!p || !p->has_fields) {
+		if (!p || (!p->has_fields && strcmp(p->name, "rawtracepoint"))) {
 			lang__error(c->prog, n->loc, "'args' is only available in tracepoints here");
 			return ty_kind(TY_NONE, 0);
 		}
@@ -462,6 +462,8 @@ static struct type check_field(struct ck *c, struct node *n)
 		return bt;
 	if (bt.kind == TY_CTX && !strcmp(c->in->prov->name, "uprobe"))
 		return ckbtf__uprobe_arg(c->prog, c->in, n);
+	if (bt.kind == TY_CTX && !strcmp(c->in->prov->name, "rawtracepoint"))
+		return ckbtf__rawtp_arg(c->prog, c->in, n);
 	if (bt.kind == TY_CTX && c->in->prov->prog_type == 26 /* BPF_PROG_TYPE_TRACING: fentry, fexit */)
 		return ckbtf__fentry_arg(c->prog, c->in, n, n->s ? n->s : "");
 	if (bt.kind == TY_STRUCT || (bt.kind == TY_INT && bt.ptr))

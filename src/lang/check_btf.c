@@ -242,6 +242,28 @@ struct type ckbtf__fentry_arg(struct program *p, struct ap_inst *in, struct node
 	return n->ty = t;
 }
 
+/* args.name in rawtracepoint:EVENT, typed from the kernel's __bpf_trace_EVENT (its first parameter is the probe's data) */
+struct type ckbtf__rawtp_arg(struct program *p, struct ap_inst *in, struct node *n)
+{
+	char fname[160], err[256];
+	struct type ty;
+	int fid, proto, index, tid;
+
+	snprintf(fname, sizeof(fname), "__bpf_trace_%s", in->event ? in->event : "");
+	if (ktypes__func(p, fname, &fid, &proto))
+		return fail(p, n, "the kernel's BTF does not name this raw tracepoint's arguments (no __bpf_trace_ function)");
+	if (!n->s || ktypes__param(p, proto, n->s, &index, &tid) || index < 1) {
+		lang__error(p, n->loc, "raw tracepoint '%s' has no argument '%s'", in->event, n->s ? n->s : "");
+		return none();
+	}
+	if (ktypes__type(p, tid, false, &ty, err, sizeof(err)))
+		return fail(p, n, err);
+	if (ty.kind == TY_STRUCT || ty.kind == TY_STR || ty.kind == TY_VOID)
+		return fail(p, n, "an argument passed by value cannot be read here");
+	n->off = (index - 1) * 8;
+	return n->ty = ty;
+}
+
 int ckbtf__tp_ptr(struct program *p, const char *ctype, bool user, struct type *out)
 {
 	const char *s = strstr(ctype, "struct ");

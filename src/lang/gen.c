@@ -780,7 +780,8 @@ void gen_field_int(struct gen *g, struct node *n)
 		gen_btf__int(g, n);
 		return;
 	}
-	if (n->l->ty.kind == TY_CTX && !strcmp(g->in->prov->name, "uprobe")) {	/* args.name: a register (dwargs.c) */
+	if (n->l->ty.kind == TY_CTX && (!strcmp(g->in->prov->name, "uprobe") ||	/* args.name: a register (dwargs.c) */
+					 !strcmp(g->in->prov->name, "rawtracepoint"))) {	/* or args[i] of the raw tracepoint */
 		g_emit(g, LDX(BPF_DW, R0, R6, n->off));
 		if (!n->ty.ptr && n->ty.bits && n->ty.bits < 64)
 			g_extend(g, n->ty.bits, n->ty.sign);

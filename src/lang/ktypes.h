@@ -86,5 +86,6 @@ int ktypes__enum_value(struct program *p, const char *name, long long *value);
 struct type ckbtf__uprobe_arg(struct program *p, struct ap_inst *in, struct node *n);
 /* args.name in fentry/fexit (name NULL: the return value in fexit) */
 struct type ckbtf__fentry_arg(struct program *p, struct ap_inst *in, struct node *n, const char *name);
+struct type ckbtf__rawtp_arg(struct program *p, struct ap_inst *in, struct node *n);
 
 #endif

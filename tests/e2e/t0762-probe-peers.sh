@@ -91,4 +91,10 @@ test_expect_success 'unroll ($1): a positional parameter is a constant count' '
 	printf "Attaching 1 probe...\na=11\n\n\n" >expect && test_cmp expect out &&
 	! $SONDE probe --dry-run -e "BEGIN { unroll (\$1) { } }" 101 2>err && grep -q "unroll takes a constant from 1 to 100" err
 '
+test_expect_success 'rawtracepoint: args.NAME are the raw tracepoint'"'"'s arguments, typed by BTF' '
+	timeout 20 $SONDE probe -c /bin/true -e "rawtracepoint:sched_process_exec { if (args.p->pid == cpid) { printf(\"%s %d\n\", str(args.bprm->filename), args.old_pid == cpid); } }" >out &&
+	printf "Attaching 1 probe...\n/bin/true 1\n\n\n" >expect && test_cmp expect out &&
+	! $SONDE probe --dry-run -e "rawtracepoint:sched_process_exec { print(args.nope); }" 2>err &&
+	grep -q "raw tracepoint .sched_process_exec. has no argument .nope." err
+'
 test_done
