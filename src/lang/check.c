@@ -688,6 +688,12 @@ struct type ck_expr(struct ck *c, struct node *n)
 		bool sign;
 		int bits = n->s ? cast_bits(n->s, &sign) : 0;
 
+		if (!n->s && n->l && n->l->kind == N_IDENT && !builtin__var(n->l->s, &(int){ 0 }) &&
+		    enumfmt__typedef_bits(c->prog, n->l->s, &sign) > 0) {	/* sizeof(uint64_t): a kernel typedef */
+			n->kind = N_INT;
+			n->i = enumfmt__typedef_bits(c->prog, n->l->s, &sign) / 8;
+			return n->ty = ty_int(false, 64);
+		}
 		if (n->op == 2) {	/* has_field(): known now, so an if on it drops the branch not taken */
 			n->kind = N_INT;
 			n->i = ckbtf__has_field(c->prog, n->s, n->r->s);
