@@ -9,6 +9,8 @@
 #include "lib/util.h"
 #include "lib/tracefs/ftrace.h"
 #include "lib/tracefs/fgraph_fold.h"
+#include "lib/tracefs/tracedat.h"
+#include "cmd/ftrace_dat.h"
 #include "lib/loop/loop.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
@@ -27,6 +29,8 @@
 static const char *const ftrace_usage[] = {
 	"sonde ftrace -e GROUP:EVENT [--filter EXPR] [-u BIN:FUNC] [-f FUNC] [-p PID | [--] <command> [<args>]]",
 	"sonde ftrace -G FUNC [--max-depth N] [--no-irq] [--graph-time] [--folded] [-p PID | [--] <command> [<args>]]",
+	"sonde ftrace record [-o trace.dat] -e GROUP:EVENT [-u BIN:FUNC] [-p PID | [--] <command> [<args>]]",
+	"sonde ftrace report [-i trace.dat]",
 	"sonde ftrace --list-events [PATTERN]",
 	"sonde ftrace --list-functions PATTERN",
 	NULL,
@@ -48,6 +52,7 @@ struct ftrace_opts {
 	bool graph_time, no_irq, folded;
 	const char *pids, *output, *list_functions;
 	bool list_events, children;
+	bool record;	/* `ftrace record`: the pages to a trace.dat (-o), not trace_pipe's text */
 	double duration;
 	int buffer_kb;
 };
@@ -215,6 +220,7 @@ struct stream {
 	const pid_t *pids;	/* -p: stop when they are all gone */
 	int npids;
 	struct fgraph_fold *fold;	/* --folded: lines go here, written at the end */
+	struct tracedat_rec *rec;	/* record: the pages read so far */
 	char part[4096];	/* a line not yet ended */
 	size_t npart;
 };
@@ -254,6 +260,16 @@ static int stream_drain(void *ctx, int fd, short revents)
 
 	(void)fd;
 	(void)revents;
+	if (st->rec) {
+		char err[300];
+
+		if (tracedat_rec__drain(st->rec, err, sizeof(err))) {
+			error("%s", err);
+			st->write_errno = EIO;
+			return 1;
+		}
+		return 0;
+	}
 	if (st->fold ? drain_fold(st, false) : drain(st->ft->pipe_fd, st->out, &st->bytes, false) || fflush(st->out)) {
 		st->write_errno = errno ? errno : EIO;
 		return 1;
@@ -375,7 +391,7 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		tg.tids = NULL;
 		target__free(&tg);
 	}
-	if (o->output) {
+	if (o->output && !o->record) {
 		out = fopen(o->output, "we");
 		if (!out) {
 			error("cannot open '%s': %s", o->output, strerror(errno));
@@ -424,6 +440,10 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 	}
 	if (setup(&ft, o, pids, npids))
 		goto out;
+	if (o->record && tracedat_rec__open(&st.rec, ft.dir, err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
 	if (ftrace__start(&ft, err, sizeof(err))) {
 		error("%s", err);
 		goto out;
@@ -437,7 +457,7 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		st.pids = pids;
 		st.npids = npids;
 	}
-	if ((rc = loop__add_fd(&l, ft.pipe_fd, POLLIN, stream_drain, &st)) ||
+	if ((!st.rec && (rc = loop__add_fd(&l, ft.pipe_fd, POLLIN, stream_drain, &st))) ||
 	    (rc = loop__set_tick(&l, 200, stream_tick, &st)) ||
 	    (o->duration > 0 && (rc = loop__set_duration(&l, o->duration)))) {
 		error("cannot set up the event loop: %s", strerror(-rc));
@@ -459,7 +479,14 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 	/* until the command ends (ended by the loop if we stop first: traced to its exit), or we stop */
 	end = loop__run(&l);
 	ftrace__stop(&ft);
-	if (st.fold) {
+	if (st.rec) {
+		if (!st.write_errno && !stream_drain(&st, 0, 0) &&
+		    tracedat_rec__write(st.rec, ft.root, o->output, err, sizeof(err))) {
+			error("%s", err);
+			st.write_errno = EIO;
+		}
+		debug(1, "%llu pages written to %s", tracedat_rec__pages(st.rec), o->output);
+	} else if (st.fold) {
 		if (drain_fold(&st, true) || fgraph_fold__write(st.fold, out))
 			st.write_errno = errno ? errno : EIO;
 	} else if (!st.write_errno && drain(ft.pipe_fd, out, &st.bytes, true)) {
@@ -485,6 +512,7 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 	}
 out:
 	fgraph_fold__free(st.fold);
+	tracedat_rec__free(st.rec);
 	ftrace__close(&ft);
 	if (child_held)
 		workload__abort(&w);
@@ -530,7 +558,16 @@ int cmd_ftrace(int argc, char **argv)
 	};
 	int rc = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return ftrace_dat__report(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "record")) {
+		o.record = true;
+		argc--;
+		argv++;
+	}
 	argc = opt__parse(argc, argv, opts, ftrace_usage, OPT_STOP_AT_NON_OPTION);
+	if (o.record && !o.output)
+		o.output = "trace.dat";
 	if (o.list_events || o.list_functions) {
 		if (argc > (o.list_events ? 1 : 0))
 			opt__usage_error(ftrace_usage, opts, "unexpected argument '%s'", argv[o.list_events ? 1 : 0]);
@@ -541,6 +578,8 @@ int cmd_ftrace(int argc, char **argv)
 		opt__usage_error(ftrace_usage, opts, "--max-depth, --graph-time, --no-irq and --folded go with -G FUNC");
 	} else if (o.max_depth < 0) {
 		opt__usage_error(ftrace_usage, opts, "--max-depth %d: the depth cannot be negative", o.max_depth);
+	} else if (o.record && (o.nr_graph || o.nr_funcs || o.nr_notrace || o.list_events || o.list_functions)) {
+		opt__usage_error(ftrace_usage, opts, "record writes tracepoints and uprobes (-e, -u): not -f, -G or the lists");
 	} else if (o.buffer_kb < 0) {
 		opt__usage_error(ftrace_usage, opts, "-b %d: the buffer size cannot be negative", o.buffer_kb);
 	} else {

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tracedat_read.c - reading trace-cmd's trace.dat (version 6), sonde's or
+ * trace-cmd's, into the lines `trace-cmd report` prints. The sections are
+ * parsed here with every length checked against the file; the formats, the
+ * pages and the event text are libtraceevent's (tep_parse_event, kbuffer,
+ * tep_print_event with its plugins, as trace-cmd itself uses them). Each
+ * buffer (the top one and those of the BUFFER options: instances, printed
+ * with their name first) has a run of pages per CPU; the events of all of
+ * them are merged in time order.
+ */
+#include "lib/tracefs/tracedat.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+#include <traceevent/kbuffer.h>
+#include <traceevent/trace-seq.h>
+
+struct cur {
+	const unsigned char *buf;
+	size_t len, pos;
+	const char *what;	/* the section being read, for the error line */
+	char *err;
+	size_t errlen;
+	bool bad;
+};
+
+static void bad(struct cur *c, const char *fmt, ...)
+{
+	va_list ap;
+	char why[200];
+
+	if (c->bad)
+		return;
+	c->bad = true;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "not a valid trace.dat: %s at byte %zu (in %s)", why, c->pos, c->what);
+}
+
+static const unsigned char *take(struct cur *c, uint64_t n)
+{
+	const unsigned char *p;
+
+	if (c->bad)
+		return NULL;
+	if (n > c->len - c->pos) {
+		bad(c, "truncated: %llu bytes wanted, %zu left", (unsigned long long)n, c->len - c->pos);
+		return NULL;
+	}
+	p = c->buf + c->pos;
+	c->pos += n;
+	return p;
+}
+
+static uint64_t get(struct cur *c, int n)
+{
+	const unsigned char *p = take(c, n);
+	uint64_t v = 0;
+
+	if (!p)
+		return 0;
+	memcpy(&v, p, n);	/* little endian files only (checked), on a little-endian machine */
+	return v;
+}
+
+/* a NUL-terminated string in the file */
+static const char *str(struct cur *c)
+{
+	const unsigned char *nul;
+	const char *s;
+
+	if (c->bad)
+		return NULL;
+	nul = memchr(c->buf + c->pos, 0, c->len - c->pos);
+	if (!nul) {
+		bad(c, "truncated: a string without its end");
+		return NULL;
+	}
+	s = (const char *)c->buf + c->pos;
+	c->pos = nul - c->buf + 1;
+	return s;
+}
+
+/* a sized text as a NUL-terminated copy (libtraceevent wants strings) */
+static char *text(struct cur *c, int szbytes)
+{
+	uint64_t n = get(c, szbytes);
+	const unsigned char *p = take(c, n);
+	char *s;
+
+	if (!p)
+		return NULL;
+	s = malloc(n + 1);
+	if (!s) {
+		bad(c, "out of memory");
+		return NULL;
+	}
+	memcpy(s, p, n);
+	s[n] = 0;
+	return s;
+}
+
+struct cpu_run {
+	const unsigned char *pages;
+	uint64_t size, at;	/* bytes; the page being read */
+	struct kbuffer *kb;
+	void *data;		/* the current event, NULL at the end */
+	unsigned long long ts;
+	int cpu;
+	const char *buffer;	/* "" for the top buffer */
+	unsigned char *page;	/* the current page's copy */
+};
+
+struct reader {
+	struct cur c;
+	struct tep_handle *tep;
+	struct tep_plugin_list *plugins;
+	uint32_t page_size;
+	uint32_t nr_cpus;
+	struct cpu_run *runs;
+	int nr_runs;
+	struct { uint64_t off; const char *name; } buffers[64];
+	int nr_buffers;
+};
+
+static int add_run(struct reader *r, const char *name, uint64_t off, uint64_t size, int cpu)
+{
+	struct cpu_run *n;
+
+	if (!size)
+		return 0;
+	if (off > r->c.len || size > r->c.len - off) {
+		bad(&r->c, "cpu%d's data (%llu bytes at %llu) is past the end of the file", cpu,
+		    (unsigned long long)size, (unsigned long long)off);
+		return -1;
+	}
+	n = realloc(r->runs, (r->nr_runs + 1) * sizeof(*n));
+	if (!n) {
+		bad(&r->c, "out of memory");
+		return -1;
+	}
+	r->runs = n;
+	n[r->nr_runs++] = (struct cpu_run){ .pages = r->c.buf + off, .size = size, .cpu = cpu, .buffer = name };
+	return 0;
+}
+
+/* "flyrecord", then each CPU's offset and size, then the clock */
+static int flyrecord(struct reader *r, const char *name)
+{
+	struct cur *c = &r->c;
+	const char *tag;
+
+	c->what = "the flyrecord section";
+	tag = str(c);
+	if (!tag)
+		return -1;
+	if (strcmp(tag, "flyrecord")) {
+		bad(c, "'%.20s' where 'flyrecord' belongs (latency files are not read)", tag);
+		return -1;
+	}
+	for (uint32_t i = 0; i < r->nr_cpus && !c->bad; i++) {
+		uint64_t off = get(c, 8), size = get(c, 8);
+
+		if (!c->bad && add_run(r, name, off, size, i))
+			return -1;
+	}
+	uint64_t n = get(c, 8);	/* the clock, "[local]" */
+
+	take(c, n);
+	return c->bad ? -1 : 0;
+}
+
+static int options(struct reader *r)
+{
+	struct cur *c = &r->c;
+
+	c->what = "the options";
+	for (;;) {
+		uint16_t id = get(c, 2);
+		uint32_t size;
+		const unsigned char *p;
+
+		if (c->bad)
+			return -1;
+		if (id == 0)
+			return 0;
+		size = get(c, 4);
+		p = take(c, size);
+		if (!p)
+			return -1;
+		if (id == 3) {	/* BUFFER: where an instance's flyrecord is, and its name */
+			const unsigned char *nul = size > 8 ? memchr(p + 8, 0, size - 8) : NULL;
+
+			if (!nul) {
+				bad(c, "a BUFFER option without its name");
+				return -1;
+			}
+			if (r->nr_buffers < 64) {
+				memcpy(&r->buffers[r->nr_buffers].off, p, 8);
+				r->buffers[r->nr_buffers++].name = (const char *)p + 8;
+			}
+		}
+	}
+}
+
+static int cmdlines(struct reader *r, const char *s)
+{
+	while (s && *s) {
+		const char *nl = strchr(s, '\n');
+		char comm[64];
+		int pid;
+
+		if (sscanf(s, "%d %63[^\n]", &pid, comm) == 2)
+			tep_register_comm(r->tep, comm, pid);
+		s = nl ? nl + 1 : NULL;
+	}
+	return 0;
+}
+
+/* everything before the data: headers, formats, symbols, cmdlines, options */
+static int head(struct reader *r)
+{
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	struct cur *c = &r->c;
+	const unsigned char *m;
+	const char *ver, *tag;
+	char *s;
+	uint32_t n;
+
+	c->what = "the file's header";
+	m = take(c, sizeof(magic));
+	if (!m || memcmp(m, magic, sizeof(magic))) {
+		if (!c->bad)
+			bad(c, "no trace-cmd magic");
+		return -1;
+	}
+	ver = str(c);
+	if (!ver)
+		return -1;
+	if (strcmp(ver, "6")) {
+		bad(c, "file version %.8s (version 6 is read; trace-cmd convert --file-version 6 makes one)", ver);
+		return -1;
+	}
+	if (get(c, 1) != 0 || c->bad) {
+		bad(c, "a big-endian file");
+		return -1;
+	}
+	if (get(c, 1) != 8) {
+		bad(c, "longs that are not 8 bytes");
+		return -1;
+	}
+	r->page_size = get(c, 4);
+	if (r->page_size < 64 || r->page_size > (1u << 20)) {
+		bad(c, "page size %u", r->page_size);
+		return -1;
+	}
+	tep_set_file_bigendian(r->tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(r->tep, TEP_LITTLE_ENDIAN);
+	tep_set_long_size(r->tep, 8);
+	tep_set_page_size(r->tep, r->page_size);
+	c->what = "header_page";
+	tag = str(c);
+	if (!tag || strcmp(tag, "header_page")) {
+		bad(c, "no header_page");
+		return -1;
+	}
+	s = text(c, 8);
+	if (!s)
+		return -1;
+	tep_parse_header_page(r->tep, s, strlen(s), 8);
+	free(s);
+	c->what = "header_event";
+	tag = str(c);
+	if (!tag || strcmp(tag, "header_event")) {
+		bad(c, "no header_event");
+		return -1;
+	}
+	free(text(c, 8));
+	c->what = "the ftrace formats";
+	n = get(c, 4);
+	for (uint32_t i = 0; i < n && !c->bad; i++) {
+		s = text(c, 8);
+		if (s)
+			tep_parse_event(r->tep, s, strlen(s), "ftrace");
+		free(s);
+	}
+	c->what = "the event formats";
+	n = get(c, 4);
+	for (uint32_t i = 0; i < n && !c->bad; i++) {
+		const char *sys = str(c);
+		uint32_t ne = get(c, 4);
+
+		for (uint32_t e = 0; e < ne && !c->bad; e++) {
+			s = text(c, 8);
+			if (s)
+				tep_parse_event(r->tep, s, strlen(s), sys);
+			free(s);
+		}
+	}
+	c->what = "kallsyms";
+	s = text(c, 4);
+	if (s && *s)
+		tep_parse_kallsyms(r->tep, s);
+	free(s);
+	c->what = "the printk formats";
+	s = text(c, 4);
+	if (s && *s)
+		tep_parse_printk_formats(r->tep, s);
+	free(s);
+	c->what = "the saved cmdlines";
+	s = text(c, 8);
+	cmdlines(r, s);
+	free(s);
+	c->what = "the CPU count";
+	r->nr_cpus = get(c, 4);
+	if (!c->bad && (r->nr_cpus == 0 || r->nr_cpus > 8192)) {
+		bad(c, "%u CPUs", r->nr_cpus);
+		return -1;
+	}
+	c->what = "the options";
+	tag = str(c);
+	if (!tag)
+		return -1;
+	if (strcmp(tag, "options  ")) {
+		bad(c, "'%.20s' where the options belong", tag);
+		return -1;
+	}
+	return options(r);
+}
+
+/* the run's next page with an event on it; false at the end */
+static bool load_page(struct reader *r, struct cpu_run *run)
+{
+	while (run->at + r->page_size <= run->size) {
+		const unsigned char *p = run->pages + run->at;
+		uint64_t commit;
+
+		memcpy(&commit, p + 8, 8);
+		commit &= (1ULL << 27) - 1;	/* the high bits are flags (missed events) */
+		if (commit > r->page_size - 16) {
+			r->c.pos = (size_t)(p - r->c.buf) + 8;
+			r->c.what = "the event pages";
+			bad(&r->c, "cpu%d: a page that holds %llu bytes, more than a page", run->cpu,
+			    (unsigned long long)commit);
+			return false;
+		}
+		/* a copy, with room after it: a corrupted event's fields read zeros, not past the file */
+		memset(run->page, 0, 2 * r->page_size);
+		memcpy(run->page, p, 16 + commit);
+		run->at += r->page_size;
+		if (kbuffer_load_subbuffer(run->kb, run->page) < 0)
+			continue;
+		run->data = kbuffer_read_event(run->kb, &run->ts);
+		if (run->data)
+			return true;
+	}
+	return false;
+}
+
+static bool run_next(struct reader *r, struct cpu_run *run)
+{
+	if (run->data)
+		run->data = kbuffer_next_event(run->kb, &run->ts);
+	return run->data || load_page(r, run);
+}
+
+static int print(struct reader *r, struct cpu_run *run, struct trace_seq *s,
+		 int (*line)(const char *s, void *arg), void *arg)
+{
+	struct tep_record rec = {
+		.ts = run->ts, .cpu = run->cpu, .data = run->data,
+		.size = kbuffer_event_size(run->kb), .record_size = kbuffer_curr_size(run->kb),
+	};
+	struct tep_event *ev;
+	char name[256];
+	int rc;
+
+	if (rec.size < 0 || rec.size > (int)r->page_size)
+		rec.size = 0;
+	trace_seq_reset(s);
+	if (*run->buffer)
+		trace_seq_printf(s, "%s: ", run->buffer);
+	tep_print_event(r->tep, s, &rec, "%16s-%-5d [%03d] %6.1000d: ", TEP_PRINT_COMM, TEP_PRINT_PID,
+			TEP_PRINT_CPU, TEP_PRINT_TIME);
+	ev = tep_find_event_by_record(r->tep, &rec);
+	snprintf(name, sizeof(name), "%s:", ev ? ev->name : "[unknown]");
+	trace_seq_printf(s, "%-21s ", name);
+	if (ev)
+		tep_print_event(r->tep, s, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(s);
+	rc = line(s->buffer, arg);
+	return rc;
+}
+
+int tracedat__report(const unsigned char *buf, size_t len, int (*line)(const char *s, void *arg), void *arg,
+		     char *err, size_t errlen)
+{
+	struct reader r = { .c = { .buf = buf, .len = len, .err = err, .errlen = errlen } };
+	struct trace_seq s;
+	char cpus[32];
+	int rc = -EINVAL;
+
+	r.tep = tep_alloc();
+	if (!r.tep)
+		return -ENOMEM;
+	trace_seq_init(&s);
+	if (head(&r) || flyrecord(&r, ""))
+		goto out;
+	for (int i = 0; i < r.nr_buffers; i++) {
+		if (r.buffers[i].off > len) {
+			r.c.what = "the BUFFER options";
+			bad(&r.c, "buffer '%.40s' at %llu, past the end", r.buffers[i].name,
+			    (unsigned long long)r.buffers[i].off);
+			goto out;
+		}
+		r.c.pos = r.buffers[i].off;
+		if (flyrecord(&r, r.buffers[i].name))
+			goto out;
+	}
+	r.plugins = tep_load_plugins(r.tep);
+	for (int i = 0; i < r.nr_runs; i++) {
+		r.runs[i].kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+		r.runs[i].page = calloc(2, r.page_size);
+		if (!r.runs[i].kb || !r.runs[i].page) {
+			rc = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		load_page(&r, &r.runs[i]);
+	}
+	if (r.c.bad)
+		goto out;
+	snprintf(cpus, sizeof(cpus), "cpus=%u", r.nr_cpus);
+	rc = line(cpus, arg);
+	while (!rc) {
+		struct cpu_run *min = NULL;
+
+		for (int i = 0; i < r.nr_runs; i++)
+			if (r.runs[i].data && (!min || r.runs[i].ts < min->ts))
+				min = &r.runs[i];
+		if (!min)
+			break;
+		rc = print(&r, min, &s, line, arg);
+		run_next(&r, min);
+		if (r.c.bad) {
+			rc = -EINVAL;
+			break;
+		}
+	}
+out:
+	for (int i = 0; i < r.nr_runs; i++) {
+		if (r.runs[i].kb)
+			kbuffer_free(r.runs[i].kb);
+		free(r.runs[i].page);
+	}
+	free(r.runs);
+	trace_seq_destroy(&s);
+	if (r.plugins)
+		tep_unload_plugins(r.plugins, r.tep);
+	tep_free(r.tep);
+	return rc;
+}
