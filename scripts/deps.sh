@@ -3,7 +3,7 @@
 # Called by make; safe to run again (it asks dpkg first and does nothing if all are there).
 set -e
 build="gcc make pkg-config libelf-dev libdw-dev libbpf-dev libtraceevent-dev zlib1g-dev libzstd-dev clang llvm bpftool systemtap-sdt-dev scdoc libmicrohttpd-dev libyaml-dev"
-test="linux-perf strace bpftrace python3 time perl tmux sysstat chromium protobuf-compiler libxml2-utils libbpf-tools valgrind golang-go libjemalloc2 ltrace groff-base dpkg-dev debhelper lintian zsh bash-completion mandoc prometheus"
+test="linux-perf strace trace-cmd bpftrace python3 time perl tmux sysstat chromium protobuf-compiler libxml2-utils libbpf-tools valgrind golang-go libjemalloc2 ltrace groff-base dpkg-dev debhelper lintian zsh bash-completion mandoc prometheus"
 vm="qemu-system-x86 busybox-static libbz2-dev tcpdump"
 # vm: also the kernel `make test-vm` boots (tests/vm/README.md): Debian's cloud kernel package,
 # downloaded and unpacked into build/vm/kernel, never installed: /boot and the bootloader stay as they are
