@@ -34,7 +34,7 @@ int tracedat_rec__write(struct tracedat_rec *r, const char *root, const char *pa
 void tracedat_rec__free(struct tracedat_rec *r);
 
 /*
- * Read a trace.dat (version 6) from buf and call
+ * Read a trace.dat (version 6, or 7 uncompressed or with zstd) from buf and call
  * line for each line `trace-cmd report` prints ("cpus=N" then the events in
  * time order); a non-zero return from line stops the reading and is returned.
  * A truncated or corrupted file is -EINVAL with what and where in err.
