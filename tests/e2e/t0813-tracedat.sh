@@ -68,6 +68,13 @@ test_expect_success 'report: trace-cmd'"'"'s version 7 file as it is (zstd) and 
 '
 fi
 
+test_expect_success 'record -u: a uprobe event of a known workload, 5 calls, read by both' '
+	$SONDE ftrace record -o u.dat -u $WORKLOADS/ftrace_calls:tick -- $WORKLOADS/ftrace_calls 5 &&
+	$SONDE ftrace report -i u.dat >mine &&
+	[ $(grep -c "^ *ftrace_calls-[0-9]* *\[[0-9]*\] [0-9.]*: tick: *([0-9a-f]*)$" mine) -eq 5 ] &&
+	if have_tc; then trace-cmd report -i u.dat >theirs 2>err && test_cmp /dev/null err && test_cmp theirs mine; fi
+'
+
 test_expect_success 'a truncated or corrupted trace.dat: one error line, exit 1' '
 	for n in 5 11 20 300 2000 5000; do
 		head -c $n s.dat >cut.dat &&
