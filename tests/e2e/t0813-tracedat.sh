@@ -75,6 +75,13 @@ test_expect_success 'record -u: a uprobe event of a known workload, 5 calls, rea
 	if have_tc; then trace-cmd report -i u.dat >theirs 2>err && test_cmp /dev/null err && test_cmp theirs mine; fi
 '
 
+test_expect_success 'record: kallsyms in the file, so addresses print as functions (a sleep'"'"'s hrtimer_wakeup)' '
+	$SONDE ftrace record -o k.dat -e timer:hrtimer_expire_entry --duration 1.5 & sleep 0.5 && wait $! &&
+	$SONDE ftrace report -i k.dat >mine &&
+	grep -q ": hrtimer_expire_entry: hrtimer=0x[0-9a-f]* now=[0-9]* function=hrtimer_wakeup/0x0$" mine &&
+	if have_tc; then trace-cmd report -i k.dat >theirs 2>err && test_cmp /dev/null err && test_cmp theirs mine; fi
+'
+
 test_expect_success 'a truncated or corrupted trace.dat: one error line, exit 1' '
 	for n in 5 11 20 300 2000 5000; do
 		head -c $n s.dat >cut.dat &&

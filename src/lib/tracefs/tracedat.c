@@ -3,7 +3,7 @@
  * tracedat.c - writing trace-cmd's trace.dat (version 6) from an instance's
  * per-CPU trace_pipe_raw pages. The layout, from trace-cmd.dat(5): magic,
  * version, endianness, long size, page size; header_page and header_event;
- * the ftrace and event formats; kallsyms and printk formats (empty here);
+ * the ftrace and event formats; kallsyms and printk formats;
  * saved cmdlines; the CPU count; options; "flyrecord" with each CPU's offset
  * and size, the trace clock; then each CPU's pages, page aligned.
  * The reader is tracedat_read.c.
@@ -324,8 +324,12 @@ int tracedat_rec__write(struct tracedat_rec *r, const char *root, const char *pa
 		snprintf(err, errlen, "cannot read the formats of the enabled events in %s/events: %s", root, strerror(-rc));
 		goto out;
 	}
-	put4(&o, 0);	/* kallsyms: none */
-	put4(&o, 0);	/* printk formats: none */
+	/* the symbols and trace_printk formats, for the events that print addresses or use bprint */
+	if (put_file(&o, "/proc/kallsyms", 4))
+		put4(&o, 0);
+	snprintf(p, sizeof(p), "%s/printk_formats", root);
+	if (put_file(&o, p, 4))
+		put4(&o, 0);
 	snprintf(p, sizeof(p), "%s/saved_cmdlines", root);
 	if (put_file(&o, p, 8))
 		put8(&o, 0);
