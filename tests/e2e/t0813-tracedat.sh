@@ -82,6 +82,13 @@ test_expect_success 'record: kallsyms in the file, so addresses print as functio
 	if have_tc; then trace-cmd report -i k.dat >theirs 2>err && test_cmp /dev/null err && test_cmp theirs mine; fi
 '
 
+test_expect_success 'record until SIGINT: the file is whole, the instance gone' '
+	$SONDE ftrace record -o i.dat -e sched:sched_switch & p=$! && sleep 0.5 && kill -INT $p && wait $p &&
+	! ls $T/instances | grep -q "^sonde-$p\$" &&
+	$SONDE ftrace report -i i.dat >mine && [ $(grep -c ": sched_switch: " mine) -gt 0 ] &&
+	if have_tc; then trace-cmd report -i i.dat >theirs 2>err && test_cmp /dev/null err && test_cmp theirs mine; fi
+'
+
 test_expect_success 'a truncated or corrupted trace.dat: one error line, exit 1' '
 	for n in 5 11 20 300 2000 5000; do
 		head -c $n s.dat >cut.dat &&
