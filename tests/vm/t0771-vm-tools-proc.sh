@@ -13,7 +13,8 @@ test_expect_success 'runqlen -C and -O on a kernel whose cfs_rq has nr_running' 
 	sed -n 3p occ | grep -qE "^runqocc: [0-9]+\.[0-9]{2}%$"
 '
 test_expect_success 'runqlat and cpudist: a histogram of the 2 spinning threads' '
-	"$WORKLOADS/spin" 4 3 >/dev/null & S=$! &&
+	# spinning for longer than both tools take to start and run in a TCG VM (seconds each); killed after
+	"$WORKLOADS/spin" 30 3 >/dev/null & S=$! &&
 	$SONDE runqlat -P 1 1 >out && $SONDE cpudist -P 1 1 >cd &&
 	{ kill $S; wait $S; } 2>/dev/null || true
 	grep -qx "pid = $S spin" out && grep -qx "pid = $S spin" cd
