@@ -3,7 +3,7 @@
  * comptime.c - what is settled while compiling: fail() (a static assert that
  * only fires where it is reached), kfunc_exist() and kfunc_allowed() (asked
  * of the kernel's BTF and its verifier), kprobe_exist() (kprobes and the
- * symbol), and the pruning of an if whose condition is a constant (a
+ * symbol), tracepoint_exist() (tracefs, a field of its format), and the pruning of an if whose condition is a constant (a
  * positional parameter, getopt(), kfunc_*(), kprobe_exist()), so that the
  * branch not taken is neither checked nor generated.
  */
@@ -292,6 +292,30 @@ static struct type check_kprobe(struct ck *c, struct node *n)
 	return n->ty = ty_int(false, 64);
 }
 
+/*
+ * tracepoint_exist("group:name"[, "field"]): has the kernel this tracepoint
+ * (tracefs), and that field in its format? A tool picks its route by it
+ * (block_io_start came in 6.5, tcp_probe's skaddr in 6.3)
+ */
+static struct type check_tracepoint(struct ck *c, struct node *n)
+{
+	struct node *a = n->args, *f = a ? a->next : NULL;
+	char group[128];
+	const char *colon = a && a->kind == N_STR ? memchr(a->s, ':', a->slen) : NULL;
+	int off, size;
+
+	if (!colon || (size_t)(colon - a->s) >= sizeof(group) || (f && f->kind != N_STR)) {
+		lang__error(c->prog, a->loc, "%s() takes a \"group:name\" literal and a field name literal", n->s);
+		return ty_kind(TY_NONE, 0);
+	}
+	snprintf(group, sizeof(group), "%.*s", (int)(colon - a->s), a->s);
+	n->kind = N_INT;
+	n->i = bpf_probe__tracepoint(group, colon + 1, NULL) &&
+	       (!f || !bpf_tp__field(group, colon + 1, f->s, &off, &size));
+	n->args = NULL;
+	return n->ty = ty_int(false, 64);
+}
+
 struct type comptime__call(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
 {
 	(void)assign_to;
@@ -300,6 +324,7 @@ struct type comptime__call(struct ck *c, struct node *n, const struct builtin *f
 	case F_FAIL: return check_fail(c, n);
 	case F_KFUNC_EXIST: return check_kfunc(c, n, false);
 	case F_KPROBE_EXIST: return check_kprobe(c, n);
+	case F_TRACEPOINT_EXIST: return check_tracepoint(c, n);
 	default: return check_kfunc(c, n, true);
 	}
 }

@@ -62,5 +62,6 @@ const struct builtin builtins_types[] = {
 	{ "kfunc_exist", F_KFUNC_EXIST, 1, 1, BF_OWN_ARGS | BF_BOOL, .check = comptime__call },
 	{ "kfunc_allowed", F_KFUNC_ALLOWED, 1, 1, BF_OWN_ARGS | BF_BOOL, .check = comptime__call },
 	{ "kprobe_exist", F_KPROBE_EXIST, 1, 1, BF_OWN_ARGS | BF_BOOL, .check = comptime__call },
+	{ "tracepoint_exist", F_TRACEPOINT_EXIST, 1, 2, BF_OWN_ARGS | BF_BOOL, .check = comptime__call },
 	{ NULL },
 };
