@@ -319,8 +319,10 @@ static const struct {
 	const char *about;
 	const char *try_argv[4];	/* what sonde tools runs to try it */
 } command_tools[] = {
+	/* its default, the kernel's allocations, for a second: not -c true, whose malloc a
+	   stripped static true (busybox's) does not name */
 	{ "memleak", cmd_memleak, "outstanding memory allocations by stack: leaks (sonde memleak)",
-	  { "memleak", "-c", "true", NULL } },
+	  { "memleak", "1", "1", NULL } },
 };
 
 static int (*find_cmd_tool(const char *name))(int, char **)
@@ -779,10 +781,32 @@ static void print_names(void)
 	}
 }
 
-/* a command-tool tried as the tools are: a moment of it, its output (and warnings) nowhere; its status */
-static int try_command(int (*fn)(int, char **), int argc, char **argv)
+/* the first error a try wrote to f ("sonde: ..." but not a warning's), into why */
+static void first_error(FILE *f, char *why, size_t whylen)
+{
+	char line[1024];
+
+	why[0] = 0;
+	if (!f)
+		return;
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "sonde: ", 7) || !strncmp(line, "sonde: warning: ", 16))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(why, whylen, "%s", line + 7);
+		return;
+	}
+}
+
+/*
+ * a command-tool tried as the tools are: a moment of it, its output nowhere,
+ * its errors kept to say why it cannot run (why); its status
+ */
+static int try_command(int (*fn)(int, char **), int argc, char **argv, char *why, size_t whylen)
 {
 	int rc, fd, saved, saved2;
+	FILE *errf = tmpfile();
 
 	fflush(stdout);
 	fflush(stderr);
@@ -791,7 +815,7 @@ static int try_command(int (*fn)(int, char **), int argc, char **argv)
 	fd = open("/dev/null", O_WRONLY);
 	if (fd >= 0 && saved >= 0 && saved2 >= 0) {
 		dup2(fd, 1);
-		dup2(fd, 2);
+		dup2(errf ? fileno(errf) : fd, 2);
 	}
 	rc = fn(argc, argv);
 	fflush(stdout);
@@ -806,6 +830,9 @@ static int try_command(int (*fn)(int, char **), int argc, char **argv)
 	}
 	if (fd >= 0)
 		close(fd);
+	first_error(errf, why, whylen);
+	if (errf)
+		fclose(errf);
 	return rc;
 }
 
@@ -854,24 +881,30 @@ int cmd_tools(int argc, char **argv)
 		printf("\n");
 	}
 	for (const struct tool_cmdalias *a = tool_cmdaliases; a->name; a++) {
-		char *av[] = { (char *)a->cmd, (char *)"-a", (char *)"--duration", (char *)"0.01", NULL };
-		int rc = quick ? 0 : try_command(a->fn, 4, av);
+		char *av[] = { (char *)a->cmd, (char *)"-a", (char *)"--duration", (char *)"0.01", NULL }, why[512];
+		int rc = quick ? 0 : try_command(a->fn, 4, av, why, sizeof(why));
 
 		n++;
 		nok += !quick && !rc;
-		printf("%-14s %-4s %s\n", a->name, quick ? "-" : rc ? "no" : "yes", a->about);
+		printf("%-14s %-4s %s", a->name, quick ? "-" : rc ? "no" : "yes", a->about);
+		if (!quick && rc)
+			printf(" [%s]", why[0] ? why : "cannot run here");
+		printf("\n");
 	}
 	for (size_t i = 0; i < sizeof(command_tools) / sizeof(command_tools[0]); i++) {
-		char *av[4];
+		char *av[4], why[512];
 		int ac = 0, rc;
 
 		while (ac < 3 && command_tools[i].try_argv[ac])
 			av[ac] = (char *)command_tools[i].try_argv[ac], ac++;
 		av[ac] = NULL;
-		rc = quick ? 0 : try_command(command_tools[i].fn, ac, av);
+		rc = quick ? 0 : try_command(command_tools[i].fn, ac, av, why, sizeof(why));
 		n++;
 		nok += !quick && !rc;
-		printf("%-14s %-4s %s\n", command_tools[i].name, quick ? "-" : rc ? "no" : "yes", command_tools[i].about);
+		printf("%-14s %-4s %s", command_tools[i].name, quick ? "-" : rc ? "no" : "yes", command_tools[i].about);
+		if (!quick && rc)
+			printf(" [%s]", why[0] ? why : "cannot run here");
+		printf("\n");
 	}
 	if (!quick)
 		printf("\n%d of %d tools run on this kernel\n", nok, n);
