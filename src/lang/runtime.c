@@ -1159,7 +1159,7 @@ loaded:
 		char why[512];
 
 		for (struct probe *pr = prog->probes; pr && !rc; pr = pr->next)
-			for (struct ap_inst *in = pr->inst; in && !rc; in = in->next) {
+			for (struct ap_inst *in = pr->never ? NULL : pr->inst; in && !rc; in = in->next) {
 				if (!in->prov->attach || !(rc = in->prov->attach(in, &actx, why, sizeof(why))))
 					continue;
 				snprintf(err, errlen, "%s", why);
