@@ -11,8 +11,10 @@
  * once, at the outermost call: a per-thread depth counts the nesting.
  *
  * Kernel mode: kmem:kmalloc/kfree, kmem_cache_alloc/free and
- * mm_page_alloc/free, as BTF-typed tracepoints, with kernel stacks; with
- * --percpu, percpu:percpu_alloc_percpu/percpu_free_percpu instead.
+ * mm_page_alloc/free, with kernel stacks; with --percpu,
+ * percpu:percpu_alloc_percpu/percpu_free_percpu instead. Those whose
+ * pointer is a void * are raw tracepoints: a BTF-typed one may not read a
+ * void * argument before 6.2 or so (Debian 12's 6.1 refuses to load it).
  * The user side reads `allocs` and sums it by stack; with --combined-only
  * the sums by stack are kept here too (`combined`), so that reading them
  * costs one entry per stack however many allocations are outstanding.
@@ -343,22 +345,22 @@ static int kalloc(void *ctx, __u64 addr, __u64 size)
 	return 0;
 }
 
-SEC("tp_btf/kmalloc")
+SEC("raw_tp/kmalloc")
 int BPF_PROG(kmalloc, unsigned long call_site, const void *ptr, size_t bytes_req, size_t bytes_alloc)
 {
 	return kalloc(ctx, (__u64)ptr, bytes_alloc);
 }
 
-SEC("tp_btf/kfree")
+SEC("raw_tp/kfree")
 int BPF_PROG(kfree, unsigned long call_site, const void *ptr) { return free_enter((__u64)ptr); }
 
-SEC("tp_btf/kmem_cache_alloc")
+SEC("raw_tp/kmem_cache_alloc")
 int BPF_PROG(kmem_cache_alloc, unsigned long call_site, const void *ptr, struct kmem_cache *s)
 {
 	return kalloc(ctx, (__u64)ptr, BPF_CORE_READ(s, size));
 }
 
-SEC("tp_btf/kmem_cache_free")
+SEC("raw_tp/kmem_cache_free")
 int BPF_PROG(kmem_cache_free, unsigned long call_site, const void *ptr) { return free_enter((__u64)ptr); }
 
 /* pages: the struct page pointer is the key, freed by the same pointer */
@@ -372,14 +374,14 @@ SEC("tp_btf/mm_page_free")
 int BPF_PROG(mm_page_free, struct page *page) { return free_enter((__u64)page); }
 
 /* --percpu: per-CPU allocations, by the size asked for (as BCC counts them) */
-SEC("tp_btf/percpu_alloc_percpu")
+SEC("raw_tp/percpu_alloc_percpu")
 int BPF_PROG(percpu_alloc_percpu, unsigned long call_site, bool reserved, bool is_atomic, size_t size,
 	     size_t align, void *base_addr, int off, void *ptr)
 {
 	return kalloc(ctx, (__u64)ptr, size);
 }
 
-SEC("tp_btf/percpu_free_percpu")
+SEC("raw_tp/percpu_free_percpu")
 int BPF_PROG(percpu_free_percpu, void *base_addr, int off, void *ptr) { return free_enter((__u64)ptr); }
 
 char LICENSE[] SEC("license") = "GPL";

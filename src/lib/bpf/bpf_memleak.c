@@ -187,6 +187,12 @@ static int attach_user(struct memleak *m, const struct memleak_opts *o, char *er
 	return 0;
 }
 
+/* a kernel mode program: a BTF-typed or a raw tracepoint's (memleak.bpf.c says which) */
+static bool kernel_prog(const struct bpf_program *p)
+{
+	return bpf_program__type(p) == BPF_PROG_TYPE_TRACING || bpf_program__type(p) == BPF_PROG_TYPE_RAW_TRACEPOINT;
+}
+
 static bool percpu_prog(const struct memleak *m, const struct bpf_program *p)
 {
 	return p == m->skel->progs.percpu_alloc_percpu || p == m->skel->progs.percpu_free_percpu;
@@ -200,7 +206,7 @@ static int attach_kernel(struct memleak *m, bool percpu, char *err, size_t errle
 		struct bpf_link *l;
 		const char *group = percpu ? "percpu" : "kmem";
 
-		if (bpf_program__type(p) != BPF_PROG_TYPE_TRACING || percpu_prog(m, p) != percpu)
+		if (!kernel_prog(p) || percpu_prog(m, p) != percpu)
 			continue;
 		if (!(l = bpf_program__attach(p))) {
 			int rc = -errno;
@@ -259,7 +265,7 @@ int memleak__new(struct memleak **out, const struct memleak_opts *o, char *err, 
 		bpf_map__set_map_flags(m->skel->maps.allocs, BPF_F_NO_PREALLOC);
 	m->multi = o->pid && bpf_probe__uprobe_multi(NULL);
 	bpf_object__for_each_program(p, m->skel->obj) {
-		bool kernel = bpf_program__type(p) == BPF_PROG_TYPE_TRACING;
+		bool kernel = kernel_prog(p);
 
 		bpf_program__set_autoload(p, kernel == !o->pid && (!kernel || percpu_prog(m, p) == o->percpu));
 		if (!kernel && m->multi)
