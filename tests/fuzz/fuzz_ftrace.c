@@ -2,8 +2,8 @@
 /*
  * fuzz_ftrace.c - `sonde ftrace -u BINARY:FUNC` on outside bytes: the input is
  * a function name, a NUL, then the bytes of the binary, looked up by
- * ftrace__elf_func_offset (symbols, then the loadable segment that holds the
- * address) from a memfd. Errors are fine; crashes, leaks and hangs are not.
+ * elfsym__func_offset (symbols, then the loadable segment that holds the
+ * address; ftrace -u, ltrace and lock use it) from a memfd. Errors are fine; crashes, leaks and hangs are not.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -12,13 +12,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/tracefs/ftrace.h"
+#include "lib/symbol/elfsym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *nul = memchr(data, 0, size < 256 ? size : 256);
 	char func[256], path[64];
-	unsigned long long off = 0;
+	uint64_t off = 0;
 	size_t n;
 	int fd;
 
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	ftrace__elf_func_offset(path, func, &off);
+	elfsym__func_offset(path, func, &off);
 	close(fd);
 	return 0;
 }
