@@ -5,6 +5,7 @@
  * formats handed to libtraceevent; see tracedata.h.
  */
 #include "lib/perfdata/tracedata.h"
+#include "lib/tracefs/tep_safe.h"
 #include "lib/tracefs/tracefs.h"
 
 #include <errno.h>
@@ -157,8 +158,8 @@ int tracedata__new(struct tracedata **out, const void *data, size_t size, char *
 			/* a format libtraceevent rejects is left out, as perf does; so is one
 			   that is not text, which its tokenizer takes a NUL of for the end and
 			   then dereferences a NULL token (a hostile file crashed it) */
-			if (is_text(fmt, len))
-				tep_parse_event(t->tep, fmt, len, sys);
+			if (is_text(fmt, len) && tep_safe__parse_event(t->tep, fmt, len, sys))
+				BAD("an event format whose print fmt divides by zero");
 		}
 	}
 	/* kallsyms, printk formats and saved cmdlines follow; not needed for the fields */

@@ -13,10 +13,9 @@
  */
 #include "lib/tracefs/tracedat.h"
 #include "lib/tracefs/tracedat_int.h"
+#include "lib/tracefs/tep_safe.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -303,38 +302,6 @@ int tracedat_rd__ftrace(struct tdat_reader *r)
 	return c->bad ? -1 : 0;
 }
 
-/*
- * libtraceevent 1.7 (Debian 12's) evaluates constant arithmetic in a print fmt while
- * parsing it, and divides by a constant 0 ("x / 0", "x / (1 - 1)") without a check:
- * SIGFPE. A format read from a file must not crash sonde, so the parse runs with a
- * SIGFPE handler that jumps back here, and the file is refused. (The event it was
- * building is never added to tep: that happens after the parse.)
- */
-static sigjmp_buf fpe_jump;
-
-static void on_fpe(int sig)
-{
-	(void)sig;
-	siglongjmp(fpe_jump, 1);
-}
-
-static int parse_event(struct tep_handle *tep, const char *s, const char *sys)
-{
-	struct sigaction sa = { .sa_handler = on_fpe }, old;
-	int rc;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGFPE, &sa, &old);
-	if (sigsetjmp(fpe_jump, 1)) {
-		sigaction(SIGFPE, &old, NULL);
-		return -1;
-	}
-	rc = tep_parse_event(tep, s, strlen(s), sys);
-	sigaction(SIGFPE, &old, NULL);
-	(void)rc;	/* a format libtraceevent refuses is left out, as trace-cmd does */
-	return 0;
-}
-
 int tracedat_rd__events(struct tdat_reader *r)
 {
 	struct tdat_cur *c = &r->c;
@@ -349,7 +316,7 @@ int tracedat_rd__events(struct tdat_reader *r)
 
 		for (uint32_t e = 0; e < ne && !c->bad; e++) {
 			s = text(c, 8);
-			if (s && parse_event(r->tep, s, sys))
+			if (s && tep_safe__parse_event(r->tep, s, strlen(s), sys))
 				tdat_cur__bad(c, "an event format whose print fmt divides by zero");
 			free(s);
 		}
