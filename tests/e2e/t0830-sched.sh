@@ -45,7 +45,9 @@ test_expect_success 'latency: 3 threads on one CPU get a third each and wait the
 	while read -r run sw avg; do
 		near $run $(awk "BEGIN { print $total / 3 }") 15 &&
 		awk "BEGIN { exit !($avg > 0.5) }" &&
-		near $(awk "BEGIN { print $run + $avg * $sw }") 1000 8 || exit 1
+		# run time leaves out what the host stole during the runs (the task clock): 1 s less that, 8%
+		awk -v t=$(awk "BEGIN { print $run + $avg * $sw }") -v l=$LOST_MS "BEGIN { exit !(t <= 1080 && t >= 920 - l) }" ||
+			{ echo "run + waits: $(awk "BEGIN { print $run + $avg * $sw }") ms, CPU 1 lost $LOST_MS ms"; exit 1; }
 	done <nums
 '
 
