@@ -7,7 +7,7 @@
 # Exits 0 when nothing failed (skipped counts as not failed), 1 otherwise.
 #
 #   VM_TESTS=t01      run only the scripts whose names contain this
-#   VM_TIMEOUT=240    hard limit in seconds for the whole VM (qemu is killed after it)
+#   VM_TIMEOUT=480    hard limit in seconds for the whole VM (qemu is killed after it)
 #   VM_TEST_TIMEOUT=120  limit for each script inside the VM (its processes are killed)
 #   VM_BOOT_TIMEOUT=60   limit for the kernel to reach /init
 #   VM_KEEP=1         keep the work dir (initramfs, console and result logs) and say where
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
 collected=${RESULTS:+yes}	# by tests/run.sh, with every other test
 RESULTS=${RESULTS:-/dev/null}
-VM_TIMEOUT=${VM_TIMEOUT:-240}
+VM_TIMEOUT=${VM_TIMEOUT:-480}
 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
 VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-60}
 KDIR=$ROOT/build/vm/kernel
