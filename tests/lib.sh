@@ -89,7 +89,9 @@ tool_start() {
 	# this shell opens nothing a tool filtering on its pid (vfsstat -p $BASHPID) would count
 	(echo $TOOL_PID >>"$TMP/.tools")
 	while ! grep -q . "$out" 2>/dev/null; do
-		kill -0 $TOOL_PID 2>/dev/null || { echo "the tool ended before its header:"; cat "$out.err"; return 1; }
+		# no redirection here nor in tool_stop: one on a builtin is an open by this shell, which
+		# vfsstat -p $BASHPID counts when it falls between the tool's attach and its header
+		[ -e /proc/$TOOL_PID ] || { echo "the tool ended before its header:"; cat "$out.err"; return 1; }
 		i=$((i + 1))
 		[ $i -lt 600 ] || { echo "no header from the tool in 30 s"; return 1; }
 		sleep 0.05
@@ -110,7 +112,7 @@ _end_tools() {
 # tool_stop: Ctrl-C to the tool tool_start ran; waits for it and returns its exit status
 tool_stop() {
 	local rc=0
-	kill -INT $TOOL_PID 2>/dev/null
+	kill -INT $TOOL_PID 2>&-
 	wait $TOOL_PID || rc=$?
 	# after the tool ended: a tool still tracing execs would see this sed (and its $TMP argument)
 	sed -i "/^$TOOL_PID\$/d" "$TMP/.tools" 2>/dev/null
