@@ -185,6 +185,50 @@ TEST(hist_srcline_gives_up_as_perf)
 	symbolizer__free(fx.sym);
 }
 
+/*
+ * call-graph siblings of equal period come in perf's order whatever order the samples came
+ * in: a frame in a file (the DSO made first comes last) before one in no mapping, and in one
+ * DSO the greater symbol address first
+ */
+TEST(hist_callchain_ties_as_perf)
+{
+	struct session_frame user2;
+	struct hist_opts o = { .callchain = true };
+	const char *bad;
+	struct fixture fx;
+
+	CHECK(fixture__init(&fx));
+	CHECK_INT(hist__parse_sort(&o, "sym", &bad), 0);
+	user2 = fx.user;
+	user2.ip -= 0x100;
+	user2.sym.dso_addr -= 0x100;
+	user2.sym.sym = "before_in_user";
+	for (int order = 0; order < 2; order++) {
+		const struct session_frame *callers[3] = { &fx.nomap, &fx.user, &user2 };
+		struct hist *h = hist__new(&o);
+		const struct cc_node *c;
+
+		CHECK(h);
+		for (int i = 0; i < 3; i++) {
+			const struct session_frame *caller = callers[order ? 2 - i : i];
+
+			CHECK_INT(add(&fx, h, (const struct session_frame *[]){ &fx.kern, caller }, 2), 0);
+		}
+		hist__sort(h);
+		CHECK_INT(hist__nr_entries(h), 1);
+		c = hist__entry(h, 0)->cc;
+		CHECK(c && !c->next && c->hits == 3000);
+		c = c->child;
+		CHECK(c && c->name && !strcmp(c->name, "in_user"));
+		c = c ? c->next : NULL;
+		CHECK(c && c->name && !strcmp(c->name, "before_in_user"));
+		c = c ? c->next : NULL;
+		CHECK(c && !c->name && c->ip == 0x1234 && !c->next);
+		hist__free(h);
+	}
+	symbolizer__free(fx.sym);
+}
+
 /* perf's --comms, --pid, --tid: exact names, ids as numbers */
 TEST(session_filter)
 {

@@ -576,6 +576,8 @@ static int cc_add(struct hist *h, struct hist_entry *e, const struct session_fra
 			c->name = intern(h, name);
 			c->ip = f->ip;
 			c->inlined = f->sym.inlined;
+			c->dso_rank = f->kernel ? 1 : f->sym.object ? 1 + symbolizer__dso_seq(&f->sym) : f->sym.dso ? 1 : 0;
+			c->key = name ? (f->kernel ? f->ip : f->sym.dso_addr) - f->sym.offset : f->ip;
 			c->next = *level;
 			*level = c;
 		}
@@ -770,15 +772,31 @@ static int cmp_entry(const void *a, const void *b, void *arg)
 	return cmp_keys(h, x, y);
 }
 
+/*
+ * whether a comes before b: more hits first; equal ones as perf's callchain.c leaves them, in
+ * its tree of children keyed by (DSO, symbol address or ip), walked from the greatest key down;
+ * inlined frames are keyed by name there
+ */
+static bool cc_before(const struct cc_node *a, const struct cc_node *b)
+{
+	if (a->hits != b->hits)
+		return a->hits > b->hits;
+	if (a->name && b->name && (a->inlined || b->inlined))
+		return strcmp(a->name, b->name) > 0;
+	if (a->dso_rank != b->dso_rank)
+		return a->dso_rank > b->dso_rank;
+	return a->key > b->key;
+}
+
 static void cc_sort(struct cc_node **head)
 {
-	/* insertion sort of a sibling list by hits, descending (lists are short) */
+	/* insertion sort of a sibling list (lists are short) */
 	struct cc_node *sorted = NULL, *n = *head;
 
 	while (n) {
 		struct cc_node *next = n->next, **p = &sorted;
 
-		while (*p && (*p)->hits >= n->hits)
+		while (*p && !cc_before(n, *p))
 			p = &(*p)->next;
 		n->next = *p;
 		*p = n;

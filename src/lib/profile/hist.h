@@ -38,6 +38,11 @@ struct cc_node {
 	bool inlined;
 	uint64_t hits;		/* period of every path through this node */
 	uint64_t self;		/* period of paths ending here */
+	/* perf's order of siblings of equal hits: its DSO's, then the address of its symbol, or
+	   its own with no symbol, both descending; the DSO's is 0 for none, 1 the kernel, then
+	   the order the files were mapped in */
+	unsigned dso_rank;
+	uint64_t key;
 	struct cc_node *child, *next;
 };
 

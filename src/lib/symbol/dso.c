@@ -102,6 +102,7 @@ struct dso *dso__get(struct symbolizer *s, const char *name, const char *file, c
 	if (build_id_len)
 		memcpy(d->build_id, build_id, build_id_len);
 	d->build_id_len = build_id_len;
+	d->seq = ++s->ndsos;
 	d->next = s->dsos[h];
 	s->dsos[h] = d;
 	return d;
@@ -788,6 +789,11 @@ static const char *symtab_file(struct dso *d, uint64_t vaddr)
 			return GELF_ST_BIND(sym.st_info) == STB_LOCAL && file && *file ? file : NULL;
 	}
 	return NULL;
+}
+
+unsigned symbolizer__dso_seq(const struct sym_frame *f)
+{
+	return f->object ? f->object->seq : 0;
 }
 
 int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint64_t vaddr,

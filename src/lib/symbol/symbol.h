@@ -114,6 +114,12 @@ int symbolizer__resolve_file(struct symbolizer *s, const char *path, uint64_t va
 			     struct sym_frame *out, int max);
 
 /*
+ * when the DSO of frame f (f->object) was made, counting from 1: the order in which the
+ * symbolizer first saw the files mapped (perf orders DSOs so); 0 when f has no file
+ */
+unsigned symbolizer__dso_seq(const struct sym_frame *f);
+
+/*
  * the source line of vaddr, an ELF virtual address of the file frame f was found in (f->object),
  * as `addr2line -e FILE vaddr` answers, whatever the flags: 0 with *file (the full path, owned by
  * the symbolizer) and *line; -ENODATA when vaddr is in the file's loaded segments, which has a

@@ -78,6 +78,7 @@ struct dso {
 	struct addr_entry *cache;
 	size_t cache_cap, cache_used;
 	struct dso *next;	/* hash chain */
+	unsigned seq;		/* 1 for the first DSO made (mapped), 2 for the next... */
 };
 
 enum map_kind { MK_FILE, MK_VDSO, MK_ANON, MK_OTHER };
@@ -130,6 +131,7 @@ struct symbolizer {
 	char *debug_path;
 	Dwfl_Callbacks cb;
 	struct dso *dsos[1024];
+	unsigned ndsos;		/* how many DSOs were made: the next one's seq */
 	struct proc *procs[4096];
 	struct strtab *names;
 	struct kallsyms *kallsyms;
