@@ -412,21 +412,30 @@ const struct syscall_desc *syscall__by_name(const char *name)
 	return NULL;
 }
 
+/* the known syscalls in number order, counted once: callers walk them with syscall__at(i) */
+static const struct syscall_desc *known[SYSCALL_NR_MAX];
+static int nknown = -1;
+
+static void index_known(void)
+{
+	if (nknown >= 0)
+		return;
+	nknown = 0;
+	for (int nr = 0; nr < SYSCALL_NR_MAX; nr++)
+		if (table[nr].name)
+			known[nknown++] = &table[nr];
+}
+
 int syscall__count(void)
 {
-	int n = 0;
-
-	for (int i = 0; i < SYSCALL_NR_MAX; i++)
-		n += table[i].name != NULL;
-	return n;
+	index_known();
+	return nknown;
 }
 
 const struct syscall_desc *syscall__at(int i)
 {
-	for (int nr = 0; nr < SYSCALL_NR_MAX; nr++)
-		if (table[nr].name && i-- == 0)
-			return &table[nr];
-	return NULL;
+	index_known();
+	return i >= 0 && i < nknown ? known[i] : NULL;
 }
 
 static const struct {
