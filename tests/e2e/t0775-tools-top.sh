@@ -3,7 +3,7 @@
 # top tool prints, every interval, the time and /proc/loadavg, a header and its
 # rows, largest first, at most -r of them; a trigger with a known answer (N reads
 # of a known size, a direct-I/O dd, a loopback transfer of known bytes, N opens)
-# is found in the one interval the tool prints (`TOOL -C 5 1`).
+# is found in the one interval the tool prints (`TOOL -C 3 1`).
 . "$(dirname "$0")/../lib.sh"
 
 test_expect_success 'the top tools: argparse help from their headers, a bad -s refused' '
@@ -15,7 +15,7 @@ test_expect_success 'the top tools: argparse help from their headers, a bad -s r
 '
 require_root 'the tools run on this kernel'
 
-# run a tool that prints once after 5 s (`-C 5 1`): start it, wait for its header,
+# run a tool that prints once after 3 s (`-C 3 1`): start it, wait for its header,
 # run the trigger, wait for the tool to end by itself
 top_run() {
 	local out=$1
@@ -35,8 +35,8 @@ head -c 102400 /dev/urandom >"$DATA"
 trigger() { dd if="$DATA" of=/dev/null bs=4096 count=25 2>/dev/null & DD=$!; wait $DD; }
 test_expect_success 'filetop: the 25 reads of 4096 bytes of a known file, by dd, in one row' '
 	printf "%-7s %-16s %-6s %-6s %-7s %-7s %1s %s\n" TID COMM READS WRITES R_Kb W_Kb T FILE >want-hdr &&
-	top_run out $SONDE filetop -C -r 10240 5 1 &&
-	head -1 out | grep -q "^Tracing... Output every 5 secs. Hit Ctrl-C to end$" &&
+	top_run out $SONDE filetop -C -r 10240 3 1 &&
+	head -1 out | grep -q "^Tracing... Output every 3 secs. Hit Ctrl-C to end$" &&
 	check_layout out &&
 	grep " sonde-t0775-data$" out >rows &&
 	printf "%-7d %-16s %-6d %-6d %-7d %-7d %c %s\n" $DD dd 25 0 100 0 R sonde-t0775-data >want && test_cmp want rows &&
@@ -46,7 +46,7 @@ test_expect_success 'filetop -a: /dev/null written 25 times (type O); -p only th
 	rm -f go && mkfifo go &&
 	{ read -t 30 x <>go; exec dd if="$DATA" of=/dev/null bs=4096 count=25 2>dd.err; } & P=$! &&
 	trigger() { echo >go; wait $P; } &&
-	top_run out $SONDE filetop -C -a -p $P -r 10240 5 1 &&
+	top_run out $SONDE filetop -C -a -p $P -r 10240 3 1 &&
 	printf "%-7s %-16s %-6s %-6s %-7s %-7s %1s %s\n" TID COMM READS WRITES R_Kb W_Kb T FILE >want-hdr &&
 	check_layout out &&
 	grep -q "^$P  *dd  *0  *25  *0  *100  *O null$" out &&
@@ -56,7 +56,7 @@ test_expect_success 'filetop -a: /dev/null written 25 times (type O); -p only th
 test_expect_success 'filetop -s rbytes -r 3: at most 3 rows, by R_Kb, largest first' '
 	printf "%-7s %-16s %-6s %-6s %-7s %-7s %1s %s\n" TID COMM READS WRITES R_Kb W_Kb T FILE >want-hdr &&
 	trigger() { for i in 1 2 3; do cat /etc/hostname /etc/passwd >/dev/null; done; } &&
-	top_run out $SONDE filetop -C -s rbytes -r 3 5 1 &&
+	top_run out $SONDE filetop -C -s rbytes -r 3 3 1 &&
 	check_layout out &&
 	sed -n "5,\$p" out | sed "\$d" >rows && test $(wc -l <rows) -le 3 && test $(wc -l <rows) -ge 1 &&
 	awk "{ print \$5 }" rows >kb && sort -rn kb >sorted && test_cmp sorted kb
@@ -71,7 +71,7 @@ opener() {
 test_expect_success 'slabratetop -p: 1000 opens by one process are 1000 or more filp allocations' '
 	opener &&
 	printf "%-32s %6s %10s\n" CACHE ALLOCS BYTES >want-hdr &&
-	top_run out $SONDE slabratetop -C -p $P -r 100 5 1 &&
+	top_run out $SONDE slabratetop -C -p $P -r 100 3 1 &&
 	check_layout out &&
 	n=$(awk "\$1 == \"filp\" { print \$2 }" out) && test "$n" -ge 1000 && test "$n" -le 1100 &&
 	b=$(awk "\$1 == \"filp\" { print \$3 }" out) && test $((b % n)) -eq 0 &&
@@ -80,10 +80,10 @@ test_expect_success 'slabratetop -p: 1000 opens by one process are 1000 or more 
 test_expect_success 'slabratetop -s name -r 5 and -s count: names in order, counts largest first' '
 	printf "%-32s %6s %10s\n" CACHE ALLOCS BYTES >want-hdr &&
 	trigger() { ls / >/dev/null; } &&
-	top_run out $SONDE slabratetop -C -s name -r 5 5 1 &&
+	top_run out $SONDE slabratetop -C -s name -r 5 3 1 &&
 	check_layout out && sed -n "5,\$p" out | sed "\$d" >rows &&
 	test $(wc -l <rows) -eq 5 && awk "{ print \$1 }" rows >names && LC_ALL=C sort names >sorted && test_cmp sorted names &&
-	top_run out $SONDE slabratetop -C -s count 5 1 &&
+	top_run out $SONDE slabratetop -C -s count 3 1 &&
 	check_layout out && sed -n "5,\$p" out | sed "\$d" | awk "{ print \$2 }" >counts &&
 	test $(wc -l <counts) -le 20 && sort -rn counts >sorted && test_cmp sorted counts
 '
@@ -95,12 +95,12 @@ if [ "$(stat -f -c %T "$TMP")" = tmpfs ] || ! dd if=/dev/zero of="$TMP/direct" b
 else
 test_expect_success 'biotop: dd oflag=direct is 16 writes, 1024 Kbytes, in one row; -s io -r 2 cuts and sorts' '
 	printf "%-7s %-16s %1s %-3s %-3s %-8s %5s %7s %6s\n" PID COMM D MAJ MIN DISK I/O Kbytes AVGms >want-hdr &&
-	top_run out $SONDE biotop -C -r 10240 5 1 &&
+	top_run out $SONDE biotop -C -r 10240 3 1 &&
 	check_layout out &&
 	grep -E "^$DD +dd +W " out >rows && test $(wc -l <rows) -eq 1 &&
 	grep -qE "^$DD +dd +W [0-9]+ +[0-9]+ +[a-z0-9]+ +16 +1024 +[0-9]+\.[0-9][0-9]$" rows &&
 	test "$(cut -c1-35 rows)" = "$(printf "%-7d %-16s %1s " $DD dd W)$(awk "{ printf \"%-3d %-3d \", \$4, \$5 }" rows)" &&
-	top_run out $SONDE biotop -C -s io -r 2 5 1 &&
+	top_run out $SONDE biotop -C -s io -r 2 3 1 &&
 	check_layout out && sed -n "5,\$p" out | sed "\$d" >rows && test $(wc -l <rows) -le 2 &&
 	awk "{ print \$7 }" rows >ios && sort -rn ios >sorted && test_cmp sorted ios
 '
@@ -125,7 +125,7 @@ test_expect_success 'tcptop: 300 KB one way and 5000 KB back on loopback, then 2
 	{ exec python3 "$TMP/xfer.py" <>go; } & PY=$! &&
 	trigger() { echo >go; wait $PY; } &&
 	printf "%-6s %-12s %-21s %-21s %6s %6b" PID COMM LADDR RADDR RX_KB "TX_KB\n" >want-hdr &&
-	top_run out $SONDE tcptop -C 5 1 &&
+	top_run out $SONDE tcptop -C 3 1 &&
 	check_layout out &&
 	grep "^$PY " out >rows && test $(wc -l <rows) -eq 4 &&
 	grep -qE "^$PY +python3 +127\.0\.0\.1:[0-9]+ +127\.0\.0\.1:[0-9]+ +5000 +300$" rows &&
@@ -141,7 +141,7 @@ test_expect_success 'tcptop -4 -S -p: that process, IPv4 only, no loadavg line' 
 	rm -f go && mkfifo go &&
 	{ exec python3 "$TMP/xfer.py" <>go; } & P=$! &&
 	trigger() { echo >go; wait $P; } &&
-	top_run out $SONDE tcptop -C -S -4 -p $P 5 1 &&
+	top_run out $SONDE tcptop -C -S -4 -p $P 3 1 &&
 	! grep -q loadavg out && ! grep -q LADDR6 out &&
 	sed -n "2,\$p" out | grep -v "^$" >rows && test $(wc -l <rows) -eq 3 &&
 	sed 1d rows | { grep -v "^$P " || true; } >others && ! test -s others
