@@ -74,7 +74,7 @@ test_expect_success 'execsnoop -n and -l filter by name and by argument; -q quot
 '
 test_expect_success "execsnoop -T -t -U -x: the same header and columns as libbpf-tools' execsnoop" '
 	test -x /usr/sbin/execsnoop || { echo "libbpf-tools is not installed (make test installs it)"; exit 1; }
-	for t in "$SONDE execsnoop" /usr/sbin/execsnoop; do
+	for t in "$SONDE execsnoop" "stdbuf -oL /usr/sbin/execsnoop"; do
 		tool_start out $t -T -t -U -x && trigger && sleep 0.2 && tool_stop
 		{ head -1 out; grep "sonde-t0770 arg 1 \$" out; grep nonexistent-t0770 out; } |
 			sed -E "s/[0-9.:]+ +/N /g" >>both

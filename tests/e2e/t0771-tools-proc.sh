@@ -78,7 +78,7 @@ test_expect_success 'exitsnoop -T: every thread, TID apart from PID' '
 test_expect_success "exitsnoop -t: the same header and lines as libbpf-tools' exitsnoop" '
 	ME=$BASHPID &&
 	libbpf_tool exitsnoop &&
-	: >both && for t in "$SONDE exitsnoop" /usr/sbin/exitsnoop; do
+	: >both && for t in "$SONDE exitsnoop" "stdbuf -oL /usr/sbin/exitsnoop"; do
 		tool_start out $t -t && exit_trigger && sleep 0.2 && tool_stop
 		{ head -1 out; exit_lines out | sed -E "s/ [0-9]+ / N /g; s/ [0-9]+ / N /g"; } >>both
 	done &&
@@ -142,7 +142,7 @@ test_expect_success 'killsnoop -n names the signals; -x failed only; -s SIG one 
 test_expect_success "killsnoop -n: the same lines as libbpf-tools' killsnoop" '
 	ME=$BASHPID &&
 	libbpf_tool killsnoop &&
-	: >both && for t in "$SONDE killsnoop" /usr/sbin/killsnoop; do
+	: >both && for t in "$SONDE killsnoop" "stdbuf -oL /usr/sbin/killsnoop"; do
 		tool_start out $t -n && kill_trigger && sleep 0.2 && tool_stop
 		{ head -1 out; kill_lines out | cut -c9- | sed -E "s/ ($K|$K2) +/ K /"; } >>both
 	done &&
