@@ -24,9 +24,9 @@ unit() {	# unit BINARY LABEL
 }
 
 # The VM's tests (t0900: tests/vm/ inside qemu) touch nothing of this machine's tracing state:
-# they run beside the unit tests and the fuzzing, whose answers do not depend on timing, and
-# the end-to-end tests start once they are done (a busy CPU would slow the timed ones). Their
-# output is shown where t0900 comes in order.
+# they run beside the unit tests, the fuzzing and the scripts of tests/e2e/side-list, whose
+# answers do not depend on timing, and the other end-to-end tests start once they are done
+# (a busy CPU would slow the timed ones). Their output is shown where t0900 comes in order.
 vm_job= vm_log=
 case t0900-vm-nosan in *"${TESTS:-}"*)
 	if [ -f tests/e2e/t0900-vm-nosan.sh ]; then
@@ -36,7 +36,35 @@ case t0900-vm-nosan in *"${TESTS:-}"*)
 		vm_job=$!
 	fi ;;
 esac
-trap 'rm -f "$results" ${vm_log:+"$vm_log"}; [ -z "$vm_job" ] || kill $vm_job 2>/dev/null' EXIT
+side_dir=$(mktemp -d /tmp/sonde-side.XXXXXX)
+trap 'rm -rf "$results" "$side_dir" ${vm_log:+"$vm_log"}; [ -z "$vm_job" ] || kill $vm_job 2>/dev/null' EXIT
+
+# selected MODE SCRIPT: whether the end-to-end script runs in this mode (plain or asan).
+# Scripts named *-nosan.sh never run under ASan (timing-bound or slow); the others do
+# when tests/e2e/asan-list names them (or ASAN_ALL=1).
+selected() {
+	case "$2" in *"${TESTS:-}"*) ;; *) return 1 ;; esac
+	[ "$1" = plain ] && return 0
+	case "$2" in *-nosan.sh) return 1 ;; esac
+	[ -n "${ASAN_ALL:-}" ] || grep -qx "$(basename "$2" .sh)" tests/e2e/asan-list
+}
+# run_e2e MODE SCRIPT: run it, with its time and a word on files it left in the checkout
+run_e2e() {
+	local start=$SECONDS before left
+	if [ "$1" = asan ]; then
+		export SONDE=$ROOT/build-san/sonde SONDE_SANITIZED=1
+		export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	else
+		export SONDE=$ROOT/build/sonde
+		unset SONDE_SANITIZED ASAN_OPTIONS UBSAN_OPTIONS
+	fi
+	before=$(git ls-files --others --exclude-standard 2>/dev/null)
+	if ! bash "$2"; then :; fi
+	echo "   ($2: $((SECONDS - start))s${3:-})"
+	# a test writes in its own $TMP: say so when files appear in the checkout instead
+	left=$(comm -13 <(echo "$before") <(git ls-files --others --exclude-standard 2>/dev/null) | head -5 | tr '\n' ' ')
+	[ -z "$left" ] || echo "   warning: new files in the checkout after $2: $left"
+}
 
 echo "== unit tests"
 unit build/unit-tests ""
@@ -61,36 +89,42 @@ for f in build-fuzz/fuzz_*; do
 	rm -rf "$work" "$work.log" "$work".crash-*
 done
 
-[ -z "$vm_job" ] || { echo "== waiting for the VM's tests (t0900)"; wait $vm_job; vm_job=; }
+# The scripts of tests/e2e/side-list use no tracing and read no state of the system (the
+# flame graph's files, the browsers, the install and the .deb): they run here, on the CPU the
+# VM leaves, and their output is shown where each comes in order below.
+side_ran=
+if [ -n "$vm_job" ]; then
+	echo "== while the VM's tests run: the end-to-end scripts of tests/e2e/side-list"
+	for mode in plain asan; do
+		for t in $(grep -v '^#' tests/e2e/side-list); do
+			t=tests/e2e/$t.sh
+			[ -f "$t" ] && selected $mode "$t" || continue
+			run_e2e $mode "$t" ", beside the VM" >"$side_dir/$mode.$(basename "$t")" 2>&1
+		done
+	done
+	side_ran=1
+	echo "== waiting for the VM's tests (t0900)"
+	wait $vm_job
+	vm_job=
+fi
 
 for mode in plain asan; do
 	if [ $mode = asan ]; then
 		echo "== end-to-end tests under ASan/UBSan"
-		export SONDE=$ROOT/build-san/sonde SONDE_SANITIZED=1
-		export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 	else
 		echo "== end-to-end tests"
-		export SONDE=$ROOT/build/sonde
 	fi
 	for t in tests/e2e/t*.sh; do
-		case "$t" in *"${TESTS:-}"*) ;; *) continue ;; esac
-		# scripts named *-nosan.sh never run under ASan (timing-bound or slow);
-		# the others do when tests/e2e/asan-list names them (or ASAN_ALL=1)
-		if [ $mode = asan ]; then
-			case "$t" in *-nosan.sh) continue ;; esac
-			[ -n "${ASAN_ALL:-}" ] || grep -qx "$(basename "$t" .sh)" tests/e2e/asan-list || continue
-		fi
+		selected $mode "$t" || continue
 		if [ $mode = plain ] && [ -n "$vm_log" ] && [ "$t" = tests/e2e/t0900-vm-nosan.sh ]; then
 			cat "$vm_log"	# it ran at the start (above)
 			continue
 		fi
-		start=$SECONDS
-		before=$(git ls-files --others --exclude-standard 2>/dev/null)
-		if ! bash "$t"; then :; fi
-		echo "   ($t: $((SECONDS - start))s)"
-		# a test writes in its own $TMP: say so when files appear in the checkout instead
-		left=$(comm -13 <(echo "$before") <(git ls-files --others --exclude-standard 2>/dev/null) | head -5 | tr '\n' ' ')
-		[ -z "$left" ] || echo "   warning: new files in the checkout after $t: $left"
+		if [ -n "$side_ran" ] && [ -f "$side_dir/$mode.$(basename "$t")" ]; then
+			cat "$side_dir/$mode.$(basename "$t")"
+			continue
+		fi
+		run_e2e $mode "$t"
 	done
 done
 
