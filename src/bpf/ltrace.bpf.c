@@ -223,6 +223,17 @@ static __always_inline struct lt_event *reserve(bool strings)
 	return e;
 }
 
+/* the fields every record has: now, whose, which function, syscall or signal, and what kind */
+static __always_inline void head(struct lt_event *e, __u32 pid, __u32 tid, __u32 idx, __u16 type)
+{
+	e->ts = bpf_ktime_get_ns();
+	e->pid = pid;
+	e->tid = tid;
+	e->idx = idx;
+	e->type = type;
+	e->ip = 0;
+}
+
 /*
  * The stub's own work, `jmp *GOT(%rip)`, done here: the uprobe then returns
  * to the function (or to the lazy binder the slot still points to) and the
@@ -263,12 +274,7 @@ static __always_inline int call_event(struct pt_regs *ctx, bool ret)
 	}
 	if (!(e = reserve(strings || r)))
 		return 0;
-	e->ts = bpf_ktime_get_ns();
-	e->pid = pt >> 32;
-	e->tid = (__u32)pt;
-	e->idx = idx;
-	e->type = ret ? LT_RETURN : LT_ENTRY;
-	e->ip = 0;
+	head(e, pt >> 32, (__u32)pt, idx, ret ? LT_RETURN : LT_ENTRY);
 	if (ret) {
 		e->args[0] = PT_REGS_RC(ctx);
 	} else {
@@ -325,12 +331,7 @@ static __always_inline int sys_event(struct pt_regs *regs, long v, bool exit)
 	strings = !exit && p && wants_capture(p, false);
 	if (!(e = reserve(strings)))
 		return 0;
-	e->ts = bpf_ktime_get_ns();
-	e->pid = pt >> 32;
-	e->tid = (__u32)pt;
-	e->idx = nr;
-	e->type = exit ? LT_SYS_EXIT : LT_SYS_ENTER;
-	e->ip = 0;
+	head(e, pt >> 32, (__u32)pt, nr, exit ? LT_SYS_EXIT : LT_SYS_ENTER);
 	if (exit) {
 		e->args[0] = v;
 	} else {
@@ -383,12 +384,7 @@ int BPF_PROG(lt_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		*v = 3;
 		bpf_send_signal(19);	/* SIGSTOP */
 	}
-	e->ts = bpf_ktime_get_ns();
-	e->pid = tgid;
-	e->tid = (__u32)pt;
-	e->idx = hold_exec;
-	e->type = LT_EXEC;
-	e->ip = 0;
+	head(e, tgid, (__u32)pt, hold_exec, LT_EXEC);
 	submit(e, true);
 	return 0;
 }
@@ -413,12 +409,7 @@ int lt_dlstate(struct pt_regs *ctx)
 		*v = 3;
 		bpf_send_signal(19);	/* SIGSTOP */
 	}
-	e->ts = bpf_ktime_get_ns();
-	e->pid = tgid;
-	e->tid = (__u32)pt;
-	e->idx = hold_exec;
-	e->type = LT_DLOPEN;
-	e->ip = 0;
+	head(e, tgid, (__u32)pt, hold_exec, LT_DLOPEN);
 	submit(e, true);
 	return 0;
 }
@@ -445,12 +436,7 @@ int BPF_PROG(lt_proc_exit, struct task_struct *task)
 		return 0;
 	if (!(e = reserve(false)))
 		return 0;
-	e->ts = bpf_ktime_get_ns();
-	e->pid = tgid;
-	e->tid = BPF_CORE_READ(task, pid);
-	e->idx = 0;
-	e->type = LT_EXIT;
-	e->ip = 0;
+	head(e, tgid, BPF_CORE_READ(task, pid), 0, LT_EXIT);
 	e->args[0] = BPF_CORE_READ(task, exit_code);
 	submit(e, true);
 	return 0;
@@ -488,12 +474,7 @@ static __always_inline int sig_event(__u32 tgid, __u32 tid, int sig)
 		return 0;
 	if (!(e = reserve(false)))
 		return 0;
-	e->ts = bpf_ktime_get_ns();
-	e->pid = tgid;
-	e->tid = tid;
-	e->idx = sig;
-	e->type = LT_SIGNAL;
-	e->ip = 0;
+	head(e, tgid, tid, sig, LT_SIGNAL);
 	submit(e, false);
 	return 0;
 }
