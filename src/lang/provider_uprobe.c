@@ -66,23 +66,6 @@ int provider__resolve_path(const char *name, char *out, size_t len)
 	return -ENOENT;
 }
 
-struct sym_offset {
-	const char *sym;
-	GElf_Addr value;
-};
-
-/* "malloc" matches "malloc@@GLIBC_2.2.5" too */
-static int offset_match(const char *nm, const GElf_Sym *s, void *ctx)
-{
-	struct sym_offset *so = ctx;
-	size_t l = strlen(so->sym);
-
-	if (!s->st_value || strncmp(nm, so->sym, l) || (nm[l] && nm[l] != '@'))
-		return 0;
-	so->value = s->st_value;
-	return 1;
-}
-
 /* the file offset of address value in an executable segment of e, or -1 */
 static int64_t exec_offset(Elf *e, GElf_Addr value)
 {
@@ -93,33 +76,8 @@ static int64_t exec_offset(Elf *e, GElf_Addr value)
 
 int provider__elf_sym_offset(const char *path, const char *sym, uint64_t *offset)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
-	Elf *e;
-	GElf_Addr value = 0;
-
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e) {
-		close(fd);
-		return -EINVAL;
-	}
-	struct sym_offset so = { .sym = sym };
-
-	elfsym__each_file(e, path, offset_match, &so);
-	value = so.value;
-	if (value) {
-		int64_t off = exec_offset(e, value);
-
-		if (off >= 0) {
-			*offset = off;
-			rc = 0;
-		}
-	}
-	elf_end(e);
-	close(fd);
-	return rc;
+	/* any symbol with an address, as bpftrace takes it (IFUNCs too), also from a debug file */
+	return elfsym__sym_offset(path, sym, ELFSYM_ANY_TYPE | ELFSYM_DEBUG_FILE, offset);
 }
 
 

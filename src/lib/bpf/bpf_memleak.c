@@ -52,44 +52,10 @@ struct ufunc {
 	bool required;
 };
 
-struct func_value {
-	const char *name;
-	GElf_Addr value;
-};
-
-/* "malloc" is "malloc@@GLIBC_2.2.5" too */
-static int match_func(const char *nm, const GElf_Sym *s, void *ctx)
-{
-	struct func_value *fv = ctx;
-	size_t l = strlen(fv->name);
-
-	if (s->st_value && !strncmp(nm, fv->name, l) && (!nm[l] || nm[l] == '@')) {
-		fv->value = s->st_value;
-		return 1;
-	}
-	return 0;
-}
-
 /* where a uprobe on func of the ELF file path goes: its file offset; 0 or -errno (-ENOENT: no such function) */
 static int func_offset(const char *path, const char *func, uint64_t *off)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
-	struct func_value fv = { func, 0 };
-	Elf *e;
-
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	if (!(e = elf_begin(fd, ELF_C_READ, NULL))) {
-		close(fd);
-		return -ENOEXEC;
-	}
-	elfsym__each_file(e, path, match_func, &fv);
-	if (fv.value)
-		rc = elfsym__file_offset(e, fv.value, true, off);
-	elf_end(e);
-	close(fd);
-	return rc;
+	return elfsym__sym_offset(path, func, ELFSYM_ANY_TYPE | ELFSYM_DEBUG_FILE, off);
 }
 
 /*

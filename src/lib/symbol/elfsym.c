@@ -88,38 +88,50 @@ int elfsym__file_offset(Elf *e, uint64_t vaddr, bool exec, uint64_t *off)
 	return -ENOENT;
 }
 
-struct func_find {
+struct sym_find {
 	const char *name;
+	unsigned flags;
 	uint64_t addr;
 };
 
-static int func_match(const char *name, const GElf_Sym *s, void *ctx)
+static int sym_match(const char *name, const GElf_Sym *s, void *ctx)
 {
-	struct func_find *f = ctx;
+	struct sym_find *f = ctx;
 	size_t n = strlen(f->name);
 
-	if (GELF_ST_TYPE(s->st_info) != STT_FUNC || strncmp(name, f->name, n) || (name[n] && name[n] != '@'))
+	if (!(f->flags & ELFSYM_ANY_TYPE) && GELF_ST_TYPE(s->st_info) != STT_FUNC)
+		return 0;
+	if (!s->st_value || strncmp(name, f->name, n) || (name[n] && name[n] != '@'))
 		return 0;
 	f->addr = s->st_value;
 	return 1;
 }
 
-int elfsym__func_offset(const char *path, const char *name, uint64_t *off)
+int elfsym__sym_offset(const char *path, const char *name, unsigned flags, uint64_t *off)
 {
-	struct func_find f = { name, 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT;
+	struct sym_find f = { name, flags, 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT, found;
 	Elf *e;
 
 	if (fd < 0)
 		return -errno;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF)
+	if (!e || elf_kind(e) != ELF_K_ELF) {
 		rc = -ENOEXEC;
-	else if (elfsym__each(e, func_match, &f) == 1)
-		rc = elfsym__file_offset(e, f.addr, true, off);
+	} else {
+		found = flags & ELFSYM_DEBUG_FILE ? elfsym__each_file(e, path, sym_match, &f)
+						  : elfsym__each(e, sym_match, &f);
+		if (found == 1)
+			rc = elfsym__file_offset(e, f.addr, true, off);
+	}
 	if (e)
 		elf_end(e);
 	close(fd);
 	return rc;
+}
+
+int elfsym__func_offset(const char *path, const char *name, uint64_t *off)
+{
+	return elfsym__sym_offset(path, name, 0, off);
 }

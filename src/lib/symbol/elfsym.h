@@ -34,11 +34,18 @@ int elfsym__each_file(Elf *e, const char *path, int (*cb)(const char *name, cons
 int elfsym__file_offset(Elf *e, uint64_t vaddr, bool exec, uint64_t *off);
 
 /*
- * The file offset of function name (STT_FUNC) in the ELF file at path: where a uprobe
- * on it goes. "name@VERSION" and "name@@VERSION" are name too: libbpf 1.1 refuses a
- * name two symbol versions give (glibc's pthread_mutex_trylock), even at one address.
- * 0, -ENOENT (no such function), -ENOEXEC (not ELF), or -errno of opening the file.
+ * The file offset of symbol name in the ELF file at path: where a uprobe on it goes (in
+ * an executable segment). "name@VERSION" and "name@@VERSION" are name too: libbpf 1.1
+ * refuses a name two symbol versions give (glibc's pthread_mutex_trylock), even at one
+ * address. flags: ELFSYM_ANY_TYPE takes any symbol with an address (IFUNCs, symbols of
+ * no type in hand-written assembly), not only STT_FUNC; ELFSYM_DEBUG_FILE looks in the
+ * separate debug file of a stripped file (elfsym__each_file). 0, -ENOENT (no such
+ * symbol, or not in code), -ENOEXEC (not ELF), or -errno of opening the file.
  */
+#define ELFSYM_ANY_TYPE		1u
+#define ELFSYM_DEBUG_FILE	2u
+int elfsym__sym_offset(const char *path, const char *name, unsigned flags, uint64_t *off);
+/* a function's (STT_FUNC): elfsym__sym_offset(path, name, 0, off) */
 int elfsym__func_offset(const char *path, const char *name, uint64_t *off);
 
 #endif
