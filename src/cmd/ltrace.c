@@ -13,6 +13,7 @@
 #include "lib/loop/loop.h"
 #include "lib/ltrace/conf.h"
 #include "lib/ltrace/filter.h"
+#include "lib/ltrace/follow.h"
 #include "lib/ltrace/funcs.h"
 #include "lib/ltrace/plt.h"
 #include "lib/proc/maps.h"
@@ -41,19 +42,6 @@ static const char *const ltrace_usage[] = {
 };
 
 /* a program a traced process exec'd, or a library it dlopen'd: what its probes' names point into */
-struct lt_image {
-	struct elf_obj exe;
-	struct elf_obj *libs;
-	int nlibs;
-	struct lt_funcs fs;
-	char path[64];
-};
-
-struct file_id {
-	dev_t dev;
-	ino_t ino;
-};
-
 struct ltrace_cmd {
 	const char *pid, *output, *conf;
 	struct lt_filter *filter;
@@ -73,13 +61,8 @@ struct ltrace_cmd {
 	int ticks;
 	struct ltrace_printer pr;
 	struct ltrace *lt;
-	struct ltrace_func *pf;		/* the traced functions, by cookie */
-	int npf;
 	const struct elf_obj *exe;	/* the program at the start */
-	struct lt_image *imgs;		/* the programs and libraries probed since the start */
-	int nimgs;
-	struct file_id *files;		/* the files whose PLTs are probed */
-	int nfiles;
+	struct lt_follow fl;		/* the functions traced, as processes exec and dlopen */
 };
 
 static int opt_filter(const struct opt *op, const char *arg)
@@ -225,135 +208,10 @@ static void sys_plans(struct lt_plan *plans)
 	}
 }
 
-/* whether the file at path is one whose PLT is probed already; if not, it is from now on */
-static bool probed_file(struct ltrace_cmd *o, const char *path)
+static void follow_warn(void *ctx, const char *msg)
 {
-	struct file_id *n;
-	struct stat st;
-
-	if (stat(path, &st))
-		return true;
-	for (int i = 0; i < o->nfiles; i++)
-		if (o->files[i].dev == st.st_dev && o->files[i].ino == st.st_ino)
-			return true;
-	if ((n = realloc(o->files, (o->nfiles + 1) * sizeof(*n)))) {
-		o->files = n;
-		n[o->nfiles++] = (struct file_id){ st.st_dev, st.st_ino };
-	}
-	return false;
-}
-
-/* the functions of fs (cookies from o->npf on) join the printer's table and the probes; 0 or -errno */
-static int add_funcs(struct ltrace_cmd *o, const struct lt_funcs *fs, pid_t pid)
-{
-	struct ltrace_func *pf = realloc(o->pf, (o->npf + fs->n + 1) * sizeof(*pf));
-	struct ltrace_probe *probes = calloc(fs->n + 1, sizeof(*probes));
-	struct lt_plan *plans = calloc(fs->n + 1, sizeof(*plans));
-	int rc = -ENOMEM;
-
-	if (pf)
-		o->pf = pf;
-	if (pf && probes && plans) {
-		for (int i = 0; i < fs->n; i++) {
-			probes[i] = (struct ltrace_probe){ fs->f[i].path, fs->f[i].offset, o->npf + i };
-			plans[i] = fs->f[i].plan;
-			pf[o->npf + i] = (struct ltrace_func){ fs->f[i].name, fs->f[i].caller, fs->f[i].proto };
-		}
-		rc = ltrace__attach(o->lt, probes, fs->n, plans, fs->n, o->npf, pid, o->err, sizeof(o->err));
-		if (!rc) {
-			o->npf += fs->n;
-			o->pr.funcs = o->pf;
-			o->pr.nr_funcs = o->npf;
-		}
-	}
-	free(probes);
-	free(plans);
-	return rc;
-}
-
-/*
- * A traced process ran a new program: its PLT (and the libraries -e and -l
- * select, those not probed yet) probed as at the start, then it runs on
- */
-static void follow_exec(struct ltrace_cmd *o, pid_t pid, bool held)
-{
-	struct lt_image *im, *n = realloc(o->imgs, (o->nimgs + 1) * sizeof(*n));
-	int rc;
-
-	if (!n)
-		goto out;
-	o->imgs = n;
-	im = memset(&n[o->nimgs], 0, sizeof(*n));
-	snprintf(im->path, sizeof(im->path), "/proc/%d/exe", (int)pid);
-	if (o->no_libcalls || probed_file(o, im->path) || elf_obj__read(&im->exe, im->path))
-		goto out;
-	o->nimgs++;
-	if (!im->exe.nr_plt || ltrace_libs__find(&im->exe, 0, &im->libs, &im->nlibs))
-		goto out;
-	struct lt_select sel = { &im->exe, im->path, im->libs, im->nlibs, o->filter, o->lpats, o->nr_lpats, true };
-
-	if (lt_funcs__select(&sel, &im->fs))
-		goto out;
-	/* a library probed already fires in this process too (the funcs come grouped by path) */
-	const char *last = NULL;
-	int j = 0;
-
-	for (int i = 0; i < im->fs.n; i++) {
-		const char *path = im->fs.f[i].path;
-
-		if (path == im->path || path == last || !probed_file(o, path)) {
-			last = path;
-			im->fs.f[j++] = im->fs.f[i];
-		}
-	}
-	im->fs.n = j;
-	if (im->fs.n && (rc = add_funcs(o, &im->fs, pid)))
-		warning("cannot trace the program process %d runs now: %s", (int)pid, o->err[0] ? o->err : strerror(-rc));
-out:
-	if (held && (rc = ltrace__release(o->lt, pid)) && rc != -ESRCH)
-		warning("cannot let process %d run on: %s", (int)pid, strerror(-rc));
-}
-
-/*
- * The dynamic loader changed the libraries of a traced process: the PLTs of
- * those new in it that -e and -l select are probed (the process is held
- * meanwhile when sonde started it), as ltrace traces a dlopen'ed library
- */
-static void follow_dlopen(struct ltrace_cmd *o, pid_t pid, bool held)
-{
-	struct proc_maps *it = proc_maps__open(pid);
-	const struct proc_map *m;
-	static const struct elf_obj none;
-	int rc;
-
-	while (it && (m = proc_maps__next(it))) {
-		struct lt_image *im, *n;
-		char path[PATH_MAX];
-
-		if (m->name[0] != '/' || m->perms[2] != 'x' || strstr(m->name, " (deleted)"))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->name);
-		if (probed_file(o, path) || !(n = realloc(o->imgs, (o->nimgs + 1) * sizeof(*n))))
-			continue;
-		o->imgs = n;
-		im = memset(&n[o->nimgs], 0, sizeof(*n));
-		if (!(im->libs = calloc(1, sizeof(*im->libs))) || elf_obj__read(im->libs, path)) {
-			free(im->libs);
-			continue;
-		}
-		im->nlibs = 1;
-		o->nimgs++;
-		struct lt_select sel = { &none, "", im->libs, 1, o->filter, o->lpats, o->nr_lpats, true };
-
-		if (!im->libs->nr_plt || lt_funcs__select(&sel, &im->fs) || !im->fs.n)
-			continue;
-		if ((rc = add_funcs(o, &im->fs, pid)))
-			warning("cannot trace the calls of %s: %s", m->name, o->err[0] ? o->err : strerror(-rc));
-	}
-	if (it)
-		proc_maps__close(it);
-	if (held && (rc = ltrace__release(o->lt, pid)) && rc != -ESRCH)
-		warning("cannot let process %d run on: %s", (int)pid, strerror(-rc));
+	(void)ctx;
+	warning("%s", msg);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -362,11 +220,14 @@ static int on_record(void *ctx, void *data, size_t size)
 	const struct lt_event *e = data;
 
 	if (size >= LT_EV_HDR && e->type == LT_EXEC)
-		follow_exec(o, e->pid, e->idx);
+		lt_follow__exec(&o->fl, e->pid, e->idx);
 	if (size >= LT_EV_HDR && e->type == LT_DLOPEN) {
-		follow_dlopen(o, e->pid, e->idx);
+		lt_follow__dlopen(&o->fl, e->pid, e->idx);
 		return 0;
 	}
+	/* the table grows as they probe more */
+	o->pr.funcs = o->fl.funcs;
+	o->pr.nr_funcs = o->fl.nr_funcs;
 	return ltrace_printer__event(&o->pr, data, size);
 }
 
@@ -415,7 +276,6 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 {
 	struct ltrace_probe *probes = calloc(fs->n + 1, sizeof(*probes));
 	struct lt_plan *plans = calloc(fs->n + 1, sizeof(*plans)), sysplans[LT_SYS_MAX];
-	struct ltrace_func *pf = calloc(fs->n + 1, sizeof(*pf));
 	struct ltrace_opts lo = { .pid = o->target, .follow = o->follow, .syscalls = o->syscalls,
 				  .hold_exec = !o->pid };
 	struct timespec rt, mt;
@@ -424,15 +284,18 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 	int rc = 1;
 
 	memset(sysplans, 0, sizeof(sysplans));
-	if (!probes || !plans || !pf) {
+	o->fl.filter = o->filter;
+	o->fl.lpats = o->lpats;
+	o->fl.nr_lpats = o->nr_lpats;
+	o->fl.no_libcalls = o->no_libcalls;
+	o->fl.warn = follow_warn;
+	if (!probes || !plans || lt_follow__start(&o->fl, fs)) {
 		error("out of memory");
 		goto out;
 	}
 	for (int i = 0; i < fs->n; i++) {
 		probes[i] = (struct ltrace_probe){ fs->f[i].path, fs->f[i].offset, i };
 		plans[i] = fs->f[i].plan;
-		pf[i] = (struct ltrace_func){ fs->f[i].name, fs->f[i].caller, fs->f[i].proto };
-		probed_file(o, fs->f[i].path);
 	}
 	if (o->syscalls)
 		sys_plans(sysplans);
@@ -448,9 +311,8 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 	if ((lt_filter__libraries(o->filter) || o->nr_lpats) && !o->no_libcalls && o->exe->interp_path &&
 	    !elfsym__func_offset(o->exe->interp_path, "_dl_debug_state", &lo.dl_offset))
 		lo.dl_path = o->exe->interp_path;
-	o->pr.funcs = o->pf = pf;
-	o->pr.nr_funcs = o->npf = fs->n;
-	pf = NULL;	/* o's now */
+	o->pr.funcs = o->fl.funcs;
+	o->pr.nr_funcs = o->fl.nr_funcs;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mt);
 	o->pr.real_off_ns = (rt.tv_sec - mt.tv_sec) * 1000000000LL + (rt.tv_nsec - mt.tv_nsec);
@@ -461,6 +323,7 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 		rc = 1;
 		goto out;
 	}
+	o->fl.lt = o->lt;
 	debug(1, "%d PLT stubs probed (%s%s)", fs->n, ltrace__multi(o->lt) ? "uprobe_multi links" : "perf-event uprobes",
 	      ltrace__jumps(o->lt) ? ", the stubs' jumps done in BPF" : "");
 	if ((rc = loop__add_ringbuf(&loop, ltrace__ringbuf_fd(o->lt), on_record, o))) {
@@ -499,20 +362,7 @@ out_loop:
 out:
 	free(probes);
 	free(plans);
-	free(pf);
 	return rc;
-}
-
-static void images__free(struct ltrace_cmd *o)
-{
-	for (int i = 0; i < o->nimgs; i++) {
-		lt_funcs__free(&o->imgs[i].fs);
-		ltrace_libs__free(o->imgs[i].libs, o->imgs[i].nlibs);
-		elf_obj__free(&o->imgs[i].exe);
-	}
-	free(o->imgs);
-	free(o->files);
-	free(o->pf);
 }
 
 int cmd_ltrace(int argc, char **argv)
@@ -638,7 +488,7 @@ out_pr:
 		fclose(out);
 out:
 	ltrace__free(o.lt);
-	images__free(&o);
+	lt_follow__free(&o.fl);
 	lt_funcs__free(&fs);
 	for (int i = 0; i < o.nr_xents; i++)
 		free(o.xents[i].name);

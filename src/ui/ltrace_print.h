@@ -19,14 +19,7 @@
 #include <stdio.h>
 
 #include "bpf/ltrace.h"
-#include "lib/ltrace/proto.h"
-
-/* a traced function, by its cookie */
-struct ltrace_func {
-	const char *name;
-	const char *caller;	/* the SONAME of the object whose PLT it is ("ltracee", "libc.so.6"); NULL: -x's */
-	struct lt_proto proto;
-};
+#include "lib/ltrace/funcs.h"	/* struct ltrace_func */
 
 struct ltrace_thread;
 

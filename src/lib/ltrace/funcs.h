@@ -34,6 +34,13 @@ struct lt_funcs {
 	int n;
 };
 
+/* a traced function as the printer names it, by its cookie */
+struct ltrace_func {
+	const char *name;
+	const char *caller;	/* the SONAME of the object whose PLT it is ("ltracee", "libc.so.6"); NULL: -x's */
+	struct lt_proto proto;
+};
+
 struct lt_select {
 	const struct elf_obj *exe;
 	const char *exe_path;		/* where the executable's probes go (/proc/PID/exe for -p) */
