@@ -29,7 +29,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 static int log_verbosity;
@@ -100,20 +99,6 @@ static struct btf *vmlinux_btf_mapped(void)
 	}
 	close(fd);
 	return btf;
-}
-
-bool bpf_probe__map_no_prealloc(void)
-{
-	static int ok = -1;
-
-	if (ok < 0) {
-		struct utsname u;
-		int major = 0, minor = 0;
-
-		ok = uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
-		     (major > 6 || (major == 6 && minor >= 1));
-	}
-	return ok;
 }
 
 struct btf *bpf_util__vmlinux_btf(void)

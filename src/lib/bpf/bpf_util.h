@@ -54,11 +54,6 @@ struct btf;
 bool bpf_probe__btf(void);						/* /sys/kernel/btf/vmlinux loads */
 /* NULL when this process may load tracing programs (root, CAP_BPF + CAP_PERFMON); else why not */
 const char *bpf_probe__privilege(void);
-/*
- * hash maps that allocate their elements as they are added (BPF_F_NO_PREALLOC) in every program
- * type, perf_event's in NMI included: Linux 6.1's bpf_mem_alloc. Read from uname's release.
- */
-bool bpf_probe__map_no_prealloc(void);
 /* uprobe_multi links (Linux 6.6): off when SONDE_NO_UPROBE_MULTI is set in the environment */
 bool bpf_probe__uprobe_multi(const char **why);
 
