@@ -6,6 +6,7 @@
  */
 #include "sonde.h"
 #include "opt.h"
+#include "lib/bpf/bpf_util.h"
 #include "cmd/probe.h"
 #include "lang/comptime.h"
 #include "lang/lang.h"
@@ -178,7 +179,7 @@ static void set_params(struct program *prog, int argc, char **argv, int nmore)
 	prog->nparams = npos;
 }
 
-enum { HELPED = -1000 };	/* compile(): -- --help printed the program's options */
+enum { HELPED = -1000, AGAIN = -1001 };	/* compile(): -- --help printed the program's options; compile again */
 
 /* parse, expand, check: 0, HELPED, or 1 with the error said */
 static int compile(struct program *prog, const char *cmd, int pid, bool no_warnings, char *why, size_t whylen)
@@ -206,6 +207,10 @@ static int compile(struct program *prog, const char *cmd, int pid, bool no_warni
 		rc = testbench__filter(prog);
 	if (!rc)
 		rc = lang__check(prog);
+	if (rc && prog->btf_deferred) {	/* said nothing yet: the second time, with the kernel's BTF */
+		debug(1, "compiling again with the kernel's BTF: %s", prog->err ? prog->err : "");
+		return AGAIN;
+	}
 	if (prog->warn && !no_warnings)
 		fputs(prog->warn, stderr);
 	if (rc && why)
@@ -217,6 +222,33 @@ static int compile(struct program *prog, const char *cmd, int pid, bool no_warni
 	return 0;
 }
 
+/* the program of job j; its parameters taken from the one compiled before (prev), when there was one */
+static struct program *new_program(struct probe_job *j, struct program *prev)
+{
+	struct program *prog = lang__new(j->file, j->src, j->len);
+
+	if (!prog)
+		return NULL;
+	if (prev) {	/* set_params() reordered j->argv: take its result */
+		prog->named = prev->named;
+		prog->nnamed = prev->nnamed;
+		prog->params = prev->params;
+		prog->nparams = prev->nparams;
+		prev->named = NULL;
+	} else {
+		set_params(prog, j->argc, j->argv, j->nnamed);
+		for (int i = 0; prog->named && i < j->nnamed; i++)
+			prog->named[prog->nnamed++] = j->named[i];
+	}
+	prog->cfg.unsafe = j->unsafe;
+	prog->cfg.helper_check = j->kcheck;
+	prog->cfg.percentiles = j->percentiles;
+	prog->no_warnings = j->no_warnings;
+	prog->mode = j->mode;
+	prog->probe_filter = j->probe_filter;
+	return prog;
+}
+
 /* compile and run one program (sonde probe's, or a tool's: src/cmd/tool.c) */
 int probe__run(struct probe_job *j)
 {
@@ -224,19 +256,10 @@ int probe__run(struct probe_job *j)
 	int pid = j->pid, rc, interrupted = 0;
 
 	lang__set_diag(probe_diag);
-	struct program *prog = lang__new(j->file, j->src, j->len);
+	struct program *prog = new_program(j, NULL);
 
 	if (!prog)
 		return 1;
-	set_params(prog, j->argc, j->argv, j->nnamed);
-	for (int i = 0; prog->named && i < j->nnamed; i++)
-		prog->named[prog->nnamed++] = j->named[i];
-	prog->cfg.unsafe = j->unsafe;
-	prog->cfg.helper_check = j->kcheck;
-	prog->cfg.percentiles = j->percentiles;
-	prog->no_warnings = j->no_warnings;
-	prog->mode = j->mode;
-	prog->probe_filter = j->probe_filter;
 
 	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	char **cargv = NULL;
@@ -244,6 +267,18 @@ int probe__run(struct probe_job *j)
 	char err[8192] = "";
 
 	rc = compile(prog, cmd, pid, j->no_warnings, j->why, j->whylen);
+	if (rc == AGAIN) {
+		struct program *again = new_program(j, prog);
+
+		if (!again) {
+			rc = 1;
+			goto out;
+		}
+		lang__free(prog);
+		prog = again;
+		bpf_util__vmlinux_btf();	/* parsed now: nothing is left unknown */
+		rc = compile(prog, cmd, pid, j->no_warnings, j->why, j->whylen);
+	}
 	if (rc == HELPED) {
 		rc = 0;
 		goto out;

@@ -12,6 +12,7 @@
 #include "lang/testbench.h"
 #include "lang/provider_iter.h"
 #include "lang/sortloop.h"
+#include "lib/bpf/bpf_util.h"
 #include "lib/syscall/syscalls.h"
 
 #include <ctype.h>
@@ -460,14 +461,28 @@ static struct type check_field(struct ck *c, struct node *n)
 
 	if (c->prog->err)
 		return bt;
+	if (bt.kind == TY_NONE && c->dead && c->prog->btf_deferred)	/* a member of one left unknown */
+		return n->ty = bt;
 	if (bt.kind == TY_CTX && !strcmp(c->in->prov->name, "uprobe"))
 		return ckbtf__uprobe_arg(c->prog, c->in, n);
 	if (bt.kind == TY_CTX && !strcmp(c->in->prov->name, "rawtracepoint"))
 		return ckbtf__rawtp_arg(c->prog, c->in, n);
 	if (bt.kind == TY_CTX && c->in->prov->prog_type == 26 /* BPF_PROG_TYPE_TRACING: fentry, fexit */)
 		return ckbtf__fentry_arg(c->prog, c->in, n, n->s ? n->s : "");
-	if (bt.kind == TY_STRUCT || (bt.kind == TY_INT && bt.ptr))
+	if (bt.kind == TY_STRUCT || (bt.kind == TY_INT && bt.ptr)) {
+		/*
+		 * curtask's members in a branch a constant drops (syscount's -P): the kernel's
+		 * BTF is not parsed for them (5-10 ms of start-up) unless it was already. The
+		 * value has no type then, which only code that is not generated may read: if
+		 * the check fails, the caller compiles again with the BTF (btf_deferred)
+		 */
+		if (c->dead && bt.ptr && bt.ptr->kind == TY_STRUCT && bt.ptr->btf_id == KTYPES_TASK_STRUCT &&
+		    !bpf_util__vmlinux_btf_loaded()) {
+			c->prog->btf_deferred = true;
+			return n->ty = ty_kind(TY_NONE, 0);
+		}
 		return ckbtf__field(c->prog, n, &bt);
+	}
 	if (bt.kind == TY_CTX) {
 		const struct tp_field *f = n->s ? provider__field(c->in, n->s) : NULL;
 
@@ -932,6 +947,8 @@ static int check_assign(struct ck *c, struct node *s)
 
 		if (c->prog->err)
 			return -1;
+		if (t.kind == TY_NONE && c->dead && c->prog->btf_deferred)
+			lhs->map->deferred = true;
 		if (t.kind == TY_VOID || t.kind == TY_CTX || t.kind == TY_NONE) {
 			lang__error(c->prog, rhs->loc, "this has no value to store");
 			return -1;
@@ -1283,7 +1300,10 @@ int lang__check(struct program *prog)
 	if (prog->err)
 		return -EINVAL;
 	for (struct mapinfo *m = prog->maps; m; m = m->next)
-		if (m->val.kind == TY_NONE) {
+		if (m->val.kind == TY_NONE && m->deferred) {
+			/* no live code stores or reads it (a live read failed the check): a placeholder */
+			m->val = ty_int(true, 64);
+		} else if (m->val.kind == TY_NONE) {
 			lang__error(prog, m->loc, "'%s' is used but never assigned", m->name);
 			return -EINVAL;
 		}

@@ -181,9 +181,24 @@ static void g_map_len_walk(struct gen *g, struct node *n)
 	g_emit(g, CALL(BPF_FUNC_for_each_map_elem));
 }
 
+/*
+ * Whether len() may call the kfunc: its BTF id costs a parse of the kernel's BTF
+ * (5-10 ms of a tool's start-up) unless something parsed it already. A probe that
+ * runs rarely (BEGIN, END, interval: syscount's and biolatency's summaries) walks
+ * the map instead, at a cost nobody sees.
+ */
+static bool len_kfunc_worth(const struct gen *g)
+{
+	const char *prov = g->in && g->in->ap ? g->in->ap->prov : NULL;
+
+	if (bpf_util__vmlinux_btf_loaded())
+		return true;
+	return !prov || (strcmp(prov, "BEGIN") && strcmp(prov, "END") && strcmp(prov, "interval"));
+}
+
 void g_map_len(struct gen *g, struct node *n)
 {
-	int id = kfunc_id("bpf_map_sum_elem_count");
+	int id = len_kfunc_worth(g) ? kfunc_id("bpf_map_sum_elem_count") : -1;
 
 	if (id < 0) {
 		g_map_len_walk(g, n);

@@ -194,6 +194,8 @@ struct mapinfo {
 	int bpf_type;		/* enum bpf_map_type */
 	uint32_t key_size, value_size, max_entries;
 	bool percpu;
+	bool deferred;		/* stored only in a dropped branch, a value whose kernel type the checker
+				   left unknown (program.btf_deferred) */
 	int index;
 	int fd;
 	struct mapinfo *next;
@@ -335,6 +337,8 @@ struct program {
 	struct btf *btf_base;	/* with script structs: the kernel's, which btf extends */
 	bool btf_tried;
 	bool btf_own;		/* btf is ours to add to (split from the kernel's, or alone) */
+	bool btf_deferred;	/* the checker left kernel types of a dropped branch unknown (no BTF parsed
+				   yet): when it fails, compile again with the BTF */
 	void *dwcache;		/* DWARF types already made BTF (dwargs.c) */
 	struct cstruct *cstructs;	/* the script's own struct definitions, in order */
 	char *err;		/* the first error, formatted with the source line and a caret */

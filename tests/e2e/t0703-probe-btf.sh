@@ -135,4 +135,18 @@ test_expect_success 'fentry: runs where the kernel has trampolines, or one clear
 	else [ $(wc -l <err) = 1 ] && grep -q "this kernel refuses fentry/fexit programs" err
 	fi
 '
+# a branch a constant drops is checked without parsing the kernel's BTF for curtask's members
+# (5-10 ms of start-up); code that reads what it assigned is compiled again with the BTF
+test_expect_success 'syscount: its dropped -P branch reads curtask, yet the kernel BTF is never parsed' '
+	strace -f -e trace=openat -o trace $SONDE syscount -d 1 >out &&
+	grep -q "^SYSCALL  *COUNT$" out && ! grep vmlinux trace &&
+	strace -f -e trace=openat -o trace $SONDE syscount -P -d 1 >out &&
+	grep -q "^PID    COMM  *COUNT$" out && grep -q "btf/vmlinux" trace
+'
+test_expect_success 'what a dropped branch assigned from curtask and live code reads: 0 and "", as before' '
+	$SONDE probe -e "BEGIN { if (0) { @x = curtask->pid; \$t = curtask->comm; } printf(\"%d [%s]\n\", @x, \$t); exit(); }" >out &&
+	printf "Attaching 1 probe...\n0 []\n\n\n\n" >expect && test_cmp expect out &&
+	$SONDE probe -e "BEGIN { if (1) { @c[1] = curtask->pid > 0; } else { @c[2] = curtask->group_leader->pid; } exit(); }" >out &&
+	grep -qx "@c\[1\]: 1" out && ! grep -q "@c\[2\]" out
+'
 test_done

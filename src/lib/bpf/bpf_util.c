@@ -101,13 +101,20 @@ static struct btf *vmlinux_btf_mapped(void)
 	return btf;
 }
 
+static struct btf *vmlinux_btf;
+static bool vmlinux_btf_tried;
+
+struct btf *bpf_util__vmlinux_btf_loaded(void)
+{
+	return vmlinux_btf;
+}
+
 struct btf *bpf_util__vmlinux_btf(void)
 {
-	static struct btf *btf;
-	static bool tried;
+	struct btf *btf = vmlinux_btf;
 
-	if (!tried) {
-		tried = true;
+	if (!vmlinux_btf_tried) {
+		vmlinux_btf_tried = true;
 		bpfutil__quiet(true);
 		btf = vmlinux_btf_mapped();
 		if (!btf)
@@ -115,6 +122,7 @@ struct btf *bpf_util__vmlinux_btf(void)
 		bpfutil__quiet(false);
 		if (libbpf_get_error(btf))
 			btf = NULL;
+		vmlinux_btf = btf;
 	}
 	return btf;
 }

@@ -50,6 +50,8 @@ bool bpf_probe__helper(int prog_type, int helper_id);		/* enum bpf_func_id */
  * NULL when the kernel has none. Never free it; split it to add types.
  */
 struct btf *bpf_util__vmlinux_btf(void);
+/* that BTF if something parsed it already, else NULL (and nothing is parsed) */
+struct btf *bpf_util__vmlinux_btf_loaded(void);
 struct btf;
 bool bpf_probe__btf(void);						/* /sys/kernel/btf/vmlinux loads */
 /* NULL when this process may load tracing programs (root, CAP_BPF + CAP_PERFMON); else why not */
