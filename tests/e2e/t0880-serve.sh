@@ -212,16 +212,19 @@ EOF
 			--web.listen-address=127.0.0.1:'$prom_port' >prom.log 2>&1 & p=$!
 		echo $p >>.tools
 		api=http://127.0.0.1:'$prom_port'/api/v1/query
-		for i in $(seq 100); do
+		for i in $(seq 300); do
 			n=$(curl -s --data-urlencode "query=count_over_time(sonde_http_requests_total[1m])" $api |
 			    sed -n "s/.*\"value\":\[[0-9.]*,\"\([0-9]*\)\"\].*/\1/p")
 			[ "${n:-0}" -ge 2 ] && break; sleep 0.2
 		done
-		[ "${n:-0}" -ge 2 ] &&
-		curl -s --data-urlencode "query=sonde_event_total{event=\"syscalls:sys_enter_getppid\"}" $api >q &&
-		cat q && grep -q "\"value\":\[[0-9.]*,\"777\"\]" q &&
-		curl -s --data-urlencode "query=up{job=\"sonde\"}" $api | grep -q "\"value\":\[[0-9.]*,\"1\"\]" &&
+		# the checks, then prometheus ended whatever they found: a failed one must not skip the kill
+		ok=0
+		{ [ "${n:-0}" -ge 2 ] &&
+		  curl -s --data-urlencode "query=sonde_event_total{event=\"syscalls:sys_enter_getppid\"}" $api >q &&
+		  cat q && grep -q "\"value\":\[[0-9.]*,\"777\"\]" q &&
+		  curl -s --data-urlencode "query=up{job=\"sonde\"}" $api | grep -q "\"value\":\[[0-9.]*,\"1\"\]"; } || ok=1
 		kill $p; wait $p || true
+		test $ok = 0
 	'
 fi
 
