@@ -414,6 +414,38 @@ const char *lang__config_tseries(struct program *prog, const char *val);
 /* the duration suffix at p (ns, us, ms, s, m, h, d, not followed by a letter): its length and *ns, or 0 */
 int lang__duration_suffix(const char *p, const char *end, unsigned long long *ns);
 
+/*
+ * ---- a program kept running while its maps are read (mapread.c): `sonde serve` ----
+ * live__start compiles src as `sonde probe` does, then runs it in a thread
+ * of its own (runtime__run, its output counted, not kept) and returns once
+ * every probe is attached. live__each reads the maps as they are now, one
+ * entry per key (per-CPU values summed); live__stop detaches the probes,
+ * ends the thread and frees it all. The strings of an entry live until fn
+ * returns.
+ */
+struct live;
+struct live_entry {
+	const char *map;	/* "@calls", "@" */
+	enum agg agg;		/* AGG_COUNT, SUM, AVG, MIN, MAX, HIST, LHIST, or NONE (an integer) */
+	int nparts;		/* the key's parts, as text */
+	char **parts;
+	double value;		/* all but hist/lhist */
+	int nb;			/* hist/lhist: buckets in order, each counting values <= le[i] */
+	const uint64_t *counts;
+	const long long *le;
+	bool last_unbounded;	/* the last bucket has no upper bound (its le: +Inf) */
+};
+typedef int (*live_fn)(void *ctx, const struct live_entry *e);
+/* 0 once attached, or -errno with one line in err (the compiler's "NAME:1:5-9: ERROR: ...", or the kernel's) */
+int live__start(struct live **out, const char *name, const char *src, size_t len, char *err, size_t errlen);
+/* every entry of every count/sum/avg/min/max/hist/lhist/integer map; the first non-zero of fn ends it */
+int live__each(struct live *l, live_fn fn, void *ctx);
+/* lines the program printed (printf, print, time...): not served, counted */
+uint64_t live__output_lines(struct live *l);
+/* the program's run ended by itself (exit(), an error): its maps stay readable */
+bool live__ended(struct live *l);
+void live__stop(struct live *l);
+
 const char *type__str(const struct type *t, char *buf, size_t len);
 bool type__is_int(const struct type *t);
 /* the bytes of a TY_ARRAY's elements (its size is 8-aligned) */

@@ -561,6 +561,11 @@ static void key_fields(struct out *o, FILE *f, const struct mapinfo *m, const ui
 	}
 }
 
+void out__key_part(struct out *o, FILE *f, const struct mapinfo *m, const uint8_t *key, int i)
+{
+	key_fields(o, f, m, key, i, i + 1, "");
+}
+
 static void key_text(struct out *o, FILE *f, const struct mapinfo *m, const uint8_t *key, bool json)
 {
 	if (!m->nkeys)

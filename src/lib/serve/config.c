@@ -57,6 +57,19 @@ int serve__parse_listen(const char *s, char *host, size_t hostlen, uint16_t *por
 	if (*end || errno || p > 65535 || !isdigit((unsigned char)colon[1]))
 		return -EINVAL;
 	hl = colon - s;
+	if (s[0] == '[') {	/* [IPV6]:PORT: hex digits, ':' and '.' (::ffff:1.2.3.4) between the brackets */
+		if (hl < 3 || s[hl - 1] != ']' || hl - 2 >= hostlen)
+			return -EINVAL;
+		memcpy(host, s + 1, hl - 2);
+		host[hl - 2] = 0;
+		for (size_t i = 0; i < hl - 2; i++)
+			if (!isxdigit((unsigned char)host[i]) && host[i] != ':' && host[i] != '.')
+				return -EINVAL;
+		if (!strchr(host, ':'))
+			return -EINVAL;
+		*port = (uint16_t)p;
+		return 0;
+	}
 	if (hl >= hostlen)
 		return -EINVAL;
 	memcpy(host, s, hl);
@@ -108,6 +121,41 @@ int serve_query__parse(struct serve_query *q, const char *seconds, const char *p
 	return 0;
 }
 
+void serve_probe__free(struct serve_probe *p)
+{
+	free(p->name);
+	free(p->program);
+	free(p->file);
+	for (int i = 0; i < p->nr_labels; i++) {
+		free(p->labels[i].map);
+		for (int k = 0; k < p->labels[i].n; k++)
+			free(p->labels[i].names[k]);
+	}
+	memset(p, 0, sizeof(*p));
+}
+
+int serve_probe__copy(struct serve_probe *dst, const struct serve_probe *src)
+{
+	bool ok = true;
+
+	memset(dst, 0, sizeof(*dst));
+	ok &= !(dst->name = src->name ? strdup(src->name) : NULL) == !src->name;
+	ok &= !(dst->program = src->program ? strdup(src->program) : NULL) == !src->program;
+	ok &= !(dst->file = src->file ? strdup(src->file) : NULL) == !src->file;
+	for (int i = 0; i < src->nr_labels; i++) {
+		struct serve_labels *d = &dst->labels[dst->nr_labels++];
+
+		ok &= (d->map = strdup(src->labels[i].map)) != NULL;
+		for (int k = 0; k < src->labels[i].n; k++)
+			ok &= (d->names[d->n++] = strdup(src->labels[i].names[k])) != NULL;
+	}
+	if (!ok) {
+		serve_probe__free(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 void serve_config__free(struct serve_config *c)
 {
 	free(c->listen);
@@ -115,6 +163,8 @@ void serve_config__free(struct serve_config *c)
 		free(c->events[i].name);
 		free(c->events[i].filter);
 	}
+	for (int i = 0; i < c->nr_probes; i++)
+		serve_probe__free(&c->probes[i]);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -197,6 +247,109 @@ static int add_event(struct cfg_parse *p, yaml_node_t *n)
 	return 0;
 }
 
+/* a Prometheus name's part: [a-zA-Z_][a-zA-Z0-9_]*, at most 64 bytes */
+static bool name_ok(const char *s)
+{
+	if (!*s || isdigit((unsigned char)*s) || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* labels: {MAP: [NAME, ...], ...} */
+static int add_labels(struct cfg_parse *p, struct serve_probe *pr, yaml_node_t *n)
+{
+	if (n->type != YAML_MAPPING_NODE)
+		return fail(p, n, "'labels' maps a map's name to its key's label names ('@bytes: [comm, fd]')");
+	for (yaml_node_pair_t *kv = n->data.mapping.pairs.start; kv < n->data.mapping.pairs.top; kv++) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, kv->key);
+		yaml_node_t *v = yaml_document_get_node(p->doc, kv->value);
+		const char *map = scalar(p, k, "labels");
+		struct serve_labels *l;
+
+		if (!map)
+			return -EINVAL;
+		if (*map == '@')
+			map++;
+		if (*map && !name_ok(map))
+			return fail(p, k, "labels: '%.64s' is not a map's name", map);
+		if (pr->nr_labels >= SERVE_MAX_LABELED)
+			return fail(p, k, "labels: more than %d maps", SERVE_MAX_LABELED);
+		if (!v || v->type != YAML_SEQUENCE_NODE)
+			return fail(p, v, "labels: a map's label names are a list ([comm, fd])");
+		l = &pr->labels[pr->nr_labels++];
+		if (!(l->map = strdup(map)))
+			return fail(p, NULL, "out of memory");
+		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			yaml_node_t *ln = yaml_document_get_node(p->doc, *it);
+			const char *name = scalar(p, ln, "labels");
+
+			if (!name)
+				return -EINVAL;
+			if (!name_ok(name) || !strcmp(name, "le") || !strncmp(name, "__", 2))
+				return fail(p, ln, "labels: '%.64s' is not a label name ([a-zA-Z_][a-zA-Z0-9_]*, not le)", name);
+			if (l->n >= SERVE_MAX_KEY_PARTS)
+				return fail(p, ln, "labels: more than %d parts of a key", SERVE_MAX_KEY_PARTS);
+			if (!(l->names[l->n++] = strdup(name)))
+				return fail(p, NULL, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/* - name: NAME, program: TEXT | file: PATH, labels: {...} */
+static int add_probe(struct cfg_parse *p, yaml_node_t *n)
+{
+	struct serve_probe *pr;
+
+	if (p->c->nr_probes >= SERVE_MAX_PROBES)
+		return fail(p, n, "more than %d probes", SERVE_MAX_PROBES);
+	if (n->type != YAML_MAPPING_NODE)
+		return fail(p, n, "a probe is a mapping with name, and program or file");
+	pr = &p->c->probes[p->c->nr_probes++];
+	for (yaml_node_pair_t *kv = n->data.mapping.pairs.start; kv < n->data.mapping.pairs.top; kv++) {
+		yaml_node_t *k = yaml_document_get_node(p->doc, kv->key);
+		yaml_node_t *v = yaml_document_get_node(p->doc, kv->value);
+		const char *ks = scalar(p, k, "probes"), *vs;
+		char **dst;
+		int rc;
+
+		if (!ks)
+			return -EINVAL;
+		if (!strcmp(ks, "labels")) {
+			if ((rc = add_labels(p, pr, v)))
+				return rc;
+			continue;
+		}
+		if (!strcmp(ks, "name"))
+			dst = &pr->name;
+		else if (!strcmp(ks, "program"))
+			dst = &pr->program;
+		else if (!strcmp(ks, "file"))
+			dst = &pr->file;
+		else
+			return fail(p, k, "unknown key '%.64s' in a probe (name, program, file, labels)", ks);
+		if (!(vs = scalar(p, v, ks)))
+			return -EINVAL;
+		if (*dst)
+			return fail(p, k, "'%s' given twice", ks);
+		if (!strcmp(ks, "name") && !name_ok(vs))
+			return fail(p, v, "name: '%.64s' is not a name ([a-zA-Z_][a-zA-Z0-9_]*)", vs);
+		if (!(*dst = strdup(vs)))
+			return fail(p, NULL, "out of memory");
+	}
+	if (!pr->name)
+		return fail(p, n, "a probe without a name");
+	if (!pr->program == !pr->file)
+		return fail(p, n, "probe '%s': give either program or file", pr->name);
+	for (int i = 0; i < p->c->nr_probes - 1; i++)
+		if (!strcmp(p->c->probes[i].name, pr->name))
+			return fail(p, n, "two probes named '%s'", pr->name);
+	return 0;
+}
+
 static int top_key(struct cfg_parse *p, yaml_node_t *k, yaml_node_t *v)
 {
 	const char *ks = scalar(p, k, "a key"), *vs;
@@ -211,6 +364,17 @@ static int top_key(struct cfg_parse *p, yaml_node_t *k, yaml_node_t *v)
 			return fail(p, v, "'events' is a list");
 		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
 			int rc = add_event(p, yaml_document_get_node(p->doc, *it));
+
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	if (!strcmp(ks, "probes")) {
+		if (v->type != YAML_SEQUENCE_NODE)
+			return fail(p, v, "'probes' is a list");
+		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+			int rc = add_probe(p, yaml_document_get_node(p->doc, *it));
 
 			if (rc)
 				return rc;
@@ -241,7 +405,7 @@ static int top_key(struct cfg_parse *p, yaml_node_t *k, yaml_node_t *v)
 			return fail(p, v, "max_profiles: '%.64s' is not a number from 1 to 64", vs);
 		p->c->max_profiles = (unsigned)u;
 	} else {
-		return fail(p, k, "unknown key '%.64s' (listen, continuous, freq, label_limit, max_profiles, events)", ks);
+		return fail(p, k, "unknown key '%.64s' (listen, continuous, freq, label_limit, max_profiles, events, probes)", ks);
 	}
 	return 0;
 }

@@ -411,17 +411,31 @@ static void quiet_log(void *cls, const char *fmt, va_list ap)
 	(void)ap;
 }
 
-static int bind_addr(struct sockaddr_in *sa, const char *listen, char *err, size_t errlen)
+/* listen's address into ss (IPv4, or IPv6 in brackets: *v6 set); 0 or -EINVAL with err */
+static int bind_addr(struct sockaddr_storage *ss, bool *v6, const char *listen, char *err, size_t errlen)
 {
+	struct sockaddr_in *sa = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sa6 = (struct sockaddr_in6 *)ss;
 	char host[256];
 	uint16_t port;
 
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
+	memset(ss, 0, sizeof(*ss));
+	*v6 = false;
 	if (serve__parse_listen(listen, host, sizeof(host), &port)) {
-		snprintf(err, errlen, "--listen '%s': not HOST:PORT (127.0.0.1:9977, :9977)", listen);
+		snprintf(err, errlen, "--listen '%s': not HOST:PORT (127.0.0.1:9977, :9977, [::1]:9977)", listen);
 		return -EINVAL;
 	}
+	if (listen[0] == '[') {
+		*v6 = true;
+		sa6->sin6_family = AF_INET6;
+		sa6->sin6_port = htons(port);
+		if (inet_pton(AF_INET6, host, &sa6->sin6_addr) != 1) {
+			snprintf(err, errlen, "--listen '%s': '%s' is not an IPv6 address", listen, host);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	sa->sin_family = AF_INET;
 	sa->sin_port = htons(port);
 	if (!host[0])
 		sa->sin_addr.s_addr = htonl(INADDR_ANY);
@@ -453,9 +467,10 @@ static int copy_web(struct serve_web *dst, const struct serve_web *w)
 	return 0;
 }
 
-static struct MHD_Daemon *start_daemon(struct server *s, const struct sockaddr_in *sa)
+static struct MHD_Daemon *start_daemon(struct server *s, const struct sockaddr_storage *sa, bool v6)
 {
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
+			 (v6 ? MHD_USE_IPv6 : 0);
 	struct MHD_OptionItem o[12];
 	int n = 0;
 
@@ -478,7 +493,8 @@ int serve__start(struct server **out, const struct serve_config *c, const char *
 		 const struct serve_web *web, char *err, size_t errlen)
 {
 	struct server *s = calloc(1, sizeof(*s));
-	struct sockaddr_in sa;
+	struct sockaddr_storage sa;
+	bool v6;
 	const union MHD_DaemonInfo *info;
 	int rc;
 
@@ -491,12 +507,12 @@ int serve__start(struct server **out, const struct serve_config *c, const char *
 	s->freq = c->freq ? c->freq : c->continuous > 0 ? 19 : 99;
 	if (!listen)
 		listen = c->listen ? c->listen : SERVE_DEFAULT_LISTEN;
-	rc = bind_addr(&sa, listen, err, errlen);
+	rc = bind_addr(&sa, &v6, listen, err, errlen);
 	if (!rc && (rc = copy_web(&s->web, web)))
 		snprintf(err, errlen, "out of memory");
 	if (!rc)
 		rc = metrics__new(&s->m, c, err, errlen);
-	if (!rc && !(s->d = start_daemon(s, &sa))) {
+	if (!rc && !(s->d = start_daemon(s, &sa, v6))) {
 		rc = -EADDRINUSE;
 		snprintf(err, errlen, "cannot listen on %s: the address is taken or not this machine's%s", listen,
 			 s->web.cert_pem ? ", or the TLS key and certificate do not go together" : "");

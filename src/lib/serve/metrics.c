@@ -37,20 +37,29 @@ struct metrics {
 	bool have_last;
 	struct use_report use;		/* the last window's */
 	bool have_use;
+	struct serve_probe probes[SERVE_MAX_PROBES];	/* names and label names, copied */
+	int nr_probes;
+	struct serve_probe_src src;
 };
 
+enum { T_GAUGE, T_COUNTER, T_HISTOGRAM };
+
+/* one sample line; a histogram's lines (_bucket.., _sum, _count) share their family and set */
 struct series {
 	char family[96];
-	char labels[320];
+	char suffix[8];		/* "_bucket", "_sum", "_count", "" */
+	char labels[400];
 	double value;
-	bool counter;
+	int type;
 	unsigned order;
+	unsigned set;		/* the label set: what the label limit counts */
 };
 
 struct expo {
 	struct series *s;
 	size_t n, cap;
 	unsigned limit;
+	unsigned sets;
 };
 
 int metrics__new(struct metrics **out, const struct serve_config *c, char *err, size_t errlen)
@@ -63,6 +72,10 @@ int metrics__new(struct metrics **out, const struct serve_config *c, char *err, 
 		return -ENOMEM;
 	pthread_mutex_init(&m->lock, NULL);
 	m->label_limit = c->label_limit ? c->label_limit : SERVE_DEFAULT_LABEL_LIMIT;
+	m->src = c->src;
+	for (int i = 0; i < c->nr_probes && !rc; i++)
+		if (!(rc = serve_probe__copy(&m->probes[i], &c->probes[i])))
+			m->nr_probes++;
 	for (int i = 0; i < c->nr_events && !rc; i++)
 		rc = evlist__parse(&m->evl, c->events[i].name, err, errlen);
 	if (!rc && m->evl.nr != c->nr_events) {
@@ -112,6 +125,8 @@ void metrics__free(struct metrics *m)
 		procstat__free(&m->last);
 	if (m->have_use)
 		use__free(&m->use);
+	for (int i = 0; i < m->nr_probes; i++)
+		serve_probe__free(&m->probes[i]);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
@@ -125,7 +140,8 @@ static void metric_name(char *dst, size_t len, const char *a, const char *b, con
 			*p = '_';
 }
 
-static int add(struct expo *e, const char *family, const char *labels, double v, bool counter)
+static int add_line(struct expo *e, const char *family, const char *suffix, const char *labels, double v, int type,
+		    unsigned set)
 {
 	if (e->n == e->cap) {
 		size_t nc = e->cap ? 2 * e->cap : 256;
@@ -139,11 +155,18 @@ static int add(struct expo *e, const char *family, const char *labels, double v,
 	struct series *s = &e->s[e->n];
 
 	snprintf(s->family, sizeof(s->family), "%s", family);
+	snprintf(s->suffix, sizeof(s->suffix), "%s", suffix);
 	snprintf(s->labels, sizeof(s->labels), "%s", labels ? labels : "");
 	s->value = v;
-	s->counter = counter;
+	s->type = type;
+	s->set = set;
 	s->order = (unsigned)e->n++;
 	return 0;
+}
+
+static int add(struct expo *e, const char *family, const char *labels, double v, bool counter)
+{
+	return add_line(e, family, "", labels, v, counter ? T_COUNTER : T_GAUGE, e->sets++);
 }
 
 /* one label: name="escaped value" */
@@ -213,7 +236,12 @@ static void print_value(FILE *f, double v)
 		fprintf(f, "%.9g\n", v);
 }
 
-/* sorted by family, each with its TYPE line; series past the limit dropped and counted */
+static const char *type_name(int type)
+{
+	return type == T_COUNTER ? "counter" : type == T_HISTOGRAM ? "histogram" : "gauge";
+}
+
+/* sorted by family, each with its TYPE line; label sets past the limit dropped and counted */
 static int write_expo(struct expo *e, bool om, FILE *f)
 {
 	struct expo dropped = { 0 };
@@ -225,25 +253,29 @@ static int write_expo(struct expo *e, bool om, FILE *f)
 		size_t j = i;
 		const struct series *s = &e->s[i];
 		char base[96];
+		unsigned sets = 0, shown = 0;
 
 		while (j < e->n && !strcmp(e->s[j].family, s->family))
 			j++;
 		snprintf(base, sizeof(base), "%s", s->family);
-		if (om && s->counter && strlen(base) > 6 && !strcmp(base + strlen(base) - 6, "_total"))
+		if (om && s->type == T_COUNTER && strlen(base) > 6 && !strcmp(base + strlen(base) - 6, "_total"))
 			base[strlen(base) - 6] = 0;
-		fprintf(f, "# TYPE %s %s\n", base, s->counter ? "counter" : "gauge");
+		fprintf(f, "# TYPE %s %s\n", base, type_name(s->type));
 		for (size_t k = i; k < j; k++) {
-			if (k - i >= e->limit)
-				break;
-			fprintf(f, "%s%s%s%s ", e->s[k].family, e->s[k].labels[0] ? "{" : "", e->s[k].labels,
-				e->s[k].labels[0] ? "}" : "");
+			if (k == i || e->s[k].set != e->s[k - 1].set)
+				sets++;
+			if (sets > e->limit)
+				continue;
+			shown = sets;
+			fprintf(f, "%s%s%s%s%s ", e->s[k].family, e->s[k].suffix, e->s[k].labels[0] ? "{" : "",
+				e->s[k].labels, e->s[k].labels[0] ? "}" : "");
 			print_value(f, e->s[k].value);
 		}
-		if (j - i > e->limit) {
+		if (sets > shown) {
 			char lab[160];
 
 			label(lab, sizeof(lab), "family", s->family);
-			rc = add(&dropped, "sonde_series_dropped_total", lab, (double)(j - i - e->limit), true);
+			rc = add(&dropped, "sonde_series_dropped_total", lab, (double)(sets - shown), true);
 		}
 		i = j;
 	}
@@ -257,6 +289,88 @@ static int write_expo(struct expo *e, bool om, FILE *f)
 	if (om)
 		fprintf(f, "# EOF\n");
 	free(dropped.s);
+	return rc;
+}
+
+/* ---- the probe programs' maps ---- */
+
+struct probe_ctx {
+	struct expo *e;
+	const struct serve_probe *p;
+};
+
+/* the label names of map's key: the config's, else key (one part) or key1, key2, ... */
+static const char *part_name(const struct serve_probe *p, const char *map, int nparts, int i, char *buf, size_t len)
+{
+	if (*map == '@')
+		map++;
+	for (int l = 0; l < p->nr_labels; l++)
+		if (!strcmp(p->labels[l].map, map) && i < p->labels[l].n)
+			return p->labels[l].names[i];
+	if (nparts == 1)
+		return "key";
+	snprintf(buf, len, "key%d", i + 1);
+	return buf;
+}
+
+static int add_mentry(void *ctx, const struct serve_mentry *me)
+{
+	struct probe_ctx *pc = ctx;
+	struct expo *e = pc->e;
+	const char *map = me->map[0] == '@' ? me->map + 1 : me->map;
+	char fam[96], labels[400] = "", one[300], name[16], le[40];
+	size_t o = 0;
+	unsigned set = e->sets++;
+	uint64_t cum = 0;
+	int rc = 0, top = me->nb;
+
+	metric_name(fam, sizeof(fam), "sonde_probe", pc->p->name, *map ? map : NULL);
+	for (int i = 0; i < me->nparts; i++) {
+		label(one, sizeof(one), part_name(pc->p, me->map, me->nparts, i, name, sizeof(name)), me->parts[i]);
+		o += snprintf(labels + o, o < sizeof(labels) ? sizeof(labels) - o : 0, "%s%s", i ? "," : "", one);
+		if (o >= sizeof(labels))
+			return 0;	/* keys too long for a label set: left out */
+	}
+	if (me->type != SERVE_HISTOGRAM) {
+		if (me->type == SERVE_COUNTER)
+			snprintf(fam + strlen(fam), sizeof(fam) - strlen(fam), "_total");
+		return add_line(e, fam, "", labels, me->value, me->type == SERVE_COUNTER ? T_COUNTER : T_GAUGE, set);
+	}
+	/* the buckets up to the last that counted something (65 of hist()'s would be mostly empty) */
+	while (top > 0 && !me->counts[top - 1])
+		top--;
+	for (int b = 0; b < top && !rc; b++) {
+		cum += me->counts[b];
+		if (b == me->nb - 1 && me->last_unbounded)
+			break;
+		snprintf(le, sizeof(le), "le=\"%lld\"", me->le[b]);
+		snprintf(one, sizeof(one), "%s%s%s", labels, *labels ? "," : "", le);
+		rc = add_line(e, fam, "_bucket", one, (double)cum, T_HISTOGRAM, set);
+	}
+	snprintf(one, sizeof(one), "%s%sle=\"+Inf\"", labels, *labels ? "," : "");
+	if (!rc)
+		rc = add_line(e, fam, "_bucket", one, (double)cum, T_HISTOGRAM, set);
+	if (!rc)	/* unknown: the map keeps counts per bucket, as ebpf_exporter says 0 */
+		rc = add_line(e, fam, "_sum", labels, 0, T_HISTOGRAM, set);
+	if (!rc)
+		rc = add_line(e, fam, "_count", labels, (double)cum, T_HISTOGRAM, set);
+	return rc;
+}
+
+static int add_probes(struct metrics *m, struct expo *e)
+{
+	char lab[160];
+	int rc = 0;
+
+	for (int i = 0; i < m->nr_probes && !rc; i++) {
+		struct probe_ctx pc = { .e = e, .p = &m->probes[i] };
+
+		if (m->src.each)
+			rc = m->src.each(m->src.ctx, i, add_mentry, &pc);
+		label(lab, sizeof(lab), "probe", m->probes[i].name);
+		if (!rc && m->src.output_lines)
+			rc = add(e, "sonde_probe_output_lines_total", lab, (double)m->src.output_lines(m->src.ctx, i), true);
+	}
 	return rc;
 }
 
@@ -281,6 +395,8 @@ int metrics__render(struct metrics *m, const struct serve_stats *st, bool openme
 			rc = add(&e, "sonde_event_total", lab, v, true);
 		}
 	}
+	if (!rc)
+		rc = add_probes(m, &e);
 	pthread_mutex_unlock(&m->lock);
 	if (!rc)
 		rc = add(&e, "sonde_http_requests_total", NULL, (double)st->requests, true);

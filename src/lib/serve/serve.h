@@ -29,6 +29,48 @@ struct serve_event {
 	char *filter;		/* a tracepoint filter ("comm == \"syscalls\""), or NULL */
 };
 
+#define SERVE_MAX_PROBES 16
+#define SERVE_MAX_LABELED 32		/* maps of a probe given label names */
+#define SERVE_MAX_KEY_PARTS 8
+
+/* label names for the parts of a map's key (else key, or key1, key2, ...) */
+struct serve_labels {
+	char *map;			/* without its '@' ("bytes"; "" for @) */
+	char *names[SERVE_MAX_KEY_PARTS];
+	int n;
+};
+
+/* a `sonde probe` program whose maps /metrics exports, as ebpf_exporter exports BPF maps */
+struct serve_probe {
+	char *name;			/* [a-zA-Z_][a-zA-Z0-9_]*: its metrics are sonde_probe_NAME_MAP */
+	char *program;			/* program: its text, or NULL */
+	char *file;			/* file: a .bt file to read (cmd/serve.c reads it), or NULL */
+	struct serve_labels labels[SERVE_MAX_LABELED];
+	int nr_labels;
+};
+
+/* one entry of a probe program's map, as the caller's reader gives it (cmd/serve.c, lang's live__each) */
+enum serve_mtype { SERVE_COUNTER, SERVE_GAUGE, SERVE_HISTOGRAM };
+struct serve_mentry {
+	const char *map;		/* "@calls", "@" */
+	enum serve_mtype type;
+	int nparts;			/* the key's parts as text: a label each */
+	char *const *parts;
+	double value;			/* counter, gauge */
+	int nb;				/* histogram: counts[i] values <= le[i], not cumulative */
+	const uint64_t *counts;
+	const long long *le;
+	bool last_unbounded;		/* the last bucket has no bound: it is le="+Inf"'s alone */
+};
+typedef int (*serve_mentry_fn)(void *ctx, const struct serve_mentry *e);
+
+/* the running probe programs, read at each scrape (the caller's; NULL each: no probes) */
+struct serve_probe_src {
+	int (*each)(void *ctx, int probe, serve_mentry_fn fn, void *fctx);	/* 0 or -errno */
+	uint64_t (*output_lines)(void *ctx, int probe);	/* lines printed, not served */
+	void *ctx;
+};
+
 struct serve_config {
 	char *listen;			/* "HOST:PORT", NULL: the default */
 	double continuous;		/* seconds per window, 0: profile on request only */
@@ -37,6 +79,9 @@ struct serve_config {
 	unsigned max_profiles;		/* profiling sessions at once (0: 1) */
 	struct serve_event events[SERVE_MAX_EVENTS];
 	int nr_events;
+	struct serve_probe probes[SERVE_MAX_PROBES];
+	int nr_probes;
+	struct serve_probe_src src;	/* set by the caller before serve__start, when there are probes */
 };
 
 /*
@@ -48,10 +93,16 @@ int serve_config__parse(struct serve_config *c, const char *text, size_t len, ch
 /* read and parse a file; 0 or -errno with err filled */
 int serve_config__load(struct serve_config *c, const char *path, char *err, size_t errlen);
 void serve_config__free(struct serve_config *c);
+void serve_probe__free(struct serve_probe *p);
+/* a deep copy; 0 or -ENOMEM (dst then holds nothing) */
+int serve_probe__copy(struct serve_probe *dst, const struct serve_probe *src);
 
 /* "10s", "500ms", "2m", "3": seconds; 0 or -EINVAL */
 int serve__parse_duration(const char *s, double *secs);
-/* "HOST:PORT" (IPv4 dotted or "localhost", or ":PORT" for every address); 0 or -EINVAL */
+/*
+ * "HOST:PORT" (IPv4 dotted or "localhost", ":PORT" for every address),
+ * "[IPV6]:PORT" ("[::1]:9977", "[::]:9977"): host without the brackets; 0 or -EINVAL
+ */
 int serve__parse_listen(const char *s, char *host, size_t hostlen, uint16_t *port);
 
 /* what a profile request asks for: ?seconds=N&pid=P */
