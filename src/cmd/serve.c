@@ -185,10 +185,7 @@ int cmd_serve(int argc, char **argv)
 	       serve__parse_listen(listen ? listen : c.listen ? c.listen : SERVE_DEFAULT_LISTEN, host, sizeof(host), &port) ||
 	       !host[0] ? "0.0.0.0" : host, listen && listen[0] == '[' ? "]" : "", serve__port(s));
 	fflush(stdout);
-	/*
-	 * a probe's run that ends by itself (its exit(), or a SIGTERM its thread's
-	 * signalfd took before this sigwait did) ends the agent: looked at every 200 ms
-	 */
+	/* a probe's run that ends by itself (its exit(), an error) ends the agent: looked at every 200 ms */
 	while ((sig = sigtimedwait(&set, NULL, &tick)) < 0 && !(ended = probe_ended(&ps, &c)))
 		;
 	if (ended)

@@ -5,8 +5,9 @@
  *
  * The program runs as `sonde probe` runs it, through runtime__run, in a
  * thread of its own: that thread's event loop reads its ring buffer (printf
- * and the like, counted here and thrown away) and takes SIGTERM through its
- * signalfd. live__stop() sends the thread a SIGTERM of its own
+ * and the like, counted here and thrown away) and stops on SIGUSR2 alone
+ * (loop__thread_stop_signal: SIGINT and SIGTERM are the server's main
+ * thread's). live__stop() sends the thread a SIGUSR2 of its own
  * (pthread_kill), so the run ends as a Ctrl-C ends `sonde probe`: probes
  * detached, maps closed. The run's output stream is a cookie FILE: the line
  * runtime__run writes once every probe is attached (notify_attached) tells
@@ -20,6 +21,7 @@
 #include "lang/runtime.h"
 #include "lang/testbench.h"
 #include "ui/hist.h"
+#include "lib/loop/loop.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -32,6 +34,7 @@
 #include <unistd.h>
 
 #define NOTIFY_LINE "__BPFTRACE_NOTIFY_PROBES_ATTACHED"
+#define STOP_SIGNAL SIGUSR2
 
 struct live {
 	struct program *prog;
@@ -97,7 +100,15 @@ static void *run(void *arg)
 	struct live *l = arg;
 	char err[1024] = "";
 	struct run_opts ro = { .out = l->out, .quiet = true, .notify_attached = true, .begin_last = true };
-	int rc = runtime__run(l->prog, &ro, err, sizeof(err));
+	sigset_t stop;
+	int rc;
+
+	/* blocked from the start: a stop that comes before the loop is there waits for it */
+	sigemptyset(&stop);
+	sigaddset(&stop, STOP_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	loop__thread_stop_signal(STOP_SIGNAL);
+	rc = runtime__run(l->prog, &ro, err, sizeof(err));
 
 	fflush(l->out);
 	pthread_mutex_lock(&l->lock);
@@ -218,7 +229,7 @@ void live__stop(struct live *l)
 	if (!l)
 		return;
 	if (l->started) {
-		pthread_kill(l->thread, SIGTERM);	/* its loop's signalfd takes it: the run ends */
+		pthread_kill(l->thread, STOP_SIGNAL);	/* its loop's signalfd takes it: the run ends */
 		pthread_join(l->thread, NULL);
 	}
 	if (l->out)

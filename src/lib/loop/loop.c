@@ -21,14 +21,25 @@
 #include <time.h>
 #include <unistd.h>
 
+static __thread int thread_stop_sig;	/* loop__thread_stop_signal()'s, 0: SIGINT, SIGTERM, SIGHUP */
+
+void loop__thread_stop_signal(int signo)
+{
+	thread_stop_sig = signo;
+}
+
 int loop__init(struct loop *l)
 {
 	memset(l, 0, sizeof(*l));
 	l->sfd = l->dfd = l->tfd = l->gfd = l->out_fd = -1;
 	sigemptyset(&l->mask);
-	sigaddset(&l->mask, SIGINT);
-	sigaddset(&l->mask, SIGTERM);
-	sigaddset(&l->mask, SIGHUP);
+	if (thread_stop_sig) {
+		sigaddset(&l->mask, thread_stop_sig);
+	} else {
+		sigaddset(&l->mask, SIGINT);
+		sigaddset(&l->mask, SIGTERM);
+		sigaddset(&l->mask, SIGHUP);
+	}
 	sigaddset(&l->mask, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &l->mask, &l->old_mask))
 		return -errno;
@@ -195,7 +206,7 @@ static bool take_signals(struct loop *l)
 	while (read(l->sfd, &si, sizeof(si)) == sizeof(si)) {
 		int sig = si.ssi_signo;
 
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || (thread_stop_sig && sig == thread_stop_sig)) {
 			if (!l->signo)
 				l->signo = sig;
 			end |= stop(l, LOOP_SIGNAL, sig);

@@ -78,6 +78,13 @@ struct loop {
 
 /* block SIGINT, SIGTERM, SIGHUP and SIGCHLD and take them through a signalfd; 0 or -errno */
 int loop__init(struct loop *l);
+/*
+ * the loops this thread makes from now on stop on signo alone, not on
+ * SIGINT, SIGTERM or SIGHUP, which stay the process' other threads' (sonde
+ * serve's probe programs, each in a thread its server stops with
+ * pthread_kill); 0: those three again. The thread keeps signo blocked.
+ */
+void loop__thread_stop_signal(int signo);
 /* also take signo (e.g. SIGUSR1) through the signalfd: fn(ctx, signo, 0) runs when it comes */
 int loop__add_signal(struct loop *l, int signo, loop_fn fn, void *ctx);
 /* stop after `seconds` (> 0) from now; 0 or -errno */
