@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz_serve.c - what `sonde serve` reads from outside: its YAML config and
+ * fuzz_serve.c - what `sonde serve` reads from outside: its YAML config (its
+ * events, limits and probes: name, program or file, label names) and
  * the values of a request's query (?seconds=, ?pid=) and its --listen and
  * --continuous values. Each must be refused with an error line or taken
  * within its bounds, never crash. The input: config text, then after a NUL
@@ -33,6 +34,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < c.nr_events; i++)
 			if (!c.events[i].name || !*c.events[i].name)
 				abort();
+		if (c.nr_probes > SERVE_MAX_PROBES)
+			abort();
+		for (int i = 0; i < c.nr_probes; i++) {	/* a name, and a program or a file */
+			const struct serve_probe *p = &c.probes[i];
+			struct serve_probe copy;
+
+			if (!p->name || !*p->name || !p->program == !p->file || p->nr_labels > SERVE_MAX_LABELED)
+				abort();
+			for (int l = 0; l < p->nr_labels; l++)
+				if (!p->labels[l].map || p->labels[l].n > SERVE_MAX_KEY_PARTS)
+					abort();
+			if (!serve_probe__copy(&copy, p)) {
+				if (strcmp(copy.name, p->name) || copy.nr_labels != p->nr_labels)
+					abort();
+				serve_probe__free(&copy);
+			}
+		}
 		serve_config__free(&c);
 	}
 	if (!nul)

@@ -87,6 +87,43 @@ TEST(serve_durations_and_addresses)
 	CHECK(serve__parse_listen("a:65536", host, sizeof(host), &port));
 	CHECK(serve__parse_listen("a:", host, sizeof(host), &port));
 	CHECK(serve__parse_listen("a b:1", host, sizeof(host), &port));
+	CHECK(!serve__parse_listen("[::1]:9977", host, sizeof(host), &port) && port == 9977);
+	CHECK_STR(host, "::1");
+	CHECK(!serve__parse_listen("[::]:80", host, sizeof(host), &port) && port == 80);
+	CHECK_STR(host, "::");
+	CHECK(serve__parse_listen("[::1:80", host, sizeof(host), &port));
+	CHECK(serve__parse_listen("[]:80", host, sizeof(host), &port));
+	CHECK(serve__parse_listen("[1.2.3.4]:80", host, sizeof(host), &port));
+	CHECK(serve__parse_listen("::1:80", host, sizeof(host), &port));
+}
+
+TEST(serve_config_probes)
+{
+	struct serve_config c;
+	char err[256];
+	const char *ok = "probes:\n"
+			 "  - name: reads\n"
+			 "    program: 'tracepoint:syscalls:sys_enter_read { @[comm] = count(); }'\n"
+			 "    labels:\n"
+			 "      '@bytes': [comm, fd]\n"
+			 "  - name: f\n"
+			 "    file: x.bt\n";
+
+	CHECK(!PARSE(&c, ok, err));
+	CHECK(c.nr_probes == 2);
+	CHECK_STR(c.probes[0].name, "reads");
+	CHECK(c.probes[0].program && strstr(c.probes[0].program, "count()"));
+	CHECK(c.probes[0].nr_labels == 1 && c.probes[0].labels[0].n == 2);
+	CHECK_STR(c.probes[0].labels[0].map, "bytes");
+	CHECK_STR(c.probes[0].labels[0].names[1], "fd");
+	CHECK_STR(c.probes[1].file, "x.bt");
+	serve_config__free(&c);
+	CHECK(PARSE(&c, "probes:\n  - name: a\n", err) && strstr(err, "either program or file"));
+	CHECK(PARSE(&c, "probes:\n  - name: 1a\n    file: x\n", err) && strstr(err, "line 2, column 11"));
+	CHECK(PARSE(&c, "probes:\n  - {name: a, file: x, program: y}\n", err));
+	CHECK(PARSE(&c, "probes:\n  - {name: a, file: x}\n  - {name: a, file: y}\n", err) && strstr(err, "two probes"));
+	CHECK(PARSE(&c, "probes:\n  - {name: a, file: x, labels: {m: [le]}}\n", err) && strstr(err, "label name"));
+	CHECK(PARSE(&c, "probes:\n  - {name: a, file: x, colour: red}\n", err) && strstr(err, "unknown key"));
 }
 
 TEST(serve_label_escape)
