@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/wait.h>
@@ -230,4 +231,42 @@ TEST(loop_hung_up_source_is_dropped_not_spun_on)
 	CHECK_INT(calls, 1);
 	loop__fini(&l);
 	close(p[0]);
+}
+
+/* a loop in a thread told to stop on SIGUSR2: that signal, sent to the thread, ends it; SIGTERM is not its */
+static void *usr2_loop(void *arg)
+{
+	struct loop l;
+	sigset_t s;
+	int *res = arg;
+
+	sigemptyset(&s);
+	sigaddset(&s, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	loop__thread_stop_signal(SIGUSR2);
+	if (loop__init(&l)) {
+		res[0] = -1;
+		return NULL;
+	}
+	res[1] = sigismember(&l.mask, SIGTERM) || sigismember(&l.mask, SIGINT);
+	res[2] = sigismember(&l.mask, SIGUSR2);
+	res[0] = (int)loop__run(&l);
+	res[3] = l.signo;
+	loop__fini(&l);
+	return NULL;
+}
+
+TEST(loop_thread_stop_signal)
+{
+	pthread_t t;
+	int res[4] = { -2, -2, -2, -2 };
+
+	CHECK_INT(pthread_create(&t, NULL, usr2_loop, res), 0);
+	usleep(50000);
+	pthread_kill(t, SIGUSR2);	/* blocked in the thread until its loop takes it */
+	pthread_join(t, NULL);
+	CHECK_INT(res[0], LOOP_SIGNAL);
+	CHECK_INT(res[1], 0);
+	CHECK_INT(res[2], 1);
+	CHECK_INT(res[3], SIGUSR2);
 }
