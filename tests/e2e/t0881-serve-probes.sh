@@ -124,7 +124,7 @@ EOF
 			--web.listen-address=127.0.0.1:'$prom_port' >prom.log 2>&1 & p=$!
 		echo $p >>.tools
 		api=http://127.0.0.1:'$prom_port'/api/v1/query
-		for i in $(seq 100); do
+		for i in $(seq 300); do
 			n=$(curl -s -m 5 --data-urlencode "query=count_over_time(sonde_http_requests_total[1m])" $api |
 			    sed -n "s/.*\"value\":\[[0-9.]*,\"\([0-9]*\)\"\].*/\1/p")
 			[ "${n:-0}" -ge 2 ] && break; sleep 0.2
