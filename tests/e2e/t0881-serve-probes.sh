@@ -43,6 +43,11 @@ probes:
     labels:
       calls: [comm]
       "@writes": [comm, size]
+  - name: sizes
+    file: sizes.bt
+EOF
+cat >"$TMP/sizes.bt" <<'EOF'
+tracepoint:syscalls:sys_enter_write /comm == "t0881dd"/ { @ = lhist(args->count, 0, 4000, 1000); @mean = avg(args->count); }
 EOF
 
 test_expect_success 'a program that does not compile: the start refused in one line that names it' '
@@ -58,7 +63,7 @@ test_expect_success 'config errors of probes say where' '
 	rc=0; $SONDE serve -c bad3.yaml >out 2>err || rc=$?; [ $rc = 1 ] && grep -q "either program or file" err
 '
 
-serve_start A 127.0.0.1 -c "$TMP/probes.yaml" || exit 1
+cd "$TMP" && serve_start A 127.0.0.1 -c "$TMP/probes.yaml" || exit 1	# file: sizes.bt, here
 
 # the BPF programs and links the agent holds (their ids, from its descriptors' fdinfo)
 held() { cat /proc/$1/fdinfo/* 2>/dev/null | sed -n "s/^\(prog_id\|link_id\):[[:space:]]*/\1 /p" | sort -u; }
@@ -88,7 +93,19 @@ test_expect_success '/metrics: a count by comm, a hist with its buckets, a 2-par
 	grep -qx "sonde_probe_t0881_writes_total{comm=\"t0881dd\",size=\"3000\"} 2" m &&
 	grep -qx "# TYPE sonde_probe_t0881_most gauge" m &&
 	grep -qx "sonde_probe_t0881_most 3000" m &&
-	grep -qx "sonde_probe_output_lines_total{probe=\"t0881\"} 7" m
+	grep -qx "sonde_probe_output_lines_total{probe=\"t0881\"} 7" m &&
+	grep -qx "sonde_probe_output_lines_total{probe=\"sizes\"} 0" m
+'
+
+test_expect_success "a program from a file: an lhist of @ alone (its buckets' bounds), an avg" '
+	grep "^sonde_probe_sizes" m >l && cat l &&
+	grep -qx "sonde_probe_sizes_bucket{le=\"-1\"} 0" l &&
+	grep -qx "sonde_probe_sizes_bucket{le=\"999\"} 5" l &&
+	grep -qx "sonde_probe_sizes_bucket{le=\"2999\"} 5" l &&
+	grep -qx "sonde_probe_sizes_bucket{le=\"3999\"} 7" l &&
+	grep -qx "sonde_probe_sizes_bucket{le=\"+Inf\"} 7" l &&
+	! grep -q "le=\"4000\"" l && grep -qx "sonde_probe_sizes_count 7" l &&
+	grep -qx "sonde_probe_sizes_mean 928" l
 '
 
 test_expect_success 'past the label limit (2) a key is dropped and counted' '
