@@ -263,6 +263,7 @@ static bool served(const struct mapinfo *m)
 /* one key's entry, gathered over the map's keys (hist/lhist: one map key per bucket) */
 struct gathered {
 	uint8_t *key;
+	char **parts;		/* the key's parts as text (emit()) */
 	int64_t v, count;
 	bool set;
 	uint64_t *counts;
@@ -377,27 +378,43 @@ static int read_map(struct reader *r)
 	return rc;
 }
 
+/* key parts in order: as integers when both are, else as text */
+static int cmp_parts(const void *a, const void *b, void *arg)
+{
+	const struct gathered *x = a, *y = b;
+	int n = *(const int *)arg;
+
+	for (int k = 0; k < n; k++) {
+		const char *p = x->parts[k] ? x->parts[k] : "", *q = y->parts[k] ? y->parts[k] : "";
+		char *pe, *qe;
+		long long u = strtoll(p, &pe, 10), v = strtoll(q, &qe, 10);
+		int c;
+
+		if (*p && *q && !*pe && !*qe && u != v)
+			return u < v ? -1 : 1;
+		if ((c = strcmp(p, q)))
+			return c;
+	}
+	return 0;
+}
+
+/* every key's entry to fn, in the order of its parts (the label limit keeps the first ones) */
 static int emit(struct reader *r, live_fn fn, void *ctx, long long *le, bool unbounded)
 {
 	struct mapinfo *m = r->m;
 	struct out o = { .prog = r->l->prog, .ncpus = r->l->ncpus, .kstack_fd = -1, .ustack_fd = -1 };
-	int rc = 0;
+	int nparts = m->nkeys > 0 ? m->nkeys : 0, rc = 0;
+	size_t plen;
 
 	for (int i = 0; i < r->n && !rc; i++) {
 		struct gathered *g = &r->g[i];
-		struct live_entry e = { .map = m->name, .agg = m->agg, .nparts = m->nkeys > 0 ? m->nkeys : 0,
-					.nb = r->nb, .counts = g->counts, .le = le, .last_unbounded = unbounded };
-		char *parts[64] = { 0 };
-		size_t plen;
 
-		if (e.nparts > 64)
-			e.nparts = 64;
-		if ((m->agg == AGG_MIN || m->agg == AGG_MAX) && !g->set)
-			continue;
-		e.value = m->agg == AGG_AVG ? (g->count ? (double)(g->v / g->count) : 0) :
-			  m->agg == AGG_NONE && !m->val.sign ? (double)(uint64_t)g->v : (double)g->v;
-		for (int k = 0; k < e.nparts && !rc; k++) {
-			FILE *f = open_memstream(&parts[k], &plen);
+		if (!nparts)
+			break;
+		if (!(g->parts = calloc(nparts, sizeof(char *))))
+			rc = -ENOMEM;
+		for (int k = 0; k < nparts && !rc; k++) {
+			FILE *f = open_memstream(&g->parts[k], &plen);
 
 			if (!f) {
 				rc = -ENOMEM;
@@ -407,13 +424,21 @@ static int emit(struct reader *r, live_fn fn, void *ctx, long long *le, bool unb
 			if (fclose(f))
 				rc = -ENOMEM;
 		}
-		e.parts = parts;
-		if (!rc)
-			rc = fn(ctx, &e);
-		for (int k = 0; k < e.nparts; k++)
-			free(parts[k]);
 	}
 	free(o.pids);
+	if (!rc && nparts)
+		qsort_r(r->g, r->n, sizeof(*r->g), cmp_parts, &nparts);
+	for (int i = 0; i < r->n && !rc; i++) {
+		struct gathered *g = &r->g[i];
+		struct live_entry e = { .map = m->name, .agg = m->agg, .nparts = nparts, .parts = g->parts,
+					.nb = r->nb, .counts = g->counts, .le = le, .last_unbounded = unbounded };
+
+		if ((m->agg == AGG_MIN || m->agg == AGG_MAX) && !g->set)
+			continue;
+		e.value = m->agg == AGG_AVG ? (g->count ? (double)(g->v / g->count) : 0) :
+			  m->agg == AGG_NONE && !m->val.sign ? (double)(uint64_t)g->v : (double)g->v;
+		rc = fn(ctx, &e);
+	}
 	return rc;
 }
 
@@ -451,6 +476,9 @@ int live__each(struct live *l, live_fn fn, void *ctx)
 		if (!rc)
 			rc = emit(&r, fn, ctx, le, unbounded);
 		for (int k = 0; k < r.n; k++) {
+			for (int p = 0; r.g[k].parts && p < m->nkeys; p++)
+				free(r.g[k].parts[p]);
+			free(r.g[k].parts);
 			free(r.g[k].key);
 			free(r.g[k].counts);
 		}

@@ -108,10 +108,12 @@ test_expect_success "a program from a file: an lhist of @ alone (its buckets' bo
 	grep -qx "sonde_probe_sizes_mean 928" l
 '
 
-test_expect_success 'past the label limit (2) a key is dropped and counted' '
+test_expect_success 'past the label limit (2) the last key in order is dropped and counted' '
 	"$TMP/t0881dd" if=/dev/zero of=/dev/null bs=7 count=1 status=none &&
 	curl -sf $A_URL/metrics >m &&
 	[ $(grep -c "^sonde_probe_t0881_writes_total{" m) = 2 ] &&
+	grep -qx "sonde_probe_t0881_writes_total{comm=\"t0881dd\",size=\"7\"} 1" m &&
+	grep -qx "sonde_probe_t0881_writes_total{comm=\"t0881dd\",size=\"100\"} 5" m &&
 	grep -qx "sonde_series_dropped_total{family=\"sonde_probe_t0881_writes_total\"} 1" m &&
 	grep -qx "sonde_probe_t0881_bytes_bucket{le=\"7\"} 1" m &&
 	grep -qx "sonde_probe_t0881_bytes_count 8" m
