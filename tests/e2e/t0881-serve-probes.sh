@@ -179,13 +179,14 @@ test_expect_success 'SIGTERM: exit 0, nothing on stderr, no program of the agent
 if ! ip -6 addr show lo 2>/dev/null | grep -q "::1"; then
 	test_skip '--listen [::1]:PORT' 'no IPv6 loopback here'
 else
-	test_expect_success '--listen [::1]:PORT serves IPv6, [::]:PORT every address, a bad one is refused' '
+	test_expect_success '--listen [::1]:PORT serves IPv6, [::]:PORT every address (with probes, ended by SIGINT), a bad one is refused' '
 		serve_start B "[::1]" &&
 		curl -sfg "$B_URL/metrics" | grep -q "^sonde_http_requests_total 1$" &&
 		kill -TERM $B_PID && wait $B_PID &&
-		serve_start C "[::]" &&
+		serve_start C "[::]" -c probes.yaml &&
 		curl -sfg "http://[::1]:${C_URL##*:}/metrics" | grep -q "^sonde_http_requests_total 1$" &&
-		kill -TERM $C_PID && wait $C_PID &&
+		held $C_PID >heldC && grep -q "^link_id " heldC &&
+		kill -INT $C_PID && wait $C_PID && ! [ -s C.err ] &&
 		rc=0; $SONDE serve --listen "[::g]:1" 2>err || rc=$?; [ $rc = 129 ] && grep -q "not HOST:PORT" err
 	'
 fi
