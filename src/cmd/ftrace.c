@@ -11,6 +11,7 @@
 #include "lib/tracefs/fgraph_fold.h"
 #include "lib/tracefs/tracedat.h"
 #include "cmd/ftrace_dat.h"
+#include "cmd/ftrace_hist.h"
 #include "lib/loop/loop.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
@@ -31,6 +32,8 @@ static const char *const ftrace_usage[] = {
 	"sonde ftrace -G FUNC [--max-depth N] [--no-irq] [--graph-time] [--folded] [-p PID | [--] <command> [<args>]]",
 	"sonde ftrace record [-o trace.dat] -e GROUP:EVENT [-u BIN:FUNC] [-p PID | [--] <command> [<args>]]",
 	"sonde ftrace report [-i trace.dat]",
+	"sonde ftrace --hist 'keys=FIELD[.MOD],...[:vals=FIELD,...][:sort=...][:size=N][ if FILTER]' -e GROUP:EVENT [-d S | <command>]",
+	"sonde ftrace --latency wakeup|wakeup_rt|wakeup_dl|irqsoff|preemptoff|preemptirqsoff [--thresh US] [-d S | <command>]",
 	"sonde ftrace --list-events [PATTERN]",
 	"sonde ftrace --list-functions PATTERN",
 	NULL,
@@ -55,6 +58,9 @@ struct ftrace_opts {
 	bool record;	/* `ftrace record`: the pages to a trace.dat (-o), not trace_pipe's text */
 	double duration;
 	int buffer_kb;
+	const char *hist, *latency;	/* --hist SPEC, --latency TRACER */
+	bool hist_bpf;		/* --hist-bpf: sonde's BPF twin even where the kernel has hist triggers */
+	int thresh;		/* --thresh US for --latency */
 };
 
 static int add_event(const struct opt *opt, const char *arg)
@@ -352,6 +358,21 @@ static int setup(struct ftrace *ft, const struct ftrace_opts *o, const pid_t *pi
 			}
 			spec = up;
 		}
+		if (o->hist) {
+			char *t = NULL;
+
+			if (asprintf(&t, "%s%s", strncmp(o->hist, "hist:", 5) ? "hist:" : "", o->hist) < 0) {
+				error("out of memory");
+				return -1;
+			}
+			rc = ftrace__hist_add(ft, spec, t, err, sizeof(err));
+			free(t);
+			if (rc) {
+				error("%s", err);
+				return -1;
+			}
+			continue;
+		}
 		rc = ftrace__enable_events(ft, spec, o->ev[i].filter, err, sizeof(err));
 		if (rc < 0) {
 			error("%s", err);
@@ -492,6 +513,17 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 	} else if (!st.write_errno && drain(ft.pipe_fd, out, &st.bytes, true)) {
 		st.write_errno = errno ? errno : EIO;
 	}
+	if (o->hist && !st.write_errno) {	/* the kernel's hist file, as cat shows it */
+		char *h = ftrace__hist_read(&ft, err, sizeof(err));
+
+		if (!h)
+			error("%s", err);
+		else if (fputs(h, out) < 0)
+			st.write_errno = errno ? errno : EIO;
+		free(h);
+		if (!h)
+			st.write_errno = EIO;
+	}
 	if (!st.write_errno && fflush(out))
 		st.write_errno = errno;
 	if (st.write_errno && st.write_errno != EPIPE)
@@ -543,6 +575,10 @@ int cmd_ftrace(int argc, char **argv)
 		OPT_BOOL(0, "graph-time", &o.graph_time, "-G: durations include the time in traced children (options/graph-time)"),
 		OPT_BOOL(0, "no-irq", &o.no_irq, "-G: leave out what interrupts run (funcgraph-irqs off)"),
 		OPT_BOOL(0, "folded", &o.folded, "-G: write folded stacks of each frame's own ns, for sonde flame"),
+		OPT_STRING(0, "hist", &o.hist, "SPEC", "a hist trigger on the one -e event (the kernel's syntax), its hist printed at the end"),
+		OPT_BOOL(0, "hist-bpf", &o.hist_bpf, "--hist counted by sonde's BPF twin even where the kernel has hist triggers"),
+		OPT_STRING(0, "latency", &o.latency, "TRACER", "a latency tracer (wakeup, wakeup_rt, irqsoff...): its max latency's trace"),
+		OPT_INT(0, "thresh", &o.thresh, "US", "--latency: only latencies above US microseconds (tracing_thresh)"),
 		OPT_GROUP("whom"),
 		OPT_TARGET_PID(&o),
 		OPT_BOOL(0, "children", &o.children, "follow the children of -p and of the command (default; --no-children)"),
@@ -572,6 +608,21 @@ int cmd_ftrace(int argc, char **argv)
 		if (argc > (o.list_events ? 1 : 0))
 			opt__usage_error(ftrace_usage, opts, "unexpected argument '%s'", argv[o.list_events ? 1 : 0]);
 		rc = list(&o, argc ? argv[0] : NULL);
+	} else if (o.latency) {
+		if (o.nr_ev || o.nr_funcs || o.nr_notrace || o.nr_graph || o.hist || o.record || o.pids || o.thresh < 0)
+			opt__usage_error(ftrace_usage, opts, "--latency goes alone, with -d, --thresh US (>= 0), -o or a command");
+		rc = ftrace_latency__run(o.latency, o.duration, (unsigned long)o.thresh, argv, argc, o.output);
+	} else if (o.hist) {
+		const char *why;
+
+		if (o.nr_ev != 1 || o.ev[0].uprobe || o.ev[0].filter || o.nr_funcs || o.nr_notrace || o.nr_graph || o.record)
+			opt__usage_error(ftrace_usage, opts, "--hist goes with one -e GROUP:EVENT (its filter after ' if ' in the spec), not -f, -G, -u, --filter or record");
+		if (o.hist_bpf || !ftrace__feature_more("hist", &why))
+			rc = ftrace_hist__bpf(o.hist, o.ev[0].spec, o.duration, o.pids, argv, argc, o.output, false);
+		else
+			rc = trace(&o, argc, argv);
+	} else if (o.hist_bpf || o.thresh) {
+		opt__usage_error(ftrace_usage, opts, "--hist-bpf goes with --hist, --thresh with --latency");
 	} else if (!o.nr_ev && !o.nr_funcs && !o.nr_notrace && !o.nr_graph) {
 		opt__usage_error(ftrace_usage, opts, "nothing to trace: give -e GROUP:EVENT, -u BIN:FUNC, -f FUNCTION or -G FUNCTION");
 	} else if (!o.nr_graph && (o.max_depth || o.graph_time || o.no_irq || o.folded)) {

@@ -537,6 +537,7 @@ void ftrace__close(struct ftrace *ft)
 	ft->nr_stale = 0;
 	if (!ft->created)
 		return;
+	ftrace__hist_close(ft);
 	ftrace__graph_close(ft);
 	put(ft->dir, "tracing_on", "0", false);
 	if (ft->function)

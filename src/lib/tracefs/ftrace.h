@@ -37,6 +37,8 @@ struct ftrace {
 	char *graph_saved[16];	/* the top-level settings it changed, as they were */
 	struct ftrace_stale *stale;	/* what ftrace__open removed (freed by ftrace__close) */
 	int nr_stale;
+	char hist_dir[PATH_MAX];	/* --hist: the event's directory in the instance */
+	char *hist_trigger;	/* the trigger written there, removed by ftrace__close */
 };
 
 /*
@@ -109,6 +111,38 @@ int ftrace__graph_restore_stale(struct ftrace *ft, pid_t *pid);
 
 /* list --features: "kprobe_events", "uprobe_events", "function", "function_graph"; why when not */
 bool ftrace__feature(const char *name, const char **why);
+
+/*
+ * Hist triggers (ftrace_hist.c): the trigger "hist:..." on the event GROUP:NAME
+ * in the instance (-ENODEV: the kernel has no hist triggers), its hist file's
+ * text (malloc'd, NULL with err), and the trigger removed (also by close).
+ */
+int ftrace__hist_add(struct ftrace *ft, const char *event, const char *trigger, char *err, size_t errlen);
+char *ftrace__hist_read(struct ftrace *ft, char *err, size_t errlen);
+void ftrace__hist_close(struct ftrace *ft);
+
+/*
+ * A latency tracer (wakeup, wakeup_rt, wakeup_dl, irqsoff, preemptoff,
+ * preemptirqsoff) in the top-level buffer, the only place the kernel runs them:
+ * every setting it changes saved first (current_tracer, tracing_max_latency,
+ * tracing_thresh, tracing_on) and put back by ftrace__latency_stop.
+ * -ENODEV: the kernel lacks it (err names the CONFIG_ option); -EBUSY: the
+ * top-level tracer is in use.
+ */
+struct ftrace_latency {
+	char root[PATH_MAX];
+	char saved[4][64];	/* current_tracer, tracing_max_latency, tracing_thresh, tracing_on */
+	bool started;
+};
+int ftrace__latency_start(struct ftrace_latency *lt, const char *tracer, unsigned long thresh_us,
+			  char *err, size_t errlen);
+/* the max latency (us) and the trace that shows it (malloc'd), tracing off; 0 or -errno */
+int ftrace__latency_result(struct ftrace_latency *lt, unsigned long long *max_us, char **trace);
+/* everything as it was; safe to call twice */
+void ftrace__latency_stop(struct ftrace_latency *lt);
+
+/* list --features: "hist" (hist triggers), or a latency tracer's name; why when not */
+bool ftrace__feature_more(const char *name, const char **why);
 
 /* tracing off, tracer nop, events off, instance removed; safe to call twice */
 void ftrace__close(struct ftrace *ft);

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrace_hist.c - `sonde ftrace --hist SPEC -e GROUP:EVENT` where the kernel
+ * has no hist triggers (or with --hist-bpf): the spec becomes a program of
+ * sonde's language over the tracepoint, one map per counted value, keyed by
+ * the spec's keys, and its maps' rows, printed at END, become the text of the
+ * kernel's hist file (lib/tracefs/hist.c).
+ */
+#include "sonde.h"
+#include "cmd/ftrace_hist.h"
+#include "cmd/probe.h"
+#include "cmd/tool_gen.h"
+#include "lang/lang.h"
+#include "lib/tracefs/hist.h"
+#include "lib/tracefs/tracefs.h"
+#include "lib/syscall/syscalls.h"
+#include "lib/symbol/symbol_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct tp_field {
+	char name[64];
+	bool string, is_signed;
+};
+
+/* the fields of GROUP:EVENT from its format file; count, or -1 after an error line */
+static int read_format(const char *event, struct tp_field *f, int max)
+{
+	const char *root = tracefs__dir(), *colon = strchr(event, ':');
+	char path[4096], line[1024];
+	FILE *fp;
+	int n = 0;
+
+	if (!root) {
+		error("tracefs is not mounted");
+		return -1;
+	}
+	if (!colon || strchr(colon + 1, ':') || strpbrk(event, "*?[")) {
+		error("--hist takes one event, GROUP:EVENT, not '%s'", event);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/events/%.*s/%s/format", root, (int)(colon - event), event, colon + 1);
+	fp = fopen(path, "re");
+	if (!fp) {
+		error("no tracepoint '%s' (see sonde ftrace --list-events)", event);
+		return -1;
+	}
+	while (n < max && fgets(line, sizeof(line), fp)) {
+		char *p = strstr(line, "field:"), *semi, *name, *sg;
+
+		if (!p || !(semi = strchr(p, ';')))
+			continue;
+		*semi = 0;
+		p += 6;
+		name = semi;
+		while (name > p && name[-1] != ' ' && name[-1] != '*')
+			name--;
+		memset(&f[n], 0, sizeof(f[n]));
+		snprintf(f[n].name, sizeof(f[n].name), "%.*s", (int)strcspn(name, "["), name);
+		f[n].string = strstr(p, "char") && (strchr(name, '[') || strstr(p, "__data_loc"));
+		sg = strstr(semi + 1, "signed:");
+		f[n].is_signed = sg && sg[7] == '1';
+		n++;
+	}
+	fclose(fp);
+	return n;
+}
+
+static const struct tp_field *find_field(const struct tp_field *f, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(f[i].name, name))
+			return &f[i];
+	return NULL;
+}
+
+/* a field in the language: common_pid is the thread's id, cpu the cpu; -1 after an error line */
+static int field_expr(struct gbuf *b, const struct tp_field *f, int n, const char *name, bool *string)
+{
+	const struct tp_field *t;
+
+	*string = false;
+	if (!strcmp(name, "common_pid")) {
+		gbuf__printf(b, "tid");
+		return 0;
+	}
+	if (!strcmp(name, "cpu") || !strcmp(name, "common_cpu")) {
+		gbuf__printf(b, "cpu");
+		return 0;
+	}
+	if (!strncmp(name, "common_", 7)) {
+		error("--hist: the BPF twin has no '%s' (common_pid and cpu only)", name);
+		return -1;
+	}
+	if (!(t = find_field(f, n, name))) {
+		error("--hist: the event has no field '%s'", name);
+		return -1;
+	}
+	*string = t->string;
+	gbuf__printf(b, t->string ? "args.%s" : t->is_signed ? "(int64)args.%s" : "(uint64)args.%s", name);
+	return 0;
+}
+
+/* the kernel's filter syntax in the language's: fields become args.NAME; -1 after an error line */
+static int filter_expr(struct gbuf *b, const char *s, const struct tp_field *f, int n)
+{
+	while (*s) {
+		if (isalpha((unsigned char)*s) || *s == '_') {
+			char name[64];
+			size_t l = 0;
+			bool str;
+
+			while ((isalnum((unsigned char)s[l]) || s[l] == '_') && l < sizeof(name) - 1)
+				l++;
+			snprintf(name, sizeof(name), "%.*s", (int)l, s);
+			if (field_expr(b, f, n, name, &str))
+				return -1;
+			s += l;
+		} else if (*s == '"' || *s == '\'') {
+			char q = *s++;
+
+			gbuf__printf(b, "\"");
+			while (*s && *s != q)
+				gbuf__putn(b, s++, 1);
+			if (!*s) {
+				error("--hist: the filter's string is not closed");
+				return -1;
+			}
+			s++;
+			gbuf__printf(b, "\"");
+		} else if (*s == '~') {
+			error("--hist: the BPF twin has no '~' (glob) filters: compare with == instead");
+			return -1;
+		} else {
+			gbuf__putn(b, s++, 1);
+		}
+	}
+	return 0;
+}
+
+/* the program: the maps @h (hits), @v0.. (sums), @c (comm), the rows printed at END */
+/*
+ * track: 0 every process; -1 the command (cpid) and its children; > 0 that
+ * process and its children, as set_event_pid with event-fork has them
+ */
+static char *program(const struct hist_spec *h, struct hist_field *keys, const char *event, double duration,
+		     long track)
+{
+	struct tp_field f[128];
+	struct gbuf b = { 0 }, k = { 0 };
+	char err[256], *key;
+	int n = read_format(event, f, 128);
+	bool str;
+
+	if (n < 0)
+		return NULL;
+	for (int i = 0; i < h->nkeys; i++) {
+		if (i)
+			gbuf__printf(&k, ", ");
+		if (field_expr(&k, f, n, keys[i].name, &str))
+			goto fail;
+		keys[i].string = str;
+		if (str && keys[i].mods)
+			warning("--hist: a string key takes no modifier: '%s' counted as the string", keys[i].name);
+	}
+	if (!(key = gbuf__take(&k, err, sizeof(err))))
+		goto oom;
+	if (track) {
+		if (track < 0)
+			gbuf__printf(&b, "BEGIN { @_t[cpid] = 1; }\n");
+		else
+			gbuf__printf(&b, "BEGIN { @_t[%ld] = 1; }\n", track);
+		gbuf__printf(&b, "tracepoint:sched:sched_process_fork /@_t[pid]/ { @_t[args.child_pid] = 1; }\n");
+	}
+	gbuf__printf(&b, "tracepoint:%s ", event);
+	if (h->filter[0] || track) {
+		gbuf__printf(&b, "/");
+		if (track)
+			gbuf__printf(&b, "@_t[pid]%s", h->filter[0] ? " && (" : "");
+		if (h->filter[0] && filter_expr(&b, h->filter, f, n)) {
+			free(key);
+			goto fail;
+		}
+		gbuf__printf(&b, "%s/ ", track && h->filter[0] ? ")" : "");
+	}
+	gbuf__printf(&b, "{\n\t@h[%s] = count();\n", key);
+	for (int v = 0; v < h->nvals; v++) {
+		gbuf__printf(&b, "\t@v%d[%s] = sum(", v, key);
+		if (field_expr(&b, f, n, h->vals[v].name, &str)) {
+			free(key);
+			goto fail;
+		}
+		if (str) {
+			error("--hist: the value '%s' is a string: values are numbers summed", h->vals[v].name);
+			free(key);
+			goto fail;
+		}
+		gbuf__printf(&b, ");\n");
+	}
+	gbuf__printf(&b, "\t@c[%s] = comm;\n}\n", key);
+	if (duration > 0)
+		gbuf__printf(&b, "interval:ms:%ld { exit(); }\n", (long)(duration * 1000 + 0.5));
+	gbuf__printf(&b, "END {\n\tfor ($kv : @h) {\n\t\tprintf(\"@@\\t");
+	for (int i = 0; i < h->nkeys; i++)
+		gbuf__printf(&b, "%s\\t", keys[i].string ? "%s" : "%llu");
+	gbuf__printf(&b, "%%llu\\t%%s");
+	for (int v = 0; v < h->nvals; v++)
+		gbuf__printf(&b, "\\t%%llu");
+	gbuf__printf(&b, "\\n\"");
+	for (int i = 0; i < h->nkeys; i++)
+		gbuf__printf(&b, h->nkeys > 1 ? ", $kv.0.%d" : ", $kv.0", i);
+	gbuf__printf(&b, ", $kv.1, @c[$kv.0]");
+	for (int v = 0; v < h->nvals; v++)
+		gbuf__printf(&b, ", @v%d[$kv.0]", v);
+	gbuf__printf(&b, ");\n\t}\n\tclear(@h); clear(@c);");
+	for (int v = 0; v < h->nvals; v++)
+		gbuf__printf(&b, " clear(@v%d);", v);
+	gbuf__printf(&b, "%s\n}\n", track ? " clear(@_t);" : "");
+	free(key);
+	char *s = gbuf__take(&b, err, sizeof(err));
+
+	if (s)
+		return s;
+oom:
+	error("out of memory");
+	return NULL;
+fail:
+	free(gbuf__take(&b, err, sizeof(err)));
+	return NULL;
+}
+
+/* one "@@\tkey...\thits\tcomm\tvals..." row into e; false when it does not read */
+static bool parse_row(char *line, const struct hist_spec *h, const struct hist_field *keys, struct hist_entry *e)
+{
+	char *sv, *t = strtok_r(line, "\t", &sv);
+
+	memset(e, 0, sizeof(*e));
+	if (!t || strcmp(t, "@@"))
+		return false;
+	for (int i = 0; i < h->nkeys; i++) {
+		if (!(t = strtok_r(NULL, "\t", &sv)))
+			return false;
+		if (keys[i].string)
+			e->str[i] = t;
+		else
+			e->key[i] = strtoull(t, NULL, 10);
+	}
+	if (!(t = strtok_r(NULL, "\t", &sv)))
+		return false;
+	e->hits = strtoull(t, NULL, 10);
+	if (!(t = strtok_r(NULL, "\t", &sv)))
+		return false;
+	snprintf(e->comm, sizeof(e->comm), "%s", t);
+	for (int v = 0; v < h->nvals; v++) {
+		if (!(t = strtok_r(NULL, "\t", &sv)))
+			return false;
+		e->vals[v] = strtoull(t, NULL, 10);
+	}
+	return true;
+}
+
+static void sym_name(uint64_t addr, bool offset, char *buf, size_t len, void *arg)
+{
+	const struct ksym *s = arg ? kallsyms__find(arg, addr) : NULL;
+
+	if (!s) {
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+		return;
+	}
+	if (offset)
+		snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)(addr - s->addr));
+	else
+		snprintf(buf, len, "%s", s->name);
+	if (s->module && strcmp(s->module, "[kernel.kallsyms]") && strlen(buf) + strlen(s->module) + 2 < len)
+		snprintf(buf + strlen(buf), len - strlen(buf), " %s", s->module);
+}
+
+static const char *syscall_name(uint64_t nr, void *arg)
+{
+	static char buf[64];
+	const struct syscall_desc *d = nr < SYSCALL_NR_MAX ? syscall__by_nr((int)nr) : NULL;
+
+	(void)arg;
+	if (!d)
+		return NULL;
+	snprintf(buf, sizeof(buf), "sys_%s", d->name);
+	return buf;
+}
+
+int ftrace_hist__bpf(const char *spec, const char *event, double duration, const char *pid, char *const *argv,
+		     int argc, const char *output, bool show_source)
+{
+	struct hist_spec h;
+	struct hist_field keys[HIST_MAX_KEYS];
+	struct hist_entry *e = NULL;
+	struct kallsyms *ks = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t hits = 0;
+	char err[512], *src, *line = NULL, **rows = NULL;
+	size_t lcap = 0;
+	int rc, saved, mfd;
+	FILE *in, *out = stdout;
+
+	if (hist_spec__parse(spec, &h, err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
+	long track = argc ? -1 : 0;
+
+	if (pid) {
+		char *end;
+
+		track = strtol(pid, &end, 10);
+		if (*end || track <= 0) {
+			error("--hist with its BPF twin takes one -p PID, not '%s'", pid);
+			return 1;
+		}
+	}
+	memcpy(keys, h.keys, sizeof(keys));
+	if (!(src = program(&h, keys, event, duration, track)))
+		return 1;
+	memcpy(h.keys, keys, sizeof(keys));
+	if (show_source) {
+		fputs(src, stdout);
+		free(src);
+		return 0;
+	}
+	struct probe_job job = {
+		.file = "ftrace-hist.bt", .src = src, .len = strlen(src), .quiet = true, .mode = MODE_RUN,
+		.cmd_argv = argc ? argv : NULL, .cmd = argc ? argv[0] : NULL,
+	};
+
+	if (track > 0)
+		job.pid = (int)track;
+	/* the program's rows go to a file of its own, read back once it ends */
+	mfd = memfd_create("sonde-hist", MFD_CLOEXEC);
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	if (mfd < 0 || saved < 0 || dup2(mfd, STDOUT_FILENO) < 0) {
+		error("cannot set up the program's output: %s", strerror(errno));
+		free(src);
+		return 1;
+	}
+	rc = probe__run(&job);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	free(src);
+	if (rc && !job.interrupted) {
+		close(mfd);
+		return rc;
+	}
+	lseek(mfd, 0, SEEK_SET);
+	in = fdopen(mfd, "r");
+	if (!in) {
+		close(mfd);
+		error("out of memory");
+		return 1;
+	}
+	while (getline(&line, &lcap, in) > 0) {
+		line[strcspn(line, "\n")] = 0;
+		if (n == cap) {
+			struct hist_entry *ne = realloc(e, (cap ? 2 * cap : 256) * sizeof(*e));
+			char **nr = ne ? realloc(rows, (cap ? 2 * cap : 256) * sizeof(*rows)) : NULL;
+
+			if (ne)
+				e = ne;
+			if (!nr) {
+				error("out of memory");
+				rc = 1;
+				goto done;
+			}
+			rows = nr;
+			cap = cap ? 2 * cap : 256;
+		}
+		char *copy = strdup(line);
+
+		if (!copy || !parse_row(copy, &h, keys, &e[n])) {
+			if (copy && line[0] && strncmp(line, "@@", 2))
+				fprintf(stderr, "%s\n", line);	/* the program's own words: a warning */
+			free(copy);
+			continue;
+		}
+		hits += e[n].hits;
+		rows[n++] = copy;	/* the string keys point into it */
+	}
+	for (int k = 0; k < h.nkeys; k++)
+		if (h.keys[k].mods & (HIST_SYM | HIST_SYM_OFFSET) && !ks && kallsyms__load(&ks, NULL))
+			ks = NULL;
+	struct hist_names names = { sym_name, syscall_name, ks };
+
+	if (output && !(out = fopen(output, "we"))) {
+		error("cannot open '%s': %s", output, strerror(errno));
+		rc = 1;
+		goto done;
+	}
+	if (hist__print(&h, e, n, hits, 0, &names, out) || fflush(out)) {
+		error("cannot write the histogram: %s", strerror(errno));
+		rc = 1;
+	} else {
+		rc = job.interrupted ? 0 : rc;
+	}
+	if (out != stdout)
+		fclose(out);
+done:
+	kallsyms__free(ks);
+	for (size_t i = 0; i < n; i++)
+		free(rows[i]);
+	free(rows);
+	free(e);
+	free(line);
+	fclose(in);
+	return rc;
+}
