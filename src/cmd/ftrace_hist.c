@@ -95,6 +95,11 @@ static int field_expr(struct gbuf *b, const struct tp_field *f, int n, const cha
 		gbuf__printf(b, "cpu");
 		return 0;
 	}
+	if ((!strcmp(name, "comm") || !strcmp(name, "COMM")) && !find_field(f, n, name)) {
+		*string = true;
+		gbuf__printf(b, "comm");
+		return 0;
+	}
 	if (!strncmp(name, "common_", 7)) {
 		error("--hist: the BPF twin has no '%s' (common_pid and cpu only)", name);
 		return -1;
@@ -392,7 +397,7 @@ int ftrace_hist__bpf(const char *spec, const char *event, double duration, const
 		rows[n++] = copy;	/* the string keys point into it */
 	}
 	for (int k = 0; k < h.nkeys; k++)
-		if (h.keys[k].mods & (HIST_SYM | HIST_SYM_OFFSET) && !ks && kallsyms__load(&ks, NULL))
+		if (h.keys[k].mods & (HIST_SYM | HIST_SYM_OFFSET) && !ks && kallsyms__load(&ks, "/proc/kallsyms"))
 			ks = NULL;
 	struct hist_names names = { sym_name, syscall_name, ks };
 

@@ -141,7 +141,7 @@ static int list_features(void)
 		const char *what;
 		bool ok;
 		const char *why;
-	} f[12];
+	} f[20];
 	int n = 0;
 	const char *why;
 
@@ -159,6 +159,14 @@ static int list_features(void)
 	FEATURE("uprobe_events (probe -x BIN --add)", ftrace__feature("uprobe_events", &why));
 	FEATURE("function tracer (ftrace -f)", ftrace__feature("function", &why));
 	FEATURE("function_graph tracer (ftrace -G)", ftrace__feature("function_graph", &why));
+	FEATURE("hist triggers (ftrace --hist)", ftrace__feature_more("hist", &why));
+	static const char *const lat[] = { "wakeup", "wakeup_rt", "wakeup_dl", "irqsoff", "preemptoff", "preemptirqsoff" };
+	static char latname[6][48];
+
+	for (int i = 0; i < 6; i++) {
+		snprintf(latname[i], sizeof(latname[i]), "%s tracer (ftrace --latency)", lat[i]);
+		FEATURE(latname[i], ftrace__feature_more(lat[i], &why));
+	}
 #undef FEATURE
 	bpfutil__quiet(false);
 	for (int i = 0; i < n; i++)
