@@ -89,6 +89,11 @@ stage() {
 	command -v bpftool >/dev/null && { add "$(command -v bpftool)" /usr/sbin/bpftool || return 1; }
 	# tcpdump reads the pcap files skboutput() writes (tests/vm/t0750)
 	command -v tcpdump >/dev/null && { add "$(command -v tcpdump)" /usr/bin/tcpdump || return 1; }
+	# trace-cmd records a trace.dat of its own for sonde ftrace report (tests/vm/t0814), with its plugins
+	if command -v trace-cmd >/dev/null; then
+		add "$(command -v trace-cmd)" /usr/bin/trace-cmd || return 1
+		for f in /usr/lib/*/traceevent/plugins/*.so; do [ -f "$f" ] && { add "$f" || return 1; }; done
+	fi
 	add build/vm/sonde /sonde/build/sonde || return 1
 	for f in build/workloads/* build/examples/*; do
 		[ -f "$f" ] && [ -x "$f" ] && { add "$f" "/sonde/$f" || return 1; }

@@ -112,9 +112,10 @@ int ftrace__hist_add(struct ftrace *ft, const char *event, const char *trigger, 
 		/* the kernel says why in the instance's error_log; the line it keeps there is enough */
 		char *log = slurp(ft->dir, "error_log"), *last = NULL;
 
+		/* "[  12.345678] hist:GROUP:EVENT: Couldn't find field: ...", then its command */
 		for (char *l = log ? strtok(log, "\n") : NULL; l; l = strtok(NULL, "\n"))
-			if (strstr(l, "hist:"))
-				last = l;
+			if (l[0] == '[' && strchr(l, ']') && strstr(l, "hist:"))
+				last = strchr(l, ']') + 1 + (strchr(l, ']')[1] == ' ');
 		ERR("the kernel refuses the hist trigger '%s' on %s: %s%s%s", trigger, event, strerror(-rc),
 		    last ? ": " : "", last ? last : "");
 		free(log);
