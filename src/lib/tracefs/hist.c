@@ -101,14 +101,20 @@ static int list(const char *s, size_t n, struct hist_spec *h, char which, char *
 				return fail(err, errlen, "hist: at most %d sort keys", HIST_MAX_SORT);
 			so = &h->sort[h->nsort++];
 			so->descending = false;
-			if (dot) {
-				size_t ml = e - i - nl - 1;
+			/* "name[.modifier][.descending|.ascending]": the modifier is the field's own */
+			for (const char *m = dot; m; ) {
+				const char *next = memchr(m + 1, '.', s + e - m - 1);
+				size_t ml = (next ? next : s + e) - m - 1;
+				bool known = false;
 
-				if (ml == 10 && !memcmp(dot + 1, "descending", 10))
+				for (size_t j = 0; j < sizeof(mods) / sizeof(mods[0]); j++)
+					known |= strlen(mods[j].name) == ml && !memcmp(mods[j].name, m + 1, ml);
+				if (ml == 10 && !memcmp(m + 1, "descending", 10) && !next)
 					so->descending = true;
-				else if (!(ml == 9 && !memcmp(dot + 1, "ascending", 9)))
-					return fail(err, errlen, "hist: sort key '%.*s': .descending or .ascending only",
+				else if (!(ml == 9 && !memcmp(m + 1, "ascending", 9) && !next) && !(known && m == dot))
+					return fail(err, errlen, "hist: sort key '%.*s': .descending or .ascending expected",
 						    (int)(e - i), s + i);
+				m = next;
 			}
 			if (nl == 8 && !memcmp(s + i, "hitcount", 8)) {
 				so->idx = 0;
