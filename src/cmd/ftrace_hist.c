@@ -209,7 +209,8 @@ static char *program(const struct hist_spec *h, struct hist_field *keys, const c
 		}
 		gbuf__printf(&b, ");\n");
 	}
-	gbuf__printf(&b, "\t@c[%s] = comm;\n}\n", key);
+	/* the kernel keeps the comm of an entry's first event */
+	gbuf__printf(&b, "\tif (!has_key(@c, (%s))) { @c[%s] = comm; }\n}\n", key, key);
 	if (duration > 0)
 		gbuf__printf(&b, "interval:ms:%ld { exit(); }\n", (long)(duration * 1000 + 0.5));
 	gbuf__printf(&b, "END {\n\tfor ($kv : @h) {\n\t\tprintf(\"@@\\t");

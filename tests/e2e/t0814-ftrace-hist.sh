@@ -42,6 +42,13 @@ test_expect_success 'keys=common_pid.execname,count:vals=count: two runs of a kn
 	test_cmp want got
 '
 
+test_expect_success '.execname: the comm of the entry'"'"'s first event, as the kernel keeps it' '
+	$SONDE ftrace --hist "keys=common_pid.execname,count" $BPF -e syscalls:sys_enter_write -- \
+		sh -c "echo hi >/dev/null; exec $WORKLOADS/syscalls 3" >out &&
+	grep "^{ common_pid: sh  *\[ *[0-9]*\], count:          3 } hitcount:          1$" out &&
+	grep "^{ common_pid: syscalls  *\[ *[0-9]*\], count:          1 } hitcount:          3$" out
+'
+
 test_expect_success '.log2 buckets merged, sort=.descending, an if filter' '
 	$SONDE ftrace --hist "keys=count.log2:vals=count:sort=count.descending:size=100 if fd == 1" $BPF \
 		-e syscalls:sys_enter_write -- sh -c "dd if=/dev/zero of=/dev/null bs=100 count=5; \

@@ -37,6 +37,12 @@ test_expect_success 'keys=common_pid.execname,count:vals=count: the kernel'"'"'s
 	state >after && test_cmp before after
 '
 
+test_expect_success '.execname: the comm of the first event, before an exec' '
+	both "keys=common_pid.execname,count" syscalls:sys_enter_write sh -c "echo hi >/dev/null; exec $WORKLOADS/syscalls 3" &&
+	grep -q "^{ common_pid: sh  *\[PID\], count:          3 } hitcount:          1$" k &&
+	grep -q "^{ common_pid: syscalls  *\[PID\], count:          1 } hitcount:          3$" k
+'
+
 test_expect_success '.log2, sort=.descending, size=, an if filter: alike' '
 	both "keys=count.log2:vals=count:sort=count.descending:size=100 if fd == 1" syscalls:sys_enter_write \
 		sh -c "dd if=/dev/zero of=/dev/null bs=100 count=5 2>/dev/null; dd if=/dev/zero of=/dev/null bs=1000 count=3 2>/dev/null; dd if=/dev/zero of=/dev/null bs=1024 count=2 2>/dev/null" &&
