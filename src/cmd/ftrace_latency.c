@@ -47,8 +47,13 @@ int ftrace_latency__run(const char *tracer, double duration, unsigned long thres
 		}
 		held = true;
 	}
-	if (ftrace__latency_start(&lt, tracer, thresh_us, err, sizeof(err))) {
+	rc = ftrace__latency_start(&lt, tracer, thresh_us, err, sizeof(err));
+	if (lt.restored)
+		warning("put back the top-level tracing settings sonde pid %d (no longer running) had changed",
+			(int)lt.restored_pid);
+	if (rc) {
 		error("%s", err);
+		rc = 1;
 		goto out;
 	}
 	if (duration > 0 && (rc = loop__set_duration(&l, duration))) {

@@ -127,12 +127,15 @@ void ftrace__hist_close(struct ftrace *ft);
  * every setting it changes saved first (current_tracer, tracing_max_latency,
  * tracing_thresh, tracing_on) and put back by ftrace__latency_stop.
  * -ENODEV: the kernel lacks it (err names the CONFIG_ option); -EBUSY: the
- * top-level tracer is in use.
+ * top-level tracer is in use. A sonde killed with SIGKILL leaves its saved
+ * values in a state file: the next start puts them back first (restored).
  */
 struct ftrace_latency {
 	char root[PATH_MAX];
 	char saved[4][64];	/* current_tracer, tracing_max_latency, tracing_thresh, tracing_on */
 	bool started;
+	int restored;		/* top-level settings of sondes killed earlier put back (how many) */
+	pid_t restored_pid;	/* the last of them */
 };
 int ftrace__latency_start(struct ftrace_latency *lt, const char *tracer, unsigned long thresh_us,
 			  char *err, size_t errlen);

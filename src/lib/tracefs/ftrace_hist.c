@@ -152,6 +152,13 @@ void ftrace__hist_close(struct ftrace *ft)
 
 /* ---- latency tracers ---- */
 
+/*
+ * what a sonde killed with SIGKILL leaves is put back by the next one: the
+ * saved values go into the state file -G's top-level run uses, in its format
+ * ("FILE=VALUE", NUL-ended), which ftrace__graph_restore_stale reads
+ */
+#define LAT_STATE "/run/sonde-fgraph-%d"
+
 static const char *const lat_files[] = { "current_tracer", "tracing_max_latency", "tracing_thresh", "tracing_on" };
 
 static const struct {
@@ -210,6 +217,13 @@ int ftrace__latency_start(struct ftrace_latency *lt, const char *tracer, unsigne
 		return -ENODEV;
 	}
 	snprintf(lt->root, sizeof(lt->root), "%s", root);
+	{
+		struct ftrace tmp;
+
+		memset(&tmp, 0, sizeof(tmp));
+		snprintf(tmp.root, sizeof(tmp.root), "%s", root);
+		lt->restored = ftrace__graph_restore_stale(&tmp, &lt->restored_pid);
+	}
 	if (!tracer_listed(root, tracer, avail, sizeof(avail))) {
 		ERR("this kernel has no %s tracer (%s is off; available_tracers: %s)", tracer, config,
 		    avail[0] ? avail : "none");
@@ -223,6 +237,17 @@ int ftrace__latency_start(struct ftrace_latency *lt, const char *tracer, unsigne
 		return -EBUSY;
 	}
 	lt->started = true;
+	{
+		char path[64];
+		FILE *f;
+
+		snprintf(path, sizeof(path), LAT_STATE, (int)getpid());
+		if ((f = fopen(path, "we"))) {	/* without it, only the SIGKILL case loses */
+			for (int i = 0; i < 4; i++)
+				fprintf(f, "%s=%s%c", lat_files[i], lt->saved[i], 0);
+			fclose(f);
+		}
+	}
 	snprintf(num, sizeof(num), "%lu", thresh_us);
 	if ((rc = put(root, "tracing_on", "0", false)) || (rc = put(root, "tracing_thresh", num, false)) ||
 	    (rc = put(root, "tracing_max_latency", "0", false)) || (rc = put(root, "current_tracer", tracer, false)) ||
@@ -255,6 +280,12 @@ void ftrace__latency_stop(struct ftrace_latency *lt)
 		if (lt->saved[i][0])
 			put(lt->root, lat_files[i], lt->saved[i], false);
 	lt->started = false;
+	{
+		char path[64];
+
+		snprintf(path, sizeof(path), LAT_STATE, (int)getpid());
+		unlink(path);
+	}
 }
 
 bool ftrace__feature_more(const char *name, const char **why)
