@@ -6,6 +6,10 @@
  */
 #include "unit.h"
 #include "lib/tracefs/hist.h"
+#include "lib/tracefs/ftrace.h"
+
+#include <errno.h>
+#include <unistd.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -109,4 +113,83 @@ TEST(hist_print_kernel_text)
 	s = print(&h, t, 1, 2, NULL);
 	CHECK(strstr(s, "\n{ filename: /bin/true                                          } hitcount:          2\n"));
 	free(s);
+}
+
+/* ---- latency tracers, in a directory of plain files standing for tracefs ---- */
+
+static void put_file(const char *dir, const char *name, const char *s)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		abort();
+	fputs(s, f);
+	fclose(f);
+}
+
+static char *get_file(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[4096];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		abort();
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+TEST(ftrace_latency_saves_and_restores)
+{
+	char dir[] = "/tmp/sonde-unit-lat.XXXXXX", err[512], buf[256], *trace = NULL;
+	struct ftrace_latency lt;
+	unsigned long long max = 0;
+
+	CHECK(mkdtemp(dir));
+	put_file(dir, "available_tracers", "blk nop\n");
+	put_file(dir, "current_tracer", "nop\n");
+	put_file(dir, "tracing_max_latency", "17\n");
+	put_file(dir, "tracing_thresh", "5\n");
+	put_file(dir, "tracing_on", "1\n");
+	put_file(dir, "trace", "# tracer: wakeup_rt\n");
+	/* a kernel without it: the CONFIG_ option and what it has, nothing touched */
+	CHECK_INT(ftrace__latency_start_at(&lt, dir, false, "wakeup_rt", 0, err, sizeof(err)), -ENODEV);
+	CHECK_STR(err, "this kernel has no wakeup_rt tracer (CONFIG_SCHED_TRACER is off; available_tracers: blk nop)");
+	CHECK_INT(ftrace__latency_start_at(&lt, dir, false, "function", 0, err, sizeof(err)), -EINVAL);
+	put_file(dir, "available_tracers", "wakeup wakeup_rt blk nop\n");
+	put_file(dir, "current_tracer", "blk\n");
+	CHECK_INT(ftrace__latency_start_at(&lt, dir, false, "wakeup_rt", 0, err, sizeof(err)), -EBUSY);
+	CHECK_STR(get_file(dir, "current_tracer", buf, sizeof(buf)), "blk\n");
+	put_file(dir, "current_tracer", "nop\n");
+	/* started: the tracer on, the max reset, the threshold set */
+	CHECK_INT(ftrace__latency_start_at(&lt, dir, false, "wakeup_rt", 100, err, sizeof(err)), 0);
+	CHECK_STR(get_file(dir, "current_tracer", buf, sizeof(buf)), "wakeup_rt");
+	CHECK_STR(get_file(dir, "tracing_thresh", buf, sizeof(buf)), "100");
+	CHECK_STR(get_file(dir, "tracing_max_latency", buf, sizeof(buf)), "0");
+	CHECK_STR(get_file(dir, "tracing_on", buf, sizeof(buf)), "1");
+	put_file(dir, "tracing_max_latency", "42\n");
+	CHECK_INT(ftrace__latency_result(&lt, &max, &trace), 0);
+	CHECK_INT(max, 42);
+	CHECK_STR(trace, "# tracer: wakeup_rt\n");
+	free(trace);
+	/* stopped: all four as they were */
+	ftrace__latency_stop(&lt);
+	ftrace__latency_stop(&lt);
+	CHECK_STR(get_file(dir, "current_tracer", buf, sizeof(buf)), "nop");
+	CHECK_STR(get_file(dir, "tracing_thresh", buf, sizeof(buf)), "5");
+	CHECK_STR(get_file(dir, "tracing_max_latency", buf, sizeof(buf)), "17");
+	CHECK_STR(get_file(dir, "tracing_on", buf, sizeof(buf)), "1");
+	for (const char *f = "available_tracers\0current_tracer\0tracing_max_latency\0tracing_thresh\0tracing_on\0trace\0";
+	     *f; f += strlen(f) + 1) {
+		snprintf(buf, sizeof(buf), "%s/%s", dir, f);
+		unlink(buf);
+	}
+	rmdir(dir);
 }

@@ -139,6 +139,9 @@ struct ftrace_latency {
 };
 int ftrace__latency_start(struct ftrace_latency *lt, const char *tracer, unsigned long thresh_us,
 			  char *err, size_t errlen);
+/* the same in the tracefs at root (a test's copy), stale state files put back only with stale */
+int ftrace__latency_start_at(struct ftrace_latency *lt, const char *root, bool stale, const char *tracer,
+			     unsigned long thresh_us, char *err, size_t errlen);
 /* the max latency (us) and the trace that shows it (malloc'd), tracing off; 0 or -errno */
 int ftrace__latency_result(struct ftrace_latency *lt, unsigned long long *max_us, char **trace);
 /* everything as it was; safe to call twice */

@@ -202,7 +202,13 @@ static void first_line(const char *root, const char *file, char *buf, size_t len
 int ftrace__latency_start(struct ftrace_latency *lt, const char *tracer, unsigned long thresh_us,
 			  char *err, size_t errlen)
 {
-	const char *root = tracefs__dir(), *config = lat_config(tracer);
+	return ftrace__latency_start_at(lt, tracefs__dir(), true, tracer, thresh_us, err, errlen);
+}
+
+int ftrace__latency_start_at(struct ftrace_latency *lt, const char *root, bool stale, const char *tracer,
+			     unsigned long thresh_us, char *err, size_t errlen)
+{
+	const char *config = lat_config(tracer);
 	char avail[512], num[32];
 	int rc;
 
@@ -217,7 +223,7 @@ int ftrace__latency_start(struct ftrace_latency *lt, const char *tracer, unsigne
 		return -ENODEV;
 	}
 	snprintf(lt->root, sizeof(lt->root), "%s", root);
-	{
+	if (stale) {
 		struct ftrace tmp;
 
 		memset(&tmp, 0, sizeof(tmp));
