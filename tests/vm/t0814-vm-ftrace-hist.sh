@@ -49,9 +49,11 @@ test_expect_success '.log2, sort=.descending, size=, an if filter: alike' '
 	grep -q "^{ count: ~ 2^10 } hitcount:          5  count:       5048$" k
 '
 
-test_expect_success '.syscall and .hex keys, a string key: alike' '
+test_expect_success '.syscall and .hex, a negative key, a string key: alike' '
 	both "keys=id.syscall:vals=hitcount,id.hex if id == 110" raw_syscalls:sys_enter $WORKLOADS/syscalls 50 &&
 	grep -q "^{ id: sys_getppid  *\[PID\] } hitcount:         50  id:       157c$" k &&
+	both "keys=ret" syscalls:sys_exit_openat sh -c "cat /nonexistent 2>/dev/null; true" &&
+	grep -q "^{ ret: 18446744073709551614 } hitcount:          1$" k &&
 	both "keys=filename" sched:sched_process_exec sh -c "/bin/true; /bin/true" &&
 	grep -q "^{ filename: /bin/true  *} hitcount:          2$" k
 '
