@@ -177,6 +177,13 @@ static char *program(const struct hist_spec *h, struct hist_field *keys, const c
 	}
 	if (!(key = gbuf__take(&k, err, sizeof(err))))
 		goto oom;
+	/*
+	 * size=: the kernel's map holds that many entries, and the events of a new
+	 * key once it is full are Dropped: @_e counts the entries (two CPUs adding
+	 * the last ones at once may pass it by one), @_n every event; @c keeps the
+	 * comm of an entry's first event, as the kernel does for .execname
+	 */
+	gbuf__printf(&b, "config = { max_map_keys = %u }\n", h->size > 4096 ? h->size : 4096);
 	if (track) {
 		if (track < 0)
 			gbuf__printf(&b, "BEGIN { @_t[cpid] = 1; }\n");
@@ -195,7 +202,10 @@ static char *program(const struct hist_spec *h, struct hist_field *keys, const c
 		}
 		gbuf__printf(&b, "%s/ ", track && h->filter[0] ? ")" : "");
 	}
-	gbuf__printf(&b, "{\n\t@h[%s] = count();\n", key);
+	gbuf__printf(&b, "{\n\t@_n[0] = count();\n");
+	gbuf__printf(&b, "\tif (!has_key(@c, (%s))) {\n\t\tif (@_e[0] >= %u) { return; }\n"
+		     "\t\t@_e[0] = @_e[0] + 1;\n\t\t@c[%s] = comm;\n\t}\n", key, h->size, key);
+	gbuf__printf(&b, "\t@h[%s] = count();\n", key);
 	for (int v = 0; v < h->nvals; v++) {
 		gbuf__printf(&b, "\t@v%d[%s] = sum(", v, key);
 		if (field_expr(&b, f, n, h->vals[v].name, &str)) {
@@ -209,11 +219,10 @@ static char *program(const struct hist_spec *h, struct hist_field *keys, const c
 		}
 		gbuf__printf(&b, ");\n");
 	}
-	/* the kernel keeps the comm of an entry's first event */
-	gbuf__printf(&b, "\tif (!has_key(@c, (%s))) { @c[%s] = comm; }\n}\n", key, key);
+	gbuf__printf(&b, "}\n");
 	if (duration > 0)
 		gbuf__printf(&b, "interval:ms:%ld { exit(); }\n", (long)(duration * 1000 + 0.5));
-	gbuf__printf(&b, "END {\n\tfor ($kv : @h) {\n\t\tprintf(\"@@\\t");
+	gbuf__printf(&b, "END {\n\tprintf(\"@@n\\t%%llu\\n\", (uint64)@_n[0]);\n\tfor ($kv : @h) {\n\t\tprintf(\"@@\\t");
 	for (int i = 0; i < h->nkeys; i++)
 		gbuf__printf(&b, "%s\\t", keys[i].string ? "%s" : "%llu");
 	gbuf__printf(&b, "%%llu\\t%%s");
@@ -225,7 +234,7 @@ static char *program(const struct hist_spec *h, struct hist_field *keys, const c
 	gbuf__printf(&b, ", $kv.1, @c[$kv.0]");
 	for (int v = 0; v < h->nvals; v++)
 		gbuf__printf(&b, ", @v%d[$kv.0]", v);
-	gbuf__printf(&b, ");\n\t}\n\tclear(@h); clear(@c);");
+	gbuf__printf(&b, ");\n\t}\n\tclear(@_n); clear(@_e); clear(@h); clear(@c);");
 	for (int v = 0; v < h->nvals; v++)
 		gbuf__printf(&b, " clear(@v%d);", v);
 	gbuf__printf(&b, "%s\n}\n", track ? " clear(@_t);" : "");
@@ -308,7 +317,7 @@ int ftrace_hist__bpf(const char *spec, const char *event, double duration, const
 	struct hist_entry *e = NULL;
 	struct kallsyms *ks = NULL;
 	size_t n = 0, cap = 0;
-	uint64_t hits = 0;
+	uint64_t hits = 0, events = 0;
 	char err[512], *src, *line = NULL, **rows = NULL;
 	size_t lcap = 0;
 	int rc, saved, mfd;
@@ -372,6 +381,10 @@ int ftrace_hist__bpf(const char *spec, const char *event, double duration, const
 	}
 	while (getline(&line, &lcap, in) > 0) {
 		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "@@n\t", 4)) {	/* every event: those not counted were dropped */
+			events = strtoull(line + 4, NULL, 10);
+			continue;
+		}
 		if (n == cap) {
 			struct hist_entry *ne = realloc(e, (cap ? 2 * cap : 256) * sizeof(*e));
 			char **nr = ne ? realloc(rows, (cap ? 2 * cap : 256) * sizeof(*rows)) : NULL;
@@ -407,7 +420,9 @@ int ftrace_hist__bpf(const char *spec, const char *event, double duration, const
 		rc = 1;
 		goto done;
 	}
-	if (hist__print(&h, e, n, hits, 0, &names, out) || fflush(out)) {
+	/* the kernel's Hits are the events counted, its Dropped those of keys that found the map full */
+	if (hist__print(&h, e, n, hits, events > hits ? events - hits : 0, &names, out) ||
+	    fflush(out)) {
 		error("cannot write the histogram: %s", strerror(errno));
 		rc = 1;
 	} else {

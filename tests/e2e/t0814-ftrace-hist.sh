@@ -70,6 +70,14 @@ test_expect_success '.log2 buckets merged, sort=.descending, an if filter' '
 	test_cmp want out
 '
 
+test_expect_success 'size=128: the events of keys past a full map are Dropped, as the kernel counts them' '
+	$SONDE ftrace --hist "keys=count:size=128 if fd == 1" $BPF -e syscalls:sys_enter_write -- \
+		sh -c "for i in \$(seq 1 200); do head -c \$i /dev/zero >/dev/null; done" >out &&
+	grep -A3 "^Totals:" out >totals &&
+	printf "Totals:\n    Hits: 128\n    Entries: 128\n    Dropped: 73\n" >want && test_cmp want totals &&
+	grep -q "^{ count:        692 } hitcount:          1$" out && ! grep -q "^{ count:        128 }" out
+'
+
 test_expect_success 'a string key (a __data_loc char[]), .hex values, -o FILE' '
 	$SONDE ftrace --hist "hist:keys=filename:vals=common_pid.hex" $BPF -e sched:sched_process_exec -o h.txt -- \
 		sh -c "/bin/true; /bin/true" >out &&
@@ -98,6 +106,8 @@ test_expect_success 'SIGINT and SIGTERM: the histogram so far, exit 0' '
 test_expect_success 'errors: one line each, exit 1' '
 	expect_rc 1 $SONDE ftrace --hist "vals=count" -e syscalls:sys_enter_write --duration 1 2>err &&
 	[ $(wc -l <err) -eq 1 ] && grep -q "no keys=" err &&
+	expect_rc 1 $SONDE ftrace --hist "keys=count:size=64" -e syscalls:sys_enter_write --duration 1 2>err &&
+	grep -q "size=64: 65 to 131072 entries" err &&
 	expect_rc 1 $SONDE ftrace --hist "keys=count.bogus" -e syscalls:sys_enter_write --duration 1 2>err &&
 	grep -q "unknown modifier .\.bogus." err &&
 	expect_rc 1 $SONDE ftrace --hist "keys=nosuch" $BPF -e syscalls:sys_enter_write --duration 1 2>err &&

@@ -58,6 +58,13 @@ test_expect_success '.syscall and .hex, a negative key, a string key: alike' '
 	grep -q "^{ filename: /bin/true  *} hitcount:          2$" k
 '
 
+test_expect_success 'size=: a full map drops the events of new keys, alike' '
+	both "keys=count:size=128 if fd == 1" syscalls:sys_enter_write \
+		sh -c "for i in \$(seq 1 200); do head -c \$i /dev/zero >/dev/null; done" &&
+	grep -A3 "^Totals:" k.raw >k.totals && cat k.totals &&
+	printf "Totals:\n    Hits: 128\n    Entries: 128\n    Dropped: 73\n" >want && test_cmp want k.totals
+'
+
 test_expect_success 'SIGINT, SIGTERM: the histogram, and no trigger or instance left' '
 	state >before &&
 	for sig in INT TERM; do

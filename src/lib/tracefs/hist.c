@@ -195,8 +195,9 @@ int hist_spec__parse(const char *s, struct hist_spec *h, char *err, size_t errle
 			num[vl] = 0;
 			errno = 0;
 			sz = strtoul(num, &ep, 0);
-			if (*ep || errno || !sz || sz > (1UL << 17))
-				return fail(err, errlen, "hist: size=%s: 1 to 131072 entries", num);
+			/* the kernel's map has 2^7 to 2^17 entries: size= rounds up to a power of two there */
+			if (*ep || errno || sz <= 64 || sz > (1UL << 17))
+				return fail(err, errlen, "hist: size=%s: 65 to 131072 entries (rounded up to a power of two)", num);
 			h->size = 128;
 			while (h->size < sz)
 				h->size <<= 1;
