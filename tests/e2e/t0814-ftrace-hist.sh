@@ -95,6 +95,12 @@ test_expect_success '.syscall and .sym keys name their numbers' '
 	grep -q "^{ call_site: \[ffffffff[0-9a-f]*\] [a-z_]" out
 '
 
+test_expect_success '-p PID: that process and the children it starts, till it ends' '
+	{ sh -c "sleep 1; $WORKLOADS/syscalls 50; sleep 0.3" & } && p=$! &&
+	$SONDE ftrace --hist "keys=common_pid.execname" $BPF -e syscalls:sys_enter_getppid -p $p >out &&
+	grep "^{ common_pid: syscalls  *\[ *[0-9]*\] } hitcount:         50$" out && grep -q "^    Hits: 50$" out
+'
+
 test_expect_success 'SIGINT and SIGTERM: the histogram so far, exit 0' '
 	for sig in INT TERM; do
 		{ $SONDE ftrace --hist "keys=common_pid" $BPF -e raw_syscalls:sys_enter >out.$sig & } && pid=$! &&
