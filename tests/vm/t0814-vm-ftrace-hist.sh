@@ -65,6 +65,15 @@ test_expect_success 'size=: a full map drops the events of new keys, alike' '
 	printf "Totals:\n    Hits: 128\n    Entries: 128\n    Dropped: 73\n" >want && test_cmp want k.totals
 '
 
+test_expect_success '-p PID: that process and its children, the kernel'"'"'s and the twin'"'"'s' '
+	for how in "" --hist-bpf; do
+		{ sh -c "sleep 2; $WORKLOADS/syscalls 50; sleep 0.3" & } && p=$! &&
+		$SONDE ftrace --hist "keys=common_pid.execname" $how -e syscalls:sys_enter_getppid -p $p >out &&
+		grep "^{ common_pid: syscalls  *\[ *[0-9]*\] } hitcount:         50$" out &&
+		grep -q "^    Hits: 50$" out || return 1
+	done
+'
+
 test_expect_success 'SIGINT, SIGTERM: the histogram, and no trigger or instance left' '
 	state >before &&
 	for sig in INT TERM; do
