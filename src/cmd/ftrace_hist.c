@@ -289,8 +289,22 @@ static void sym_name(uint64_t addr, bool offset, char *buf, size_t len, void *ar
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
 		return;
 	}
-	if (offset)
-		snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)(addr - s->addr));
+	if (offset) {
+		/* its size, as the kernel's "+0xOFF/0xSIZE" has it: up to the next symbol's address */
+		uint64_t lo = addr + 1, hi = s->addr + (1 << 20);
+
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+			const struct ksym *n = kallsyms__find(arg, mid);
+
+			if (!n || n->addr > s->addr)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		snprintf(buf, len, "%s+0x%llx/0x%llx", s->name, (unsigned long long)(addr - s->addr),
+			 (unsigned long long)(lo - s->addr));
+	}
 	else
 		snprintf(buf, len, "%s", s->name);
 	if (s->module && strcmp(s->module, "[kernel.kallsyms]") && strlen(buf) + strlen(s->module) + 2 < len)

@@ -58,6 +58,20 @@ test_expect_success '.syscall and .hex, a negative key, a string key: alike' '
 	grep -q "^{ filename: /bin/true  *} hitcount:          2$" k
 '
 
+test_expect_success '.sym, .sym-offset: the same text for the call sites both saw' '
+	for m in sym sym-offset; do
+		$SONDE ftrace --hist "keys=call_site.$m" -e kmem:kmalloc -- $WORKLOADS/syscalls 20 >k.raw &&
+		$SONDE ftrace --hist "keys=call_site.$m" --hist-bpf -e kmem:kmalloc -- $WORKLOADS/syscalls 20 >b.raw &&
+		grep "^{ call_site" k.raw | sed "s/ hitcount:.*//" | sort >k.keys &&
+		grep "^{ call_site" b.raw | sed "s/ hitcount:.*//" | sort >b.keys &&
+		{ grep -Fxf b.keys k.keys >same || true; } && head -3 same &&
+		[ $(wc -l <same) -ge 1 ] &&
+		# an address in both is named alike in both
+		sed "s/\].*//" k.keys | sort -u >k.addr && sed "s/\].*//" b.keys | sort -u >b.addr &&
+		[ $(grep -Fxf b.addr k.addr | wc -l) -eq $(wc -l <same) ] || return 1
+	done
+'
+
 test_expect_success 'size=: a full map drops the events of new keys, alike' '
 	both "keys=count:size=128 if fd == 1" syscalls:sys_enter_write \
 		sh -c "for i in \$(seq 1 200); do head -c \$i /dev/zero >/dev/null; done" &&
