@@ -114,7 +114,10 @@ test_expect_success 'a spec the kernel refuses: one line with its reason, exit 1
 	state >before &&
 	expect_rc 1 $SONDE ftrace --hist "keys=nosuchfield" -e syscalls:sys_enter_write --duration 1 2>err &&
 	cat err && [ $(wc -l <err) -eq 1 ] && grep -q "the kernel refuses the hist trigger .hist:keys=nosuchfield. on syscalls:sys_enter_write: Invalid argument: hist:syscalls:sys_enter_write: " err &&
-	state >after && test_cmp before after
+	state >after && test_cmp before after &&
+	# the trigger in place, then the command cannot run: removed all the same
+	expect_rc 127 $SONDE ftrace --hist "keys=common_pid" -e syscalls:sys_enter_write -- /nonexistent 2>err &&
+	cat err && state >after && test_cmp before after
 '
 
 test_expect_success '--latency: the tracer, or one line naming what is missing' '
