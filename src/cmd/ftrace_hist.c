@@ -304,9 +304,9 @@ static void sym_name(uint64_t addr, bool offset, char *buf, size_t len, void *ar
 		}
 		snprintf(buf, len, "%s+0x%llx/0x%llx", s->name, (unsigned long long)(addr - s->addr),
 			 (unsigned long long)(lo - s->addr));
-	}
-	else
+	} else {
 		snprintf(buf, len, "%s", s->name);
+	}
 	if (s->module && strcmp(s->module, "[kernel.kallsyms]") && strlen(buf) + strlen(s->module) + 2 < len)
 		snprintf(buf + strlen(buf), len - strlen(buf), " %s", s->module);
 }
