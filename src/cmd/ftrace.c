@@ -8,6 +8,7 @@
 #include "opt.h"
 #include "lib/util.h"
 #include "lib/tracefs/ftrace.h"
+#include "lib/tracefs/hist.h"
 #include "lib/tracefs/fgraph_fold.h"
 #include "lib/tracefs/tracedat.h"
 #include "cmd/ftrace_dat.h"
@@ -368,7 +369,11 @@ static int setup(struct ftrace *ft, const struct ftrace_opts *o, const pid_t *pi
 			rc = ftrace__hist_add(ft, spec, t, err, sizeof(err));
 			free(t);
 			if (rc) {
-				error("%s", err);
+				struct hist_spec hs;
+				char why[300];
+
+				/* what the kernel refuses, sonde's parser may say more plainly (the twin's words) */
+				error("%s", rc == -EINVAL && hist_spec__parse(o->hist, &hs, why, sizeof(why)) ? why : err);
 				return -1;
 			}
 			continue;
