@@ -11,17 +11,6 @@ set -u
 [ "$(id -u)" = 0 ] || { echo "bpfcost.sh: needs root"; exit 0; }
 command -v bpftool >/dev/null || { echo "bpfcost.sh: needs bpftool"; exit 0; }
 
-# prog_stats: "ID RUN_TIME_NS" for every loaded BPF program
-prog_stats() {
-	bpftool prog show --json | python3 -c 'import json, sys
-for p in json.load(sys.stdin): print(p["id"], p.get("run_time_ns", 0))'
-}
-# ns_of IDS BEFORE AFTER: run time the programs IDS (a file of ids) gained between two prog_stats
-ns_of() {
-	awk 'FILENAME == ARGV[1] { want[$1] = 1; next } FILENAME == ARGV[2] { b[$1] = $2; next }
-	     ($1 in want) { s += $2 - b[$1] } END { printf "%d", s }' "$1" "$2" "$3"
-}
-
 # measure NAME EVENTS WORKLOAD...: ns per event of each tool's programs
 measure() {
 	local name=$1 ev=$2 s l old

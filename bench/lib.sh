@@ -17,3 +17,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 
 # added A BASE: A - BASE, never below zero
 added() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = 0; printf "%.6f", d }'; }
+
+# prog_stats: "ID RUN_TIME_NS" for every loaded BPF program (bpftool; the run time counts
+# while kernel.bpf_stats_enabled is 1)
+prog_stats() {
+	bpftool prog show --json | python3 -c 'import json, sys
+for p in json.load(sys.stdin): print(p["id"], p.get("run_time_ns", 0))'
+}
+# ns_of IDS BEFORE AFTER: run time the programs IDS (a file of ids) gained between two prog_stats
+ns_of() {
+	awk 'FILENAME == ARGV[1] { want[$1] = 1; next } FILENAME == ARGV[2] { b[$1] = $2; next }
+	     ($1 in want) { s += $2 - b[$1] } END { printf "%d", s }' "$1" "$2" "$3"
+}

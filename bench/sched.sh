@@ -77,3 +77,48 @@ if [ -x /usr/sbin/runqlat ]; then
 	line="$line$(printf ', runqlat -P %s ns: --live/runqlat = %s' "$r" "$(ratio "$s" "$r")")"
 fi
 echo "$line"
+
+# the kernel's own measure, steadier than timing the workload under each in turn on a
+# shared VM: all four attached at once, kernel.bpf_stats_enabled on, one run of
+# pingpong; each one's programs' run time over the run, per round trip. The program
+# that runs first on an event warms the caches for the others, and programs run in
+# the order they were attached: two rounds, the second in the reverse order.
+if command -v bpftool >/dev/null; then
+	echo
+	echo "BPF run time per round trip of pingpong, all attached at once (kernel.bpf_stats_enabled):"
+	declare -A cmd=([live]="$SONDE sched latency --live" [probe]="$SONDE probe $TMP/runq.bt")
+	command -v bpftrace >/dev/null && cmd[bpftrace]="bpftrace $TMP/runq.bt"
+	[ -x /usr/sbin/runqlat ] && cmd[runqlat]="/usr/sbin/runqlat -P"
+	declare -A total=()
+	order="live probe bpftrace runqlat"
+	for round in 1 2; do
+		pids=
+		for l in $order; do
+			[ -n "${cmd[$l]:-}" ] || continue
+			prog_stats | cut -d' ' -f1 | sort >"$TMP/prev"
+			${cmd[$l]} >/dev/null 2>&1 &
+			pids="$pids $!"
+			sleep 2
+			prog_stats | cut -d' ' -f1 | sort | comm -13 "$TMP/prev" - >"$TMP/prog.$l"
+		done
+		old=$(sysctl -n kernel.bpf_stats_enabled)
+		sysctl -qw kernel.bpf_stats_enabled=1
+		prog_stats >"$TMP/before"
+		taskset -c 0 $W $RT >/dev/null 2>&1
+		prog_stats >"$TMP/after"
+		sysctl -qw kernel.bpf_stats_enabled="$old"
+		kill -INT $pids; wait $pids 2>/dev/null
+		line="  round $round (attached in the order $order):"
+		for l in $order; do
+			[ -n "${cmd[$l]:-}" ] || continue
+			ns=$(ns_of "$TMP/prog.$l" "$TMP/before" "$TMP/after")
+			total[$l]=$(( ${total[$l]:-0} + ns ))
+			line="$line $l $(awk -v a=$ns -v n=$RT 'BEGIN { printf "%.0f", a / n }') ns,"
+		done
+		echo "${line%,}"
+		order="runqlat bpftrace probe live"
+	done
+	[ -n "${total[bpftrace]:-}" ] && echo "  both rounds: sched latency --live/bpftrace = $(ratio "${total[live]}" "${total[bpftrace]}")," \
+		"sonde probe/bpftrace = $(ratio "${total[probe]}" "${total[bpftrace]}")"
+	[ -n "${total[runqlat]:-}" ] && echo "  both rounds: sched latency --live/runqlat -P = $(ratio "${total[live]}" "${total[runqlat]}")"
+fi

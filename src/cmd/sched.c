@@ -122,8 +122,10 @@ static struct sched_reader *open_input(const char *input)
  * them: a long run costs what a short one does; per cgroup (v2, its name) with
  * --cgroup. A task is queued at its wakeup or when it is preempted (left the
  * CPU runnable) and counted at its switch-in, as runqlat counts; the key also
- * holds the name, so a process that execs has a histogram per name. %s: the
- * filter on the started command, the key, the duration probe, the label.
+ * holds the name, so a process that execs has a histogram per name. One map
+ * lookup and one read of next's pid a switch (a missing key reads 0, and no
+ * task is queued at time 0). %s: the filter on the started command, the key,
+ * the duration probe, the label.
  */
 static const char live_prog[] =
 	"config = { print_maps_on_exit = false }\n"
@@ -135,9 +137,11 @@ static const char live_prog[] =
 	"	$prev = (struct task_struct *)arg1;\n"
 	"	$next = (struct task_struct *)arg2;\n"
 	"	if ($prev->__state == 0) { @qtime[$prev->pid] = nsecs; }\n"
-	"	if (has_key(@qtime, $next->pid)%s) {\n"
-	"		@lat[%s] = hist((nsecs - @qtime[$next->pid]) / 1000);\n"
-	"		delete(@qtime[$next->pid]);\n"
+	"	$np = $next->pid;\n"
+	"	$t = @qtime[$np];\n"
+	"	if ($t%s) {\n"
+	"		@lat[%s] = hist((nsecs - $t) / 1000);\n"
+	"		delete(@qtime[$np]);\n"
 	"	}\n"
 	"}\n"
 	"%s"
@@ -158,7 +162,7 @@ static int sched_live(enum live_key key, double duration, bool percentiles, int 
 		snprintf(dur, sizeof(dur), "interval:ms:%lld { exit(); }\n", (long long)(duration * 1000 + 0.5));
 	static const char *const keys[] = {
 		[LIVE_PROCESS] = "$next->tgid, $next->comm",
-		[LIVE_THREAD] = "$next->pid, $next->comm",
+		[LIVE_THREAD] = "$np, $next->comm",
 		[LIVE_CGROUP] = "str($next->cgroups->dfl_cgrp->kn->name)",
 	}, *labels[] = { "pid", "tid", "cgroup" };
 
