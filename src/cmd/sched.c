@@ -124,7 +124,7 @@ static struct sched_reader *open_input(const char *input)
  * CPU runnable) and counted at its switch-in, as runqlat counts; the key also
  * holds the name, so a process that execs has a histogram per name. One map
  * lookup and one read of next's pid a switch (a missing key reads 0, and no
- * task is queued at time 0). %s: the filter on the started command, the key,
+ * task is queued at time 0); prev is the current task there, its pid `tid`. %s: the filter on the started command, the key,
  * the duration probe, the label.
  */
 static const char live_prog[] =
@@ -136,7 +136,7 @@ static const char live_prog[] =
 	"{\n"
 	"	$prev = (struct task_struct *)arg1;\n"
 	"	$next = (struct task_struct *)arg2;\n"
-	"	if ($prev->__state == 0) { @qtime[$prev->pid] = nsecs; }\n"
+	"	if ($prev->__state == 0) { @qtime[tid] = nsecs; }\n"
 	"	$np = $next->pid;\n"
 	"	$t = @qtime[$np];\n"
 	"	if ($t%s) {\n"
