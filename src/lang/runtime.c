@@ -805,6 +805,39 @@ static void detach_all(struct program *prog)
 			provider__detach(in);
 }
 
+static int attach_probe(struct rt *rt, struct probe *pr, struct attach_ctx *actx, char *err, size_t errlen);
+
+static bool is_uprobe(const struct probe *pr)
+{
+	return pr->inst && (!strcmp(pr->inst->prov->name, "uprobe") || !strcmp(pr->inst->prov->name, "uretprobe"));
+}
+
+/*
+ * every probe attached, in the program's order, except uprobes: the kernel
+ * runs a uprobe's consumers newest first, so those attach last to first, and
+ * two probes of one function run in the program's order, as bpftrace's do
+ */
+static int attach_all(struct rt *rt, struct program *prog, struct attach_ctx *actx, char *err, size_t errlen)
+{
+	int rc = 0, nup = 0;
+
+	for (struct probe *pr = prog->probes; pr && !rc; pr = pr->next)
+		if (is_uprobe(pr))
+			nup++;
+		else
+			rc = attach_probe(rt, pr, actx, err, errlen);
+	for (int i = nup - 1; i >= 0 && !rc; i--) {
+		int k = 0;
+
+		for (struct probe *pr = prog->probes; pr; pr = pr->next)
+			if (is_uprobe(pr) && k++ == i) {
+				rc = attach_probe(rt, pr, actx, err, errlen);
+				break;
+			}
+	}
+	return rc;
+}
+
 static bool is_kprobe(const struct ap_inst *in)
 {
 	return !strcmp(in->prov->name, "kprobe") || !strcmp(in->prov->name, "kretprobe");
@@ -1210,9 +1243,8 @@ loaded:
 		for (struct probe *pr = prog->probes; pr; pr = pr->next)
 			if ((rc = dispatch(&rt, pr, false, err, errlen)) || (rc = dispatch(&rt, pr, true, err, errlen)))
 				goto out_detach;
-		for (struct probe *pr = prog->probes; pr; pr = pr->next)
-			if ((rc = attach_probe(&rt, pr, &actx, err, errlen)))
-				goto out_detach;
+		if ((rc = attach_all(&rt, prog, &actx, err, errlen)))
+			goto out_detach;
 		warn_skipped(prog);
 		if (o->notify_attached) {
 			fputs("__BPFTRACE_NOTIFY_PROBES_ATTACHED\n", o->out);

@@ -10,6 +10,8 @@
 # a classic tracepoint sonde traces still reaches perf's counters (the program returns 1, not 0);
 # a line a thread prints in parts stays whole while other threads print theirs (output_lines.c);
 # a probe whose predicate is a constant 0 (a tool's option off) is not attached: it would only cost.
+# two uprobes (or uretprobes) of one function run in the program's order (bpftrace's
+# tests/runtime/probe uprobe_order): the kernel runs a uprobe's newest consumer first.
 . "$(dirname "$0")/../lib.sh"
 
 require_root 'sonde probe fixes'
@@ -111,6 +113,13 @@ test_expect_success 'the line a thread holds goes on with its cat(), time() and 
 	printf "1 2 3\n" >avg &&
 	$SONDE probe -e "BEGIN { printf(\"a: \"); cat(\"avg\"); printf(\"t: \"); time(\"%Y|\"); printf(\"v: \"); print(5); exit(); }" >out &&
 	printf "Attaching 1 probe...\na: 1 2 3\nt: %s|v: 5\n\n\n" $(date +%Y) >want && test_cmp want out
+'
+
+test_expect_success 'two uprobes and two uretprobes of one function run in the order of the program' '
+	S=$WORKLOADS/syscalls &&
+	$SONDE probe -c "$S 1" -e "uprobe:$S:main { printf(\"first\n\"); } uprobe:$S:main { printf(\"second\n\"); }
+  uretprobe:$S:main { printf(\"r1\n\"); } uretprobe:$S:main { printf(\"r2\n\"); }" >out &&
+	printf "Attaching 4 probes...\nfirst\nsecond\nr1\nr2\n\n\n" >want && test_cmp want out
 '
 
 test_done
