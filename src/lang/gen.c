@@ -1579,6 +1579,20 @@ int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const
 
 	memset(out, 0, sizeof(*out));
 	g_emit(&g, MOV_REG(R6, R1));
+	/*
+	 * after exit(), no probe but END runs: its events would come after the exit's,
+	 * and an interval:ms:1 probe would run again before it is detached
+	 */
+	if (prog->need_exit && strcmp(in->prov->name, "END")) {
+		int k = g_slot(&g, 8, pr->loc);
+
+		g_emit(&g, ST(BPF_DW, FP, k, 0));
+		g_lookup(&g, MAPREF_EXIT, k);
+		g_emit(&g, JMP_IMM(BPF_JEQ, R0, 0, 2));
+		g_emit(&g, LDX(BPF_DW, R0, R0, 0));
+		g_push_fix(&g, &g.ret, &g.nret, g_emit(&g, JMP_IMM(BPF_JNE, R0, 0, 0)));
+		g.sp = 0;
+	}
 	if (in->sc_nr >= 0) {
 		/* raw_syscalls:sys_enter/sys_exit: args[0] is the pt_regs, args[1] the number (or the return value) */
 		if (in->sc_exit) {

@@ -22,6 +22,8 @@ enum { MAPREF_VARS = -7 };
 enum { MAPREF_STRS = -8 };
 /* syscall_name(): the names by number, 24 bytes each ("" where none), a read-only array (runtime.c) */
 enum { MAPREF_SCNAMES = -10, SCNAME_LEN = 24 };
+/* exit(): one u64 of an array, set by exit(); every probe but END returns at once once it is set */
+enum { MAPREF_EXIT = -11 };
 /* skboutput(): the perf event array bpf_skb_output writes to (output_pcap.c) */
 enum { MAPREF_SKB = -9 };
 /* iter probes' printf formats: a frozen read-only array (provider_iter.c) */

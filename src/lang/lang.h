@@ -326,7 +326,7 @@ struct program {
 	struct fmtsite **sites;
 	int nsites, capsites;
 	int nstack_maps;	/* kstack/ustack maps wanted: 1 each (index 0 kernel, 1 user) */
-	bool need_kstack, need_ustack, need_join, need_scnames;
+	bool need_kstack, need_ustack, need_join, need_scnames, need_exit;	/* need_exit: exit() stops the probes */
 	bool errno_names;	/* the script #includes errno.h: EPERM, ENOENT... are known (check.c) */
 	bool syscall_names;	/* it #includes syscall.h or asm/unistd.h: __NR_read, SYS_read too */
 	struct kconst *kconst;	/* the headers it #includes, for their #define constants (kconst.c) */

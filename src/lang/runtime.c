@@ -47,6 +47,7 @@ struct rt {
 	int rb_fd, kstack_fd, ustack_fd, lost_fd, pids_fd, join_fd, scnames_fd;
 	int vars_fd;		/* MAPREF_VARS, when for loops share variables; -1 */
 	int strs_fd;		/* MAPREF_STRS, for globmatch and strstr; -1 */
+	int exit_fd;		/* MAPREF_EXIT, when the program calls exit(); -1 */
 	uint32_t vars_size;
 	struct ring_buffer *rb;
 	struct skbout *skb;	/* skboutput()'s perf buffers and pcap files, or NULL */
@@ -156,6 +157,13 @@ static int create_maps(struct rt *rt, char *err, size_t errlen)
 			return rt->strs_fd;
 		}
 	}
+	if (p->need_exit) {
+		rt->exit_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "sonde_exit", 4, 8, 1, NULL);
+		if (rt->exit_fd < 0) {
+			snprintf(err, errlen, "cannot create the map of exit(): %s", strerror(-rt->exit_fd));
+			return rt->exit_fd;
+		}
+	}
 	if (p->need_scnames && (rt->scnames_fd = scnames_map(err, errlen)) < 0)
 		return rt->scnames_fd;
 	if (p->need_join) {
@@ -227,6 +235,8 @@ static int map_fd(struct rt *rt, int ref)
 		return rt->vars_fd;
 	if (ref == MAPREF_STRS)
 		return rt->strs_fd;
+	if (ref == MAPREF_EXIT)
+		return rt->exit_fd;
 	if (ref == MAPREF_ITERFMT)
 		return iter__fmt_fd();
 	if (ref == MAPREF_SKB)
@@ -1113,7 +1123,7 @@ static int rawtp_glue_frames(struct program *prog, struct symbolizer *sym)
 
 int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen)
 {
-	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1, .scnames_fd = -1, .target_fd = -1,
+	struct rt rt = { .prog = prog, .o = o, .rb_fd = -1, .kstack_fd = -1, .ustack_fd = -1, .lost_fd = -1, .pids_fd = -1, .join_fd = -1, .scnames_fd = -1, .exit_fd = -1, .target_fd = -1,
 		      .vars_fd = -1, .strs_fd = -1 };
 	struct gen_env env = { .start_ns = util__now_ns(), .cpid = o->cpid };
 	int *cpus = NULL, ncpus = 0, rc = 0, ninst = 0;
@@ -1344,6 +1354,8 @@ out:
 		close(rt.vars_fd);
 	if (rt.strs_fd >= 0)
 		close(rt.strs_fd);
+	if (rt.exit_fd >= 0)
+		close(rt.exit_fd);
 	if (rt.skb) {	/* the pcap files: a write error is the run's error */
 		char werr[512];
 		int e = skbout__free(rt.skb, werr, sizeof(werr));

@@ -12,6 +12,8 @@
 # a probe whose predicate is a constant 0 (a tool's option off) is not attached: it would only cost.
 # two uprobes (or uretprobes) of one function run in the program's order (bpftrace's
 # tests/runtime/probe uprobe_order): the kernel runs a uprobe's newest consumer first.
+# after exit(), no probe but END runs, though the probes are still attached for a while
+# (bpftrace's tseries tests run interval:ms:1 { ...; exit(); } and want one run).
 . "$(dirname "$0")/../lib.sh"
 
 require_root 'sonde probe fixes'
@@ -120,6 +122,12 @@ test_expect_success 'two uprobes and two uretprobes of one function run in the o
 	$SONDE probe -c "$S 1" -e "uprobe:$S:main { printf(\"first\n\"); } uprobe:$S:main { printf(\"second\n\"); }
   uretprobe:$S:main { printf(\"r1\n\"); } uretprobe:$S:main { printf(\"r2\n\"); }" >out &&
 	printf "Attaching 4 probes...\nfirst\nsecond\nr1\nr2\n\n\n" >want && test_cmp want out
+'
+
+test_expect_success 'after exit() no probe but END runs: the syscall'"'"'s return is not counted' '
+	$SONDE probe -c "$W 5" -e "tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @n++; exit(); }
+  tracepoint:syscalls:sys_exit_getppid /pid == cpid/ { @after++; }" >out &&
+	printf "Attaching 2 probes...\n\n\n\n@n: 1\n" >want && test_cmp want out
 '
 
 test_done

@@ -238,6 +238,7 @@ static struct type check_exit(struct ck *c, struct node *n, const struct builtin
 
 	(void)f;
 	(void)assign_to;
+	c->prog->need_exit = true;
 	if (a0 && a0->ty.kind != TY_INT) {
 		lang__error(c->prog, a0->loc, "exit() takes an integer exit code");
 		return ty_kind(TY_NONE, 0);
@@ -269,6 +270,12 @@ static void gen_exit(struct gen *g, struct node *n)
 	g_emit(g, MOV_IMM(R2, 1));
 	g_emit(g, ALU_IMM(BPF_LSH, R2, 32));
 	g_emit(g, ALU_REG(BPF_OR, R1, R2));
+	g_emit(g, STX(BPF_DW, R0, R1, 0));
+	/* and in the exit map, which every CPU sees: the probes but END stop at once (gen__probe) */
+	g_emit(g, ST(BPF_DW, FP, k, 0));
+	g_lookup(g, MAPREF_EXIT, k);
+	g_emit(g, JMP_IMM(BPF_JEQ, R0, 0, 2));
+	g_emit(g, MOV_IMM(R1, 1));
 	g_emit(g, STX(BPF_DW, R0, R1, 0));
 	g->sp = mark;
 	/* the probe ends here, as in bpftrace (@++; if (@) { exit(); } @++ leaves @ at 1) */
