@@ -327,13 +327,16 @@ def bpftrace():
         print("%d selected" % len(chosen))
         return
     results = {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-        futs = {ex.submit(run_test, t, root): t for t in chosen}
-        for f in concurrent.futures.as_completed(futs):
-            t = futs[f]
-            st, why, log = f.result()
-            results[id(t)] = (st, why)
-            keepfile(t.group + "." + t.name, log)
+    # a test that signals every bpftrace (pkill bpftrace, pidof bpftrace) runs alone, after the others
+    alone = [t for t in chosen if re.search(r"(pidof|pkill|killall|pgrep)\b[^;|]*\bbpftrace\b", t.after + t.setup + t.run)]
+    for batch, n in ((([t for t in chosen if t not in alone]), jobs), (alone, 1)):
+        with concurrent.futures.ThreadPoolExecutor(max_workers=n) as ex:
+            futs = {ex.submit(run_test, t, root): t for t in batch}
+            for f in concurrent.futures.as_completed(futs):
+                t = futs[f]
+                st, why, log = f.result()
+                results[id(t)] = (st, why)
+                keepfile(t.group + "." + t.name, log)
     per, fails, skips = {}, [], []
     for t in chosen:
         st, why = results[id(t)]
