@@ -1581,9 +1581,10 @@ int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const
 	g_emit(&g, MOV_REG(R6, R1));
 	/*
 	 * after exit(), no probe but END runs: its events would come after the exit's,
-	 * and an interval:ms:1 probe would run again before it is detached
+	 * and an interval:ms:1 probe would run again before it is detached (an
+	 * iterator goes on to its end, as bpftrace's does)
 	 */
-	if (prog->need_exit && strcmp(in->prov->name, "END")) {
+	if (prog->need_exit && strcmp(in->prov->name, "END") && strcmp(in->prov->name, "iter")) {
 		int k = g_slot(&g, 8, pr->loc);
 
 		g_emit(&g, ST(BPF_DW, FP, k, 0));
