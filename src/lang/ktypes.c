@@ -402,7 +402,7 @@ static int lay_out(struct program *p, struct btf *btf, struct cstruct *cs)
 
 			id = btf__add_array(btf, idx, id, f->nelem);
 		}
-		long long sz = btf__resolve_size(btf, id), al = btf__align_of(btf, id);
+		long long sz = btf__resolve_size(btf, id), al = cs->packed ? 1 : btf__align_of(btf, id);
 
 		if (id < 0 || sz < 0 || al <= 0) {
 			lang__error(p, f->loc, "the size of '%s' is not known", f->name);
@@ -433,6 +433,8 @@ static int lay_out(struct program *p, struct btf *btf, struct cstruct *cs)
 	}
 	if (!cs->is_union)
 		size = off;
+	if (cs->aligned > align)
+		align = cs->aligned;
 	size = (size + align * 8 - 1) / (align * 8) * (align * 8) / 8;
 	const char *tag = strchr(cs->name, ' ') + 1;
 	int sid = cs->is_union ? btf__add_union(btf, tag, (uint32_t)size) : btf__add_struct(btf, tag, (uint32_t)size);

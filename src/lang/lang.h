@@ -55,6 +55,7 @@ struct lexer {
 	int paren;
 	int depth;		/* brace depth: 0 means probe specs are read as text */
 	bool after_spec;	/* a probe spec was just read: '/' opens a predicate */
+	bool in_attr;		/* in a struct's __attribute__((...)): its last ')' ends it */
 	struct program *prog;
 	int pp_depth;		/* open #if's (pp.c) */
 	const char *pp_defs[128];	/* names #define'd */
@@ -261,7 +262,8 @@ struct cfield {
 
 struct cstruct {
 	const char *name;	/* "struct foo" */
-	bool is_union;
+	bool is_union, packed;	/* packed, aligned: __attribute__((packed, aligned(N))) after the body */
+	int aligned;
 	struct cfield *fields;
 	struct loc loc;
 	int btf_id;		/* once laid out */

@@ -402,7 +402,8 @@ static const struct { const char *s; enum tok t; } ops[] = {
 
 static bool top_keyword(const char *s, size_t n)
 {
-	static const char *kw[] = { "config", "let", "struct", "union", "enum", "macro", "import", "fn", NULL };
+	static const char *kw[] = { "config", "let", "struct", "union", "enum", "macro", "import", "fn", "__attribute__",
+				    NULL };
 
 	for (int i = 0; kw[i]; i++)
 		if (strlen(kw[i]) == n && !memcmp(kw[i], s, n))
@@ -441,6 +442,7 @@ struct token lexer__next(struct lexer *lx)
 			q++;
 		if (top_keyword(start, q - start)) {
 			lx->after_spec = true;	/* what follows is an expression */
+			lx->in_attr = q - start == 13 && !memcmp(start, "__attribute__", 13);
 			lx->p = q;
 			k = make(lx, T_IDENT, start);
 			k.s = arena__strndup(lx->prog->arena, start, q - start);
@@ -518,6 +520,8 @@ struct token lexer__next(struct lexer *lx)
 				lx->paren++;
 			} else if (k.t == T_RPAREN || k.t == T_RBRACKET) {
 				lx->paren -= lx->paren > 0;
+				if (lx->in_attr && !lx->paren && !lx->depth)	/* struct s {...} __attribute__((packed)) BEGIN */
+					lx->after_spec = lx->in_attr = false;
 			} else if (k.t == T_LBRACE) {
 				lx->depth++;
 			} else if (k.t == T_RBRACE && lx->depth > 0) {

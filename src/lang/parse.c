@@ -1072,12 +1072,56 @@ static struct cstruct *c_struct_body(struct parser *ps, const char *name, bool i
 			*tail = f;
 			tail = &f->next;
 		} while (TOK(ps) == T_COMMA);
-		if (!expect(ps, T_SEMI, "';'"))
+		if (TOK(ps) != T_RBRACE && !expect(ps, T_SEMI, "';'"))	/* the last member's ';' may be left out */
 			return NULL;
 	}
 	if (!expect(ps, T_RBRACE, "'}'"))
 		return NULL;
 	return cs;
+}
+
+/* __attribute__((packed)), __attribute__((aligned(N))), ... after a struct's body */
+static bool c_struct_attrs(struct parser *ps, struct cstruct *cs)
+{
+	while (TOK(ps) == T_IDENT && !strcmp(peek(ps, 0)->s, "__attribute__")) {
+		advance(ps);
+		if (!expect(ps, T_LPAREN, "'('") || !expect(ps, T_LPAREN, "'('"))
+			return false;
+		do {
+			if (TOK(ps) == T_COMMA)
+				advance(ps);
+			struct token *a = peek(ps, 0);
+
+			if (a->t != T_IDENT) {
+				unexpected(ps, "an attribute");
+				return false;
+			}
+			advance(ps);
+			if (!strcmp(a->s, "packed") || !strcmp(a->s, "__packed__")) {
+				cs->packed = true;
+			} else if (!strcmp(a->s, "aligned") || !strcmp(a->s, "__aligned__")) {
+				if (!expect(ps, T_LPAREN, "'('"))
+					return false;
+				struct token *n = peek(ps, 0);
+
+				if (n->t != T_INT || n->i <= 0 || n->i > 4096 || (n->i & (n->i - 1))) {
+					unexpected(ps, "an alignment (a power of 2)");
+					return false;
+				}
+				advance(ps);
+				if ((int)n->i > cs->aligned)
+					cs->aligned = (int)n->i;
+				if (!expect(ps, T_RPAREN, "')'"))
+					return false;
+			} else {
+				lang__error(ps->prog, a->loc, "unknown attribute '%s' (known: packed, aligned(N))", a->s);
+				return false;
+			}
+		} while (TOK(ps) == T_COMMA);
+		if (!expect(ps, T_RPAREN, "')'") || !expect(ps, T_RPAREN, "')'"))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -1090,7 +1134,7 @@ static void c_struct(struct parser *ps)
 	struct cstruct *cs = c_struct_body(ps, arena__strndup(ps->prog->arena, kw->at, nm->at + nm->loc.len - kw->at),
 					   !strcmp(kw->s, "union"), nm->loc);
 
-	if (!cs)
+	if (!cs || !c_struct_attrs(ps, cs))
 		return;
 	while (TOK(ps) == T_SEMI)
 		advance(ps);
