@@ -244,19 +244,16 @@ static int hexval(char c)
 
 static struct token lex_string(struct lexer *lx)
 {
-	const char *start = lx->p++;
+	const char *start = lx->p++, *line_start = lx->line_start;
 	char *buf = arena__alloc(lx->prog->arena, lx->end - start + 1);
 	size_t n = 0;
+	int line = lx->line;
 
 	while (lx->p < lx->end && *lx->p != '"') {
 		char c = *lx->p++;
 
-		if (c == '\n') {
-			struct token k = make(lx, T_ERROR, start);
-
-			lang__error(lx->prog, k.loc, "unterminated string");
-			return k;
-		}
+		if (c == '\n')	/* a string may go on over lines, as upstream's: the newline is in it */
+			newline(lx, lx->p - 1);
 		if (c == '\\' && lx->p < lx->end) {
 			char e = *lx->p++;
 
@@ -302,14 +299,25 @@ static struct token lex_string(struct lexer *lx)
 		}
 		buf[n++] = c;
 	}
+	int end_line = lx->line;
+	const char *end_start = lx->line_start;
+
+	lx->line = line;	/* the token's place is where it starts */
+	lx->line_start = line_start;
 	if (lx->p >= lx->end) {
 		struct token k = make(lx, T_ERROR, start);
 
+		const char *nl = memchr(start, '\n', lx->end - start);
+
+		k.loc.len = (int)((nl ? nl : lx->end) - start);
 		lang__error(lx->prog, k.loc, "unterminated string");
 		return k;
 	}
 	lx->p++;
 	struct token k = make(lx, T_STR, start);
+
+	lx->line = end_line;
+	lx->line_start = end_start;
 
 	k.s = buf;
 	k.slen = n;
