@@ -215,7 +215,7 @@ int iter__drive(struct program *prog, struct ring_buffer *rb, struct out *o, cha
 	return 0;
 }
 
-/* `ctx`: a pointer to the kernel's struct bpf_iter__NAME */
+/* `ctx`: a pointer to the kernel's struct bpf_iter__NAME; elsewhere the context's address, untyped (as 0.17's) */
 struct type iter__ctx(struct program *p, struct ap_inst *in, struct node *n)
 {
 	char name[64], err[256];
@@ -223,8 +223,10 @@ struct type iter__ctx(struct program *p, struct ap_inst *in, struct node *n)
 	struct type *to;
 	int id;
 
-	if (!is_iter(in)) {
-		lang__error(p, n->loc, "'ctx' is only available in iter probes here");
+	if (!in || !is_iter(in)) {	/* a cast gives it a type: ((struct x *)ctx)->x */
+		t.kind = TY_INT;
+		t.size = 8;
+		t.bits = 64;
 		return t;
 	}
 	snprintf(name, sizeof(name), "struct bpf_iter__%s", in->sym);
