@@ -1218,6 +1218,26 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 			}
 			return;
 		}
+		if (n->kind == N_TERNARY) {	/* c ? (a, b) : (x, y): each branch written as the whole's type */
+			long long v;
+			int *no = NULL, nno = 0;
+			const struct type *t = dt->kind == TY_TUPLE ? dt : &n->ty;
+
+			if (comptime__int(n->l, &v)) {
+				gen_to(g, v ? n->r : n->x, off, t);
+				return;
+			}
+			g_cond_false(g, n->l, &no, &nno);
+			gen_to(g, n->r, off, t);
+			int k = g_emit(g, JA(0));
+
+			for (int i = 0; i < nno; i++)
+				g_patch(g, no[i]);
+			free(no);
+			gen_to(g, n->x, off, t);
+			g_patch(g, k);
+			return;
+		}
 		if (n->kind == N_VAR || n->kind == N_FIELD) {	/* a variable or a tuple in one ($kv.0) */
 			int mark = g->sp, reg, base = g_tuple_src(g, n, &reg);
 
