@@ -14,6 +14,8 @@
 # tests/runtime/probe uprobe_order): the kernel runs a uprobe's newest consumer first.
 # after exit(), no probe but END runs, though the probes are still attached for a while
 # (bpftrace's tseries tests run interval:ms:1 { ...; exit(); } and want one run).
+# debugf() writes to the trace buffer of tracefs' top instance (tracing_on is set for the
+# test and put back as it was: something else may have turned it off).
 . "$(dirname "$0")/../lib.sh"
 
 require_root 'sonde probe fixes'
@@ -128,6 +130,15 @@ test_expect_success 'after exit() no probe but END runs: the syscall'"'"'s retur
 	$SONDE probe -c "$W 5" -e "tracepoint:syscalls:sys_enter_getppid /pid == cpid/ { @n++; exit(); }
   tracepoint:syscalls:sys_exit_getppid /pid == cpid/ { @after++; }" >out &&
 	printf "Attaching 2 probes...\n\n\n\n@n: 1\n" >want && test_cmp want out
+'
+
+test_expect_success 'debugf(): bpf_trace_vprintk lines in the trace buffer, strings and integers' '
+	T=/sys/kernel/tracing && { [ -e $T/trace ] || T=/sys/kernel/debug/tracing; } &&
+	on=$(cat $T/tracing_on) && echo 1 >$T/tracing_on &&
+	$SONDE probe -e "BEGIN { debugf(\"t0749-%d %s %x\", $$, \"a\", 16); debugf(\"t0749-%d plain\", $$); exit(); }" >out;
+	rc=$?; echo $on >$T/tracing_on; [ $rc = 0 ] &&
+	grep -a "bpf_trace_printk: t0749-$$ " $T/trace | sed "s/.*bpf_trace_printk: //" >got &&
+	printf "t0749-%d a 10\nt0749-%d plain\n" $$ $$ >want && test_cmp want got
 '
 
 test_done

@@ -375,6 +375,67 @@ static void gen_join(struct gen *g, struct node *n)
 	g->sp = mark;
 }
 
+/*
+ * debugf("fmt", args...): the kernel's bpf_trace_vprintk() (5.16+), read in
+ * tracefs' trace_pipe, as upstream's. The format goes to the kernel as
+ * written: %d %u %x %s %c %p, with l and ll; at most 12 arguments, integers
+ * or strings (each string copied to the stack, its address the argument).
+ */
+enum { DEBUGF_ARGS = 12 };
+
+static struct type check_debugf(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
+{
+	struct node *a0 = n->args;
+	int i = 0;
+
+	(void)f;
+	(void)assign_to;
+	if (a0->kind != N_STR || a0->slen > 256) {
+		lang__error(c->prog, a0->loc, "the first argument of debugf() is a format string literal (256 bytes at most)");
+		return ty_kind(TY_NONE, 0);
+	}
+	for (struct node *a = a0->next; a; a = a->next, i++)
+		if (i == DEBUGF_ARGS || (a->ty.kind != TY_INT && a->ty.kind != TY_STR)) {
+			lang__error(c->prog, a->loc, i == DEBUGF_ARGS ? "debugf() takes at most %d arguments after its format" :
+				    "debugf() prints integers and strings only", DEBUGF_ARGS);
+			return ty_kind(TY_NONE, 0);
+		}
+	return n->ty = ty_kind(TY_VOID, 0);
+}
+
+static void gen_debugf(struct gen *g, struct node *n)
+{
+	struct node *a0 = n->args;
+	int mark = g->sp, flen = (int)a0->slen + 1, fmt = g_slot(g, flen, n->loc), nargs = 0;
+
+	for (struct node *a = a0->next; a; a = a->next)
+		nargs++;
+	int data = g_slot(g, nargs ? nargs * 8 : 8, n->loc), i = 0;
+
+	gen_str(g, a0, fmt, g_round8(flen));
+	for (struct node *a = a0->next; a; a = a->next, i++) {
+		if (a->ty.kind == TY_STR) {
+			int s = g_slot(g, a->ty.size, a->loc);
+
+			gen_str(g, a, s, a->ty.size);
+			g_fp_addr(g, R0, s);
+		} else {
+			gen_int(g, a);
+		}
+		g_emit(g, STX(BPF_DW, FP, R0, data + 8 * i));
+	}
+	g_fp_addr(g, R1, fmt);
+	g_emit(g, MOV_IMM(R2, flen));
+	if (nargs) {
+		g_fp_addr(g, R3, data);
+	} else {
+		g_emit(g, MOV_IMM(R3, 0));
+	}
+	g_emit(g, MOV_IMM(R4, nargs * 8));
+	g_emit(g, CALL(BPF_FUNC_trace_vprintk));
+	g->sp = mark;
+}
+
 const struct builtin builtins_output[] = {
 	{ "printf", F_PRINTF, 1, 17, BF_STMT, .check = check_format, .gen_stmt = gen_format },
 	{ "cat", F_CAT, 1, 8, BF_STMT, .check = check_format, .gen_stmt = gen_format },
@@ -391,5 +452,6 @@ const struct builtin builtins_output[] = {
 	{ "exit", F_EXIT, 0, 1, BF_STMT, .check = check_exit, .gen_stmt = gen_exit },
 	{ "unwatch", F_UNWATCH, 1, 1, BF_STMT, .check = check_unwatch, .gen_stmt = gen_unwatch },
 	{ "join", F_JOIN, 1, 2, BF_STMT, .check = check_join, .gen_stmt = gen_join },
+	{ "debugf", F_DEBUGF, 1, 1 + DEBUGF_ARGS, BF_STMT, .check = check_debugf, .gen_stmt = gen_debugf },
 	{ NULL },
 };
