@@ -584,6 +584,10 @@ static struct type ck_binop(struct ck *c, struct node *n, struct type a)
 	}
 	if ((n->op == T_EQ || n->op == T_NE) && a.kind == TY_STR && b.kind == TY_STR)
 		return n->ty = ty_int(false, 64);
+	if ((n->op == T_EQ || n->op == T_NE) && a.kind == TY_BUF && b.kind == TY_BUF) {
+		n->id = a.size > b.size ? a.size : b.size;	/* their lengths and bytes, zero-padded alike */
+		return n->ty = ty_int(false, 64);
+	}
 	if ((n->op == T_EQ || n->op == T_NE) && a.kind == TY_TUPLE && b.kind == TY_TUPLE)
 		return ck_tuple_compare(c, n, &a, &b);	/* tuple.c */
 	if ((a.kind == TY_TUPLE || b.kind == TY_TUPLE) && a.kind == b.kind) {

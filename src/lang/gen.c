@@ -407,7 +407,7 @@ void gen_str_cmp(struct gen *g, struct node *l, struct node *r, int limit, bool 
 	g->sp = mark;
 }
 
-/* r0 = the n bytes of arrays l and r are equal (each zero-padded to 8-byte words in its slot) */
+/* r0 = the n bytes of arrays (or buffers: length and bytes) l and r are equal (each zero-padded to 8-byte words in its slot) */
 static void gen_bytes_equal(struct gen *g, struct node *l, struct node *r, int n)
 {
 	int mark = g->sp, words = g_round8(n), a = g_slot(g, words, l->loc), b = g_slot(g, words, r->loc);
@@ -416,7 +416,7 @@ static void gen_bytes_equal(struct gen *g, struct node *l, struct node *r, int n
 
 	for (int i = 0; i < 2; i++) {
 		g_zero(g, slots[i], words);
-		if (sides[i]->ty.kind == TY_ARRAY)
+		if (sides[i]->ty.kind == TY_ARRAY || sides[i]->ty.kind == TY_BUF)
 			gen_to(g, sides[i], slots[i], &sides[i]->ty);
 		else
 			gen_str(g, sides[i], slots[i], words);
@@ -461,7 +461,7 @@ static bool g_plain_binop(const struct node *n)
 	if (n->op != T_EQ && n->op != T_NE)
 		return true;
 	return n->l->ty.kind != TY_ARRAY && n->r->ty.kind != TY_ARRAY && n->l->ty.kind != TY_TUPLE &&
-	       n->l->ty.kind != TY_STR;
+	       n->l->ty.kind != TY_STR && n->l->ty.kind != TY_BUF;
 }
 
 static void g_binop_rest(struct gen *g, struct node *n);
@@ -469,7 +469,8 @@ static bool g_ends(const struct node *s);
 
 void gen_binop(struct gen *g, struct node *n)
 {
-	if ((n->op == T_EQ || n->op == T_NE) && (n->l->ty.kind == TY_ARRAY || n->r->ty.kind == TY_ARRAY)) {
+	if ((n->op == T_EQ || n->op == T_NE) && (n->l->ty.kind == TY_ARRAY || n->r->ty.kind == TY_ARRAY ||
+						 n->l->ty.kind == TY_BUF)) {
 		gen_bytes_equal(g, n->l, n->r, n->id);
 		if (n->op == T_NE)
 			g_emit(g, ALU_IMM(BPF_XOR, R0, 1));
