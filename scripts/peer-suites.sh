@@ -13,7 +13,8 @@
 #
 # bpftrace: each test of tests/runtime/* (NAME, PROG or RUN, EXPECT*,
 # TIMEOUT, AFTER, REQUIRES, ENV, WILL_FAIL, RETURN_CODE...) runs as bpftrace's
-# own runner runs it, with `sonde probe` for {{BPFTRACE}}. The tests that need
+# own runner runs it, with `sonde probe` for {{BPFTRACE}} (sonde called through
+# a symlink named bpftrace: the tests want that comm). The tests that need
 # what this machine has not (kprobes, fentry, hardware events, watchpoints,
 # USDT, the compiled test programs of tests/testprogs, DWARF) are left out and
 # counted by reason; -v lists them. sonde prints bpftrace's
