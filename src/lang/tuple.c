@@ -84,10 +84,13 @@ struct type ck_array_cast(struct ck *c, struct node *n, const struct type *a, in
 		return none_ty();
 	}
 	if (n->i) {	/* to an array */
-		long long eb = bits / 8, size = int_bytes(a), cnt = n->i < 0 ? size / eb : n->i;
+		long long eb = bits / 8, size = int_bytes(a), cnt;
 
-		if (a->kind != TY_INT) {
-			lang__error(c->prog, n->loc, "only an integer can be cast to an array; this is %s",
+		if (a->kind == TY_STR)	/* (int8[])"hello": a literal's bytes and its NUL, else the string's size */
+			size = n->l->kind == N_STR ? (long long)n->l->slen + 1 : a->size;
+		cnt = n->i < 0 ? size / eb : n->i;
+		if (a->kind != TY_INT && a->kind != TY_STR) {
+			lang__error(c->prog, n->loc, "only an integer or a string can be cast to an array; this is %s",
 				    type__str(a, ts, sizeof(ts)));
 			return none_ty();
 		}
@@ -98,12 +101,13 @@ struct type ck_array_cast(struct ck *c, struct node *n, const struct type *a, in
 		}
 		if (cnt * eb != size) {
 			lang__error(c->prog, n->loc, "cannot cast %s (%lld byte%s) to %s[%lld] (%lld bytes): the array and "
-				    "the integer must have the same size", type__str(a, ts, sizeof(ts)), size,
-				    size == 1 ? "" : "s", n->s, cnt, cnt * eb);
+				    "the %s must have the same size", type__str(a, ts, sizeof(ts)), size,
+				    size == 1 ? "" : "s", n->s, cnt, cnt * eb, a->kind == TY_STR ? "string" : "integer");
 			return none_ty();
 		}
 		n->i = cnt;
-		n->ty = (struct type){ .kind = TY_ARRAY, .size = 8, .ntup = (int)cnt, .bits = (uint8_t)bits, .sign = sign };
+		n->ty = (struct type){ .kind = TY_ARRAY, .size = a->kind == TY_STR ? (int)((size + 7) / 8 * 8) : 8,
+				       .ntup = (int)cnt, .bits = (uint8_t)bits, .sign = sign };
 		return n->ty;
 	}
 	int bytes = ck_array_size(c, n->l);
@@ -127,9 +131,14 @@ static int width(int bytes)
 	return bytes == 1 ? BPF_B : bytes == 2 ? BPF_H : bytes == 4 ? BPF_W : BPF_DW;
 }
 
-/* [fp+off] = the size bytes of (T[N])x: x's low bytes, then zeroes */
+/* [fp+off] = the size bytes of (T[N])x: x's low bytes (a string's bytes), then zeroes */
 void gen_array_cast(struct gen *g, struct node *n, int off, int size)
 {
+	if (n->l->ty.kind == TY_STR) {
+		g_zero(g, off, size);
+		gen_str(g, n->l, off, size);
+		return;
+	}
 	gen_int(g, n->l);
 	g_zero(g, off, size);
 	g_emit(g, STX(width(type__array_bytes(&n->ty)), FP, R0, off));
