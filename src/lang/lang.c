@@ -84,6 +84,7 @@ struct program *lang__new(const char *file, const char *src, size_t len)
 	p->src = src;
 	p->srclen = len;
 	p->cfg.max_strlen = 64;
+	p->cfg.max_cat_bytes = 10240;
 	p->cfg.stack_depth = 127;
 	p->cfg.max_map_keys = 4096;
 	p->cfg.license = "GPL";

@@ -299,6 +299,7 @@ struct config {
 	int unstable_addr;	/* enum unstable: the address-of operator '&' (addr.c) */
 	int unstable_tseries;	/* tseries(): 0 warn (upstream's default), 1 enable, 2 error */
 	int perf_rb_pages;	/* skboutput()'s perf buffer: pages per CPU (a power of two), 0: the default */
+	int max_cat_bytes;	/* cat() prints at most this much of a file (0.17's and upstream's 10240) */
 	int helper_check;	/* -k: warn when a map update/delete, get_stackid or signal fails; -kk: reads too */
 	bool percentiles;	/* --percentiles: hist/lhist maps keep an exact max, printed with p50..p999 */
 	const char *dummy_ts_map;	/* "@ts": tseries() takes its time (ns) from this scalar map, not the clock */

@@ -1148,7 +1148,7 @@ static void c_struct(struct parser *ps)
 const char *lang__config(struct program *prog, const char *key, const char *val, bool isnum, long long num)
 {
 	static const char *no_effect[] = { "cpp_demangle", "lazy_symbolication", "cache_user_symbols", "log_size",
-					   "max_bpf_progs", "max_probes", "max_cat_bytes", "on_stack_limit",
+					   "max_bpf_progs", "max_probes", "on_stack_limit",
 					   "show_debug_info", "max_type_res_iterations",
 					   "debug_output", "verify_llvm_ir", "kernel_build", "kernel_source", NULL };
 
@@ -1189,6 +1189,10 @@ const char *lang__config(struct program *prog, const char *key, const char *val,
 		if (isnum && *val == 0)
 			return "str_trunc_trailer is a string";
 		prog->cfg.trunc_trailer = arena__strndup(prog->arena, val, strlen(val));
+	} else if (!strcasecmp(key, "max_cat_bytes") || !strcasecmp(key, "cat_bytes_max")) {	/* 0.17: BPFTRACE_CAT_BYTES_MAX */
+		if (!isnum || num < 1 || num > (1 << 30))
+			return "max_cat_bytes is a number of bytes from 1";
+		prog->cfg.max_cat_bytes = (int)num;
 	} else if (!strcasecmp(key, "perf_rb_pages")) {	/* the output ring buffer; skboutput()'s perf buffer, per CPU */
 		if (!isnum || num < 1 || num > 4096)
 			return "perf_rb_pages is a number of pages from 1 to 4096";

@@ -426,14 +426,17 @@ static void catch_end(struct rt *rt, uint32_t tid, struct caught *c)
 }
 
 /* all of f, to the output (-f json: as one event of that type) */
-static void copy_out(struct rt *rt, FILE *f, const char *type)
+/* f's text to the output; at most max bytes of it (0: all) */
+static void copy_out(struct rt *rt, FILE *f, const char *type, size_t max)
 {
 	char buf[4096];
-	size_t n;
+	size_t n, left = max ? max : SIZE_MAX;
 
 	if (!rt->out.json) {
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		while (left && (n = fread(buf, 1, sizeof(buf) < left ? sizeof(buf) : left, f)) > 0) {
 			fwrite(buf, 1, n, rt->out.f);
+			left -= n;
+		}
 		return;
 	}
 	char *all = NULL;
@@ -442,8 +445,10 @@ static void copy_out(struct rt *rt, FILE *f, const char *type)
 
 	if (!m)
 		return;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+	while (left && (n = fread(buf, 1, sizeof(buf) < left ? sizeof(buf) : left, f)) > 0) {
 		fwrite(buf, 1, n, m);
+		left -= n;
+	}
 	fclose(m);
 	out__event(&rt->out, type, all ? all : "", len);
 	free(all);
@@ -456,7 +461,7 @@ static void run_system(struct rt *rt, const char *cmd)
 
 	if (!p)
 		return;
-	copy_out(rt, p, "syscall");
+	copy_out(rt, p, "syscall", 0);
 	pclose(p);
 }
 
@@ -468,7 +473,7 @@ static void run_cat(struct rt *rt, const char *path)
 		lang__diag(LANG_ERROR, "cat: cannot open '%s': %s", path, strerror(errno));
 		return;
 	}
-	copy_out(rt, f, "cat");
+	copy_out(rt, f, "cat", (size_t)rt->prog->cfg.max_cat_bytes);
 	fclose(f);
 }
 
