@@ -526,7 +526,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (kind == REC_ERRORF)
 			rt->nerrors++;
 		fflush(rt->o->out);
-		if (text)
+		if (text && (kind == REC_ERRORF || !p->no_warnings))	/* --no-warnings drops warnf()'s too, as upstream */
 			fputs(text, stderr);
 		free(text);
 		break;

@@ -16,6 +16,7 @@
 # (bpftrace's tseries tests run interval:ms:1 { ...; exit(); } and want one run).
 # debugf() writes to the trace buffer of tracefs' top instance (tracing_on is set for the
 # test and put back as it was: something else may have turned it off).
+# --no-warnings drops warnf()'s lines too (upstream's call/warnf tests); errorf() stays.
 . "$(dirname "$0")/../lib.sh"
 
 require_root 'sonde probe fixes'
@@ -139,6 +140,11 @@ test_expect_success 'debugf(): bpf_trace_vprintk lines in the trace buffer, stri
 	rc=$?; echo $on >$T/tracing_on; [ $rc = 0 ] &&
 	grep -a "bpf_trace_printk: t0749-$$ " $T/trace | sed "s/.*bpf_trace_printk: //" >got &&
 	printf "t0749-%d a 10\nt0749-%d plain\n" $$ $$ >want && test_cmp want got
+'
+
+test_expect_success '--no-warnings: no warnf() line, errorf() still printed' '
+	$SONDE probe --no-warnings -e "BEGIN { warnf(\"w\"); errorf(\"e\"); exit(); }" >out 2>err &&
+	printf "stdin:1:21-32: ERROR: e\n" >want && test_cmp want err
 '
 
 test_done
