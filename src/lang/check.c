@@ -942,8 +942,10 @@ static int check_assign(struct ck *c, struct node *s)
 				ck_call(c, rhs, lhs);
 				if (c->prog->err)
 					return -1;
-				/* bpftrace prints a sum() of unsigned values unsigned, the other aggregations signed */
-				return set_map_value(c, lhs, ty_int(f->id != F_SUM || !rhs->args || rhs->args->ty.sign, 64),
+				/* bpftrace prints a sum() of unsigned values unsigned, the other aggregations signed;
+				 * a tseries() of unsigned values draws no axis below 0 (output_tseries.c) */
+				return set_map_value(c, lhs, ty_int((f->id != F_SUM && f->id != F_TSERIES) || !rhs->args ||
+								    rhs->args->ty.sign, 64),
 						     (enum agg)f->agg, s->loc);
 			}
 		}

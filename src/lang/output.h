@@ -58,7 +58,8 @@ int out__bcc_hist(struct out *o, const struct fmtsite *s);
 /* output_tseries.c: a tseries() map, as upstream bpftrace draws it (or its -f json line) */
 int out__tseries(struct out *o, struct mapinfo *m, long long top, long long div);
 /* one series: n intervals from first_ns (CLOCK_REALTIME) every interval_ns; has[i] false: no value */
-void out__tseries_graph(FILE *f, const int64_t *vals, const bool *has, int n, uint64_t first_ns, uint64_t interval_ns);
+void out__tseries_graph(FILE *f, const int64_t *vals, const bool *has, int n, uint64_t first_ns, uint64_t interval_ns,
+			bool unsig);
 /* the key's part i (0..nkeys-1) as the map's text shows it: 42, comm, 0x7f.. (mapread.c's labels) */
 void out__key_part(struct out *o, FILE *f, const struct mapinfo *m, const uint8_t *key, int i);
 /* a key as the map's text shows it, "[1, x]" (json: "1,x"); malloc'd */

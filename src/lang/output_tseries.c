@@ -38,7 +38,8 @@ static void put_int(FILE *f, int64_t v, int width, bool left)
 	fprintf(f, left ? "%-*lld" : "%*lld", width, (long long)v);
 }
 
-void out__tseries_graph(FILE *f, const int64_t *vals, const bool *has, int n, uint64_t first_ns, uint64_t interval_ns)
+void out__tseries_graph(FILE *f, const int64_t *vals, const bool *has, int n, uint64_t first_ns, uint64_t interval_ns,
+			bool unsig)
 {
 	int64_t mn = 0, mx = 0;
 	bool any = false;
@@ -55,8 +56,8 @@ void out__tseries_graph(FILE *f, const int64_t *vals, const bool *has, int n, ui
 		fputs("<no data>", f);
 		return;
 	}
-	if (mn == mx) {	/* room on both sides of a flat line */
-		if (mn > INT64_MIN)
+	if (mn == mx) {	/* room on both sides of a flat line (none below 0 for unsigned values, as upstream) */
+		if (mn > INT64_MIN && !(unsig && mn == 0))
 			mn--;
 		if (mx < INT64_MAX)
 			mx++;
@@ -283,7 +284,7 @@ static void print_series(struct out *o, const struct mapinfo *m, const struct se
 		free(k);
 	}
 	fputs(":\n", o->f);
-	out__tseries_graph(o->f, vals, has, n, first, (uint64_t)m->ts_interval);
+	out__tseries_graph(o->f, vals, has, n, first, (uint64_t)m->ts_interval, !m->val.sign);
 	fputc('\n', o->f);
 out:
 	free(vals);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-static char *graph(const int64_t *v, const bool *has, int n, uint64_t first, uint64_t step)
+static char *graph_of(const int64_t *v, const bool *has, int n, uint64_t first, uint64_t step, bool unsig)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -19,9 +19,14 @@ static char *graph(const int64_t *v, const bool *has, int n, uint64_t first, uin
 
 	setenv("TZ", "UTC", 1);
 	tzset();
-	out__tseries_graph(f, v, has, n, first, step);
+	out__tseries_graph(f, v, has, n, first, step, unsig);
 	fclose(f);
 	return buf;
+}
+
+static char *graph(const int64_t *v, const bool *has, int n, uint64_t first, uint64_t step)
+{
+	return graph_of(v, has, n, first, step, false);
 }
 
 static uint64_t at(int h, int m, int s, int ms)
@@ -109,5 +114,26 @@ TEST(tseries_flat_and_missing)
 	free(got);
 	got = graph(v, (bool[3]){ false, false, false }, 3, 0, 1000000000ULL);
 	CHECK_STR(got, "<no data>");
+	free(got);
+}
+
+/* a flat line of zeros: unsigned values keep 0 as the bottom (upstream's tseries_min), signed ones go to -1 */
+TEST(tseries_flat_zero_unsigned)
+{
+	static const int64_t v[2] = { 0, 0 };
+	bool has[2] = { true, true };
+	const char *want =
+		"             0                                                   1\n"
+		"hh:mm:ss.ms  |___________________________________________________|\n"
+		"00:00:00.500 *                                                   | 0\n"
+		"00:00:00.600 *                                                   | 0\n"
+		"             v___________________________________________________v\n"
+		"             0                                                   1\n";
+	char *got = graph_of(v, has, 2, at(0, 0, 0, 500), 100000000ULL, true);
+
+	CHECK_STR(got, want);
+	free(got);
+	got = graph_of(v, has, 2, at(0, 0, 0, 500), 100000000ULL, false);
+	CHECK(strstr(got, "             -1 ") == got);
 	free(got);
 }
