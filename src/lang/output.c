@@ -227,8 +227,8 @@ static void json_value(struct out *o, FILE *f, const struct type *t, const uint8
 	}
 	fputc(t->names ? '{' : '[', f);
 	for (int i = 0; i < t->ntup; i++) {
-		if (i)
-			fputc(',', f);
+		if (i)	/* upstream: a record's fields after ", ", a tuple's after "," */
+			fputs(t->names ? ", " : ",", f);
 		if (t->names) {
 			json_str(f, t->names[i]);
 			fputs(": ", f);

@@ -97,4 +97,10 @@ test_expect_success 'rawtracepoint: args.NAME are the raw tracepoint'"'"'s argum
 	! $SONDE probe --dry-run -e "rawtracepoint:sched_process_exec { print(args.nope); }" 2>err &&
 	grep -q "raw tracepoint .sched_process_exec. has no argument .nope." err
 '
+test_expect_success '-f json: a record'"'"'s fields after ", ", a tuple'"'"'s after "," (upstream'"'"'s json-output record)' '
+	timeout 20 $SONDE probe -q -f json -e "BEGIN { \$v = (x=1, y=2); @a = (a=0, c=\"str\", d=(5, 6), e=\$v); exit(); }" >out &&
+	grep "^{\"type\": \"map\"" out >got &&
+	printf "%s\n" "{\"type\": \"map\", \"data\": {\"@a\": {\"a\": 0, \"c\": \"str\", \"d\": [5,6], \"e\": {\"x\": 1, \"y\": 2}}}}" >expect &&
+	test_cmp expect got
+'
 test_done
