@@ -48,10 +48,10 @@ if have_bpftrace; then
 		test_cmp bpftrace.out sonde.out
 	'
 fi
-test_expect_success '-f json: records are objects' '
+test_expect_success '-f json: records are objects, their fields after ", " as upstream'"'"'s' '
 	timeout 30 $SONDE probe -f json -e "BEGIN { print((z=-1, s=\"a\")); @r = (a=1, b=(c=\"x\")); exit(); }" >out &&
-	grep -qx "{\"type\": \"value\", \"data\": {\"z\": -1,\"s\": \"a\"}}" out &&
-	grep -qx "{\"type\": \"map\", \"data\": {\"@r\": {\"a\": 1,\"b\": {\"c\": \"x\"}}}}" out
+	grep -qx "{\"type\": \"value\", \"data\": {\"z\": -1, \"s\": \"a\"}}" out &&
+	grep -qx "{\"type\": \"map\", \"data\": {\"@r\": {\"a\": 1, \"b\": {\"c\": \"x\"}}}}" out
 '
 
 test_expect_success 'has_key() and len() in a tracepoint program, records as map values' '
