@@ -803,7 +803,7 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 	}
 	for (int i = 0; i < n; i++) {
 		snprintf(buf, sizeof(buf), "rawtracepoint:%s", names[i].name);
-		if (pat && !strncmp(pat, "rawtracepoint:", 14))
+		if (!pat || !*pat || !strncmp(pat, "rawtracepoint:", 14))	/* in the whole list too, as upstream's */
 			list_one(buf, pat, cb, ctx);
 	}
 	if (n > 0)
@@ -855,6 +855,10 @@ void provider__describe(const char *name, FILE *out)
 	}
 	if (!strncmp(name, "iter:", 5)) {
 		iter__describe(name, out);
+		return;
+	}
+	if (!strncmp(name, "rawtracepoint:", 14)) {
+		fentry__describe_rawtp(strrchr(name, ':') + 1, out);
 		return;
 	}
 	if (!strncmp(name, "uprobe:", 7) && strrchr(name, ':') > name + 7) {	/* parameters from DWARF */

@@ -132,6 +132,7 @@ int fentry__attach(struct ap_inst *inst, const struct attach_ctx *ctx, char *err
 /* the traceable kernel functions whose "fentry:NAME" (or fexit:) matches pat */
 void fentry__list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx);
 void fentry__describe(const char *name, FILE *out);
+void fentry__describe_rawtp(const char *event, FILE *out);	/* -lv rawtracepoint:EVENT */
 
 /* open a perf event running in's program (pid -1: every process, then on cpu); 0 or -errno with err */
 int provider__attach_perf(struct ap_inst *in, void *perf_event_attr, pid_t pid, int cpu, char *err, size_t errlen);

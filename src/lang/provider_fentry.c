@@ -186,21 +186,29 @@ static void dump_printf(void *ctx, const char *fmt, va_list args)
 }
 
 /* -lv: each parameter (and fexit's retval) as C declares it */
-void fentry__describe(const char *name, FILE *out)
+/*
+ * the parameters of a function prototype from BTF, one a line, the first skip
+ * left out; with the return value for fexit. fn names a kernel function, or
+ * with typedef a typedef of a pointer to the prototype (btf_trace_EVENT, whose
+ * parameters have no names). False when BTF has no such name.
+ */
+static bool describe_func(const char *fn, bool typedef_, int skip, bool fexit, FILE *out)
 {
-	bool fexit = !strncmp(name, "fexit:", 6);
-	const char *fn = strrchr(name, ':') + 1;
 	struct btf *btf = bpf_util__vmlinux_btf();	/* shared: not freed */
 	struct btf_dump *d = btf ? btf_dump__new(btf, dump_printf, out, NULL) : NULL;
-	int id = btf ? btf__find_by_name_kind(btf, fn, BTF_KIND_FUNC) : -1;
+	int id = btf ? btf__find_by_name_kind(btf, fn, typedef_ ? BTF_KIND_TYPEDEF : BTF_KIND_FUNC) : -1;
 	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, btf__type_by_id(btf, id)->type) : NULL;
 
+	if (t && typedef_)
+		t = btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
 	if (d && t && btf_is_func_proto(t)) {
 		const struct btf_param *p = btf_params(t);
 
 		for (int i = 0; i < btf_vlen(t); i++, p++) {
 			LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = btf__name_by_offset(btf, p->name_off));
 
+			if (i < skip)
+				continue;
 			fputs("    ", out);
 			btf_dump__emit_type_decl(d, p->type, &o);
 			fputc('\n', out);
@@ -214,4 +222,26 @@ void fentry__describe(const char *name, FILE *out)
 		}
 	}
 	btf_dump__free(d);
+	return d && t && btf_is_func_proto(t);
+}
+
+void fentry__describe(const char *name, FILE *out)
+{
+	describe_func(strrchr(name, ':') + 1, false, 0, !strncmp(name, "fexit:", 6), out);
+}
+
+/*
+ * -lv rawtracepoint:EVENT: its arguments after the probe's data, named from
+ * __bpf_trace_EVENT, else (an event of a class: its function is the class's)
+ * their types from the btf_trace_EVENT typedef
+ */
+void fentry__describe_rawtp(const char *event, FILE *out)
+{
+	char fn[192];
+
+	snprintf(fn, sizeof(fn), "__bpf_trace_%s", event);
+	if (describe_func(fn, false, 1, false, out))
+		return;
+	snprintf(fn, sizeof(fn), "btf_trace_%s", event);
+	describe_func(fn, true, 1, false, out);
 }

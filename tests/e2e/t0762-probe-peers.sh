@@ -103,4 +103,10 @@ test_expect_success '-f json: a record'"'"'s fields after ", ", a tuple'"'"'s af
 	printf "%s\n" "{\"type\": \"map\", \"data\": {\"@a\": {\"a\": 0, \"c\": \"str\", \"d\": [5,6], \"e\": {\"x\": 1, \"y\": 2}}}}" >expect &&
 	test_cmp expect got
 '
+test_expect_success '-l lists raw tracepoints; -lv gives their arguments from BTF (upstream'"'"'s listing)' '
+	$SONDE probe -l >all && grep -qx "rawtracepoint:sched_switch" all &&
+	$SONDE probe -lv "rawtracepoint:sched_switch" >out &&
+	head -1 out >first && echo rawtracepoint:sched_switch >expect && test_cmp expect first &&
+	grep -qx "    struct task_struct \*next" out
+'
 test_done
