@@ -38,7 +38,8 @@ static const char *const probe_usage[] = {
 static void print_name(const char *name, void *ctx)
 {
 	(*(int *)ctx)++;
-	printf("%s\n", name);
+	if (!verbose || (strncmp(name, "struct ", 7) && strncmp(name, "union ", 6)))	/* -lv 'struct x': its definition */
+		printf("%s\n", name);
 	if (verbose)	/* -lv: the arguments, as bpftrace -lv lists them */
 		provider__describe(name, stdout);
 }

@@ -765,6 +765,18 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 	/* "t:a:b" and "tracepoint:a:b" name the same probes */
 	char *norm = NULL;
 
+	if (pat && (!strncmp(pat, "struct ", 7) || !strncmp(pat, "union ", 6))) {	/* -l 'struct a,struct b' */
+		for (const char *p = pat; *p;) {
+			size_t l = strcspn(p, ",");
+
+			snprintf(buf, sizeof(buf), "%.*s", (int)l, p);
+			if (fentry__find_type(buf) > 0)
+				cb(buf, ctx);
+			p += l;
+			p += strspn(p, ", ");
+		}
+		return 0;
+	}
 	if (pat) {
 		const char *c = strchr(pat, ':');
 		const char *p = c ? lang__provider_name(pat, c - pat) : NULL;
@@ -855,6 +867,10 @@ void provider__describe(const char *name, FILE *out)
 	}
 	if (!strncmp(name, "iter:", 5)) {
 		iter__describe(name, out);
+		return;
+	}
+	if (!strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6)) {
+		fentry__describe_type(name, out);
 		return;
 	}
 	if (!strncmp(name, "rawtracepoint:", 14)) {

@@ -133,6 +133,8 @@ int fentry__attach(struct ap_inst *inst, const struct attach_ctx *ctx, char *err
 void fentry__list(const char *pat, void (*cb)(const char *name, void *ctx), void *ctx);
 void fentry__describe(const char *name, FILE *out);
 void fentry__describe_rawtp(const char *event, FILE *out);	/* -lv rawtracepoint:EVENT */
+int fentry__find_type(const char *name);	/* -l 'struct NAME' */
+void fentry__describe_type(const char *name, FILE *out);
 
 /* open a perf event running in's program (pid -1: every process, then on cpu); 0 or -errno with err */
 int provider__attach_perf(struct ap_inst *in, void *perf_event_attr, pid_t pid, int cpu, char *err, size_t errlen);

@@ -245,3 +245,43 @@ void fentry__describe_rawtp(const char *event, FILE *out)
 	snprintf(fn, sizeof(fn), "btf_trace_%s", event);
 	describe_func(fn, true, 1, false, out);
 }
+
+/* "struct NAME" or "union NAME" of the kernel's BTF: its id, or -1 */
+int fentry__find_type(const char *name)
+{
+	struct btf *btf = bpf_util__vmlinux_btf();
+	bool un = !strncmp(name, "union ", 6);
+
+	if (!btf || (strncmp(name, "struct ", 7) && !un))
+		return -1;
+	int id = btf__find_by_name_kind(btf, name + (un ? 6 : 7), un ? BTF_KIND_UNION : BTF_KIND_STRUCT);
+
+	return id > 0 ? id : -1;
+}
+
+/* -lv 'struct NAME': its members, as bpftrace 0.17 prints the definition */
+void fentry__describe_type(const char *name, FILE *out)
+{
+	struct btf *btf = bpf_util__vmlinux_btf();
+	int id = fentry__find_type(name);
+	struct btf_dump *d = id > 0 ? btf_dump__new(btf, dump_printf, out, NULL) : NULL;
+
+	if (!d)
+		return;
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m = btf_members(t);
+
+	fprintf(out, "%s {\n", name);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		LIBBPF_OPTS(btf_dump_emit_type_decl_opts, o, .field_name = btf__name_by_offset(btf, m->name_off));
+		int bits = btf_member_bitfield_size(t, i);
+
+		fputc('\t', out);
+		btf_dump__emit_type_decl(d, m->type, &o);
+		if (bits)
+			fprintf(out, ": %d", bits);
+		fputs(";\n", out);
+	}
+	fputs("};\n\n", out);
+	btf_dump__free(d);
+}

@@ -109,4 +109,10 @@ test_expect_success '-l lists raw tracepoints; -lv gives their arguments from BT
 	head -1 out >first && echo rawtracepoint:sched_switch >expect && test_cmp expect first &&
 	grep -qx "    struct task_struct \*next" out
 '
+test_expect_success '-l '"'"'struct a,struct b'"'"' names the kernel'"'"'s types; -lv prints a definition as 0.17 does' '
+	$SONDE probe -l "struct fd,struct file, struct no_such_type_x" >out &&
+	printf "struct fd\nstruct file\n" >expect && test_cmp expect out &&
+	$SONDE probe -lv "struct fd" >out &&
+	printf "struct fd {\n\tlong unsigned int word;\n};\n\n" >expect && test_cmp expect out
+'
 test_done
