@@ -1605,7 +1605,8 @@ int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const
 	 * and an interval:ms:1 probe would run again before it is detached (an
 	 * iterator goes on to its end, as bpftrace's does)
 	 */
-	if (prog->need_exit && strcmp(in->prov->name, "END") && strcmp(in->prov->name, "iter")) {
+	if (prog->need_exit && strcmp(in->prov->name, "END") && strcmp(in->prov->name, "iter") &&
+	    strcmp(in->prov->name, "test") && strcmp(in->prov->name, "bench")) {	/* each test runs alone */
 		int k = g_slot(&g, 8, pr->loc);
 
 		g_emit(&g, ST(BPF_DW, FP, k, 0));
