@@ -4,4 +4,7 @@
 # and runs them there (tests/vm/README.md). Their results are counted with the rest
 # (vm/NAME: ...); without the VM's packages or kernel they report one skip, with why.
 # -nosan: once per `make test` (the VM gets the plain static build).
-exec "$(dirname "$0")/../vm/run.sh"
+# Then a second boot of Debian's PREEMPT_RT kernel for the tests/vm/t*-vmrt-*.sh scripts.
+"$(dirname "$0")/../vm/run.sh"; rc=$?
+VM_KERNEL=rt "$(dirname "$0")/../vm/run.sh" || rc=1
+exit $rc

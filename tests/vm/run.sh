@@ -12,6 +12,8 @@
 #   VM_BOOT_TIMEOUT=60   limit for the kernel to reach /init
 #   VM_KEEP=1         keep the work dir (initramfs, console and result logs) and say where
 #   VM_SHELL=1        the VM's console on this terminal, and a shell there after the tests
+#   VM_KERNEL=rt      boot Debian's PREEMPT_RT kernel instead (wakeup tracers) and run the
+#                     tests/vm/t*-vmrt-*.sh scripts only; the default boot runs all others
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 ROOT=$PWD
@@ -20,7 +22,13 @@ RESULTS=${RESULTS:-/dev/null}
 VM_TIMEOUT=${VM_TIMEOUT:-480}
 VM_TEST_TIMEOUT=${VM_TEST_TIMEOUT:-120}
 VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-60}
-KDIR=$ROOT/build/vm/kernel
+VM_KERNEL=${VM_KERNEL:-}
+case $VM_KERNEL in
+'') KDIR=$ROOT/build/vm/kernel ;;
+rt) KDIR=$ROOT/build/vm/kernel-rt ;;
+*) echo "run.sh: VM_KERNEL is '' (the cloud kernel) or rt" >&2; exit 2 ;;
+esac
+label=vm${VM_KERNEL:+-$VM_KERNEL}	# names this boot's own results
 npass=0 nfail=0 nskip=0
 
 # report ok|FAIL|skip 'NAME: what' ['(why)']: one result, printed and recorded like tests/lib.sh
@@ -34,23 +42,23 @@ report() {
 }
 finish() {
 	# under tests/run.sh a summary like tests/lib.sh's; alone, the closing line of `make test`
-	if [ -n "$collected" ]; then echo "# vm: $npass passed, $nfail failed, $nskip skipped"
+	if [ -n "$collected" ]; then echo "# $label: $npass passed, $nfail failed, $nskip skipped"
 	else echo; echo "$npass passed, $nfail failed, $nskip skipped"; fi
 	[ "$nfail" -eq 0 ]
 	exit
 }
 skip_all() {
-	report skip "vm: sonde's tests in a VM with kprobes, fentry and the function tracer" "($1)"
+	report skip "$label: sonde's tests in a VM with ${VM_KERNEL:+the RT kernel's latency tracers, }kprobes, fentry and the function tracer" "($1)"
 	finish
 }
 
 # 1. what the VM needs: packages and the kernel (scripts/deps.sh fetches it into build/vm/kernel)
-if ! err=$(scripts/deps.sh vm 2>&1 >/dev/null); then
+if ! err=$(scripts/deps.sh vm $VM_KERNEL 2>&1 >/dev/null); then
 	skip_all "cannot get the VM's packages or kernel: $(echo "$err" | grep -v '^ *$' | tail -1)"
 fi
 if ! out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s all workloads build/vm/sonde 2>&1); then
 	echo "$out" | tail -n 20
-	report FAIL "vm: build sonde for the VM" "(make all workloads build/vm/sonde failed)"
+	report FAIL "$label: build sonde for the VM" "(make all workloads build/vm/sonde failed)"
 	finish
 fi
 [ -n "$out" ] && echo "$out"
@@ -126,6 +134,8 @@ stage() {
 		case $f in tests/vm/*) ;; *) f=tests/e2e/$f ;; esac
 		[ -e "$f" ] || { echo "vm: no such test script: $f (tests/vm/e2e.list?)"; return 1; }
 		case $(basename "$f") in *"${VM_TESTS:-}"*) ;; *) continue ;; esac
+		# the RT kernel's scripts run in its own boot (VM_KERNEL=rt), only there
+		case $VM_KERNEL:$(basename "$f") in :*-vmrt-*) continue ;; rt:*-vmrt-*) ;; rt:*) continue ;; esac
 		cp "$f" "$root/sonde/$f" && echo "${f#tests/}" >>"$root/sonde/tests/run.list" || return 1
 	done
 	echo "root:x:0:0:root:/root:/bin/bash" >"$root/etc/passwd"
@@ -135,7 +145,7 @@ stage() {
 }
 if ! err=$(stage 2>&1); then
 	echo "$err" | tail -n 20
-	report FAIL "vm: make the VM's initramfs" "(see the errors above)"
+	report FAIL "$label: make the VM's initramfs" "(see the errors above)"
 	finish
 fi
 ntests=$(wc -l <"$root/sonde/tests/run.list")
@@ -186,7 +196,7 @@ if [ -z "$booted" ]; then
 	elif [ "$rc" -ne 0 ]; then why="qemu exited with $rc: $(grep -v '^\s*$' "$work/qemu.log" | tail -1)"
 	elif console | grep -q 'Kernel panic'; then why=$(console | grep -m1 -o 'Kernel panic.*')
 	else why="the VM stopped before /init said anything: the kernel's console ends with the lines below"; fi
-	report FAIL "vm: boot $(cat "$KDIR/package") in qemu" "($why)"
+	report FAIL "$label: boot $(cat "$KDIR/package") in qemu" "($why)"
 	console_tail
 	finish
 fi
@@ -219,18 +229,18 @@ if [ -n "$current" ]; then
 		"(the VM stopped during it: qemu exit $rc after ${elapsed}s; the VM's limit is VM_TIMEOUT=${VM_TIMEOUT}s)"
 	console_tail
 elif ! grep -q '^vm: done' "$work/results.txt"; then
-	report FAIL "vm: /init ran every script and powered off" "(qemu exit $rc after ${elapsed}s)"
+	report FAIL "$label: /init ran every script and powered off" "(qemu exit $rc after ${elapsed}s)"
 	console_tail
 else
-	report ok "vm: the VM booted, ran every script and powered off"
+	report ok "$label: the VM booted, ran every script and powered off"
 	echo "# vm: ${booted%% *} booted in ${booted#* }s (tcg, 2 CPUs), $linkage, $ntests scripts, ${elapsed}s in all"
 fi
 # the kernel's own complaints are failures whoever caused them
 oops=$(console | grep -aE 'Oops|BUG:|WARNING:|Kernel panic|Call Trace' | head -5)
 if [ -n "$oops" ]; then
-	report FAIL "vm: the kernel logged no oops, BUG or WARNING"
+	report FAIL "$label: the kernel logged no oops, BUG or WARNING"
 	echo "$oops" | sed 's/^/    | /'
 else
-	report ok "vm: the kernel logged no oops, BUG or WARNING"
+	report ok "$label: the kernel logged no oops, BUG or WARNING"
 fi
 finish
