@@ -48,7 +48,7 @@ finish() {
 	exit
 }
 skip_all() {
-	report skip "$label: sonde's tests in a VM with ${VM_KERNEL:+the RT kernel's latency tracers, }kprobes, fentry and the function tracer" "($1)"
+	report skip "$label: sonde's tests in a VM with ${VM_KERNEL:+the RT kernel with wakeup tracers, }kprobes, fentry and the function tracer" "($1)"
 	finish
 }
 

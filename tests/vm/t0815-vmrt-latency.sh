@@ -53,6 +53,14 @@ test_expect_success 'wakeup with --thresh: tracing_thresh is set while it runs; 
 	state >after && test_cmp before after
 '
 
+test_expect_success 'wakeup_dl: a SCHED_DEADLINE task woken by a timer is the one it shows' '
+	state >before &&
+	$SONDE ftrace --latency wakeup_dl -o out.txt -- $WORKLOADS/rtwake 30 2 dl 2>err && cat err &&
+	head -12 out.txt && grep -qx "# tracer: wakeup_dl" out.txt &&
+	grep -q "^# latency: [1-9][0-9]* us" out.txt && grep -q "task: rtwake-[0-9]* " out.txt &&
+	state >after && test_cmp before after
+'
+
 test_expect_success 'wakeup: --duration, any task; SIGINT ends it with the trace printed, settings put back' '
 	state >before &&
 	{ $SONDE ftrace --latency wakeup --duration 60 -o int.txt 2>err & } && pid=$! &&
