@@ -46,6 +46,7 @@ struct tdat_reader {
 	int nr_runs;
 	struct { uint64_t off; const char *name; } buffers[64];
 	int nr_buffers;
+	int name_width;		/* the longest buffer name: lines start with it, right-aligned, when any has one */
 	bool v7, zstd;
 	unsigned char **owned;	/* version 7: the decompressed sections (names point into them) */
 	const unsigned char *file;

@@ -412,8 +412,9 @@ static int print(struct tdat_reader *r, struct tdat_run *run, struct trace_seq *
 	if (rec.size < 0 || rec.size > (int)r->page_size)
 		rec.size = 0;
 	trace_seq_reset(s);
-	if (*run->buffer)
-		trace_seq_printf(s, "%s: ", run->buffer);
+	/* as trace-cmd report: with instances, every line starts with its buffer's name, the top one's blank */
+	if (r->name_width)
+		trace_seq_printf(s, "%*s%s ", r->name_width, run->buffer, *run->buffer ? ":" : " ");
 	tep_print_event(r->tep, s, &rec, "%16s-%-5d [%03d] %6.1000d: ", TEP_PRINT_COMM, TEP_PRINT_PID,
 			TEP_PRINT_CPU, TEP_PRINT_TIME);
 	ev = tep_find_event_by_record(r->tep, &rec);
@@ -464,6 +465,9 @@ int tracedat__report(const unsigned char *buf, size_t len, int (*line)(const cha
 	}
 	if (r.c.bad)
 		goto out;
+	for (int i = 0; i < r.nr_runs; i++)
+		if ((int)strlen(r.runs[i].buffer) > r.name_width)
+			r.name_width = strlen(r.runs[i].buffer);
 	snprintf(cpus, sizeof(cpus), "cpus=%u", r.nr_cpus);
 	rc = line(cpus, arg);
 	while (!rc) {
