@@ -1287,6 +1287,13 @@ loaded:
 	 * cleared (runqlat.bt's @qtime); then END, the last records, the maps
 	 */
 	detach_links(prog);
+	/*
+	 * the probes' records still in the ring buffer first (with -c the loop may end at the
+	 * command's exit before it read the exit() record): read after END's, an exit() record
+	 * would drop END's lines as records after exit()
+	 */
+	ring_buffer__consume(rt.rb);
+	skbout__consume(rt.skb);
 	out__lines_flush(&rt.out);	/* the events' lines, then END's */
 	rt.exiting = false;
 	for (struct probe *pr = prog->probes; pr; pr = pr->next)
