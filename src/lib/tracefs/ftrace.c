@@ -29,29 +29,6 @@
 
 #define ERR(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); } while (0)
 
-/* write s to DIR/file (O_TRUNC unless append); 0 or -errno */
-static int put(const char *dir, const char *file, const char *s, bool append)
-{
-	char path[PATH_MAX];
-	size_t len = strlen(s);
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, len);
-	if (n < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	close(fd);
-	return (size_t)n == len ? 0 : -EIO;
-}
-
 /* the first line of DIR/file into buf; 0 or -errno */
 static int get(const char *dir, const char *file, char *buf, size_t len)
 {
@@ -132,8 +109,8 @@ static void remove_stale(struct ftrace *ft)
 		get(path, "tracing_on", on, sizeof(on));
 		snprintf(what, sizeof(what), "instance %s%s", d->d_name, on[0] == '1' ? " (still tracing)" : "");
 		/* its events off first: a uprobe event enabled there could not be removed */
-		put(path, "tracing_on", "0", false);
-		put(path, "events/enable", "0", false);
+		tracefs__put(path, "tracing_on", "0", false);
+		tracefs__put(path, "events/enable", "0", false);
 		note_stale(ft, pid, what, rmdir(path) ? errno : 0);
 	}
 	closedir(dir);
@@ -167,7 +144,7 @@ static void remove_stale_uprobes(struct ftrace *ft)
 	fclose(f);
 	for (int i = 0; i < n; i++) {
 		char what[300];
-		int rc = put(ft->root, "uprobe_events", del[i], true);
+		int rc = tracefs__put(ft->root, "uprobe_events", del[i], true);
 
 		snprintf(what, sizeof(what), "uprobe event %s", del[i] + 2);
 		note_stale(ft, pids[i], what, -rc);
@@ -205,7 +182,7 @@ int ftrace__open(struct ftrace *ft, char *err, size_t errlen)
 	}
 	ft->created = true;
 	snprintf(ft->tdir, sizeof(ft->tdir), "%s", ft->dir);
-	put(ft->dir, "tracing_on", "0", false);	/* an instance starts on: nothing until ftrace__start */
+	tracefs__put(ft->dir, "tracing_on", "0", false);	/* an instance starts on: nothing until ftrace__start */
 	return 0;
 }
 
@@ -217,7 +194,7 @@ static int enable_one(struct ftrace *ft, const char *group, const char *name, co
 
 	if (filter) {
 		snprintf(file, sizeof(file), "events/%s/%s/filter", group, name);
-		rc = put(ft->dir, file, filter, false);
+		rc = tracefs__put(ft->dir, file, filter, false);
 		if (rc) {
 			char why[512] = "", *p, *nl;
 
@@ -234,7 +211,7 @@ static int enable_one(struct ftrace *ft, const char *group, const char *name, co
 		}
 	}
 	snprintf(file, sizeof(file), "events/%s/%s/enable", group, name);
-	rc = put(ft->dir, file, "1", false);
+	rc = tracefs__put(ft->dir, file, "1", false);
 	if (rc) {
 		ERR("cannot enable %s:%s: %s", group, name, strerror(-rc));
 		return rc;
@@ -292,24 +269,24 @@ int ftrace__set_pids(struct ftrace *ft, const pid_t *pids, int n, bool follow, c
 	char buf[32];
 	int rc;
 
-	put(ft->dir, "set_event_pid", "", false);
+	tracefs__put(ft->dir, "set_event_pid", "", false);
 	for (int i = 0; i < n; i++) {
 		snprintf(buf, sizeof(buf), "%d", (int)pids[i]);
-		rc = put(ft->dir, "set_event_pid", buf, true);
+		rc = tracefs__put(ft->dir, "set_event_pid", buf, true);
 		if (rc) {
 			ERR("cannot trace pid %d: %s", (int)pids[i], strerror(-rc));
 			return rc;
 		}
 		/* the function tracer's own pid filter; refused with the tracer itself here */
-		put(ft->dir, "set_ftrace_pid", buf, true);
+		tracefs__put(ft->dir, "set_ftrace_pid", buf, true);
 	}
 	if (follow) {
-		rc = put(ft->dir, "options/event-fork", "1", false);
+		rc = tracefs__put(ft->dir, "options/event-fork", "1", false);
 		if (rc) {
 			ERR("cannot follow children (options/event-fork): %s", strerror(-rc));
 			return rc;
 		}
-		put(ft->dir, "options/function-fork", "1", false);
+		tracefs__put(ft->dir, "options/function-fork", "1", false);
 	}
 	return 0;
 }
@@ -332,7 +309,7 @@ static bool has_tracer(const char *root, const char *name)
 static int set_globs(struct ftrace *ft, const char *file, char *const *globs, int n, char *err, size_t errlen)
 {
 	for (int i = 0; i < n; i++) {
-		int rc = put(ft->dir, file, globs[i], i > 0);
+		int rc = tracefs__put(ft->dir, file, globs[i], i > 0);
 
 		if (rc == -EPERM || rc == -EACCES) {
 			ERR(EPERM_FMT, file);
@@ -364,7 +341,7 @@ int ftrace__set_functions(struct ftrace *ft, char *const *funcs, int n, char *co
 		rc = set_globs(ft, "set_ftrace_notrace", notrace, nn, err, errlen);
 	if (rc)
 		return rc;
-	rc = put(ft->dir, "current_tracer", "function", false);
+	rc = tracefs__put(ft->dir, "current_tracer", "function", false);
 	if (rc == -EPERM || rc == -EACCES) {
 		ERR(EPERM_FMT, "current_tracer");
 		return -EPERM;
@@ -444,7 +421,7 @@ int ftrace__add_uprobe(struct ftrace *ft, const char *spec, bool ret, char *ev, 
 			return -EEXIST;
 		}
 	snprintf(cmd, sizeof(cmd), "%c:%s/%s %s:0x%llx", ret ? 'r' : 'p', ft->uprobe_group, name, real, off);
-	rc = put(ft->root, "uprobe_events", cmd, true);
+	rc = tracefs__put(ft->root, "uprobe_events", cmd, true);
 	if (rc) {
 		ERR("cannot create the uprobe '%s' (uprobe_events): %s%s", spec, strerror(-rc),
 		    rc == -ENOENT || rc == -ENODEV ? " (a kernel without CONFIG_UPROBE_EVENTS)" : "");
@@ -455,7 +432,7 @@ int ftrace__add_uprobe(struct ftrace *ft, const char *spec, bool ret, char *ev, 
 		if (nv)
 			ft->uprobes = nv;
 		snprintf(cmd, sizeof(cmd), "-:%s/%s", ft->uprobe_group, name);
-		put(ft->root, "uprobe_events", cmd, true);
+		tracefs__put(ft->root, "uprobe_events", cmd, true);
 		return -ENOMEM;
 	}
 	ft->uprobes = nv;
@@ -470,7 +447,7 @@ int ftrace__set_buffer_kb(struct ftrace *ft, unsigned kb, char *err, size_t errl
 	int rc;
 
 	snprintf(buf, sizeof(buf), "%u", kb);
-	rc = put(ft->dir, "buffer_size_kb", buf, false);
+	rc = tracefs__put(ft->dir, "buffer_size_kb", buf, false);
 	if (rc)
 		ERR("cannot set the buffer to %u kB per CPU: %s", kb, strerror(-rc));
 	return rc;
@@ -488,7 +465,7 @@ int ftrace__start(struct ftrace *ft, char *err, size_t errlen)
 		ERR("cannot open '%s': %s", path, strerror(-rc));
 		return rc;
 	}
-	rc = put(ft->tdir, "tracing_on", "1", false);
+	rc = tracefs__put(ft->tdir, "tracing_on", "1", false);
 	if (rc)
 		ERR("cannot turn tracing on: %s", strerror(-rc));
 	return rc;
@@ -497,7 +474,7 @@ int ftrace__start(struct ftrace *ft, char *err, size_t errlen)
 void ftrace__stop(struct ftrace *ft)
 {
 	if (ft->created)
-		put(ft->tdir, "tracing_on", "0", false);
+		tracefs__put(ft->tdir, "tracing_on", "0", false);
 }
 
 unsigned long long ftrace__overruns(const struct ftrace *ft)
@@ -539,10 +516,10 @@ void ftrace__close(struct ftrace *ft)
 		return;
 	ftrace__hist_close(ft);
 	ftrace__graph_close(ft);
-	put(ft->dir, "tracing_on", "0", false);
+	tracefs__put(ft->dir, "tracing_on", "0", false);
 	if (ft->function)
-		put(ft->dir, "current_tracer", "nop", false);
-	put(ft->dir, "events/enable", "0", false);
+		tracefs__put(ft->dir, "current_tracer", "nop", false);
+	tracefs__put(ft->dir, "events/enable", "0", false);
 	if (rmdir(ft->dir) && errno == EBUSY) {
 		/* a reader still holds a file: give it a moment */
 		usleep(50000);
@@ -553,7 +530,7 @@ void ftrace__close(struct ftrace *ft)
 		char cmd[256];
 
 		snprintf(cmd, sizeof(cmd), "-:%s/%s", ft->uprobe_group, ft->uprobes[i]);
-		put(ft->root, "uprobe_events", cmd, true);
+		tracefs__put(ft->root, "uprobe_events", cmd, true);
 		free(ft->uprobes[i]);
 	}
 	free(ft->uprobes);

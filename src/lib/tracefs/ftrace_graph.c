@@ -34,23 +34,6 @@ static const char *const saved_files[] = {
 };
 #define NSAVED (sizeof(saved_files) / sizeof(saved_files[0]) - 1)
 
-static int put(const char *dir, const char *file, const char *s, bool append)
-{
-	char path[PATH_MAX];
-	size_t len = strlen(s);
-	ssize_t n = 0;
-	int fd, e = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
-	if (fd < 0)
-		return -errno;
-	if (len && (n = write(fd, s, len)) < 0)
-		e = errno;
-	close(fd);
-	return e ? -e : (size_t)n == len ? 0 : -EIO;
-}
-
 /* a whole file (up to 64 kB) into a malloc'd string; NULL when it cannot be read */
 static char *slurp(const char *path)
 {
@@ -78,15 +61,15 @@ static void restore_one(const char *root, const char *file, const char *val)
 	bool list = !strncmp(file, "set_", 4);
 
 	if (!list) {
-		put(root, file, val, false);
+		tracefs__put(root, file, val, false);
 		return;
 	}
-	put(root, file, "", false);
+	tracefs__put(root, file, "", false);
 	if (!strncmp(val, "####", 4) || !strncmp(val, "no pid", 6) || !(copy = strdup(val)))
 		return;
 	for (line = strtok_r(copy, "\n", &sv); line; line = strtok_r(NULL, "\n", &sv))
 		if (*line != '#')
-			put(root, file, strtok(line, " "), true);	/* "func [options]": the name */
+			tracefs__put(root, file, strtok(line, " "), true);	/* "func [options]": the name */
 	free(copy);
 }
 
@@ -172,9 +155,9 @@ static bool has_tracer(const char *dir, const char *name)
 
 static int set_list(const char *dir, const char *file, char *const *v, int n, char *err, size_t errlen)
 {
-	put(dir, file, "", false);
+	tracefs__put(dir, file, "", false);
 	for (int i = 0; i < n; i++) {
-		int rc = put(dir, file, v[i], true);
+		int rc = tracefs__put(dir, file, v[i], true);
 
 		if (rc) {
 			ERR(rc == -EINVAL || rc == -ENOENT ? "no traceable kernel function matches '%s' (%s)" :
@@ -221,8 +204,8 @@ int ftrace__set_graph(struct ftrace *ft, const struct ftrace_graph_opts *o, cons
 		}
 		ft->graph_top = true;
 		write_state(ft);
-		put(dir, "tracing_on", "0", false);
-		put(dir, "trace", "", false);	/* what the top-level buffer held is not this trace */
+		tracefs__put(dir, "tracing_on", "0", false);
+		tracefs__put(dir, "trace", "", false);	/* what the top-level buffer held is not this trace */
 	}
 	snprintf(ft->tdir, sizeof(ft->tdir), "%s", dir);
 	if ((rc = set_list(dir, "set_graph_function", o->funcs, o->n, err, errlen)) ||
@@ -230,7 +213,7 @@ int ftrace__set_graph(struct ftrace *ft, const struct ftrace_graph_opts *o, cons
 	    (rc = set_list(dir, "set_ftrace_filter", o->only, o->nonly, err, errlen)))
 		return rc;
 	snprintf(buf, sizeof(buf), "%d", o->max_depth);
-	if (ft->graph_top && (rc = put(dir, "max_graph_depth", buf, false))) {
+	if (ft->graph_top && (rc = tracefs__put(dir, "max_graph_depth", buf, false))) {
 		ERR("cannot set max_graph_depth to %d: %s", o->max_depth, strerror(-rc));
 		return rc;
 	}
@@ -238,29 +221,29 @@ int ftrace__set_graph(struct ftrace *ft, const struct ftrace_graph_opts *o, cons
 		ERR("--max-depth: this kernel's max_graph_depth is global, not the instance's");
 		return -EINVAL;
 	}
-	put(dir, "options/funcgraph-irqs", o->no_irq ? "0" : "1", false);
-	if (o->graph_time && (rc = put(dir, "options/graph-time", "1", false))) {
+	tracefs__put(dir, "options/funcgraph-irqs", o->no_irq ? "0" : "1", false);
+	if (o->graph_time && (rc = tracefs__put(dir, "options/graph-time", "1", false))) {
 		ERR("--graph-time: %s", rc == -ENOENT ? "this kernel has no options/graph-time (CONFIG_FUNCTION_PROFILER "
 		    "is off): durations include the children's time only" : strerror(-rc));
 		return rc;
 	}
 	if (!o->graph_time)
-		put(dir, "options/graph-time", "0", false);
-	put(dir, "set_ftrace_pid", "", false);
+		tracefs__put(dir, "options/graph-time", "0", false);
+	tracefs__put(dir, "set_ftrace_pid", "", false);
 	for (int i = 0; i < npids; i++) {
 		snprintf(buf, sizeof(buf), "%d", (int)pids[i]);
-		if ((rc = put(dir, "set_ftrace_pid", buf, true))) {
+		if ((rc = tracefs__put(dir, "set_ftrace_pid", buf, true))) {
 			ERR("cannot trace pid %d (set_ftrace_pid): %s", (int)pids[i], strerror(-rc));
 			return rc;
 		}
 	}
 	if (npids) {
-		put(dir, "options/function-fork", o->children ? "1" : "0", false);
+		tracefs__put(dir, "options/function-fork", o->children ? "1" : "0", false);
 	} else {	/* everyone but sonde: its reads of trace_pipe would be traced too */
 		snprintf(buf, sizeof(buf), "%d", (int)getpid());
-		put(dir, "set_ftrace_notrace_pid", buf, false);
+		tracefs__put(dir, "set_ftrace_notrace_pid", buf, false);
 	}
-	rc = put(dir, "current_tracer", "function_graph", false);
+	rc = tracefs__put(dir, "current_tracer", "function_graph", false);
 	if (rc) {
 		ERR("cannot select the function_graph tracer: %s%s", strerror(-rc), rc == -EPERM ?
 		    " (the kernel or its hypervisor forbids function tracing); tracepoints (-e) still work" : "");
@@ -278,8 +261,8 @@ void ftrace__graph_close(struct ftrace *ft)
 
 	if (!ft->graph_top)
 		return;
-	put(ft->root, "tracing_on", "0", false);
-	put(ft->root, "current_tracer", "nop", false);
+	tracefs__put(ft->root, "tracing_on", "0", false);
+	tracefs__put(ft->root, "current_tracer", "nop", false);
 	/* the saved values, as the state file has them (the same code that restores a killed run's) */
 	state = malloc(65536 * 2);
 	for (size_t i = 0; state && i < NSAVED; i++)
@@ -327,7 +310,7 @@ bool ftrace__feature(const char *name, const char **why)
 		snprintf(msg, sizeof(msgs[0]), "cannot create an instance: %s", strerror(errno));
 		return false;
 	}
-	rc = put(inst, "set_ftrace_filter", "do_sys_openat2", false);
+	rc = tracefs__put(inst, "set_ftrace_filter", "do_sys_openat2", false);
 	rmdir(inst);
 	snprintf(msg, sizeof(msgs[0]), "the kernel refuses it (set_ftrace_filter: %s)", strerror(-rc));
 	return !rc;

@@ -16,28 +16,6 @@
 
 #define ERR(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); } while (0)
 
-static int put(const char *dir, const char *file, const char *s, bool append)
-{
-	char path[PATH_MAX];
-	size_t len = strlen(s);
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, len);
-	if (n < 0) {
-		int e = errno;
-
-		close(fd);
-		return -e;
-	}
-	close(fd);
-	return (size_t)n == len ? 0 : -EIO;
-}
-
 /* the whole of DIR/file, malloc'd; NULL with errno */
 static char *slurp(const char *dir, const char *file)
 {
@@ -107,7 +85,7 @@ int ftrace__hist_add(struct ftrace *ft, const char *event, const char *trigger, 
 	}
 	if (!(t = strdup(trigger)))
 		return -ENOMEM;
-	rc = put(dir, "trigger", t, true);
+	rc = tracefs__put(dir, "trigger", t, true);
 	if (rc) {
 		/* the kernel says why in the instance's error_log; the line it keeps there is enough */
 		char *log = slurp(ft->dir, "error_log"), *last = NULL;
@@ -143,7 +121,7 @@ void ftrace__hist_close(struct ftrace *ft)
 	if (!ft->hist_trigger)
 		return;
 	if (asprintf(&rm, "!%s", ft->hist_trigger) >= 0) {
-		put(ft->hist_dir, "trigger", rm, true);
+		tracefs__put(ft->hist_dir, "trigger", rm, true);
 		free(rm);
 	}
 	free(ft->hist_trigger);
@@ -255,9 +233,9 @@ int ftrace__latency_start_at(struct ftrace_latency *lt, const char *root, bool s
 		}
 	}
 	snprintf(num, sizeof(num), "%lu", thresh_us);
-	if ((rc = put(root, "tracing_on", "0", false)) || (rc = put(root, "tracing_thresh", num, false)) ||
-	    (rc = put(root, "tracing_max_latency", "0", false)) || (rc = put(root, "current_tracer", tracer, false)) ||
-	    (rc = put(root, "tracing_on", "1", false))) {
+	if ((rc = tracefs__put(root, "tracing_on", "0", false)) || (rc = tracefs__put(root, "tracing_thresh", num, false)) ||
+	    (rc = tracefs__put(root, "tracing_max_latency", "0", false)) || (rc = tracefs__put(root, "current_tracer", tracer, false)) ||
+	    (rc = tracefs__put(root, "tracing_on", "1", false))) {
 		ERR("cannot set up the %s tracer: %s", tracer, strerror(-rc));
 		ftrace__latency_stop(lt);
 		return rc;
@@ -269,7 +247,7 @@ int ftrace__latency_result(struct ftrace_latency *lt, unsigned long long *max_us
 {
 	char buf[64];
 
-	put(lt->root, "tracing_on", "0", false);
+	tracefs__put(lt->root, "tracing_on", "0", false);
 	first_line(lt->root, "tracing_max_latency", buf, sizeof(buf));
 	*max_us = strtoull(buf, NULL, 10);
 	*trace = slurp(lt->root, "trace");
@@ -280,11 +258,11 @@ void ftrace__latency_stop(struct ftrace_latency *lt)
 {
 	if (!lt->started)
 		return;
-	put(lt->root, "tracing_on", "0", false);
-	put(lt->root, "current_tracer", lt->saved[0][0] ? lt->saved[0] : "nop", false);
+	tracefs__put(lt->root, "tracing_on", "0", false);
+	tracefs__put(lt->root, "current_tracer", lt->saved[0][0] ? lt->saved[0] : "nop", false);
 	for (int i = 1; i < 4; i++)
 		if (lt->saved[i][0])
-			put(lt->root, lat_files[i], lt->saved[i], false);
+			tracefs__put(lt->root, lat_files[i], lt->saved[i], false);
 	lt->started = false;
 	{
 		char path[64];

@@ -144,3 +144,20 @@ int tracefs__glob(const char *group_pat, const char *name_pat, struct tp_name **
 	*out = v;
 	return n;
 }
+
+int tracefs__put(const char *dir, const char *file, const char *s, bool append)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(s);
+	ssize_t n = 0;
+	int fd, e = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
+	if (fd < 0)
+		return -errno;
+	if (len && (n = write(fd, s, len)) < 0)
+		e = errno;
+	close(fd);
+	return e ? -e : (size_t)n == len ? 0 : -EIO;
+}

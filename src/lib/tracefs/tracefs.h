@@ -6,11 +6,15 @@
 #ifndef SONDE_TRACEFS_H
 #define SONDE_TRACEFS_H
 
+#include <stdbool.h>
+
 /* the mounted tracefs directory, or NULL */
 const char *tracefs__dir(void);
 
 /* mount tracefs at /sys/kernel/tracing when it is not mounted; 0 or -errno */
 int tracefs__mount(void);
+/* write s to DIR/file, truncating it unless append (O_TRUNC alone clears it when s is ""); 0 or -errno */
+int tracefs__put(const char *dir, const char *file, const char *s, bool append);
 
 /* the id of tracepoint GROUP:NAME (for perf_event_attr.config), or -errno */
 long long tracefs__event_id(const char *group, const char *name);
