@@ -9,6 +9,9 @@
 
 #include <setjmp.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include <traceevent/event-parse.h>
 
 static sigjmp_buf fpe_jump;
@@ -32,4 +35,51 @@ int tep_safe__parse_event(struct tep_handle *tep, const char *buf, size_t len, c
 	tep_parse_event(tep, buf, len, sys);
 	sigaction(SIGFPE, &old, NULL);
 	return 0;
+}
+
+/* whether libtraceevent reads line (one line, no '\n') within bounds: see tep_safe.h */
+static bool printk_line_ok(const char *line, size_t len)
+{
+	size_t i = 0, rest;
+
+	while (i < len && line[i] == ':')	/* strtok_r skips leading ':' */
+		i++;
+	if (i == len)
+		return false;
+	while (i < len && line[i] != ':')	/* the address */
+		i++;
+	if (i == len)
+		return false;
+	rest = len - i - 1;			/* after the ':' */
+	if (rest < 1)
+		return false;
+	i += 2;					/* ':' and the space libtraceevent skips */
+	rest--;
+	if (rest && line[i] == '"')
+		rest--;
+	return rest >= 3;
+}
+
+void tep_safe__parse_printk_formats(struct tep_handle *tep, const char *text)
+{
+	size_t n = strlen(text), o = 0;
+	char *ok = malloc(n + 1);
+
+	if (!ok)
+		return;
+	for (const char *l = text; *l;) {
+		const char *e = strchr(l, '\n');
+		size_t len = e ? (size_t)(e - l) : strlen(l);
+
+		if (printk_line_ok(l, len)) {
+			memcpy(ok + o, l, len);
+			o += len;
+			ok[o++] = '\n';
+		}
+		l += len + (e != NULL);
+	}
+	ok[o] = 0;
+	if (o)
+		tep_parse_printk_formats(tep, ok);
+	free(ok);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * tep_safe.h - libtraceevent's tep_parse_event on an event format from a file
- * (perf.data's TRACING_DATA, trace.dat): formats sonde did not read from this
- * kernel's tracefs.
+ * tep_safe.h - libtraceevent's parsers on input from a file (perf.data's
+ * TRACING_DATA, trace.dat): event formats and printk formats sonde did not read
+ * from this kernel's tracefs.
  */
 #ifndef SONDE_TEP_SAFE_H
 #define SONDE_TEP_SAFE_H
@@ -20,5 +20,13 @@ struct tep_handle;
  * perf and trace-cmd do), -1 for the division.
  */
 int tep_safe__parse_event(struct tep_handle *tep, const char *buf, size_t len, const char *sys);
+
+/*
+ * tep_parse_printk_formats(tep, text) on the lines of text it reads within bounds:
+ * libtraceevent 1.7 reads past a line "ADDR" with no ':' or nothing after it, and
+ * before a format shorter than 3 characters (it looks for a closing "\n" at its end
+ * minus 2). Those lines name no format anyway: they are left out.
+ */
+void tep_safe__parse_printk_formats(struct tep_handle *tep, const char *text);
 
 #endif

@@ -345,7 +345,7 @@ int tracedat_rd__printk(struct tdat_reader *r)
 	c->what = "the printk formats";
 	s = text(c, 4);
 	if (s && *s)
-		tep_parse_printk_formats(r->tep, s);
+		tep_safe__parse_printk_formats(r->tep, s);
 	free(s);
 	return c->bad ? -1 : 0;
 }
