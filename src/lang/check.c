@@ -272,8 +272,10 @@ static int assign_var(struct ck *c, struct node *lhs, struct type t, struct loc 
 	if (!v) {
 		v = var_new(c, lhs->s);
 		v->ty = t;
-	} else if (v->ty.kind == TY_NONE) {
+	} else if (v->ty.kind == TY_NONE || v->ty.unknown) {
 		v->ty = t;
+	} else if (t.unknown) {
+		/* code that is not generated: the variable keeps its type */
 	} else if (!ck_same_kind(&v->ty, &t)) {
 		char a[64], b[64];
 
@@ -315,6 +317,30 @@ int ck_errno_value(const char *name)
 	return -1;
 }
 
+/*
+ * Whether kernel types in code that is not generated (a branch a constant drops,
+ * a probe a constant predicate turns off) stay unknown: the kernel's BTF is not
+ * parsed for them (5-10 ms of a tool's start-up) unless it was already. Their
+ * values have no type then, which only code that is not generated may read: if
+ * the check fails, the caller compiles again with the BTF (btf_deferred).
+ */
+static bool ck_defer_btf(struct ck *c)
+{
+	if (!c->dead || bpf_util__vmlinux_btf_loaded())
+		return false;
+	c->prog->btf_deferred = true;
+	return true;
+}
+
+/* the value of such code: an integer as far as the rest of that code is concerned */
+static struct type ty_unknown(void)
+{
+	struct type t = ty_int(false, 64);
+
+	t.unknown = true;
+	return t;
+}
+
 static struct type check_ident(struct ck *c, struct node *n)
 {
 	int argn = 0;
@@ -332,6 +358,8 @@ static struct type check_ident(struct ck *c, struct node *n)
 	if (!b && ck_str_ident(n))	/* username, default_str_length */
 		return ck_call(c, n, NULL);
 	if (!b) {
+		if (ck_defer_btf(c))	/* an enumerator of a dropped branch (biolatency's REQ_OP_READ with -F) */
+			return n->ty = ty_unknown();
 		if (!enumfmt__ident(c->prog, n))	/* an enumerator, the script's or the kernel's: TCP_ESTABLISHED */
 			return n->ty;
 		if (c->prog->errno_names && ck_errno_value(n->s) > 0) {	/* #include <errno.h>: EPERM is 1 */
@@ -463,6 +491,8 @@ static struct type check_field(struct ck *c, struct node *n)
 		return bt;
 	if (bt.kind == TY_NONE && c->dead && c->prog->btf_deferred)	/* a member of one left unknown */
 		return n->ty = bt;
+	if (bt.unknown && c->dead)
+		return n->ty = ty_unknown();
 	if (bt.kind == TY_CTX && !strcmp(c->in->prov->name, "uprobe"))
 		return ckbtf__uprobe_arg(c->prog, c->in, n);
 	if (bt.kind == TY_CTX && !strcmp(c->in->prov->name, "rawtracepoint"))
@@ -470,17 +500,9 @@ static struct type check_field(struct ck *c, struct node *n)
 	if (bt.kind == TY_CTX && c->in->prov->prog_type == 26 /* BPF_PROG_TYPE_TRACING: fentry, fexit */)
 		return ckbtf__fentry_arg(c->prog, c->in, n, n->s ? n->s : "");
 	if (bt.kind == TY_STRUCT || (bt.kind == TY_INT && bt.ptr)) {
-		/*
-		 * curtask's members in a branch a constant drops (syscount's -P): the kernel's
-		 * BTF is not parsed for them (5-10 ms of start-up) unless it was already. The
-		 * value has no type then, which only code that is not generated may read: if
-		 * the check fails, the caller compiles again with the BTF (btf_deferred)
-		 */
-		if (c->dead && bt.ptr && bt.ptr->kind == TY_STRUCT && bt.ptr->btf_id == KTYPES_TASK_STRUCT &&
-		    !bpf_util__vmlinux_btf_loaded()) {
-			c->prog->btf_deferred = true;
-			return n->ty = ty_kind(TY_NONE, 0);
-		}
+		/* curtask's members in a branch a constant drops (syscount's -P) */
+		if (bt.ptr && bt.ptr->kind == TY_STRUCT && ck_defer_btf(c))
+			return n->ty = ty_unknown();
 		return ckbtf__field(c->prog, n, &bt);
 	}
 	if (bt.kind == TY_CTX) {
@@ -675,6 +697,10 @@ struct type ck_expr(struct ck *c, struct node *n)
 			lang__error(c->prog, n->loc, "variable '%s' is used before it is assigned", n->s);
 			return none;
 		}
+		if (v->ty.unknown && !c->dead) {	/* the caller compiles again, with the BTF */
+			lang__error(c->prog, n->loc, "variable '%s' has a kernel type not yet known", n->s);
+			return none;
+		}
 		var_use(c, v, false);
 		n->var = v;
 		return n->ty = v->ty;
@@ -782,6 +808,8 @@ struct type ck_expr(struct ck *c, struct node *n)
 
 		if (c->prog->err)
 			return none;
+		if (n->op == T_STAR && a.unknown && c->dead)
+			return n->ty = ty_unknown();
 		if (n->op == T_STAR)
 			return ckbtf__deref(c->prog, c->in, n, &a);
 		if (a.kind != TY_INT) {
@@ -814,6 +842,8 @@ struct type ck_expr(struct ck *c, struct node *n)
 
 		if (c->prog->err)
 			return none;
+		if (a.unknown && c->dead)
+			return n->ty = ty_unknown();
 		if (a.kind == TY_TUPLE || a.kind == TY_ARRAY)
 			return ck_index(c, n, &a);	/* tuple.c */
 		i = ck_expr(c, n->r);
@@ -864,6 +894,8 @@ struct type ck_expr(struct ck *c, struct node *n)
 			return none;
 		if (!n->ptr && (n->i || a.kind == TY_ARRAY || (a.kind != TY_INT && ck_array_size(c, n->l))))
 			return ck_array_cast(c, n, &a, bits, sign);	/* tuple.c */
+		if (n->ptr && !bits && strcmp(n->s, "void") && ck_defer_btf(c))
+			return n->ty = ty_unknown();	/* (struct request *)arg0 in a dropped branch */
 		if (n->ptr)
 			return n->ty = ckbtf__cast(c->prog, c->in, n, &a, bits, sign);
 		if (!bits || a.kind != TY_INT) {
@@ -1245,7 +1277,13 @@ static int check_probe(struct ck *c, struct probe *pr)
 
 		pr->never = comptime__int(pr->pred, &v) && !v;
 	}
-	return check_block(c, pr->body);
+	if (!pr->never)
+		return check_block(c, pr->body);
+	c->dead++;	/* its errors are the script's all the same, but its kernel types can wait */
+	int rc = check_block(c, pr->body);
+
+	c->dead--;
+	return rc;
 }
 
 /* the layout BPF sees: key and value sizes, map type */

@@ -335,6 +335,9 @@ void g_lookup(struct gen *g, int map, int keyoff)
 
 void g_update(struct gen *g, int map, int keyoff, int valoff, int flags)
 {
+	for (struct mapinfo *m = g->prog->maps; m; m = m->next)	/* one no probe adds to is made small (runtime.c) */
+		if (m->index == map)
+			m->added = true;
 	g_ld_map(g, R1, map);
 	g_fp_addr(g, R2, keyoff);
 	g_fp_addr(g, R3, valoff);

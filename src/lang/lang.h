@@ -114,6 +114,8 @@ struct type {
 	uint8_t smode;		/* TY_KSTACK/TY_USTACK: enum stack_mode */
 	bool boolean;		/* TY_INT: upstream's bool, 0 or 1, printed false/true (bool.c says which) */
 	bool enumname;		/* TY_INT of enum btf_id: print() and maps show the enumerator (a cast to an enum) */
+	bool unknown;		/* TY_INT standing for a kernel-typed value of code that is not generated, its
+				   BTF not parsed (check.c ck_defer_btf): live code may not read it */
 };
 
 /* how stacks print: kstack(bpftrace), kstack(perf), kstack(raw) */
@@ -195,6 +197,7 @@ struct mapinfo {
 	int bpf_type;		/* enum bpf_map_type */
 	uint32_t key_size, value_size, max_entries;
 	bool percpu;
+	bool added;		/* a probe that runs adds keys to it (gen.c g_update) */
 	bool deferred;		/* stored only in a dropped branch, a value whose kernel type the checker
 				   left unknown (program.btf_deferred) */
 	int index;
