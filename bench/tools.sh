@@ -12,7 +12,9 @@ set -u
 N=${N:-5}
 [ "$(id -u)" = 0 ] || { echo "tools.sh: needs root"; exit 0; }
 
-# first_line CMD...: seconds from exec to the first line on stdout (best of $N), then Ctrl-C
+# first_line CMD...: seconds from exec to the tool's first line on stdout (best of $N), then
+# Ctrl-C. bpftrace's own "Attaching N probes..." comes before it attaches: the line after it
+# (the tool's header, printed by BEGIN once the probes are attached) is the one timed.
 first_line() {
 	python3 - "$N" "$@" <<'PY'
 import os, select, signal, subprocess, sys, time
@@ -20,8 +22,10 @@ n, cmd, best = int(sys.argv[1]), sys.argv[2:], None
 for _ in range(n):
     s = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    ready, _, _ = select.select([p.stdout], [], [], 20)	# a tool that prints nothing: nan
-    line = p.stdout.readline() if ready else b""
+    line = b"Attaching"
+    while line.startswith(b"Attaching"):
+        ready, _, _ = select.select([p.stdout], [], [], 20)	# a tool that prints nothing: nan
+        line = p.stdout.readline() if ready else b""
     t = time.perf_counter() - s
     p.send_signal(signal.SIGINT)
     try:
