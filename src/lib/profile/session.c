@@ -245,7 +245,7 @@ const char *session__dso_short_name(const char *dso, char *buf, size_t len)
 		return "[unknown]";
 	if (dso[0] == '[')
 		return dso;
-	if (sscanf(dso, "/tmp/perf-%d.map", &pid) == 1) {
+	if (!strncmp(dso, "/tmp/perf-", 10) && sscanf(dso, "/tmp/perf-%d.map", &pid) == 1) {	/* per sample: no sscanf */
 		snprintf(buf, len, "[JIT] tid %d", pid);
 		return buf;
 	}
