@@ -147,15 +147,15 @@ test_expect_success 'fsslower -m 0 on the file system of the file: its open, 2 w
 	test_cmp want got &&
 	grep -Eq "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] dd .* +[0-9]+\.[0-9][0-9] t0772-fs$" out
 '
-test_expect_success 'ext4slower (an alias) -c: CSV lines; xfsslower and btrfsslower see none of them' '
+test_expect_success 'ext4slower (an alias) -c: CSV lines; xfsslower, btrfsslower and nfsslower see none of them' '
 	test "$(stat -f -c %T .)" = ext2/ext3 || { echo "skipped: $TMP is not on ext4"; exit 0; }
 	fs_trigger && tool_start out $SONDE ext4slower -c -m 0 -p $ddpid && fs_go && tool_stop &&
 	head -1 out | grep -q "^ENDTIME_ns,TASK,PID,TYPE,BYTES,OFFSET_b,LATENCY_us,FILE$" &&
 	grep ",t0772-fs$" out | cut -d, -f2-5,8 >got &&
 	printf "dd,$ddpid,O,0,t0772-fs\ndd,$ddpid,W,4096,t0772-fs\ndd,$ddpid,W,4096,t0772-fs\ndd,$ddpid,F,LL_MAX,t0772-fs\n" >want &&
 	test_cmp want got && grep ",W,4096,4096,[0-9]*,t0772-fs$" out &&
-	ln -s "$SONDE" xfsslower && ln -s "$SONDE" btrfsslower &&
-	for t in ./xfsslower ./btrfsslower; do
+	ln -s "$SONDE" xfsslower && ln -s "$SONDE" btrfsslower && ln -s "$SONDE" nfsslower &&
+	for t in ./xfsslower ./btrfsslower ./nfsslower; do
 		fs_trigger && tool_start out $t -m 0 -p $ddpid && fs_go && tool_stop &&
 		test $(wc -l <out) -eq 2 || exit 1
 	done
