@@ -497,7 +497,7 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		if (r) {
 			error("cannot run '%s': %s", argv[0], strerror(-r));
 			waitpid(w.pid, NULL, 0);
-			rc = r == -ENOENT ? 127 : 126;
+			rc = workload__exec_code(r);
 			goto out;
 		}
 		loop__set_child(&l, w.pid);

@@ -68,7 +68,7 @@ int ftrace_latency__run(const char *tracer, double duration, unsigned long thres
 		if (r) {
 			error("cannot run '%s': %s", argv[0], strerror(-r));
 			waitpid(w.pid, NULL, 0);
-			rc = r == -ENOENT ? 127 : 126;
+			rc = workload__exec_code(r);
 			goto out;
 		}
 		loop__set_child(&l, w.pid);

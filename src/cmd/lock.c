@@ -223,7 +223,7 @@ int cmd_lock(int argc, char **argv)
 	if (argc && (rc = workload__start(&w))) {
 		error("cannot run '%s': %s", argv[0], strerror(-rc));
 		waitpid(w.pid, NULL, 0);
-		rc = rc == -ENOENT ? 127 : 126;
+		rc = workload__exec_code(rc);
 		goto out_loop;
 	}
 	if (argc)

@@ -336,7 +336,7 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 	if (w->pid && (rc = workload__start(w))) {
 		error("cannot run '%s': %s", o->cmd_argv[0], strerror(-rc));
 		waitpid(w->pid, NULL, 0);
-		rc = rc == -ENOENT ? 127 : 126;
+		rc = workload__exec_code(rc);
 		goto out_loop;
 	}
 	if (w->pid)

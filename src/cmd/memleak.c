@@ -417,7 +417,7 @@ int cmd_memleak(int argc, char **argv)
 	if (w.pid && (rc = workload__start(&w))) {
 		error("cannot run '%s': %s", o.cmd_argv[0], strerror(-rc));
 		waitpid(w.pid, NULL, 0);
-		rc = rc == -ENOENT ? 127 : 126;
+		rc = workload__exec_code(rc);
 		goto out_loop;
 	}
 	if (w.pid)

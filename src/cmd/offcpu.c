@@ -300,7 +300,7 @@ int cmd_offcpu(int argc, char **argv)
 		if (rc == -ENOENT && !strchr(argv[0], '/'))	/* a path names itself */
 			hint("is '%s' in PATH? give its path otherwise", argv[0]);
 		waitpid(w.pid, NULL, 0);
-		rc = rc == -ENOENT ? 127 : 126;
+		rc = workload__exec_code(rc);
 		goto out_loop;
 	}
 	if (argc)

@@ -522,7 +522,7 @@ int cmd_record(int argc, char **argv)
 				hint("is '%s' in PATH? give its path otherwise", argv[0]);
 			while (waitpid(ss.wl.pid, &status, 0) < 0 && errno == EINTR)
 				;
-			rc = rc == -ENOENT ? 127 : 126;
+			rc = workload__exec_code(rc);
 			goto out;
 		}
 		loop__set_child(&ss.loop, ss.wl.pid);

@@ -291,7 +291,7 @@ int cmd_trace(int argc, char **argv)
 		rc = workload__start(&w);
 		if (rc) {
 			error("cannot run '%s': %s", argv[0], strerror(-rc));
-			rc = rc == -ENOENT ? 127 : 126;
+			rc = workload__exec_code(rc);
 			w.pid = 0;
 			goto out;
 		}

@@ -65,7 +65,7 @@ int workload__prepare(struct workload *w, char *const argv[])
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
 			_exit(127);
-		_exit(e == ENOENT ? 127 : 126);
+		_exit(workload__exec_code(-e));
 	}
 	close(go[0]);
 	close(err[1]);
@@ -150,4 +150,9 @@ int workload__exit_code(int status)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return 1;
+}
+
+int workload__exec_code(int err)
+{
+	return err == -ENOENT ? 127 : 126;
 }

@@ -28,6 +28,9 @@ int workload__prepare(struct workload *w, char *const argv[]);
  */
 int workload__start(struct workload *w);
 
+/* the shell's status for a command that could not be exec'd with -errno err: 127 not found, else 126 */
+int workload__exec_code(int err);
+
 /* kill and reap a prepared child that will not be started */
 void workload__abort(struct workload *w);
 
