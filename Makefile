@@ -28,7 +28,9 @@ endif
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation -D_GNU_SOURCE -Isrc -I$(BUILD)/gen $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-LDLIBS := -lelf -ldw -lbpf -ltraceevent -lz -lzstd -lm -lmicrohttpd -lyaml -lcrypt -lpthread
+# libmicrohttpd, libyaml and libcrypt are not linked: only serve uses them, and it opens
+# them with dlopen (src/lib/serve/dynlib.c) so no other command pays for mapping them
+LDLIBS := -lelf -ldw -lbpf -ltraceevent -lz -lzstd -lm -lpthread
 
 SRCS := $(wildcard src/*.c src/cmd/*.c src/lib/*.c src/lib/*/*.c src/ui/*.c src/lang/*.c src/lang/*/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
@@ -55,9 +57,10 @@ $(BUILD)/%.o: %.c $(wildcard src/*.h src/*/*.h src/*/*/*.h) | deps
 	@echo "  CC      $@"
 	@$(CC) $(CFLAGS) -c -o $@ $<
 
+# -lcrypt: test_serve.c makes bcrypt hashes itself
 $(BUILD)/unit-tests: $(UNIT_OBJS) $(LIB_OBJS)
 	@echo "  LINK    $@"
-	@$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	@$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcrypt
 
 # workloads keep frame pointers and symbols: tests look for their functions
 $(BUILD)/examples/%: examples/%.c

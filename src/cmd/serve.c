@@ -141,6 +141,11 @@ int cmd_serve(int argc, char **argv)
 		opt__usage_error(serve_usage, opts, "unexpected argument '%s'", argv[0]);
 	if (listen && serve__parse_listen(listen, host, sizeof(host), &port))
 		opt__usage_error(serve_usage, opts, "--listen '%s': not HOST:PORT (127.0.0.1:9977, [::1]:9977)", listen);
+	/* libmicrohttpd is opened now, not when sonde starts: missing, it is said before anything runs */
+	if (serve__libs_load(SERVE_LIB_HTTP, err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
 	if (config && serve_config__load(&c, config, err, sizeof(err))) {
 		error("%s", err);
 		return 1;

@@ -20,7 +20,8 @@ struct version_feature {
 
 /* the git commit the binary was built from ("53b6fca7d1e2", "-dirty" when the tree had changes), or "unknown" */
 const char *version__commit(void);
-/* the table of capabilities, ending with a NULL name; static, never freed */
+/* the table of capabilities, ending with a NULL name; static, never freed. serve and tls
+ * are yes only when their libraries, opened at run time, open here (lib/serve/dynlib.c) */
 const struct version_feature *version__features(void);
 
 #endif

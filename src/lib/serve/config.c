@@ -6,6 +6,7 @@
  */
 #include "lib/serve/serve.h"
 #include "lib/serve/serve_int.h"
+#include "lib/serve/dynlib.h"
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -16,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #define CONFIG_MAX_BYTES (1 << 20)
 
@@ -218,8 +218,8 @@ static int add_event(struct cfg_parse *p, yaml_node_t *n)
 			return -EINVAL;
 	} else if (n->type == YAML_MAPPING_NODE) {
 		for (yaml_node_pair_t *pr = n->data.mapping.pairs.start; pr < n->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-			yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
+			yaml_node_t *k = dl_yaml_document_get_node(p->doc, pr->key);
+			yaml_node_t *v = dl_yaml_document_get_node(p->doc, pr->value);
 			const char *ks = scalar(p, k, "events");
 
 			if (!ks)
@@ -264,8 +264,8 @@ static int add_labels(struct cfg_parse *p, struct serve_probe *pr, yaml_node_t *
 	if (n->type != YAML_MAPPING_NODE)
 		return fail(p, n, "'labels' maps a map's name to its key's label names ('@bytes: [comm, fd]')");
 	for (yaml_node_pair_t *kv = n->data.mapping.pairs.start; kv < n->data.mapping.pairs.top; kv++) {
-		yaml_node_t *k = yaml_document_get_node(p->doc, kv->key);
-		yaml_node_t *v = yaml_document_get_node(p->doc, kv->value);
+		yaml_node_t *k = dl_yaml_document_get_node(p->doc, kv->key);
+		yaml_node_t *v = dl_yaml_document_get_node(p->doc, kv->value);
 		const char *map = scalar(p, k, "labels");
 		struct serve_labels *l;
 
@@ -283,7 +283,7 @@ static int add_labels(struct cfg_parse *p, struct serve_probe *pr, yaml_node_t *
 		if (!(l->map = strdup(map)))
 			return fail(p, NULL, "out of memory");
 		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-			yaml_node_t *ln = yaml_document_get_node(p->doc, *it);
+			yaml_node_t *ln = dl_yaml_document_get_node(p->doc, *it);
 			const char *name = scalar(p, ln, "labels");
 
 			if (!name)
@@ -310,8 +310,8 @@ static int add_probe(struct cfg_parse *p, yaml_node_t *n)
 		return fail(p, n, "a probe is a mapping with name, and program or file");
 	pr = &p->c->probes[p->c->nr_probes++];
 	for (yaml_node_pair_t *kv = n->data.mapping.pairs.start; kv < n->data.mapping.pairs.top; kv++) {
-		yaml_node_t *k = yaml_document_get_node(p->doc, kv->key);
-		yaml_node_t *v = yaml_document_get_node(p->doc, kv->value);
+		yaml_node_t *k = dl_yaml_document_get_node(p->doc, kv->key);
+		yaml_node_t *v = dl_yaml_document_get_node(p->doc, kv->value);
 		const char *ks = scalar(p, k, "probes"), *vs;
 		char **dst;
 		int rc;
@@ -363,7 +363,7 @@ static int top_key(struct cfg_parse *p, yaml_node_t *k, yaml_node_t *v)
 		if (v->type != YAML_SEQUENCE_NODE)
 			return fail(p, v, "'events' is a list");
 		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-			int rc = add_event(p, yaml_document_get_node(p->doc, *it));
+			int rc = add_event(p, dl_yaml_document_get_node(p->doc, *it));
 
 			if (rc)
 				return rc;
@@ -374,7 +374,7 @@ static int top_key(struct cfg_parse *p, yaml_node_t *k, yaml_node_t *v)
 		if (v->type != YAML_SEQUENCE_NODE)
 			return fail(p, v, "'probes' is a list");
 		for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-			int rc = add_probe(p, yaml_document_get_node(p->doc, *it));
+			int rc = add_probe(p, dl_yaml_document_get_node(p->doc, *it));
 
 			if (rc)
 				return rc;
@@ -413,19 +413,21 @@ static int top_key(struct cfg_parse *p, yaml_node_t *k, yaml_node_t *v)
 int serve__yaml_load(yaml_document_t *doc, const char *text, size_t len, char *err, size_t errlen)
 {
 	yaml_parser_t parser;
-	int rc = 0;
+	int rc = serve__libs_load(SERVE_LIB_YAML, err, errlen);
 
-	if (!yaml_parser_initialize(&parser)) {
+	if (rc)
+		return rc;
+	if (!dl_yaml_parser_initialize(&parser)) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, doc)) {
+	dl_yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!dl_yaml_parser_load(&parser, doc)) {
 		snprintf(err, errlen, "line %lu, column %lu: %s", (unsigned long)parser.problem_mark.line + 1,
 			 (unsigned long)parser.problem_mark.column + 1, parser.problem ? parser.problem : "not YAML");
 		rc = -EINVAL;
 	}
-	yaml_parser_delete(&parser);
+	dl_yaml_parser_delete(&parser);
 	return rc;
 }
 
@@ -443,14 +445,14 @@ int serve_config__parse(struct serve_config *c, const char *text, size_t len, ch
 	}
 	if ((rc = serve__yaml_load(&doc, text, len, err, errlen)))
 		return rc;
-	root = yaml_document_get_root_node(&doc);
+	root = dl_yaml_document_get_root_node(&doc);
 	if (root && root->type == YAML_MAPPING_NODE) {
 		for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; !rc && pr < root->data.mapping.pairs.top; pr++)
-			rc = top_key(&p, yaml_document_get_node(&doc, pr->key), yaml_document_get_node(&doc, pr->value));
+			rc = top_key(&p, dl_yaml_document_get_node(&doc, pr->key), dl_yaml_document_get_node(&doc, pr->value));
 	} else if (root && !(root->type == YAML_SCALAR_NODE && !root->data.scalar.length)) {
 		rc = fail(&p, root, "the config is a mapping (listen:, events:, ...)");
 	}
-	yaml_document_delete(&doc);
+	dl_yaml_document_delete(&doc);
 	if (rc)
 		serve_config__free(c);
 	return rc;

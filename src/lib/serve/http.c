@@ -9,12 +9,12 @@
  */
 #include "lib/serve/serve.h"
 #include "lib/serve/serve_int.h"
+#include "lib/serve/dynlib.h"
 #include "lib/export/export.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -184,21 +184,21 @@ static void *continuous(void *arg)
 static enum MHD_Result answer(struct MHD_Connection *c, unsigned status, const char *type, char *data, size_t len,
 			      const char *disposition)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+	struct MHD_Response *r = dl_MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
 	enum MHD_Result ret;
 
 	if (!r) {
 		free(data);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	dl_MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (disposition)
-		MHD_add_response_header(r, "Content-Disposition", disposition);
+		dl_MHD_add_response_header(r, "Content-Disposition", disposition);
 	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
-		MHD_add_response_header(r, "Retry-After", "5");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	ret = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
+		dl_MHD_add_response_header(r, "Retry-After", "5");
+	dl_MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	ret = dl_MHD_queue_response(c, status, r);
+	dl_MHD_destroy_response(r);
 	return ret;
 }
 
@@ -270,8 +270,8 @@ static enum MHD_Result flame_svg(struct server *s, struct MHD_Connection *c)
 
 static enum MHD_Result pprof(struct server *s, struct MHD_Connection *c, enum serve_kind kind)
 {
-	const char *sec = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
-	const char *pid = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
+	const char *sec = dl_MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
+	const char *pid = dl_MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
 	struct serve_query q;
 	struct serve_buf b = { 0 };
 	char err[512];
@@ -308,11 +308,11 @@ static enum MHD_Result pprof(struct server *s, struct MHD_Connection *c, enum se
 
 static enum MHD_Result metrics(struct server *s, struct MHD_Connection *c)
 {
-	const char *accept = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	const char *accept = dl_MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	bool om = accept && strstr(accept, "application/openmetrics-text");
 	struct serve_stats st;
 	struct serve_buf b = { 0 };
-	const char *enc = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	const char *enc = dl_MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
 	struct serve_buf z = { 0 };
 	struct MHD_Response *r;
 	enum MHD_Result ret;
@@ -335,31 +335,31 @@ static enum MHD_Result metrics(struct server *s, struct MHD_Connection *c)
 			b = z;
 		}
 	}
-	r = MHD_create_response_from_buffer(b.len, b.data, MHD_RESPMEM_MUST_FREE);
+	r = dl_MHD_create_response_from_buffer(b.len, b.data, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(b.data);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	dl_MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
 				om ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
 				   : "text/plain; version=0.0.4; charset=utf-8");
 	if (z.data)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
+		dl_MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+	ret = dl_MHD_queue_response(c, MHD_HTTP_OK, r);
+	dl_MHD_destroy_response(r);
 	return ret;
 }
 
 /* basic auth: the user and password of the request match a user's hash */
 static bool authorized(struct server *s, struct MHD_Connection *c)
 {
-	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
+	char *pass = NULL, *user = dl_MHD_basic_auth_get_username_password(c, &pass);
 	bool ok = serve_web__check(&s->web, user, pass);
 
 	if (pass)
 		explicit_bzero(pass, strlen(pass));
-	MHD_free(user);
-	MHD_free(pass);
+	dl_MHD_free(user);
+	dl_MHD_free(pass);
 	return ok;
 }
 
@@ -375,12 +375,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	s->st.requests++;
 	pthread_mutex_unlock(&s->lock);
 	if (s->web.nr_users && !authorized(s, c)) {
-		struct MHD_Response *r = MHD_create_response_from_buffer(14, (void *)"unauthorized\n\n",
+		struct MHD_Response *r = dl_MHD_create_response_from_buffer(14, (void *)"unauthorized\n\n",
 									 MHD_RESPMEM_PERSISTENT);
-		enum MHD_Result ret = r ? MHD_queue_basic_auth_fail_response(c, "sonde", r) : MHD_NO;
+		enum MHD_Result ret = r ? dl_MHD_queue_basic_auth_fail_response(c, "sonde", r) : MHD_NO;
 
 		if (r)
-			MHD_destroy_response(r);
+			dl_MHD_destroy_response(r);
 		return ret;
 	}
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
@@ -486,19 +486,25 @@ static struct MHD_Daemon *start_daemon(struct server *s, const struct sockaddr_s
 		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, s->web.cert_pem };
 	}
 	o[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
-	return MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_ARRAY, o, MHD_OPTION_END);
+	return dl_MHD_start_daemon(flags, 0, NULL, NULL, on_request, s, MHD_OPTION_ARRAY, o, MHD_OPTION_END);
 }
 
 int serve__start(struct server **out, const struct serve_config *c, const char *listen,
 		 const struct serve_web *web, char *err, size_t errlen)
 {
-	struct server *s = calloc(1, sizeof(*s));
+	struct server *s;
 	struct sockaddr_storage sa;
 	bool v6;
 	const union MHD_DaemonInfo *info;
 	int rc;
 
-	if (!s)
+	if ((rc = serve__libs_load(SERVE_LIB_HTTP, err, errlen)))
+		return rc;
+	if (web && web->cert_pem && !serve__http_tls()) {
+		snprintf(err, errlen, "cannot serve HTTPS: this libmicrohttpd was built without TLS (gnutls)");
+		return -ENOTSUP;
+	}
+	if (!(s = calloc(1, sizeof(*s))))
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->done, NULL);
@@ -517,7 +523,7 @@ int serve__start(struct server **out, const struct serve_config *c, const char *
 		snprintf(err, errlen, "cannot listen on %s: the address is taken or not this machine's%s", listen,
 			 s->web.cert_pem ? ", or the TLS key and certificate do not go together" : "");
 	}
-	if (!rc && (info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT)))
+	if (!rc && (info = dl_MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT)))
 		s->port = info->port;
 	if (!rc && s->continuous > 0) {
 		if (pthread_create(&s->cont, NULL, continuous, s)) {
@@ -546,7 +552,7 @@ void serve__stop(struct server *s)
 		return;
 	s->stop = true;	/* profiles in flight end their windows now */
 	if (s->d)
-		MHD_stop_daemon(s->d);
+		dl_MHD_stop_daemon(s->d);
 	if (s->cont_running)
 		pthread_join(s->cont, NULL);
 	metrics__free(s->m);

@@ -23,6 +23,23 @@
 #define SERVE_MAX_EVENTS 64
 #define SERVE_DEFAULT_LABEL_LIMIT 1000
 
+/*
+ * The libraries serve uses are loaded when it first needs them, not by the
+ * dynamic loader at start (every other command would pay for mapping them):
+ * libmicrohttpd for HTTP (with gnutls for TLS), libyaml for the configs,
+ * libcrypt for basic auth's password hashes.
+ */
+#define SERVE_LIB_HTTP 1u	/* libmicrohttpd.so.12 (Debian's libmicrohttpd12) */
+#define SERVE_LIB_YAML 2u	/* libyaml-0.so.2 (libyaml-0-2) */
+#define SERVE_LIB_CRYPT 4u	/* libcrypt.so.1 (libcrypt1) */
+/* load the libraries of the mask libs not loaded yet (thread-safe; never unloaded);
+ * 0 or -ELIBACC with one line in err naming the library and its Debian package */
+int serve__libs_load(unsigned libs, char *err, size_t errlen);
+/* once loaded: libmicrohttpd's version ("0.9.75"), libyaml's, whether libmicrohttpd has TLS */
+const char *serve__http_version(void);
+const char *serve__yaml_version(void);
+bool serve__http_tls(void);
+
 /* one event counted for /metrics, as `sonde stat -e` counts it, system-wide */
 struct serve_event {
 	char *name;		/* "syscalls:sys_enter_write" */

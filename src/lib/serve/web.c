@@ -6,13 +6,12 @@
  */
 #include "lib/serve/serve.h"
 #include "lib/serve/serve_int.h"
+#include "lib/serve/dynlib.h"
 
-#include <crypt.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #define PEM_MAX_BYTES (256 * 1024)
 
@@ -78,7 +77,7 @@ static int tls_section(struct serve_web *w, yaml_document_t *d, yaml_node_t *m, 
 	if (m->type != YAML_MAPPING_NODE)
 		return bad(m, err, errlen, "tls_server_config is a mapping (cert_file, key_file)");
 	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_document_get_node(d, p->key), *v = yaml_document_get_node(d, p->value);
+		yaml_node_t *k = dl_yaml_document_get_node(d, p->key), *v = dl_yaml_document_get_node(d, p->value);
 		const char *ks = scalar_of(k), *vs = scalar_of(v);
 
 		if (!ks || !vs)
@@ -101,7 +100,7 @@ static int users_section(struct serve_web *w, yaml_document_t *d, yaml_node_t *m
 	if (m->type != YAML_MAPPING_NODE)
 		return bad(m, err, errlen, "basic_auth_users is a mapping of names to bcrypt hashes");
 	for (yaml_node_pair_t *p = m->data.mapping.pairs.start; p < m->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = yaml_document_get_node(d, p->key), *v = yaml_document_get_node(d, p->value);
+		yaml_node_t *k = dl_yaml_document_get_node(d, p->key), *v = dl_yaml_document_get_node(d, p->value);
 		const char *ks = scalar_of(k), *vs = scalar_of(v);
 
 		if (!ks || !vs || !*ks || strchr(ks, ':'))
@@ -127,10 +126,10 @@ int serve_web__parse(struct serve_web *w, const char *text, size_t len, const ch
 	memset(w, 0, sizeof(*w));
 	if ((rc = serve__yaml_load(&doc, text, len, err, errlen)))
 		return rc;
-	root = yaml_document_get_root_node(&doc);
+	root = dl_yaml_document_get_root_node(&doc);
 	if (root && root->type == YAML_MAPPING_NODE) {
 		for (yaml_node_pair_t *p = root->data.mapping.pairs.start; !rc && p < root->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = yaml_document_get_node(&doc, p->key), *v = yaml_document_get_node(&doc, p->value);
+			yaml_node_t *k = dl_yaml_document_get_node(&doc, p->key), *v = dl_yaml_document_get_node(&doc, p->value);
 			const char *ks = scalar_of(k);
 
 			if (ks && !strcmp(ks, "tls_server_config"))
@@ -143,7 +142,9 @@ int serve_web__parse(struct serve_web *w, const char *text, size_t len, const ch
 	} else if (root) {
 		rc = bad(root, err, errlen, "the web config is a mapping (tls_server_config, basic_auth_users)");
 	}
-	yaml_document_delete(&doc);
+	dl_yaml_document_delete(&doc);
+	if (!rc && w->nr_users)		/* the hashes are checked by libcrypt: said now, not at the first request */
+		rc = serve__libs_load(SERVE_LIB_CRYPT, err, errlen);
 	if (rc)
 		serve_web__free(w);
 	return rc;
@@ -182,13 +183,17 @@ bool serve_web__check(const struct serve_web *w, const char *user, const char *p
 	struct crypt_data cd;
 	const char *out;
 	unsigned char diff = 0;
+	char err[256];
 	size_t n;
+
+	if (serve__libs_load(SERVE_LIB_CRYPT, err, sizeof(err)))
+		return false;
 
 	for (int i = 0; user && pass && i < w->nr_users; i++) {
 		if (strcmp(w->users[i].name, user))
 			continue;
 		memset(&cd, 0, sizeof(cd));
-		out = crypt_r(pass, w->users[i].hash, &cd);
+		out = dl_crypt_r(pass, w->users[i].hash, &cd);
 		n = strlen(w->users[i].hash);
 		if (!out || strlen(out) != n)
 			return false;
