@@ -460,12 +460,14 @@ int serve_config__parse(struct serve_config *c, const char *text, size_t len, ch
 
 int serve_config__load(struct serve_config *c, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	char *buf;
 	size_t n;
 	int rc;
 
-	if (!f) {
+	if ((rc = serve__libs_load(SERVE_LIB_YAML, err, errlen)))	/* said alone, not as the file's fault */
+		return rc;
+	if (!(f = fopen(path, "r"))) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return rc;

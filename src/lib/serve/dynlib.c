@@ -38,8 +38,8 @@ static const struct dynlib {
 	const struct dynlib_fn *fns;
 } libs[] = {
 	{ SERVE_LIB_HTTP, "libmicrohttpd.so.12", "libmicrohttpd12", "HTTP", http_fns },
-	{ SERVE_LIB_YAML, "libyaml-0.so.2", "libyaml-0-2", "its YAML configs", yaml_fns },
-	{ SERVE_LIB_CRYPT, "libcrypt.so.1", "libcrypt1", "basic auth's password hashes", crypt_fns },
+	{ SERVE_LIB_YAML, "libyaml-0.so.2", "libyaml-0-2", "YAML configs", yaml_fns },
+	{ SERVE_LIB_CRYPT, "libcrypt.so.1", "libcrypt1", "basic auth", crypt_fns },
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -73,8 +73,8 @@ static int load(const struct dynlib *l, char *err, size_t errlen)
 		memcpy(l->fns[i].dst, &sym[i], sizeof(sym[i]));
 	return 0;	/* never closed: pointers into it live as long as the process */
 fail:
-	snprintf(err, errlen, "cannot load '%s' for sonde serve's %s: %s: install Debian's package %s", l->soname,
-		 l->use, why(l->soname), l->package);
+	snprintf(err, errlen, "cannot load '%s' (serve's %s): %s: install Debian's package %s", l->soname, l->use,
+		 why(l->soname), l->package);
 	if (h)
 		dlclose(h);
 	return -ELIBACC;

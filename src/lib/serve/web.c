@@ -143,8 +143,6 @@ int serve_web__parse(struct serve_web *w, const char *text, size_t len, const ch
 		rc = bad(root, err, errlen, "the web config is a mapping (tls_server_config, basic_auth_users)");
 	}
 	dl_yaml_document_delete(&doc);
-	if (!rc && w->nr_users)		/* the hashes are checked by libcrypt: said now, not at the first request */
-		rc = serve__libs_load(SERVE_LIB_CRYPT, err, errlen);
 	if (rc)
 		serve_web__free(w);
 	return rc;
@@ -152,12 +150,16 @@ int serve_web__parse(struct serve_web *w, const char *text, size_t len, const ch
 
 int serve_web__load(struct serve_web *w, const char *path, char *err, size_t errlen)
 {
-	char *buf = calloc(1, 65537), dir[4096], tmp[512];
+	char *buf, dir[4096], tmp[512];
 	const char *slash = strrchr(path, '/');
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	size_t n;
 	int rc;
 
+	if ((rc = serve__libs_load(SERVE_LIB_YAML, err, errlen)))	/* said alone, not as the file's fault */
+		return rc;
+	buf = calloc(1, 65537);
+	f = fopen(path, "r");
 	if (!f || !buf) {
 		rc = f ? -ENOMEM : -errno;
 		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(-rc));
@@ -173,6 +175,8 @@ int serve_web__load(struct serve_web *w, const char *path, char *err, size_t err
 	if (rc) {
 		snprintf(tmp, sizeof(tmp), "%s: %s", path, err);
 		snprintf(err, errlen, "%s", tmp);
+	} else if (w->nr_users && (rc = serve__libs_load(SERVE_LIB_CRYPT, err, errlen))) {
+		serve_web__free(w);	/* libcrypt checks the hashes: missing, it is said now, not at a request */
 	}
 	free(buf);
 	return rc;
