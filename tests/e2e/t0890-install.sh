@@ -227,6 +227,8 @@ test_expect_success 'dpkg-buildpackage builds the .deb: Depends, contents, linti
 	deb=$pkg/sonde_${v}_amd64.deb && [ -s $deb ] &&
 	dpkg-deb -f $deb Depends >dep && cat dep &&
 	for l in libbpf1 libdw1 libelf1 libtraceevent1 zlib1g libzstd1 libc6; do grep -q "$l (" dep || { echo "no $l"; exit 1; }; done &&
+	# serve opens these with dlopen: named in debian/control, since dpkg-shlibdeps cannot see them
+	for l in libmicrohttpd12 libyaml-0-2 libcrypt1; do grep -Eq "(^|, )$l( \(|,|$)" dep || { echo "no $l"; exit 1; }; done &&
 	dpkg -c $deb >contents &&
 	for f in ./usr/bin/sonde ./usr/share/man/man1/sonde-stat.1.gz ./usr/share/man/man1/execsnoop.1.gz \
 		 ./usr/share/bash-completion/completions/sonde ./usr/share/zsh/vendor-completions/_sonde \
