@@ -12,6 +12,10 @@ p_true=$(best_of $N perf stat -- true)
 printf 'stat -- true        sonde %.4fs  perf %.4fs  (bare %.4fs)  sonde/perf = %s\n' \
 	"$s_true" "$p_true" "$base_true" "$(ratio "$s_true" "$p_true")"
 
+# start-up alone: the dynamic loader's work (serve's libraries are opened by serve, not here)
+v=$(best_of $N "$SONDE" --version) pv=$(best_of $N perf --version)
+printf 'sonde --version     sonde %.4fs  perf %.4fs  (bare %.4fs)  sonde/perf = %s\n' "$v" "$pv" "$base_true" "$(ratio "$v" "$pv")"
+
 base=$(best_of 5 $W 200000)
 s=$(best_of 5 "$SONDE" stat -- $W 200000)
 p=$(best_of 5 perf stat -- $W 200000)
