@@ -59,22 +59,18 @@ static const char *why(const char *soname)
 /* open l and fill its pointers, all or none; 0 or -ELIBACC with err */
 static int load(const struct dynlib *l, char *err, size_t errlen)
 {
-	void *h = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL), *sym[16] = { NULL };
-	int n = 0;
+	void *h = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL), *sym;
+	const struct dynlib_fn *f = l->fns;
 
-	if (!h)
-		goto fail;
-	for (; l->fns[n].name; n++) {
-		if (n == (int)(sizeof(sym) / sizeof(sym[0])) || !(sym[n] = dlsym(h, l->fns[n].name)))
-			goto fail;
-	}
 	/* dlsym gives a void *; POSIX makes it convertible to the function's pointer type */
-	for (int i = 0; i < n; i++)
-		memcpy(l->fns[i].dst, &sym[i], sizeof(sym[i]));
-	return 0;	/* never closed: pointers into it live as long as the process */
-fail:
+	for (; h && f->name && (sym = dlsym(h, f->name)); f++)
+		memcpy(f->dst, &sym, sizeof(sym));
+	if (h && !f->name)
+		return 0;	/* never closed: pointers into it live as long as the process */
 	snprintf(err, errlen, "cannot load '%s' (serve's %s): %s: install Debian's package %s", l->soname, l->use,
 		 why(l->soname), l->package);
+	for (f = l->fns; f->name; f++)	/* none left pointing into what is closed */
+		memset(f->dst, 0, sizeof(sym));
 	if (h)
 		dlclose(h);
 	return -ELIBACC;
