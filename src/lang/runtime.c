@@ -687,7 +687,7 @@ static void exit_marked(struct rt *rt)
 	free(v);
 }
 
-static int test_run(struct rt *rt, struct ap_inst *in, char *err, size_t errlen)
+int runtime__test_run(struct ap_inst *in, uint32_t *retval, char *err, size_t errlen)
 {
 	uint64_t args[8] = { 0 };
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
@@ -697,6 +697,8 @@ static int test_run(struct rt *rt, struct ap_inst *in, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot run %s: %s", in->name, strerror(-rc));
 		return rc;
 	}
+	if (retval)
+		*retval = opts.retval;
 	return 0;
 }
 
@@ -1007,7 +1009,7 @@ static int run_begin(struct rt *rt, char *err, size_t errlen)
 
 	for (struct probe *pr = rt->prog->probes; pr; pr = pr->next)
 		for (struct ap_inst *in = pr->never ? NULL : pr->inst; in; in = in->next)
-			if (!strcmp(in->prov->name, "BEGIN") && (rc = test_run(rt, in, err, errlen)))
+			if (!strcmp(in->prov->name, "BEGIN") && (rc = runtime__test_run(in, NULL, err, errlen)))
 				return rc;
 	if (!rt->o->begin_last)
 		begin_output(rt);
@@ -1328,7 +1330,7 @@ loaded:
 	for (struct probe *pr = prog->probes; pr; pr = pr->next)
 		for (struct ap_inst *in = pr->never ? NULL : pr->inst; in; in = in->next)
 			if (!strcmp(in->prov->name, "END"))
-				test_run(&rt, in, err, errlen);
+				runtime__test_run(in, NULL, err, errlen);
 	ring_buffer__consume(rt.rb);
 	skbout__consume(rt.skb);
 	out__lines_flush(&rt.out);

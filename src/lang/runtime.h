@@ -39,4 +39,8 @@ struct run_opts {
  */
 int runtime__run(struct program *prog, const struct run_opts *o, char *err, size_t errlen);
 
+/* run a loaded BEGIN, END, test: or bench: program once (BPF_PROG_TEST_RUN): 0 with its return value
+ * in *retval (if not NULL), or -errno with err filled */
+int runtime__test_run(struct ap_inst *in, uint32_t *retval, char *err, size_t errlen);
+
 #endif

@@ -20,6 +20,7 @@
 #include "lang/check_int.h"
 #include "lang/gen_int.h"
 #include "lang/provider.h"
+#include "lang/runtime.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -192,20 +193,6 @@ int testbench__expand_test(struct program *prog, struct probe *pr, struct attach
 }
 
 /* ---- --test ---- */
-static int run_once(struct ap_inst *in, uint32_t *retval, char *err, size_t errlen)
-{
-	uint64_t args[8] = { 0 };
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args));
-	int rc = bpf_prog_test_run_opts(in->prog_fd, &opts);
-
-	if (rc) {
-		snprintf(err, errlen, "cannot run %s: %s", in->name, strerror(-rc));
-		return rc;
-	}
-	*retval = opts.retval;
-	return 0;
-}
-
 static int run_tests(struct program *p, struct tb_io *io, char *err, size_t errlen)
 {
 	FILE *real = *io->out;
@@ -224,7 +211,7 @@ static int run_tests(struct program *p, struct tb_io *io, char *err, size_t errl
 			*io->out = cap;
 			*io->exiting = false;
 			p->exit_code = 0;
-			rc = run_once(in, &ret, err, errlen);
+			rc = runtime__test_run(in, &ret, err, errlen);
 			ring_buffer__consume(io->rb);
 			fflush(cap);
 			*io->out = real;
@@ -369,7 +356,7 @@ void testbench__fire_sigusr1(struct program *p)
 			uint32_t ret;
 			char err[256];
 
-			if (is_prov(in, "self") && in->prog_fd >= 0 && run_once(in, &ret, err, sizeof(err)))
+			if (is_prov(in, "self") && in->prog_fd >= 0 && runtime__test_run(in, &ret, err, sizeof(err)))
 				lang__diag(LANG_ERROR, "%s", err);
 		}
 }
