@@ -25,6 +25,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "lock.h"
+#include "counter.h"
 
 const volatile int filter_mode = LOCK_ALL;
 const volatile int aggr_mode = LOCK_AGGR_CALLER;
@@ -157,13 +158,7 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-static __always_inline void stat_inc(__u32 which)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
-
-	if (v)
-		(*v)++;
-}
+#define stat_inc(which) counter_inc(&stats, (which))
 
 static __always_inline bool tracked(__u32 pid, __u32 tgid)
 {

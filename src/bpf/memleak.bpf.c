@@ -24,6 +24,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "memleak.h"
+#include "counter.h"
 #include "ustack_copy.h"
 
 const volatile __u64 min_size = 0;
@@ -77,13 +78,7 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-static void stat_inc(__u32 k)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &k);
-
-	if (v)
-		(*v)++;
-}
+#define stat_inc(which) counter_inc(&stats, (which))
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -20,6 +20,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "offcpu.h"
+#include "counter.h"
 #include "ustack_copy.h"
 
 /* set by the user side before load */
@@ -110,13 +111,7 @@ struct {
 	__uint(max_entries, 4096);	/* sized by the user side in dwarf mode */
 } devents SEC(".maps");
 
-static __always_inline void stat_inc(__u32 which)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &which);
-
-	if (v)
-		(*v)++;	/* per-CPU, and tracepoints run with preemption off */
-}
+#define stat_inc(which) counter_inc(&stats, (which))
 
 #define OFFCPU_PF_KTHREAD 0x00200000	/* task_struct.flags: a kernel thread */
 

@@ -18,6 +18,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "trace.h"
+#include "counter.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -104,13 +105,7 @@ struct {
 	__uint(max_entries, 16 << 20);
 } rb SEC(".maps");
 
-static __always_inline void count(__u32 which)
-{
-	__u64 *c = bpf_map_lookup_elem(&counters, &which);
-
-	if (c)
-		*c += 1;
-}
+#define count(which) counter_inc(&counters, (which))
 
 static __always_inline bool wanted_nr(long nr)
 {
