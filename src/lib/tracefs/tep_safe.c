@@ -63,7 +63,7 @@ static bool printk_line_ok(const char *line, size_t len)
 void tep_safe__parse_printk_formats(struct tep_handle *tep, const char *text)
 {
 	size_t n = strlen(text), o = 0;
-	char *ok = malloc(n + 1);
+	char *ok = malloc(n + 2);	/* a last line without its '\n' gets one */
 
 	if (!ok)
 		return;
