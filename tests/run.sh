@@ -48,9 +48,19 @@ selected() {
 	case "$2" in *-nosan.sh) return 1 ;; esac
 	[ -n "${ASAN_ALL:-}" ] || grep -qx "$(basename "$2" .sh)" tests/e2e/asan-list
 }
+# the CPU seconds (user + system, in clock ticks) of this shell's waited-for children:
+# run_e2e prints a script's next to its wall time, the measure of what could share the CPUs
+children_ticks() {	# children_ticks PID (the shell's own: $BASHPID, read outside a $(...))
+	local s
+	read -r s </proc/$1/stat
+	set -- ${s##*) }	# the fields after the command's name: the 16th and 17th are the 14th and 15th here
+	echo $(( ${14} + ${15} ))
+}
+TICKS=$(getconf CLK_TCK 2>/dev/null || echo 100)
 # run_e2e MODE SCRIPT: run it, with its time and a word on files it left in the checkout
 run_e2e() {
-	local start=$SECONDS before left
+	local start=$SECONDS before left me=$BASHPID ticks
+	ticks=$(children_ticks $me)
 	if [ "$1" = asan ]; then
 		export SONDE=$ROOT/build-san/sonde SONDE_SANITIZED=1
 		export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -60,7 +70,7 @@ run_e2e() {
 	fi
 	before=$(git ls-files --others --exclude-standard 2>/dev/null)
 	if ! bash "$2"; then :; fi
-	echo "   ($2: $((SECONDS - start))s${3:-})"
+	echo "   ($2: $((SECONDS - start))s, $(( ($(children_ticks $me) - ticks) / TICKS ))s CPU${3:-})"
 	# a test writes in its own $TMP: say so when files appear in the checkout instead
 	left=$(comm -13 <(echo "$before") <(git ls-files --others --exclude-standard 2>/dev/null) | head -5 | tr '\n' ' ')
 	[ -z "$left" ] || echo "   warning: new files in the checkout after $2: $left"
