@@ -295,8 +295,8 @@ int tracedat_rd__ftrace(struct tdat_reader *r)
 	n = tdat_cur__get(c, 4);
 	for (uint32_t i = 0; i < n && !c->bad; i++) {
 		s = text(c, 8);
-		if (s)
-			tep_parse_event(r->tep, s, strlen(s), "ftrace");
+		if (s && tep_safe__parse_event(r->tep, s, strlen(s), "ftrace"))	/* as the event formats below */
+			tdat_cur__bad(c, "an ftrace format whose print fmt divides by zero");
 		free(s);
 	}
 	return c->bad ? -1 : 0;
