@@ -1602,6 +1602,7 @@ int gen__probe(struct program *prog, struct probe *pr, struct ap_inst *in, const
 	struct gen g = { .prog = prog, .pr = pr, .in = in, .env = env, .c = out };
 
 	memset(out, 0, sizeof(*out));
+	in->tp_btf = gen_btf__tp_btf(prog, in);
 	g_emit(&g, MOV_REG(R6, R1));
 	/*
 	 * after exit(), no probe but END runs: its events would come after the exit's,

@@ -5,10 +5,20 @@
  * bpf_probe_read_kernel (or _user, for pointers uprobes were given) into a
  * zeroed stack slot, so a faulting read gives 0 rather than a refused program.
  * Bitfields are shifted and masked out of the bytes that hold them.
+ *
+ * A raw tracepoint whose arguments the kernel's BTF types (btf_trace_EVENT)
+ * is loaded as tp_btf, where the verifier knows its pointer arguments and the
+ * members read through them: a member at a constant offset from such a
+ * pointer is read by a load of its own (a faulting one reads 0, as
+ * bpf_probe_read_kernel's zeroed slot does), not a helper call. What the
+ * verifier refuses there is loaded again as a raw tracepoint (runtime.c).
  */
 #include "lang/gen_int.h"
 #include "lang/ktypes.h"
 #include "lang/provider_iter.h"
+#include "lang/provider.h"
+
+#include <bpf/btf.h>
 
 #include <string.h>
 
@@ -59,6 +69,59 @@ void gen_btf__scale(struct gen *g, const struct type *ptr, int reg)
 }
 
 static void addr(struct gen *g, struct node *n);
+static bool direct(const struct gen *g, const struct node *n);
+
+/* tp_btf: does n's value, a pointer, come typed from BTF (an argument, a member read by direct())? */
+static bool btf_ptr(const struct gen *g, const struct node *n)
+{
+	while (n->kind == N_CAST && n->ptr)
+		n = n->l;
+	switch (n->kind) {
+	case N_VAR:	/* most often an argument; if not, the verifier says so (and we load a raw tracepoint) */
+		return true;
+	case N_IDENT:
+		return n->op == BV_ARG;
+	case N_FIELD:
+		return n->l->ty.kind == TY_CTX || direct(g, n);
+	default:
+		return false;
+	}
+}
+
+/* tp_btf: n, a member, is at a constant offset from a pointer typed from BTF: read it by a load */
+static bool direct(const struct gen *g, const struct node *n)
+{
+	if (!g->in->tp_btf || n->kind != N_FIELD || !is_kmem(n) || n->l->ty.user || n->op /* a bitfield */)
+		return false;
+	for (n = n->l; n->ty.kind == TY_STRUCT; n = n->l) {	/* a struct member, or *p: its address */
+		if (!(n->kind == N_FIELD && is_kmem(n)) && !(n->kind == N_UNOP && n->op == T_STAR))
+			return false;
+		if (n->l->ty.user)
+			return false;
+	}
+	return n->ty.kind == TY_INT && n->ty.ptr && btf_ptr(g, n);
+}
+
+/* the load instruction's size of n bytes (1, 2, 4, 8), or -1 */
+static int ldx_size(int n)
+{
+	return n == 8 ? BPF_DW : n == 4 ? BPF_W : n == 2 ? BPF_H : n == 1 ? BPF_B : -1;
+}
+
+bool gen_btf__tp_btf(struct program *prog, struct ap_inst *in)
+{
+	char name[300];
+	int id;
+
+	if (in->tp_btf_refused || in->sc_nr >= 0 || !in->event || strcmp(in->prov->name, "rawtracepoint") || !prog->btf)
+		return false;
+	snprintf(name, sizeof(name), "btf_trace_%s", in->event);
+	id = btf__find_by_name_kind(prog->btf, name, BTF_KIND_TYPEDEF);
+	if (id <= 0)
+		return false;
+	in->attach_btf_id = id;
+	return true;
+}
 
 /* r0 = the address the value of n is at (n: a struct-valued expression or an lvalue in kernel memory) */
 static void base(struct gen *g, struct node *l)
@@ -149,6 +212,14 @@ void gen_btf__int(struct gen *g, struct node *n)
 		size = (bitoff + bitsize + 7) / 8;
 	if (size > 8)
 		size = 8;
+	if (direct(g, n) && ldx_size(size) >= 0) {
+		g->sp = mark;
+		addr(g, n);
+		g_emit(g, LDX(ldx_size(size), R0, R0, 0));
+		if (!n->ty.ptr && n->ty.sign && size < 8)
+			g_extend(g, size * 8, true);
+		return;
+	}
 	g_emit(g, ST(BPF_DW, FP, t, 0));
 	addr(g, n);
 	read_mem(g, user, t, size);
@@ -172,6 +243,16 @@ void gen_btf__str(struct gen *g, struct node *n, int off, int size)
 	if (!ktypes__array(g->prog, n->ty.btf_id, &elem, &cnt) && cnt < size)
 		size = cnt;
 	addr(g, n);
+	if (direct(g, n) && size <= 64) {	/* task->comm: two loads */
+		g_emit(g, MOV_REG(R1, R0));
+		for (int i = 0, w = 8; i < size; i += w) {
+			while (w > size - i)
+				w /= 2;
+			g_emit(g, LDX(ldx_size(w), R0, R1, i));
+			g_emit(g, STX(ldx_size(w), FP, R0, off + i));
+		}
+		return;
+	}
 	read_mem(g, n->l->ty.user, off, size);
 }
 

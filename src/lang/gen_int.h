@@ -175,6 +175,8 @@ bool gen_btf__handles(const struct node *n);
 void gen_btf__int(struct gen *g, struct node *n);
 void gen_btf__str(struct gen *g, struct node *n, int off, int size);
 void gen_btf__ctx_arg(struct gen *g, struct node *n);
+/* a raw tracepoint with BTF: load it as tp_btf, read members by direct loads (sets in->attach_btf_id) */
+bool gen_btf__tp_btf(struct program *prog, struct ap_inst *in);
 void gen_btf__scale(struct gen *g, const struct type *ptr, int reg);
 void g_block_stmts(struct gen *g, struct node *b);
 int g_field_index(const struct type *t, const char *name);

@@ -290,7 +290,7 @@ static int rt_expand(struct program *prog, struct probe *pr, struct attach *ap, 
 
 static int rt_attach(struct ap_inst *in, const struct attach_ctx *ctx, char *err, size_t errlen)
 {
-	int fd = bpf_raw_tracepoint_open(in->event, in->prog_fd);
+	int fd = bpf_raw_tracepoint_open(in->tp_btf ? NULL : in->event, in->prog_fd);	/* tp_btf: named at load */
 
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot attach raw tracepoint '%s': %s", in->event, strerror(-fd));

@@ -44,7 +44,9 @@ struct ap_inst {
 	int sc_nr;		/* syscalls:sys_enter_X/sys_exit_X run as raw tracepoints: X's number; else -1 */
 	bool sc_exit;
 	bool dispatched;	/* reached through a tail call from one program for many syscalls */
-	int attach_btf_id;	/* fentry/fexit: the kernel function's BTF id */
+	int attach_btf_id;	/* fentry/fexit: the kernel function's BTF id; tp_btf: btf_trace_EVENT's */
+	bool tp_btf;		/* rawtracepoint: loaded as tp_btf, its members read by loads (gen_btf.c) */
+	bool tp_btf_refused;	/* the verifier refused that: generated again as a raw tracepoint */
 	const struct usdt_probe *usdt;	/* usdt: this location's arguments and semaphore (lib/symbol/usdt.h) */
 	bool globbed;		/* uprobe: one of the functions a wildcard matched */
 	bool skipped;		/* globbed, and the kernel cannot probe it (ENOTSUPP): left out, said once */

@@ -288,6 +288,12 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 			opts.expected_attach_type = BPF_TRACE_ITER;
 		opts.attach_btf_id = in->attach_btf_id;
 	}
+	if (in->tp_btf) {	/* a raw tracepoint's program typed by the kernel's BTF (gen_btf.c) */
+		opts.expected_attach_type = BPF_TRACE_RAW_TP;
+		opts.attach_btf_id = in->attach_btf_id;
+	}
+	int type = in->tp_btf ? BPF_PROG_TYPE_TRACING : in->prog_type;
+
 	if (provider__uprobe_multi(in))	/* attached by a link of its own: see bpf_uprobe_multi__attach */
 		opts.expected_attach_type = BPF_UPROBE_MULTI;
 	if (c->nsubs) {	/* for-loop callbacks: the verifier wants BTF func_info */
@@ -299,7 +305,7 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 		opts.func_info_cnt = c->nsubs + 1;
 		opts.func_info_rec_size = sizeof(*fi);
 	}
-	fd = loader__prog(rt->loader, in->prog_type, name, rt->prog->cfg.license, c->insns, c->n, &opts);
+	fd = loader__prog(rt->loader, type, name, rt->prog->cfg.license, c->insns, c->n, &opts);
 	if (fd == -EINTR) {	/* SIGINT or SIGTERM: runtime__run says so */
 		btf__free(btf);
 		free(fi);
@@ -312,6 +318,12 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 		return 0;
 	}
 	int e = fd;
+
+	if (in->tp_btf) {	/* the caller loads it again as a raw tracepoint, and says why if that fails */
+		btf__free(btf);
+		free(fi);
+		return e;
+	}
 	size_t logsz = 1 << 22;
 	char *log = malloc(logsz);
 
@@ -323,7 +335,7 @@ static int load(struct rt *rt, struct ap_inst *in, struct bpf_code *c, char *err
 		log[0] = 0;
 		lopts.expected_attach_type = opts.expected_attach_type;
 		lopts.attach_btf_id = opts.attach_btf_id;
-		fd = loader__prog(rt->loader, in->prog_type, name, rt->prog->cfg.license, c->insns, c->n, &lopts);
+		fd = loader__prog(rt->loader, type, name, rt->prog->cfg.license, c->insns, c->n, &lopts);
 		if (fd >= 0)
 			close(fd);
 		if (fd == -EINTR) {
@@ -1215,6 +1227,13 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 				continue;
 			loader__what(rt.loader, in->name);
 			rc = load(&rt, in, &codes[k], err, errlen);
+			if (rc && rc != -EINTR && in->tp_btf) {	/* refused as tp_btf: as a raw tracepoint */
+				in->tp_btf_refused = true;
+				bpf_code__free(&codes[k]);
+				rc = gen__probe(prog, pr, in, &env, &codes[k]);
+				if (!rc)
+					rc = load(&rt, in, &codes[k], err, errlen);
+			}
 			if (rc)
 				goto loaded;
 		}
