@@ -1207,7 +1207,8 @@ int runtime__run(struct program *prog, const struct run_opts *o, char *err, size
 			if (o->dump) {
 				FILE *f = o->dry_run ? o->out : stderr;
 
-				fprintf(f, "; %s: %d instructions, %d bytes of stack\n", in->name, codes[k].n, codes[k].stack);
+				fprintf(f, "; %s: %d instructions, %d bytes of stack%s\n", in->name, codes[k].n, codes[k].stack,
+					in->tp_btf ? " (tp_btf)" : "");
 				bpf_code__dump(&codes[k], f);
 			}
 		}
