@@ -336,10 +336,13 @@ void gen_agg(struct gen *g, struct node *mapn, struct node *call)
 	g_patch(g, have);
 	g_emit(g, LDX(BPF_DW, R1, FP, v));
 	switch (m->agg) {
-	case AGG_AVG: case AGG_STATS:
-		g_emit(g, MOV_IMM(R2, 1));
-		g_emit(g, XADD(R0, R2, 0));
-		g_emit(g, XADD(R0, R1, 8));
+	case AGG_AVG: case AGG_STATS:	/* per CPU, as below */
+		g_emit(g, LDX(BPF_DW, R2, R0, 0));
+		g_emit(g, ALU_IMM(BPF_ADD, R2, 1));
+		g_emit(g, STX(BPF_DW, R0, R2, 0));
+		g_emit(g, LDX(BPF_DW, R2, R0, 8));
+		g_emit(g, ALU_REG(BPF_ADD, R2, R1));
+		g_emit(g, STX(BPF_DW, R0, R2, 8));
 		break;
 	case AGG_MIN: case AGG_MAX:
 		g_emit(g, LDX(BPF_DW, R2, R0, 8));
@@ -349,8 +352,14 @@ void gen_agg(struct gen *g, struct node *mapn, struct node *call)
 		g_emit(g, STX(BPF_DW, R0, R1, 0));
 		g_emit(g, ST(BPF_DW, R0, 8, 1));
 		break;
-	default:	/* per-CPU value: no other CPU writes it */
-		g_emit(g, XADD(R0, R1, 0));
+	default:
+		if (m->percpu) {	/* no other CPU writes this value: no locked add (as bpftrace) */
+			g_emit(g, LDX(BPF_DW, R2, R0, 0));
+			g_emit(g, ALU_REG(BPF_ADD, R2, R1));
+			g_emit(g, STX(BPF_DW, R0, R2, 0));
+		} else {
+			g_emit(g, XADD(R0, R1, 0));
+		}
 		break;
 	}
 	g_patch(g, done1);
