@@ -80,26 +80,32 @@ echo "$line"
 
 # the kernel's own measure, steadier than timing the workload under each in turn on a
 # shared VM: all four attached at once, kernel.bpf_stats_enabled on, one run of
-# pingpong; each one's programs' run time over the run, per round trip. The program
-# that runs first on an event warms the caches for the others, and programs run in
-# the order they were attached: two rounds, the second in the reverse order.
+# pingpong; each one's programs' run time over the run, per round trip. Each tool's
+# programs are those its process holds (/proc/PID/fdinfo), not whatever else was
+# loaded meanwhile. The program that runs first on an event warms the caches for the
+# others (about 10% here), and programs run in the order they were attached: $ROUNDS
+# rounds, every other one in the reverse order; the ratios over all rounds, and the
+# median of the rounds' ratios (a round the host stole time in stands out).
+ROUNDS=${ROUNDS:-6}
+prog_ids() { grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u; }
+median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 if command -v bpftool >/dev/null; then
 	echo
 	echo "BPF run time per round trip of pingpong, all attached at once (kernel.bpf_stats_enabled):"
 	declare -A cmd=([live]="$SONDE sched latency --live" [probe]="$SONDE probe $TMP/runq.bt")
 	command -v bpftrace >/dev/null && cmd[bpftrace]="bpftrace $TMP/runq.bt"
 	[ -x /usr/sbin/runqlat ] && cmd[runqlat]="/usr/sbin/runqlat -P"
-	declare -A total=()
-	order="live probe bpftrace runqlat"
-	for round in 1 2; do
+	declare -A total=() rs=()
+	for round in $(seq "$ROUNDS"); do
+		order="live probe bpftrace runqlat"
+		[ $((round % 2)) = 0 ] && order="runqlat bpftrace probe live"
 		pids=
 		for l in $order; do
 			[ -n "${cmd[$l]:-}" ] || continue
-			prog_stats | cut -d' ' -f1 | sort >"$TMP/prev"
 			${cmd[$l]} >/dev/null 2>&1 &
 			pids="$pids $!"
 			sleep 2
-			prog_stats | cut -d' ' -f1 | sort | comm -13 "$TMP/prev" - >"$TMP/prog.$l"
+			prog_ids $! >"$TMP/prog.$l"
 		done
 		old=$(sysctl -n kernel.bpf_stats_enabled)
 		sysctl -qw kernel.bpf_stats_enabled=1
@@ -109,16 +115,24 @@ if command -v bpftool >/dev/null; then
 		sysctl -qw kernel.bpf_stats_enabled="$old"
 		kill -INT $pids; wait $pids 2>/dev/null
 		line="  round $round (attached in the order $order):"
+		declare -A ns=()
 		for l in $order; do
 			[ -n "${cmd[$l]:-}" ] || continue
-			ns=$(ns_of "$TMP/prog.$l" "$TMP/before" "$TMP/after")
-			total[$l]=$(( ${total[$l]:-0} + ns ))
-			line="$line $l $(awk -v a=$ns -v n=$RT 'BEGIN { printf "%.0f", a / n }') ns,"
+			ns[$l]=$(ns_of "$TMP/prog.$l" "$TMP/before" "$TMP/after")
+			total[$l]=$(( ${total[$l]:-0} + ns[$l] ))
+			line="$line $l $(awk -v a=${ns[$l]} -v n=$RT 'BEGIN { printf "%.0f", a / n }') ns,"
+		done
+		for a in live probe; do
+			for b in bpftrace runqlat; do
+				[ -n "${ns[$b]:-}" ] && rs[$a/$b]="${rs[$a/$b]:-} $(ratio "${ns[$a]}" "${ns[$b]}")"
+			done
 		done
 		echo "${line%,}"
-		order="runqlat bpftrace probe live"
 	done
-	[ -n "${total[bpftrace]:-}" ] && echo "  both rounds: sched latency --live/bpftrace = $(ratio "${total[live]}" "${total[bpftrace]}")," \
-		"sonde probe/bpftrace = $(ratio "${total[probe]}" "${total[bpftrace]}")"
-	[ -n "${total[runqlat]:-}" ] && echo "  both rounds: sched latency --live/runqlat -P = $(ratio "${total[live]}" "${total[runqlat]}")"
+	for r in live/bpftrace probe/bpftrace live/runqlat; do
+		[ -n "${rs[$r]:-}" ] || continue
+		a=${r%/*} b=${r#*/}
+		echo "  $ROUNDS rounds: $r = $(ratio "${total[$a]}" "${total[$b]}") (all rounds' run time)," \
+			"$(echo ${rs[$r]} | tr ' ' '\n' | median) (median of the rounds' ratios)"
+	done
 fi
