@@ -33,6 +33,17 @@ tracepoint:lock:contention_end /@s[tid] != 0 && @l[tid] == args->lock_addr/
 END { clear(@s); clear(@l); clear(@k); }
 EOT
 
+# stop PID...: SIGINT until they are gone (a background job starts with SIGINT
+# ignored, until the tool installs its handler: one sent before that is lost)
+stop() {
+	local i p
+	for i in $(seq 20); do
+		for p in "$@"; do kill -INT "$p" 2>/dev/null; done
+		sleep 0.5
+		kill -0 "$@" 2>/dev/null || break
+	done
+	wait "$@" 2>/dev/null
+}
 rounds() { "$MS" 4 "$S" 2>&1 | sed -n 's/^mmapstorm: \([0-9]*\) rounds.*/\1/p'; }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
@@ -45,7 +56,7 @@ under() {
 	for i in $(seq 200); do grep -q "$waitfor" "$T/err" "$T/out" 2>/dev/null && break; sleep 0.05; done
 	sleep 0.3
 	r=$(rounds)
-	kill -INT $tp; wait $tp 2>/dev/null
+	stop $tp
 	tp=
 	echo "$r"
 }
@@ -113,7 +124,7 @@ if command -v bpftrace >/dev/null && [ "$(sysctl -n kernel.bpf_stats_enabled 2>/
 		sleep 0.3
 		rounds >/dev/null
 		set -- $(stats)
-		kill -INT $sp $bp; wait $sp $bp 2>/dev/null
+		stop $sp $bp
 		echo "per event (BPF run time, both attached, $([ $((rep % 2)) = 1 ] && echo sonde || echo bpftrace)" \
 			"first): sonde $1 ns, bpftrace $2 ns"
 		sum_s=$((sum_s + $1)) sum_b=$((sum_b + $2))
