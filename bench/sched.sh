@@ -18,6 +18,18 @@ RT=${RT:-100000}	# pingpong's round trips: two blocks, four switches each
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
+# stop PID...: SIGINT until they are gone (a background job starts with SIGINT
+# ignored, until the tool installs its handler: one sent before that is lost)
+stop() {
+	local i p
+	for i in $(seq 20); do
+		for p in "$@"; do kill -INT "$p" 2>/dev/null; done
+		sleep 0.5
+		kill -0 "$@" 2>/dev/null || break
+	done
+	wait "$@" 2>/dev/null
+}
+
 # ns a tool adds per round trip of pingpong, both threads on one CPU (best of
 # $N alone, best of $N traced)
 N=${N:-5}
@@ -28,7 +40,7 @@ cost() {
 	pid=$!
 	sleep 2	# attached (a bench: timing is what it measures)
 	traced=$(best_of $N taskset -c 0 $W $RT)
-	kill -INT $pid; wait $pid 2>/dev/null
+	stop $pid
 	awk -v a="$traced" -v b="$base" -v n="$RT" 'BEGIN { d = (a - b) * 1e9 / n; if (d < 0) d = 0; printf "%.0f", d }'
 }
 
@@ -113,7 +125,7 @@ if command -v bpftool >/dev/null; then
 		taskset -c 0 $W $RT >/dev/null 2>&1
 		prog_stats >"$TMP/after"
 		sysctl -qw kernel.bpf_stats_enabled="$old"
-		kill -INT $pids; wait $pids 2>/dev/null
+		stop $pids
 		line="  round $round (attached in the order $order):"
 		declare -A ns=()
 		for l in $order; do
