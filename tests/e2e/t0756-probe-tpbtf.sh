@@ -4,14 +4,20 @@
 # arguments are loads of their own rather than bpf_probe_read_kernel calls;
 # what the verifier refuses in that form is loaded again as a raw tracepoint.
 # Both read a known task's members: values set for it (its comm, uid,
-# oom_score_adj) and the parent that started it.
+# oom_score_adj) and the parent that started it. Last, sched latency --live
+# loads that way.
 . "$(dirname "$0")/../lib.sh"
 
 require_root 'raw tracepoints as tp_btf'
 if ! command -v setpriv >/dev/null || ! command -v strace >/dev/null ||
 	! bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "TYPEDEF 'btf_trace_sched_switch'"; then
 	test_skip 'raw tracepoints as tp_btf' 'needs the kernel BTF (btf_trace_sched_switch), bpftool, strace and setpriv'
-	test_done
+	test_expect_success 'sched latency --live: its three raw tracepoints load as tp_btf (members by loads)' '
+	strace -f -e trace=bpf -o trace $SONDE sched latency --live --duration 0.2 >out &&
+	grep -q "^Tracing run queue latency" out &&
+	test "$(grep "prog_name=\"sonde_rawtracep\"" trace | grep -c "prog_type=BPF_PROG_TYPE_TRACING.*expected_attach_type=BPF_TRACE_RAW_TP.*= [0-9]")" = 3
+'
+test_done
 	exit
 fi
 
@@ -60,5 +66,10 @@ test_expect_success 'a raw tracepoint with no kernel types read stays a raw trac
 	strace -f -e trace=bpf,openat -o trace $SONDE probe -e "rawtracepoint:sched_switch { @n = count(); exit(); }" >out &&
 	grep -q "^@n: 1$" out && ! grep -q btf/vmlinux trace &&
 	grep "prog_name=\"sonde_rawtracep\"" trace | grep -q "prog_type=BPF_PROG_TYPE_RAW_TRACEPOINT"
+'
+test_expect_success 'sched latency --live: its three raw tracepoints load as tp_btf (members by loads)' '
+	strace -f -e trace=bpf -o trace $SONDE sched latency --live --duration 0.2 >out &&
+	grep -q "^Tracing run queue latency" out &&
+	test "$(grep "prog_name=\"sonde_rawtracep\"" trace | grep -c "prog_type=BPF_PROG_TYPE_TRACING.*expected_attach_type=BPF_TRACE_RAW_TP.*= [0-9]")" = 3
 '
 test_done
