@@ -78,7 +78,7 @@ static bool btf_ptr(const struct gen *g, const struct node *n)
 		n = n->l;
 	switch (n->kind) {
 	case N_VAR:	/* most often an argument; if not, the verifier says so (and we load a raw tracepoint) */
-		return true;
+		return n->var && !n->var->shared;	/* not in a per-CPU map value, where it is a number */
 	case N_IDENT:
 		return n->op == BV_ARG;
 	case N_FIELD:
@@ -91,7 +91,7 @@ static bool btf_ptr(const struct gen *g, const struct node *n)
 /* tp_btf: n, a member, is at a constant offset from a pointer typed from BTF: read it by a load */
 static bool direct(const struct gen *g, const struct node *n)
 {
-	if (!g->in->tp_btf || n->kind != N_FIELD || !is_kmem(n) || n->l->ty.user || n->op /* a bitfield */)
+	if (!g->in || !g->in->tp_btf || g->cb /* a for loop's body */ || n->kind != N_FIELD || !is_kmem(n) || n->l->ty.user || n->op /* a bitfield */)
 		return false;
 	for (n = n->l; n->ty.kind == TY_STRUCT; n = n->l) {	/* a struct member, or *p: its address */
 		if (!(n->kind == N_FIELD && is_kmem(n)) && !(n->kind == N_UNOP && n->op == T_STAR))
