@@ -91,7 +91,10 @@ static bool btf_ptr(const struct gen *g, const struct node *n)
 /* tp_btf: n, a member, is at a constant offset from a pointer typed from BTF: read it by a load */
 static bool direct(const struct gen *g, const struct node *n)
 {
-	if (!g->in || !g->in->tp_btf || g->cb /* a for loop's body */ || n->kind != N_FIELD || !is_kmem(n) || n->l->ty.user || n->op /* a bitfield */)
+	/* not in a for loop's body (a callback), nor with -kk (a failed read warns there) */
+	if (!g->in || !g->in->tp_btf || g->cb || g->prog->cfg.helper_check >= 2)
+		return false;
+	if (n->kind != N_FIELD || !is_kmem(n) || n->l->ty.user || n->op /* a bitfield */)
 		return false;
 	for (n = n->l; n->ty.kind == TY_STRUCT; n = n->l) {	/* a struct member, or *p: its address */
 		if (!(n->kind == N_FIELD && is_kmem(n)) && !(n->kind == N_UNOP && n->op == T_STAR))

@@ -67,6 +67,11 @@ test_expect_success 'a raw tracepoint with no kernel types read stays a raw trac
 	grep -q "^@n: 1$" out && ! grep -q btf/vmlinux trace &&
 	grep "prog_name=\"sonde_rawtracep\"" trace | grep -q "prog_type=BPF_PROG_TYPE_RAW_TRACEPOINT"
 '
+test_expect_success '-kk: the reads stay bpf_probe_read_kernel calls, whose failures it reports' '
+	echo "rawtracepoint:sched_switch { \$n = (struct task_struct *)arg2; printf(\"%d\n\", \$n->pid); exit(); }" >k.bt &&
+	$SONDE probe --dry-run -v k.bt >dump && ! grep -q "call 113" dump &&
+	$SONDE probe -kk --dry-run -v k.bt >dump && test "$(grep -c "call 113" dump)" = 1
+'
 test_expect_success 'sched latency --live: its three raw tracepoints load as tp_btf (members by loads)' '
 	strace -f -e trace=bpf -o trace $SONDE sched latency --live --duration 0.2 >out &&
 	grep -q "^Tracing run queue latency" out &&
