@@ -12,12 +12,7 @@ require_root 'raw tracepoints as tp_btf'
 if ! command -v setpriv >/dev/null || ! command -v strace >/dev/null ||
 	! bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "TYPEDEF 'btf_trace_sched_switch'"; then
 	test_skip 'raw tracepoints as tp_btf' 'needs the kernel BTF (btf_trace_sched_switch), bpftool, strace and setpriv'
-	test_expect_success 'sched latency --live: its three raw tracepoints load as tp_btf (members by loads)' '
-	strace -f -e trace=bpf -o trace $SONDE sched latency --live --duration 0.2 >out &&
-	grep -q "^Tracing run queue latency" out &&
-	test "$(grep "prog_name=\"sonde_rawtracep\"" trace | grep -c "prog_type=BPF_PROG_TYPE_TRACING.*expected_attach_type=BPF_TRACE_RAW_TP.*= [0-9]")" = 3
-'
-test_done
+	test_done
 	exit
 fi
 
@@ -64,7 +59,7 @@ test_expect_success 'tp_btf refused (a task pointer from curtask): the same valu
 '
 test_expect_success 'a raw tracepoint with no kernel types read stays a raw tracepoint (no BTF parsed)' '
 	strace -f -e trace=bpf,openat -o trace $SONDE probe -e "rawtracepoint:sched_switch { @n = count(); exit(); }" >out &&
-	grep -q "^@n: 1$" out && ! grep -q btf/vmlinux trace &&
+	grep -q "^@n: [1-9]$" out && ! grep -q btf/vmlinux trace &&	# both CPUs may switch before exit() stops them
 	grep "prog_name=\"sonde_rawtracep\"" trace | grep -q "prog_type=BPF_PROG_TYPE_RAW_TRACEPOINT"
 '
 test_expect_success '-kk: the reads stay bpf_probe_read_kernel calls, whose failures it reports' '
