@@ -361,7 +361,7 @@ int cmd_probe(int argc, char **argv)
 	struct target_opts to = { .have_cmd = true };	/* -p alone is enough: no "nothing to" */
 	bool list = false, dry_run = false, unsafe = false, no_warnings = false, test = false, bench = false;
 	bool percentiles = false, quiet = false;
-	const char *bufmode = NULL, *outfile = NULL, *probe_filter = NULL;
+	const char *bufmode = NULL, *outfile = NULL, *probe_filter = NULL, *mode = NULL;
 	struct opt opts[] = {
 		OPT_STRING('e', "expr", &expr, "PROGRAM", "the program to run"),
 		OPT_STRING('c', "cmd", &cmd, "CMD", "run CMD and trace until it ends (its pid is cpid)"),
@@ -378,6 +378,7 @@ int cmd_probe(int argc, char **argv)
 		OPT_COUNT('k', NULL, &kcheck, "warn when a BPF helper fails (map update/delete, stack, signal); -kk: reads too"),
 		OPT_BOOL(0, "test", &test, "run the test: probes (only them) and say which pass"),
 		OPT_BOOL(0, "bench", &bench, "time the bench: probes (only them): average ns per run"),
+		OPT_STRING(0, "mode", &mode, "MODE", "run (default), test (as --test) or bench (as --bench)"),
 		OPT_STRING(0, "probe-filter", &probe_filter, "REGEX", "run only the probes whose names REGEX finds (and BEGIN, END)"),
 		OPT_VERBOSE(),
 		OPT_GROUP("Parameters: $1, $2... are the positional ones (before or after --); getopt(\"NAME\", default)\n"
@@ -395,6 +396,12 @@ int cmd_probe(int argc, char **argv)
 		opt__usage_error(probe_usage, opts, "unknown output format '%s' (text or json)", format);
 	if (bufmode && strcmp(bufmode, "line") && strcmp(bufmode, "full") && strcmp(bufmode, "none"))
 		opt__usage_error(probe_usage, opts, "-B takes line, full or none, not '%s'", bufmode);
+	if (mode && strcmp(mode, "run") && strcmp(mode, "test") && strcmp(mode, "bench"))
+		opt__usage_error(probe_usage, opts, "--mode takes run, test or bench, not '%s'", mode);
+	if (mode && ((test && strcmp(mode, "test")) || (bench && strcmp(mode, "bench"))))
+		opt__usage_error(probe_usage, opts, "--%s and --mode %s do not go together", test ? "test" : "bench", mode);
+	test = test || (mode && !strcmp(mode, "test"));
+	bench = bench || (mode && !strcmp(mode, "bench"));
 	if (test && bench)
 		opt__usage_error(probe_usage, opts, "--test and --bench do not go together");
 	if (to.pids) {	/* bpftrace's -p: one process, which must exist */

@@ -1273,9 +1273,15 @@ loaded:
 		goto out_detach;
 	}
 	if (prog->mode != MODE_RUN) {	/* --test, --bench: sonde runs the probes itself */
-		struct tb_io io = { .rb = rt.rb, .out = &rt.out.f, .exiting = &rt.exiting, .errors = &rt.nerrors };
+		struct tb_io io = { .rb = rt.rb, .out = &rt.out.f, .exiting = &rt.exiting, .errors = &rt.nerrors,
+				    .json = o->json };
 
-		fprintf(o->out, "Attaching %d probe%s...\n", ninst, ninst == 1 ? "" : "s");
+		if (o->quiet)
+			;
+		else if (o->json)
+			fprintf(o->out, "{\"type\": \"attached_probes\", \"data\": {\"probes\": %d}}\n", ninst);
+		else
+			fprintf(o->out, "Attaching %d probe%s...\n", ninst, ninst == 1 ? "" : "s");
 		rc = testbench__run(prog, &io, err, errlen);
 		fflush(o->out);
 		goto out;

@@ -11,7 +11,8 @@
  *  - bench:NAME (--bench): socket filter programs, the type whose test run
  *    takes a repeat count and reports the kernel's own average time per run
  *    (ktime around the repeat loop, divided by the count); the median of three
- *    runs of ~0.1 s each is printed in bpftrace's table.
+ *    runs of ~0.1 s each is printed in upstream bpftrace's table (-f json:
+ *    its benchmark_result lines).
  *  - self:signal:SIGUSR1: raw tracepoint programs run when sonde gets SIGUSR1.
  * And missing_probes: attach points that do not exist or do not attach are
  * skipped with a warning (warn) or silently (ignore) instead of failing.
@@ -264,6 +265,7 @@ static int cmp_u32(const void *a, const void *b)
 struct result {
 	const char *name;
 	uint32_t ns;
+	long long iters;	/* runs in each timed test run */
 };
 
 static int cmp_result(const void *a, const void *b)
@@ -271,12 +273,35 @@ static int cmp_result(const void *a, const void *b)
 	return strcmp(((const struct result *)a)->name, ((const struct result *)b)->name);
 }
 
+/* upstream's table (a name column of at least 40, then 15 for the time), or a json line per bench */
+static void print_benches(FILE *f, struct result *res, int n, bool json)
+{
+	int w = 40;
+
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(res[i].name) > w)
+			w = strlen(res[i].name);
+	if (!json && n)
+		fprintf(f, "%-*s %-15s%s\n%.*s\n", w, "Benchmark", "Time(ns)", "Iterations",
+			w + 1 + 15 + (int)strlen("Iterations"),
+			"--------------------------------------------------------------------------------"
+			"--------------------------------------------------------------------------------"
+			"--------------------------------------------------------------------------------");
+	for (int i = 0; i < n; i++)
+		if (json)	/* names are letters, digits, '_' and '-' (name_ok): nothing to escape */
+			fprintf(f, "{\"type\": \"benchmark_result\", \"data\": {\"%s\": {\"average\": %u, \"iters\": %lld}}}\n",
+				res[i].name, res[i].ns, res[i].iters);
+		else
+			fprintf(f, "%-*s %-15u%lld\n", w, res[i].name, res[i].ns, res[i].iters);
+	if (!json)
+		fputs("\n\n", f);
+}
+
 static int run_benches(struct program *p, struct tb_io *io, char *err, size_t errlen)
 {
 	struct result *res = NULL;
 	int n = 0, cap = 0, rc = 0;
 	FILE *real = *io->out, *sink = fopen("/dev/null", "w");
-	size_t w = strlen("BENCHMARK");
 
 	if (!sink)
 		return -errno;
@@ -311,24 +336,14 @@ static int run_benches(struct program *p, struct tb_io *io, char *err, size_t er
 				res = nr;
 			}
 			res[n].name = strchr(in->name, ':') + 1;
+			res[n].iters = repeat;
 			res[n++].ns = t[1];
-			if (strlen(res[n - 1].name) > w)
-				w = strlen(res[n - 1].name);
 		}
 	*io->out = real;
 	fclose(sink);
 	if (!rc) {
-		char dash[160];
-		size_t dw = w + 2 < sizeof(dash) - 1 ? w + 2 : sizeof(dash) - 1;
-
-		memset(dash, '-', dw);
-		dash[dw] = 0;
 		qsort(res, n, sizeof(*res), cmp_result);
-		fprintf(real, "\n\n+%s+-------------+\n| %-*s | NANOSECONDS |\n+%s+-------------+\n", dash, (int)w,
-			"BENCHMARK", dash);
-		for (int i = 0; i < n; i++)
-			fprintf(real, "| %-*s | %-11u |\n", (int)w, res[i].name, res[i].ns);
-		fprintf(real, "+%s+-------------+\n", dash);
+		print_benches(real, res, n, io->json);
 	}
 	free(res);
 	return rc;

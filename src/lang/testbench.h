@@ -42,6 +42,7 @@ struct tb_io {
 	FILE **out;
 	bool *exiting;
 	int *errors;	/* errorf()s so far */
+	bool json;	/* -f json: each benchmark's result as a json line */
 };
 /* --test / --bench on loaded programs: 0 (and prog->exit_code 1 when a test failed, else 0) or -errno with err */
 int testbench__run(struct program *p, struct tb_io *io, char *err, size_t errlen);

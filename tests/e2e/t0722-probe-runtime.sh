@@ -243,23 +243,28 @@ EOF
 test_expect_success '--bench: the table of average ns per run, sorted by name, in a sane order' '
 	$SONDE probe --bench bench.bt >out &&
 	sed -n "1p" out >head && echo "Attaching 5 probes..." >exp && test_cmp exp head &&
-	sed "1,3d" out | mask_numbers >layout &&
-	cat >exp <<-\EOF &&
-	+-----------+-------------+
-	| BENCHMARK | NANOSECONDS |
-	+-----------+-------------+
-	| count     | N          |
-	| empty     | N          |
-	| heavy     | N          |
-	| lhist     | N          |
-	| my_loop   | N          |
-	+-----------+-------------+
-	EOF
-	sed "s/|  *$/|/; s/| N *|/| N |/" layout >l2 && sed "s/| N *|/| N |/" exp >e2 && test_cmp e2 l2 &&
-	ns() { awk -F"|" -v n="$1" "\$2 ~ \" \"n\" \" { print \$3 + 0 }" out; } &&
+	sed "1d" out | mask_numbers | sed "s/N  */N /" >layout &&
+	{ printf "%-40s %-15s%s\n" Benchmark "Time(ns)" Iterations &&
+	  printf "%066d\n" 0 | tr 0 - &&
+	  for b in count empty heavy lhist my_loop; do printf "%-40s N N\n" $b; done &&
+	  printf "\n\n"; } >exp &&
+	test_cmp exp layout &&
+	ns() { awk -v n="$1" "\$1 == n { print \$2 }" out; } &&
 	e=$(ns empty) && h=$(ns heavy) && c=$(ns count) &&
 	test "$e" -gt 0 && test "$e" -lt 100000 && test "$c" -gt 0 && test "$c" -lt 100000 &&
-	test "$h" -gt $((e + 100)) && test "$h" -lt 1000000
+	test "$h" -gt $((e + 100)) && test "$h" -lt 1000000 &&
+	test "$(awk "\$1 == \"empty\" { print \$3 }" out)" -ge 1000
+'
+test_expect_success '--mode bench is --bench; -q -f json: one benchmark_result line per bench' '
+	$SONDE probe -q -f json --mode bench bench.bt >out &&
+	sed "s/[0-9][0-9]*/N/g" out >layout &&
+	for b in count empty heavy lhist my_loop; do
+		echo "{\"type\": \"benchmark_result\", \"data\": {\"$b\": {\"average\": N, \"iters\": N}}}"
+	done >exp && test_cmp exp layout &&
+	$SONDE probe -f json --mode test -e "test:t { }" >out &&
+	head -1 out >got && echo "{\"type\": \"attached_probes\", \"data\": {\"probes\": 1}}" >exp && test_cmp exp got &&
+	! $SONDE probe --mode fast bench.bt 2>err && grep -q "takes run, test or bench, not .fast." err &&
+	! $SONDE probe --test --mode bench bench.bt 2>err && grep -q "do not go together" err
 '
 test_expect_success '--bench and --test together are refused' '
 	! $SONDE probe --bench --test bench.bt 2>err && grep -q "do not go together" err
