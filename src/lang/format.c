@@ -331,6 +331,12 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 	case TY_STRERROR:
 		fputs(strerror((int)*(const int64_t *)d), f);
 		return true;
+	case TY_SIGNAME: {	/* upstream's table is strsignal()'s names of 0 to 64, "N/A" past them */
+		int64_t sig = *(const int64_t *)d;
+
+		fputs(sig >= 0 && sig <= 64 ? strsignal((int)sig) : "N/A", f);
+		return true;
+	}
 	case TY_USERNAME: {	/* the uid's name, as the machine running sonde knows it */
 		struct passwd *pw = getpwuid((uid_t)*(const uint64_t *)d);
 

@@ -1148,7 +1148,7 @@ void gen_to(struct gen *g, struct node *n, int off, const struct type *dt)
 	}
 	switch (n->ty.kind) {
 	case TY_INT: case TY_KSYM: case TY_KSTACK: case TY_STRERROR: case TY_USERNAME: case TY_DISKNAME: case TY_MEMINFO:
-	case TY_PCTL:
+	case TY_PCTL: case TY_SIGNAME:
 		if (n->kind == N_CALL && (n->op == F_KSYM || n->op == F_KSTACK))
 			G_KLOC(g, n->loc, g->prog->cfg.helper_check ? g_kloc_call_end(g, n->loc) : 0, gen_call_int(g, n));
 		else

@@ -283,6 +283,7 @@ const char *type__str(const struct type *t, char *buf, size_t len)
 	case TY_DISKNAME: snprintf(buf, len, "disk_name"); break;
 	case TY_MEMINFO: snprintf(buf, len, "meminfo"); break;
 	case TY_PCTL: snprintf(buf, len, "percentile"); break;
+	case TY_SIGNAME: snprintf(buf, len, "signal_name"); break;
 	case TY_TUPLE: {
 		size_t n = snprintf(buf, len, "(");
 

@@ -98,6 +98,7 @@ enum ty_kind {
 	TY_DISKNAME,	/* disk_name(dev): a block device number (8 bytes), named from /sys in user space */
 	TY_MEMINFO,	/* meminfo(): its site (8 bytes), read from /proc/meminfo in user space */
 	TY_PCTL,	/* percentile(@h, q): its site (8 bytes), computed from the map in user space */
+	TY_SIGNAME,	/* signal_name(n): the number (8 bytes), named by strsignal() in user space */
 };
 
 struct type {

@@ -72,6 +72,7 @@ enum bfunc {
 	F_PRINT_LOG2_HIST, F_PRINT_LINEAR_HIST, F_FDIV,
 	F_MEMINFO, F_KPROBE_EXIST, F_PERCENTILE, F_TRACEPOINT_EXIST,
 	F_DEBUGF,	/* output.c: bpf_trace_vprintk() */
+	F_SIGNAL_NAME,	/* strings.c */
 	F_END
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * strings.c - the builtins on strings and bytes: str, buf, path, strncmp,
- * strcontains, strerror, and upstream's string functions (strlen, strcap,
+ * strcontains, strerror, signal_name, and upstream's string functions (strlen, strcap,
  * strstr, memcmp, globmatch, assert, assert_str, default_str_length,
  * syscall_name, username), whose rules and code are in check_str.c and
  * gen_str.c (their loops are long).
@@ -278,6 +278,21 @@ static struct type check_strerror(struct ck *c, struct node *n, const struct bui
 	return n->ty = ty_kind(TY_STRERROR, 8);
 }
 
+/* signal_name(n): a signal's description as strsignal() gives it ("Interrupt" for 2) */
+static struct type check_signal_name(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
+{
+	char b[64];
+
+	(void)f;
+	(void)assign_to;
+	if (n->args->ty.kind != TY_INT || n->args->ty.ptr) {
+		lang__error(c->prog, n->args->loc, "signal_name() takes a signal number, not a value of type %s",
+			    type__str(&n->args->ty, b, sizeof(b)));
+		return ty_kind(TY_NONE, 0);
+	}
+	return n->ty = ty_kind(TY_SIGNAME, 8);
+}
+
 /* disk_name(dev): a block device number as the block tracepoints give it (major << 20 | minor) */
 static struct type check_disk_name(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
 {
@@ -334,6 +349,7 @@ const struct builtin builtins_strings[] = {
 	{ "strncmp", F_STRNCMP, 3, 3, 0, .check = check_strncmp, .gen_int = gen_strncmp },
 	{ "strcontains", F_STRCONTAINS, 2, 2, 0, .check = check_strcontains, .gen_int = gen_strcontains },
 	{ "strerror", F_STRERROR, 1, 1, 0, .check = check_strerror, .gen_int = g_first_arg },
+	{ "signal_name", F_SIGNAL_NAME, 1, 1, 0, .check = check_signal_name, .gen_int = g_first_arg },
 	{ "disk_name", F_DISK_NAME, 1, 1, 0, .check = check_disk_name, .gen_int = g_first_arg },
 	{ "meminfo", F_MEMINFO, 1, 2, 0, .check = check_meminfo, .gen_int = gen_meminfo },
 	/* check_str.c and gen_str.c */
