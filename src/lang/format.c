@@ -20,7 +20,7 @@
 #include <time.h>
 
 /* ---- buf ---- */
-static void buf_text(FILE *f, const struct type *t, const uint8_t *d)
+void fmt__buf(FILE *f, const struct type *t, const uint8_t *d, char mode)
 {
 	uint64_t len = *(const uint64_t *)d;
 
@@ -29,7 +29,9 @@ static void buf_text(FILE *f, const struct type *t, const uint8_t *d)
 	for (uint64_t i = 0; i < len; i++) {
 		uint8_t c = d[8 + i];
 
-		if (c >= 32 && c <= 126)
+		if (mode == 'h')
+			fprintf(f, "%s%02x", i ? " " : "", c);
+		else if (c >= 32 && c <= 126 && mode != 'x')
 			fputc(c, f);
 		else
 			fprintf(f, "\\x%02x", c);
@@ -302,7 +304,7 @@ bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *d)
 
 	switch (t->kind) {
 	case TY_BUF:
-		buf_text(f, t, d);
+		fmt__buf(f, t, d, 0);
 		return true;
 	case TY_INET:
 		inet_text(f, d);

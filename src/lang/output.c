@@ -311,6 +311,19 @@ char *out__format(struct out *o, const struct fmtsite *s, const uint8_t *rec, si
 
 			snprintf(spec, sizeof(spec), "%.*s%c", speclen, start, verb);
 			fprintf(f, spec, t->kind == TY_FDIV ? fmt__fdiv(t, d) : t->sign ? (double)v : (double)(uint64_t)v);
+		} else if (t->kind == TY_BUF && verb == 'r') {	/* %r, %rx, %rh */
+			char mode = *p == 'x' || *p == 'h' ? *p++ : 0;
+			char *v = NULL;
+			size_t vlen = 0;
+			FILE *vf = open_memstream(&v, &vlen);
+
+			if (vf) {
+				fmt__buf(vf, t, d, mode);
+				fclose(vf);
+			}
+			snprintf(spec, sizeof(spec), "%.*ss", speclen, start);
+			fprintf(f, spec, v ? v : "");
+			free(v);
 		} else if (t->kind == TY_INT && verb == 'p') {
 			snprintf(spec, sizeof(spec), "%.*sp", speclen, start);
 			fprintf(f, spec, (void *)(uintptr_t)*(const uint64_t *)d);

@@ -82,6 +82,9 @@ void out__all_maps(struct out *o);
 bool fmt__value(struct out *o, FILE *f, const struct type *t, const uint8_t *data);
 /* fdiv(a, b)'s value: a / b as doubles (signed or not as its type says) */
 double fmt__fdiv(const struct type *t, const uint8_t *d);
+/* buf()'s bytes: printable ones as they are and \xNN for the rest (mode 0, %r), all as \xNN ('x',
+ * %rx), or as hex pairs between spaces ('h', %rh) */
+void fmt__buf(FILE *f, const struct type *t, const uint8_t *d, char mode);
 /* strftime with bpftrace's %f, of boot-based nanoseconds; cgroup_path's "name:path,..."; malloc'd */
 char *fmt__strftime(const char *fmt, uint64_t nsecs, int max);
 /* a /proc/meminfo field's number (kB mostly), -1 when there is none */

@@ -120,6 +120,17 @@ static void gen_buf(struct gen *g, struct node *n, int off, int size)
 	} else {
 		g_emit(g, ST(BPF_DW, FP, off, (int)len));
 	}
+	if (a0->kind == N_STR) {	/* a literal's bytes as they are: buf("ok_value", 8) keeps all eight */
+		for (int i = 0; i < room; i += 4) {
+			uint32_t w = 0;
+
+			for (int k = 0; k < 4 && i + k < room; k++)
+				if (i + k < (a1 && a1->kind != N_INT ? room : len) && i + k < (int)a0->slen)
+					w |= (uint32_t)(unsigned char)a0->s[i + k] << (8 * k);
+			g_emit(g, ST(BPF_W, FP, off + 8 + i, (int32_t)w));
+		}
+		return;
+	}
 	if (a0->ty.kind == TY_STR) {
 		gen_str(g, a0, off + 8, room);
 		for (int i = a1 && a1->kind != N_INT ? room : (int)len; i < room; i++)
