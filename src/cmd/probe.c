@@ -247,6 +247,12 @@ static struct program *new_program(struct probe_job *j, struct program *prev)
 	prog->no_warnings = j->no_warnings;
 	prog->mode = j->mode;
 	prog->probe_filter = j->probe_filter;
+	for (int i = 0; i < j->nincludes; i++) {
+		char *inc = arena__alloc(prog->arena, strlen(j->includes[i]) + 3);
+
+		sprintf(inc, "<%s>", j->includes[i]);
+		pp__include(prog, inc, inc + strlen(inc));
+	}
 	return prog;
 }
 
@@ -354,6 +360,24 @@ out:
 	return rc;
 }
 
+/* --include HEADER: one more, in the order given */
+struct includes {
+	const char **v;
+	int n;
+};
+
+static int add_include(const struct opt *o, const char *arg)
+{
+	struct includes *inc = o->value;
+	const char **v = realloc(inc->v, (inc->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	inc->v = v;
+	inc->v[inc->n++] = arg;
+	return 0;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	const char *expr = NULL, *cmd = NULL, *format = "text", *file;
@@ -362,6 +386,7 @@ int cmd_probe(int argc, char **argv)
 	bool list = false, dry_run = false, unsafe = false, no_warnings = false, test = false, bench = false;
 	bool percentiles = false, quiet = false;
 	const char *bufmode = NULL, *outfile = NULL, *probe_filter = NULL, *mode = NULL;
+	static struct includes inc;	/* static: still reachable on the early returns */
 	struct opt opts[] = {
 		OPT_STRING('e', "expr", &expr, "PROGRAM", "the program to run"),
 		OPT_STRING('c', "cmd", &cmd, "CMD", "run CMD and trace until it ends (its pid is cpid)"),
@@ -379,6 +404,8 @@ int cmd_probe(int argc, char **argv)
 		OPT_BOOL(0, "test", &test, "run the test: probes (only them) and say which pass"),
 		OPT_BOOL(0, "bench", &bench, "time the bench: probes (only them): average ns per run"),
 		OPT_STRING(0, "mode", &mode, "MODE", "run (default), test (as --test) or bench (as --bench)"),
+		OPT_CALLBACK(0, "include", &inc, "HEADER", "as '#include <HEADER>' at the program's start (repeatable)",
+			     add_include),
 		OPT_STRING(0, "probe-filter", &probe_filter, "REGEX", "run only the probes whose names REGEX finds (and BEGIN, END)"),
 		OPT_VERBOSE(),
 		OPT_GROUP("Parameters: $1, $2... are the positional ones (before or after --); getopt(\"NAME\", default)\n"
@@ -449,9 +476,11 @@ int cmd_probe(int argc, char **argv)
 		.percentiles = percentiles,
 		.json = !strcmp(format, "json"), .quiet = quiet, .full_buffering = bufmode && !strcmp(bufmode, "full"),
 		.mode = test ? MODE_TEST : bench ? MODE_BENCH : MODE_RUN, .probe_filter = probe_filter,
+		.includes = inc.v, .nincludes = inc.n,
 	};
 
 	rc = probe__run(&job);
+	free(inc.v);
 	free(src);
 	interrupted = job.interrupted;
 	if (interrupted) {	/* while the kernel verified: end as the signal would have (130, 143) */

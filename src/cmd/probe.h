@@ -28,6 +28,8 @@ struct probe_job {
 	bool percentiles;	/* --percentiles: p50..p999 and max under each histogram */
 	int mode;			/* enum prog_mode (lang.h) */
 	const char *probe_filter;	/* --probe-filter REGEX */
+	const char *const *includes;	/* --include HEADER...: as #include <HEADER> lines would */
+	int nincludes;
 	char *why;			/* when set, errors go here (one line) instead of stderr */
 	size_t whylen;
 	int interrupted;		/* out: SIGINT or SIGTERM that came while the kernel verified */

@@ -74,6 +74,8 @@ void lexer__init(struct lexer *lx, struct program *prog);
 struct token lexer__next(struct lexer *lx);
 /* a preprocessor line at lx->p ('#'): consumed, with any region an #if leaves out */
 void pp__directive(struct lexer *lx);
+/* `#include <h>` (or "h"), [p, e) its text after the word: the header's constants become known */
+void pp__include(struct program *prog, const char *p, const char *e);
 /* the #define named s[0..n), its index; -1 when there is none */
 int pp__lookup(const struct lexer *lx, const char *s, size_t n);
 /* an #include's text after the word (` <linux/sched.h>` up to e): its #define constants become known */

@@ -207,18 +207,23 @@ void pp__directive(struct lexer *lx)
 		if (d >= 0)
 			lx->pp_defs[d] = "";
 	}
-	if (n == 7 && !strncmp(w, "include", 7)) {	/* <errno.h>, <linux/errno.h>, <asm-generic/errno-base.h>... */
-		kconst__include(lx->prog, p, e);	/* <linux/sched.h>: TASK_RUNNING */
-		for (const char *q = p; q < e; q++) {
-			bool start = q == p || q[-1] == '/' || q[-1] == '<' || q[-1] == '"';
-
-			if (start && q + 5 <= e && !strncmp(q, "errno", 5))
-				lx->prog->errno_names = true;
-			/* <syscall.h>, <sys/syscall.h>, <asm/unistd.h>, <asm/unistd_64.h>: __NR_read, SYS_read */
-			if (start && ((q + 9 <= e && !strncmp(q, "syscall.h", 9)) || (q + 6 <= e && !strncmp(q, "unistd", 6) &&
-								       q > p && q[-1] == '/')))
-				lx->prog->syscall_names = true;
-		}
-	}
+	if (n == 7 && !strncmp(w, "include", 7))
+		pp__include(lx->prog, p, e);
 	/* #pragma...: nothing to do */
+}
+
+void pp__include(struct program *prog, const char *p, const char *e)
+{
+	/* <errno.h>, <linux/errno.h>, <asm-generic/errno-base.h>... */
+	kconst__include(prog, p, e);	/* <linux/sched.h>: TASK_RUNNING */
+	for (const char *q = p; q < e; q++) {
+		bool start = q == p || q[-1] == '/' || q[-1] == '<' || q[-1] == '"';
+
+		if (start && q + 5 <= e && !strncmp(q, "errno", 5))
+			prog->errno_names = true;
+		/* <syscall.h>, <sys/syscall.h>, <asm/unistd.h>, <asm/unistd_64.h>: __NR_read, SYS_read */
+		if (start && ((q + 9 <= e && !strncmp(q, "syscall.h", 9)) || (q + 6 <= e && !strncmp(q, "unistd", 6) &&
+							       q > p && q[-1] == '/')))
+			prog->syscall_names = true;
+	}
 }

@@ -115,4 +115,9 @@ test_expect_success '-l '"'"'struct a,struct b'"'"' names the kernel'"'"'s types
 	$SONDE probe -lv "struct fd" >out &&
 	printf "struct fd {\n\tlong unsigned int word;\n};\n\n" >expect && test_cmp expect out
 '
+test_expect_success '--include HEADER: the header'"'"'s constants, as an #include line gives them' '
+	$SONDE probe --include errno.h --include sys/socket.h -e "BEGIN { print((EPERM, AF_INET)); print(strerror(EPERM)); exit(); }" >out &&
+	printf "Attaching 1 probe...\n(1, 2)\nOperation not permitted\n\n\n" >expect && test_cmp expect out &&
+	! $SONDE probe --dry-run -e "BEGIN { print(EPERM); }" 2>err && grep -q "unknown identifier .EPERM." err
+'
 test_done
