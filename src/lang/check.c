@@ -485,6 +485,9 @@ static struct type check_ident(struct ck *c, struct node *n)
 
 static struct type check_field(struct ck *c, struct node *n)
 {
+	if (comptime__config(c, n))	/* config().max_strlen: a constant */
+		return n->ty;
+
 	struct type bt = ck_expr(c, n->l);
 
 	if (c->prog->err)

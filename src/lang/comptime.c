@@ -5,7 +5,8 @@
  * of the kernel's BTF and its verifier), kprobe_exist() (kprobes and the
  * symbol), tracepoint_exist() (tracefs, a field of its format), and the pruning of an if whose condition is a constant (a
  * positional parameter, getopt(), kfunc_*(), kprobe_exist()), so that the
- * branch not taken is neither checked nor generated.
+ * branch not taken is neither checked nor generated; and config().KEY, the
+ * program's configuration as config = { } and BPFTRACE_* left it.
  */
 #include "lang/check_int.h"
 #include "lang/comptime.h"
@@ -327,4 +328,59 @@ struct type comptime__call(struct ck *c, struct node *n, const struct builtin *f
 	case F_TRACEPOINT_EXIST: return check_tracepoint(c, n);
 	default: return check_kfunc(c, n, true);
 	}
+}
+
+/* ---- config().KEY ---- */
+bool comptime__config(struct ck *c, struct node *n)
+{
+	static const char *modes[] = { "bpftrace", "perf", "raw", "bcc", "folded" };
+	static const char *missing[] = { "error", "warn", "ignore" };
+	const struct config *cfg = &c->prog->cfg;
+	struct node *l = n->l;
+	const char *k = n->s, *str = NULL;
+	long long v = 0;
+	bool boolean = false;
+
+	if (!l || n->arrow || !k || !((l->kind == N_CALL && !strcmp(l->s, "config") && !l->args) ||
+				      (l->kind == N_IDENT && !strcmp(l->s, "__builtin_config"))))
+		return false;
+	if (!strcmp(k, "max_strlen"))
+		v = cfg->max_strlen;
+	else if (!strcmp(k, "max_map_keys"))
+		v = cfg->max_map_keys;
+	else if (!strcmp(k, "max_cat_bytes"))
+		v = cfg->max_cat_bytes;
+	else if (!strcmp(k, "perf_rb_pages"))
+		v = cfg->perf_rb_pages ? cfg->perf_rb_pages : 64;	/* upstream's default, sonde's too */
+	else if (!strcmp(k, "stack_mode"))
+		str = cfg->stack_mode >= 0 && cfg->stack_mode < 5 ? modes[cfg->stack_mode] : "bpftrace";
+	else if (!strcmp(k, "missing_probes"))
+		str = cfg->missing_probes >= 0 && cfg->missing_probes < 3 ? missing[cfg->missing_probes] : "error";
+	else if (!strcmp(k, "license"))
+		str = cfg->license ? cfg->license : "GPL";
+	else if (!strcmp(k, "str_trunc_trailer"))
+		str = cfg->trunc_trailer ? cfg->trunc_trailer : "";
+	else if (!strcmp(k, "print_maps_on_exit"))
+		v = !cfg->no_print_maps, boolean = true;
+	else if (!strcmp(k, "cpp_demangle"))	/* sonde always demangles */
+		v = 1, boolean = true;
+	else {
+		lang__error(c->prog, n->loc, "config() has no field '%s' (it has max_strlen, max_map_keys, max_cat_bytes, "
+			    "perf_rb_pages, stack_mode, missing_probes, license, str_trunc_trailer, print_maps_on_exit, "
+			    "cpp_demangle)", k);
+		n->ty = ty_kind(TY_NONE, 0);
+		return true;
+	}
+	n->l = NULL;
+	if (str) {
+		n->kind = N_STR;
+		n->s = arena__strndup(c->prog->arena, str, strlen(str));
+		n->slen = strlen(str);
+	} else {
+		n->kind = N_INT;
+		n->i = v;
+	}
+	ck_expr(c, n);
+	n->ty.boolean = boolean;
+	return true;
 }

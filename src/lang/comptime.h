@@ -27,6 +27,9 @@ int getopt__prepare(struct program *p, FILE *help, bool *helped);
 struct type comptime__call(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to);
 struct type getopt__check(struct ck *c, struct node *n);
 
+/* config().KEY (or __builtin_config.KEY), n its N_FIELD: n becomes KEY's value, typed; false when n is
+ * not one (an unknown KEY is an error, n->ty TY_NONE) */
+bool comptime__config(struct ck *c, struct node *n);
 /* n's value when it is an integer known now (literals and operators on them) */
 bool comptime__int(const struct node *n, long long *v);
 /* an if whose condition is known: s becomes the block of the branch taken (true), else false */
