@@ -953,6 +953,10 @@ struct type ck_expr(struct ck *c, struct node *n)
 			return none;
 		}
 		return n->ty = ck_expr(c, n->x);
+	case N_TYPE:
+		lang__error(c->prog, n->loc, "typeof() is a type, not a value: it goes in sizeof(), a cast, 'let $x: "
+			    "typeof(...)' or a macro's argument");
+		return none;
 	default:
 		lang__error(c->prog, n->loc, "this statement cannot be used as a value");
 		return none;
@@ -1164,9 +1168,10 @@ static int check_stmt(struct ck *c, struct node *s)
 		if (!var_get(c, s->s))
 			var_new(c, s->s);
 		var_get(c, s->s)->declared = !s->r && !s->x;
-		if (!s->r && s->x && s->x->kind == N_CALL && s->x->args) {	/* let $x: typeof(e) */
+		if (!s->r && s->x && s->x->kind == N_TYPE && s->x->l &&	/* let $x: typeof(e), not typeof(size_t) */
+		    (s->x->l->kind != N_IDENT || builtin__var(s->x->l->s, &(int){ 0 }))) {
 			struct node lhs = { .kind = N_VAR, .s = s->s, .loc = s->loc };
-			struct type t = ck_expr(c, s->x->args);
+			struct type t = ck_expr(c, s->x->l);
 
 			if (c->prog->err)
 				return -1;

@@ -133,6 +133,7 @@ enum nk {
 	N_EXPR, N_ASSIGN, N_LET, N_IF, N_WHILE, N_FOR_RANGE, N_FOR_MAP, N_UNROLL,
 	N_RETURN, N_BREAK, N_CONTINUE, N_BLOCK,
 	N_BLOCKEXPR,	/* { stmts; expr }: args the statements, x the value (NULL: none) */
+	N_TYPE,		/* typeof(T): a type as s, ptr, i (as N_CAST's); typeof(e): e's type, l = e (macro.c) */
 };
 
 struct mapinfo;

@@ -295,6 +295,36 @@ static void mismatch(struct mx *x, struct node *c, const struct macrodef *m, int
 		note(x->prog, p->loc, "macro '%s' declares '%s' here", m->name, p->s);
 }
 
+/* a type that arrived as a macro's argument: typeof(typeof(T)) is T; sizeof(T) and sizeof(T[N]) take it */
+static void settle_type(struct node *c)
+{
+	struct node *t = c->l;
+
+	if (c->kind == N_TYPE && t && t->kind == N_TYPE) {
+		c->l = t->l;
+		c->s = t->s;
+		c->ptr = t->ptr;
+		c->i = t->i;
+		return;
+	}
+	if (c->kind != N_SIZEOF || !t || c->s)
+		return;
+	if (t->kind == N_INDEX && t->l && t->l->kind == N_TYPE && !t->l->l && t->r && t->r->kind == N_INT &&
+	    t->r->i > 0 && !t->l->i) {	/* sizeof(t[2]): t's array of two */
+		c->i = t->r->i;
+		t = t->l;
+	} else if (t->kind != N_TYPE || t->l) {
+		if (t->kind == N_TYPE)	/* sizeof(typeof(e)) is sizeof(e) */
+			c->l = t->l;
+		return;
+	}
+	c->s = t->s;
+	c->ptr = t->ptr;
+	if (!c->i)
+		c->i = t->i;
+	c->l = NULL;
+}
+
 static struct node *xf(struct mx *x, struct node *n)
 {
 	struct node *c, *arg = NULL;
@@ -367,6 +397,13 @@ static struct node *xf(struct mx *x, struct node *n)
 		}
 		return c;
 	}
+	if (x->m && (c->kind == N_SIZEOF || c->kind == N_CAST) && c->s && param(x, N_IDENT, c->s, &arg) &&
+	    arg->kind == N_TYPE && !arg->l) {	/* sizeof(t *), (t *)e with t = typeof(uint8) */
+		c->s = arg->s;
+		c->ptr += arg->ptr;
+		if (!c->i)
+			c->i = arg->i;
+	}
 	c->l = xf(x, c->l);
 	c->r = xf(x, c->r);
 	if (c->kind == N_TUPLE)	/* a record's names are names, not expressions */
@@ -378,6 +415,7 @@ static struct node *xf(struct mx *x, struct node *n)
 		return NULL;
 	if (c->kind == N_EXPR && c->l && c->l->kind == N_BLOCKEXPR)
 		flatten(x, c);
+	settle_type(c);
 	return c;
 }
 

@@ -221,6 +221,60 @@ static int cast_len(struct parser *ps)
 	return peek(ps, k)->t == T_RPAREN ? k : 0;
 }
 
+/* at '(' : the k - 1 tokens after it are a type (cast_len() said so): into n's s, ptr and i (array elements, -1 for "[]") */
+static int type_tokens(struct parser *ps, struct node *n, int k)
+{
+	struct token *ty = peek(ps, 1);
+	int ptr = 0;
+
+	n->s = ty->s;
+	if (!strcmp(ty->s, "struct") || !strcmp(ty->s, "union") || !strcmp(ty->s, "enum"))
+		n->s = arena__strndup(ps->prog->arena, ty->at, peek(ps, 2)->at + peek(ps, 2)->loc.len - ty->at);
+	else if (peek(ps, 2)->t == T_IDENT)	/* "unsigned int" */
+		n->s = arena__strndup(ps->prog->arena, ty->at, peek(ps, 2)->at + peek(ps, 2)->loc.len - ty->at);
+	for (int i = 1; i < k; i++) {
+		ptr += peek(ps, i)->t == T_STAR;
+		if (peek(ps, i)->t == T_LBRACKET)
+			n->i = peek(ps, i + 1)->t == T_INT ? peek(ps, i + 1)->i : -1;
+	}
+	if (!n->i && peek(ps, k - 1)->t == T_RBRACKET) {
+		lang__error(ps->prog, peek(ps, k - 2)->loc, "an array has at least one element");
+		return -1;
+	}
+	n->ptr = ptr;
+	return 0;
+}
+
+/*
+ * at '(' after typeof: typeof(uint64 *), typeof(struct x), typeof(size_t *) are types; anything
+ * else, typeof(size_t) included, is an expression (a lone name is a type when nothing else has it:
+ * check.c, macro.c)
+ */
+static struct node *typeof_expr(struct parser *ps, struct token *t)
+{
+	int k = cast_len(ps);
+	struct node *n = mk(ps, N_TYPE, t->loc);
+
+	if (!k && peek(ps, 1)->t == T_IDENT && peek(ps, 2)->t == T_STAR) {	/* typeof(size_t *) */
+		k = 2;
+		while (peek(ps, k)->t == T_STAR)
+			k++;
+		if (peek(ps, k)->t != T_RPAREN)
+			k = 0;
+	}
+	if (k) {
+		if (type_tokens(ps, n, k))
+			return NULL;
+		ps->pos += k + 1;
+		return n;
+	}
+	advance(ps);
+	n->l = expr(ps);
+	if (!n->l || !expect(ps, T_RPAREN, "')'"))
+		return NULL;
+	return n;
+}
+
 static struct node *primary(struct parser *ps)
 {
 	struct token *t = peek(ps, 0);
@@ -332,6 +386,8 @@ static struct node *primary(struct parser *ps)
 			n->r->slen = strlen(path);
 			return n;
 		}
+		if (!strcmp(t->s, "typeof") && TOK(ps) == T_LPAREN)
+			return typeof_expr(ps, t);
 		if (!strcmp(t->s, "sizeof") && TOK(ps) == T_LPAREN) {
 			int k = cast_len(ps);
 
@@ -389,25 +445,9 @@ static struct node *primary(struct parser *ps)
 		}
 
 		if (k) {
-			struct token *ty = peek(ps, 1);
-			int ptr = 0;
-
 			n = mk(ps, N_CAST, t->loc);
-			n->s = ty->s;
-			if (!strcmp(ty->s, "struct") || !strcmp(ty->s, "union") || !strcmp(ty->s, "enum"))
-				n->s = arena__strndup(ps->prog->arena, ty->at, peek(ps, 2)->at + peek(ps, 2)->loc.len - ty->at);
-			else if (peek(ps, 2)->t == T_IDENT)	/* "unsigned int" */
-				n->s = arena__strndup(ps->prog->arena, ty->at, peek(ps, 2)->at + peek(ps, 2)->loc.len - ty->at);
-			for (int i = 1; i < k; i++) {
-				ptr += peek(ps, i)->t == T_STAR;
-				if (peek(ps, i)->t == T_LBRACKET)	/* an array cast: n->i elements, -1 for "[]" */
-					n->i = peek(ps, i + 1)->t == T_INT ? peek(ps, i + 1)->i : -1;
-			}
-			if (!n->i && peek(ps, k - 1)->t == T_RBRACKET) {
-				lang__error(ps->prog, peek(ps, k - 2)->loc, "an array has at least one element");
+			if (type_tokens(ps, n, k))
 				return NULL;
-			}
-			n->ptr = ptr;
 			ps->pos += k + 1;
 			n->l = NULL;
 			return n;	/* the operand is parsed by unary() */
@@ -783,12 +823,10 @@ static struct node *statement1(struct parser *ps, bool *needs_semi)
 			n = mk(ps, N_LET, v->loc);
 			n->s = v->s;
 			if (TOK(ps) == T_COLON && ident_is_at(ps, 1, "typeof") && peek(ps, 2)->t == T_LPAREN) {
-				/* let $x: typeof(expr): the type of an expression, not evaluated */
-				ps->pos += 3;
-				n->x = mk(ps, N_CALL, peek(ps, -2)->loc);
-				n->x->s = "typeof";
-				n->x->args = expr(ps);
-				if (!n->x->args || !expect(ps, T_RPAREN, "')'"))
+				/* let $x: typeof(expr): the type of an expression, not evaluated; or typeof(T) */
+				ps->pos += 2;
+				n->x = typeof_expr(ps, peek(ps, -1));
+				if (!n->x)
 					return NULL;
 			} else if (TOK(ps) == T_COLON) {	/* let $x: uint8 = 1 */
 				advance(ps);
