@@ -1121,6 +1121,27 @@ static int check_for_map(struct ck *c, struct node *s)
 	return rc;
 }
 
+/* for ($i : a..b) with bounds known only at run time, in a probe's own code: the body is a function
+ * of its own, as a for over a map's is; $i and the body's variables end with the loop */
+static int check_range_callback(struct ck *c, struct node *s)
+{
+	int outer = c->fn, rc;
+
+	s->id = c->fn = ++c->nfn;
+	struct var *v = var_new(c, s->s);
+
+	v->ty = ty_int(true, 64);
+	s->var = v;
+	c->loops++;
+	rc = check_block(c, s->r);
+	c->loops--;
+	c->fn = outer;
+	for (struct var *x = c->pr->vars; x; x = x->next)
+		if (x->home == s->id)
+			x->gone = true;
+	return rc;
+}
+
 /*
  * The branch a constant condition drops (kept in the block's x) is checked anyway,
  * for the variables it assigns (0.17 scripts read them after the if; they read 0
@@ -1220,12 +1241,16 @@ static int check_stmt(struct ck *c, struct node *s)
 	}
 	case N_FOR_RANGE: {
 		struct node lhs = { .kind = N_VAR, .s = s->s, .loc = s->loc };
+		long long a, b;
 
 		if (ck_expr(c, s->l).kind != TY_INT || ck_expr(c, s->x).kind != TY_INT) {
 			if (!c->prog->err)
 				lang__error(c->prog, s->loc, "a range takes integers");
 			return -1;
 		}
+		/* bounds the verifier may not see end (@m[k], a map's value): a bpf_loop() callback (gen_loop.c) */
+		if (!c->fn && !var_get(c, s->s) && !(comptime__int(s->l, &a) && comptime__int(s->x, &b)))
+			return check_range_callback(c, s);
 		if (assign_var(c, &lhs, ty_int(true, 64), s->loc))
 			return -1;
 		s->var = lhs.var;

@@ -1543,6 +1543,11 @@ static void gen_stmt1(struct gen *g, struct node *s)
 	}
 	case N_FOR_RANGE: {
 		struct loopctx l = { .outer = g->loop };
+
+		if (s->id) {	/* bounds known at run time: a bpf_loop() callback (check.c) */
+			gen_for_range(g, s);
+			break;
+		}
 		int lim = g_slot(g, 8, s->loc);
 
 		gen_int(g, s->x);

@@ -134,6 +134,8 @@ int g_tuple_src(struct gen *g, struct node *t, int *reg);
 /* the type t's bytes are laid out as: a variable's final type (its strings grown by later assignments) */
 const struct type *g_src_type(const struct node *t);
 void gen_for_map(struct gen *g, struct node *s);
+/* for ($i : a..b) whose bounds are known at run time: bpf_loop() over a callback (5.17+) */
+void gen_for_range(struct gen *g, struct node *s);
 void g_tuple_key(struct gen *g, struct node *mapn, int off);
 int g_subs_link(struct gen *g);
 int g_subs_init(struct gen *g);

@@ -22,6 +22,10 @@
  * number". The price: a while loop or a range around the body cannot count
  * with such a variable (the verifier cannot see it end).
  *
+ * for ($i : a..b) whose bounds the verifier could not see end (a map's value)
+ * is a bpf_loop() (5.17+) of b - a steps over a callback made the same way:
+ * $i is a + the step's index, a kept in the main frame beside the context.
+ *
  * A per-CPU map (count, sum, avg, min, max) hands the callback only this CPU's
  * value: the callback reads every CPU's with bpf_map_lookup_percpu_elem()
  * (5.19+) and reduces them the way `print` does.
@@ -36,6 +40,10 @@
 #ifndef BPF_FUNC_map_lookup_percpu_elem
 #define BPF_FUNC_map_lookup_percpu_elem 195
 #endif
+#ifndef BPF_FUNC_loop
+#define BPF_FUNC_loop 181
+#endif
+#define LOOP_MAX (1 << 23)	/* bpf_loop()'s most iterations */
 
 struct gfix {
 	struct bpf_code *owner;	/* the code holding the LD_IMM64 */
@@ -378,6 +386,39 @@ static bool has_return(const struct node *s)
 	}
 }
 
+/* a callback's body and its ends: continue returns 0, break 1, return sets the flag after the context and returns 1 */
+static void callback_body(struct gen *g, struct gen *cg, struct node *s, struct bpf_code *code)
+{
+	struct loopctx l = { 0 };
+
+	cg->loop = &l;
+	gen_block(cg, s->r);
+	int cont = cg->c->n;
+
+	if (l.ncont || end_reached(cg->c, &l, cg->ret, cg->nret)) {	/* the verifier refuses unreachable code */
+		g_emit(cg, MOV_IMM(R0, 0));
+		g_emit(cg, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+	}
+	bool brk = l.nbrk > 0;
+
+	g_loop_end(cg, &l, cont);	/* break lands here */
+	if (brk) {
+		g_emit(cg, MOV_IMM(R0, 1));
+		g_emit(cg, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+	}
+	if (cg->nret) {	/* return: tell the caller (the flag after the context), stop */
+		for (int i = 0; i < cg->nret; i++)
+			g_patch(cg, cg->ret[i]);
+		g_emit(cg, ST(BPF_DW, R8, 8, 1));
+		g_emit(cg, MOV_IMM(R0, 1));
+		g_emit(cg, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+	}
+	free(cg->ret);
+	code->stack = cg->maxsp;
+	if (cg->fail)
+		g->fail = true;
+}
+
 /* the callback: r1 = map, r2 = key, r3 = value, r4 = the context's slot in the main frame, then a
  * flag the callback sets on return */
 static void gen_callback(struct gen *g, struct node *s, struct bpf_code *code)
@@ -390,7 +431,6 @@ static void gen_callback(struct gen *g, struct node *s, struct bpf_code *code)
 	int ksz = g_round8(kt->size), vsz = g_round8(vt->size);
 	int kcopy = ksz < (int)m->key_size ? ksz : (int)m->key_size;
 	int vcopy = vsz < (int)m->value_size ? vsz : (int)m->value_size;
-	struct loopctx l = { 0 };
 
 	g_emit(&cg, MOV_REG(R8, R4));
 	g_emit(&cg, LDX(BPF_DW, R6, R8, 0));
@@ -423,32 +463,7 @@ static void gen_callback(struct gen *g, struct node *s, struct bpf_code *code)
 	}
 	if (s->x)
 		sortloop__gen_row(&cg, s);
-	cg.loop = &l;
-	gen_block(&cg, s->r);
-	int cont = cg.c->n;
-
-	if (l.ncont || end_reached(cg.c, &l, cg.ret, cg.nret)) {	/* the verifier refuses unreachable code */
-		g_emit(&cg, MOV_IMM(R0, 0));
-		g_emit(&cg, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
-	}
-	bool brk = l.nbrk > 0;
-
-	g_loop_end(&cg, &l, cont);	/* break lands here */
-	if (brk) {
-		g_emit(&cg, MOV_IMM(R0, 1));
-		g_emit(&cg, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
-	}
-	if (cg.nret) {	/* return: tell the caller (the flag after the context), stop */
-		for (int i = 0; i < cg.nret; i++)
-			g_patch(&cg, cg.ret[i]);
-		g_emit(&cg, ST(BPF_DW, R8, 8, 1));
-		g_emit(&cg, MOV_IMM(R0, 1));
-		g_emit(&cg, INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
-	}
-	free(cg.ret);
-	code->stack = cg.maxsp;
-	if (cg.fail)
-		g->fail = true;
+	callback_body(g, &cg, s, code);
 }
 
 void gen_for_map(struct gen *g, struct node *s)
@@ -495,6 +510,71 @@ void gen_for_map(struct gen *g, struct node *s)
 		sortloop__gen_end(g, s);
 	if (has_return(s->r)) {	/* the body returned: so does this function */
 		g_emit(g, LDX(BPF_DW, R1, g->cb ? R8 : FP, g->cb ? 8 : ctxslot + 8));
+		g_push_fix(g, &g->ret, &g->nret, g_emit(g, JMP_IMM(BPF_JNE, R1, 0, 0)));
+	}
+	g->sp = mark;
+}
+
+/* the range's callback: r1 = the step's index, r2 = the context's slot in the main frame (then the flag,
+ * then a); $i = a + index */
+static void gen_range_callback(struct gen *g, struct node *s, struct bpf_code *code, int startslot)
+{
+	struct gen cg = { .prog = g->prog, .pr = g->pr, .in = g->in, .env = g->env, .c = code,
+			  .cb = true, .ctxslot = g->ctxslot, .vars_size = g->vars_size, .subs = g->subs };
+	struct var *iv = s->var;
+
+	g_emit(&cg, MOV_REG(R8, R2));
+	g_emit(&cg, LDX(BPF_DW, R6, R8, 0));
+	g_emit(&cg, MOV_REG(R7, R1));	/* the index, across the lookup */
+	if (cg.vars_size)
+		g_vars_lookup(&cg, 1);
+	for (struct var *v = g->pr->vars; v; v = v->next)
+		if (v->home == s->id && !v->shared) {
+			v->slot = g_slot(&cg, v->ty.size ? v->ty.size : 8, s->loc);
+			if (v != iv)
+				g_zero(&cg, v->slot, g_round8(v->ty.size ? v->ty.size : 8));
+		}
+	g_emit(&cg, LDX(BPF_DW, R0, R8, startslot - g->ctxslot));
+	g_emit(&cg, ALU_REG(BPF_ADD, R0, R7));
+	g_emit(&cg, STX(BPF_DW, g_vbase(&cg, iv), R0, g_voff(&cg, iv)));
+	callback_body(g, &cg, s, code);
+}
+
+void gen_for_range(struct gen *g, struct node *s)
+{
+	int mark = g->sp;
+
+	if (!s->var || g->cb || g_subs_init(g)) {	/* check.c makes one only in a probe's own code */
+		g_unsupported(g, s, "this for loop");
+		return;
+	}
+	int ctxslot = g->ctxslot = g_slot(g, 16, s->loc), startslot = g_slot(g, 8, s->loc);
+	struct bpf_code *code;
+
+	g_emit(g, STX(BPF_DW, FP, R6, ctxslot));	/* the context, for the callback to find, and the flag of return */
+	g_emit(g, ST(BPF_DW, FP, ctxslot + 8, 0));
+	int sub = g_subs_new(g, s->loc, &code);
+
+	if (sub < 0)
+		return;
+	gen_range_callback(g, s, code, startslot);
+	gen_int(g, s->l);
+	g_emit(g, STX(BPF_DW, FP, R0, startslot));
+	gen_int(g, s->x);
+	g_emit(g, LDX(BPF_DW, R1, FP, startslot));
+	g_emit(g, ALU_REG(BPF_SUB, R0, R1));	/* the steps: none when b <= a, at most bpf_loop's */
+	int none = g_emit(g, JMP_IMM(BPF_JSLE, R0, 0, 0));
+
+	g_emit(g, JMP_IMM(BPF_JLE, R0, LOOP_MAX, 1));
+	g_emit(g, MOV_IMM(R0, LOOP_MAX));
+	g_emit(g, MOV_REG(R1, R0));
+	g_ld_func(g, R2, sub);
+	g_fp_addr(g, R3, ctxslot);
+	g_emit(g, MOV_IMM(R4, 0));
+	g_emit(g, CALL(BPF_FUNC_loop));
+	g_patch(g, none);
+	if (has_return(s->r)) {	/* the body returned: so does the probe */
+		g_emit(g, LDX(BPF_DW, R1, FP, ctxslot + 8));
 		g_push_fix(g, &g->ret, &g->nret, g_emit(g, JMP_IMM(BPF_JNE, R1, 0, 0)));
 	}
 	g->sp = mark;
