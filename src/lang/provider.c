@@ -281,6 +281,15 @@ static int rt_expand(struct program *prog, struct probe *pr, struct attach *ap, 
 		lang__error(prog, ap->loc, "a raw tracepoint is written rawtracepoint:NAME (no wildcards)");
 		return -EINVAL;
 	}
+	/* rawtracepoint:MODULE:NAME: vmlinux or a loaded module, whose BTF the kernel lists (when it has BTF) */
+	if (ap->b && ap->a && strcmp(ap->a, "vmlinux") && !access("/sys/kernel/btf/vmlinux", F_OK)) {
+		snprintf(name, sizeof(name), "/sys/kernel/btf/%s", ap->a);
+		if (strchr(ap->a, '/') || access(name, F_OK)) {
+			lang__error(prog, ap->loc, "no kernel module '%s' is loaded (rawtracepoint:MODULE:NAME takes "
+				    "vmlinux or a module /sys/kernel/btf lists)", ap->a);
+			return -ENOENT;
+		}
+	}
 	snprintf(name, sizeof(name), "rawtracepoint:%s", ev);
 	struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
 
