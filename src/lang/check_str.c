@@ -135,6 +135,13 @@ static int call_end_col(struct ck *c, struct node *n)
 
 /* "file:line:col-end: WHAT: " + fmt + "\n", the format of a message that names its call's place in the
  * source (assert(), errorf(), warnf()); a '%' in the file name is doubled so that it prints as itself */
+/* text as printf format text: each '%' doubled */
+static void put_fmt_text(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fputs(s[i] == '%' ? "%%" : (char[]){ s[i], 0 }, f);
+}
+
 const char *ck_located_fmt(struct ck *c, struct node *n, const char *what, const char *fmt)
 {
 	char *buf = NULL;
@@ -143,9 +150,25 @@ const char *ck_located_fmt(struct ck *c, struct node *n, const char *what, const
 
 	if (!f)
 		return NULL;
-	for (const char *q = c->prog->file; *q; q++)
-		fputs(*q == '%' ? "%%" : (char[]){ *q, 0 }, f);
+	put_fmt_text(f, c->prog->file, strlen(c->prog->file));
 	fprintf(f, ":%d:%d-%d: %s: %s\n", n->loc.line, n->loc.col, call_end_col(c, n), what, fmt);
+	/* in a macro: each call it was expanded from, with its line, as upstream prints them */
+	for (int k = n->loc.exp; k > 0 && k <= c->prog->nexps; k = c->prog->exps[k - 1].call.exp) {
+		struct node call = { .loc = c->prog->exps[k - 1].call };
+		const char *line = c->prog->src, *end = line + c->prog->srclen, *eol;
+		int end_col = call_end_col(c, &call);
+
+		for (int l = 1; l < call.loc.line && line < end; l++)
+			line = (eol = memchr(line, '\n', end - line)) ? eol + 1 : end;
+		eol = memchr(line, '\n', end - line);
+		put_fmt_text(f, c->prog->file, strlen(c->prog->file));
+		fprintf(f, ":%d:%d-%d: %s: expanded from\n", call.loc.line, call.loc.col, end_col, what);
+		put_fmt_text(f, line, (eol ? eol : end) - line);
+		fprintf(f, "\n%*s", call.loc.col - 1, "");
+		for (int i = call.loc.col; i < end_col; i++)
+			fputc('~', f);
+		fputc('\n', f);
+	}
 	if (fclose(f)) {
 		free(buf);
 		return NULL;

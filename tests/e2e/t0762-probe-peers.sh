@@ -120,4 +120,19 @@ test_expect_success '--include HEADER: the header'"'"'s constants, as an #includ
 	printf "Attaching 1 probe...\n(1, 2)\nOperation not permitted\n\n\n" >expect && test_cmp expect out &&
 	! $SONDE probe --dry-run -e "BEGIN { print(EPERM); }" 2>err && grep -q "unknown identifier .EPERM." err
 '
+test_expect_success 'errorf()/warnf() in a macro: each call it was expanded from, with its line (upstream'"'"'s text)' '
+	$SONDE probe -e "macro bad(x) { warnf(\"w %d%%\", x); } macro outer(y) { bad(y + 1) }
+BEGIN { outer(2); errorf(\"top\"); exit(); }" >out 2>err &&
+	cat >expect <<-\EOF &&
+	stdin:1:16-34: WARNING: w 3%
+	stdin:1:55-65: WARNING: expanded from
+	macro bad(x) { warnf("w %d%%", x); } macro outer(y) { bad(y + 1) }
+	                                                      ~~~~~~~~~~
+	stdin:2:9-17: WARNING: expanded from
+	BEGIN { outer(2); errorf("top"); exit(); }
+	        ~~~~~~~~
+	stdin:2:19-32: ERROR: top
+	EOF
+	test_cmp expect err
+'
 test_done
