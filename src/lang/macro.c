@@ -9,7 +9,9 @@
  * so that they never meet the caller's; a map the body names without taking
  * it as a parameter is an error, as is a macro calling itself. Every node of
  * an expansion remembers it (loc.exp), so that an error in a body also says
- * where the macro was called from.
+ * where the macro was called from. The same walk settles two shapes of the
+ * whole program: a type given as typeof(T) (settle_type), and an aggregation
+ * that ends a block assigned to a map (agg_block).
  */
 #include "lang/builtins/builtins.h"
 #include "lang/lang.h"
@@ -325,6 +327,28 @@ static void settle_type(struct node *c)
 	c->l = NULL;
 }
 
+/* @m = { stmts; avg($a) }: an aggregation is only ever assigned, so the block's last value goes to @m there */
+static void agg_block(struct mx *x, struct node *c)
+{
+	struct node *b = c->r, **tail;
+	const struct builtin *f;
+
+	if (c->kind != N_ASSIGN || c->op != T_ASSIGN || !c->l || c->l->kind != N_MAP || !b || b->kind != N_BLOCKEXPR ||
+	    !b->x || b->x->kind != N_CALL || !(f = builtin__func(b->x->s)) || !(f->flags & BF_AGG))
+		return;
+	struct node *a = arena__alloc(x->prog->arena, sizeof(*a));
+
+	*a = *c;
+	a->r = b->x;
+	a->next = NULL;
+	c->kind = N_BLOCK;
+	c->l = c->r = NULL;
+	c->args = b->args;
+	for (tail = &c->args; *tail; tail = &(*tail)->next)
+		;
+	*tail = a;
+}
+
 static struct node *xf(struct mx *x, struct node *n)
 {
 	struct node *c, *arg = NULL;
@@ -416,6 +440,7 @@ static struct node *xf(struct mx *x, struct node *n)
 	if (c->kind == N_EXPR && c->l && c->l->kind == N_BLOCKEXPR)
 		flatten(x, c);
 	settle_type(c);
+	agg_block(x, c);
 	return c;
 }
 
