@@ -384,7 +384,7 @@ int cmd_probe(int argc, char **argv)
 	int pid = 0, rc, kcheck = 0, interrupted = 0;
 	struct target_opts to = { .have_cmd = true };	/* -p alone is enough: no "nothing to" */
 	bool list = false, dry_run = false, unsafe = false, no_warnings = false, test = false, bench = false;
-	bool percentiles = false, quiet = false;
+	bool percentiles = false, quiet = false, info = false;
 	const char *bufmode = NULL, *outfile = NULL, *probe_filter = NULL, *mode = NULL;
 	static struct includes inc;	/* static: still reachable on the early returns */
 	struct opt opts[] = {
@@ -403,6 +403,7 @@ int cmd_probe(int argc, char **argv)
 		OPT_COUNT('k', NULL, &kcheck, "warn when a BPF helper fails (map update/delete, stack, signal); -kk: reads too"),
 		OPT_BOOL(0, "test", &test, "run the test: probes (only them) and say which pass"),
 		OPT_BOOL(0, "bench", &bench, "time the bench: probes (only them): average ns per run"),
+		OPT_BOOL(0, "info", &info, "what this system, this build and the kernel let programs do"),
 		OPT_STRING(0, "mode", &mode, "MODE", "run (default), test (as --test) or bench (as --bench)"),
 		OPT_CALLBACK(0, "include", &inc, "HEADER", "as '#include <HEADER>' at the program's start (repeatable)",
 			     add_include),
@@ -423,6 +424,8 @@ int cmd_probe(int argc, char **argv)
 		opt__usage_error(probe_usage, opts, "unknown output format '%s' (text or json)", format);
 	if (bufmode && strcmp(bufmode, "line") && strcmp(bufmode, "full") && strcmp(bufmode, "none"))
 		opt__usage_error(probe_usage, opts, "-B takes line, full or none, not '%s'", bufmode);
+	if (info)
+		return probe__info(stdout);
 	if (mode && strcmp(mode, "run") && strcmp(mode, "test") && strcmp(mode, "bench"))
 		opt__usage_error(probe_usage, opts, "--mode takes run, test or bench, not '%s'", mode);
 	if (mode && ((test && strcmp(mode, "test")) || (bench && strcmp(mode, "bench"))))

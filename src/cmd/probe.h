@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct probe_job {
 	const char *file;		/* the program's name in messages */
@@ -38,6 +39,9 @@ struct probe_job {
 
 /* 0, 1 after an error said (or put in why), or the program's exit code */
 int probe__run(struct probe_job *j);
+
+/* --info (probe_info.c): the system, the build, what the kernel lets programs do; 0 */
+int probe__info(FILE *f);
 
 /* perf probe's surface (probe_add.c): do these options ask for it, and run it */
 bool probe_events__wanted(int argc, char **argv);

@@ -135,4 +135,14 @@ BEGIN { outer(2); errorf(\"top\"); exit(); }" >out 2>err &&
 	EOF
 	test_cmp expect err
 '
+test_expect_success '--info: the system, the build, the kernel'"'"'s helpers, features and probe types' '
+	$SONDE probe --info >out &&
+	grep -x "System\|Build\|Kernel helpers\|Kernel features\|Probe types" out >sections &&
+	printf "%s\n" System Build "Kernel helpers" "Kernel features" "Probe types" >expect && test_cmp expect sections &&
+	grep -qx "  Arch: $(uname -m)" out && grep -qx "  libbpf: [0-9]*\.[0-9]*" out &&
+	for k in loop btf kprobe_multi kprobe_session uprobe_multi iter fentry; do
+		grep -qx "  $k: \(yes\|no\)" out || { echo "no line for $k"; exit 1; }
+	done &&
+	grep -qx "  btf: yes" out && grep -qx "  loop: yes" out
+'
 test_done

@@ -406,6 +406,34 @@ bool bpf_probe__uprobe_multi(const char **why)
 	return remember("uprobe_multi", link == -EBADF, "this kernel has no uprobe_multi links (Linux 6.6)", why);
 }
 
+#define SONDE_TRACE_KPROBE_MULTI 42		/* enum bpf_attach_type, newer than some headers */
+#define SONDE_TRACE_KPROBE_SESSION 56
+
+bool bpf_probe__kprobe_multi(bool session, const char **why)
+{
+	const char *key = session ? "kprobe_session" : "kprobe_multi";
+	const struct probe_ans *a = cached(key);
+	int type = session ? SONDE_TRACE_KPROBE_SESSION : SONDE_TRACE_KPROBE_MULTI;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = type);
+	const char *syms[] = { "sonde_no_such_function" };
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .kprobe_multi.syms = syms, .kprobe_multi.cnt = 1);
+	int prog, link, err;
+
+	if (a)
+		return remember(key, a->ok, a->why, why);
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", ret0, 2, &o);
+	if (prog < 0)
+		return remember(key, false, load_why(-errno), why);
+	/* a kernel that has the link looks the symbol up, and finds none */
+	link = bpf_link_create(prog, 0, type, &lo);
+	err = link < 0 ? -errno : 0;
+	close(prog);
+	if (link >= 0)
+		close(link);
+	return remember(key, err == -ESRCH || err == -ENOENT, session ? "this kernel has no kprobe_session links "
+			"(Linux 6.10) or no kprobes" : "this kernel has no kprobe_multi links (Linux 5.18) or no kprobes", why);
+}
+
 bool bpf_probe__helper(int prog_type, int helper_id)
 {
 	int rc;

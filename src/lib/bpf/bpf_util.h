@@ -58,6 +58,8 @@ bool bpf_probe__btf(void);						/* /sys/kernel/btf/vmlinux loads */
 const char *bpf_probe__privilege(void);
 /* uprobe_multi links (Linux 6.6): off when SONDE_NO_UPROBE_MULTI is set in the environment */
 bool bpf_probe__uprobe_multi(const char **why);
+/* kprobe_multi links (Linux 5.18), or with session kprobe_session ones (6.10), where kprobes work */
+bool bpf_probe__kprobe_multi(bool session, const char **why);
 
 /*
  * uprobe_multi links, which Debian 12's headers and libbpf predate: a KPROBE
