@@ -772,7 +772,8 @@ struct type ck_expr(struct ck *c, struct node *n)
 			ck_expr(c, n->l);
 		n->kind = N_INT;
 		n->i = (n->ptr ? 8 : n->s ? bits / 8 : n->l->ty.kind == TY_INT ? (n->l->ty.bits ? n->l->ty.bits / 8 : 8) :
-			n->l->ty.kind == TY_ARRAY ? type__array_bytes(&n->l->ty) : n->l->ty.size) * (n->s && n->i > 0 ? n->i : 1);
+			n->l->ty.kind == TY_ARRAY ? type__array_bytes(&n->l->ty) :
+			n->l->ty.kind == TY_TUPLE ? ck_tuple_sizeof(&n->l->ty) : n->l->ty.size) * (n->s && n->i > 0 ? n->i : 1);
 		return n->ty = ty_int(false, 64);
 	}
 	case N_BINOP: {	/* a chain 1+1+... leans left: its left spine in a loop, not by recursion */

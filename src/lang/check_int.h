@@ -75,6 +75,8 @@ struct type ck_task_field(struct ck *c, struct node *n, struct node *task, bool 
 /* tuple.c: $t[1] and $a[1] (n is N_INDEX, a the type of what it indexes); (int8[8])x and (uint32)$a */
 struct type ck_index(struct ck *c, struct node *n, const struct type *a);
 struct type ck_array_cast(struct ck *c, struct node *n, const struct type *a, int bits, bool sign);
+/* sizeof() of a tuple: its elements laid out as a C struct, as bpftrace sizes it (tuple.c) */
+int ck_tuple_sizeof(const struct type *t);
 struct type ck_tuple_compare(struct ck *c, struct node *n, const struct type *a, const struct type *b);
 
 /* bool.c: which values are bools (upstream's type, printed true/false) */

@@ -33,6 +33,37 @@ static int int_bytes(const struct type *t)
 	return t->ptr || !t->bits ? 8 : t->bits / 8;
 }
 
+/*
+ * sizeof() of a tuple: its size as a C struct of its elements, as bpftrace
+ * lays one out (each at its own alignment, the whole padded to the largest):
+ * ((int8)1, (int16)1, (int32)1) is 8. sonde keeps each element 8-aligned
+ * instead; that is how it stores them, not what the type's size means.
+ */
+static int c_layout(const struct type *t, int *align)
+{
+	int off = 0, max = 1;
+
+	if (t->kind != TY_TUPLE) {
+		*align = t->kind == TY_STR || t->kind == TY_BUF ? 1 : t->kind == TY_INT ? int_bytes(t) : 8;
+		return t->kind == TY_INT ? int_bytes(t) : t->size;
+	}
+	for (int i = 0; i < t->ntup; i++) {
+		int a, sz = c_layout(&t->tup[i], &a);
+
+		off = (off + a - 1) / a * a + sz;
+		max = a > max ? a : max;
+	}
+	*align = max;
+	return (off + max - 1) / max * max;
+}
+
+int ck_tuple_sizeof(const struct type *t)
+{
+	int align;
+
+	return c_layout(t, &align);
+}
+
 /* n is N_INDEX of a tuple or an integer array: its element's type */
 struct type ck_index(struct ck *c, struct node *n, const struct type *a)
 {
