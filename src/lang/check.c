@@ -814,6 +814,13 @@ struct type ck_expr(struct ck *c, struct node *n)
 			return none;
 		if (n->op == T_STAR && a.unknown && c->dead)
 			return n->ty = ty_unknown();
+		if (n->op == T_STAR && n->l->kind == N_UNOP && n->l->op == T_BAND && n->l->l->kind == N_VAR) {
+			struct node *next = n->next;
+
+			*n = *n->l->l;	/* *&$v is $v, whatever its type (a tuple cannot be read through a pointer) */
+			n->next = next;
+			return ck_expr(c, n);
+		}
 		if (n->op == T_STAR)
 			return ckbtf__deref(c->prog, c->in, n, &a);
 		if (a.kind != TY_INT) {
