@@ -9,6 +9,7 @@
 #include "lang/provider.h"
 #include "lang/testbench.h"
 #include "lang/provider_iter.h"
+#include "lib/bpf/bpf_util.h"
 #include "lib/syscall/syscalls.h"
 #include "lib/tracefs/tracefs.h"
 #include "lib/util.h"
@@ -289,6 +290,18 @@ static int rt_expand(struct program *prog, struct probe *pr, struct attach *ap, 
 				    "vmlinux or a module /sys/kernel/btf lists)", ap->a);
 			return -ENOENT;
 		}
+	}
+	/*
+	 * one that does not exist is said now, not after "Attaching" (a kernel that refuses the probe itself:
+	 * later); not for a probe with a predicate, which may turn out a constant 0 (a tool's option off) that
+	 * leaves it unattached: a raw tracepoint only some kernels have
+	 */
+	const char *why = NULL;
+
+	if (!pr->pred && !bpf_probe__raw_tp(ev, &why) && why && !strcmp(why, "no raw tracepoint of that name")) {
+		lang__error(prog, ap->loc, "no raw tracepoint '%s' in the kernel (see 'sonde probe -l \"rawtracepoint:*\"')",
+			    ev);
+		return -ENOENT;
 	}
 	snprintf(name, sizeof(name), "rawtracepoint:%s", ev);
 	struct ap_inst *in = new_inst(prog, pr, ap, tail, name);
