@@ -460,6 +460,8 @@ int cmd_probe(int argc, char **argv)
 		provider__set_target_pid(pid);	/* -p PID -l 'usdt:*': the files that process maps */
 		if (expr || (argc && is_file(argv[0])))	/* -l -e PROGRAM, -l FILE.bt: the program's probes */
 			return list_program(expr, argc ? argv[0] : NULL, &n);
+		if (argc && strlen(argv[0]) > 3 && !strcmp(argv[0] + strlen(argv[0]) - 3, ".bt"))
+			warning("no file '%s': listing the probes it matches as a pattern", argv[0]);
 		provider__list(argc ? argv[0] : NULL, print_name, &n);
 		return 0;
 	}

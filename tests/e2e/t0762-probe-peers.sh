@@ -145,4 +145,9 @@ test_expect_success '--info: the system, the build, the kernel'"'"'s helpers, fe
 	done &&
 	grep -qx "  btf: yes" out && grep -qx "  loop: yes" out
 '
+test_expect_success '-l NAME.bt with no such file: a warning that it is taken as a pattern' '
+	$SONDE probe -l no_such_file.bt >out 2>err && ! test -s out &&
+	echo "sonde: warning: no file '"'"'no_such_file.bt'"'"': listing the probes it matches as a pattern" >expect &&
+	test_cmp expect err
+'
 test_done
