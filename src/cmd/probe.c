@@ -486,6 +486,7 @@ int cmd_probe(int argc, char **argv)
 
 	rc = probe__run(&job);
 	free(inc.v);
+	inc = (struct includes){ 0 };
 	free(src);
 	interrupted = job.interrupted;
 	if (interrupted) {	/* while the kernel verified: end as the signal would have (130, 143) */
