@@ -8,8 +8,11 @@
  *
  * The BPF side (gen_map.c) keeps, per CPU, per key and per slot (epoch %
  * count), { epoch, value, aux } with epoch = CLOCK_TAI ns / interval. Here the
- * CPUs' slots are merged by epoch; the series runs from the first interval
- * with a value (at most count before the last) to the last one written.
+ * CPUs' slots are merged by epoch. As upstream draws a map of several keys,
+ * the window is the map's: its last count intervals, up to the last any key
+ * wrote; each key's series runs from its first interval with a value in that
+ * window to the window's end ('-' where it has none; -f json leaves those
+ * out), and the keys go from the least to the most recently written.
  */
 #include "lang/output.h"
 
@@ -160,16 +163,25 @@ static int add_slot(struct series *s, const struct slot *x)
 	return 0;
 }
 
-/* the series' values for its last epochs; *first: the first epoch shown */
-static int merge(const struct mapinfo *m, const struct series *s, int64_t *vals, bool *has, uint64_t *first)
+/* the last epoch a series wrote */
+static uint64_t last_epoch(const struct series *s)
 {
-	uint64_t last = 0, lo = UINT64_MAX;
+	uint64_t last = 0;
 
 	for (int i = 0; i < s->n; i++)
 		if (s->s[i].epoch > last)
 			last = s->s[i].epoch;
+	return last;
+}
+
+/* the series' values in the map's window, which ends at epoch last; *first: the first epoch shown */
+static int merge(const struct mapinfo *m, const struct series *s, uint64_t last, int64_t *vals, bool *has,
+		 uint64_t *first)
+{
+	uint64_t lo = last;	/* none in the window: the window's last interval alone, without a value */
+
 	for (int i = 0; i < s->n; i++)
-		if (s->s[i].epoch + (uint64_t)m->ts_count > last && s->s[i].epoch < lo)
+		if (s->s[i].epoch <= last && s->s[i].epoch + (uint64_t)m->ts_count > last && s->s[i].epoch < lo)
 			lo = s->s[i].epoch;
 	int n = (int)(last - lo + 1);
 
@@ -227,8 +239,13 @@ static uint64_t tai_offset_ns(void)
 
 static int cmp_series_len;
 
+/* least recently written first (upstream's order), then by key */
 static int cmp_series(const void *a, const void *b)
 {
+	uint64_t x = last_epoch(a), y = last_epoch(b);
+
+	if (x != y)
+		return x < y ? -1 : 1;
 	return memcmp(((const struct series *)a)->key, ((const struct series *)b)->key, cmp_series_len);
 }
 
@@ -243,7 +260,8 @@ static void json_time(FILE *f, uint64_t ns)
 	fprintf(f, "\"%s.%09llu\"", b, (unsigned long long)(ns % 1000000000ULL));
 }
 
-static void print_series(struct out *o, const struct mapinfo *m, const struct series *s, long long div, bool firstkey)
+static void print_series(struct out *o, const struct mapinfo *m, const struct series *s, uint64_t last, long long div,
+			 bool firstkey)
 {
 	int64_t *vals = calloc(m->ts_count, sizeof(*vals));
 	bool *has = calloc(m->ts_count, sizeof(*has));
@@ -251,7 +269,7 @@ static void print_series(struct out *o, const struct mapinfo *m, const struct se
 
 	if (!vals || !has)
 		goto out;
-	int n = s->n ? merge(m, s, vals, has, &lo) : 0;
+	int n = s->n ? merge(m, s, last, vals, has, &lo) : 0;
 
 	for (int i = 0; div > 1 && i < n; i++)
 		vals[i] /= div;
@@ -265,13 +283,12 @@ static void print_series(struct out *o, const struct mapinfo *m, const struct se
 			free(k);
 		}
 		fputc('[', o->f);
-		for (int i = 0; i < n; i++) {
-			fputs(i ? ", {\"interval_start\": " : "{\"interval_start\": ", o->f);
+		for (int i = 0, any = 0; i < n; i++) {	/* an interval without a value is left out, as upstream */
+			if (!has[i])
+				continue;
+			fputs(any++ ? ", {\"interval_start\": " : "{\"interval_start\": ", o->f);
 			json_time(o->f, first + (uint64_t)i * m->ts_interval);
-			if (has[i])
-				fprintf(o->f, ", \"value\": %lld}", (long long)vals[i]);
-			else
-				fputs(", \"value\": null}", o->f);
+			fprintf(o->f, ", \"value\": %lld}", (long long)vals[i]);
 		}
 		fputc(']', o->f);
 		goto out;
@@ -328,6 +345,11 @@ int out__tseries(struct out *o, struct mapinfo *m, long long top, long long div)
 	if (nser)
 		qsort(ser, nser, sizeof(*ser), cmp_series);
 	int from = top > 0 && nser > top ? nser - (int)top : 0;
+	uint64_t last = 0;
+
+	for (int i = 0; i < nser; i++)	/* the map's window ends where its last key wrote */
+		if (last_epoch(&ser[i]) > last)
+			last = last_epoch(&ser[i]);
 
 	if (o->json) {
 		fputs("{\"type\": \"tseries\", \"data\": {", o->f);
@@ -335,14 +357,14 @@ int out__tseries(struct out *o, struct mapinfo *m, long long top, long long div)
 		if (m->nkeys)
 			fputc('{', o->f);
 		for (int i = from; i < nser; i++)
-			print_series(o, m, &ser[i], div, i == from);
+			print_series(o, m, &ser[i], last, div, i == from);
 		if (!m->nkeys && !nser)
 			fputs("[]", o->f);
 		fputs(m->nkeys ? "}}}\n" : "}}\n", o->f);
 		goto out;
 	}
 	for (int i = from; i < nser; i++)
-		print_series(o, m, &ser[i], div, i == from);
+		print_series(o, m, &ser[i], last, div, i == from);
 	if (!nser)
 		fputc('\n', o->f);
 out:

@@ -150,4 +150,19 @@ test_expect_success '-l NAME.bt with no such file: a warning that it is taken as
 	echo "sonde: warning: no file '"'"'no_such_file.bt'"'"': listing the probes it matches as a pattern" >expect &&
 	test_cmp expect err
 '
+test_expect_success 'tseries() of several keys: the map'"'"'s window for each, least recent key first; json leaves out empty intervals' '
+	# "b" writes 100-200 ms, "a" 300-400 ms: both series end at 400 ms, "b" with two empty intervals
+	P="config = { unstable_tseries = enable } BEGIN { @ts = (uint64)0; } i:ms:1 { \$i = 0; @ts = 100000000;"
+	P="$P while (\$i < 2) { @t[\"b\"] = tseries(7, 100ms, 5); @ts += 100000000; \$i++; }"
+	P="$P while (\$i < 4) { @t[\"a\"] = tseries(\$i, 100ms, 5); @ts += 100000000; \$i++; } clear(@ts); exit(); }" &&
+	BPFTRACE_DUMMY_TS_MAP=@ts timeout 20 $SONDE probe -q -e "$P" >out &&
+	awk "/^@/ { print } /^00:/ { print \$1, \$NF }" out >got &&
+	printf "%s\n" "@t[b]:" "00:00:00.100 7" "00:00:00.200 7" "00:00:00.300 -" "00:00:00.400 -" \
+		"@t[a]:" "00:00:00.300 2" "00:00:00.400 3" >expect && test_cmp expect got &&
+	BPFTRACE_DUMMY_TS_MAP=@ts timeout 20 $SONDE probe -q -f json -e "$P" >out &&
+	grep -o "\"[ab]\": \[[^]]*\]" out | sed "s/1970-01-01 00:00:00\.\([0-9]\)00000000/\1/g" >got &&
+	printf "%s\n" "\"b\": [{\"interval_start\": \"1\", \"value\": 7}, {\"interval_start\": \"2\", \"value\": 7}]" \
+		"\"a\": [{\"interval_start\": \"3\", \"value\": 2}, {\"interval_start\": \"4\", \"value\": 3}]" >expect &&
+	test_cmp expect got
+'
 test_done
