@@ -1050,6 +1050,20 @@ static int check_assign(struct ck *c, struct node *s)
  * loop; hist, lhist and stats have no single value and are refused, as
  * bpftrace does. $kv is read-only and ends with the loop.
  */
+/* a loop body that is a function of its own (c->fn is s->id, c->loops counted it): check it unless rc, then
+ * return to outer; the loop's variable and those first assigned in the body end with it, as in bpftrace */
+static int check_loop_fn(struct ck *c, struct node *s, int outer, int rc)
+{
+	if (!rc)
+		rc = check_block(c, s->r);
+	c->loops--;
+	c->fn = outer;
+	for (struct var *x = c->pr->vars; x; x = x->next)
+		if (x->home == s->id)
+			x->gone = true;
+	return rc;
+}
+
 static int check_for_map(struct ck *c, struct node *s)
 {
 	struct node *mapn = s->l;
@@ -1115,25 +1129,14 @@ static int check_for_map(struct ck *c, struct node *s)
 	v->loopvar = true;
 	s->var = v;
 	c->loops++;
-	int rc = s->x ? sortloop__check_key(c, s) : 0;
-
-	if (!rc)
-		rc = check_block(c, s->r);
-
-	c->loops--;
-	c->fn = outer;
-	/* $kv and the variables first assigned in the body end with the loop, as in bpftrace */
-	for (struct var *x = c->pr->vars; x; x = x->next)
-		if (x->home == s->id)
-			x->gone = true;
-	return rc;
+	return check_loop_fn(c, s, outer, s->x ? sortloop__check_key(c, s) : 0);
 }
 
 /* for ($i : a..b) with bounds known only at run time, in a probe's own code: the body is a function
  * of its own, as a for over a map's is; $i and the body's variables end with the loop */
 static int check_range_callback(struct ck *c, struct node *s)
 {
-	int outer = c->fn, rc;
+	int outer = c->fn;
 
 	s->id = c->fn = ++c->nfn;
 	struct var *v = var_new(c, s->s);
@@ -1141,13 +1144,7 @@ static int check_range_callback(struct ck *c, struct node *s)
 	v->ty = ty_int(true, 64);
 	s->var = v;
 	c->loops++;
-	rc = check_block(c, s->r);
-	c->loops--;
-	c->fn = outer;
-	for (struct var *x = c->pr->vars; x; x = x->next)
-		if (x->home == s->id)
-			x->gone = true;
-	return rc;
+	return check_loop_fn(c, s, outer, 0);
 }
 
 /*
