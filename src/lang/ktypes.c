@@ -436,7 +436,7 @@ static int lay_out(struct program *p, struct btf *btf, struct cstruct *cs)
 	if (cs->aligned > align)
 		align = cs->aligned;
 	size = (size + align * 8 - 1) / (align * 8) * (align * 8) / 8;
-	const char *tag = strchr(cs->name, ' ') + 1;
+	const char *sp = strchr(cs->name, ' '), *tag = sp ? sp + 1 : cs->name;	/* "struct A": A */
 	int sid = cs->is_union ? btf__add_union(btf, tag, (uint32_t)size) : btf__add_struct(btf, tag, (uint32_t)size);
 	int i = 0;
 
