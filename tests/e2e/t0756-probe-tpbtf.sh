@@ -62,6 +62,12 @@ test_expect_success 'a raw tracepoint with no kernel types read stays a raw trac
 	grep -q "^@n: [1-9]$" out && ! grep -q btf/vmlinux trace &&	# both CPUs may switch before exit() stops them
 	grep "prog_name=\"sonde_rawtracep\"" trace | grep -q "prog_type=BPF_PROG_TYPE_RAW_TRACEPOINT"
 '
+test_expect_success 'a raw tracepoint tracefs names is not test-attached to see that it exists (10 ms a close)' '
+	strace -f -e trace=bpf -o trace $SONDE probe --dry-run -e "rawtracepoint:sched_switch { @n = count(); }" >out &&
+	! grep -q BPF_RAW_TRACEPOINT_OPEN trace &&
+	rc=0 && $SONDE probe --dry-run -e "rawtracepoint:nonsense { exit(); }" 2>err || rc=$? &&
+	test $rc -ne 0 && grep -q "no raw tracepoint .nonsense. in the kernel" err
+'
 test_expect_success '-kk: the reads stay bpf_probe_read_kernel calls, whose failures it reports' '
 	echo "rawtracepoint:sched_switch { \$n = (struct task_struct *)arg2; printf(\"%d\n\", \$n->pid); exit(); }" >k.bt &&
 	$SONDE probe --dry-run -v k.bt >dump && ! grep -q "call 113" dump &&

@@ -65,6 +65,28 @@ long long tracefs__event_id(const char *group, const char *name)
 	return strtoll(buf, NULL, 10);
 }
 
+bool tracefs__event_named(const char *name)
+{
+	const char *dir = tracefs__dir();
+	char path[PATH_MAX];
+	struct dirent *d;
+	bool found = false;
+	DIR *e;
+
+	if (!dir || strchr(name, '/') || !strcmp(name, "..") || !*name)
+		return false;
+	snprintf(path, sizeof(path), "%s/events", dir);
+	if (!(e = opendir(path)))
+		return false;
+	while (!found && (d = readdir(e)))
+		if (d->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/events/%s/%s", dir, d->d_name, name);
+			found = !access(path, F_OK);
+		}
+	closedir(e);
+	return found;
+}
+
 static int cmp_names(const void *a, const void *b)
 {
 	const struct tp_name *x = a, *y = b;

@@ -19,6 +19,9 @@ int tracefs__put(const char *dir, const char *file, const char *s, bool append);
 /* the id of tracepoint GROUP:NAME (for perf_event_attr.config), or -errno */
 long long tracefs__event_id(const char *group, const char *name);
 
+/* whether some group of tracefs has an event of this name (a raw tracepoint's, as a rule) */
+bool tracefs__event_named(const char *name);
+
 struct tp_name {
 	char *group;
 	char *name;
