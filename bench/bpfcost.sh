@@ -11,20 +11,31 @@ set -u
 [ "$(id -u)" = 0 ] || { echo "bpfcost.sh: needs root"; exit 0; }
 command -v bpftool >/dev/null || { echo "bpfcost.sh: needs bpftool"; exit 0; }
 
-# measure NAME EVENTS WORKLOAD...: ns per event of each tool's programs
+# measure NAME EVENTS WORKLOAD...: ns per event of each tool's programs, in two rounds: sonde's
+# attached first, then libbpf-tools' (the program a tracepoint runs first pays for the cold caches:
+# about 10%, bench/sched.sh found), and the mean of the two rounds' ratios
 measure() {
-	local name=$1 ev=$2 s l old
-	shift 2
-	[ -x /usr/sbin/$name ] || { echo "  $name: no libbpf-tools $name here"; return; }
+	local r1 r2
+	r1=$(measure_once sonde "$@") && r2=$(measure_once libbpf "$@") || return
+	echo "$r1"
+	echo "$r2"
+	[ -n "$r1" ] && [ -n "$r2" ] && printf '  %-11s mean of the two orders: sonde/libbpf-tools = %s\n' "$1" \
+		"$(awk -v a="${r1##*= }" -v b="${r2##*= }" 'BEGIN { split(a, x, " "); split(b, y, " "); printf "%.2f", (x[1] + y[1]) / 2 }')"
+}
+# measure_once FIRST NAME EVENTS WORKLOAD...: one round, FIRST (sonde or libbpf) attached first
+measure_once() {
+	local first=$1 name=$2 ev=$3 s l old
+	shift 3
+	[ -x /usr/sbin/$name ] || { echo "  $name: no libbpf-tools $name here"; return 1; }
 	local d; d=$(mktemp -d /tmp/sonde-bpfcost.XXXXXX)
 	prog_stats | cut -d' ' -f1 | sort >"$d/none"
-	"$SONDE" $name >/dev/null 2>&1 & s=$!
+	if [ $first = sonde ]; then "$SONDE" $name >/dev/null 2>&1 & s=$!; else /usr/sbin/$name >/dev/null 2>&1 & l=$!; fi
 	sleep 2
 	prog_stats | cut -d' ' -f1 | sort >"$d/s1"
-	comm -13 "$d/none" "$d/s1" >"$d/sonde"
-	/usr/sbin/$name >/dev/null 2>&1 & l=$!
+	comm -13 "$d/none" "$d/s1" >"$d/$first"
+	if [ $first = sonde ]; then /usr/sbin/$name >/dev/null 2>&1 & l=$!; else "$SONDE" $name >/dev/null 2>&1 & s=$!; fi
 	sleep 2
-	prog_stats | cut -d' ' -f1 | sort | comm -13 "$d/s1" - >"$d/libbpf"
+	prog_stats | cut -d' ' -f1 | sort | comm -13 "$d/s1" - >"$d/$([ $first = sonde ] && echo libbpf || echo sonde)"
 	old=$(sysctl -n kernel.bpf_stats_enabled)
 	sysctl -qw kernel.bpf_stats_enabled=1
 	prog_stats >"$d/before"
@@ -35,9 +46,9 @@ measure() {
 	local sn ln
 	sn=$(ns_of "$d/sonde" "$d/before" "$d/after")
 	ln=$(ns_of "$d/libbpf" "$d/before" "$d/after")
-	printf '  %-11s sonde %6.0f ns  libbpf-tools %6.0f ns  sonde/libbpf-tools = %s   (%d + %d programs, %d events)\n' \
-		"$name" "$(awk -v a=$sn -v n=$ev 'BEGIN{print a/n}')" "$(awk -v a=$ln -v n=$ev 'BEGIN{print a/n}')" \
-		"$(ratio "$sn" "$ln")" "$(wc -l <"$d/sonde")" "$(wc -l <"$d/libbpf")" "$ev"
+	printf '  %-11s %s first: sonde %6.0f ns  libbpf-tools %6.0f ns  (%d + %d programs, %d events)  sonde/libbpf-tools = %s\n' \
+		"$name" "$first" "$(awk -v a=$sn -v n=$ev 'BEGIN{print a/n}')" "$(awk -v a=$ln -v n=$ev 'BEGIN{print a/n}')" \
+		"$(wc -l <"$d/sonde")" "$(wc -l <"$d/libbpf")" "$ev" "$(ratio "$sn" "$ln")"
 	rm -rf "$d"
 }
 
