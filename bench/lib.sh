@@ -29,3 +29,15 @@ ns_of() {
 	awk 'FILENAME == ARGV[1] { want[$1] = 1; next } FILENAME == ARGV[2] { b[$1] = $2; next }
 	     ($1 in want) { s += $2 - b[$1] } END { printf "%d", s }' "$1" "$2" "$3"
 }
+
+# stop PID...: SIGINT until they are gone (a background job starts with SIGINT
+# ignored, until the tool installs its handler: one sent before that is lost)
+stop() {
+	local i p
+	for i in $(seq 20); do
+		for p in "$@"; do kill -INT "$p" 2>/dev/null; done
+		sleep 0.5
+		kill -0 "$@" 2>/dev/null || break
+	done
+	wait "$@" 2>/dev/null
+}

@@ -33,17 +33,6 @@ tracepoint:lock:contention_end /@s[tid] != 0 && @l[tid] == args->lock_addr/
 END { clear(@s); clear(@l); clear(@k); }
 EOT
 
-# stop PID...: SIGINT until they are gone (a background job starts with SIGINT
-# ignored, until the tool installs its handler: one sent before that is lost)
-stop() {
-	local i p
-	for i in $(seq 20); do
-		for p in "$@"; do kill -INT "$p" 2>/dev/null; done
-		sleep 0.5
-		kill -0 "$@" 2>/dev/null || break
-	done
-	wait "$@" 2>/dev/null
-}
 rounds() { "$MS" 4 "$S" 2>&1 | sed -n 's/^mmapstorm: \([0-9]*\) rounds.*/\1/p'; }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 

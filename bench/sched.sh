@@ -18,18 +18,6 @@ RT=${RT:-100000}	# pingpong's round trips: two blocks, four switches each
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# stop PID...: SIGINT until they are gone (a background job starts with SIGINT
-# ignored, until the tool installs its handler: one sent before that is lost)
-stop() {
-	local i p
-	for i in $(seq 20); do
-		for p in "$@"; do kill -INT "$p" 2>/dev/null; done
-		sleep 0.5
-		kill -0 "$@" 2>/dev/null || break
-	done
-	wait "$@" 2>/dev/null
-}
-
 # ns a tool adds per round trip of pingpong, both threads on one CPU (best of
 # $N alone, best of $N traced)
 N=${N:-5}
