@@ -245,6 +245,16 @@ static int type_tokens(struct parser *ps, struct node *n, int k)
 	return 0;
 }
 
+/* at the '(' of typeof(EXPR) or sizeof(EXPR): the expression in n->l, then the ')' */
+static struct node *paren_operand(struct parser *ps, struct node *n)
+{
+	advance(ps);
+	n->l = expr(ps);
+	if (!n->l || !expect(ps, T_RPAREN, "')'"))
+		return NULL;
+	return n;
+}
+
 /*
  * at '(' after typeof: typeof(uint64 *), typeof(struct x), typeof(size_t *) are types; anything
  * else, typeof(size_t) included, is an expression (a lone name is a type when nothing else has it:
@@ -268,11 +278,7 @@ static struct node *typeof_expr(struct parser *ps, struct token *t)
 		ps->pos += k + 1;
 		return n;
 	}
-	advance(ps);
-	n->l = expr(ps);
-	if (!n->l || !expect(ps, T_RPAREN, "')'"))
-		return NULL;
-	return n;
+	return paren_operand(ps, n);
 }
 
 static struct node *primary(struct parser *ps)
@@ -411,11 +417,7 @@ static struct node *primary(struct parser *ps)
 				ps->pos += k + 1;
 				return n;
 			}
-			advance(ps);
-			n->l = expr(ps);
-			if (!n->l || !expect(ps, T_RPAREN, "')'"))
-				return NULL;
-			return n;
+			return paren_operand(ps, n);
 		}
 		if (TOK(ps) == T_LPAREN) {
 			int cnt = 0;
