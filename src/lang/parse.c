@@ -1171,7 +1171,14 @@ static bool c_struct_attrs(struct parser *ps, struct cstruct *cs)
 static void c_struct(struct parser *ps)
 {
 	struct token *kw = advance(ps), *nm = advance(ps);
-	struct cstruct *cs = c_struct_body(ps, arena__strndup(ps->prog->arena, kw->at, nm->at + nm->loc.len - kw->at),
+	char name[300];
+
+	/* "struct NAME" as written; a NAME from a macro's text is not beside its keyword: joined by a space */
+	if (nm->at > kw->at && nm->at - kw->at < 64)
+		snprintf(name, sizeof(name), "%.*s", (int)(nm->at + nm->loc.len - kw->at), kw->at);
+	else
+		snprintf(name, sizeof(name), "%s %s", kw->s ? kw->s : "struct", nm->s ? nm->s : "");
+	struct cstruct *cs = c_struct_body(ps, arena__strndup(ps->prog->arena, name, strlen(name)),
 					   !strcmp(kw->s, "union"), nm->loc);
 
 	if (!cs || !c_struct_attrs(ps, cs))
