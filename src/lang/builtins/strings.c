@@ -289,34 +289,33 @@ static struct type check_strerror(struct ck *c, struct node *n, const struct bui
 	return n->ty = ty_kind(TY_STRERROR, 8);
 }
 
-/* signal_name(n): a signal's description as strsignal() gives it ("Interrupt" for 2) */
-static struct type check_signal_name(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
+/* a number a builtin names as text (a signal, a disk): KIND from an integer, never a pointer */
+static struct type check_number_named(struct ck *c, struct node *n, const char *what, enum ty_kind kind)
 {
 	char b[64];
 
-	(void)f;
-	(void)assign_to;
 	if (n->args->ty.kind != TY_INT || n->args->ty.ptr) {
-		lang__error(c->prog, n->args->loc, "signal_name() takes a signal number, not a value of type %s",
+		lang__error(c->prog, n->args->loc, "%s, not a value of type %s", what,
 			    type__str(&n->args->ty, b, sizeof(b)));
 		return ty_kind(TY_NONE, 0);
 	}
-	return n->ty = ty_kind(TY_SIGNAME, 8);
+	return n->ty = ty_kind(kind, 8);
+}
+
+/* signal_name(n): a signal's description as strsignal() gives it ("Interrupt" for 2) */
+static struct type check_signal_name(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
+{
+	(void)f;
+	(void)assign_to;
+	return check_number_named(c, n, "signal_name() takes a signal number", TY_SIGNAME);
 }
 
 /* disk_name(dev): a block device number as the block tracepoints give it (major << 20 | minor) */
 static struct type check_disk_name(struct ck *c, struct node *n, const struct builtin *f, struct node *assign_to)
 {
-	char b[64];
-
 	(void)f;
 	(void)assign_to;
-	if (n->args->ty.kind != TY_INT || n->args->ty.ptr) {
-		lang__error(c->prog, n->args->loc, "disk_name() takes a device number (args->dev), not a value of type %s",
-			    type__str(&n->args->ty, b, sizeof(b)));
-		return ty_kind(TY_NONE, 0);
-	}
-	return n->ty = ty_kind(TY_DISKNAME, 8);
+	return check_number_named(c, n, "disk_name() takes a device number (args->dev)", TY_DISKNAME);
 }
 
 /*
