@@ -419,6 +419,16 @@ static void callback_body(struct gen *g, struct gen *cg, struct node *s, struct 
 		g->fail = true;
 }
 
+/* a loop body's own variables (home: its id) get slots in its callback, zeroed at each pass but skip (the loop's) */
+static void body_vars(struct gen *cg, struct probe *pr, int id, const struct var *skip, struct loc loc)
+{
+	for (struct var *v = pr->vars; v; v = v->next)
+		if (v->home == id && !v->shared) {
+			v->slot = g_slot(cg, v->ty.size ? v->ty.size : 8, loc);
+			if (v != skip)
+				g_zero(cg, v->slot, g_round8(v->ty.size ? v->ty.size : 8));
+		}
+}
 /* the callback: r1 = map, r2 = key, r3 = value, r4 = the context's slot in the main frame, then a
  * flag the callback sets on return */
 static void gen_callback(struct gen *g, struct node *s, struct bpf_code *code)
@@ -440,12 +450,7 @@ static void gen_callback(struct gen *g, struct node *s, struct bpf_code *code)
 	if (cg.vars_size)
 		g_vars_lookup(&cg, 1);
 	/* the body's own variables, $kv among them unless a nested loop reads it: new at each pass */
-	for (struct var *v = g->pr->vars; v; v = v->next)
-		if (v->home == s->id && !v->shared) {
-			v->slot = g_slot(&cg, v->ty.size ? v->ty.size : 8, s->loc);
-			if (v != kv)
-				g_zero(&cg, v->slot, g_round8(v->ty.size ? v->ty.size : 8));
-		}
+	body_vars(&cg, g->pr, s->id, kv, s->loc);
 	/* $kv = (key, value) */
 	int b = g_vbase(&cg, kv);
 
@@ -528,12 +533,7 @@ static void gen_range_callback(struct gen *g, struct node *s, struct bpf_code *c
 	g_emit(&cg, MOV_REG(R7, R1));	/* the index, across the lookup */
 	if (cg.vars_size)
 		g_vars_lookup(&cg, 1);
-	for (struct var *v = g->pr->vars; v; v = v->next)
-		if (v->home == s->id && !v->shared) {
-			v->slot = g_slot(&cg, v->ty.size ? v->ty.size : 8, s->loc);
-			if (v != iv)
-				g_zero(&cg, v->slot, g_round8(v->ty.size ? v->ty.size : 8));
-		}
+	body_vars(&cg, g->pr, s->id, iv, s->loc);
 	g_emit(&cg, LDX(BPF_DW, R0, R8, startslot - g->ctxslot));
 	g_emit(&cg, ALU_REG(BPF_ADD, R0, R7));
 	g_emit(&cg, STX(BPF_DW, g_vbase(&cg, iv), R0, g_voff(&cg, iv)));
