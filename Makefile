@@ -40,7 +40,7 @@ UNIT_OBJS := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 WORKLOADS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)) \
 	     $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(wildcard tests/workloads/*.c))
 
-.PHONY: FORCE all docs deps deps-test test test-unit test-e2e demo bench clean workloads fuzz fuzz-long test-vm install uninstall
+.PHONY: FORCE all docs deps deps-test test test-unit test-e2e demo bench clean workloads fuzz fuzz-long test-vm install uninstall fuzz-replay
 all: deps $(BUILD)/sonde
 
 deps:
@@ -73,8 +73,8 @@ $(BUILD)/workloads/%: tests/workloads/%.c
 workloads: $(WORKLOADS)
 
 # fuzz targets: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput; built with
-# clang's libFuzzer + ASan/UBSan against the library in build-fuzz/. `make test`
-# runs each over its seeds in tests/fuzz/corpus/NAME/ and for a few seconds more.
+# clang's libFuzzer + ASan/UBSan against the library in build-fuzz/ for `make fuzz-long`.
+# `make test` runs each over its corpus in tests/fuzz/corpus/NAME/ (fuzz-replay, below).
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(patsubst $(BUILD)/%,build-fuzz/%,$(filter-out $(BUILD)/src/cmd/%,$(LIB_OBJS)))
@@ -87,6 +87,14 @@ build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
 	@echo "  FUZZLD  $@"
 	@clang $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 fuzz: $(FUZZ_BINS)
+# the same targets without libFuzzer, against this build's library (build-san/ under
+# SANITIZE=1): tests/fuzz/replay.c runs the committed corpus once, as `make test` does
+FUZZ_REPLAY_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRCS))
+$(BUILD)/fuzz-replay/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	@$(CC) $(CFLAGS) -Wno-sign-compare $(LDFLAGS) -o $@ $^ $(LDLIBS)
+fuzz-replay: $(FUZZ_REPLAY_BINS)
 # every target for FUZZ_SECONDS (600) each, corpus minimised into build-fuzz/corpus/; not in `make test`
 fuzz-long: fuzz
 	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600) tests/fuzz/long.sh
@@ -204,9 +212,7 @@ $(SKEL_USERS:%.c=build-fuzz/%.o): $(BPF_NAMES:%=build-fuzz/gen/%.skel.h)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps-test
 	@$(MAKE) --no-print-directory -j$(JOBS) all workloads $(BUILD)/unit-tests
-	@$(MAKE) --no-print-directory -j$(JOBS) SANITIZE=1 all build-san/unit-tests
-	@$(MAKE) --no-print-directory -j$(JOBS) fuzz
-	@tests/run.sh
+	@JOBS=$(JOBS) tests/run.sh
 
 # test-vm: boot Debian's cloud kernel (kprobes, fentry, function tracer) in qemu and run tests/vm/ there
 test-vm: all workloads $(BUILD)/vm/sonde

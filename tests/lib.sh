@@ -12,7 +12,8 @@
 # require_root 'what the script checks' ['why'] (skips the whole script,
 # with the reason, unless root), have_bpftrace (true where a bpftrace that
 # runs is installed, to compare sonde probe with), tool_start/tool_stop (a tool
-# in the background, from its header line to Ctrl-C).
+# in the background, from its header line to Ctrl-C), exclusive NAME (never
+# beside another script that holds NAME).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -21,6 +22,8 @@ WORKLOADS=$BUILD/workloads
 EXAMPLES=$BUILD/examples
 RESULTS=${RESULTS:-/dev/null}
 TEST_NAME=$(basename "$0" .sh)
+# what the results name the script by: the ASan build's run is told apart (tests/run.sh runs both at once)
+_label=$TEST_NAME${SONDE_SANITIZED:+ (ASan)}
 TMP=$(mktemp -d "/tmp/sonde-$TEST_NAME.XXXXXX")
 trap '_end_tools; rm -rf "$TMP"' EXIT
 _pass=0 _fail=0 _skip=0
@@ -33,20 +36,20 @@ test_expect_success() {
 	rc=$?
 	_end_tools
 	if [ $rc -eq 0 ]; then
-		say "ok - $TEST_NAME: $desc"
-		echo "pass $TEST_NAME: $desc" >>"$RESULTS"
+		say "ok - $_label: $desc"
+		echo "pass $_label: $desc" >>"$RESULTS"
 		_pass=$((_pass + 1))
 	else
-		say "FAIL - $TEST_NAME: $desc (exit $rc)"
+		say "FAIL - $_label: $desc (exit $rc)"
 		sed 's/^/    | /' "$log" | tail -n 40
-		echo "fail $TEST_NAME: $desc" >>"$RESULTS"
+		echo "fail $_label: $desc" >>"$RESULTS"
 		_fail=$((_fail + 1))
 	fi
 }
 
 test_skip() {
-	say "skip - $TEST_NAME: $1 ($2)"
-	echo "skip $TEST_NAME: $1 ($2)" >>"$RESULTS"
+	say "skip - $_label: $1 ($2)"
+	echo "skip $_label: $1 ($2)" >>"$RESULTS"
 	_skip=$((_skip + 1))
 }
 
@@ -68,6 +71,13 @@ _skip_script() {
 # require_root 'what the script checks' ['why']: skip the whole script unless root
 require_root() {
 	[ "$(id -u)" = 0 ] || _skip_script "$1" "${2:-BPF needs root}"
+}
+
+# exclusive NAME: hold the lock NAME until the script ends. tests/run.sh runs scripts two at a
+# time; those that must not overlap take the same lock (Debian ltrace's breakpoints and another
+# test's uprobes on the same program each break the other's answer: t0860, t0861)
+exclusive() {
+	exec {_lock_fd}>>"${TMPDIR:-/tmp}/sonde-tests-$1.lock" && flock "$_lock_fd"
 }
 
 # true where a bpftrace that runs is installed (the reference for sonde probe)
@@ -120,6 +130,6 @@ tool_stop() {
 }
 
 test_done() {
-	say "# $TEST_NAME: $_pass passed, $_fail failed, $_skip skipped"
+	say "# $_label: $_pass passed, $_fail failed, $_skip skipped"
 	[ $_fail -eq 0 ]
 }

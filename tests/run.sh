@@ -24,20 +24,21 @@ unit() {	# unit BINARY LABEL
 }
 
 # The VM's tests (t0900: tests/vm/ inside qemu) touch nothing of this machine's tracing state:
-# they run beside the unit tests, the fuzzing and the scripts of tests/e2e/side-list, whose
-# answers do not depend on timing, and the other end-to-end tests start once they are done
-# (a busy CPU would slow the timed ones). Their output is shown where t0900 comes in order.
+# they start first and run beside the unit tests, the fuzzing and, in one lane, the end-to-end
+# scripts (below). Their output is shown when they end.
 vm_job= vm_log=
 case t0900-vm-nosan in *"${TESTS:-}"*)
 	if [ -f tests/e2e/t0900-vm-nosan.sh ]; then
 		vm_log=$(mktemp /tmp/sonde-vm.XXXXXX)
 		( start=$SECONDS; bash tests/e2e/t0900-vm-nosan.sh </dev/null >"$vm_log" 2>&1
-		  echo "   (tests/e2e/t0900-vm-nosan.sh: $((SECONDS - start))s, beside the unit tests and fuzzing)" >>"$vm_log" ) &
+		  echo "   (tests/e2e/t0900-vm-nosan.sh: $((SECONDS - start))s, beside the other tests)" >>"$vm_log" ) &
 		vm_job=$!
 	fi ;;
 esac
 side_dir=$(mktemp -d /tmp/sonde-side.XXXXXX)
-trap 'rm -rf "$results" "$side_dir" ${vm_log:+"$vm_log"}; [ -z "$vm_job" ] || kill $vm_job 2>/dev/null' EXIT
+declare -A running=()	# the end-to-end jobs running in lanes (below): pid -> the queue's index, or "vm"
+trap 'rm -rf "$results" "$side_dir" ${vm_log:+"$vm_log"}; [ -z "$vm_job" ] || kill $vm_job 2>/dev/null
+      [ ${#running[@]} -eq 0 ] || kill "${!running[@]}" 2>/dev/null' EXIT
 
 # selected MODE SCRIPT: whether the end-to-end script runs in this mode (plain or asan).
 # Scripts named *-nosan.sh never run under ASan (timing-bound or slow); the others do
@@ -70,74 +71,95 @@ run_e2e() {
 	fi
 	before=$(git ls-files --others --exclude-standard 2>/dev/null)
 	if ! bash "$2"; then :; fi
-	echo "   ($2: $((SECONDS - start))s, $(( ($(children_ticks $me) - ticks) / TICKS ))s CPU${3:-})"
+	echo "   ($2${SONDE_SANITIZED:+ under ASan}: $((SECONDS - start))s, $(( ($(children_ticks $me) - ticks) / TICKS ))s CPU${3:-})"
 	# a test writes in its own $TMP: say so when files appear in the checkout instead
 	left=$(comm -13 <(echo "$before") <(git ls-files --others --exclude-standard 2>/dev/null) | head -5 | tr '\n' ' ')
 	[ -z "$left" ] || echo "   warning: new files in the checkout after $2: $left"
 }
+
+# the ASan/UBSan build and the fuzz targets' replay binaries: built here, beside the VM's tests
+# (a CPU they leave), not before them; `make test` has built the plain tree
+echo "== building the ASan/UBSan tree (build-san/) and the fuzz targets' replays"
+if ! out=$(make --no-print-directory -j"${JOBS:-$(nproc)}" SANITIZE=1 all build-san/unit-tests fuzz-replay 2>&1); then
+	echo "$out" | tail -n 30
+	echo "FAIL - make SANITIZE=1 all build-san/unit-tests fuzz-replay"
+	echo "fail build: the ASan/UBSan tree" >>"$results"
+fi
 
 echo "== unit tests"
 unit build/unit-tests ""
 echo "== unit tests under ASan/UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 unit build-san/unit-tests "-asan"
 
-echo "== fuzz targets (seed corpus, then ${FUZZ_SECONDS:-3}s of new inputs each)"
-for f in build-fuzz/fuzz_*; do
+# Each fuzz target over its committed corpus (tests/fuzz/corpus/NAME/), built without libFuzzer
+# against the ASan/UBSan library (tests/fuzz/replay.c): the inputs that once crashed stay fixed.
+# Searching for new inputs is `make fuzz-long` (clang's libFuzzer, minutes per target).
+echo "== fuzz targets: their corpus, under ASan/UBSan"
+for f in build-san/fuzz-replay/fuzz_*; do
 	[ -x "$f" ] || continue
-	name=${f#build-fuzz/fuzz_}
-	corpus=tests/fuzz/corpus/$name
-	work=$(mktemp -d /tmp/sonde-fuzz.XXXXXX)
-	[ -d "$corpus" ] && cp -r "$corpus/." "$work/"
-	if "$f" -max_total_time="${FUZZ_SECONDS:-3}" -max_len=65536 -rss_limit_mb=2048 -artifact_prefix="$work.crash-" "$work" >"$work.log" 2>&1; then
-		echo "ok - fuzz $name ($(grep -o 'Done [0-9]* runs' "$work.log" | head -1))"
+	name=${f#build-san/fuzz-replay/fuzz_}
+	if out=$(ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		 "$f" "tests/fuzz/corpus/$name" 2>&1); then
+		echo "ok - fuzz $name (${out##*replay: })"
 		echo "pass fuzz: $name" >>"$results"
 	else
-		echo "FAIL - fuzz $name"; tail -n 30 "$work.log"
-		for a in "$work".crash-*; do [ -e "$a" ] && cp "$a" build-fuzz/ && echo "   input kept in build-fuzz/$(basename "$a")"; done
+		echo "FAIL - fuzz $name"; echo "$out" | grep -v '^replay: tests/' | tail -n 30
+		echo "   the input: $(echo "$out" | sed -n 's/^replay: \(tests\/.*\)/\1/p' | tail -1)"
 		echo "fail fuzz: $name" >>"$results"
 	fi
-	rm -rf "$work" "$work.log" "$work".crash-*
 done
 
-# The scripts of tests/e2e/side-list use no tracing and read no state of the system (the
-# flame graph's files, the browsers, the install and the .deb): they run here, on the CPU the
-# VM leaves, and their output is shown where each comes in order below.
-side_ran=
-if [ -n "$vm_job" ]; then
-	echo "== while the VM's tests run: the end-to-end scripts of tests/e2e/side-list"
+# The end-to-end scripts run in lanes: E2E_JOBS (default 2) at once, the VM's tests taking one
+# lane while they run. Most scripts only see what they start themselves, and their answers do
+# not depend on what else runs (a loaded machine is one they must pass on). Those named in
+# tests/e2e/alone-list watch the whole machine or its shared tracing state, or time something
+# another script's load would change: they run last, one at a time, with nothing beside them.
+# Those of tests/e2e/side-list start first, beside the VM. Each script's output is shown
+# when it ends, so the order is that of their ends.
+listed() { grep -v '^#' "tests/e2e/$1" | grep -qx "$(basename "$2" .sh)"; }
+queue=() alone=()
+for pass in side rest; do
 	for mode in plain asan; do
-		for t in $(grep -v '^#' tests/e2e/side-list); do
-			t=tests/e2e/$t.sh
-			[ -f "$t" ] && selected $mode "$t" || continue
-			run_e2e $mode "$t" ", beside the VM" >"$side_dir/$mode.$(basename "$t")" 2>&1
+		for t in tests/e2e/t*.sh; do
+			selected $mode "$t" || continue
+			[ $mode = plain ] && [ -n "$vm_job" ] && [ "$t" = tests/e2e/t0900-vm-nosan.sh ] && continue
+			if listed side-list "$t"; then [ $pass = side ] || continue; else [ $pass = rest ] || continue; fi
+			if listed alone-list "$t"; then alone+=("$mode $t"); else queue+=("$mode $t"); fi
 		done
 	done
-	side_ran=1
-	echo "== waiting for the VM's tests (t0900)"
-	wait $vm_job
-	vm_job=
+done
+lanes=${E2E_JOBS:-2}
+[ -n "$vm_job" ] && running[$vm_job]=vm
+# wait for one running job to end, and show what it printed
+reap_one() {
+	local pid=
+	wait -n -p pid "${!running[@]}"
+	[ -n "$pid" ] || { echo "tests/run.sh: lost track of a job"; exit 2; }
+	if [ "${running[$pid]}" = vm ]; then
+		cat "$vm_log"
+		vm_job=
+	else
+		cat "$side_dir/${running[$pid]}"
+	fi
+	unset "running[$pid]"
+}
+echo "== end-to-end tests, $lanes at once${vm_job:+ (the VM tests, t0900, take one lane while they run)}" "(at ${SECONDS} s)"
+for i in "${!queue[@]}"; do
+	while [ ${#running[@]} -ge "$lanes" ]; do reap_one; done
+	set -- ${queue[$i]}
+	run_e2e "$1" "$2" >"$side_dir/$i" 2>&1 &
+	running[$!]=$i
+done
+while [ ${#running[@]} -gt 0 ]; do reap_one; done
+if [ ${#alone[@]} -gt 0 ]; then
+	echo "== end-to-end tests of tests/e2e/alone-list, one at a time" "(at ${SECONDS} s)"
+	for job in "${alone[@]}"; do
+		set -- $job
+		run_e2e "$1" "$2"
+	done
 fi
 
-for mode in plain asan; do
-	if [ $mode = asan ]; then
-		echo "== end-to-end tests under ASan/UBSan"
-	else
-		echo "== end-to-end tests"
-	fi
-	for t in tests/e2e/t*.sh; do
-		selected $mode "$t" || continue
-		if [ $mode = plain ] && [ -n "$vm_log" ] && [ "$t" = tests/e2e/t0900-vm-nosan.sh ]; then
-			cat "$vm_log"	# it ran at the start (above)
-			continue
-		fi
-		if [ -n "$side_ran" ] && [ -f "$side_dir/$mode.$(basename "$t")" ]; then
-			cat "$side_dir/$mode.$(basename "$t")"
-			continue
-		fi
-		run_e2e $mode "$t"
-	done
-done
-
+echo "== the tests took ${SECONDS} s"
 pass=$(grep -c '^pass ' "$results")
 fail=$(grep -c '^fail ' "$results")
 skip=$(grep -c '^skip ' "$results")

@@ -127,19 +127,33 @@ steal_ms() { awk -v hz=$(getconf CLK_TCK) '/^cpu / { print $9 * 1000 / hz }' /pr
 near() { awk -v s="$1" -v p="$2" -v st="${3:-0}" 'BEGIN { d = s - p; if (d < 0) d = -d; print "sonde", s, "ms, /proc", p, "ms, steal", st, "ms";
 	exit !(d <= 25 + 0.1 * p + st && s > 0) }'; }
 
+# attached SONDE_PID N: wait until sonde has N counters open. The process it counts is stopped
+# (SIGSTOP) from before sonde starts until then, and stopped again before sonde ends: /proc
+# sees the same window as sonde however long a loaded machine makes its start and its end
+attached() {
+	local i=0
+	until [ "$(ls -l /proc/$1/fd 2>/dev/null | grep -c perf_event)" -ge "$2" ]; do
+		i=$((i + 1)); [ $i -lt 1000 ] && [ -e /proc/$1 ] || { echo "sonde opened no counter"; return 1; }
+		sleep 0.01
+	done
+	sleep 0.05
+}
+
 test_expect_success '-p PID --duration: the CPU time /proc sees for the process' '
-	$WORKLOADS/spin 4 >spin.out & spid=$! &&
-	sleep 0.2 && a=$(cpu_ms $spid) && sa=$(steal_ms) &&
-	$SONDE stat -p $spid -x, -e task-clock --duration 0.5 2>out &&
-	b=$(cpu_ms $spid); sb=$(steal_ms); kill $spid; wait $spid || : &&
+	$WORKLOADS/spin 8 >spin.out & spid=$! &&
+	sleep 0.2 && kill -STOP $spid && a=$(cpu_ms $spid) && sa=$(steal_ms) &&
+	{ $SONDE stat -p $spid -x, -e task-clock --duration 1.5 2>out & s=$!; } &&
+	attached $s $(ls /proc/$spid/task | wc -l) && kill -CONT $spid && sleep 0.5 && kill -STOP $spid &&
+	b=$(cpu_ms $spid); sb=$(steal_ms); wait $s; kill -KILL $spid; wait $spid || : &&
 	near "$(cut -d, -f1 out)" "$(awk -v a=$a -v b=$b "BEGIN {print b - a}")" "$(awk -v a=$sa -v b=$sb "BEGIN {print b - a}")"
 '
 
 test_expect_success '-p PID -- sleep: the command is the timer, as with perf' '
-	$WORKLOADS/spin 4 >spin.out & spid=$! &&
-	sleep 0.2 && a=$(cpu_ms $spid) && sa=$(steal_ms) &&
-	$SONDE stat -p $spid -e task-clock -- sleep 0.4 2>out &&
-	b=$(cpu_ms $spid); sb=$(steal_ms); kill $spid; wait $spid || : &&
+	$WORKLOADS/spin 8 >spin.out & spid=$! &&
+	sleep 0.2 && kill -STOP $spid && a=$(cpu_ms $spid) && sa=$(steal_ms) &&
+	{ $SONDE stat -p $spid -e task-clock -- sleep 0.4 2>out & s=$!; } &&
+	attached $s $(ls /proc/$spid/task | wc -l) && kill -CONT $spid && wait $s && kill -STOP $spid &&
+	b=$(cpu_ms $spid); sb=$(steal_ms); kill -KILL $spid; wait $spid || : &&
 	grep -q "for process id .$spid.:" out &&
 	near "$(grep task-clock out | awk "{print \$1}" | tr -d ,)" "$(awk -v a=$a -v b=$b "BEGIN {print b - a}")" "$(awk -v a=$sa -v b=$sb "BEGIN {print b - a}")"
 '
@@ -152,11 +166,12 @@ test_expect_success '--per-thread: one row per thread of the process' '
 '
 
 test_expect_success '-t TID: one thread only' '
-	$WORKLOADS/spin 4 2 >spin.out & spid=$! &&
-	sleep 0.3 &&
+	$WORKLOADS/spin 8 2 >spin.out & spid=$! &&
+	sleep 0.3 && kill -STOP $spid &&
 	tid=$(ls /proc/$spid/task | sort -n | tail -1) && a=$(cpu_ms $spid/task/$tid) && p0=$(cpu_ms $spid) && sa=$(steal_ms) &&
-	$SONDE stat -t $tid -x, -e task-clock --duration 0.4 2>out &&
-	b=$(cpu_ms $spid/task/$tid) && p1=$(cpu_ms $spid) && sb=$(steal_ms); kill $spid; wait $spid || : &&
+	{ $SONDE stat -t $tid -x, -e task-clock --duration 1.5 2>out & s=$!; } &&
+	attached $s 1 && kill -CONT $spid && sleep 0.4 && kill -STOP $spid &&
+	b=$(cpu_ms $spid/task/$tid) && p1=$(cpu_ms $spid) && sb=$(steal_ms); wait $s; kill -KILL $spid; wait $spid || : &&
 	near "$(cut -d, -f1 out)" "$(awk -v a=$a -v b=$b "BEGIN {print b - a}")" "$(awk -v a=$sa -v b=$sb "BEGIN {print b - a}")" &&
 	awk -v s=$(cut -d, -f1 out) -v p=$(awk -v a=$p0 -v b=$p1 "BEGIN {print b - a}") "BEGIN { exit !(s < p - 20) }"
 '

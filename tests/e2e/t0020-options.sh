@@ -57,10 +57,15 @@ test_expect_success 'a zombie is not a process to attach to' '
 '
 
 # a process that blocks and makes syscalls, and forks nothing: the target
+# a python3 calling getppid() every 20 ms: returns once it is in its loop (its start takes
+# a while on a loaded machine), at most 20 s
 start_target() {
+	local i=0
+	rm -f target.ready
 	python3 -c "import time,os
+open(\"target.ready\", \"w\").close()
 while True: os.getppid(); time.sleep(0.02)" & tgt=$!
-	sleep 0.3
+	until [ -e target.ready ]; do i=$((i + 1)); [ $i -lt 1000 ] || return 1; sleep 0.02; done
 }
 
 test_expect_success 'record -p PID -- sleep N: samples PID (not sleep) while sleep runs' '

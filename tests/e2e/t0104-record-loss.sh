@@ -32,10 +32,10 @@ test_expect_success 'a new recording moves the earlier one to .old, both 0600' '
 
 test_expect_success 'when the earlier file cannot move aside: an error, the command ended, nothing lost' '
 	echo earlier >x.data && mkdir -p x.data.old/keep &&
-	rc=0; $SONDE record -o x.data -- sleep 7.317 2>err || rc=$? &&
+	rc=0; $SONDE record -o x.data -- sleep 7.0$$ 2>err || rc=$? &&
 	[ $rc -eq 1 ] && grep -q "cannot move .x.data. to .x.data.old." err &&
 	[ "$(cat x.data)" = earlier ] && [ -d x.data.old/keep ] && [ -z "$(ls | grep tmp)" ] &&
-	! pgrep -f "sleep 7.317"
+	! pgrep -f "sleep 7.0$$"
 '
 
 test_expect_success 'a symbolic link is written through, never replaced' '

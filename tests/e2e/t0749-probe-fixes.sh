@@ -105,10 +105,13 @@ tracepoint:sched:sched_process_exec /comm == \"ltrue\"/ { printf(\"exec %s\n\", 
 
 links() { ls -l /proc/$TOOL_PID/fd | grep -c -e "perf_event" -e "bpf_link"; }
 test_expect_success 'a probe whose predicate is a constant 0 is counted but not attached' '
+	# with -q, BEGIN runs once the probes are attached: its line says the links are all there
 	for pred in 0 "getopt(\"on\", false)" 1; do
-		tool_start out $SONDE probe -e "tracepoint:sched:sched_process_exec /$pred/ { printf(\"x\n\"); }
+		tool_start out $SONDE probe -q -e "BEGIN { printf(\"ready\n\"); }
+tracepoint:sched:sched_process_exec /$pred/ { printf(\"x\n\"); }
 tracepoint:sched:sched_process_fork { }" && links >>n && tool_stop || exit 1
-		grep -x "Attaching 2 probes..." out || exit 1
+		$SONDE probe -e "tracepoint:sched:sched_process_exec /$pred/ { } tracepoint:sched:sched_process_fork { }
+BEGIN { exit(); }" | grep -x "Attaching 3 probes..." || exit 1
 	done &&
 	printf "1\n1\n2\n" >want && test_cmp want n
 '

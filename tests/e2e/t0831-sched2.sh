@@ -7,7 +7,11 @@
 # timehist 6.1 on the same file, and with the table of sonde sched latency.
 . "$(dirname "$0")/../lib.sh"
 
-W=$WORKLOADS/spin
+# spin under a name of this run's own: the recordings are system-wide, and another test's
+# spin may run beside this one
+C=spin$$
+W=$TMP/$C
+cp "$WORKLOADS/spin" "$W"
 
 require_root 'sonde sched' 'tracepoints system-wide need root'
 have_perf() { command -v perf >/dev/null 2>&1 && perf version >/dev/null 2>&1; }
@@ -22,8 +26,8 @@ test_expect_success 'timehist -s: a row per spin thread, terminated, with its pa
 	$SONDE sched timehist -s -i spin.data >s.out &&
 	grep -q "^Runtime summary$" s.out &&
 	sed -n "/^Terminated tasks:$/,/^$/p" s.out >dead &&
-	test $(grep -cE "^ +spin\[($SPIN|[0-9]+/$SPIN)\] " dead) = 3 &&
-	test $(grep -cE "^ +spin\[[0-9]+/$SPIN\] +$SPIN " dead) = 2 &&
+	test $(grep -cE "^ +$C\[($SPIN|[0-9]+/$SPIN)\] " dead) = 3 &&
+	test $(grep -cE "^ +$C\[[0-9]+/$SPIN\] +$SPIN " dead) = 2 &&
 	grep -qE "^    CPU  1 idle (for|entire time window)" s.out &&
 	grep -qE "^    Total number of unique tasks: [0-9]+$" s.out &&
 	grep -qE "^    Total scheduling time \(msec\): [0-9]+\.[0-9]{3}  \(x [0-9]+\)$" s.out
@@ -34,9 +38,9 @@ test_expect_success 'timehist -s: a row per spin thread, terminated, with its pa
 test_expect_success 'timehist -s: each thread'"'"'s count and run time are those of its timehist lines' '
 	$SONDE sched timehist -s -i spin.data >s.out &&
 	$SONDE sched timehist -i spin.data >lines &&
-	for t in $(grep -oE "spin\[[0-9]+(/$SPIN)?\]" s.out | grep -E "\[$SPIN\]|/$SPIN\]" | sort -u); do
+	for t in $(grep -oE "$C\[[0-9]+(/$SPIN)?\]" s.out | grep -E "\[$SPIN\]|/$SPIN\]" | sort -u); do
 		set -- $(srow "$t" s.out) &&
-		id=${t#spin} &&
+		id=${t#$C} &&
 		n=$(awk -v t="$id" "substr(\$3, length(\$3) - length(t) + 1) == t" lines | wc -l) &&
 		ms=$(awk -v t="$id" "substr(\$3, length(\$3) - length(t) + 1) == t { s += \$6 } END { printf \"%.3f\", s }" lines) &&
 		echo "$t: summary $1 switches $2 ms, lines $n switches $ms ms" &&
@@ -74,12 +78,12 @@ test_expect_success 'latency --hist -p: per thread, as many delays as the table 
 	$SONDE sched latency -p -i spin.data >lat &&
 	$SONDE sched latency -p --hist -i spin.data >hist &&
 	test $(grep -c "^pid = " hist) = $(grep -cE "^  [^ ].*:[0-9]+ +\|" lat) &&
-	for tid in $(grep -oE "^pid = [0-9]+ spin$" hist | cut -d" " -f3); do
-		hist_of "pid = $tid spin" hist >h &&
+	for tid in $(grep -oE "^pid = [0-9]+ $C$" hist | cut -d" " -f3); do
+		hist_of "pid = $tid $C" hist >h &&
 		grep -q "^     usecs               : count    distribution$" h &&
 		n=$(awk "/ : / { s += \$5 } END { print s }" h) &&
-		sw=$(awk -F"|" "/^  spin:$tid / { print \$3 + 0 }" lat) &&
-		maxms=$(awk -F"|" "/^  spin:$tid / { sub(/max:/, \"\", \$5); print \$5 + 0 }" lat) &&
+		sw=$(awk -F"|" "/^  $C:$tid / { print \$3 + 0 }" lat) &&
+		maxms=$(awk -F"|" "/^  $C:$tid / { sub(/max:/, \"\", \$5); print \$5 + 0 }" lat) &&
 		top=$(awk "/ : / && \$5 > 0 { lo = \$1; hi = \$3 } END { print lo, hi }" h) &&
 		echo "$tid: $n delays, table $sw switches, max $maxms ms in [$top] us" &&
 		test "$n" = "$sw" &&
@@ -92,20 +96,20 @@ test_expect_success 'latency --hist -p: per thread, as many delays as the table 
 # delays are whole slices, a millisecond or more
 test_expect_success 'latency --hist: a spinner among 3 on one CPU waits 1 ms or more at the median (known answer)' '
 	$SONDE sched latency -p --hist -i spin.data >hist &&
-	test $(grep -cE "^pid = [0-9]+ spin$" hist) = 3 &&
-	for tid in $(grep -oE "^pid = [0-9]+ spin$" hist | cut -d" " -f3); do
-		p50=$(hist_of "pid = $tid spin" hist | sed -n "s/^p50 \([^ ]*\) .*/\1/p") &&
+	test $(grep -cE "^pid = [0-9]+ $C$" hist) = 3 &&
+	for tid in $(grep -oE "^pid = [0-9]+ $C$" hist | cut -d" " -f3); do
+		p50=$(hist_of "pid = $tid $C" hist | sed -n "s/^p50 \([^ ]*\) .*/\1/p") &&
 		echo "$tid: p50 $p50" &&
 		case $p50 in *ms|*s) ;; *) exit 1 ;; esac || exit 1
 	done &&
 	$SONDE sched latency --hist -i spin.data >merged &&
-	grep -qx "comm = spin (3 tasks)" merged
+	grep -qx "comm = $C (3 tasks)" merged
 '
 
 test_expect_success 'latency --live --percentiles: each kernel-side histogram ends with its percentiles' '
 	$SONDE sched latency --live --percentiles -- taskset -c 1 $W 0.5 2 >live.out &&
 	pid=$(sed -n "s/ ready$//p" live.out) &&
-	hist_of "pid = $pid spin" live.out >h &&
+	hist_of "pid = $pid $C" live.out >h &&
 	n=$(awk "/ : / { s += \$5 } END { print s }" h) && echo "$n delays" && test $n -gt 10 &&
 	grep -E "^p50 [0-9.]+(us|ms|s)  p90 .*  max [0-9.]+(us|ms|s)  \(log2 buckets: each pNN is at most 2x the true value, never below it\)$" h >p &&
 	max=$(sed "s/.* max \([^ ]*\) .*/\1/" p) && p999=$(sed "s/.* p999 \([^ ]*\) .*/\1/" p) &&
@@ -129,7 +133,7 @@ test_expect_success 'replay: the tasks and atoms perf sched replay makes, played
 	runs=$(sed -n "s/^nr_run_events: *//p" rp.out) && sleeps=$(sed -n "s/^nr_sleep_events: *//p" rp.out) &&
 	echo "$sw switches, $tasks tasks: $runs runs, $sleeps sleeps" &&
 	test "$runs" = "$sw" && test "$sleeps" = $((sw + tasks)) &&
-	grep -qE "^task +[0-9]+ \( +spin: +[0-9]+\), nr_events: [0-9]+$" rp.out &&
+	grep -qE "^task +[0-9]+ \( +$C: +[0-9]+\), nr_events: [0-9]+$" rp.out &&
 	test $(grep -cE "^#[12] +: [0-9]+\.[0-9]{3}, ravg: [0-9]+\.[0-9]{2}, cpu: [0-9]+\.[0-9]{2} / [0-9]+\.[0-9]{2}$" rp.out) = 2 &&
 	longest=$(awk "/ msec|\(count\)/ { next } \$4 ~ /^[0-9]+\.[0-9]+$/ && \$3 ~ /^[0-9]+$/ { if (\$4 > m) m = \$4 } END { print m }" s.out) &&
 	wall=$(sed -n "s/^#1  : \([0-9.]*\),.*/\1/p" rp.out) &&

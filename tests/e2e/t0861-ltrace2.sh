@@ -15,6 +15,8 @@ mask() { sed -E 's/0x[0-9a-f]+/ADDR/g; s/\b[0-9]{3,}\b/PID/g; s/^(\[pid PID\] )?
 mask_exec() { mask "$@" | sed -E 's/^(\[pid PID\] )?([a-z.]+->)?(atoi|rand)\(.*/\1\2\3(...)/'; }
 
 require_root 'ltrace of signals, exec and dlopen'
+# Debian ltrace and sonde ltrace on ltracee: never beside the other ltrace script (lib.sh)
+exclusive ltracee
 if ! command -v ltrace >/dev/null; then
 	test_expect_success 'Debian ltrace to compare with' 'echo "ltrace is missing: scripts/deps.sh test"; exit 1'
 	test_done
@@ -114,8 +116,12 @@ test_expect_success '-f: a child that execs: its new program traced; sonde'"'"'s
 	test $(grep -c "^\[pid PID\] --- Called exec() ---$" got) -eq 1 &&
 	test $(grep -c -- "---" got) -eq 2 && ! grep -q "SIGSTOP\|SIGCONT" got &&
 	grep -q "^\[pid PID\] --- SIGCHLD (Child exited) ---$" got &&
-	ltrace -f "$W2" forkexec "$W" 2 2>l >/dev/null; after_exec l >lm && after_exec err >got && test_cmp lm got &&
-	test $(wc -l <got) -eq 19
+	after_exec err >got && test $(wc -l <got) -eq 19 &&
+	# Debian ltrace -f loses the exec of a child now and then on a loaded machine (its lines
+	# after it are missing): then the counts above are the check, and the log says so
+	ltrace -f "$W2" forkexec "$W" 2 2>l >/dev/null; after_exec l >lm &&
+	if grep -q "Called exec" lm; then test_cmp lm got
+	else echo "ltrace -f lost the exec of its child this time: compared by the counts above"; fi
 '
 test_expect_success 'dlopen: the PLT of a library loaded later, when -e selects its calls, as ltrace does' '
 	printf "%s\n" "#include <stdlib.h>" "#include <string.h>" \

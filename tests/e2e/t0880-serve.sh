@@ -28,12 +28,16 @@ code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 # the flat leader of a pprof profile, as go tool pprof -top prints it
 pprof_leader() { go tool pprof -top "$1" 2>/dev/null | awk '/flat%/ { getline; print $NF; exit }'; }
 
-cat >"$TMP/sonde.yaml" <<'EOF'
+# the syscalls workload under a name of this run's own: the filter counts its calls only, not
+# those of another test's syscalls running beside this one
+SC=sc_$$
+cp "$WORKLOADS/syscalls" "$TMP/$SC"
+cat >"$TMP/sonde.yaml" <<EOF
 # counted system-wide as sonde stat -e counts them; the filter keeps one command's
 events:
   - context-switches
   - name: syscalls:sys_enter_getppid
-    filter: comm == "syscalls"
+    filter: comm == "$SC"
 label_limit: 2
 EOF
 
@@ -48,7 +52,7 @@ test_expect_success 'a bad --listen is a usage error, a bad config says where' '
 serve_start A -c "$TMP/sonde.yaml" || exit 1
 
 test_expect_success '/metrics counts the config events: a known workload, exactly' '
-	$WORKLOADS/syscalls 1234 &&
+	"$TMP/$SC" 1234 &&
 	curl -sf $A_URL/metrics >m &&
 	grep -qx "sonde_event_total{event=\"syscalls:sys_enter_getppid\"} 1234" m &&
 	grep -q "^sonde_event_total{event=\"context-switches\"} [1-9]" m &&
@@ -207,7 +211,7 @@ scrape_configs:
       - targets: ['${C_URL#http://}']
 EOF
 	test_expect_success 'Prometheus scrapes it twice and its API gives the known count back' '
-		$WORKLOADS/syscalls 777
+		"$TMP/$SC" 777
 		prometheus --config.file=prom.yml --storage.tsdb.path=prom-data \
 			--web.listen-address=127.0.0.1:'$prom_port' >prom.log 2>&1 & p=$!
 		echo $p >>.tools

@@ -5,7 +5,6 @@
  * made into BTF. The file comes from a memfd; the function looked up is
  * "take" (the seeds' workload function) or, from the first byte, "main".
  */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

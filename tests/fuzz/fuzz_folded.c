@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (uint32_t i = 0; i < folded__nr_nodes(f); i++)
 		sum += folded__node(f, i)->self;
 	/* the root holds every count (sums of doubles: equal up to rounding) */
-	if (fabs(sum - folded__total(f)) > 1e-9 * (fabs(sum) > 1 ? fabs(sum) : 1))
+	if (fabsl(sum - folded__total(f)) > 1e-9 * (fabs(sum) > 1 ? fabs(sum) : 1))
 		abort();
 
 	out = open_memstream(&buf, &len);
@@ -101,7 +101,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			bad = folded__read(g, r, "again", FOLDED_AFTER, NULL, NULL);
 			fclose(r);
 			folded__finish(g);
-			if (bad != 0 || fabs(folded__total(g) - folded__total(f)) >
+			if (bad != 0 || fabsl(folded__total(g) - folded__total(f)) >
 			    1e-6 * (folded__total(f) > 1 ? folded__total(f) : 1) + 1e-6 * folded__nr_nodes(f))
 				abort();
 		}

@@ -5,7 +5,6 @@
  * elfsym__func_offset (symbols, then the loadable segment that holds the
  * address; ftrace -u, ltrace and lock use it) from a memfd. Errors are fine; crashes, leaks and hangs are not.
  */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

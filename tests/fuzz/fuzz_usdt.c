@@ -6,7 +6,6 @@
  * through usdt__parse_notes; 3: a whole ELF file through usdt__read (from a
  * memfd). Whatever parses must be a usable argument.
  */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
