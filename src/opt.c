@@ -10,12 +10,14 @@
 #include "sonde.h"
 #include "lib/event/sampler.h"
 #include "lib/proc/target.h"
+#include "lib/proc/workload.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static bool takes_arg(const struct opt *o)
 {
@@ -186,6 +188,20 @@ int opt__target(struct target *t, const struct target_opts *to, const char *cons
 	if (rc == -EINVAL)
 		opt__see_help(usage);
 	return -1;
+}
+
+int opt__start_command(struct workload *w, char *const argv[])
+{
+	int rc = workload__start(w);
+
+	if (!rc)
+		return 0;
+	error("cannot run '%s': %s", argv[0], strerror(-rc));
+	if (rc == -ENOENT && !strchr(argv[0], '/'))	/* a path names itself */
+		hint("is '%s' in PATH? give its path otherwise", argv[0]);
+	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return workload__exec_code(rc);
 }
 
 static void store(const char *const usage[], const struct opt *all,

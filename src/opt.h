@@ -129,4 +129,13 @@ struct target_opts;
  */
 int opt__target(struct target *t, const struct target_opts *to, const char *const usage[]);
 
+struct workload;
+/*
+ * workload__start() for the command of `-- CMD`, as every command says it:
+ * 0 when it runs; when exec failed, one line (and a hint when a bare name is
+ * not in PATH), the child reaped, and the shell's status for it (127 when not
+ * found, else 126). argv is the command's, for the message.
+ */
+int opt__start_command(struct workload *w, char *const argv[]);
+
 #endif

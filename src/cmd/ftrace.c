@@ -24,7 +24,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -491,15 +490,9 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 		goto out;
 	}
 	if (argc) {
-		int r = workload__start(&w);
-
 		child_held = false;
-		if (r) {
-			error("cannot run '%s': %s", argv[0], strerror(-r));
-			waitpid(w.pid, NULL, 0);
-			rc = workload__exec_code(r);
+		if ((rc = opt__start_command(&w, argv)))
 			goto out;
-		}
 		loop__set_child(&l, w.pid);
 	}
 	/* until the command ends (ended by the loop if we stop first: traced to its exit), or we stop */

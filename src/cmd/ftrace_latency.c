@@ -7,6 +7,7 @@
  * every top-level setting it touched put back, also on Ctrl-C and SIGTERM.
  */
 #include "sonde.h"
+#include "opt.h"
 #include "cmd/ftrace_hist.h"
 #include "lib/loop/loop.h"
 #include "lib/proc/workload.h"
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 int ftrace_latency__run(const char *tracer, double duration, unsigned long thresh_us, char *const *argv, int argc,
 			const char *output)
@@ -62,15 +62,9 @@ int ftrace_latency__run(const char *tracer, double duration, unsigned long thres
 		goto out;
 	}
 	if (argc) {
-		int r = workload__start(&w);
-
 		held = false;
-		if (r) {
-			error("cannot run '%s': %s", argv[0], strerror(-r));
-			waitpid(w.pid, NULL, 0);
-			rc = workload__exec_code(r);
+		if ((rc = opt__start_command(&w, argv)))
 			goto out;
-		}
 		loop__set_child(&l, w.pid);
 	}
 	end = loop__run(&l);

@@ -22,7 +22,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <sys/wait.h>
 
 static const char *const lock_usage[] = {
 	"sonde lock [<options>] [--] <command> [<args>]",
@@ -220,12 +219,8 @@ int cmd_lock(int argc, char **argv)
 		mw.watched = o.lo.targets, mw.nr_watched = o.lo.nr_targets;
 	if (o.duration > 0)
 		loop__set_duration(&loop, o.duration);
-	if (argc && (rc = workload__start(&w))) {
-		error("cannot run '%s': %s", argv[0], strerror(-rc));
-		waitpid(w.pid, NULL, 0);
-		rc = workload__exec_code(rc);
+	if (argc && (rc = opt__start_command(&w, argv)))
 		goto out_loop;
-	}
 	if (argc)
 		loop__set_child(&loop, w.pid);
 	loop__set_tick(&loop, 100, maps_tick, &mw);

@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -333,12 +332,8 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 			workload__abort(w);
 		goto out_loop;
 	}
-	if (w->pid && (rc = workload__start(w))) {
-		error("cannot run '%s': %s", o->cmd_argv[0], strerror(-rc));
-		waitpid(w->pid, NULL, 0);
-		rc = workload__exec_code(rc);
+	if (w->pid && (rc = opt__start_command(w, o->cmd_argv)))
 		goto out_loop;
-	}
 	if (w->pid)
 		loop__set_child(&loop, w->pid);
 	o->loop = &loop;

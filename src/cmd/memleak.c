@@ -24,7 +24,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *const memleak_usage[] = {
@@ -414,12 +413,8 @@ int cmd_memleak(int argc, char **argv)
 		rc = 1;
 		goto out_loop;
 	}
-	if (w.pid && (rc = workload__start(&w))) {
-		error("cannot run '%s': %s", o.cmd_argv[0], strerror(-rc));
-		waitpid(w.pid, NULL, 0);
-		rc = workload__exec_code(rc);
+	if (w.pid && (rc = opt__start_command(&w, o.cmd_argv)))
 		goto out_loop;
-	}
 	if (w.pid)
 		loop__set_child(&loop, w.pid);
 	/* the probes are attached (and the command started); --folded keeps stdout for the stacks */

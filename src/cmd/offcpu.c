@@ -22,7 +22,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *const offcpu_usage[] = {
@@ -295,14 +294,8 @@ int cmd_offcpu(int argc, char **argv)
 		loop__set_duration(&loop, o.duration);
 	if (!argc)
 		mw.watched = o.ids, mw.nr_watched = o.nids;
-	if (argc && (rc = workload__start(&w))) {
-		error("cannot run '%s': %s", argv[0], strerror(-rc));
-		if (rc == -ENOENT && !strchr(argv[0], '/'))	/* a path names itself */
-			hint("is '%s' in PATH? give its path otherwise", argv[0]);
-		waitpid(w.pid, NULL, 0);
-		rc = workload__exec_code(rc);
+	if (argc && (rc = opt__start_command(&w, argv)))
 		goto out_loop;
-	}
 	if (argc)
 		loop__set_child(&loop, w.pid);
 	print_header(&o, o.cmd_target ? argv[0] : NULL);

@@ -24,7 +24,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -512,19 +511,9 @@ int cmd_record(int argc, char **argv)
 	if (!t.child)
 		sampler__enable(&ss.s);
 	if (have_cmd) {
-		rc = workload__start(&ss.wl);
 		started = false;
-		if (rc) {
-			int status;
-
-			error("cannot run '%s': %s", argv[0], strerror(-rc));
-			if (rc == -ENOENT && !strchr(argv[0], '/'))	/* a path names itself */
-				hint("is '%s' in PATH? give its path otherwise", argv[0]);
-			while (waitpid(ss.wl.pid, &status, 0) < 0 && errno == EINTR)
-				;
-			rc = workload__exec_code(rc);
+		if ((rc = opt__start_command(&ss.wl, argv)))
 			goto out;
-		}
 		loop__set_child(&ss.loop, ss.wl.pid);
 	}
 	/* it began for real: the new file takes the name (an earlier one becomes .old);

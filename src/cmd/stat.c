@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -220,18 +219,10 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 	if (!counted_child)
 		counters__enable(&c);
 	if (argc) {
-		rc = workload__start(&w);
-		if (rc) {
-			int st;
-
-			error("cannot run '%s': %s", argv[0], strerror(-rc));
-			if (rc == -ENOENT && !strchr(argv[0], '/'))	/* a path names itself */
-				hint("is '%s' in PATH? give its path otherwise", argv[0]);
-			while (waitpid(w.pid, &st, 0) < 0 && errno == EINTR)
-				;
+		if ((rc = opt__start_command(&w, argv))) {
 			counters__close(&c);
 			loop__fini(&l);
-			return rc == -ENOENT ? -127 : -126;
+			return -rc;
 		}
 		loop__set_child(&l, w.pid);
 	}

@@ -287,15 +287,12 @@ int cmd_trace(int argc, char **argv)
 		goto out;
 	}
 	if (w.pid) {
-		loop__set_child(&loop, w.pid);
-		rc = workload__start(&w);
-		if (rc) {
-			error("cannot run '%s': %s", argv[0], strerror(-rc));
-			rc = workload__exec_code(rc);
+		if ((rc = opt__start_command(&w, argv))) {
 			w.pid = 0;
 			goto out;
 		}
 		started = true;
+		loop__set_child(&loop, w.pid);
 	}
 	c.tracer = t;
 	end = loop__run(&loop);

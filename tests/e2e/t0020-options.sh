@@ -181,6 +181,20 @@ test_expect_success 'stat -- /nonexistent: no PATH hint for a path' '
 	expect_rc 127 $SONDE stat -- no-such-cmd-here 2>err && grep -q "in PATH" err
 '
 
+test_expect_success '-- CMD that cannot run: one wording, the PATH hint, 127 or 126, in every command' '
+	printf "echo not executable\n" >notexec &&
+	cmds="stat record"; [ "$(id -u)" != 0 ] || cmds="$cmds trace offcpu lock memleak ftrace" &&
+	for c in $cmds; do
+		case $c in record) set -- record -o rec.data ;; ftrace) set -- ftrace -e sched:sched_switch ;;
+			   *) set -- $c ;; esac
+		expect_rc 127 $SONDE "$@" -- no-such-cmd-here 2>err &&
+		grep -q "^sonde: cannot run .no-such-cmd-here.: No such file or directory" err &&
+		grep -q "^hint: is .no-such-cmd-here. in PATH" err &&
+		expect_rc 126 $SONDE "$@" -- ./notexec 2>err && one_line err &&
+		grep -q "cannot run .\./notexec.: Permission denied" err || { echo "in $*:"; cat err; exit 1; }
+	done
+'
+
 test_expect_success 'trace -e trace=/[ says the regular expression does not compile' '
 	expect_rc 129 $SONDE trace -e "trace=/[" -- true 2>err &&
 	grep -q "cannot compile the regular expression" err && ! grep -q "unknown syscall" err
