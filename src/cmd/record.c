@@ -159,6 +159,7 @@ struct session {
 	struct workload wl;
 	struct loop loop;
 	bool tty, have_cmd;
+	bool held, loop_ready;	/* the command waits before its exec; the loop is set up */
 	double t0, last_status;
 };
 
@@ -390,159 +391,184 @@ static void check_options(struct record_opts *o, const struct opt *opts)
 				 o->cfg.mmap_pages * sysconf(_SC_PAGESIZE) / 1024, o->cfg.stack_size);
 }
 
-int cmd_record(int argc, char **argv)
+/*
+ * The options into o, checked (a usage error exits 129); returns how many
+ * words are left in argv: the command to run.
+ */
+static int parse_options(struct record_opts *o, int argc, char **argv)
 {
-	struct record_opts o = { .mmap_pages = 0, .period = ~0ULL };
 	const struct opt opts[] = {
 		OPT_GROUP("what to sample"),
 		OPT_CALLBACK('e', "event", NULL, "EVENT", "event to sample (repeatable); default cycles, or cpu-clock "
 			     "where there is no hardware PMU; tracepoints sample every hit", parse_event_opt),
-		OPT_FREQ(&o.freq, "samples per second (default 99: safe in production; perf's 4000 costs 6-16%); "
+		OPT_FREQ(&o->freq, "samples per second (default 99: safe in production; perf's 4000 costs 6-16%); "
 			 "'max' for kernel.perf_event_max_sample_rate"),
-		OPT_UINT64('c', "count", &o.period, "N", "one sample every N events instead of -F"),
-		OPT_BOOL('g', NULL, &o.fp, "record call graphs (frame pointers; --call-graph fp)"),
-		OPT_BOOL(0, "offcpu", &o.offcpu, "also sample every context switch with the stack it leaves "
+		OPT_UINT64('c', "count", &o->period, "N", "one sample every N events instead of -F"),
+		OPT_BOOL('g', NULL, &o->fp, "record call graphs (frame pointers; --call-graph fp)"),
+		OPT_BOOL(0, "offcpu", &o->offcpu, "also sample every context switch with the stack it leaves "
 			 "(sched:sched_switch; -g unless --call-graph): where threads block"),
-		OPT_STRING(0, "call-graph", &o.callgraph, "MODE", "fp, dwarf[,SIZE] (user stack copy of SIZE bytes, "
+		OPT_STRING(0, "call-graph", &o->callgraph, "MODE", "fp, dwarf[,SIZE] (user stack copy of SIZE bytes, "
 			   "default 8192, unwound by report) or lbr"),
 		OPT_GROUP("whom to sample"),
-		OPT_TARGET(&o.to),
-		OPT_DURATION(&o.duration),
-		OPT_BOOL(0, "no-inherit", &o.no_inherit, "do not follow the children of the targets"),
-		{ OPTT_INT, 0, "until-exit", &o.until_exit, "PID", "with -a: stop when process PID ends", NULL,
+		OPT_TARGET(&o->to),
+		OPT_DURATION(&o->duration),
+		OPT_BOOL(0, "no-inherit", &o->no_inherit, "do not follow the children of the targets"),
+		{ OPTT_INT, 0, "until-exit", &o->until_exit, "PID", "with -a: stop when process PID ends", NULL,
 		  OPTF_HIDDEN },
 		OPT_GROUP("output"),
-		OPT_STRING('o', "output", &o.output, "FILE", "write to FILE (default sonde.data; created mode 0600); - writes perf's pipe format to stdout"),
-		OPT_INT('m', "mmap-pages", &o.mmap_pages, "PAGES", "buffer pages per CPU, a power of two (default 256, "
+		OPT_STRING('o', "output", &o->output, "FILE", "write to FILE (default sonde.data; created mode 0600); - writes perf's pipe format to stdout"),
+		OPT_INT('m', "mmap-pages", &o->mmap_pages, "PAGES", "buffer pages per CPU, a power of two (default 256, "
 			"1024 with dwarf)"),
-		OPT_CALLBACK_OPTARG('z', "compression-level", &o.zlevel, "N", "compress the records with Zstandard at level "
+		OPT_CALLBACK_OPTARG('z', "compression-level", &o->zlevel, "N", "compress the records with Zstandard at level "
 				    "N (default 1), as perf record -z does", parse_zlevel),
-		OPT_BOOL('q', "quiet", &o.quiet, "no status line and no summary"),
+		OPT_BOOL('q', "quiet", &o->quiet, "no status line and no summary"),
 		OPT_VERBOSE(),
 		OPT_GROUP("flight recorder"),
-		OPT_STRING(0, "flight", &o.flight, "S", "keep only the last S (30s, 2m) in memory and write them to "
+		OPT_STRING(0, "flight", &o->flight, "S", "keep only the last S (30s, 2m) in memory and write them to "
 			   "-o's name (default perf.data) .YYYYMMDD-HHMMSS at each trigger: SIGUSR2, --dump, --control, "
 			   "--trigger"),
-		OPT_STRING(0, "flight-size", &o.flight_size, "MB", "keep at most this much in memory (default 64M)"),
+		OPT_STRING(0, "flight-size", &o->flight_size, "MB", "keep at most this much in memory (default 64M)"),
 		OPT_CALLBACK(0, "trigger", NULL, "COND", "dump when COND holds: 'syscall:read > 100ms' (one call that "
 			     "slow), 'p99(read) > 50ms [over 10s]' (repeatable)", parse_trigger_opt),
-		OPT_STRING(0, "holdoff", &o.holdoff, "S", "a --trigger dumps at most once per S (default: the window)"),
-		OPT_STRING(0, "control", &o.fl.control, "FIFO", "fifo:CTL[,ACK]: each line written to CTL dumps (made "
+		OPT_STRING(0, "holdoff", &o->holdoff, "S", "a --trigger dumps at most once per S (default: the window)"),
+		OPT_STRING(0, "control", &o->fl.control, "FIFO", "fifo:CTL[,ACK]: each line written to CTL dumps (made "
 			   "when missing, then removed); 'ack' is written to ACK after"),
-		OPT_BOOL(0, "dump-on-exit", &o.fl.dump_on_exit, "dump once more when the recording ends"),
-		OPT_STRING(0, "dump", &o.dump_pid, "PID", "ask the flight recorder PID to dump now, and return"),
+		OPT_BOOL(0, "dump-on-exit", &o->fl.dump_on_exit, "dump once more when the recording ends"),
+		OPT_STRING(0, "dump", &o->dump_pid, "PID", "ask the flight recorder PID to dump now, and return"),
 		OPT_END(),
 	};
+
+	argc = opt__parse(argc, argv, opts, record_usage, OPT_STOP_AT_NON_OPTION);
+	if (o->dump_pid) {
+		if (argc)
+			opt__usage_error(record_usage, opts, "--dump PID takes no command");
+		return 0;
+	}
+	if (!o->output)
+		o->output = o->flight ? "perf.data" : "sonde.data";
+	o->to.have_cmd = argc > 0;
+	o->to.verb = "sample";
+	o->to.accept = TARGET_PID | TARGET_TID | TARGET_ALL | TARGET_CPU;
+	check_options(o, opts);
+	return argc;
+}
+
+/*
+ * The event loop, the targets, the events, the output file and the command
+ * (held before its exec); -1 when one failed (said).
+ */
+static int setup(struct session *ss, char **argv)
+{
+	struct record_opts *o = ss->o;
+	struct target *t = ss->t;
+	char err[512];
+	int rc;
+
+	if (loop__init(&ss->loop)) {
+		error("cannot set up the event loop: %s", strerror(errno));
+		return -1;
+	}
+	ss->loop_ready = true;
+	if (!strcmp(o->output, "-"))	/* a reader that quits ends the recording, it does not kill us */
+		loop__watch_output(&ss->loop, STDOUT_FILENO);
+	if (opt__target(t, &o->to, record_usage))
+		return -1;
+	if (!o->evl.nr && evlist__add_sampling_default(&o->evl)) {
+		error("cannot set up the default event");
+		return -1;
+	}
+	if (o->offcpu && evlist__parse(&o->evl, "sched:sched_switch", err, sizeof(err))) {
+		error("--offcpu: %s", err);
+		return -1;
+	}
+	if (!o->flight && perfdata_writer__create(&ss->w, o->output, err, sizeof(err))) {
+		error("%s", err);
+		return -1;
+	}
+	if (ss->have_cmd) {
+		ss->wl.stdout_to_stderr = !strcmp(o->output, "-");	/* perf does the same */
+		rc = workload__prepare(&ss->wl, argv);
+		if (rc) {
+			error("cannot start '%s': %s", argv[0], strerror(-rc));
+			return -1;
+		}
+		ss->held = true;
+		if (!t->system_wide && !t->nr_tids)	/* -p/-t with a command: it only says how long */
+			t->child = ss->wl.pid;
+	}
+	return 0;
+}
+
+/* start sampling (and the command), record until the end, finish the file; sonde's exit status */
+static int record_run(struct session *ss, char **argv)
+{
+	struct record_opts *o = ss->o;
+	char err[512];
+	int rc;
+
+	if (o->duration > 0)
+		loop__set_duration(&ss->loop, o->duration);
+	if (!ss->t->child)
+		sampler__enable(&ss->s);
+	if (ss->have_cmd) {
+		ss->held = false;
+		if ((rc = opt__start_command(&ss->wl, argv)))
+			return rc;
+		loop__set_child(&ss->loop, ss->wl.pid);
+	}
+	/* it began for real: the new file takes the name (an earlier one becomes .old);
+	   before this, a failure left the earlier recording alone */
+	if (!o->flight && perfdata_writer__commit(ss->w, err, sizeof(err))) {
+		error("%s", err);	/* the command ran: loop__fini ends it */
+		return 1;
+	}
+	rc = record_loop(ss);
+	if (rc < 0)
+		return 1;
+	if (!o->flight && perfdata_writer__finish(ss->w, err, sizeof(err))) {
+		error("%s", err);
+		return 1;
+	}
+	if (!o->flight)
+		summary(o, ss->w);
+	return rc;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { .mmap_pages = 0, .period = ~0ULL };
 	struct session ss = { .o = &o };
 	struct target t = { 0 };
-	char err[512];
-	bool have_cmd, started = false, loop_ready = false;
 	char **orig_argv;
-	int rc = 1, orig_argc, exit_code;
+	int rc = 1, orig_argc = argc;
 
 	the_opts = &o;
 	ss.t = &t;
 	orig_argv = calloc(argc + 1, sizeof(char *));
 	if (orig_argv)
 		memcpy(orig_argv, argv, argc * sizeof(char *));
-	orig_argc = argc;
-	argc = opt__parse(argc, argv, opts, record_usage, OPT_STOP_AT_NON_OPTION);
-	have_cmd = argc > 0;
+	argc = parse_options(&o, argc, argv);
 	if (o.dump_pid) {
-		if (argc)
-			opt__usage_error(record_usage, opts, "--dump PID takes no command");
 		rc = flight_rec__send_dump(o.dump_pid);
 		if (rc == 129)
 			opt__see_help(record_usage);
 		goto out;
 	}
-	if (!o.output)
-		o.output = o.flight ? "perf.data" : "sonde.data";
-	o.to.have_cmd = have_cmd;
-	o.to.verb = "sample";
-	o.to.accept = TARGET_PID | TARGET_TID | TARGET_ALL | TARGET_CPU;
-	check_options(&o, opts);
-
+	ss.have_cmd = argc > 0;
 	/* from here a Ctrl-C or SIGTERM ends the recording cleanly, even during the setup;
 	   they must not stay ignored (a shell's background job inherits SIGINT ignored): perf
 	   handles them too */
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (loop__init(&ss.loop)) {
-		error("cannot set up the event loop: %s", strerror(errno));
-		goto out;
-	}
-	loop_ready = true;
-	if (!strcmp(o.output, "-"))	/* a reader that quits ends the recording, it does not kill us */
-		loop__watch_output(&ss.loop, STDOUT_FILENO);
-	ss.have_cmd = have_cmd;
-	if (opt__target(&t, &o.to, record_usage))
-		goto out;
-	if (!o.evl.nr && evlist__add_sampling_default(&o.evl)) {
-		error("cannot set up the default event");
-		goto out;
-	}
-	if (o.offcpu && evlist__parse(&o.evl, "sched:sched_switch", err, sizeof(err))) {
-		error("--offcpu: %s", err);
-		goto out;
-	}
-	if (!o.flight && perfdata_writer__create(&ss.w, o.output, err, sizeof(err))) {
-		error("%s", err);
-		goto out;
-	}
-	if (have_cmd) {
-		ss.wl.stdout_to_stderr = !strcmp(o.output, "-");	/* perf does the same */
-		rc = workload__prepare(&ss.wl, argv);
-		if (rc) {
-			error("cannot start '%s': %s", argv[0], strerror(-rc));
-			rc = 1;
-			goto out;
-		}
-		started = true;
-		if (!t.system_wide && !t.nr_tids)	/* -p/-t with a command: it only says how long */
-			t.child = ss.wl.pid;
-	}
-	rc = 1;
-	if (open_recording(&ss, orig_argc, orig_argv))
-		goto out;
-
-	if (o.duration > 0)
-		loop__set_duration(&ss.loop, o.duration);
-	if (!t.child)
-		sampler__enable(&ss.s);
-	if (have_cmd) {
-		started = false;
-		if ((rc = opt__start_command(&ss.wl, argv)))
-			goto out;
-		loop__set_child(&ss.loop, ss.wl.pid);
-	}
-	/* it began for real: the new file takes the name (an earlier one becomes .old);
-	   before this, a failure left the earlier recording alone */
-	if (!o.flight && perfdata_writer__commit(ss.w, err, sizeof(err))) {
-		error("%s", err);	/* the command ran: loop__fini ends it */
-		rc = 1;
-		goto out;
-	}
-	exit_code = record_loop(&ss);
-	if (exit_code < 0) {
-		rc = 1;
-		goto out;
-	}
-	if (!o.flight && perfdata_writer__finish(ss.w, err, sizeof(err))) {
-		error("%s", err);
-		rc = 1;
-		goto out;
-	}
-	if (!o.flight)
-		summary(&o, ss.w);
-	rc = exit_code;
+	if (!setup(&ss, argv) && !open_recording(&ss, orig_argc, orig_argv))
+		rc = record_run(&ss, argv);
 out:
-	if (started)
+	if (ss.held)
 		workload__abort(&ss.wl);
 	flight_rec__free(ss.fl);	/* detaches the watchers, removes a FIFO it made */
 	sampler__close(&ss.s);
 	perfdata_writer__free(ss.w);	/* removes a recording that never began */
-	if (loop_ready)
+	if (ss.loop_ready)
 		loop__fini(&ss.loop);	/* a command still running is ended, as the loop ends it */
 	evlist__free(&o.evl);
 	target__free(&t);
