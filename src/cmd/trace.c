@@ -181,111 +181,172 @@ static void print_summary(struct trace_cmd *c, struct tracer *t, FILE *out)
 	      (unsigned long long)tracer__counter(t, TRC_LOST_BEGIN));
 }
 
-int cmd_trace(int argc, char **argv)
+/*
+ * The options into c, checked (a usage error exits 129), and the processes
+ * of -p; returns how many words are left in argv (the command to run), or -1
+ * when a process does not exist (said).
+ */
+static int parse_options(struct trace_cmd *c, int argc, char **argv)
 {
-	struct trace_cmd c = { .strsize = 32, .buffer_mb = 16 };
 	const struct opt opts[] = {
 		OPT_GROUP("what to trace"),
-		OPT_BOOL('f', "follow-forks", &c.follow, "trace child processes and threads too"),
-		OPT_TARGET_PID(&c),
-		OPT_TARGET_ALL(&c),
+		OPT_BOOL('f', "follow-forks", &c->follow, "trace child processes and threads too"),
+		OPT_TARGET_PID(c),
+		OPT_TARGET_ALL(c),
 		OPT_CALLBACK('e', "expr", NULL, "EXPR", "trace=SET (names, %file %desc %network %process "
 			     "%memory %signal %ipc %creds %clock, !negated), status=failed", parse_e),
-		OPT_BOOL('Z', "failed", &c.failed, "only calls that failed"),
-		OPT_CALLBACK(0, "min-duration", &c.min_ms, "MS", "only calls that took at least MS milliseconds "
+		OPT_BOOL('Z', "failed", &c->failed, "only calls that failed"),
+		OPT_CALLBACK(0, "min-duration", &c->min_ms, "MS", "only calls that took at least MS milliseconds "
 			     "(perf trace's --duration MS: here --duration stops after S seconds, as everywhere)",
 			     opt__seconds),
 		OPT_GROUP("output"),
-		OPT_STRING('o', "output", &c.output, "FILE", "write the trace to FILE instead of stderr"),
-		OPT_INT('s', "string-limit", &c.strsize, "N", "show at most N bytes of strings and buffers (32)"),
-		OPT_COUNT('t', "timestamps", &c.tflag, "time of day (-tt with microseconds, -ttt since the epoch)"),
-		OPT_BOOL('r', "relative-timestamps", &c.rflag, "time since the previous line"),
-		OPT_BOOL('T', "syscall-times", &c.Tflag, "time spent in each call"),
-		OPT_BOOL('c', "summary-only", &c.count, "count time, calls and errors (in the kernel): strace -c's table"),
-		OPT_BOOL('C', "summary", &c.count_too, "print the lines and the -c table"),
-		OPT_STRING('S', "sort", &c.sortby, "KEY", "sort the table by time, calls, errors, name or nothing"),
-		OPT_BOOL(0, "histogram", &c.histogram, "latency histogram per syscall, with p50/p90/p99/p999 and max"),
+		OPT_STRING('o', "output", &c->output, "FILE", "write the trace to FILE instead of stderr"),
+		OPT_INT('s', "string-limit", &c->strsize, "N", "show at most N bytes of strings and buffers (32)"),
+		OPT_COUNT('t', "timestamps", &c->tflag, "time of day (-tt with microseconds, -ttt since the epoch)"),
+		OPT_BOOL('r', "relative-timestamps", &c->rflag, "time since the previous line"),
+		OPT_BOOL('T', "syscall-times", &c->Tflag, "time spent in each call"),
+		OPT_BOOL('c', "summary-only", &c->count, "count time, calls and errors (in the kernel): strace -c's table"),
+		OPT_BOOL('C', "summary", &c->count_too, "print the lines and the -c table"),
+		OPT_STRING('S', "sort", &c->sortby, "KEY", "sort the table by time, calls, errors, name or nothing"),
+		OPT_BOOL(0, "histogram", &c->histogram, "latency histogram per syscall, with p50/p90/p99/p999 and max"),
 		OPT_GROUP("other"),
-		OPT_DURATION(&c.seconds),
-		{ OPTT_CALLBACK, 0, "seconds", &c.seconds, "S", "same as --duration (older spelling)", opt__seconds,
+		OPT_DURATION(&c->seconds),
+		{ OPTT_CALLBACK, 0, "seconds", &c->seconds, "S", "same as --duration (older spelling)", opt__seconds,
 		  OPTF_HIDDEN },
-		OPT_INT(0, "buffer-size", &c.buffer_mb, "MB", "ring buffer size in MiB (16)"),
+		OPT_INT(0, "buffer-size", &c->buffer_mb, "MB", "ring buffer size in MiB (16)"),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
-	struct tracer_opts to = { 0 };
 	struct target_opts tto;
 	struct target tg = { 0 };
-	struct tracer *t = NULL;
+
+	argc = opt__parse(argc, argv, opts, trace_usage, OPT_STOP_AT_NON_OPTION);
+	if (!c->set_given)
+		syscall__parse_set("all", c->set, NULL, 0);
+	check_options(c, opts);
+	tto = (struct target_opts){ .pids = c->pids, .all = c->all, .have_cmd = argc > 0, .verb = "trace",
+				    .accept = TARGET_PID | TARGET_ALL };
+	if (opt__target(&tg, &tto, trace_usage)) {
+		target__free(&tg);
+		return -1;
+	}
+	/* the processes: the BPF side follows their threads */
+	c->pid_list = tg.pids;
+	c->nr_pids = tg.nr_pids;
+	tg.pids = NULL;
+	target__free(&tg);
+	return argc;
+}
+
+/* -o FILE (else stderr) and the printer's settings; -1 when FILE cannot be written (said) */
+static int open_output(struct trace_cmd *c, FILE **out)
+{
+	if (c->output && !(*out = fopen(c->output, "w"))) {
+		error("cannot write '%s': %s", c->output, strerror(errno));
+		*out = stderr;
+		return -1;
+	}
+	strace_printer__init(&c->pr, *out);
+	c->pr.dopts.strsize = c->strsize;
+	c->pr.tflag = c->tflag > 3 ? 3 : c->tflag;
+	c->pr.rflag = c->rflag;
+	c->pr.Tflag = c->Tflag;
+	if (c->follow || c->all || c->nr_pids > 1)
+		c->pr.prefix = c->output ? PFX_PLAIN : PFX_BRACKET;
+	return 0;
+}
+
+/* the ring buffer, the duration and the tick into an initialized loop; -1 when one failed (said) */
+static int setup_loop(struct trace_cmd *c, struct loop *loop)
+{
+	if (loop__add_ringbuf(loop, tracer__ringbuf_fd(c->tracer), on_event, c)) {
+		error("cannot read the BPF ring buffer");
+		return -1;
+	}
+	if (c->seconds > 0)
+		loop__set_duration(loop, c->seconds);
+	c->loop = loop;
+	if (loop__set_tick(loop, 20, trace_tick, c)) {
+		error("cannot set up the event loop's timer: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* trace until the end (the command's, -p's, --duration's, a signal's), then the summary; the exit status */
+static int trace_run(struct trace_cmd *c, FILE *out)
+{
+	struct loop *loop = c->loop;
+	struct tracer *t = c->tracer;
+	enum loop_end end = loop__run(loop);
+
+	if (end == LOOP_CHILD && c->follow && !c->nr_pids) {	/* with -p, the command said how long */
+		/* as strace -f: go on until the processes the command left behind are gone too */
+		int status = loop->child_status;
+
+		c->wait_targets = true;
+		if (tracer__alive(t) > 0)
+			loop__run(loop);	/* until they end, or Ctrl-C */
+		loop->child_status = status;
+	}
+	tracer__detach(t);
+	/* what the programs sent between the loop's last read and their detaching (-p, -a, a signal) */
+	loop__drain(loop);
+	/* the command's exit record was dropped (ring buffer full): its +++ line from its wait status */
+	if (!c->count && end == LOOP_CHILD && c->child && !c->child_exit_seen &&
+	    tracer__counter(t, TRC_LOST_OTHER) &&
+	    strace_printer__exit(&c->pr, c->child, loop->child_status, util__now_ns()))
+		c->write_err = 1;
+	if (end == LOOP_ERROR)
+		error("reading the ring buffer failed: %s", strerror(-loop->err));
+
+	if (!c->count && strace_printer__flush(&c->pr))
+		c->write_err = 1;
+	print_summary(c, t, out);
+	if (c->write_err || fflush(out) || ferror(out)) {
+		error("cannot write the trace%s%s: %s", c->output ? " to " : "", c->output ? c->output : "",
+		      strerror(errno ? errno : EIO));
+		return 1;
+	}
+	return loop__exit_code(loop, end);
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_cmd c = { .strsize = 32, .buffer_mb = 16 };
+	struct tracer_opts to = { 0 };
 	struct workload w = { .pid = 0 };
 	struct loop loop;
 	bool loop_ready = false, started = false;
-	enum loop_end end;
 	FILE *out = stderr;
 	char err[512];
 	int rc = 1;
 
 	the_cmd = &c;
-	argc = opt__parse(argc, argv, opts, trace_usage, OPT_STOP_AT_NON_OPTION);
-	if (!c.set_given)
-		syscall__parse_set("all", c.set, NULL, 0);
-	check_options(&c, opts);
-	tto = (struct target_opts){ .pids = c.pids, .all = c.all, .have_cmd = argc > 0, .verb = "trace",
-				    .accept = TARGET_PID | TARGET_ALL };
-	if (opt__target(&tg, &tto, trace_usage)) {
-		target__free(&tg);
+	argc = parse_options(&c, argc, argv);
+	if (argc < 0)
 		return 1;
-	}
-	/* the processes: the BPF side follows their threads */
-	c.pid_list = tg.pids;
-	c.nr_pids = tg.nr_pids;
-	tg.pids = NULL;
-	target__free(&tg);
 	bpfutil__setup_log(verbose);
-
-	if (argc) {
-		rc = workload__prepare(&w, argv);
-		if (rc) {
-			error("cannot start '%s': %s", argv[0], strerror(-rc));
-			rc = 127;
-			goto out;
-		}
-		rc = 1;
+	if (argc && (rc = workload__prepare(&w, argv))) {
+		error("cannot start '%s': %s", argv[0], strerror(-rc));
+		rc = 127;
+		goto out;
 	}
+	rc = 1;
 	tracer_options(&c, &to, w.pid);
-	if (tracer__new(&t, &to, err, sizeof(err)) || tracer__attach(t, err, sizeof(err))) {
+	if (tracer__new(&c.tracer, &to, err, sizeof(err)) || tracer__attach(c.tracer, err, sizeof(err))) {
 		error("%s", err);
 		goto out;
 	}
-	if (c.output && !(out = fopen(c.output, "w"))) {
-		error("cannot write '%s': %s", c.output, strerror(errno));
-		out = stderr;
+	if (open_output(&c, &out))
 		goto out;
-	}
-	strace_printer__init(&c.pr, out);
-	c.pr.dopts.strsize = c.strsize;
-	c.pr.tflag = c.tflag > 3 ? 3 : c.tflag;
-	c.pr.rflag = c.rflag;
-	c.pr.Tflag = c.Tflag;
-	if (c.follow || c.all || c.nr_pids > 1)
-		c.pr.prefix = c.output ? PFX_PLAIN : PFX_BRACKET;
-
 	if (loop__init(&loop)) {
 		error("cannot set up the event loop: %s", strerror(errno));
 		goto out;
 	}
 	loop_ready = true;
-	if (loop__add_ringbuf(&loop, tracer__ringbuf_fd(t), on_event, &c)) {
-		error("cannot read the BPF ring buffer");
+	if (setup_loop(&c, &loop))
 		goto out;
-	}
-	if (c.seconds > 0)
-		loop__set_duration(&loop, c.seconds);
-	c.loop = &loop;
-	if (loop__set_tick(&loop, 20, trace_tick, &c)) {
-		error("cannot set up the event loop's timer: %s", strerror(errno));
-		goto out;
-	}
 	if (w.pid) {
 		if ((rc = opt__start_command(&w, argv))) {
 			w.pid = 0;
@@ -294,38 +355,7 @@ int cmd_trace(int argc, char **argv)
 		started = true;
 		loop__set_child(&loop, w.pid);
 	}
-	c.tracer = t;
-	end = loop__run(&loop);
-	if (end == LOOP_CHILD && c.follow && !c.nr_pids) {	/* with -p, the command said how long */
-		/* as strace -f: go on until the processes the command left behind are gone too */
-		int status = loop.child_status;
-
-		c.wait_targets = true;
-		if (tracer__alive(t) > 0)
-			loop__run(&loop);	/* until they end, or Ctrl-C */
-		loop.child_status = status;
-	}
-	tracer__detach(t);
-	/* what the programs sent between the loop's last read and their detaching (-p, -a, a signal) */
-	loop__drain(&loop);
-	/* the command's exit record was dropped (ring buffer full): its +++ line from its wait status */
-	if (!c.count && end == LOOP_CHILD && c.child && !c.child_exit_seen &&
-	    tracer__counter(t, TRC_LOST_OTHER) &&
-	    strace_printer__exit(&c.pr, c.child, loop.child_status, util__now_ns()))
-		c.write_err = 1;
-	if (end == LOOP_ERROR)
-		error("reading the ring buffer failed: %s", strerror(-loop.err));
-
-	if (!c.count && strace_printer__flush(&c.pr))
-		c.write_err = 1;
-	print_summary(&c, t, out);
-	if (c.write_err || fflush(out) || ferror(out)) {
-		error("cannot write the trace%s%s: %s", c.output ? " to " : "", c.output ? c.output : "",
-		      strerror(errno ? errno : EIO));
-		rc = 1;
-	} else {
-		rc = loop__exit_code(&loop, end);
-	}
+	rc = trace_run(&c, out);
 	w.pid = 0;
 out:
 	if (w.pid && !started)
@@ -335,7 +365,7 @@ out:
 	if (out != stderr)
 		fclose(out);
 	strace_printer__fini(&c.pr);
-	tracer__free(t);
+	tracer__free(c.tracer);
 	free(c.pid_list);
 	return rc;
 }
