@@ -360,59 +360,129 @@ out:
 	return rc;
 }
 
+/* -F FILE: the prototypes it declares; -1 when it cannot be read (said) */
+static int load_conf(const char *conf)
+{
+	int rc, line;
+
+	if (!conf || !(rc = lt_conf__load(conf, &line)))
+		return 0;
+	if (line)
+		error("%s:%d: not a prototype sonde reads (TYPE NAME(TYPE, ...);)", conf, line);
+	else
+		error("cannot read '%s': %s", conf, strerror(-rc));
+	return -1;
+}
+
+/*
+ * The program to trace: -p's process (its /proc/PID/exe), or the command's
+ * file found in PATH; its path into exe_path, its name for messages into
+ * name, and the ELF file read into exe. 0, or sonde's exit status (said).
+ */
+static int find_program(struct ltrace_cmd *o, struct elf_obj *exe, char *exe_path, char *name)
+{
+	char probe_path[64];
+	int rc;
+
+	if (o->pid) {
+		o->target = atoi(o->pid);
+		if (!target__alive(o->target)) {
+			error("no process %d", (int)o->target);
+			return 1;
+		}
+		o->target = tgid_of(o->target);	/* a thread's id stands for its process */
+		snprintf(probe_path, sizeof(probe_path), "/proc/%d/exe", (int)o->target);
+		ssize_t n = readlink(probe_path, name, PATH_MAX - 1);
+
+		name[n > 0 ? n : 0] = 0;
+		snprintf(exe_path, PATH_MAX, "%s", probe_path);
+	} else if (util__find_command(o->cmd_argv[0], exe_path, PATH_MAX)) {
+		error("cannot run '%s': no such file or command", o->cmd_argv[0]);
+		return 127;
+	} else {
+		snprintf(name, PATH_MAX, "%s", o->cmd_argv[0]);
+	}
+	if ((rc = elf_obj__read(exe, exe_path))) {
+		if (rc == -ENOEXEC && is_script(exe_path))
+			error("'%s' is a script: trace its interpreter (sonde ltrace -- INTERPRETER %s)", name, name);
+		else
+			error("cannot read '%s': %s", name, rc == -ENOEXEC ? "not an ELF executable of this machine"
+									     : strerror(-rc));
+		return rc == -ENOENT && o->cmd_argv ? 127 : 1;
+	}
+	return 0;
+}
+
+/* the functions -e, -l, -x and the table choose in sel's program and libraries, into fs; -1 when none (said) */
+static int choose_functions(struct ltrace_cmd *o, const struct lt_select *sel, const char *name,
+			    struct lt_funcs *fs)
+{
+	int rc;
+
+	for (int i = 0; i < o->nr_lpats; i++)
+		if (!lib_loaded(sel->libs, sel->nr_libs, o->lpats[i])) {
+			if (o->pid)
+				error("process %d maps no library matching '%s'", (int)o->target, o->lpats[i]);
+			else
+				error("'%s' loads no library matching '%s'", name, o->lpats[i]);
+			return -1;
+		}
+	if (!o->no_libcalls && (rc = lt_funcs__select(sel, fs))) {
+		error("cannot choose the functions to trace: %s", strerror(-rc));
+		return -1;
+	}
+	if (o->nr_xpats && ((rc = elf_obj__functions(sel->exe_path, o->xpats, o->nr_xpats, &o->xents, &o->nr_xents)) ||
+			    (rc = lt_funcs__add_entries(fs, o->xents, o->nr_xents, NULL, sel->exe_path)))) {
+		error("cannot read the functions of '%s': %s", name, strerror(-rc));
+		return -1;
+	}
+	/* a filter over libraries may match those the program dlopens later (ltrace waits for them too) */
+	if (!fs->n && !o->no_libcalls && !((lt_filter__libraries(o->filter) || o->nr_lpats) && sel->exe->interp_path)) {
+		error("no function of '%s' matches the filters: nothing to trace", name);
+		return -1;
+	}
+	return 0;
+}
+
+/* -o FILE (else stderr) and the printer's settings from the options; -1 when FILE cannot be opened (said) */
+static int open_printer(struct ltrace_cmd *o, FILE **out)
+{
+	if (o->output && !(*out = fopen(o->output, "w"))) {
+		error("cannot open '%s': %s", o->output, strerror(errno));
+		*out = stderr;
+		return -1;
+	}
+	/* lines go out in blocks, flushed every tick (stderr is unbuffered: two writes a line) */
+	setvbuf(*out, NULL, _IOFBF, 1 << 16);
+	ltrace_printer__init(&o->pr, *out);
+	o->pr.strmax = o->strmax;
+	o->pr.show_caller = o->filter || o->nr_lpats;
+	/* ltrace's prefixes: "[pid N] " with -f; "N " with -f or -p when the trace goes to a file */
+	o->pr.pid_prefix = o->output && (o->follow || o->pid) ? 2 : o->follow ? 1 : 0;
+	o->pr.tflag = o->tflag;
+	o->pr.rflag = o->rflag;
+	o->pr.Tflag = o->Tflag;
+	o->pr.iflag = o->iflag;
+	o->pr.indent = o->indent;
+	o->pr.count = o->count;
+	o->pr.no_signals = o->no_signals;
+	return 0;
+}
+
 int cmd_ltrace(int argc, char **argv)
 {
 	struct ltrace_cmd o = { .strmax = 32 };
 	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	struct elf_obj exe = { 0 }, *libs = NULL;
 	struct lt_funcs fs = { 0 };
-	char exe_path[PATH_MAX], probe_path[64], name[PATH_MAX];
+	char exe_path[PATH_MAX], name[PATH_MAX];
 	FILE *out = stderr;
 	int nlibs = 0, rc = 1;
 
 	parse_args(&o, argc, argv);
 	bpfutil__setup_log(verbose);
-	if (o.conf) {
-		int line;
-
-		if ((rc = lt_conf__load(o.conf, &line))) {
-			if (line)
-				error("%s:%d: not a prototype sonde reads (TYPE NAME(TYPE, ...);)", o.conf, line);
-			else
-				error("cannot read '%s': %s", o.conf, strerror(-rc));
-			rc = 1;
-			goto out;
-		}
-		rc = 1;
-	}
-	if (o.pid) {
-		o.target = atoi(o.pid);
-		if (!target__alive(o.target)) {
-			error("no process %d", (int)o.target);
-			goto out;
-		}
-		o.target = tgid_of(o.target);	/* a thread's id stands for its process */
-		snprintf(probe_path, sizeof(probe_path), "/proc/%d/exe", (int)o.target);
-		ssize_t n = readlink(probe_path, name, sizeof(name) - 1);
-
-		name[n > 0 ? n : 0] = 0;
-		snprintf(exe_path, sizeof(exe_path), "%s", probe_path);
-	} else if (util__find_command(o.cmd_argv[0], exe_path, sizeof(exe_path))) {
-		error("cannot run '%s': no such file or command", o.cmd_argv[0]);
-		rc = 127;
+	if (load_conf(o.conf) || (rc = find_program(&o, &exe, exe_path, name)))
 		goto out;
-	} else {
-		snprintf(name, sizeof(name), "%s", o.cmd_argv[0]);
-	}
-	if ((rc = elf_obj__read(&exe, exe_path))) {
-		if (rc == -ENOEXEC && is_script(exe_path))
-			error("'%s' is a script: trace its interpreter (sonde ltrace -- INTERPRETER %s)", name, name);
-		else
-			error("cannot read '%s': %s", name, rc == -ENOEXEC ? "not an ELF executable of this machine"
-									     : strerror(-rc));
-		rc = rc == -ENOENT && o.cmd_argv ? 127 : 1;
-		goto out;
-	}
 	rc = 1;
 	if (!o.no_libcalls && untraceable(&exe, name))
 		goto out;
@@ -421,53 +491,13 @@ int cmd_ltrace(int argc, char **argv)
 		error("out of memory");
 		goto out;
 	}
-	for (int i = 0; i < o.nr_lpats; i++)
-		if (!lib_loaded(libs, nlibs, o.lpats[i])) {
-			if (o.pid)
-				error("process %d maps no library matching '%s'", (int)o.target, o.lpats[i]);
-			else
-				error("'%s' loads no library matching '%s'", name, o.lpats[i]);
-			goto out;
-		}
 	struct lt_select sel = { &exe, exe_path, libs, nlibs, o.filter, o.lpats, o.nr_lpats, true };
 
 	o.exe = &exe;
-
-	if (!o.no_libcalls && (rc = lt_funcs__select(&sel, &fs))) {
-		error("cannot choose the functions to trace: %s", strerror(-rc));
-		rc = 1;
+	if (choose_functions(&o, &sel, name, &fs))
 		goto out;
-	}
-	if (o.nr_xpats && ((rc = elf_obj__functions(exe_path, o.xpats, o.nr_xpats, &o.xents, &o.nr_xents)) ||
-			   (rc = lt_funcs__add_entries(&fs, o.xents, o.nr_xents, NULL, exe_path)))) {
-		error("cannot read the functions of '%s': %s", name, strerror(-rc));
-		rc = 1;
+	if (open_printer(&o, &out))
 		goto out;
-	}
-	rc = 1;
-	/* a filter over libraries may match those the program dlopens later (ltrace waits for them too) */
-	if (!fs.n && !o.no_libcalls && !((lt_filter__libraries(o.filter) || o.nr_lpats) && exe.interp_path)) {
-		error("no function of '%s' matches the filters: nothing to trace", name);
-		goto out;
-	}
-	if (o.output && !(out = fopen(o.output, "w"))) {
-		error("cannot open '%s': %s", o.output, strerror(errno));
-		goto out;
-	}
-	/* lines go out in blocks, flushed every tick (stderr is unbuffered: two writes a line) */
-	setvbuf(out, NULL, _IOFBF, 1 << 16);
-	ltrace_printer__init(&o.pr, out);
-	o.pr.strmax = o.strmax;
-	o.pr.show_caller = o.filter || o.nr_lpats;
-	/* ltrace's prefixes: "[pid N] " with -f; "N " with -f or -p when the trace goes to a file */
-	o.pr.pid_prefix = o.output && (o.follow || o.pid) ? 2 : o.follow ? 1 : 0;
-	o.pr.tflag = o.tflag;
-	o.pr.rflag = o.rflag;
-	o.pr.Tflag = o.Tflag;
-	o.pr.iflag = o.iflag;
-	o.pr.indent = o.indent;
-	o.pr.count = o.count;
-	o.pr.no_signals = o.no_signals;
 	if (o.cmd_argv) {
 		if ((rc = workload__prepare(&w, o.cmd_argv))) {
 			error("cannot start '%s': %s", o.cmd_argv[0], strerror(-rc));
