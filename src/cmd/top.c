@@ -305,107 +305,135 @@ static int watch_samples(struct loop *loop, struct top_view *view, double delay,
 	return rc;
 }
 
-int cmd_top(int argc, char **argv)
+/* the options that do not live in struct top or the printer */
+struct top_opts {
+	const char *event, *sort;
+	struct target_opts to;
+	struct sampler_config cfg;
+	double delay, duration;
+	int entries;
+	bool stdio_, batch;
+};
+
+/* the options into o, t and pr, checked (a usage error exits 129) */
+static void parse_options(struct top_opts *o, struct top *t, struct report_print *pr, int argc, char **argv)
 {
-	struct top t = { 0 };
-	const char *event = NULL, *sort = "dso,sym";
-	struct target_opts to = { .default_all = true };
-	struct sampler_config cfg = { .freq = 999 };
-	double delay = 2.0, duration = 0;
-	int entries = 0;
-	bool zero = false, stdio_ = false, batch = false;
-	struct report_print pr = { .out = stdout };
 	const struct opt opts[] = {
-		OPT_STRING('e', "event", &event, "EVENT", "the event to sample (default cpu-clock, cycles where there is a PMU)"),
-		OPT_FREQ(&cfg.freq, "samples per second per CPU (default 999); 'max' for kernel.perf_event_max_sample_rate"),
-		OPT_UINT64('c', "count", &cfg.period, "N", "a sample every N events instead"),
-		OPT_BOOL('g', NULL, &t.callchain, "with call graphs: children (inclusive) percentages"),
-		OPT_TARGET(&to),
-		OPT_SECONDS('d', "delay", &delay, "refresh every S seconds, at least 0.05 (default 2; perf top's -d)"),
-		OPT_INT('E', "entries", &entries, "N", "show the N hottest (default: what fits)"),
-		OPT_STRING('s', "sort", &sort, "KEYS", "group by comm,pid,tid,dso,sym,cpu,srcline (default dso,sym)"),
-		OPT_BOOL('K', "hide-kernel-symbols", &t.hide_kernel, "leave kernel samples out"),
-		OPT_BOOL('U', "hide-user-symbols", &t.hide_user, "leave user samples out"),
-		OPT_BOOL('z', "zero", &zero, "start each refresh from zero"),
-		OPT_STRING(0, "comms", &t.filter.comms, "COMMS", "only these commands (comma list)"),
-		OPT_DOUBLE(0, "percent-limit", &pr.percent_limit, "PCT", "hide entries below PCT percent"),
-		OPT_BOOL(0, "stdio", &stdio_, "print each refresh below the last instead of redrawing"),
-		OPT_BOOL(0, "batch", &batch, "plain text snapshots, no keys (with --duration), as top -b"),
-		OPT_DURATION(&duration),
+		OPT_STRING('e', "event", &o->event, "EVENT", "the event to sample (default cpu-clock, cycles where there is a PMU)"),
+		OPT_FREQ(&o->cfg.freq, "samples per second per CPU (default 999); 'max' for kernel.perf_event_max_sample_rate"),
+		OPT_UINT64('c', "count", &o->cfg.period, "N", "a sample every N events instead"),
+		OPT_BOOL('g', NULL, &t->callchain, "with call graphs: children (inclusive) percentages"),
+		OPT_TARGET(&o->to),
+		OPT_SECONDS('d', "delay", &o->delay, "refresh every S seconds, at least 0.05 (default 2; perf top's -d)"),
+		OPT_INT('E', "entries", &o->entries, "N", "show the N hottest (default: what fits)"),
+		OPT_STRING('s', "sort", &o->sort, "KEYS", "group by comm,pid,tid,dso,sym,cpu,srcline (default dso,sym)"),
+		OPT_BOOL('K', "hide-kernel-symbols", &t->hide_kernel, "leave kernel samples out"),
+		OPT_BOOL('U', "hide-user-symbols", &t->hide_user, "leave user samples out"),
+		OPT_BOOL('z', "zero", &t->zero, "start each refresh from zero"),
+		OPT_STRING(0, "comms", &t->filter.comms, "COMMS", "only these commands (comma list)"),
+		OPT_DOUBLE(0, "percent-limit", &pr->percent_limit, "PCT", "hide entries below PCT percent"),
+		OPT_BOOL(0, "stdio", &o->stdio_, "print each refresh below the last instead of redrawing"),
+		OPT_BOOL(0, "batch", &o->batch, "plain text snapshots, no keys (with --duration), as top -b"),
+		OPT_DURATION(&o->duration),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
-	struct target tg = { 0 };
-	char err[512], what[64];
 	const char *bad;
-	struct loop loop;
-	struct top_view view = { .t = &t, .pr = &pr, .what = what };
-	int rc = 1;
-	bool tty, loop_ready = false;
 
 	argc = opt__parse(argc, argv, opts, top_usage, 0);
 	if (argc)
 		opt__usage_error(top_usage, opts, "unexpected argument '%s'", argv[0]);
-	if (delay < 0.05)
-		opt__usage_error(top_usage, opts, "-d %g: the refresh delay must be at least 0.05 s", delay);
-	if (entries < 0)
-		opt__usage_error(top_usage, opts, "-E %d: the number of entries cannot be negative", entries);
-	if (hist__parse_sort(&t.ho, sort, &bad))
+	if (o->delay < 0.05)
+		opt__usage_error(top_usage, opts, "-d %g: the refresh delay must be at least 0.05 s", o->delay);
+	if (o->entries < 0)
+		opt__usage_error(top_usage, opts, "-E %d: the number of entries cannot be negative", o->entries);
+	if (hist__parse_sort(&t->ho, o->sort, &bad))
 		opt__usage_error(top_usage, opts, "unknown sort key '%s' (comm, pid, tid, dso, sym, cpu, srcline)", bad);
-	t.ho.children = t.callchain;
-	pr.top = entries ? (size_t)entries : 0;
-	if (batch)
-		stdio_ = true;
-	tty = isatty(1) && !stdio_;
-	view.tty = tty;
-	t.zero = zero;
-	if (!entries && tty)
-		pr.top = screen_entries();
-	pr.quiet = true;
+	t->ho.children = t->callchain;
+	pr->top = o->entries ? (size_t)o->entries : 0;
+	if (o->batch)
+		o->stdio_ = true;
+}
 
-	if (evlist__parse(&t.evl, event ? event : "cpu-clock", err, sizeof(err))) {
+/*
+ * The event on the targets, the symbolizer and the hist; what the header
+ * calls the targets into what. -1 when one failed (said).
+ */
+static int open_events(struct top *t, struct top_opts *o, struct target *tg, char *what, size_t len)
+{
+	char err[512];
+
+	if (evlist__parse(&t->evl, o->event ? o->event : "cpu-clock", err, sizeof(err))) {
 		error("%s", err);
-		goto out;
+		return -1;
 	}
-	if (t.evl.nr != 1) {
-		error("sonde top samples one event at a time ('%s' names %d)", event, t.evl.nr);
-		goto out;
+	if (t->evl.nr != 1) {
+		error("sonde top samples one event at a time ('%s' names %d)", o->event, t->evl.nr);
+		return -1;
 	}
-	if (opt__target(&tg, &to, top_usage))
-		goto out;
-	if (to.pids || to.tids)
-		snprintf(what, sizeof(what), "%s %s", to.pids ? "pid" : "tid", to.pids ? to.pids : to.tids);
+	if (opt__target(tg, &o->to, top_usage))
+		return -1;
+	if (o->to.pids || o->to.tids)
+		snprintf(what, len, "%s %s", o->to.pids ? "pid" : "tid", o->to.pids ? o->to.pids : o->to.tids);
 	else
-		snprintf(what, sizeof(what), "all, %d CPU%s", tg.nr_cpus, tg.nr_cpus > 1 ? "s" : "");
-	if (top_open(&t, &tg, &cfg))
-		goto out;
-	rc = loop__init(&loop);
-	loop_ready = !rc;
-	if (!rc)
-		rc = watch_samples(&loop, &view, delay, duration);
-	if (rc) {
-		error("cannot set up the event loop: %s", strerror(-rc));
-		goto out;
-	}
-	sampler__enable(&t.smp);
-	if (tty) {
+		snprintf(what, len, "all, %d CPU%s", tg->nr_cpus, tg->nr_cpus > 1 ? "s" : "");
+	return top_open(t, tg, &o->cfg);
+}
+
+/* sample and redraw until the duration, q or a signal, then the last screen; the exit status */
+static int top_run(struct top_view *view, struct loop *loop)
+{
+	int rc;
+
+	sampler__enable(&view->t->smp);
+	if (view->tty) {
 		/* a frame reaches the terminal in one write: a line-buffered frame is seen half drawn */
 		static char frame[1 << 16];
 
 		setvbuf(stdout, frame, _IOFBF, sizeof(frame));
 		raw_terminal();
 	}
-	if (tio_saved && (rc = loop__add_fd(&loop, STDIN_FILENO, POLLIN, top_keys, &view)))
+	if (tio_saved && (rc = loop__add_fd(loop, STDIN_FILENO, POLLIN, top_keys, view)))
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &view->t0);
+	if (loop__run(loop) == LOOP_ERROR) {
+		error("cannot keep the samples: %s", strerror(view->t->err ? -view->t->err : -loop->err));
+		return 1;
+	}
+	top_drain(view, -1, 0);
+	refresh(view, false);	/* the last screen */
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct top t = { 0 };
+	struct top_opts o = { .sort = "dso,sym", .to = { .default_all = true }, .cfg = { .freq = 999 }, .delay = 2.0 };
+	struct report_print pr = { .out = stdout };
+	struct target tg = { 0 };
+	char what[64];
+	struct loop loop;
+	struct top_view view = { .t = &t, .pr = &pr, .what = what };
+	int rc = 1;
+	bool loop_ready = false;
+
+	parse_options(&o, &t, &pr, argc, argv);
+	view.tty = isatty(1) && !o.stdio_;
+	if (!o.entries && view.tty)
+		pr.top = screen_entries();
+	pr.quiet = true;
+	if (open_events(&t, &o, &tg, what, sizeof(what)))
 		goto out;
-	clock_gettime(CLOCK_MONOTONIC, &view.t0);
-	if (loop__run(&loop) == LOOP_ERROR) {
-		error("cannot keep the samples: %s", strerror(t.err ? -t.err : -loop.err));
+	rc = loop__init(&loop);
+	loop_ready = !rc;
+	if (!rc)
+		rc = watch_samples(&loop, &view, o.delay, o.duration);
+	if (rc) {
+		error("cannot set up the event loop: %s", strerror(-rc));
 		rc = 1;
 		goto out;
 	}
-	top_drain(&view, -1, 0);
-	refresh(&view, false);	/* the last screen */
-	rc = 0;
+	rc = top_run(&view, &loop);
 out:
 	restore_terminal();
 	if (loop_ready)
