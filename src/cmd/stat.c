@@ -305,35 +305,47 @@ static void check_options(const struct stat_opts *o, const struct opt *opts, boo
 		opt__usage_error(stat_usage, opts, "-x needs a separator");
 }
 
-int cmd_stat(int argc, char **argv)
+/* the options into o, checked (a usage error exits 129); returns how many words are left: the command */
+static int parse_options(struct stat_opts *o, int argc, char **argv)
 {
-	struct stat_opts o = { .sep = NULL, .big_num = true, .scale = true, .repeat = 1 };
 	const struct opt opts[] = {
 		OPT_GROUP("what to count"),
 		OPT_CALLBACK('e', "event", NULL, "EVENT", "event selector; see 'sonde list' (repeatable, comma lists, {groups}, :u/:k)", parse_event_opt),
-		OPT_COUNT('d', "detailed", &o.detailed, "add cache events (-dd, -ddd for more)"),
-		OPT_BOOL('n', "null", &o.null_run, "count nothing, only time the command"),
+		OPT_COUNT('d', "detailed", &o->detailed, "add cache events (-dd, -ddd for more)"),
+		OPT_BOOL('n', "null", &o->null_run, "count nothing, only time the command"),
 		OPT_GROUP("whom to count"),
-		OPT_TARGET(&o.to),
-		OPT_DURATION(&o.duration),
-		OPT_UINT64(0, "timeout", &o.timeout_ms, "MS", "stop after this many milliseconds (perf's spelling)"),
-		OPT_INT('D', "delay", &o.delay_ms, "MS", "wait this long before counting an attached target"),
-		OPT_INT('r', "repeat", &o.repeat, "N", "run the command N times; show mean and variance"),
+		OPT_TARGET(&o->to),
+		OPT_DURATION(&o->duration),
+		OPT_UINT64(0, "timeout", &o->timeout_ms, "MS", "stop after this many milliseconds (perf's spelling)"),
+		OPT_INT('D', "delay", &o->delay_ms, "MS", "wait this long before counting an attached target"),
+		OPT_INT('r', "repeat", &o->repeat, "N", "run the command N times; show mean and variance"),
 		OPT_GROUP("how to show it"),
-		OPT_BOOL('A', "no-aggr", &o.no_aggr, "one row per CPU (with -a or -C)"),
-		OPT_BOOL(0, "per-thread", &o.per_thread, "one row per thread (with -p or -t)"),
-		OPT_INT('I', "interval-print", &o.interval_ms, "MS", "print the counts every MS milliseconds (>= 10)"),
-		OPT_INT(0, "interval-count", &o.interval_count, "N", "stop after N intervals"),
-		OPT_STRING('x', "field-separator", &o.sep, "SEP", "CSV-like output with this separator"),
-		OPT_BOOL('j', "json-output", &o.json, "one JSON object per line"),
-		OPT_BOOL(0, "json", &o.json, "same as --json-output"),
-		OPT_BOOL('B', "big-num", &o.big_num, "thousands separators (the default; --no-big-num)"),
-		OPT_BOOL(0, "scale", &o.scale, "scale multiplexed counts (the default; --no-scale)"),
-		OPT_STRING('o', "output", &o.output, "FILE", "write to FILE instead of stderr"),
-		OPT_BOOL(0, "append", &o.append, "append to the -o file"),
+		OPT_BOOL('A', "no-aggr", &o->no_aggr, "one row per CPU (with -a or -C)"),
+		OPT_BOOL(0, "per-thread", &o->per_thread, "one row per thread (with -p or -t)"),
+		OPT_INT('I', "interval-print", &o->interval_ms, "MS", "print the counts every MS milliseconds (>= 10)"),
+		OPT_INT(0, "interval-count", &o->interval_count, "N", "stop after N intervals"),
+		OPT_STRING('x', "field-separator", &o->sep, "SEP", "CSV-like output with this separator"),
+		OPT_BOOL('j', "json-output", &o->json, "one JSON object per line"),
+		OPT_BOOL(0, "json", &o->json, "same as --json-output"),
+		OPT_BOOL('B', "big-num", &o->big_num, "thousands separators (the default; --no-big-num)"),
+		OPT_BOOL(0, "scale", &o->scale, "scale multiplexed counts (the default; --no-scale)"),
+		OPT_STRING('o', "output", &o->output, "FILE", "write to FILE instead of stderr"),
+		OPT_BOOL(0, "append", &o->append, "append to the -o file"),
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
+
+	argc = opt__parse(argc, argv, opts, stat_usage, OPT_STOP_AT_NON_OPTION);
+	o->to.have_cmd = argc > 0;
+	o->to.verb = "count";
+	o->to.accept = TARGET_PID | TARGET_TID | TARGET_ALL | TARGET_CPU;
+	check_options(o, opts, argc > 0);
+	return argc;
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o = { .sep = NULL, .big_num = true, .scale = true, .repeat = 1 };
 	struct target t = { 0 };
 	struct stat_model m;
 	bool model_ready = false;
@@ -344,13 +356,7 @@ int cmd_stat(int argc, char **argv)
 	int rc = 1, run;
 
 	the_opts = &o;
-	argc = opt__parse(argc, argv, opts, stat_usage, OPT_STOP_AT_NON_OPTION);
-
-	o.to.have_cmd = argc > 0;
-	o.to.verb = "count";
-	o.to.accept = TARGET_PID | TARGET_TID | TARGET_ALL | TARGET_CPU;
-	check_options(&o, opts, argc > 0);
-
+	argc = parse_options(&o, argc, argv);
 	if (opt__target(&t, &o.to, stat_usage))
 		goto out;
 
