@@ -378,36 +378,42 @@ static int add_include(const struct opt *o, const char *arg)
 	return 0;
 }
 
-int cmd_probe(int argc, char **argv)
+/* the options that do not go straight into the probe_job */
+struct probe_opts {
+	const char *expr, *format, *bufmode, *outfile, *mode;
+	struct target_opts to;
+	bool list, test, bench, info;
+};
+
+/*
+ * The options into o, j and inc, checked (a usage error exits 129), and -p's
+ * process into j->pid; returns how many words are left (a file, parameters),
+ * or -1 when -p's process does not exist (said). With --info, the rest is
+ * left unchecked.
+ */
+static int parse_options(struct probe_opts *o, struct probe_job *j, struct includes *inc, int argc, char **argv)
 {
-	const char *expr = NULL, *cmd = NULL, *format = "text", *file;
-	int pid = 0, rc, kcheck = 0, interrupted = 0;
-	struct target_opts to = { .have_cmd = true };	/* -p alone is enough: no "nothing to" */
-	bool list = false, dry_run = false, unsafe = false, no_warnings = false, test = false, bench = false;
-	bool percentiles = false, quiet = false, info = false;
-	const char *bufmode = NULL, *outfile = NULL, *probe_filter = NULL, *mode = NULL;
-	static struct includes inc;	/* static: still reachable on the early returns */
 	struct opt opts[] = {
-		OPT_STRING('e', "expr", &expr, "PROGRAM", "the program to run"),
-		OPT_STRING('c', "cmd", &cmd, "CMD", "run CMD and trace until it ends (its pid is cpid)"),
-		OPT_STRING('p', "pid", &to.pids, "PID", "uprobes fire only in PID; the program ends when PID does"),
-		OPT_BOOL('l', "list", &list, "list the probes matching PATTERN"),
-		OPT_STRING('f', "format", &format, "FORMAT", "output format: text or json"),
-		OPT_STRING('o', "output", &outfile, "FILE", "write the output (and system()'s) to FILE"),
-		OPT_BOOL('q', "quiet", &quiet, "no \"Attaching N probes...\" line"),
-		OPT_BOOL(0, "dry-run", &dry_run, "compile (with -v: show the bytecode), load nothing"),
-		OPT_BOOL(0, "unsafe", &unsafe, "allow system() and signal()"),
-		OPT_STRING('B', "buffering", &bufmode, "MODE", "output buffering: line (default), full or none"),
-		OPT_BOOL(0, "no-warnings", &no_warnings, "do not print warnings"),
-		OPT_BOOL(0, "percentiles", &percentiles, "under each hist/lhist: p50 p90 p99 p999 and the exact max"),
-		OPT_COUNT('k', NULL, &kcheck, "warn when a BPF helper fails (map update/delete, stack, signal); -kk: reads too"),
-		OPT_BOOL(0, "test", &test, "run the test: probes (only them) and say which pass"),
-		OPT_BOOL(0, "bench", &bench, "time the bench: probes (only them): average ns per run"),
-		OPT_BOOL(0, "info", &info, "what this system, this build and the kernel let programs do"),
-		OPT_STRING(0, "mode", &mode, "MODE", "run (default), test (as --test) or bench (as --bench)"),
-		OPT_CALLBACK(0, "include", &inc, "HEADER", "as '#include <HEADER>' at the program's start (repeatable)",
+		OPT_STRING('e', "expr", &o->expr, "PROGRAM", "the program to run"),
+		OPT_STRING('c', "cmd", &j->cmd, "CMD", "run CMD and trace until it ends (its pid is cpid)"),
+		OPT_STRING('p', "pid", &o->to.pids, "PID", "uprobes fire only in PID; the program ends when PID does"),
+		OPT_BOOL('l', "list", &o->list, "list the probes matching PATTERN"),
+		OPT_STRING('f', "format", &o->format, "FORMAT", "output format: text or json"),
+		OPT_STRING('o', "output", &o->outfile, "FILE", "write the output (and system()'s) to FILE"),
+		OPT_BOOL('q', "quiet", &j->quiet, "no \"Attaching N probes...\" line"),
+		OPT_BOOL(0, "dry-run", &j->dry_run, "compile (with -v: show the bytecode), load nothing"),
+		OPT_BOOL(0, "unsafe", &j->unsafe, "allow system() and signal()"),
+		OPT_STRING('B', "buffering", &o->bufmode, "MODE", "output buffering: line (default), full or none"),
+		OPT_BOOL(0, "no-warnings", &j->no_warnings, "do not print warnings"),
+		OPT_BOOL(0, "percentiles", &j->percentiles, "under each hist/lhist: p50 p90 p99 p999 and the exact max"),
+		OPT_COUNT('k', NULL, &j->kcheck, "warn when a BPF helper fails (map update/delete, stack, signal); -kk: reads too"),
+		OPT_BOOL(0, "test", &o->test, "run the test: probes (only them) and say which pass"),
+		OPT_BOOL(0, "bench", &o->bench, "time the bench: probes (only them): average ns per run"),
+		OPT_BOOL(0, "info", &o->info, "what this system, this build and the kernel let programs do"),
+		OPT_STRING(0, "mode", &o->mode, "MODE", "run (default), test (as --test) or bench (as --bench)"),
+		OPT_CALLBACK(0, "include", inc, "HEADER", "as '#include <HEADER>' at the program's start (repeatable)",
 			     add_include),
-		OPT_STRING(0, "probe-filter", &probe_filter, "REGEX", "run only the probes whose names REGEX finds (and BEGIN, END)"),
+		OPT_STRING(0, "probe-filter", &j->probe_filter, "REGEX", "run only the probes whose names REGEX finds (and BEGIN, END)"),
 		OPT_VERBOSE(),
 		OPT_GROUP("Parameters: $1, $2... are the positional ones (before or after --); getopt(\"NAME\", default)\n"
 			  "reads --NAME=VALUE given after -- (-- --help lists the program's own options).\n"
@@ -416,82 +422,109 @@ int cmd_probe(int argc, char **argv)
 			  "count; the table shows the kernel's average ns per run (median of 3 runs of ~0.1 s)."),
 		OPT_END(),
 	};
+	const char *mode;
+	struct target tg;
+	int rc;
+
+	argc = opt__parse(argc, argv, opts, probe_usage, 0);	/* options anywhere, as bpftrace takes them; -- ends them */
+	if (strcmp(o->format, "text") && strcmp(o->format, "json"))
+		opt__usage_error(probe_usage, opts, "unknown output format '%s' (text or json)", o->format);
+	if (o->bufmode && strcmp(o->bufmode, "line") && strcmp(o->bufmode, "full") && strcmp(o->bufmode, "none"))
+		opt__usage_error(probe_usage, opts, "-B takes line, full or none, not '%s'", o->bufmode);
+	if (o->info)
+		return argc;
+	mode = o->mode;
+	if (mode && strcmp(mode, "run") && strcmp(mode, "test") && strcmp(mode, "bench"))
+		opt__usage_error(probe_usage, opts, "--mode takes run, test or bench, not '%s'", mode);
+	if (mode && ((o->test && strcmp(mode, "test")) || (o->bench && strcmp(mode, "bench"))))
+		opt__usage_error(probe_usage, opts, "--%s and --mode %s do not go together", o->test ? "test" : "bench", mode);
+	o->test = o->test || (mode && !strcmp(mode, "test"));
+	o->bench = o->bench || (mode && !strcmp(mode, "bench"));
+	if (o->test && o->bench)
+		opt__usage_error(probe_usage, opts, "--test and --bench do not go together");
+	j->mode = o->test ? MODE_TEST : o->bench ? MODE_BENCH : MODE_RUN;
+	j->json = !strcmp(o->format, "json");
+	j->full_buffering = o->bufmode && !strcmp(o->bufmode, "full");
+	if (!o->to.pids)
+		return argc;
+	/* bpftrace's -p: one process, which must exist */
+	if (strchr(o->to.pids, ','))
+		opt__usage_error(probe_usage, opts, "-p takes one process id, not '%s'", o->to.pids);
+	rc = opt__target(&tg, &o->to, probe_usage);
+	j->pid = tg.nr_pids ? tg.pids[0] : 0;
+	target__free(&tg);
+	return rc ? -1 : argc;
+}
+
+/* -o FILE and -B's buffering for stdout; -1 when FILE cannot be written (said) */
+static int setup_stdout(const struct probe_opts *o)
+{
+	const char *b = o->bufmode;
+
+	if (o->outfile && !freopen(o->outfile, "w", stdout)) {
+		error("cannot write '%s': %s", o->outfile, strerror(errno));
+		return -1;
+	}
+	/* as bpftrace: stdout is line buffered unless -B says otherwise */
+	setvbuf(stdout, NULL, b && !strcmp(b, "full") ? _IOFBF : b && !strcmp(b, "none") ? _IONBF : _IOLBF, BUFSIZ);
+	return 0;
+}
+
+/* -l [PATTERN | FILE.bt | -e PROGRAM]: the probes that match; the exit status */
+static int list_probes(const char *expr, int pid, int argc, char **argv)
+{
+	int n = 0;
+
+	if (argc > 1)
+		opt__usage_error(probe_usage, NULL, "-l takes one pattern");
+	provider__set_target_pid(pid);	/* -p PID -l 'usdt:*': the files that process maps */
+	if (expr || (argc && is_file(argv[0])))	/* -l -e PROGRAM, -l FILE.bt: the program's probes */
+		return list_program(expr, argc ? argv[0] : NULL, &n);
+	if (argc && strlen(argv[0]) > 3 && !strcmp(argv[0] + strlen(argv[0]) - 3, ".bt"))
+		warning("no file '%s': listing the probes it matches as a pattern", argv[0]);
+	provider__list(argc ? argv[0] : NULL, print_name, &n);
+	return 0;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	struct probe_opts o = { .format = "text", .to = { .have_cmd = true } };	/* -p alone is enough */
+	struct probe_job job = { 0 };
+	static struct includes inc;	/* static: still reachable on the early returns */
+	const char *file;
+	char *src;
+	size_t len;
+	int rc;
 
 	if (probe_events__wanted(argc, argv))	/* --add, --del, -x...: perf probe's dynamic events */
 		return probe_events__cmd(argc, argv);
-	argc = opt__parse(argc, argv, opts, probe_usage, 0);	/* options anywhere, as bpftrace takes them; -- ends them */
-	if (strcmp(format, "text") && strcmp(format, "json"))
-		opt__usage_error(probe_usage, opts, "unknown output format '%s' (text or json)", format);
-	if (bufmode && strcmp(bufmode, "line") && strcmp(bufmode, "full") && strcmp(bufmode, "none"))
-		opt__usage_error(probe_usage, opts, "-B takes line, full or none, not '%s'", bufmode);
-	if (info)
+	argc = parse_options(&o, &job, &inc, argc, argv);
+	if (o.info)
 		return probe__info(stdout);
-	if (mode && strcmp(mode, "run") && strcmp(mode, "test") && strcmp(mode, "bench"))
-		opt__usage_error(probe_usage, opts, "--mode takes run, test or bench, not '%s'", mode);
-	if (mode && ((test && strcmp(mode, "test")) || (bench && strcmp(mode, "bench"))))
-		opt__usage_error(probe_usage, opts, "--%s and --mode %s do not go together", test ? "test" : "bench", mode);
-	test = test || (mode && !strcmp(mode, "test"));
-	bench = bench || (mode && !strcmp(mode, "bench"));
-	if (test && bench)
-		opt__usage_error(probe_usage, opts, "--test and --bench do not go together");
-	if (to.pids) {	/* bpftrace's -p: one process, which must exist */
-		struct target tg;
-
-		if (strchr(to.pids, ','))
-			opt__usage_error(probe_usage, opts, "-p takes one process id, not '%s'", to.pids);
-		rc = opt__target(&tg, &to, probe_usage);
-		pid = tg.nr_pids ? tg.pids[0] : 0;
-		target__free(&tg);
-		if (rc)
-			return 1;
-	}
-	if (outfile && !freopen(outfile, "w", stdout)) {
-		error("cannot write '%s': %s", outfile, strerror(errno));
+	if (argc < 0 || setup_stdout(&o))
 		return 1;
-	}
-	/* as bpftrace: stdout is line buffered unless -B says otherwise */
-	setvbuf(stdout, NULL, bufmode && !strcmp(bufmode, "full") ? _IOFBF : bufmode && !strcmp(bufmode, "none") ? _IONBF : _IOLBF,
-		BUFSIZ);
-	if (list) {
-		int n = 0;
-
-		if (argc > 1)
-			opt__usage_error(probe_usage, opts, "-l takes one pattern");
-		provider__set_target_pid(pid);	/* -p PID -l 'usdt:*': the files that process maps */
-		if (expr || (argc && is_file(argv[0])))	/* -l -e PROGRAM, -l FILE.bt: the program's probes */
-			return list_program(expr, argc ? argv[0] : NULL, &n);
-		if (argc && strlen(argv[0]) > 3 && !strcmp(argv[0] + strlen(argv[0]) - 3, ".bt"))
-			warning("no file '%s': listing the probes it matches as a pattern", argv[0]);
-		provider__list(argc ? argv[0] : NULL, print_name, &n);
-		return 0;
-	}
-	char *src;
-	size_t len;
-
-	if (read_program(expr, &argc, &argv, &file, &src, &len))
+	if (o.list)
+		return list_probes(o.expr, job.pid, argc, argv);
+	if (read_program(o.expr, &argc, &argv, &file, &src, &len))
 		return 1;
-	if (!src && !expr)
-		opt__usage_error(probe_usage, opts, "give a program with -e or a file");
+	if (!src && !o.expr)
+		opt__usage_error(probe_usage, NULL, "give a program with -e or a file");
 	if (!src)
 		return 1;
-
-	struct probe_job job = {
-		.file = file, .src = src, .len = len, .argc = argc, .argv = argv, .cmd = cmd, .pid = pid,
-		.unsafe = unsafe, .kcheck = kcheck, .no_warnings = no_warnings, .dry_run = dry_run,
-		.percentiles = percentiles,
-		.json = !strcmp(format, "json"), .quiet = quiet, .full_buffering = bufmode && !strcmp(bufmode, "full"),
-		.mode = test ? MODE_TEST : bench ? MODE_BENCH : MODE_RUN, .probe_filter = probe_filter,
-		.includes = inc.v, .nincludes = inc.n,
-	};
-
+	job.file = file;
+	job.src = src;
+	job.len = len;
+	job.argc = argc;
+	job.argv = argv;
+	job.includes = inc.v;
+	job.nincludes = inc.n;
 	rc = probe__run(&job);
 	free(inc.v);
 	inc = (struct includes){ 0 };
 	free(src);
-	interrupted = job.interrupted;
-	if (interrupted) {	/* while the kernel verified: end as the signal would have (130, 143) */
-		signal(interrupted, SIG_DFL);
-		raise(interrupted);
+	if (job.interrupted) {	/* while the kernel verified: end as the signal would have (130, 143) */
+		signal(job.interrupted, SIG_DFL);
+		raise(job.interrupted);
 	}
 	return rc;
 }
