@@ -282,6 +282,19 @@ void lock_trace__free(struct lock_trace *t)
 	free(t);
 }
 
+/* rows (n of size bytes, room for *cap) with room for one more: rows or its larger copy, NULL when out of memory */
+static void *room_for_one_more(void *rows, int n, int *cap, size_t size)
+{
+	int nc = *cap ? *cap * 2 : 256;
+
+	if (n < *cap)
+		return rows;
+	if (!(rows = realloc(rows, nc * size)))
+		return NULL;
+	*cap = nc;
+	return rows;
+}
+
 static int read_kern(struct lock_trace *t, struct lock_result *r, int sfd)
 {
 	int fd = bpf_map__fd(t->skel->maps.kern), cap = 0, ncpu = libbpf_num_possible_cpus();
@@ -291,25 +304,18 @@ static int read_kern(struct lock_trace *t, struct lock_result *r, int sfd)
 	if (ncpu <= 0 || !(vs = calloc(ncpu, sizeof(*vs))))
 		return ncpu <= 0 ? ncpu : -ENOMEM;
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct lock_row *row;
+		struct lock_row *row, *rows;
 
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, vs) || !lock_val__sum(vs, ncpu, &v))
 			continue;
-		if (r->nk == cap) {
-			int nc = cap ? cap * 2 : 256;
-			struct lock_row *nr = realloc(r->k, nc * sizeof(*nr));
-
-			if (!nr) {
-				free(vs);
-				return -ENOMEM;
-			}
-			r->k = nr;
-			cap = nc;
+		if (!(rows = room_for_one_more(r->k, r->nk, &cap, sizeof(*rows)))) {
+			free(vs);
+			return -ENOMEM;
 		}
-		row = &r->k[r->nk++];
-		memset(row, 0, sizeof(*row));
+		r->k = rows;
+		row = memset(&r->k[r->nk++], 0, sizeof(*row));
 		row->addr = k.addr;
 		row->pid = k.pid;
 		memcpy(row->comm, v.comm, sizeof(row->comm));
@@ -337,24 +343,17 @@ static int read_user(struct lock_trace *t, struct lock_result *r, int sfd)
 	struct ulock_val v;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		struct ulock_row *row;
+		struct ulock_row *row, *rows;
 		int n = 0;
 
 		k = next;
 		prev = &k;
 		if (bpf_map_lookup_elem(fd, &k, &v))
 			continue;
-		if (r->nu == cap) {
-			int nc = cap ? cap * 2 : 256;
-			struct ulock_row *nr = realloc(r->u, nc * sizeof(*nr));
-
-			if (!nr)
-				return -ENOMEM;
-			r->u = nr;
-			cap = nc;
-		}
-		row = &r->u[r->nu++];
-		memset(row, 0, sizeof(*row));
+		if (!(rows = room_for_one_more(r->u, r->nu, &cap, sizeof(*rows))))
+			return -ENOMEM;
+		r->u = rows;
+		row = memset(&r->u[r->nu++], 0, sizeof(*row));
 		row->kind = k.kind;
 		row->tgid = k.tgid;
 		row->addr = k.addr;
