@@ -728,13 +728,6 @@ static struct node *statement1(struct parser *ps, bool *needs_semi)
 				if (!n->l || !expect(ps, T_RPAREN, "')'"))
 					return NULL;
 			}
-			/* for ($kv : @m) sort(KEY[, LIMIT]) { }: its rows in KEY's order (sortloop.c) */
-			if (n->kind == N_FOR_MAP && TOK(ps) == T_IDENT && !strcmp(peek(ps, 0)->s, "sort") &&
-			    peek(ps, 1)->t == T_LPAREN) {
-				n->x = primary(ps);
-				if (!n->x)
-					return NULL;
-			}
 			n->r = block(ps);
 			if (!n->r)
 				return NULL;
