@@ -246,23 +246,6 @@ static int tick(void *ctx, int fd, short revents)
 	return o->pid && ++o->ticks % 5 == 0 && !target__alive(o->target);
 }
 
-/* the process (thread group) of task tid, from /proc/TID/status; tid itself when it cannot be read */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[128];
-	pid_t tgid = tid;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (!(f = fopen(path, "r")))
-		return tid;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid > 0 ? tgid : tid;
-}
-
 static bool lib_loaded(const struct elf_obj *libs, int n, const char *pat)
 {
 	for (int i = 0; i < n; i++)
@@ -390,7 +373,7 @@ static int find_program(struct ltrace_cmd *o, struct elf_obj *exe, char *exe_pat
 			error("no process %d", (int)o->target);
 			return 1;
 		}
-		o->target = tgid_of(o->target);	/* a thread's id stands for its process */
+		o->target = target__tgid(o->target);	/* a thread's id stands for its process */
 		snprintf(probe_path, sizeof(probe_path), "/proc/%d/exe", (int)o->target);
 		ssize_t n = readlink(probe_path, name, PATH_MAX - 1);
 

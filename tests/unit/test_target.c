@@ -71,6 +71,32 @@ TEST(target_alive_leader_gone_threads_run)
 	close(fds[1]);
 }
 
+static void *sleep_thread(void *arg)
+{
+	pid_t *tid = arg;
+
+	__atomic_store_n(tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	pause();
+	return NULL;
+}
+
+TEST(target_tgid_of_a_thread)
+{
+	pthread_t th;
+	pid_t tid = 0;
+
+	CHECK_INT(target__tgid(getpid()), getpid());
+	CHECK(!pthread_create(&th, NULL, sleep_thread, &tid));
+	for (int i = 0; i < 200 && !__atomic_load_n(&tid, __ATOMIC_SEQ_CST); i++)
+		usleep(5000);
+	CHECK(tid > 0 && tid != getpid());
+	CHECK_INT(target__tgid(tid), getpid());
+	pthread_cancel(th);
+	pthread_join(th, NULL);
+	/* gone: itself, as the callers want */
+	CHECK_INT(target__tgid(tid), tid);
+}
+
 TEST(target_setup_words)
 {
 	struct target t;

@@ -18,24 +18,6 @@ int recording__add_events(struct perfdata_writer *w, const struct evlist *evl, c
 	return 0;
 }
 
-/* the process of a thread, from /proc/TID/status */
-static pid_t tgid_of(pid_t tid)
-{
-	char path[64], line[256];
-	FILE *f;
-	pid_t pid = tid;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return tid;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &pid) == 1)
-			break;
-	fclose(f);
-	return pid;
-}
-
 int recording__synthesize(struct perfdata_writer *w, const struct target *t, bool dwarf, int *kernel_rc)
 {
 	int rc;
@@ -50,11 +32,11 @@ int recording__synthesize(struct perfdata_writer *w, const struct target *t, boo
 				return rc;
 	} else if (t->nr_tids && !t->child) {
 		for (int i = 0; i < t->nr_tids; i++) {
-			pid_t pid = tgid_of(t->tids[i]);
+			pid_t pid = target__tgid(t->tids[i]);
 			bool seen = false;
 
 			for (int j = 0; j < i; j++)
-				seen |= tgid_of(t->tids[j]) == pid;
+				seen |= target__tgid(t->tids[j]) == pid;
 			if (!seen && (rc = perfdata_writer__synth_task(w, pid)) && rc != -ESRCH)
 				return rc;
 		}

@@ -163,6 +163,22 @@ int target__threads(pid_t pid, pid_t **out, int *n)
 	return 0;
 }
 
+pid_t target__tgid(pid_t tid)
+{
+	char path[64], line[256];
+	pid_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (!(f = fopen(path, "re")))
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid > 0 ? tgid : tid;
+}
+
 void target__comm(pid_t tid, char *buf, size_t len)
 {
 	char path[64];

@@ -78,6 +78,8 @@ int target__parse_cpus(const char *s, int **out, int *n);
 int target__online_cpus(int **out, int *n);
 /* the threads of a process from /proc/PID/task; 0 or -errno (-ESRCH if gone) */
 int target__threads(pid_t pid, pid_t **out, int *n);
+/* the process (thread group) of task tid, from /proc/TID/status; tid itself when it cannot be read */
+pid_t target__tgid(pid_t tid);
 /* the comm of a task, into buf; "?" when it is gone */
 void target__comm(pid_t tid, char *buf, size_t len);
 void target__free(struct target *t);
