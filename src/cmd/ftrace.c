@@ -388,6 +388,82 @@ static int setup(struct ftrace *ft, const struct ftrace_opts *o, const pid_t *pi
 	return 0;
 }
 
+/*
+ * After the loop: stop tracing, write what is left (the rest of trace_pipe,
+ * trace-cmd's file, the folded stacks, the hist file), say what was lost;
+ * returns the exit status.
+ */
+static int finish(struct stream *st, const struct ftrace_opts *o, struct loop *l, enum loop_end end)
+{
+	struct ftrace *ft = st->ft;
+	FILE *out = st->out;
+	unsigned long long lost;
+	char err[600];
+	int rc;
+
+	ftrace__stop(ft);
+	if (st->rec) {
+		if (!st->write_errno && !stream_drain(st, 0, 0) &&
+		    tracedat_rec__write(st->rec, ft->root, o->output, err, sizeof(err))) {
+			error("%s", err);
+			st->write_errno = EIO;
+		}
+		debug(1, "%llu pages written to %s", tracedat_rec__pages(st->rec), o->output);
+	} else if (st->fold) {
+		if (drain_fold(st, true) || fgraph_fold__write(st->fold, out))
+			st->write_errno = errno ? errno : EIO;
+	} else if (!st->write_errno && drain(ft->pipe_fd, out, &st->bytes, true)) {
+		st->write_errno = errno ? errno : EIO;
+	}
+	if (o->hist && !st->write_errno) {	/* the kernel's hist file, as cat shows it */
+		char *h = ftrace__hist_read(ft, err, sizeof(err));
+
+		if (!h)
+			error("%s", err);
+		else if (fputs(h, out) < 0)
+			st->write_errno = errno ? errno : EIO;
+		free(h);
+		if (!h)
+			st->write_errno = EIO;
+	}
+	if (!st->write_errno && fflush(out))
+		st->write_errno = errno;
+	if (st->write_errno && st->write_errno != EPIPE)
+		error("cannot write the trace%s%s: %s", o->output ? " to " : "", o->output ? o->output : "",
+		      strerror(st->write_errno));
+	lost = ftrace__overruns(ft);
+	if (lost)
+		warning("%llu events were lost: the buffers filled faster than they were read (a larger -b KB per CPU helps)",
+			lost);
+	debug(1, "%llu bytes of trace", st->bytes);
+	if (end == LOOP_ERROR)
+		error("the event loop failed: %s", strerror(-l->err));
+	/* README "Exit status": a reader that went away (EPIPE) ends the trace, silently, but it is no success */
+	rc = st->write_errno ? 1 : loop__exit_code(l, end);
+	if (st->write_errno && out == stdout) {	/* said (or EPIPE): the hub must not say it again */
+		__fpurge(stdout);
+		clearerr(stdout);
+	}
+	return rc;
+}
+
+/* -p's processes: every thread of each (set_event_pid filters by thread id); -1 when one does not exist (said) */
+static int thread_ids(const struct ftrace_opts *o, bool have_cmd, pid_t **pids, int *npids)
+{
+	struct target tg;
+	struct target_opts to = { .pids = o->pids, .have_cmd = have_cmd };
+
+	if (opt__target(&tg, &to, ftrace_usage)) {
+		target__free(&tg);
+		return -1;
+	}
+	*pids = tg.tids;
+	*npids = tg.nr_tids;
+	tg.tids = NULL;
+	target__free(&tg);
+	return 0;
+}
+
 static int trace(struct ftrace_opts *o, int argc, char **argv)
 {
 	struct ftrace ft;
@@ -398,24 +474,11 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 	pid_t *pids = NULL;
 	int npids = 0, rc = 1;
 	bool child_held = false, loop_ready = false;
-	unsigned long long lost;
 	FILE *out = stdout;
 	char err[600];
 
-	if (o->pids) {
-		struct target tg;
-		struct target_opts to = { .pids = o->pids, .have_cmd = argc > 0 };
-
-		if (opt__target(&tg, &to, ftrace_usage)) {
-			target__free(&tg);
-			return 1;
-		}
-		/* every thread of each process: set_event_pid filters by thread id */
-		pids = tg.tids;
-		npids = tg.nr_tids;
-		tg.tids = NULL;
-		target__free(&tg);
-	}
+	if (o->pids && thread_ids(o, argc > 0, &pids, &npids))
+		return 1;
 	if (o->output && !o->record) {
 		out = fopen(o->output, "we");
 		if (!out) {
@@ -497,49 +560,7 @@ static int trace(struct ftrace_opts *o, int argc, char **argv)
 	}
 	/* until the command ends (ended by the loop if we stop first: traced to its exit), or we stop */
 	end = loop__run(&l);
-	ftrace__stop(&ft);
-	if (st.rec) {
-		if (!st.write_errno && !stream_drain(&st, 0, 0) &&
-		    tracedat_rec__write(st.rec, ft.root, o->output, err, sizeof(err))) {
-			error("%s", err);
-			st.write_errno = EIO;
-		}
-		debug(1, "%llu pages written to %s", tracedat_rec__pages(st.rec), o->output);
-	} else if (st.fold) {
-		if (drain_fold(&st, true) || fgraph_fold__write(st.fold, out))
-			st.write_errno = errno ? errno : EIO;
-	} else if (!st.write_errno && drain(ft.pipe_fd, out, &st.bytes, true)) {
-		st.write_errno = errno ? errno : EIO;
-	}
-	if (o->hist && !st.write_errno) {	/* the kernel's hist file, as cat shows it */
-		char *h = ftrace__hist_read(&ft, err, sizeof(err));
-
-		if (!h)
-			error("%s", err);
-		else if (fputs(h, out) < 0)
-			st.write_errno = errno ? errno : EIO;
-		free(h);
-		if (!h)
-			st.write_errno = EIO;
-	}
-	if (!st.write_errno && fflush(out))
-		st.write_errno = errno;
-	if (st.write_errno && st.write_errno != EPIPE)
-		error("cannot write the trace%s%s: %s", o->output ? " to " : "", o->output ? o->output : "",
-		      strerror(st.write_errno));
-	lost = ftrace__overruns(&ft);
-	if (lost)
-		warning("%llu events were lost: the buffers filled faster than they were read (a larger -b KB per CPU helps)",
-			lost);
-	debug(1, "%llu bytes of trace", st.bytes);
-	if (end == LOOP_ERROR)
-		error("the event loop failed: %s", strerror(-l.err));
-	/* README "Exit status": a reader that went away (EPIPE) ends the trace, silently, but it is no success */
-	rc = st.write_errno ? 1 : loop__exit_code(&l, end);
-	if (st.write_errno && out == stdout) {	/* said (or EPIPE): the hub must not say it again */
-		__fpurge(stdout);
-		clearerr(stdout);
-	}
+	rc = finish(&st, o, &l, end);
 out:
 	fgraph_fold__free(st.fold);
 	tracedat_rec__free(st.rec);
