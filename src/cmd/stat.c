@@ -141,6 +141,27 @@ static int interval_tick(void *ctx, int fd, short revents)
  * One counting run: start the command (if any), count until it ends, the
  * duration passes or a signal arrives, printing interval rows on the way.
  */
+/* at the end of a run: the counts into the model (with -I, the last partial interval's row) */
+static void take_counts(struct interval *iv)
+{
+	const struct stat_opts *o = iv->o;
+	struct stat_model *m = iv->m;
+	double t_end = (double)util__now_ns();
+
+	counters__read(iv->c);
+	if (o->interval_ms && t_end - iv->t_last > 1e6 && !(o->interval_count && iv->n >= o->interval_count)) {
+		/* the last partial interval, as perf prints it */
+		m->wall_ns = t_end - iv->t_last;
+		statmodel__take(m, iv->c, true, false);
+		stat_print__rows(iv->pr, m, (t_end - iv->t0) / 1e9);
+	}
+	if (!o->interval_ms) {
+		m->wall_ns = t_end - iv->t0;
+		statmodel__take(m, iv->c, false, o->repeat > 1);
+	}
+	runstat__add(&m->wall, t_end - iv->t0);
+}
+
 static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv,
 		    struct stat_model *m, bool *model_ready, const struct stat_print *pr,
 		    struct run_result *res)
@@ -153,7 +174,6 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 	bool counted_child = false;
 	char err[512];
 	int rc;
-	double t_end;
 
 	memset(res, 0, sizeof(*res));
 	if (argc) {
@@ -230,19 +250,7 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 	end = loop__run(&l);	/* a command is ended there if we stop first, and reaped */
 	if (end == LOOP_ERROR)
 		debug(1, "the event loop failed: %s", strerror(-l.err));
-	t_end = (double)util__now_ns();
-	counters__read(&c);
-	if (o->interval_ms && t_end - iv.t_last > 1e6 && !(o->interval_count && iv.n >= o->interval_count)) {
-		/* the last partial interval, as perf prints it */
-		m->wall_ns = t_end - iv.t_last;
-		statmodel__take(m, &c, true, false);
-		stat_print__rows(pr, m, (t_end - iv.t0) / 1e9);
-	}
-	if (!o->interval_ms) {
-		m->wall_ns = t_end - iv.t0;
-		statmodel__take(m, &c, false, o->repeat > 1);
-	}
-	runstat__add(&m->wall, t_end - iv.t0);
+	take_counts(&iv);
 	counters__close(&c);
 	if (argc && l.child_reaped) {
 		res->ru_valid = !t->system_wide;
