@@ -16,6 +16,7 @@
 #include "lib/bpf/bpf_flight.h"
 #include "lib/record/flight_dump.h"
 #include "lib/record/flight_ring.h"
+#include "lib/proc/target.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -475,18 +476,11 @@ static bool is_flight_recorder(pid_t pid)
 /* does pid take SIGUSR2 through its signalfd yet (blocked): a recorder still starting would die of it */
 static bool takes_usr2(pid_t pid)
 {
-	char path[64], line[256];
-	unsigned long long blk = 0;
-	FILE *f;
+	char v[32];
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!(f = fopen(path, "re")))
+	if (target__status_field(pid, "SigBlk", v, sizeof(v)))
 		return false;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "SigBlk: %llx", &blk) == 1)
-			break;
-	fclose(f);
-	return blk & (1ULL << (SIGUSR2 - 1));
+	return strtoull(v, NULL, 16) & (1ULL << (SIGUSR2 - 1));
 }
 
 int flight_rec__send_dump(const char *arg)

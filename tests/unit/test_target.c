@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -85,7 +86,12 @@ TEST(target_tgid_of_a_thread)
 	pthread_t th;
 	pid_t tid = 0;
 
+	char v[64];
+
 	CHECK_INT(target__tgid(getpid()), getpid());
+	CHECK(!target__status_field(getpid(), "Name", v, sizeof(v)) && *v && !strchr(v, '\n'));
+	CHECK_INT(target__status_field(getpid(), "NoSuchField", v, sizeof(v)), -ENOENT);
+	CHECK(!target__status_field(getpid(), "Threads", v, sizeof(v)) && atoi(v) >= 1);
 	CHECK(!pthread_create(&th, NULL, sleep_thread, &tid));
 	for (int i = 0; i < 200 && !__atomic_load_n(&tid, __ATOMIC_SEQ_CST); i++)
 		usleep(5000);

@@ -163,19 +163,36 @@ int target__threads(pid_t pid, pid_t **out, int *n)
 	return 0;
 }
 
-pid_t target__tgid(pid_t tid)
+int target__status_field(pid_t pid, const char *name, char *buf, size_t len)
 {
-	char path[64], line[256];
-	pid_t tgid = tid;
+	char path[64], line[512];
+	size_t nl = strlen(name);
+	int rc = -ENOENT;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	if (!(f = fopen(path, "re")))
-		return tid;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
+		return -errno;
+	while (rc && fgets(line, sizeof(line), f)) {
+		const char *v = line + nl + 1;
+
+		if (strncmp(line, name, nl) || line[nl] != ':')
+			continue;
+		v += strspn(v, " \t");
+		snprintf(buf, len, "%.*s", (int)strcspn(v, "\n"), v);
+		rc = 0;
+	}
 	fclose(f);
+	return rc;
+}
+
+pid_t target__tgid(pid_t tid)
+{
+	char v[32];
+	int tgid = 0;
+
+	if (target__status_field(tid, "Tgid", v, sizeof(v)) || sscanf(v, "%d", &tgid) != 1)
+		return tid;
 	return tgid > 0 ? tgid : tid;
 }
 
@@ -231,15 +248,7 @@ bool target__alive(pid_t pid)
 	if (p[2] != 'Z')
 		return true;
 	/* a process whose first thread exited shows Z while its other threads run */
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = 0;
-	p = strstr(buf, "\nThreads:");
-	return p && atoi(p + 10) > 1;
+	return !target__status_field(pid, "Threads", buf, sizeof(buf)) && atoi(buf) > 1;
 }
 
 bool target__any_alive(const pid_t *pids, int n)

@@ -78,6 +78,8 @@ int target__parse_cpus(const char *s, int **out, int *n);
 int target__online_cpus(int **out, int *n);
 /* the threads of a process from /proc/PID/task; 0 or -errno (-ESRCH if gone) */
 int target__threads(pid_t pid, pid_t **out, int *n);
+/* the value of field name ("Tgid", "SigBlk") in /proc/PID/status, into buf; 0, or -errno (-ENOENT: no such field) */
+int target__status_field(pid_t pid, const char *name, char *buf, size_t len);
 /* the process (thread group) of task tid, from /proc/TID/status; tid itself when it cannot be read */
 pid_t target__tgid(pid_t tid);
 /* the comm of a task, into buf; "?" when it is gone */
