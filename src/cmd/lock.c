@@ -153,13 +153,6 @@ static int report(struct lock_cmd *o, struct lock_trace *lt, struct offcpu_maps 
 	return 0;
 }
 
-static int maps_tick(void *ctx, int fd, short revents)
-{
-	(void)fd;
-	(void)revents;
-	return offcpu_maps__tick(ctx);
-}
-
 int cmd_lock(int argc, char **argv)
 {
 	struct lock_cmd o = { .sort = LOCK_SORT_TOTAL };
@@ -223,7 +216,7 @@ int cmd_lock(int argc, char **argv)
 		goto out_loop;
 	if (argc)
 		loop__set_child(&loop, w.pid);
-	loop__set_tick(&loop, 100, maps_tick, &mw);
+	loop__set_tick(&loop, 100, offcpu_maps__on_tick, &mw);
 	end = loop__run(&loop);
 	if (end == LOOP_ERROR)
 		error("polling failed: %s", strerror(-loop.err));

@@ -230,14 +230,6 @@ static void print_header(const struct offcpu_cmd *o, const char *cmd)
 	fflush(stdout);
 }
 
-/* the event loop's tick (lib/loop/loop.h) */
-static int maps_tick(void *ctx, int fd, short revents)
-{
-	(void)fd;
-	(void)revents;
-	return offcpu_maps__tick(ctx);
-}
-
 int cmd_offcpu(int argc, char **argv)
 {
 	struct offcpu_cmd o = { .freq = 99, .oo.state = -1 };
@@ -299,7 +291,7 @@ int cmd_offcpu(int argc, char **argv)
 	if (argc)
 		loop__set_child(&loop, w.pid);
 	print_header(&o, o.cmd_target ? argv[0] : NULL);
-	loop__set_tick(&loop, 100, maps_tick, &mw);
+	loop__set_tick(&loop, 100, offcpu_maps__on_tick, &mw);
 	if (offcpu__dwarf_fd(oc) >= 0 &&
 	    (rc = loop__add_ringbuf(&loop, offcpu__dwarf_fd(oc), offcpu__dwarf_event, oc))) {
 		error("cannot poll the BPF ring buffer: %s", strerror(-rc));

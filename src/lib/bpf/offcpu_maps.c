@@ -135,6 +135,13 @@ int offcpu_maps__tick(void *ctx)
 	return m->nr_watched && !alive;
 }
 
+int offcpu_maps__on_tick(void *m, int fd, short revents)
+{
+	(void)fd;
+	(void)revents;
+	return offcpu_maps__tick(m);
+}
+
 void offcpu_maps__before_unwind(void *ctx, pid_t tgid)
 {
 	struct offcpu_maps *m = ctx;

@@ -38,6 +38,8 @@ void offcpu_maps__init(struct offcpu_maps *m, struct symbolizer *sym, struct bpf
  * the target processes; 1 when every watched target is gone (the run ends).
  */
 int offcpu_maps__tick(void *m);
+/* the same with the signature of the loop's callbacks (loop__set_tick(l, ms, offcpu_maps__on_tick, m)) */
+int offcpu_maps__on_tick(void *m, int fd, short revents);
 /* --call-graph dwarf: bring the maps of tgid up to date before one of its stacks is unwound */
 void offcpu_maps__before_unwind(void *m, pid_t tgid);
 /* the end: load the maps of the profile's processes not seen yet (still alive) */
