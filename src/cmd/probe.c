@@ -256,6 +256,25 @@ static struct program *new_program(struct probe_job *j, struct program *prev)
 	return prog;
 }
 
+/* -c CMD: its words into *cargv (freed by the caller), the command held in w until the probes are attached; 0 or 1 (said) */
+static int prepare_command(const struct probe_job *j, struct workload *w, char ***cargv)
+{
+	char *c = strdup(j->cmd_argv ? j->cmd_argv[0] : j->cmd);
+	int rc;
+
+	*cargv = !c ? NULL : j->cmd_argv ? words_as_given(c, j->cmd_argv) : split_words(c);
+	if (!*cargv || !(*cargv)[0]) {
+		free(c);
+		error("-c takes a command");
+		return 1;
+	}
+	if ((rc = workload__prepare(w, *cargv))) {
+		error("cannot start '%s': %s", (*cargv)[0], strerror(-rc));
+		return 1;
+	}
+	return 0;
+}
+
 /* compile and run one program (sonde probe's, or a tool's: src/cmd/tool.c) */
 int probe__run(struct probe_job *j)
 {
@@ -292,23 +311,8 @@ int probe__run(struct probe_job *j)
 	}
 	if (rc)
 		goto out;
-	if (cmd && !j->dry_run) {
-		char *c = strdup(j->cmd_argv ? j->cmd_argv[0] : cmd);
-
-		cargv = !c ? NULL : j->cmd_argv ? words_as_given(c, j->cmd_argv) : split_words(c);
-		if (!cargv || !cargv[0]) {
-			free(c);
-			error("-c takes a command");
-			rc = 1;
-			goto out;
-		}
-		rc = workload__prepare(&w, cargv);
-		if (rc) {
-			error("cannot start '%s': %s", cargv[0], strerror(-rc));
-			rc = 1;
-			goto out;
-		}
-	}
+	if (cmd && !j->dry_run && (rc = prepare_command(j, &w, &cargv)))
+		goto out;
 	/* bpftrace's runtime tests ask for a line once attached: its own variable, as bpftrace reads it */
 	bool notify = getenv("__BPFTRACE_NOTIFY_PROBES_ATTACHED") != NULL;
 	struct run_opts ro = {
