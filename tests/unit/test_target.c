@@ -99,7 +99,13 @@ TEST(target_tgid_of_a_thread)
 	CHECK_INT(target__tgid(tid), getpid());
 	pthread_cancel(th);
 	pthread_join(th, NULL);
-	/* gone: itself, as the callers want */
+	/* gone: itself, as the callers want. pthread_join() returns when the thread clears its
+	 * tid, a little before the kernel removes it from /proc: wait for that */
+	char task[64];
+
+	snprintf(task, sizeof(task), "/proc/self/task/%d", (int)tid);
+	for (int i = 0; i < 400 && !access(task, F_OK); i++)
+		usleep(5000);
 	CHECK_INT(target__tgid(tid), tid);
 }
 
