@@ -18,11 +18,38 @@ struct kallsyms {
 	size_t nstrs;
 };
 
-static int ksym_cmp(const void *a, const void *b)
+/*
+ * A stable merge sort by address: symbols at one address keep the kernel's
+ * order, with or without BPF programs and modules among them, which
+ * ksymcache.c's answers rely on (qsort promises no order for equal keys).
+ */
+static int ksym_sort(struct ksym *a, size_t n)
 {
-	const struct ksym *x = a, *y = b;
+	struct ksym *tmp = malloc(n * sizeof(*tmp)), *src = a, *dst = tmp;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (!tmp)
+		return -ENOMEM;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, o = lo;
+
+			while (i < mid && j < hi)
+				dst[o++] = src[j].addr < src[i].addr ? src[j++] : src[i++];
+			while (i < mid)
+				dst[o++] = src[i++];
+			while (j < hi)
+				dst[o++] = src[j++];
+		}
+		struct ksym *t = src;
+
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(tmp);
+	return 0;
 }
 
 static const char *keep(struct kallsyms *k, size_t *cap, const char *str)
@@ -136,30 +163,41 @@ int kallsyms__load(struct kallsyms **out, const char *path)
 
 	while (i < k->n && k->syms[i - 1].addr <= k->syms[i].addr)
 		i++;
-	if (i < k->n)	/* the kernel lists its own symbols in order: sorting them was 8% of a report */
-		qsort(k->syms, k->n, sizeof(*k->syms), ksym_cmp);
+	/* the kernel lists its own symbols in order: sorting them was 8% of a report */
+	if (i < k->n && (err = ksym_sort(k->syms, k->n))) {
+		kallsyms__free(k);
+		return err;
+	}
 	*out = k;
 	return 0;
+}
+
+/*
+ * Whether addr, at or past s (its nearest symbol), is named after s. Far past a
+ * symbol means unknown (no function is a megabyte long), and so does anything
+ * past the kernel text's end markers: there lie the BPF programs and modules
+ * that came and went, and naming their code after _einittext (as a
+ * nearest-symbol lookup did) made up frames perf does not show.
+ */
+bool kallsyms__names(const struct ksym *s, uint64_t addr)
+{
+	return addr - s->addr <= (1 << 20) && strcmp(s->name, "_etext") && strcmp(s->name, "_einittext") &&
+	       strcmp(s->name, "_end") && strcmp(s->name, "__init_end");
 }
 
 const struct ksym *kallsyms__find(const struct kallsyms *k, uint64_t addr)
 {
 	size_t lo = sym__upper_bound(k->syms, k->n, sizeof(*k->syms), offsetof(struct ksym, addr), addr);
 
-	if (!lo)
+	if (!lo || !kallsyms__names(&k->syms[lo - 1], addr))
 		return NULL;
-	const struct ksym *s = &k->syms[lo - 1];
+	return &k->syms[lo - 1];
+}
 
-	/*
-	 * Far past a symbol means unknown (no function is a megabyte long), and so
-	 * does anything past the kernel text's end markers: there lie the BPF
-	 * programs and modules that came and went, and naming their code after
-	 * _einittext (as a nearest-symbol lookup did) made up frames perf does not show.
-	 */
-	if (addr - s->addr > (1 << 20) || !strcmp(s->name, "_etext") || !strcmp(s->name, "_einittext") ||
-	    !strcmp(s->name, "_end") || !strcmp(s->name, "__init_end"))
-		return NULL;
-	return s;
+const struct ksym *kallsyms__syms(const struct kallsyms *k, size_t *n)
+{
+	*n = k->n;
+	return k->syms;
 }
 
 /* the running kernel's build id, from the GNU note in /sys/kernel/notes; returns its length or -errno */

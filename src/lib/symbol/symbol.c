@@ -169,6 +169,7 @@ void symbolizer__free(struct symbolizer *s)
 	free(s->kallsyms_path);
 	dso__free_all(s);
 	kallsyms__free(s->kallsyms);
+	ksymcache__close(s->ksymcache);
 	if (s->vdso_fd >= 0)
 		close(s->vdso_fd);
 	for (size_t i = 0; i < s->names->cap; i++)
@@ -581,9 +582,34 @@ int symbolizer__add_ksymbol(struct symbolizer *s, uint64_t addr, uint32_t len, c
 	return 0;
 }
 
+/*
+ * The kernel's symbols: this boot's cached table when there is a valid one
+ * (ksymcache.c), else /proc/kallsyms, read whole and then cached. A copy of
+ * another machine's kallsyms (--kallsyms) is read as it is.
+ */
+static void kernel_symbols(struct symbolizer *s)
+{
+	bool cache = !s->kallsyms_path && !ksymcache__disabled();
+	size_t n;
+	int err = kernel_check(s);
+
+	if (!err && cache && !ksymcache__open(&s->ksymcache, NULL)) {
+		s->kallsyms_state = 2;
+		return;
+	}
+	err = err ?: kallsyms__load(&s->kallsyms, s->kallsyms_path ?: "/proc/kallsyms");
+	if (!err && cache) {
+		const struct ksym *all = kallsyms__syms(s->kallsyms, &n);
+
+		ksymcache__save(all, n, NULL);	/* no cache is no error: the next run reads kallsyms again */
+	}
+	s->kallsyms_state = err ?: 1;
+}
+
 static int resolve_kernel(struct symbolizer *s, uint64_t addr, struct sym_frame *out)
 {
 	const struct ksym *k = NULL;
+	struct ksym cached;
 
 	/* a BPF program the recording saw, gone or replaced since: named as it was then */
 	for (size_t i = s->nksyms; i-- > 0;)
@@ -593,9 +619,19 @@ static int resolve_kernel(struct symbolizer *s, uint64_t addr, struct sym_frame 
 			return 1;
 		}
 	if (!s->kallsyms_state)
-		s->kallsyms_state = kernel_check(s) ?: kallsyms__load(&s->kallsyms, s->kallsyms_path ?: "/proc/kallsyms") ?: 1;
-	if (s->kallsyms_state == 1)
+		kernel_symbols(s);
+	if (s->kallsyms_state == 2) {
+		int r = ksymcache__find(s->ksymcache, addr, &cached);
+
+		if (r == 1)
+			k = &cached;
+		if (r < 0 && !s->full_state)	/* where BPF programs and modules come and go: read them once */
+			s->full_state = kallsyms__load(&s->kallsyms, "/proc/kallsyms") ?: 1;
+		if (r < 0 && s->full_state == 1)
+			k = kallsyms__find(s->kallsyms, addr);
+	} else if (s->kallsyms_state == 1) {
 		k = kallsyms__find(s->kallsyms, addr);
+	}
 	*out = (struct sym_frame){ .dso = "[kernel.kallsyms]", .dso_addr = addr };
 	/* with the recording's own BPF symbols known, a program in kallsyms now is another one */
 	if (k && !(s->nksyms && k->module && !strcmp(k->module, "[bpf]"))) {

@@ -110,6 +110,7 @@ struct proc {
 };
 
 struct kallsyms;
+struct ksymcache;
 
 struct file_dso {		/* symbolizer__resolve_file's paths */
 	const char *path;	/* interned */
@@ -135,7 +136,9 @@ struct symbolizer {
 	struct proc *procs[4096];
 	struct strtab *names;
 	struct kallsyms *kallsyms;
-	int kallsyms_state;
+	int kallsyms_state;	/* 0 not tried, 1 kallsyms, 2 ksymcache (kallsyms read when it does not cover), -errno */
+	struct ksymcache *ksymcache;
+	int full_state;		/* with the cache: 0 kallsyms not read yet, 1 read, -errno */
 	/* KSYMBOL records of the recording (BPF programs): they name kernel code kallsyms may no longer have */
 	struct rec_ksym {
 		uint64_t addr;
@@ -178,8 +181,36 @@ struct ksym {
 };
 int kallsyms__load(struct kallsyms **out, const char *path);
 const struct ksym *kallsyms__find(const struct kallsyms *k, uint64_t addr);
+bool kallsyms__names(const struct ksym *s, uint64_t addr);
+/* every symbol, sorted by address */
+const struct ksym *kallsyms__syms(const struct kallsyms *k, size_t *n);
 void kallsyms__free(struct kallsyms *k);
 int kallsyms__running_build_id(uint8_t *out, size_t max);
+
+/*
+ * ksymcache.c: the kernel's and modules' symbols of this boot, cached between
+ * runs. env: where things are, for tests (NULL: the real ones).
+ */
+struct ksymcache;
+struct ksymcache_env {
+	const char *dir;	/* the cache's directory; default $XDG_CACHE_HOME/sonde or ~/.cache/sonde */
+	const char *kallsyms;	/* /proc/kallsyms */
+	const char *modules;	/* /proc/modules; $SONDE_TEST_KSYMCACHE_MODULES */
+	const char *boot_id;	/* /proc/sys/kernel/random/boot_id; $SONDE_TEST_KSYMCACHE_BOOT_ID */
+	const char *release;	/* uname's */
+};
+bool ksymcache__disabled(void);	/* $SONDE_NO_KSYMCACHE */
+/* the valid cache for the running kernel, mapped; -errno when there is none (or it is bad) */
+int ksymcache__open(struct ksymcache **out, const struct ksymcache_env *env);
+/* saves the part of a full table (kallsyms__syms) that stays for the boot */
+int ksymcache__save(const struct ksym *syms, size_t n, const struct ksymcache_env *env);
+/* 1: *out names addr, 0: nothing does, -ENOENT: not covered, ask the full table */
+int ksymcache__find(const struct ksymcache *c, uint64_t addr, struct ksym *out);
+void ksymcache__close(struct ksymcache *c);
+/* the file's checks (0 or -errno), for a buffer of size bytes; its size and checksum set */
+int ksymcache__check(const void *buf, size_t size, const char *key, size_t keylen);
+void ksymcache__seal(void *buf, size_t size);
+uint64_t ksymcache__sum(const void *buf, size_t n);
 
 /* jitmap.c: /tmp/perf-PID.map, "START SIZE name" in hex */
 struct jit_sym {
