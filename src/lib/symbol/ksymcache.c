@@ -274,9 +274,11 @@ int ksymcache__check(const void *buf, size_t size, const char *key, size_t keyle
 		return -EINVAL;
 	if (h->checksum != ksymcache__sum((const char *)buf + after, size - after))
 		return -EBADMSG;
-	if (!in_file(h->key_off, h->key_len, size) || !in_file(h->strs_off, h->strs_len, size) ||
-	    h->syms_off % 8 || h->nsyms > size / sizeof(*syms) ||
-	    !in_file(h->syms_off, h->nsyms * sizeof(*syms), size) || !h->strs_len || h->strs_len > UINT32_MAX / 2)
+	/* the parts in their places, end to end: key, symbols (8-aligned), strings */
+	if (h->key_off != sizeof(*h) || !in_file(h->key_off, h->key_len, size) ||
+	    h->syms_off != ((h->key_off + h->key_len + 7) & ~7ULL) || h->nsyms > size / sizeof(*syms) ||
+	    !in_file(h->syms_off, h->nsyms * sizeof(*syms), size) || h->strs_off != h->syms_off + h->nsyms * sizeof(*syms) ||
+	    h->strs_len != size - h->strs_off || !h->strs_len || h->strs_len >= KSC_COVERED)
 		return -EINVAL;
 	if (h->key_len != keylen || memcmp((const char *)buf + h->key_off, key, keylen))
 		return -ESTALE;
