@@ -138,7 +138,8 @@ static void parse_options(struct report_opts *o, struct report_print *pr, struct
 		OPT_BOOL(0, "inline", &o->inline_, "inlined functions in DWARF-unwound stacks as frames of their own (default: "
 			 "perf's; --no-inline)"),
 		OPT_STRING(0, "symfs", &so->symfs, "DIR", "look for the recorded files under DIR first"),
-		OPT_STRING(0, "kallsyms", &so->kallsyms, "FILE", "kernel symbols from a copy of the recorded machine's /proc/kallsyms"),
+		OPT_STRING(0, "kallsyms", &so->kallsyms, "FILE", "kernel symbols from a copy of the recorded machine's /proc/kallsyms "
+			   "(else this boot's, cached in ~/.cache/sonde; SONDE_NO_KSYMCACHE=1 reads /proc/kallsyms)"),
 		OPT_BOOL('q', "quiet", &pr->quiet, "no header"),
 		OPT_BOOL(0, "header", &o->header, "first the recording's header: host, kernel, CPUs, command line, events"),
 		OPT_BOOL(0, "header-only", &o->header_only, "only the recording's header"),

@@ -93,7 +93,8 @@ test_expect_success 'a corrupted, truncated or foreign cache is rebuilt; the ans
 	resolve >out && test_cmp nocache out && cmp good $CACHE
 '
 
-test_expect_success 'SONDE_NO_KSYMCACHE=1 neither reads nor writes it' '
+test_expect_success 'SONDE_NO_KSYMCACHE=1 neither reads nor writes it; report --help says so' '
+	$SONDE report --help >help && grep -q "SONDE_NO_KSYMCACHE=1" help &&
 	rm -f $CACHE &&
 	SONDE_NO_KSYMCACHE=1 resolve >out && test_cmp nocache out && [ ! -e $CACHE ]
 '
