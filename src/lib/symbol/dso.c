@@ -469,11 +469,12 @@ static int load_symbols(struct symbolizer *s, struct dso *d)
 int dso__load(struct symbolizer *s, struct dso *d)
 {
 	char hx[2 * sizeof(d->build_id) + 1], path[4300];
-	const char *home = getenv("HOME");
+	const char *home;
 	int err;
 
 	if (d->state)
 		return d->state < 0 ? d->state : 0;
+	home = getenv("HOME");	/* after the test: once per sample's frame, it was 5% of a report */
 	err = try_open(s, d, d->file);
 	if (err && !d->file && d->build_id_len) {
 		/* not this kernel's [vdso]: perf record keeps a copy of the one it saw */
