@@ -277,6 +277,54 @@ static int cmp_rindex(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+static bool rindex_lt(const struct rindex *x, const struct rindex *y)
+{
+	return x->time < y->time || (x->time == y->time && x->off < y->off);
+}
+
+/*
+ * The records by time (then place): they come in runs already in order (a CPU's
+ * buffer per round), so the runs are merged, not the whole sorted again; qsort
+ * was 5% of a report. The same order as cmp_rindex (no two records share off).
+ */
+static void rindex_sort(struct rindex *a, size_t n)
+{
+	struct rindex *tmp, *src = a, *dst;
+	size_t runs;
+
+	if (n < 2)
+		return;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp) {
+		qsort(a, n, sizeof(*a), cmp_rindex);
+		return;
+	}
+	dst = tmp;
+	do {
+		runs = 0;
+		for (size_t lo = 0, mid, hi; lo < n; lo = hi, runs++) {
+			for (mid = lo + 1; mid < n && !rindex_lt(&src[mid], &src[mid - 1]); mid++)
+				;
+			for (hi = mid + (mid < n); hi < n && !rindex_lt(&src[hi], &src[hi - 1]); hi++)
+				;
+			size_t i = lo, j = mid, o = lo;
+
+			while (i < mid && j < hi)
+				dst[o++] = rindex_lt(&src[j], &src[i]) ? src[j++] : src[i++];
+			memcpy(dst + o, src + i, (mid - i) * sizeof(*dst));
+			o += mid - i;
+			memcpy(dst + o, src + j, (hi - j) * sizeof(*dst));
+		}
+		struct rindex *t = src;
+
+		src = dst;
+		dst = t;
+	} while (runs > 1);
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+	free(tmp);
+}
+
 /* where the id sits, as the kernel lays records out: u64 index in a sample body */
 static int id_pos_of(uint64_t st)
 {
@@ -571,8 +619,7 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 	r->nr_idx = n;
 	if (r->unfinished && !r->note[0])
 		note_cut(r, 0, 0, 0);
-	if (n)
-		qsort(r->idx, n, sizeof(*r->idx), cmp_rindex);
+	rindex_sort(r->idx, n);
 	return 0;
 }
 

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_perfdata_order.c - the reader hands out records by time, and records of
+ * one time in file order, whatever runs the file holds them in: CPU buffers
+ * written round after round, each in order, interleaved (the reader merges
+ * those runs instead of sorting the whole).
+ */
+#include "unit.h"
+#include "lib/perfdata/perfdata.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
+
+/* a sample of ST: ip says which one it is */
+static void sample(uint8_t *b, uint64_t ip, uint64_t time, uint32_t cpu)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 48 };
+	uint64_t v[5] = { 7, ip, 100 | (uint64_t)101 << 32, time, cpu };
+
+	memcpy(b, &h, 8);
+	memcpy(b + 8, v, 40);
+}
+
+TEST(perfdata_reader_merges_runs_in_time_order)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+				     .sample_type = ST, .sample_id_all = 1, .sample_period = 1000 };
+	uint64_t id = 7, n = 0, ip, t, last_t = 0, last_ip = 0;
+	struct perfdata_writer *w;
+	struct perfdata_reader *r;
+	struct perfdata_event ev;
+	char path[64] = "/tmp/sonde-unit-order.XXXXXX", err[256];
+	uint8_t b[48];
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_INT(perfdata_writer__create(&w, path, err, sizeof(err)), 0);
+	perfdata_writer__add_attr(w, &a, "cpu-clock", &id, 1);
+	CHECK_INT(perfdata_writer__begin(w), 0);
+	/*
+	 * 40 rounds of 3 CPUs' buffers, each buffer in time order, the CPUs'
+	 * times interleaved and some equal; ip = the record's place in the file
+	 */
+	for (int round = 0; round < 40; round++) {
+		for (uint32_t cpu = 0; cpu < 3; cpu++)
+			for (uint32_t i = 0; i < 25 + cpu * 10; i++) {
+				t = round * 1000 + i * (cpu + 2) * 3 / 2;
+				sample(b, n++, t, cpu);
+				perfdata_writer__write(w, b, sizeof(b));
+			}
+		perfdata_writer__finished_round(w);
+	}
+	CHECK_INT(perfdata_writer__finish(w, err, sizeof(err)), 0);
+	perfdata_writer__free(w);
+	CHECK_INT(perfdata_reader__open(&r, path, err, sizeof(err)), 0);
+	uint64_t seen = 0;
+
+	while (perfdata_reader__next(r, &ev) == 1) {
+		if (ev.type != PERF_RECORD_SAMPLE)
+			continue;
+		ip = ev.sample.ip;
+		t = ev.time;
+		CHECK(seen == 0 || t > last_t || (t == last_t && ip > last_ip));
+		last_t = t;
+		last_ip = ip;
+		seen++;
+	}
+	CHECK_INT(seen, n);
+	perfdata_reader__free(r);
+	unlink(path);
+}
