@@ -36,7 +36,7 @@
 #include "lib/symbol/symbol_int.h"
 
 #define KSC_MAGIC "sondeKSY"
-#define KSC_VERSION 1
+#define KSC_VERSION 2
 #define KSC_COVERED 0x80000000u	/* ksc_sym.module: [addr, the next symbol's) is answered here */
 #define KSC_MAX_SIZE (1ULL << 30)
 
@@ -80,28 +80,35 @@ bool ksymcache__disabled(void)
 	return e && *e && strcmp(e, "0");
 }
 
-/* a fast 64-bit checksum of n bytes, four words at a time (not a cryptographic one) */
+/*
+ * a 64-bit checksum of n bytes (Fletcher's, four lanes of 64-bit words: two
+ * adds a word, which any changed word or swapped pair changes; not a
+ * cryptographic one), mixed at the end
+ */
 uint64_t ksymcache__sum(const void *buf, size_t n)
 {
 	const uint8_t *p = buf;
 	const uint64_t k = 0x9e3779b97f4a7c15ULL;
-	uint64_t h[4] = { k, k ^ 1, k ^ 2, k ^ 3 }, w;
+	uint64_t a[4] = { 1, 2, 3, 4 }, b[4] = { 0 }, w, h = n;
 	size_t i = 0;
 
 	for (; i + 32 <= n; i += 32)
 		for (int l = 0; l < 4; l++) {
 			memcpy(&w, p + i + 8 * l, 8);
-			h[l] = (h[l] ^ w) * k;
-			h[l] ^= h[l] >> 29;
+			a[l] += w;
+			b[l] += a[l];
 		}
-	for (; i < n; i++)
-		h[0] = (h[0] ^ p[i]) * k;
-	w = n;
-	for (int l = 0; l < 4; l++) {
-		w = (w ^ h[l]) * 0xff51afd7ed558ccdULL;
-		w ^= w >> 32;
+	for (; i < n; i++) {
+		a[0] += p[i];
+		b[0] += a[0];
 	}
-	return w;
+	for (int l = 0; l < 4; l++) {
+		h = (h ^ a[l]) * k;
+		h ^= h >> 29;
+		h = (h ^ b[l]) * k;
+		h ^= h >> 29;
+	}
+	return h;
 }
 
 /* set the header's size and checksum of a cache of size bytes */
