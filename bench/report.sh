@@ -10,6 +10,7 @@ trap 'rm -rf "$T"' EXIT
 perf record -q -e cpu-clock -c 50000 -g -o $T/big.data -- $BUILD/examples/demo 6 >/dev/null 2>&1
 n=$(perf script -i $T/big.data -G -F ip 2>/dev/null | grep -c .)
 echo "recording: $n samples with call graphs"
+"$SONDE" report -i $T/big.data >/dev/null 2>&1	# the kernel symbol cache (~/.cache/sonde), warm as a user's is
 
 sc=$(best_of 3 "$SONDE" collapse -i $T/big.data)
 pc=$(best_of 1 perf script report stackcollapse -i $T/big.data)
@@ -18,6 +19,8 @@ printf 'collapse   sonde %.3fs  perf script report stackcollapse %.3fs  perf/son
 sr=$(best_of 3 "$SONDE" report -i $T/big.data)
 pr=$(best_of 1 perf report --stdio -i $T/big.data)
 printf 'report     sonde %.3fs  perf report --stdio %.3fs  perf/sonde = %s\n' "$sr" "$pr" "$(ratio "$pr" "$sr")"
+sn=$(best_of 3 env SONDE_NO_KSYMCACHE=1 "$SONDE" report -i $T/big.data)
+printf 'report     sonde reading /proc/kallsyms (SONDE_NO_KSYMCACHE=1) %.3fs  perf/sonde = %s\n' "$sn" "$(ratio "$pr" "$sn")"
 
 ss=$(best_of 3 "$SONDE" script -i $T/big.data)
 ps=$(best_of 1 perf script -i $T/big.data)
