@@ -29,9 +29,10 @@ awk '$2 ~ /^[tTwW]$/ && NF == 3 && NR % 13 == 0 { print $1 }' /proc/kallsyms >$T
 } >$TMP/addrs
 
 resolve() { $SONDE addr2sym -k <$TMP/addrs; }
-# bytes read from /proc/kallsyms by a run asking for the kernel's own symbols
+# bytes read from /proc/kallsyms by a run asking for the kernel's own symbols (LeakSanitizer
+# cannot run under ptrace: the ASan build's leak check is off for it)
 kallsyms_bytes() {
-	strace -f -y -e trace=read -o $TMP/strace.log $SONDE addr2sym -k <$TMP/syms >/dev/null &&
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -y -e trace=read -o $TMP/strace.log $SONDE addr2sym -k <$TMP/syms >/dev/null &&
 	grep "</proc/kallsyms>" $TMP/strace.log | sed -E "s/.*= ([0-9]+)$/\1/" | awk '{ s += $1 } END { print s + 0 }'
 }
 
