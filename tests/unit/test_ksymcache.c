@@ -233,6 +233,12 @@ TEST(ksymcache_key_changes_invalidate)
 	CHECK_INT(put(fk.modules, modules), 0);
 	CHECK_INT(ksymcache__open(&c, &fk.env), 0);
 	ksymcache__close(c);
+	/* a module list it cannot read: no cache */
+	CHECK_INT(put(fk.modules, "ext4\n"), 0);
+	CHECK_INT(ksymcache__open(&c, &fk.env), -EINVAL);
+	CHECK_INT(put(fk.modules, "ext4 -5 0 - Live 0xffffffffc0100000\n"), 0);
+	CHECK(ksymcache__open(&c, &fk.env) < 0);
+	CHECK_INT(put(fk.modules, modules), 0);
 	/* another boot; another kernel */
 	CHECK_INT(put(fk.boot_id, "1f7e6b6a-8d3c-4b1e-9a57-3c2f1d0e9b8a\n"), 0);
 	CHECK_INT(ksymcache__open(&c, &fk.env), -ESTALE);

@@ -159,8 +159,9 @@ static int ksc_key(const struct ksymcache_env *e, char **key, size_t *keylen, ch
 	int err;
 
 	if ((err = read_small(env_or(e ? e->boot_id : NULL, "SONDE_TEST_KSYMCACHE_BOOT_ID",
-				     "/proc/sys/kernel/random/boot_id"), boot, sizeof(boot), &blen)))
+				     "/proc/sys/kernel/random/boot_id"), boot, sizeof(boot) - 1, &blen)))
 		return err;
+	boot[blen] = 0;
 	if (uname(&u))
 		return -errno;
 	text = malloc(1 << 20);
@@ -175,14 +176,14 @@ static int ksc_key(const struct ksymcache_env *e, char **key, size_t *keylen, ch
 	text[tlen] = 0;
 	err = -ENOMEM;
 	const char *release = e && e->release ? e->release : u.release;
-	size_t head = blen + strlen(release) + 3;
+	size_t cap = blen + strlen(release) + 2 * tlen + 400;	/* a line that does not fit: -EINVAL */
+	int w;
 
-	/* a module's line is never longer in the key than in /proc/modules, nor its "[name]\n" */
-	out = malloc(head + tlen + 1);
-	names = malloc(tlen + 1);
+	out = malloc(cap);
+	names = malloc(cap);
 	if (!out || !names)
 		goto out;
-	o = snprintf(out, head, "%.*s\n%s\n", (int)strcspn(boot, "\n"), boot, release);
+	o = snprintf(out, cap, "%.*s\n%s\n", (int)strcspn(boot, "\n"), boot, release);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char name[256], state[32];
 		unsigned long long size, addr;
@@ -196,8 +197,18 @@ static int ksc_key(const struct ksymcache_env *e, char **key, size_t *keylen, ch
 			err = -EPERM;
 			goto out;
 		}
-		o += sprintf(out + o, "%s %llu %s %llx\n", name, size, state, addr);
-		no += sprintf(names + no, "[%s]\n", name);
+		w = snprintf(out + o, cap - o, "%s %llu %s %llx\n", name, size, state, addr);
+		if (w < 0 || (size_t)w >= cap - o) {
+			err = -EINVAL;
+			goto out;
+		}
+		o += w;
+		w = snprintf(names + no, cap - no, "[%s]\n", name);
+		if (w < 0 || (size_t)w >= cap - no) {
+			err = -EINVAL;
+			goto out;
+		}
+		no += w;
 	}
 	names[no] = 0;
 	*key = out;

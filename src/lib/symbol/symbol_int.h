@@ -182,7 +182,7 @@ struct ksym {
 int kallsyms__load(struct kallsyms **out, const char *path);
 const struct ksym *kallsyms__find(const struct kallsyms *k, uint64_t addr);
 bool kallsyms__names(const struct ksym *s, uint64_t addr);
-/* every symbol, sorted by address */
+/* every symbol, sorted by address: k's array, valid until kallsyms__free */
 const struct ksym *kallsyms__syms(const struct kallsyms *k, size_t *n);
 void kallsyms__free(struct kallsyms *k);
 int kallsyms__running_build_id(uint8_t *out, size_t max);
@@ -204,7 +204,10 @@ bool ksymcache__disabled(void);	/* $SONDE_NO_KSYMCACHE */
 int ksymcache__open(struct ksymcache **out, const struct ksymcache_env *env);
 /* saves the part of a full table (kallsyms__syms) that stays for the boot */
 int ksymcache__save(const struct ksym *syms, size_t n, const struct ksymcache_env *env);
-/* 1: *out names addr, 0: nothing does, -ENOENT: not covered, ask the full table */
+/*
+ * 1: *out names addr, 0: nothing does, -ENOENT: not covered, ask the full table;
+ * out's strings are the cache's, valid until ksymcache__close
+ */
 int ksymcache__find(const struct ksymcache *c, uint64_t addr, struct ksym *out);
 void ksymcache__close(struct ksymcache *c);
 /* the file's checks (0 or -errno), for a buffer of size bytes; its size and checksum set */
