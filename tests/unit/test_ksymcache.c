@@ -179,6 +179,7 @@ TEST(ksymcache_answers_as_kallsyms)
 
 	CHECK_INT(fake_setup(&fk), 0);
 	CHECK_INT(ksymcache__open(&c, &fk.env), -ENOENT);
+	CHECK(stat(fk.env.dir, &st) && errno == ENOENT);	/* looking makes no directory */
 	CHECK_INT(save(&fk), 0);
 	CHECK_INT(stat(fk.env.dir, &st), 0);
 	CHECK_INT(st.st_mode & 0777, 0700);

@@ -236,8 +236,11 @@ static int kptr_visible(const struct ksymcache_env *e)
 	return strtoull(line, NULL, 16) ? 0 : -EPERM;
 }
 
-/* the cache's directory, made 0700 when missing; -EACCES when it is not this user's */
-static int ksc_dir(const struct ksymcache_env *e, char *dir, size_t len)
+/*
+ * the cache's directory (made 0700 when missing and create); -EACCES when it
+ * is not this user's
+ */
+static int ksc_dir(const struct ksymcache_env *e, char *dir, size_t len, bool create)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	struct passwd *pw;
@@ -259,12 +262,12 @@ static int ksc_dir(const struct ksymcache_env *e, char *dir, size_t len)
 			snprintf(base, sizeof(base), "%s/.cache", home);
 		else
 			return -ENOENT;
-		if (mkdir(base, 0700) && errno != EEXIST)
+		if (create && mkdir(base, 0700) && errno != EEXIST)
 			return -errno;
 		if ((size_t)snprintf(dir, len, "%s/sonde", base) >= len)
 			return -ENAMETOOLONG;
 	}
-	if (mkdir(dir, 0700) && errno != EEXIST)
+	if (create && mkdir(dir, 0700) && errno != EEXIST)
 		return -errno;
 	if (lstat(dir, &st))
 		return -errno;
@@ -311,10 +314,10 @@ int ksymcache__check(const void *buf, size_t size, const char *key, size_t keyle
 	return 0;
 }
 
-static int ksc_path(const struct ksymcache_env *e, char *path, size_t len)
+static int ksc_path(const struct ksymcache_env *e, char *path, size_t len, bool create)
 {
 	char dir[4096];
-	int err = ksc_dir(e, dir, sizeof(dir));
+	int err = ksc_dir(e, dir, sizeof(dir), create);
 
 	if (err)
 		return err;
@@ -330,7 +333,7 @@ int ksymcache__open(struct ksymcache **out, const struct ksymcache_env *e)
 	void *map = MAP_FAILED;
 	int fd = -1, err;
 
-	if ((err = ksc_path(e, path, sizeof(path))))
+	if ((err = ksc_path(e, path, sizeof(path), false)))
 		return err;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -491,7 +494,7 @@ int ksymcache__save(const struct ksym *syms, size_t n, const struct ksymcache_en
 	size_t keylen, size;
 	int fd, err;
 
-	if ((err = ksc_path(e, path, sizeof(path))) || (err = kptr_visible(e)) ||
+	if ((err = kptr_visible(e)) || (err = ksc_path(e, path, sizeof(path), true)) ||
 	    (err = ksc_key(e, &key, &keylen, &mods)) || (err = ksc_build(syms, n, key, keylen, mods, &buf, &size)))
 		goto out;
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
