@@ -178,3 +178,83 @@ int debugfile__find(Elf *e, const char *path, char *out, size_t len)
 		return 0;
 	return by_debuglink(e, path, out, len);
 }
+
+/* does path exist? dir + sub + name, any of them empty */
+static bool exists3(const char *dir, const char *sub, const char *name)
+{
+	char p[4096];
+
+	if ((size_t)snprintf(p, sizeof(p), "%s%s%s%s%s", dir, *dir && *sub ? "/" : "", sub,
+			     *dir || *sub ? "/" : "", name) >= sizeof(p))
+		return true;	/* cannot tell: let libdwfl look */
+	return !access(p, F_OK);
+}
+
+/*
+ * could libdwfl's local search (dwfl_standard_find_debuginfo before its last
+ * step) find a debug file? A superset of the places it looks: by build id under
+ * each absolute directory of the path, by the debuglink name (else FILE.debug)
+ * beside the file, in its relative directories and under the absolute ones
+ * (for a name without a directory, as "[vdso]": under each directory and
+ * here), for the file's name and its real path
+ */
+static bool local_debuginfo_may_exist(Dwfl_Module *mod, const char *path, const char *file_name,
+				      const char *link)
+{
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	char own[4096], real[4096], hex[2 * 64 + 1], idname[2 * 64 + 16];
+	const char *files[2] = { file_name, realpath(file_name, real) };
+	int n = dwfl_module_build_id(mod, &id, &vaddr);
+
+	if (n > 64 || (link && strchr(link, '/')))	/* an alternate (dwz) file: libdwfl's own way */
+		return true;
+	for (int i = 0; i < n; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	if (n > 1)
+		snprintf(idname, sizeof(idname), "%.2s/%s.debug", hex, hex + 2);
+	if (!link) {
+		const char *b = strrchr(file_name, '/');
+
+		snprintf(own, sizeof(own), "%s.debug", b ? b + 1 : file_name);
+		link = own;
+	}
+	for (const char *d = path; *d;) {
+		size_t len = strcspn(d, ":");
+		char dir[4096];
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)len, d);
+		d += len + (d[len] == ':');
+		memmove(dir, dir + strspn(dir, "+-"), strlen(dir + strspn(dir, "+-")) + 1);
+		if (*dir == '/' && n > 1 && exists3(dir, ".build-id", idname))
+			return true;
+		for (int f = 0; f < 2; f++) {
+			char fdir[4096] = "";
+			const char *slash;
+
+			if (!files[f])
+				continue;
+			if ((slash = strrchr(files[f], '/')))	/* else a name alone ("[vdso]"): "" */
+				snprintf(fdir, sizeof(fdir), "%.*s", (int)(slash - files[f]), files[f]);
+			if (*dir == '/' ? exists3(dir, fdir + (*fdir == '/'), link) || exists3(dir, "", link)
+					: exists3(fdir, dir, link))
+				return true;
+		}
+	}
+	return false;
+}
+
+int debugfile__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			      const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			      char **debuginfo_file_name)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	char **path = userdata ? *userdata : NULL;
+
+	if ((urls && *urls) || !path || !file_name ||
+	    local_debuginfo_may_exist(mod, *path ? *path : ":.debug:/usr/lib/debug", file_name, debuglink_file))
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+						    debuglink_crc, debuginfo_file_name);
+	errno = ENOENT;
+	return -1;
+}

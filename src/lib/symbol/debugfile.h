@@ -10,6 +10,7 @@
 #ifndef SONDE_DEBUGFILE_H
 #define SONDE_DEBUGFILE_H
 
+#include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,5 +21,17 @@ size_t debugfile__note_build_id(const void *buf, size_t n, uint8_t *id, size_t m
 int debugfile__parse_debuglink(const void *buf, size_t n, char *name, size_t len, uint32_t *crc);
 /* the debug file of e (opened from path) into out; 0 or -ENOENT */
 int debugfile__find(Elf *e, const char *path, char *out, size_t len);
+
+/*
+ * libdwfl's find_debuginfo callback: dwfl_standard_find_debuginfo, except that
+ * with no debuginfod server to ask (DEBUGINFOD_URLS unset or empty) and nothing
+ * where its local search looks, that search is not started: its last step loads
+ * the debuginfod client (libcurl, gnutls: 8,000 relocations, a fifth of a short
+ * report) to find no server. *userdata is the symbolizer's debug path (char **,
+ * as Dwfl_Callbacks.debuginfo_path); NULL: the standard search.
+ */
+int debugfile__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			      const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			      char **debuginfo_file_name);
 
 #endif

@@ -186,6 +186,10 @@ static int try_open(struct symbolizer *s, struct dso *d, const char *path)
 	dwfl_report_begin(d->dwfl);
 	d->mod = dwfl_report_elf(d->dwfl, d->name, path ? path : d->name, fd, 0, true);
 	dwfl_report_end(d->dwfl, NULL, NULL);
+	void **ud;
+
+	if (d->mod && dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+		*ud = s->cb.debuginfo_path;	/* for debugfile__find_debuginfo */
 	if (!d->mod) {
 		if (fd >= 0)
 			close(fd);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/proc/maps.h"
+#include "lib/symbol/debugfile.h"
 #include "lib/symbol/symbol_int.h"
 #include "lib/util.h"
 
@@ -78,7 +79,7 @@ struct symbolizer *symbolizer__new(unsigned flags)
 	s->flags = flags;
 	s->vdso_fd = -2;
 	s->cb.find_elf = dwfl_build_id_find_elf;
-	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.find_debuginfo = debugfile__find_debuginfo;	/* libdwfl's, without debuginfod for nothing */
 	s->cb.section_address = dwfl_offline_section_address;
 	s->cb.debuginfo_path = &s->debug_path;
 	return s;
