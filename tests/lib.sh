@@ -73,7 +73,7 @@ require_root() {
 	[ "$(id -u)" = 0 ] || _skip_script "$1" "${2:-BPF needs root}"
 }
 
-# exclusive NAME: hold the lock NAME until the script ends. tests/run.sh runs scripts two at a
+# exclusive NAME: hold the lock NAME until the script ends. tests/run.sh runs scripts three at a
 # time; those that must not overlap take the same lock (Debian ltrace's breakpoints and another
 # test's uprobes on the same program each break the other's answer: t0860, t0861)
 exclusive() {

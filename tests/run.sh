@@ -109,7 +109,7 @@ for f in build-san/fuzz-replay/fuzz_*; do
 	fi
 done
 
-# The end-to-end scripts run in lanes: E2E_JOBS (default 2) at once, the VM's tests taking one
+# The end-to-end scripts run in lanes: E2E_JOBS (default 3) at once, the VM's tests taking one
 # lane while they run. Most scripts only see what they start themselves, and their answers do
 # not depend on what else runs (a loaded machine is one they must pass on). Those named in
 # tests/e2e/alone-list watch the whole machine or its shared tracing state, or time something
@@ -128,7 +128,7 @@ for pass in side rest; do
 		done
 	done
 done
-lanes=${E2E_JOBS:-2}
+lanes=${E2E_JOBS:-3}
 [ -n "$vm_job" ] && running[$vm_job]=vm
 # wait for one running job to end, and show what it printed
 reap_one() {

@@ -313,7 +313,8 @@ test_expect_success 'offcputime -p PID DURATION: the 500 ms the workload slept i
 	held_offcpu &&
 	tool_start out $SONDE tool offcputime -p $P 2 && release && wait $TOOL_PID &&
 	m=$(sed -E "s/.*block_here ([0-9]+) us.*/\1/" measured) && b=$(block_us out) &&
-	echo "measured $m, offcputime $b" && test $b -le $m && test $((b * 10)) -ge $((m * 9)) &&
+	echo "measured $m, offcputime $b" &&
+	{ test $b -le $m && test $((b * 10)) -ge $((m * 9)) || { cat out out.err; exit 1; }; } &&
 	grep -A1 -x "    block_here" out | tail -1 | grep -qx "    main" &&
 	grep -qx "    -                offcpu ($P)" out
 '

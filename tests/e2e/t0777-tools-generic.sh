@@ -132,9 +132,9 @@ test_expect_success 'stackcount: the 4 calls of block_here from one stack, as BC
 test_expect_success 'stackcount -f: folded lines, comm first, the root before the leaf; sonde flame reads them' '
 	tool_start out $SONDE tool stackcount -f -T -i 1 "$OFF:block_here" &&
 	$OFF 3 10 1 0 2>/dev/null && tool_stop &&
-	grep -E "^offcpu;(.*;)?main;block_here [0-9]+$" out >folded &&
-	awk "{ n += \$NF } END { exit !(n == 3) }" folded &&
-	! grep -vE "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]$" out | grep -v "^offcpu;" &&
+	{ grep -E "^offcpu;(.*;)?main;block_here [0-9]+$" out >folded &&
+	  awk "{ n += \$NF } END { exit !(n == 3) }" folded &&
+	  ! grep -vE "^[0-2][0-9]:[0-5][0-9]:[0-5][0-9]$" out | grep -v "^offcpu;" || { cat out out.err; exit 1; }; } &&
 	$SONDE flame folded >flame.svg && grep -q "block_here" flame.svg
 '
 test_expect_success 'stackcount -K -P on a tracepoint: kernel frames, the process, exactly its 6 getppid()' '

@@ -33,7 +33,9 @@ test_expect_success 'syscall:read > 100ms fires on the slow read; its stack is i
 	grep -E "^sonde record: dumped [0-9]+\.[0-9] s \([0-9]+ samples\) to fl\.[0-9]{8}-[0-9]{6}: trigger .syscall:read > 100ms. \(read took [0-9]+ ms, pid [0-9]+ .spiky.\)$" lines &&
 	took=$(sed -n "s/.*read took \([0-9]*\) ms.*/\1/p" lines) &&
 	real=$(sed -n "1s/slow read 1: \([0-9]*\) ms/\1/p" out) &&
-	test $took -ge 200 && test $took -le $real &&
+	# the read is slow because the writer sleeps 200 ms first; a loaded machine may start the
+	# read late, so the read itself takes less: over the threshold, at most what the workload saw
+	test $took -gt 100 && test $took -le $real &&
 	f=$(dump_file err) && test -f $f && test "$(stat -c %a $f)" = 600 &&
 	$SONDE script -i $f >script &&
 	grep -B12 "spike_read+" script | grep -q "prev_state=S" &&
@@ -129,11 +131,12 @@ test_expect_success 'SIGUSR2, sonde record --dump PID and a line on the FIFO eac
 '
 
 test_expect_success 'Ctrl-C ends it with no dump unless --dump-on-exit; SIGTERM dumps on exit' '
-	start_recorder -o quiet && kill -INT $FL_PID && wait $FL_PID && kill $SP_PID &&
+	start_recorder -o quiet && kill -INT $FL_PID && wait $FL_PID && kill $SP_PID && { wait $SP_PID || :; } &&
 	! dumps rec.err && ! ls quiet.* 2>/dev/null && grep -q "flight recorder: 0 dumps" rec.err &&
-	start_recorder -o exit --dump-on-exit && sleep 0.5 && kill -TERM $FL_PID && wait $FL_PID && kill $SP_PID &&
+	start_recorder -o exit --dump-on-exit && sleep 0.5 && kill -TERM $FL_PID && wait $FL_PID &&
+	kill $SP_PID && { wait $SP_PID || :; } &&
 	dumps rec.err | grep -q ": trigger exit (SIGTERM)$" && test $(ls exit.* | wc -l) = 1 &&
-	! pgrep -f "$SP 30 100000" >/dev/null
+	! pgrep -af "$SP 30 100000"
 '
 
 test_expect_success 'lost samples are counted and reported (the recorder stopped while events pour in)' '
