@@ -128,7 +128,8 @@ static struct cu_index *cu_get(struct inline_index *ix, Dwarf_Die *cu)
 		c->n = 0;	/* out of memory: this CU shows no inlined frames */
 		return c;
 	}
-	qsort(c->r, c->n, sizeof(*c->r), range_cmp);
+	if (c->n)	/* qsort() of no array is undefined, even of 0 elements */
+		qsort(c->r, c->n, sizeof(*c->r), range_cmp);
 	for (size_t k = 0; k < c->n; k++)
 		c->r[k].maxhi = k && c->r[k - 1].maxhi > c->r[k].hi ? c->r[k - 1].maxhi : c->r[k].hi;
 	return c;

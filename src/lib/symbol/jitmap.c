@@ -90,7 +90,8 @@ int jitmap__load(struct jitmap **out, const char *path)
 		jitmap__free(j);
 		return err;
 	}
-	qsort(tmp, n, sizeof(*tmp), seq_cmp);
+	if (n)	/* qsort() of no array is undefined, even of 0 elements */
+		qsort(tmp, n, sizeof(*tmp), seq_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (m && j->syms[m - 1].start == tmp[i].s.start) {
 			free((char *)tmp[i].s.name);	/* an older entry at the same address */
