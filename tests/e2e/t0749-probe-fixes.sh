@@ -93,14 +93,15 @@ test_expect_success 'a tracepoint sonde probe and sonde offcpu trace still reach
 # lcat blocks a second in read() between the two parts of its line; ltrue is exec'd meanwhile.
 # Before: "lcat readexec ltrue" and " 3" (bpftrace 0.17 mixes them too)
 test_expect_success 'a line printed in parts at a read'"'"'s entry and return stays whole' '
-	cp /bin/cat lcat && cp /bin/true ltrue &&
-	printf "#!/bin/sh\n(sleep 1; ./ltrue; echo hi) | ./lcat >/dev/null\n" >pipe.sh && chmod +x pipe.sh &&
-	$SONDE probe -e "tracepoint:syscalls:sys_enter_read /comm == \"lcat\"/ { printf(\"%s read\", comm); }
-tracepoint:syscalls:sys_exit_read /comm == \"lcat\"/ { printf(\" %d\n\", args.ret); }
-tracepoint:sched:sched_process_exec /comm == \"ltrue\"/ { printf(\"exec %s\n\", comm); }" -c ./pipe.sh >out &&
-	grep -x -e "exec ltrue" -e "lcat read 3" out >got &&
-	printf "exec ltrue\nlcat read 3\n" >want && test_cmp want got &&
-	! grep -v -x -e "Attaching 3 probes..." -e "exec ltrue" -e "lcat read -\{0,1\}[0-9]*" -e "" out
+	# names of this run alone: the ASan run of this script may trace its lcat beside this one
+	L=lcat$$ && T=ltrue$$ && cp /bin/cat $L && cp /bin/true $T &&
+	printf "#!/bin/sh\n(sleep 1; ./$T; echo hi) | ./$L >/dev/null\n" >pipe.sh && chmod +x pipe.sh &&
+	$SONDE probe -e "tracepoint:syscalls:sys_enter_read /comm == \"$L\"/ { printf(\"%s read\", comm); }
+tracepoint:syscalls:sys_exit_read /comm == \"$L\"/ { printf(\" %d\n\", args.ret); }
+tracepoint:sched:sched_process_exec /comm == \"$T\"/ { printf(\"exec %s\n\", comm); }" -c ./pipe.sh >out &&
+	grep -x -e "exec $T" -e "$L read 3" out >got &&
+	printf "exec $T\n$L read 3\n" >want && test_cmp want got &&
+	! grep -v -x -e "Attaching 3 probes..." -e "exec $T" -e "$L read -\{0,1\}[0-9]*" -e "" out
 '
 
 links() { ls -l /proc/$TOOL_PID/fd | grep -c -e "perf_event" -e "bpf_link"; }

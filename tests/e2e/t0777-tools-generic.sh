@@ -8,10 +8,15 @@
 # Kernel functions need kprobes, which this kernel lacks: only --source shows them.
 . "$(dirname "$0")/../lib.sh"
 
-D=$WORKLOADS/dwargs
-SC=$WORKLOADS/syscalls
-SYM=$WORKLOADS/symchain
-OFF=$WORKLOADS/offcpu
+# copies of this run's own, under the same names (the same comms): the tools' uprobes on them
+# count no call of another test's run of the same workload beside this one
+mkdir "$TMP/w"
+for w in dwargs syscalls symchain offcpu usdt; do cp "$WORKLOADS/$w" "$TMP/w/$w"; done
+D=$TMP/w/dwargs
+SC=$TMP/w/syscalls
+SYM=$TMP/w/symchain
+OFF=$TMP/w/offcpu
+U=$TMP/w/usdt
 test_expect_success 'trace --source: BCC arg1 is arg0, retval, filters, formats as BCC converts them' '
 	$SONDE tool trace --source -p 42 "p:c:write (arg1 == 1) \"writing %d bytes\", arg3" \
 		"r::do_sys_open \"%llx\", retval" >src &&
@@ -80,9 +85,9 @@ test_expect_success 'trace -U: the user stack under the line, chain_c called fro
 	sed -n 2,5p stack >got && printf "        %s\n" chain_c chain_b chain_a main >expect && test_cmp expect got
 '
 test_expect_success 'trace u:LIB:PROBE: USDT arguments, arg1 the first; provider:probe works too' '
-	tool_start out $SONDE tool trace "u:$WORKLOADS/usdt:three \"%d %u %lld\", arg1, arg2, arg3" \
-		"u:$WORKLOADS/usdt:sonde_test:one \"one %d\", arg1" &&
-	$WORKLOADS/usdt 2 0 >/dev/null && tool_stop &&
+	tool_start out $SONDE tool trace "u:$U:three \"%d %u %lld\", arg1, arg2, arg3" \
+		"u:$U:sonde_test:one \"one %d\", arg1" &&
+	$U 2 0 >/dev/null && tool_stop &&
 	grep " usdt  " out | sed -E "s/^[0-9]+ +[0-9]+ +usdt +//" >got &&
 	printf "%-16s %s\n" sonde_test:one "one 1" three "-1 60001 -1000000000000" \
 		sonde_test:one "one 2" three "-2 60002 -2000000000000" >expect && test_cmp expect got
@@ -108,15 +113,18 @@ test_expect_success 'argdist -p PID: only that process; $latency in a return pro
 	$D 2 >/dev/null && wait $TOOL_PID && grep -qxF "	2          \$latency > 0 = 1" out
 '
 test_expect_success 'argdist -C: the rows from the smallest count up (20 opens of O_RDONLY the last)' '
-	tool_start out $SONDE tool argdist -i 1 -c -C "t:syscalls:sys_enter_openat():int:args->flags:comm == \"syscalls\"" &&
-	$SC 20 && sleep 1.5 && tool_stop &&
+	cp $SC ./sc$$ &&
+	tool_start out $SONDE tool argdist -i 1 -c -C "t:syscalls:sys_enter_openat():int:args->flags:comm == \"sc$$\"" &&
+	./sc$$ 20 && sleep 1.5 && tool_stop &&
 	tac out | sed "/COUNT *EVENT/,\$d" | tac >last && test $(wc -l <last) -ge 2 &&
 	tail -1 last | grep -qxF "	20         args->flags = 0" && sort -n -s -k1,1 last | cmp - last
 '
 test_expect_success 'argdist -T 1 -c: only the commonest value, counts kept over intervals (20 opens of O_RDONLY)' '
+	# the filter is by comm: a name no other test runs
+	cp $SC ./sc$$ &&
 	tool_start out $SONDE tool argdist -i 1 -T 1 -c \
-		-C "t:syscalls:sys_enter_openat():int:args->flags:comm == \"syscalls\"" &&
-	$SC 20 && sleep 1.5 && tool_stop &&
+		-C "t:syscalls:sys_enter_openat():int:args->flags:comm == \"sc$$\"" &&
+	./sc$$ 20 && sleep 1.5 && tool_stop &&
 	tail -1 out | grep -qxF "	20         args->flags = 0" &&
 	test "$(tail -2 out | head -1)" = "$(printf "\tCOUNT      EVENT")"
 '
@@ -175,9 +183,9 @@ test_expect_success 'funccount -p PID on tracepoints: CATEGORY:EVENT, exactly th
 	printf "%-36s %8d\n" syscalls:sys_enter_getppid 7 >expect && grep "^syscalls:" out >got && test_cmp expect got
 '
 test_expect_success 'funccount u:LIB:PATTERN: USDT probes by name; twice has two sites, 2 rounds' '
-	tool_start out $SONDE tool funccount "u:$WORKLOADS/usdt:t*" &&
-	$WORKLOADS/usdt 2 0 >/dev/null && tool_stop &&
-	head -1 out | grep -qx "Tracing 2 functions for \"u:$WORKLOADS/usdt:t\*\"... Hit Ctrl-C to end." &&
+	tool_start out $SONDE tool funccount "u:$U:t*" &&
+	$U 2 0 >/dev/null && tool_stop &&
+	head -1 out | grep -qx "Tracing 2 functions for \"u:$U:t\*\"... Hit Ctrl-C to end." &&
 	printf "%-36s %8d\n" three 2 twice 4 >expect && sed -n "4,5p" out >got && test_cmp expect got
 '
 test_expect_success 'funccount -d 1 -T: ends by itself, a time before the table; -i 1 a table each second' '
