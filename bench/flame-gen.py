@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """flame-gen.py N: N distinct folded stacks (seeded, the same file every time) for bench/flame.sh.
-2,000 names (C++, C and kernel-style), a skewed random call graph, depths 5-12, Pareto counts."""
+2,000 names (C++, C and kernel-style), a skewed random call graph, deep stacks of 5-45 frames
+(a root and 4-44 calls), Pareto counts."""
 import random
 import sys
 
@@ -27,7 +28,7 @@ out = sys.stdout
 while len(seen) < n:
     f = rnd.randrange(2000)
     stack = [rnd.choice(roots), names[f]]
-    for _ in range(rnd.randint(3, 10)):
+    for _ in range(rnd.randint(3, 43)):
         f = rnd.choice(callees[f])
         stack.append(names[f])
     line = ";".join(stack)

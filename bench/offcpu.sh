@@ -3,7 +3,11 @@
 # threads ping-ponging a byte over pipes: every round trip blocks each thread):
 # `sonde offcpu -a` against bpftrace running the same offcputime-like program
 # (sched_switch, user + kernel stacks, in-kernel sums), both system-wide, and
-# against no tracing. BCC's offcputime is used too where it can run (it needs a
+# against no tracing. The anchor of issue 21 is offcputime from libbpf-tools
+# (Debian's package; $OFFCPUTIME, else /usr/sbin/offcputime): user + kernel
+# stacks by frame pointers, in-kernel sums, system-wide. The ratio printed is
+# the added cost per context switch, sonde's default / offcputime's.
+# BCC's offcputime is used too where it can run (it needs a
 # kprobe on finish_task_switch and kernel headers; this VM has neither).
 # sonde's default copies and unwinds user stacks with DWARF where libc has no
 # frame pointers (Debian's): `-g fp` is the frame-pointer walk BCC and
@@ -31,17 +35,37 @@ tracepoint:sched:sched_switch
 END { clear(@ts); clear(@k); clear(@u); }
 EOT
 
+# per_trip LOOP_S: the time LOOP_S adds to the bare loop per round trip, in ns (a
+# round trip blocks each thread once; the context switches per trip are the same
+# under every tracer, so the ratios are the ratios per context switch)
+per_trip() { awk -v a="$1" -v b="$bare" -v n="$N" 'BEGIN { d = a - b; if (d < 0) d = 0; printf "%.0f", d * 1e9 / n }'; }
 loop_s() { "$PP" "$N" | sed -n 's/.* in \([0-9.]*\) s$/\1/p'; }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
+# has_prog PID: PID holds a BPF program of a tracepoint type (it is attached or about to be)
+has_prog() {
+	bpftool -j prog show | python3 -c "
+import json, sys
+sys.exit(not any(int(sys.argv[1]) in [q['pid'] for q in p.get('pids', [])] and
+                 p.get('type') in ('tracing', 'tracepoint', 'raw_tracepoint') for p in json.load(sys.stdin)))" "$1"
+}
+
 # under WAITFOR TOOL...: start the tracer, wait until it is attached (WAITFOR in its
-# output), time one loop, stop it with SIGINT; prints "loop_s stop_s"
+# output; "" for a tool that says nothing: until it holds a program), time one loop,
+# stop it with SIGINT; prints "loop_s stop_s"
 under() {
 	local waitfor=$1 i t s
 	shift
 	"$@" >"$T/out" 2>"$T/err" &
 	tp=$!
-	for i in $(seq 200); do grep -q "$waitfor" "$T/err" "$T/out" 2>/dev/null && break; sleep 0.05; done
+	for i in $(seq 200); do
+		if [ -n "$waitfor" ]; then
+			grep -q "$waitfor" "$T/err" "$T/out" 2>/dev/null && break
+		else
+			has_prog $tp && break
+		fi
+		sleep 0.05
+	done
 	sleep 0.3
 	t=$(loop_s)
 	s=$(date +%s.%N)
@@ -54,6 +78,8 @@ under() {
 # load (other jobs on this VM) hits them all alike; medians are reported
 declare -A L S
 configs="bare sonde sonde_fp sonde_f"
+LBT=${OFFCPUTIME:-/usr/sbin/offcputime}
+[ -x "$LBT" ] && configs="$configs offcputime"
 command -v bpftrace >/dev/null && configs="$configs bpftrace"
 for rep in $(seq "$REPS"); do
 	for c in $configs; do
@@ -62,6 +88,7 @@ for rep in $(seq "$REPS"); do
 		sonde) r=$(under "Tracing off-CPU" "$SONDE" offcpu -a) ;;
 		sonde_fp) r=$(under "Tracing off-CPU" "$SONDE" offcpu -a -g fp) ;;
 		sonde_f) r=$(under "hook:" "$SONDE" -v offcpu -a -f) ;;	# -v: a debug line says it is attached
+		offcputime) r=$(under "" "$LBT") ;;
 		bpftrace) r=$(under "Attaching" bpftrace "$T/offcpu.bt") ;;
 		esac
 		L[$c]="${L[$c]:-} ${r% *}"
@@ -73,6 +100,7 @@ for c in $configs; do
 	S[$c]=$(echo ${S[$c]} | tr ' ' '\n' | median)
 done
 bare=${L[bare]} sonde=${L[sonde]} sonde_fp=${L[sonde_fp]} sonde_f=${L[sonde_f]} bt=${L[bpftrace]:-}
+lbt=${L[offcputime]:-}
 sonde_stop=${S[sonde]} bt_stop=${S[bpftrace]:-}
 
 bcc=/usr/sbin/offcputime-bpfcc
@@ -85,28 +113,42 @@ fi
 
 # the BPF programs' own cost per sched_switch (kernel.bpf_stats_enabled, restored after):
 # less sensitive to the VM's load than the slowdowns
-ns_per_run() {	# ns_per_run NAME_REGEX
+ns_per_run() {	# ns_per_run NAME_REGEX PID: of PID's program NAME
 	bpftool -j prog show | python3 -c "
 import json, re, sys
 for p in json.load(sys.stdin):
-    if p.get('run_cnt', 0) > 1000 and re.search(sys.argv[1], p.get('name', '')) and p.get('type') in ('tracing', 'tracepoint'):
-        print(p['run_time_ns'] // p['run_cnt']); break" "$1"
+    if p.get('run_cnt', 0) > 1000 and re.search(sys.argv[1], p.get('name', '')) and \
+       p.get('type') in ('tracing', 'tracepoint', 'raw_tracepoint') and \
+       int(sys.argv[2]) in [q['pid'] for q in p.get('pids', [])]:
+        print(p['run_time_ns'] // p['run_cnt']); break" "$1" "$2"
 }
 stats=/proc/sys/kernel/bpf_stats_enabled
 if [ -w $stats ]; then
 	old=$(cat $stats)
 	echo 1 >$stats
-	"$SONDE" -v offcpu -a -f -g fp -o /dev/null >"$T/out" 2>"$T/err" & tp=$!
-	for i in $(seq 200); do grep -q "hook:" "$T/err" && break; sleep 0.05; done
-	"$PP" "$N" >/dev/null
-	sonde_ns=$(ns_per_run '^offcpu_switch')
-	kill -INT $tp; wait $tp 2>/dev/null; tp=
+	for g in fp default; do
+		a=; [ $g = fp ] && a="-g fp"
+		"$SONDE" -v offcpu -a -f $a -o /dev/null >"$T/out" 2>"$T/err" & tp=$!
+		for i in $(seq 200); do grep -q "hook:" "$T/err" && break; sleep 0.05; done
+		"$PP" "$N" >/dev/null
+		eval "sonde_ns_$g=\$(ns_per_run '^offcpu_switch' $tp)"
+		kill -INT $tp; wait $tp 2>/dev/null; tp=
+	done
+	sonde_ns=$sonde_ns_fp
+	if [ -x "$LBT" ]; then
+		"$LBT" >"$T/out" 2>"$T/err" & tp=$!
+		for i in $(seq 200); do has_prog $tp && break; sleep 0.05; done
+		sleep 0.5
+		"$PP" "$N" >/dev/null
+		lbt_ns=$(ns_per_run 'sched_switch' $tp)
+		kill -INT $tp; wait $tp 2>/dev/null; tp=
+	fi
 	if command -v bpftrace >/dev/null; then
 		bpftrace "$T/offcpu.bt" >"$T/out" 2>"$T/err" & tp=$!
 		for i in $(seq 200); do grep -q "Attaching" "$T/err" "$T/out" && break; sleep 0.05; done
 		sleep 1
 		"$PP" "$N" >/dev/null
-		bt_ns=$(ns_per_run '^sched_switch$')
+		bt_ns=$(ns_per_run '^sched_switch$' $tp)
 		kill -TERM $tp; wait $tp 2>/dev/null; tp=
 	fi
 	echo "$old" >$stats
@@ -117,12 +159,22 @@ printf 'sonde offcpu -a:        %ss  slowdown %sx   (exit after Ctrl-C: %ss)\n' 
 printf 'sonde offcpu -a -g fp:  %ss  slowdown %sx   added cost default/fp = %s\n' "$sonde_fp" \
 	"$(ratio "$sonde_fp" "$bare")" "$(ratio "$(added "$sonde" "$bare")" "$(added "$sonde_fp" "$bare")")"
 printf 'sonde offcpu -a -f:     %ss  slowdown %sx\n' "$sonde_f" "$(ratio "$sonde_f" "$bare")"
+if [ -n "$lbt" ]; then
+	printf 'offcputime (libbpf-tools): %ss  slowdown %sx   (exit after Ctrl-C: %ss)\n' "$lbt" "$(ratio "$lbt" "$bare")" "${S[offcputime]}"
+	printf 'added cost per round trip: sonde %s ns, sonde -g fp %s ns, offcputime %s ns\n' \
+		"$(per_trip "$sonde")" "$(per_trip "$sonde_fp")" "$(per_trip "$lbt")"
+	printf 'ratio: added cost sonde default/offcputime = %s (goal <= 1.2), sonde -g fp/offcputime = %s\n' \
+		"$(ratio "$(added "$sonde" "$bare")" "$(added "$lbt" "$bare")")" \
+		"$(ratio "$(added "$sonde_fp" "$bare")" "$(added "$lbt" "$bare")")"
+fi
 if [ -n "$bt" ]; then
 	printf 'bpftrace (same work):   %ss  slowdown %sx   (exit after Ctrl-C: %ss)\n' "$bt" "$(ratio "$bt" "$bare")" "$bt_stop"
 	printf 'added cost sonde -g fp/bpftrace (the same stacks) = %s\n' "$(ratio "$(added "$sonde_fp" "$bare")" "$(added "$bt" "$bare")")"
 fi
-[ -n "${sonde_ns:-}" ] && printf 'BPF cost per sched_switch: sonde %s ns, bpftrace %s ns, sonde/bpftrace = %s\n' \
+[ -n "${sonde_ns:-}" ] && printf 'BPF cost per sched_switch: sonde -g fp %s ns, bpftrace %s ns, sonde/bpftrace = %s\n' \
 	"$sonde_ns" "${bt_ns:-?}" "$(ratio "$sonde_ns" "${bt_ns:-0}")"
+[ -n "${lbt_ns:-}" ] && printf 'BPF cost per sched_switch: sonde default %s ns, sonde -g fp %s ns, offcputime %s ns; default/offcputime = %s\n' \
+	"${sonde_ns_default:-?}" "$sonde_ns" "$lbt_ns" "$(ratio "${sonde_ns_default:-0}" "$lbt_ns")"
 # a traced command (the usual use): the blocks the default could not copy keep
 # frame-pointer stacks, and it says how many
 for g in default fp; do
