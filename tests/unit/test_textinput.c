@@ -107,3 +107,43 @@ TEST(folded_binary_input_is_an_error)
 	fclose(in);
 	folded__free(f);
 }
+
+/*
+ * folded__read takes its input a block (1 MiB) at a time: lines cut by a
+ * block's end, a line longer than a block, a last line without a newline, and
+ * the 16 MiB limit hold as util__read_line holds them.
+ */
+TEST(folded_read_across_blocks)
+{
+	size_t n = 3u << 20, used = 0, lines = 0;
+	char *text = malloc(n + (17u << 20)), buf[64];
+	struct folded *f = folded__new(0);
+	FILE *in;
+
+	CHECK(text && f);
+	while (used < n) {	/* "a;fNNN 1\n" lines of varied lengths */
+		used += sprintf(text + used, "a;f%zu;%.*s 1\n", lines, (int)(lines % 37 + 1), "gggggggggggggggggggggggggggggggggggggg");
+		lines++;
+	}
+	used += sprintf(text + used, "a;");	/* one frame of 1.5 MiB */
+	memset(text + used, 'x', 3u << 19);
+	used += 3u << 19;
+	used += sprintf(text + used, " 2\na;last 3");
+	in = fmemopen(text, used, "r");
+	CHECK_INT(folded__read(f, in, "t", FOLDED_AFTER, NULL, NULL), 0);
+	fclose(in);
+	CHECK_INT(folded__finish(f), 0);
+	CHECK_INT(folded__nr_stacks(f), lines + 2);
+	folded__format_count(buf, sizeof(buf), folded__total(f));
+	CHECK_INT(strtoul(buf, NULL, 10), lines + 5);
+	folded__free(f);
+
+	/* a line of 16 MiB is no line */
+	memset(text, 'y', 17u << 20);
+	in = fmemopen(text, 17u << 20, "r");
+	f = folded__new(0);
+	CHECK_INT(folded__read(f, in, "t", FOLDED_AFTER, NULL, NULL), -EFBIG);
+	fclose(in);
+	folded__free(f);
+	free(text);
+}

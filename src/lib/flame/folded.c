@@ -159,22 +159,24 @@ static int grow_children(struct folded *f)
 	uint32_t size = f->child_mask + 1, nsize, nmask;
 	struct child_slot *nt;
 
-	if (f->child_tab && (uint64_t)f->nr_nodes * 2 < size)
+	/* up to 3/4 full: the keys are in the slots, a probe of four is one cache line */
+	if (f->child_tab && (uint64_t)f->nr_nodes * 4 < (uint64_t)size * 3)
 		return 0;
 	nsize = f->child_tab ? size * 2 : 1024;
 	if (nsize < size)
 		return -EOVERFLOW;
 	nmask = nsize - 1;
-	if (!(nt = malloc(sizeof(*nt) * nsize)))
+	/* node 0 (the root) is nobody's child: a zeroed slot is empty, and a
+	   large calloc gets the kernel's zeroed pages without a pass over them */
+	if (!(nt = calloc(nsize, sizeof(*nt))))
 		return -ENOMEM;
-	memset(nt, 0xff, sizeof(*nt) * nsize);
 	for (uint32_t i = 0; f->child_tab && i < size; i++) {
 		struct child_slot *e = &f->child_tab[i];
 		uint32_t h;
 
-		if (e->node == FOLDED_NONE)
+		if (!e->node)
 			continue;
-		for (h = e->hash & nmask; nt[h].node != FOLDED_NONE; h = (h + 1) & nmask)
+		for (h = e->hash & nmask; nt[h].node; h = (h + 1) & nmask)
 			;
 		nt[h] = *e;
 	}
@@ -299,7 +301,7 @@ static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint32_t h
 		}
 		return new_node(f, parent, name, out);
 	}
-	for (i = hash & f->child_mask; f->child_tab[i].node != FOLDED_NONE;
+	for (i = hash & f->child_mask; f->child_tab[i].node;
 	     i = (i + 1) & f->child_mask) {
 		const struct child_slot *e = &f->child_tab[i];
 
@@ -574,8 +576,18 @@ static int strip_hex(struct folded *f, const char **line, size_t *len)
 static int add_text(struct folded *f, const char *line, size_t len, folded_count c2, folded_count c1,
 		    bool two, enum folded_slot slot, const char **why);
 
+static int parse_line(struct folded *f, const char *line, size_t len, enum folded_slot slot,
+		      const char **why, bool nul_free);
+
 int folded__parse_line(struct folded *f, const char *line, size_t len,
 		       enum folded_slot slot, const char **why)
+{
+	return parse_line(f, line, len, slot, why, false);
+}
+
+/* nul_free: the caller has searched the line for NUL bytes already */
+static int parse_line(struct folded *f, const char *line, size_t len, enum folded_slot slot,
+		      const char **why, bool nul_free)
 {
 	folded_count c2 = 0, c1 = 0;
 	bool two = false;
@@ -589,7 +601,7 @@ int folded__parse_line(struct folded *f, const char *line, size_t len,
 		lead++;
 	if (lead == len || (len - lead >= 2 && line[lead] == '#' && line[lead + 1] == ' '))
 		return 1;	/* blank or a comment */
-	if (memchr(line, 0, len)) {
+	if (!nul_free && memchr(line, 0, len)) {
 		*why = "NUL byte in the line";
 		return 1;
 	}
@@ -627,9 +639,10 @@ static int add_text(struct folded *f, const char *line, size_t len, folded_count
 	}
 	if ((f->flags & FOLDED_STRIP_HEX) && (rc = strip_hex(f, &line, &len)))
 		return rc;
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && line[i] != ';')
-			continue;
+	for (size_t i; start <= len; start = i + 1) {
+		const char *semi = memchr(line + start, ';', len - start);
+
+		i = semi ? (size_t)(semi - line) : len;
 		if (i == start) {
 			*why = "empty frame in the stack";
 			return 1;
@@ -638,7 +651,6 @@ static int add_text(struct folded *f, const char *line, size_t len, folded_count
 			return rc;
 		f->fr[n] = line + start;
 		f->fl[n++] = i - start;
-		start = i + 1;
 	}
 	if (two ? f->sum[0] + c2 > FOLDED_COUNT_MAX || f->sum[1] + c1 > FOLDED_COUNT_MAX :
 	    f->sum[slot] + c2 > FOLDED_COUNT_MAX) {
@@ -659,37 +671,91 @@ static int add_text(struct folded *f, const char *line, size_t len, folded_count
 	return folded__add_frames(f, f->fr, f->fl, n, c2, c1);
 }
 
+/*
+ * Blocks of the input, not bytes: each block is searched for NUL bytes and
+ * line ends with memchr, lines parsed where they lie; a line cut by the end
+ * of the block moves to its start (the block grows for a line longer than it,
+ * up to UTIL_MAX_LINE). The same contract as util__read_line's loop.
+ */
+#define READ_BLOCK ((size_t)1 << 20)
+
 long folded__read(struct folded *f, FILE *in, const char *src, enum folded_slot slot,
 		  folded_warn_fn warn, void *arg)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	size_t cap = READ_BLOCK, have = 0, got;
+	char *buf = malloc(cap + 1);
 	unsigned long lineno = 0;
 	long bad = 0;
 	int rc = 0;
-	struct util_lines lines;
+	bool eof = false;
 
-	errno = 0;
-	if ((rc = util__lines_begin(&lines, in)))
-		return rc;
-	while ((len = util__read_line(&lines, &line, &cap, UTIL_MAX_LINE)) >= 0) {
-		const char *why;
+	if (!buf)
+		return -ENOMEM;
+	while (!rc && !eof) {
+		size_t scanned = have, pos = 0;
 
-		lineno++;
-		rc = folded__parse_line(f, line, len, slot, &why);
-		if (rc < 0)
-			break;
-		if (rc == 1 && why) {
-			bad++;
-			if (warn)
-				warn(arg, src, lineno, why);
+		if (have == cap) {	/* one line fills the block */
+			char *nb;
+
+			if (cap >= UTIL_MAX_LINE) {
+				rc = -EFBIG;
+				break;
+			}
+			if (!(nb = realloc(buf, 2 * cap + 1))) {
+				rc = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
 		}
-		rc = 0;
+		errno = 0;
+		got = fread(buf + have, 1, cap - have, in);
+		if (got < cap - have) {
+			if (ferror(in)) {
+				rc = errno ? -errno : -EIO;
+				break;
+			}
+			eof = true;
+		}
+		if (memchr(buf + have, 0, got)) {
+			rc = -EILSEQ;	/* binary data */
+			break;
+		}
+		have += got;
+		for (;;) {
+			char *nl = memchr(buf + (scanned > pos ? scanned : pos), '\n',
+					  have - (scanned > pos ? scanned : pos));
+			size_t len;
+			const char *why;
+
+			scanned = 0;
+			if (!nl) {
+				if (!eof || pos == have)
+					break;
+				len = have - pos;	/* the last line, no newline */
+			} else {
+				len = (size_t)(nl - buf) + 1 - pos;
+			}
+			if (len >= UTIL_MAX_LINE) {
+				rc = -EFBIG;
+				break;
+			}
+			lineno++;
+			rc = parse_line(f, buf + pos, len, slot, &why, true);
+			pos += len;
+			if (rc < 0)
+				break;
+			if (rc == 1 && why) {
+				bad++;
+				if (warn)
+					warn(arg, src, lineno, why);
+			}
+			rc = 0;
+		}
+		memmove(buf, buf + pos, have - pos);
+		have -= pos;
 	}
-	if (!rc && len < -1)
-		rc = (int)len;	/* binary data, an endless line, a read error */
-	free(line);
+	free(buf);
 	return rc ? rc : bad;
 }
 
