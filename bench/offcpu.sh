@@ -42,27 +42,31 @@ per_trip() { awk -v a="$1" -v b="$bare" -v n="$N" 'BEGIN { d = a - b; if (d < 0)
 loop_s() { "$PP" "$N" | sed -n 's/.* in \([0-9.]*\) s$/\1/p'; }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
-# has_prog PID: PID holds a BPF program of a tracepoint type (it is attached or about to be)
+# last_prog: the highest BPF program id loaded now (bpftool here does not say whose
+# a program is: a tracer's programs are the new ones)
+last_prog() { bpftool -j prog show | python3 -c 'import json, sys; print(max([p["id"] for p in json.load(sys.stdin)] + [0]))'; }
+# has_prog AFTER: a tracepoint-type program newer than id AFTER is loaded
 has_prog() {
 	bpftool -j prog show | python3 -c "
 import json, sys
-sys.exit(not any(int(sys.argv[1]) in [q['pid'] for q in p.get('pids', [])] and
-                 p.get('type') in ('tracing', 'tracepoint', 'raw_tracepoint') for p in json.load(sys.stdin)))" "$1"
+sys.exit(not any(p['id'] > int(sys.argv[1]) and p.get('type') in ('tracing', 'tracepoint', 'raw_tracepoint')
+                 for p in json.load(sys.stdin)))" "$1"
 }
 
 # under WAITFOR TOOL...: start the tracer, wait until it is attached (WAITFOR in its
 # output; "" for a tool that says nothing: until it holds a program), time one loop,
 # stop it with SIGINT; prints "loop_s stop_s"
 under() {
-	local waitfor=$1 i t s
+	local waitfor=$1 i t s before
 	shift
+	[ -n "$waitfor" ] || before=$(last_prog)
 	"$@" >"$T/out" 2>"$T/err" &
 	tp=$!
 	for i in $(seq 200); do
 		if [ -n "$waitfor" ]; then
 			grep -q "$waitfor" "$T/err" "$T/out" 2>/dev/null && break
 		else
-			has_prog $tp && break
+			has_prog "$before" && break
 		fi
 		sleep 0.05
 	done
@@ -113,13 +117,12 @@ fi
 
 # the BPF programs' own cost per sched_switch (kernel.bpf_stats_enabled, restored after):
 # less sensitive to the VM's load than the slowdowns
-ns_per_run() {	# ns_per_run NAME_REGEX PID: of PID's program NAME
+ns_per_run() {	# ns_per_run NAME_REGEX AFTER: of the program NAME newer than id AFTER
 	bpftool -j prog show | python3 -c "
 import json, re, sys
 for p in json.load(sys.stdin):
-    if p.get('run_cnt', 0) > 1000 and re.search(sys.argv[1], p.get('name', '')) and \
-       p.get('type') in ('tracing', 'tracepoint', 'raw_tracepoint') and \
-       int(sys.argv[2]) in [q['pid'] for q in p.get('pids', [])]:
+    if p.get('run_cnt', 0) > 1000 and re.search(sys.argv[1], p.get('name', '')) and \\
+       p.get('type') in ('tracing', 'tracepoint', 'raw_tracepoint') and p['id'] > int(sys.argv[2]):
         print(p['run_time_ns'] // p['run_cnt']); break" "$1" "$2"
 }
 stats=/proc/sys/kernel/bpf_stats_enabled
@@ -128,27 +131,30 @@ if [ -w $stats ]; then
 	echo 1 >$stats
 	for g in fp default; do
 		a=; [ $g = fp ] && a="-g fp"
+		before=$(last_prog)
 		"$SONDE" -v offcpu -a -f $a -o /dev/null >"$T/out" 2>"$T/err" & tp=$!
 		for i in $(seq 200); do grep -q "hook:" "$T/err" && break; sleep 0.05; done
 		"$PP" "$N" >/dev/null
-		eval "sonde_ns_$g=\$(ns_per_run '^offcpu_switch' $tp)"
+		eval "sonde_ns_$g=\$(ns_per_run '^offcpu_switch' $before)"
 		kill -INT $tp; wait $tp 2>/dev/null; tp=
 	done
 	sonde_ns=$sonde_ns_fp
 	if [ -x "$LBT" ]; then
+		before=$(last_prog)
 		"$LBT" >"$T/out" 2>"$T/err" & tp=$!
-		for i in $(seq 200); do has_prog $tp && break; sleep 0.05; done
+		for i in $(seq 200); do has_prog "$before" && break; sleep 0.05; done
 		sleep 0.5
 		"$PP" "$N" >/dev/null
-		lbt_ns=$(ns_per_run 'sched_switch' $tp)
+		lbt_ns=$(ns_per_run 'sched_switch' $before)
 		kill -INT $tp; wait $tp 2>/dev/null; tp=
 	fi
 	if command -v bpftrace >/dev/null; then
+		before=$(last_prog)
 		bpftrace "$T/offcpu.bt" >"$T/out" 2>"$T/err" & tp=$!
 		for i in $(seq 200); do grep -q "Attaching" "$T/err" "$T/out" && break; sleep 0.05; done
 		sleep 1
 		"$PP" "$N" >/dev/null
-		bt_ns=$(ns_per_run '^sched_switch$' $tp)
+		bt_ns=$(ns_per_run '^sched_switch$' $before)
 		kill -TERM $tp; wait $tp 2>/dev/null; tp=
 	fi
 	echo "$old" >$stats
