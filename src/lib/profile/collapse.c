@@ -57,6 +57,21 @@ static int reserve(struct collapse *c, size_t n)
 	return 0;
 }
 
+/* names[i] gets room for a string of n bytes; -ENOMEM (also in c->err, and names[i] empty) */
+static int grow_name(struct collapse *c, size_t i, size_t n)
+{
+	char *nb = realloc(c->names[i], n + 64);
+
+	if (!nb) {
+		c->err = -ENOMEM;
+		c->lens[i] = 0;
+		return -ENOMEM;
+	}
+	c->names[i] = nb;
+	c->caps[i] = n + 64;
+	return 0;
+}
+
 static void set_name(struct collapse *c, size_t i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void set_name(struct collapse *c, size_t i, const char *fmt, ...)
 {
@@ -67,15 +82,8 @@ static void set_name(struct collapse *c, size_t i, const char *fmt, ...)
 	n = vsnprintf(c->names[i], c->caps[i], fmt, ap);
 	va_end(ap);
 	if (n >= 0 && (size_t)n >= c->caps[i]) {
-		char *nb = realloc(c->names[i], n + 64);
-
-		if (!nb) {
-			c->err = -ENOMEM;
-			c->lens[i] = 0;
+		if (grow_name(c, i, n))
 			return;
-		}
-		c->names[i] = nb;
-		c->caps[i] = n + 64;
 		va_start(ap, fmt);
 		n = vsnprintf(c->names[i], c->caps[i], fmt, ap);
 		va_end(ap);
@@ -97,17 +105,8 @@ static void set_parts(struct collapse *c, size_t i, const char *const *parts)
 
 	for (k = 0; parts[k]; k++)
 		n += len[k] = strlen(parts[k]);
-	if (n >= c->caps[i]) {
-		char *nb = realloc(c->names[i], n + 64);
-
-		if (!nb) {
-			c->err = -ENOMEM;
-			c->lens[i] = 0;
-			return;
-		}
-		c->names[i] = nb;
-		c->caps[i] = n + 64;
-	}
+	if (n >= c->caps[i] && grow_name(c, i, n))
+		return;
 	n = 0;
 	for (k = 0; parts[k]; n += len[k++])
 		memcpy(c->names[i] + n, parts[k], len[k]);
