@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,4 +313,50 @@ void util__json_str(FILE *f, const char *str, size_t len, bool keep_bytes)
 		i++;
 	}
 	fputc('"', f);
+}
+
+/*
+ * a pattern regcomp can take without blowing up: glibc copies the pattern's
+ * tree for each repetition, so stacked (a+++...) or large ({m,n}) repetitions
+ * take exponential memory (700 bytes of ltrace -e /REGEX/ took 2 GB); names of
+ * functions and syscalls never need them
+ */
+static bool regex_is_tame(const char *re)
+{
+	int bounds = 0, quantifiers = 0;
+	bool after_quantifier = false;
+
+	if (strlen(re) > 256)
+		return false;
+	for (const char *p = re; *p; p++) {
+		bool q = *p == '+' || *p == '*' || *p == '?' || *p == '{';
+
+		if (*p == '\\' && p[1]) {
+			p++;
+			after_quantifier = false;
+			continue;
+		}
+		if (q && (after_quantifier || ++quantifiers > 16))
+			return false;
+		if (*p == '{') {
+			char *end;
+			long m = strtol(p + 1, &end, 10), n = m;
+
+			if (*end == ',')
+				n = end[1] == '}' ? m : strtol(end + 1, &end, 10);
+			if (++bounds > 2 || m > 32 || n > 32)
+				return false;
+			while (*p && *p != '}')
+				p++;
+			if (!*p)
+				return false;
+		}
+		after_quantifier = q;
+	}
+	return true;
+}
+
+int util__regcomp(regex_t *re, const char *pattern, int flags)
+{
+	return regex_is_tame(pattern) ? regcomp(re, pattern, flags) : REG_ESIZE;
 }

@@ -9,6 +9,7 @@
 #ifndef SONDE_UTIL_H
 #define SONDE_UTIL_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,6 +65,8 @@ ssize_t util__read_line(struct util_lines *l, char **line, size_t *cap, size_t m
 const char *util__text_error(int rc);
 
 /* whether the comma-separated list ("bash,sh") holds s exactly */
+/* regcomp(), or REG_ESIZE for a pattern whose repetitions would take exponential memory */
+int util__regcomp(regex_t *re, const char *pattern, int flags);
 bool util__list_has(const char *list, const char *s);
 /* whether the comma-separated list of numbers ("12,34") holds v */
 bool util__list_has_num(const char *list, long v);

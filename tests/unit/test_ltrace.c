@@ -210,6 +210,11 @@ TEST(ltrace_filter_chains)
 	CHECK(lt_filter__match(f, "toupper", "libc.so.6", "/lib/libc.so.6", false));
 	lt_filter__free(f);
 	f = NULL;
+	/* stacked repetitions: refused in one line, not 2 GB in glibc's regcomp (found by fuzz_plt) */
+	CHECK_INT(lt_filter__parse(&f, "/a+++++++++++++++++++++++++++++b/", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "cannot compile the regular expression '/a++") != NULL);
+	lt_filter__free(f);
+	f = NULL;
 	CHECK_INT(lt_filter__parse(&f, "*@/lib/*", err, sizeof(err)), 0);	/* a path */
 	CHECK(lt_filter__match(f, "x", "libc.so.6", "/lib/libc.so.6", false));
 	CHECK(!lt_filter__match(f, "x", "ltracee", "/x/ltracee", true));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* filter.c - ltrace's -e filter chains (see filter.h) */
 #include "lib/ltrace/filter.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -44,10 +45,13 @@ static int pattern_init(struct pattern *p, const char *s, size_t len, bool lib, 
 
 		if (!t)
 			return -ENOMEM;
-		rc = regcomp(&p->re, t, REG_EXTENDED | REG_NOSUB);
+		rc = util__regcomp(&p->re, t, REG_EXTENDED | REG_NOSUB);
 		free(t);
 		if (rc) {
-			snprintf(err, errlen, "cannot compile the regular expression '%.*s'", (int)len, s);
+			char why[128];
+
+			regerror(rc, NULL, why, sizeof(why));
+			snprintf(err, errlen, "cannot compile the regular expression '%.*s': %s", (int)len, s, why);
 			return -EINVAL;
 		}
 		p->regex = true;

@@ -4,6 +4,7 @@
  * syscalls.h for why the table is compiled in. Rows are indexed by number.
  */
 #include "lib/syscall/syscalls.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -458,45 +459,6 @@ unsigned syscall__class(const char *name)
 }
 
 
-/*
- * a /REGEX of -e trace= that regcomp can take without blowing up: glibc copies
- * the pattern's tree for each repetition, so stacked (a+++...) or large ({m,n})
- * repetitions take exponential memory; syscall names never need them
- */
-static bool regex_is_tame(const char *re)
-{
-	int bounds = 0, quantifiers = 0;
-	bool after_quantifier = false;
-
-	if (strlen(re) > 256)
-		return false;
-	for (const char *p = re; *p; p++) {
-		bool q = *p == '+' || *p == '*' || *p == '?' || *p == '{';
-
-		if (*p == '\\' && p[1]) {
-			p++;
-			after_quantifier = false;
-			continue;
-		}
-		if (q && (after_quantifier || ++quantifiers > 16))
-			return false;
-		if (*p == '{') {
-			char *end;
-			long m = strtol(p + 1, &end, 10), n = m;
-
-			if (*end == ',')
-				n = end[1] == '}' ? m : strtol(end + 1, &end, 10);
-			if (++bounds > 2 || m > 32 || n > 32)
-				return false;
-			while (*p && *p != '}')
-				p++;
-			if (!*p)
-				return false;
-		}
-		after_quantifier = q;
-	}
-	return true;
-}
 
 /* a class named without its %, as strace still takes it ("file", "network") */
 static unsigned syscall__class_bare(const char *name)
@@ -541,7 +503,7 @@ int syscall__parse_set(const char *expr, bool *set, char *err, int errlen)
 		} else if (*tok == '/') {	/* strace 5.2's /REGEX over the names */
 			regex_t re;
 
-			int rc = regex_is_tame(tok + 1) ? regcomp(&re, tok + 1, REG_EXTENDED | REG_NOSUB) : REG_ESIZE;
+			int rc = util__regcomp(&re, tok + 1, REG_EXTENDED | REG_NOSUB);
 
 			if (rc) {
 				char why[128];
