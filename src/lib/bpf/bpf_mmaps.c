@@ -67,7 +67,8 @@ int bpf_mmaps__feed(struct symbolizer *s, const void *recs, size_t len)
 		const struct perf_event_header *h = (const void *)p;
 		const char *name;
 
-		if (h->size < sizeof(*h) || h->size > end - p)
+		/* records are 8-byte aligned, as in every perf ring buffer: the next one's header too */
+		if (h->size < sizeof(*h) || h->size > end - p || h->size % 8)
 			return -EINVAL;
 		switch (h->type) {
 		case PERF_RECORD_MMAP2:

@@ -231,13 +231,17 @@ static void mem_model(struct use_report *r, const struct ps_snap *a, const struc
 		return;
 	used = 0;
 	if (HAVE(b, PS_MEMINFO)) {
-		used = 100.0 * (b->mem_total - b->mem_available) / b->mem_total;
+		/* in double: a corrupt copy's values may be anything, and their difference too */
+		double in_use = (double)b->mem_total - (double)b->mem_available;
+
+		used = 100.0 * in_use / b->mem_total;
 		add_m(res, USE_U, "used_pct", used, UNIT_PCT);
-		add_m(res, USE_U, "in_use_mib", (b->mem_total - b->mem_available) / 1024.0, UNIT_MIB);
+		add_m(res, USE_U, "in_use_mib", in_use / 1024.0, UNIT_MIB);
 		add_m(res, USE_U, "available_mib", b->mem_available / 1024.0, UNIT_MIB);
 		add_m(res, USE_U, "total_mib", b->mem_total / 1024.0, UNIT_MIB);
 		if (b->swap_total > 0)
-			add_m(res, USE_U, "swap_used_pct", 100.0 * (b->swap_total - b->swap_free) / b->swap_total, UNIT_PCT);
+			add_m(res, USE_U, "swap_used_pct",
+			      100.0 * ((double)b->swap_total - (double)b->swap_free) / b->swap_total, UNIT_PCT);
 	}
 	swp = 0;
 	if (HAVE(b, PS_VMSTAT) && HAVE(a, PS_VMSTAT)) {
