@@ -93,7 +93,13 @@ test_expect_success 'timehist: the run times of each thread add up to its latenc
 			i > 1 && (c == \"]\" || c == \"/\") { s += \$6 } END { print s }" th) &&
 		echo "$tid: latency $run ms, timehist $sum ms, CPU 1 lost to irqs and the host $LOST_MS ms" &&
 		# timehist counts the time the host stole (and irqs) inside a run; runtime does not
-		awk -v s=$sum -v r=$run -v l=$LOST_MS "BEGIN { exit !(s >= r * 0.98 && s <= r * 1.02 + l + 20) }" || exit 1
+		awk -v s=$sum -v r=$run -v l=$LOST_MS "BEGIN { exit !(s >= r * 0.98 && s <= r * 1.02 + l + 20) }" || {
+			# what each name of it ran, the first and last lines, its runtime events
+			grep -F "[$tid" th | awk "{ n[\$3]++; s[\$3] += \$6 } END { for (k in n) print k, n[k], s[k] }"
+			grep -F "[$tid" th | sed -n "1p;\$p"
+			$SONDE script -i spin.data | grep -c "sched_stat_runtime:.*pid=$tid "
+			exit 1
+		}
 	done
 '
 
