@@ -142,8 +142,9 @@ static void print_srcline(struct script_print *sc, const struct session_frame *f
 		fprintf(sc->out, "\n  %s:%d", base ? base + 1 : file, line);
 		return;
 	}
+	/* the kernel's addresses are its own; a BPF program's, offsets in it (symbol.c) */
 	fprintf(sc->out, "\n  %s[%llx]", session__dso_short_name(sf->dso, jit, sizeof(jit)),
-		(unsigned long long)(fr->kernel ? fr->ip : sf->dso_addr));
+		(unsigned long long)sf->dso_addr);
 }
 
 static void print_frame(struct script_print *sc, unsigned f, const struct session_frame *fr, bool callchain)

@@ -69,6 +69,20 @@ test_expect_success 'perf'\''s dwarf recordings: perf script'\''s text, inlined 
 	! $SONDE script --no-inline -i sd.data | grep -q inlined
 '
 
+# sonde script -F +srcline against perf script for file $1. perf runs addr2line on a
+# BPF program's frame (the program's name is its DSO, not a file); addr2line fails,
+# and perf dies of its closed pipe (SIGPIPE) there or at a later frame: then what
+# perf printed before it died is compared
+srcline_cmp() {
+	$SONDE script -i $1 -F +srcline >ours.raw &&
+	{ perf script -i $1 -F +srcline >theirs.raw 2>/dev/null; rc=$?; } &&
+	{ [ $rc -eq 0 ] || { [ $rc -eq 141 ] && grep -q " (bpf_prog_[0-9a-f]*_" theirs.raw; } ||
+		{ echo "perf script -F +srcline exited $rc"; return 1; }; } &&
+	n=$(wc -l <theirs.raw) &&
+	head -n $n ours.raw | nomod >ours && head -n $n theirs.raw | nomod >theirs &&
+	test_cmp theirs ours
+}
+
 # perf prints a line's file by its base name; where addr2line says "??:?" (a
 # .symtab, no line) "??:0" from a DWARF-unwound frame's inline list, else no
 # line; "DSO[addr]" where it asks for none (the kernel)
@@ -76,13 +90,29 @@ test_expect_success '-F +srcline: perf script'\''s lines, fp and dwarf call grap
 	cc -O2 -g0 -fno-omit-frame-pointer -o demo_nog $ROOT/examples/demo.c &&
 	perf record -q --no-bpf-event -g -F 199 -o nog.data -- ./demo_nog 0.5 >/dev/null 2>&1 &&
 	for f in p.data sd.data nog.data; do
-		$SONDE script -i $f -F +srcline | nomod >ours &&
-		perf script -i $f -F +srcline 2>/dev/null | nomod >theirs &&
-		test_cmp theirs ours || exit 1
+		srcline_cmp $f || exit 1
 	done &&
 	$SONDE script -i p.data -F +srcline | grep -q "^  demo.c:[0-9]*$" &&
 	$SONDE script -i sd.data -F +srcline | grep -q "^  symchain.c:[0-9]* (inlined)$" &&
 	! $SONDE script -i nog.data -F +srcline | grep -q "^  ??:0"
+'
+
+# a program on the syscall tracepoints runs in every syscall's kernel stack: its own DSO,
+# and "NAME[offset]" for its line where perf has none to give
+test_expect_success 'BPF programs in kernel stacks: named as perf script names them' '
+	$SONDE probe -q -e "BEGIN { printf(\"on\\n\"); } tracepoint:raw_syscalls:sys_enter { @n = count(); }" >bp.out 2>&1 &
+	p=$! &&
+	while ! grep -q "^on$" bp.out; do kill -0 $p || exit 1; sleep 0.05; done &&
+	$SONDE record -q -g -F 999 -o bpf.data -- dd if=/dev/zero of=/dev/null bs=1 count=300000 2>/dev/null &&
+	kill -INT $p && wait $p &&
+	$SONDE script -i bpf.data >ours.all && perf script -i bpf.data >theirs.all 2>/dev/null &&
+	grep " (bpf_prog_[0-9a-f]*_[a-z_]*)$" ours.all >ours &&
+	grep " (bpf_prog_[0-9a-f]*_[a-z_]*)$" theirs.all >theirs &&
+	[ -s ours ] && test_cmp theirs ours &&
+	grep -A1 -m1 " (bpf_prog_[0-9a-f]*_[a-z_]*)$" ours.all >b && cat b &&
+	$SONDE script -i bpf.data -F +srcline | grep -A1 -m1 -F "$(head -1 b)" | tail -1 >l &&
+	grep -qE "^  bpf_prog_[0-9a-f]+_[a-z_]+\[[0-9a-f]+\]$" l &&
+	srcline_cmp bpf.data
 '
 
 # binutils (2.40) starts a DWARF 5 line sequence with file 0, the unit's own,
@@ -172,11 +202,12 @@ open(\"c.data\", \"wb\").write(b)" &&
 	done
 '
 
+# demo's CPU time is its samples: on a loaded machine 0.3 s gives 16 in hot_loop, not 90
 test_expect_success 'compressed perf files (perf record -z): read as perf reads them, from a file and a pipe' '
 	perf record -q -z -g -F 499 -o z.data -- $EXAMPLES/demo 0.3 >/dev/null 2>&1 &&
 	perf report -i z.data --header-only 2>/dev/null | grep -q "^# compressed : Zstd" &&
 	$SONDE script -i z.data | nomod >ours && perf script -i z.data 2>/dev/null | nomod >theirs &&
-	[ $(grep -c hot_loop ours) -gt 20 ] && test_cmp theirs ours &&
+	[ $(grep -c hot_loop ours) -gt 5 ] && test_cmp theirs ours &&
 	perf record -q -z -e sched:sched_switch -o - -- $EXAMPLES/demo 0.2 2>/dev/null >zp.data &&
 	$SONDE script -i - <zp.data >ours && perf script -i zp.data 2>/dev/null >theirs &&
 	grep -q "sched:sched_switch: prev_comm=demo" ours && test_cmp theirs ours

@@ -612,11 +612,14 @@ static int resolve_kernel(struct symbolizer *s, uint64_t addr, struct sym_frame 
 	const struct ksym *k = NULL;
 	struct ksym cached;
 
-	/* a BPF program the recording saw, gone or replaced since: named as it was then */
+	/*
+	 * a BPF program the recording saw, gone or replaced since: named as it was then; as in
+	 * perf, the program is its own DSO, and an address in it is an offset from its start
+	 */
 	for (size_t i = s->nksyms; i-- > 0;)
 		if (addr >= s->ksyms[i].addr && addr - s->ksyms[i].addr < s->ksyms[i].len) {
 			*out = (struct sym_frame){ .sym = s->ksyms[i].name, .offset = addr - s->ksyms[i].addr,
-						   .dso = "[bpf]", .dso_addr = addr };
+						   .dso = s->ksyms[i].name, .dso_addr = addr - s->ksyms[i].addr };
 			return 1;
 		}
 	if (!s->kallsyms_state)
