@@ -44,6 +44,8 @@ clean_record() {	# clean_record FILE COMMAND...: 0 when no BPF code is in the re
 	done
 	return 1
 }
+# the counts below are CPU time (cpu-clock samples): 1000 a second idle, 50 on a loaded
+# machine, where demo gets 5% of a CPU; their checks ask for a few, perf's text for the rest
 test_expect_success 'setup: perf and sonde record the demo workload with call graphs' '
 	{ clean_record $TMP/perf.data $DEMO 1 || perf record -q -F 999 -g -o $TMP/perf.data -- $DEMO 1 >/dev/null 2>&1; } &&
 	$SONDE record -F 999 -g -o $TMP/sonde.data -- $DEMO 1 >/dev/null 2>&1 &&
@@ -101,7 +103,7 @@ d=json.load(open(\"out.json\"))
 ev=d[\"events\"][0]
 top=ev[\"entries\"][0]
 assert top[\"symbol\"]==\"hot_loop\" and top[\"dso\"]==\"demo\", top
-assert ev[\"samples\"]>100
+assert ev[\"samples\"]>20
 assert abs(sum(e[\"self\"] for e in ev[\"entries\"])-100)<0.01
 "
 '
@@ -167,7 +169,7 @@ srcline_test 'report -s comm,dso,sym: every entry in perf'"'"'s order, with and 
 		perf report -i $TMP/sl.data --stdio $c -s comm,dso,sym -g none 2>/dev/null | strip_tip >perf$c &&
 		same_text perf$c sonde$c || exit 1
 	done &&
-	[ $(grep -c "^ *[0-9]" sonde--children) -gt 10 ]
+	[ $(grep -c "^ *[0-9]" sonde--children) -gt 5 ]
 '
 
 # the workload spends 0.3 s in the kernel under main, then 0.3 s in in_user:
@@ -287,7 +289,7 @@ test_expect_success 'collapse --pid, --tid, --kernel, --period' '
 	$SONDE collapse -i $TMP/perf.data --tid >out && grep -q "^demo-[0-9]*/[0-9]*;" out &&
 	$SONDE collapse -i $TMP/perf.data --kernel >out && grep -q "_\[k\]" out && ! grep -q "hot_loop_\[k\]" out &&
 	$SONDE collapse -i $TMP/perf.data --period >out &&
-	awk "{s+=\$NF} END {exit !(s > 100000000)}" out
+	awk "{s+=\$NF} END {exit !(s > 10000000)}" out
 '
 
 test_expect_success 'collapse: stackcollapse-perf.pl'"'"'s text rules (offsets, unknowns, C++ args, inlines, events)' '

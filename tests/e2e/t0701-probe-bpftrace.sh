@@ -188,7 +188,9 @@ test_expect_success 'stack modes: ustack(perf, N) as bpftrace prints it, raw add
 '
 test_expect_success 'usermode: a CPU-bound workload is sampled in user mode' '
 	$SONDE probe -e "profile:hz:199 /pid == cpid/ { @[usermode] = count(); }" -c "$WORKLOADS/spin 0.5 1" >out 2>err &&
-	n=$(sed -n "s/^@\[1\]: //p" out) && [ "${n:-0}" -ge 20 ]
+	# samples are CPU time: 100 idle, a tenth of that on a loaded machine; most in user mode
+	n=$(sed -n "s/^@\[1\]: //p" out) && k=$(sed -n "s/^@\[0\]: //p" out) &&
+	[ "${n:-0}" -ge 5 ] && [ "${n:-0}" -gt "${k:-0}" ]
 '
 test_expect_success 'options after the script file (bpftrace takes them anywhere), -- before a parameter like an option, $1 in an attach point' '
 	printf "tracepoint:syscalls:sys_enter_\$1 /pid == cpid/ { @[\$#, str(\$2)] = count(); }\n" >p.bt &&

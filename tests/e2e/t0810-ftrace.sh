@@ -64,10 +64,11 @@ test_expect_success 'globs and groups: sched:sched_process_* and a bare event na
 
 test_expect_success '-p PID traces that process and its new children only, --duration stops' '
 	{ sh -c "while :; do /bin/true; sleep 0.05; done" & } && loop=$! &&
-	{ rc=0; $SONDE ftrace -e sched:sched_process_exec -p $loop --duration 1 >out || rc=$?; } &&
+	{ rc=0; $SONDE ftrace -e sched:sched_process_exec -p $loop --duration 2 >out || rc=$?; } &&
 	{ kill $loop; wait $loop 2>/dev/null || :; } &&
 	[ $rc -eq 0 ] &&
-	[ $(grep -c "filename=/bin/true" out) -ge 5 ] &&
+	# 30 rounds idle; a loaded machine makes each fork and exec slow
+	n=$(grep -c "filename=/bin/true" out) && echo "$n execs of true" && [ $n -ge 3 ] &&
 	! grep -v "filename=/bin/true\|filename=/usr/bin/sleep\|filename=/bin/sleep" out | grep -q sched_process_exec
 '
 

@@ -143,8 +143,8 @@ test_expect_success 'replay: the tasks and atoms perf sched replay makes, played
 
 test_expect_success 'replay: the counts and the task list are perf sched replay'"'"'s' '
 	have_perf || { echo "perf is not installed"; exit 0; } &&
-	perf sched replay -r 1 -i spin.data >perf.out 2>/dev/null &&
-	$SONDE sched replay -r 1 -i spin.data >sonde.out &&
+	{ perf sched replay -r 1 -i spin.data >perf.out 2>perf.err || { tail -5 perf.err; exit 1; }; } &&
+	{ $SONDE sched replay -r 1 -i spin.data >sonde.out 2>sonde.err || { tail -5 sonde.err; exit 1; }; } &&
 	grep -E "^(nr_|task |target-less|multi-target|run atoms)" perf.out >p &&
 	grep -E "^(nr_|task |target-less|multi-target|run atoms)" sonde.out >s &&
 	test_cmp p s

@@ -158,13 +158,16 @@ test_expect_success 'kernel mode (no -p): kmem tracepoints, kernel stacks, one r
 	! grep -q "not recorded" err
 '
 # kernel mode, a known answer: a process holding 50 eventfds holds 50 kmallocs made in do_eventfd
-test_expect_success 'kernel mode: 50 eventfds held, 50 allocations from do_eventfd' '
+test_expect_success 'kernel mode: 50 eventfds held, 50 allocations (or more) from do_eventfd' '
 	tool_start out $SONDE memleak -o 0 -T 100000 &&
 	{ python3 -c "import os, time; fds = [os.eventfd(0) for _ in range(50)]; open(\"ready\", \"w\"); time.sleep(20)" & } &&
 	pp=$! && for i in $(seq 200); do test -e ready && break; sleep 0.05; done &&
 	tool_stop && kill $pp &&
 	awk "/allocations from stack\$/ { h = \$0; n = 0; next } /^\t\t/ { if (++n == 2 && \$1 ~ /^do_eventfd\+/) print h }" out >got &&
-	test $(wc -l <got) -eq 1 && grep -q "^	[0-9]* bytes in 50 allocations from stack$" got
+	# system-wide: an eventfd another process makes meanwhile (a VM beside this test makes
+	# many) adds to the same stack, so 50 at least
+	test $(wc -l <got) -eq 1 && n=$(sed -n "s/^	[0-9]* bytes in \([0-9]*\) allocations from stack$/\1/p" got) &&
+	echo "$n allocations from do_eventfd" && test "$n" -ge 50
 '
 test_expect_success '--percpu: per-CPU allocations only (percpu tracepoints), kernel stacks' '
 	tool_start out $SONDE memleak --percpu -o 0 1 1 &&

@@ -245,8 +245,9 @@ test_expect_success '--lib: jemalloc in the command, the same answer; --preload 
 	stacks out | grep leak_ >got && test_cmp want got &&
 	grep "^	addr = " out | sed "s/addr = 7f[0-9a-f]*/addr = X/" >got &&
 	printf "\taddr = X size = %s\n" 100 100 100 100 100 4096 4096 4096 >w && test_cmp w got &&
+	# killed while it waits on the fifo: once the fifo closes it exits at once, and the shell may reap it before kill
 	rm -f go && mkfifo go && { "$LEAKY" 20000 wait <go & } && lpid=$! && exec 9>go && wait_exec $lpid &&
-	tool_start out $SONDE memleak -O "$JEMALLOC" -p $lpid && tool_stop && exec 9>&- && kill $lpid &&
+	tool_start out $SONDE memleak -O "$JEMALLOC" -p $lpid && tool_stop && kill $lpid && exec 9>&- &&
 	grep -q "^sonde: warning: process $lpid does not map .*libjemalloc.so.2: nothing will be seen unless it loads it$" out.err
 '
 test_expect_success 'mmap and munmap: 3 x 8192 bytes mapped and kept, one mapping undone, a 1 MB malloc counted once' '
