@@ -301,6 +301,7 @@ test_expect_success "syscount -L -p PID: the same lines as libbpf-tools' syscoun
 	$SONDE syscount -l | head -335 >a && /usr/sbin/syscount -l | head -335 >b && test_cmp b a
 '
 # --- offcputime: sonde offcpu under BCC's name; the offcpu workload sleeps 5 x 100 ms in block_here()
+# (sonde ends when the -p process does: a DURATION of 10 s never cuts its sleeps, however late it starts)
 held_offcpu() {
 	rm -f go && mkfifo go
 	( read -r _ <go; exec "$WORKLOADS/offcpu" 5 100 20 2>measured ) & P=$!
@@ -311,7 +312,7 @@ block_us() {
 }
 test_expect_success 'offcputime -p PID DURATION: the 500 ms the workload slept in block_here, as sonde offcpu' '
 	held_offcpu &&
-	tool_start out $SONDE tool offcputime -p $P 2 && release && wait $TOOL_PID &&
+	tool_start out $SONDE tool offcputime -p $P 10 && release && wait $TOOL_PID &&
 	m=$(sed -E "s/.*block_here ([0-9]+) us.*/\1/" measured) && b=$(block_us out) &&
 	echo "measured $m, offcputime $b" &&
 	{ test $b -le $m && test $((b * 10)) -ge $((m * 9)) || { cat out out.err; exit 1; }; } &&
@@ -320,7 +321,7 @@ test_expect_success 'offcputime -p PID DURATION: the 500 ms the workload slept i
 '
 test_expect_success 'offcputime -f -m: folded stacks above a minimum; an option offcpu lacks is refused' '
 	held_offcpu &&
-	{ $SONDE offcputime -f -m 90000 -p $P 2 >out & T=$!; } && sleep 1 && release && wait $T &&
+	{ $SONDE offcputime -f -m 90000 -p $P 10 >out & T=$!; } && sleep 1 && release && wait $T &&
 	grep -qE "^offcpu;.*;block_here;.*nanosleep.* [0-9]+$" out &&
 	! grep -q ";wait_pipe;" out &&
 	rc=0 && $SONDE offcputime --perf-max-stack-depth 10 2>err || rc=$?
