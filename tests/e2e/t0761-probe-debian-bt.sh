@@ -64,13 +64,16 @@ test_expect_success 'tcpdrop.bt (AF_INET, SKB_DROP_REASON_NOT_SPECIFIED) compile
 
 # a drop with a socket, in a network namespace of its own: a veth whose neighbour never
 # answers, a queue of unresolved packets one byte long; bash sends three datagrams from a
-# connected UDP socket, the second and third drop the one queued before (NEIGH_QUEUEFULL)
+# connected UDP socket, the second and third drop the one queued before (NEIGH_QUEUEFULL).
+# The neighbour is asked again only after a minute: its third unanswered request (3 s by
+# default) drops the packet still queued, a third drop when the tracer is slow to end
 if command -v unshare >/dev/null && command -v ip >/dev/null &&
 	unshare -n sh -c "ip link add t0761a type veth peer name t0761b" 2>/dev/null; then
 	cat >"$TMP/netns.sh" <<-\EOF
 		ip link set lo up && ip link add t0761a type veth peer name t0761b &&
 		ip addr add 10.9.9.1/24 dev t0761a && ip link set t0761a up && ip link set t0761b up &&
 		echo 1 >/proc/sys/net/ipv4/neigh/t0761a/unres_qlen_bytes &&
+		echo 60000 >/proc/sys/net/ipv4/neigh/t0761a/retrans_time_ms &&
 		echo "exec bash -c 'exec 3>/dev/udp/10.9.9.2/4242; for i in 1 2 3; do echo x >&3; done'" >trig.sh &&
 		"$@"
 	EOF
