@@ -60,15 +60,18 @@ test_expect_success 'SIGKILL mid-recording: report, script and collapse read wha
 
 test_expect_success 'a slow recording killed loses about a second, not a buffer (also -z)' '
 	for z in "" -z; do
-		$SONDE record $z -a -F 49 -o slow.data --duration 20 >/dev/null 2>&1 & pid=$! &&
-		# from its first written sample: starting (under ASan, on a loaded machine) takes seconds
-		for i in $(seq 400); do
-			[ "$($SONDE script -i slow.data 2>/dev/null | grep -c cpu-clock)" -gt 0 ] && break
-			sleep 0.05
+		$SONDE record $z -a -F 49 -o slow.data --duration 120 >/dev/null 2>&1 & pid=$! &&
+		# the file grows while it records (a second at a time, not a buffer at the end): killed
+		# once it holds 30 samples, every one of them is read back. A wait, not a sleep: starting
+		# takes seconds under ASan on a loaded machine
+		m=0 && SECONDS=0 && while [ $SECONDS -lt 60 ]; do
+			m=$($SONDE script -i slow.data 2>/dev/null | grep -c cpu-clock) && [ "$m" -gt 30 ] && break
+			sleep 0.1
 		done &&
-		sleep 2 && kill -9 $pid && { wait $pid; true; } &&
+		kill -9 $pid && { wait $pid; true; } &&
 		n=$($SONDE script -i slow.data 2>err | grep -c cpu-clock) &&
-		grep -q "not finished" err && [ "$n" -gt 30 ] || { echo "z=$z: $n samples"; cat err; exit 1; }
+		grep -q "not finished" err && [ "$m" -gt 30 ] && [ "$n" -ge "$m" ] ||
+			{ echo "z=$z: $m samples seen while it ran, $n after the kill"; cat err; exit 1; }
 		# cut inside its last record too: one byte less always cuts it (a fixed
 		# cut of more can end the file between two records, the small compressed
 		# records of -z included); unit test perfdata_reader_cut_compressed_recording
