@@ -46,8 +46,70 @@ struct prefix_count {
 	uint32_t n;
 };
 
+/* a string of the frames' (the symbolizer's, stable while the hist lives) -> the hist's copy */
+struct canon_slot {
+	const char *p;		/* NULL: empty */
+	int kind;		/* CANON_* */
+	const char *s;
+};
+
+enum { CANON_SYM, CANON_INLINED, CANON_DSO };
+
+/* what the hist takes of a frame, its strings the hist's own interned copies (one pointer each) */
+struct hframe {
+	const char *name;	/* the symbol (call graph nodes), NULL when unresolved */
+	const char *sym;	/* the entry's: name, or "name (inlined)" */
+	const char *dso;	/* perf's short name of the DSO */
+	uint64_t ip, dso_addr;
+	uint64_t key;		/* cc_node.key */
+	unsigned dso_rank;	/* cc_node.dso_rank */
+	bool kernel, inlined, has_dso;
+};
+
+/* what the entries of a sample take from it besides its frames */
+struct sample_info {
+	const char *comm;	/* interned */
+	uint32_t pid, tid;
+	int32_t cpu;
+};
+
+/*
+ * Samples of one stack (session_sample.stack_id) and one thread are added once, with the sum of
+ * their periods, when the hist is sorted: most samples repeat a stack seen before. They are
+ * added in the order their first samples came, which makes the same entries and graphs in the
+ * same order as adding each sample. Not with srcline, whose lookups perf counts per sample.
+ */
+struct hstack {
+	uint64_t hash;
+	uint32_t stack_id;
+	int nf;
+	struct sample_info si;
+	uint64_t period, count;
+	size_t first;		/* its nf frames and then its own in the pool */
+};
+
+/* call graph nodes come from chunks: one malloc per CC_CHUNK nodes */
+#define CC_CHUNK 4096
+struct cc_chunk {
+	struct cc_chunk *next;
+	size_t used;
+	struct cc_node n[CC_CHUNK];
+};
+
 struct hist {
 	struct hist_opts o;
+	struct canon_slot *canon;
+	size_t ncanon, canon_cap;
+	struct hframe *hf;	/* the frames of the sample being added */
+	size_t hf_cap;
+	struct hstack *stacks;	/* waiting to be added, in order */
+	size_t nstacks, stacks_cap;
+	size_t *stack_index;	/* open addressing over stacks */
+	size_t stack_index_cap;
+	struct hframe *pool;	/* the waiting stacks' frames */
+	size_t npool, pool_cap;
+	struct cc_chunk *chunks;
+	const char *unknown_dso;	/* "[unknown]", interned */
 	struct hist_entry *e;
 	size_t n, cap;
 	size_t *index;		/* open addressing over e, by key hash */
@@ -78,6 +140,13 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 static uint64_t hash_str(uint64_t h, const char *s)
 {
 	return s ? hash_bytes(h, s, strlen(s) + 1) : hash_bytes(h, "\1", 1);
+}
+
+/* one word more into a hash of words (interned strings hash by their address) */
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
 }
 
 static const char *intern(struct hist *h, const char *s)
@@ -172,23 +241,21 @@ struct hist *hist__new(const struct hist_opts *o)
 	return h;
 }
 
-static void cc_free(struct cc_node *n)
-{
-	while (n) {
-		struct cc_node *next = n->next;
-
-		cc_free(n->child);
-		free(n);
-		n = next;
-	}
-}
-
 void hist__free(struct hist *h)
 {
 	if (!h)
 		return;
-	for (size_t i = 0; i < h->n; i++)
-		cc_free(h->e[i].cc);
+	while (h->chunks) {
+		struct cc_chunk *next = h->chunks->next;
+
+		free(h->chunks);
+		h->chunks = next;
+	}
+	free(h->canon);
+	free(h->hf);
+	free(h->stacks);
+	free(h->stack_index);
+	free(h->pool);
 	for (size_t i = 0; i < h->nstrs; i++)
 		free(h->strs[i]);
 	free(h->strs);
@@ -208,6 +275,86 @@ static const char *short_dso(struct hist *h, const char *dso)
 	const char *n = session__dso_short_name(dso, buf, sizeof(buf));
 
 	return n == buf ? intern(h, buf) ?: dso : n;
+}
+
+static int grow_canon(struct hist *h)
+{
+	size_t nc = h->canon_cap ? h->canon_cap * 2 : 1024;
+	struct canon_slot *n = calloc(nc, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->canon_cap; i++) {
+		const struct canon_slot *o = &h->canon[i];
+		size_t j;
+
+		if (!o->p)
+			continue;
+		for (j = mix((uintptr_t)o->p, o->kind) & (nc - 1); n[j].p; j = (j + 1) & (nc - 1))
+			;
+		n[j] = *o;
+	}
+	free(h->canon);
+	h->canon = n;
+	h->canon_cap = nc;
+	return 0;
+}
+
+/*
+ * the hist's copy of p, a string of the frames (stable as long as the hist is used: the
+ * symbolizer's), as kind makes it: the symbol, "symbol (inlined)" or the DSO's short name.
+ * Made once per string, not per frame: then entries and graph nodes hash and compare their
+ * strings by address. NULL: out of memory.
+ */
+static const char *canon(struct hist *h, const char *p, int kind)
+{
+	size_t mask, i;
+	const char *s;
+
+	if ((h->ncanon + 1) * 2 > h->canon_cap && grow_canon(h))
+		return NULL;
+	mask = h->canon_cap - 1;
+	for (i = mix((uintptr_t)p, kind) & mask; h->canon[i].p; i = (i + 1) & mask)
+		if (h->canon[i].p == p && h->canon[i].kind == kind)
+			return h->canon[i].s;
+	if (kind == CANON_INLINED) {	/* perf: "spin_inline (inlined)", an entry of its own */
+		char buf[4200];
+
+		snprintf(buf, sizeof(buf), "%s (inlined)", p);
+		s = intern(h, buf);
+	} else {
+		s = intern(h, kind == CANON_DSO ? short_dso(h, p) : p);
+	}
+	if (!s)
+		return NULL;
+	h->canon[i] = (struct canon_slot){ .p = p, .kind = kind, .s = s };
+	h->ncanon++;
+	return s;
+}
+
+/* what the hist takes of frame f; -ENOMEM */
+static int hframe_of(struct hist *h, const struct session_frame *f, struct hframe *o)
+{
+	const struct sym_frame *sf = &f->sym;
+
+	memset(o, 0, sizeof(*o));
+	o->ip = f->ip;
+	o->dso_addr = sf->dso_addr;
+	o->kernel = f->kernel;
+	o->inlined = sf->inlined;
+	o->has_dso = sf->dso;
+	o->dso_rank = f->kernel ? 1 : sf->object ? 1 + symbolizer__dso_seq(sf) : sf->dso ? 1 : 0;
+	o->key = sf->sym ? (f->kernel ? f->ip : sf->dso_addr) - sf->offset : f->ip;
+	if (sf->sym) {
+		o->name = canon(h, sf->sym, CANON_SYM);
+		o->sym = sf->inlined ? canon(h, sf->sym, CANON_INLINED) : o->name;
+		if (!o->name || !o->sym)
+			return -ENOMEM;
+	}
+	if (!sf->dso && !h->unknown_dso)
+		h->unknown_dso = intern(h, "[unknown]");
+	o->dso = sf->dso ? canon(h, sf->dso, CANON_DSO) : h->unknown_dso;
+	return o->dso ? 0 : -ENOMEM;
 }
 
 /* the answers of HK_SRCLINE, cached per (DSO, address): the DWARF lookup is done once */
@@ -366,56 +513,46 @@ static int frame_srcline(struct hist *h, const struct session_frame *f, bool raw
 	return *out ? 0 : -ENOMEM;
 }
 
-/* the entry's key fields for a frame of a sample; raw: for an inclusive entry (see frame_srcline) */
-static int fill_key(struct hist *h, struct hist_entry *k, const struct session_sample *smp,
+/*
+ * the entry's key fields for frame hf of a sample; raw: for an inclusive entry (see
+ * frame_srcline, which needs the frame f itself)
+ */
+static int fill_key(struct hist *h, struct hist_entry *k, const struct sample_info *si, const struct hframe *hf,
 		    const struct session_frame *f, bool raw, const struct line_slot **slot)
 {
-	const struct perfdata_attr *a = smp->ev->attr;
-
 	memset(k, 0, sizeof(*k));
-	k->comm = smp->comm;
-	k->pid = smp->s->pid;
-	k->tid = smp->s->tid;
-	/* perf shows -1 when the samples have no CPU */
-	k->cpu = a && !(a->attr.sample_type & PERF_SAMPLE_CPU) ? -1 : (int32_t)smp->s->cpu;
-	k->dso = short_dso(h, f->sym.dso);
-	k->sym = f->sym.sym;
-	if (f->sym.sym && f->sym.inlined) {	/* perf: "spin_inline (inlined)", an entry of its own */
-		char buf[4200];
-
-		snprintf(buf, sizeof(buf), "%s (inlined)", f->sym.sym);
-		if (!(k->sym = intern(h, buf)))
-			return -ENOMEM;
-	}
+	k->comm = si->comm;
+	k->pid = si->pid;
+	k->tid = si->tid;
+	k->cpu = si->cpu;
+	k->dso = hf->dso;
+	k->sym = hf->sym;
 	/* as perf: a sample's own entry is at the DSO-relative address, an inclusive one at the absolute */
-	k->addr = f->sym.dso && !raw ? f->sym.dso_addr : f->ip;
-	k->level = f->kernel ? 'k' : '.';
+	k->addr = hf->has_dso && !raw ? hf->dso_addr : hf->ip;
+	k->level = hf->kernel ? 'k' : '.';
 	*slot = NULL;
-	if (h->srcline_pos >= 0)
+	if (h->srcline_pos >= 0 && f)
 		return frame_srcline(h, f, raw, &k->srcline, slot, &k->srcline_preset);
 	return 0;
 }
 
-/* a hash of the first nkeys sort keys */
+/* a hash of the first nkeys sort keys (their strings are interned: hashed by address) */
 static uint64_t keys_hash(const struct hist *h, const struct hist_entry *k, int nkeys)
 {
 	uint64_t hv = 1469598103934665603ULL;
 
 	for (int i = 0; i < nkeys; i++) {
 		switch (h->o.keys[i]) {
-		case HK_COMM: hv = hash_str(hv, k->comm); break;
-		case HK_PID: hv = hash_bytes(hv, &k->pid, sizeof(k->pid)); break;
-		case HK_TID: hv = hash_bytes(hv, &k->tid, sizeof(k->tid)); break;
-		case HK_CPU: hv = hash_bytes(hv, &k->cpu, sizeof(k->cpu)); break;
-		case HK_DSO: hv = hash_str(hv, k->dso); break;
+		case HK_COMM: hv = mix(hv, (uintptr_t)k->comm); break;
+		case HK_PID: hv = mix(hv, k->pid); break;
+		case HK_TID: hv = mix(hv, k->tid); break;
+		case HK_CPU: hv = mix(hv, (uint32_t)k->cpu); break;
+		case HK_DSO: hv = mix(hv, (uintptr_t)k->dso); break;
 		case HK_SYM:
-			hv = hash_str(hv, k->sym);
-			if (!k->sym)
-				hv = hash_bytes(hv, &k->addr, sizeof(k->addr));
-			else
-				hv = hash_bytes(hv, &k->level, 1);
+			hv = mix(hv, (uintptr_t)k->sym);
+			hv = mix(hv, k->sym ? (uint64_t)k->level : k->addr);
 			break;
-		case HK_SRCLINE: hv = hash_str(hv, k->srcline); break;
+		case HK_SRCLINE: hv = mix(hv, (uintptr_t)k->srcline); break;
 		default: break;
 		}
 	}
@@ -463,28 +600,23 @@ static int prefix_count(struct hist *h, const struct hist_entry *k, bool bump)
 	return h->prefixes[j].hash ? (int)(h->prefixes[j].n > INT32_MAX ? INT32_MAX : h->prefixes[j].n) : 0;
 }
 
-static bool str_eq(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-/* the first nkeys sort keys of a and b are equal */
+/* the first nkeys sort keys of a and b are equal (interned strings: equal ones are one pointer) */
 static bool keys_eq(const struct hist *h, const struct hist_entry *a, const struct hist_entry *b, int nkeys)
 {
 	for (int i = 0; i < nkeys; i++) {
 		switch (h->o.keys[i]) {
-		case HK_COMM: if (!str_eq(a->comm, b->comm)) return false; break;
+		case HK_COMM: if (a->comm != b->comm) return false; break;
 		case HK_PID: if (a->pid != b->pid) return false; break;
 		case HK_TID: if (a->tid != b->tid) return false; break;
 		case HK_CPU: if (a->cpu != b->cpu) return false; break;
-		case HK_DSO: if (!str_eq(a->dso, b->dso)) return false; break;
+		case HK_DSO: if (a->dso != b->dso) return false; break;
 		case HK_SYM:	/* an unnamed address is one entry whatever level it was shown at */
-			if (!str_eq(a->sym, b->sym) || (a->sym && a->level != b->level))
+			if (a->sym != b->sym || (a->sym && a->level != b->level))
 				return false;
 			if (!a->sym && a->addr != b->addr)
 				return false;
 			break;
-		case HK_SRCLINE: if (!str_eq(a->srcline, b->srcline)) return false; break;
+		case HK_SRCLINE: if (a->srcline != b->srcline) return false; break;
 		default: break;
 		}
 	}
@@ -541,43 +673,59 @@ static struct hist_entry *find_or_add(struct hist *h, const struct hist_entry *k
 		h->cap = nc;
 	}
 	h->e[h->n] = *k;
-	h->e[h->n].comm = intern(h, k->comm);
-	h->e[h->n].dso = intern(h, k->dso);
-	h->e[h->n].sym = intern(h, k->sym);
 	h->index[i] = h->n;
 	return &h->e[h->n++];
+}
+
+/* a node of a call graph, zeroed */
+static struct cc_node *cc_new(struct hist *h)
+{
+	struct cc_node *n;
+
+	if (!h->chunks || h->chunks->used == CC_CHUNK) {
+		struct cc_chunk *c = malloc(sizeof(*c));
+
+		if (!c)
+			return NULL;
+		c->next = h->chunks;
+		c->used = 0;
+		h->chunks = c;
+	}
+	n = &h->chunks->n[h->chunks->used++];
+	memset(n, 0, sizeof(*n));
+	return n;
 }
 
 static bool frame_same(const struct cc_node *n, const char *name, uint64_t ip)
 {
 	if (name || n->name)
-		return str_eq(n->name, name);
+		return n->name == name;	/* interned */
 	return n->ip == ip;
 }
 
-/* add the path frames[from], frames[from+step], ... (count frames) to the entry's graph */
-static int cc_add(struct hist *h, struct hist_entry *e, const struct session_frame *frames,
-		  int from, int step, int count, uint64_t period)
+/* add the path hf[from], hf[from+step], ... (count frames) to the entry's graph */
+static int cc_add(struct hist *h, struct hist_entry *e, const struct hframe *hf, int from, int step, int count,
+		  uint64_t period)
 {
 	struct cc_node **level = &e->cc, *n = NULL;
 
 	for (int i = 0, idx = from; i < count; i++, idx += step) {
-		const struct session_frame *f = &frames[idx];
-		const char *name = f->sym.sym;
+		const struct hframe *f = &hf[idx];
+		const char *name = f->name;
 		struct cc_node *c;
 
 		for (c = *level; c; c = c->next)
 			if (frame_same(c, name, f->ip))
 				break;
 		if (!c) {
-			c = calloc(1, sizeof(*c));
+			c = cc_new(h);
 			if (!c)
 				return -ENOMEM;
-			c->name = intern(h, name);
+			c->name = name;
 			c->ip = f->ip;
-			c->inlined = f->sym.inlined;
-			c->dso_rank = f->kernel ? 1 : f->sym.object ? 1 + symbolizer__dso_seq(&f->sym) : f->sym.dso ? 1 : 0;
-			c->key = name ? (f->kernel ? f->ip : f->sym.dso_addr) - f->sym.offset : f->ip;
+			c->inlined = f->inlined;
+			c->dso_rank = f->dso_rank;
+			c->key = f->key;
 			c->next = *level;
 			*level = c;
 		}
@@ -607,26 +755,225 @@ static int srcline_asks(const struct hist *h, const struct hist_entry *key, cons
 	for (int i = 0; i < nseen && !compared; i++) {
 		const struct hist_entry *e = &h->e[seen[i]];
 
-		if (has_sym && (e->sym || key->sym ? !str_eq(e->sym, key->sym) : seen_ip[i] != ip))
+		if (has_sym && (e->sym || key->sym ? e->sym != key->sym : seen_ip[i] != ip))
 			continue;
 		compared = keys_eq(h, e, key, h->srcline_pos);
 	}
 	return compared + !dup;
 }
 
-int hist__add(struct hist *h, const struct session_sample *smp)
+/*
+ * add count samples of one stack, of period in all: frames hf (nf of them, leaf first) and
+ * self, the sample's own function. sf and sf_self are the frames themselves, for srcline
+ * (NULL when the stack waited: then srcline is not a key).
+ */
+static int add_stack(struct hist *h, const struct sample_info *si, const struct hframe *hf, int nf,
+		     const struct hframe *self, const struct session_frame *sf, const struct session_frame *sf_self,
+		     uint64_t period, uint64_t count)
 {
-	/* without PERF_SAMPLE_PERIOD every sample stands for the attr's period, as in perf */
-	uint64_t period = smp->ev->attr && !(smp->ev->attr->attr.sample_type & PERF_SAMPLE_PERIOD)
-				  ? smp->ev->attr->attr.sample_period : smp->s->period;
-	int nf = smp->nr_frames, rc;
 	const struct line_slot *slot;
 	struct hist_entry key, *e;
 	size_t seen[128];	/* entries already counted for this sample (indices: the array moves) */
 	uint64_t seen_ip[128];	/* the address each was added for */
-	int nseen = 0;
+	int nseen = 0, rc;
 	char level;
+
+	rc = fill_key(h, &key, si, self, sf_self, false, &slot);
+	if (rc)
+		return rc;
+	if (h->srcline_pos >= 0 && (rc = prefix_count(h, &key, true)) < 0)
+		return rc;
+	e = find_or_add(h, &key);
+	if (!e)
+		return -ENOMEM;
+	e->self += period;
+	e->nr_self += count;
+	e->children += period;
+	e->nr_children += count;
+	if (h->o.callchain) {
+		rc = h->o.caller ? cc_add(h, e, hf, nf - 1, -1, nf, period) : cc_add(h, e, hf, 0, 1, nf, period);
+		if (rc)
+			return rc;
+		if (e->max_depth < (uint32_t)nf)
+			e->max_depth = nf;
+	}
+	if (!h->o.children)
+		return 0;
+	seen[nseen] = e - h->e;
+	seen_ip[nseen++] = self->dso_addr;
+	level = key.level;
+	/*
+	 * an inclusive entry for every frame, the sample's own too (its srcline may differ),
+	 * in perf's order: root first when the graphs are caller-first
+	 */
+	for (int n = 0; n < nf; n++) {
+		int i = h->o.caller ? nf - 1 - n : n;
+		bool dup = false;
+		size_t eidx;
+
+		rc = fill_key(h, &key, si, &hf[i], sf ? &sf[i] : NULL, true, &slot);
+		if (rc)
+			return rc;
+		/* perf reuses one addr_location: a frame in no mapping keeps the level of the one before */
+		if (hf[i].has_dso)
+			level = key.level;
+		key.level = level;
+		e = find_or_add(h, &key);
+		if (!e)
+			return -ENOMEM;
+		e->srcline_preset |= key.srcline_preset;
+		eidx = e - h->e;
+		for (int k = 0; k < nseen; k++)
+			dup |= seen[k] == eidx;
+		if (h->srcline_pos >= 0) {
+			int asks = srcline_asks(h, &key, seen, seen_ip, nseen, hf[i].ip, dup);
+
+			for (int k = 0; k < asks; k++) {
+				if (k && slot)	/* fill_key asked once */
+					ask_line(h, slot);
+				if ((rc = prefix_count(h, &key, true)) < 0)
+					return rc;
+			}
+		}
+		if (dup)
+			continue;	/* recursion: count a frame once per sample */
+		if (nseen < 128) {
+			seen[nseen] = eidx;
+			seen_ip[nseen++] = hf[i].ip;
+		}
+		e->children += period;
+		e->nr_children += count;
+		if (h->o.callchain) {
+			int depth = h->o.caller ? i + 1 : nf - i;
+
+			rc = h->o.caller ? cc_add(h, e, hf, i, -1, depth, period) : cc_add(h, e, hf, i, 1, depth, period);
+			if (rc)
+				return rc;
+			if (e->max_depth < (uint32_t)depth)
+				e->max_depth = depth;
+		}
+	}
+	return 0;
+}
+
+/* add the stacks that wait, in order, and forget them */
+static int flush_stacks(struct hist *h)
+{
+	int rc = 0;
+
+	if (!h->nstacks)
+		return 0;
+	for (size_t i = 0; i < h->nstacks && !rc; i++) {
+		const struct hstack *st = &h->stacks[i];
+
+		rc = add_stack(h, &st->si, &h->pool[st->first], st->nf, &h->pool[st->first + st->nf], NULL, NULL,
+			       st->period, st->count);
+	}
+	h->nstacks = 0;
+	h->npool = 0;
+	for (size_t i = 0; i < h->stack_index_cap; i++)
+		h->stack_index[i] = SIZE_MAX;
+	return rc;
+}
+
+static int grow_stack_index(struct hist *h)
+{
+	size_t nc = h->stack_index_cap ? h->stack_index_cap * 2 : 1024;
+	size_t *ni = malloc(nc * sizeof(*ni));
+
+	if (!ni)
+		return -ENOMEM;
+	for (size_t i = 0; i < nc; i++)
+		ni[i] = SIZE_MAX;
+	for (size_t k = 0; k < h->nstacks; k++) {
+		size_t j = h->stacks[k].hash & (nc - 1);
+
+		while (ni[j] != SIZE_MAX)
+			j = (j + 1) & (nc - 1);
+		ni[j] = k;
+	}
+	free(h->stack_index);
+	h->stack_index = ni;
+	h->stack_index_cap = nc;
+	return 0;
+}
+
+static uint64_t stack_hash(uint32_t stack_id, const struct sample_info *si)
+{
+	return mix(mix(mix(mix(mix(stack_id, (uintptr_t)si->comm), si->pid), si->tid), (uint32_t)si->cpu), 1);
+}
+
+/* the waiting stack of stack_id and si, or NULL */
+static struct hstack *find_stack(struct hist *h, uint32_t stack_id, const struct sample_info *si)
+{
+	size_t mask, i;
+
+	if (!h->nstacks)
+		return NULL;
+	mask = h->stack_index_cap - 1;
+	for (i = stack_hash(stack_id, si) & mask; h->stack_index[i] != SIZE_MAX; i = (i + 1) & mask) {
+		struct hstack *st = &h->stacks[h->stack_index[i]];
+
+		if (st->stack_id == stack_id && st->si.comm == si->comm && st->si.pid == si->pid &&
+		    st->si.tid == si->tid && st->si.cpu == si->cpu)
+			return st;
+	}
+	return NULL;
+}
+
+/* a new waiting stack, its frames hf (nf) and self copied; NULL: no memory */
+static struct hstack *new_stack(struct hist *h, uint32_t stack_id, const struct sample_info *si,
+				const struct hframe *hf, int nf, const struct hframe *self)
+{
+	uint64_t hv = stack_hash(stack_id, si);
+	size_t mask, i;
+	struct hstack *st;
+
+	if ((h->nstacks + 1) * 2 > h->stack_index_cap && grow_stack_index(h))
+		return NULL;
+	if (h->nstacks == h->stacks_cap) {
+		size_t nc = h->stacks_cap ? h->stacks_cap * 2 : 256;
+		struct hstack *n = realloc(h->stacks, nc * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		h->stacks = n;
+		h->stacks_cap = nc;
+	}
+	if (h->npool + nf + 1 > h->pool_cap) {
+		size_t nc = h->pool_cap ? h->pool_cap * 2 : 4096;
+		struct hframe *n;
+
+		while (nc < h->npool + nf + 1)
+			nc *= 2;
+		n = realloc(h->pool, nc * sizeof(*n));
+		if (!n)
+			return NULL;
+		h->pool = n;
+		h->pool_cap = nc;
+	}
+	mask = h->stack_index_cap - 1;
+	for (i = hv & mask; h->stack_index[i] != SIZE_MAX; i = (i + 1) & mask)
+		;
+	st = &h->stacks[h->nstacks];
+	*st = (struct hstack){ .hash = hv, .stack_id = stack_id, .nf = nf, .si = *si, .first = h->npool };
+	memcpy(&h->pool[h->npool], hf, nf * sizeof(*hf));
+	h->pool[h->npool + nf] = *self;
+	h->npool += nf + 1;
+	h->stack_index[i] = h->nstacks++;
+	return st;
+}
+
+int hist__add(struct hist *h, const struct session_sample *smp)
+{
+	const struct perfdata_attr *a = smp->ev->attr;
+	/* without PERF_SAMPLE_PERIOD every sample stands for the attr's period, as in perf */
+	uint64_t period = a && !(a->attr.sample_type & PERF_SAMPLE_PERIOD) ? a->attr.sample_period : smp->s->period;
+	int nf = smp->nr_frames, rc;
 	const struct session_frame *self;
+	struct hframe self_hf;
+	struct sample_info si;
+	struct hstack *st;
 
 	if (!period)
 		period = 1;
@@ -640,83 +987,42 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 	self = smp->self ? smp->self : &smp->frames[0];
 	h->total += period;
 	h->samples++;
-	rc = fill_key(h, &key, smp, self, false, &slot);
-	if (rc)
-		return rc;
-	if (h->srcline_pos >= 0 && (rc = prefix_count(h, &key, true)) < 0)
-		return rc;
-	e = find_or_add(h, &key);
-	if (!e)
+	si.comm = intern(h, smp->comm);
+	if (!si.comm)
 		return -ENOMEM;
-	e->self += period;
-	e->nr_self++;
-	e->children += period;
-	e->nr_children++;
-	if (h->o.callchain) {
-		rc = h->o.caller ? cc_add(h, e, smp->frames, nf - 1, -1, nf, period)
-				 : cc_add(h, e, smp->frames, 0, 1, nf, period);
-		if (rc)
-			return rc;
-		if (e->max_depth < (uint32_t)nf)
-			e->max_depth = nf;
-	}
-	if (!h->o.children)
+	si.pid = smp->s->pid;
+	si.tid = smp->s->tid;
+	/* perf shows -1 when the samples have no CPU */
+	si.cpu = a && !(a->attr.sample_type & PERF_SAMPLE_CPU) ? -1 : (int32_t)smp->s->cpu;
+	if (smp->stack_id && h->srcline_pos < 0 && (st = find_stack(h, smp->stack_id, &si))) {
+		st->period += period;	/* a stack seen before: its frames are not read again */
+		st->count++;
 		return 0;
-	seen[nseen] = e - h->e;
-	seen_ip[nseen++] = self->sym.dso_addr;
-	level = key.level;
-	/*
-	 * an inclusive entry for every frame, the sample's own too (its srcline may differ),
-	 * in perf's order: root first when the graphs are caller-first
-	 */
-	for (int n = 0; n < nf; n++) {
-		int i = h->o.caller ? nf - 1 - n : n;
-		bool dup = false;
-		size_t eidx;
-
-		rc = fill_key(h, &key, smp, &smp->frames[i], true, &slot);
-		if (rc)
-			return rc;
-		/* perf reuses one addr_location: a frame in no mapping keeps the level of the one before */
-		if (smp->frames[i].sym.dso)
-			level = key.level;
-		key.level = level;
-		e = find_or_add(h, &key);
-		if (!e)
-			return -ENOMEM;
-		e->srcline_preset |= key.srcline_preset;
-		eidx = e - h->e;
-		for (int k = 0; k < nseen; k++)
-			dup |= seen[k] == eidx;
-		if (h->srcline_pos >= 0) {
-			int asks = srcline_asks(h, &key, seen, seen_ip, nseen, smp->frames[i].ip, dup);
-
-			for (int k = 0; k < asks; k++) {
-				if (k && slot)	/* fill_key asked once */
-					ask_line(h, slot);
-				if ((rc = prefix_count(h, &key, true)) < 0)
-					return rc;
-			}
-		}
-		if (dup)
-			continue;	/* recursion: count a frame once per sample */
-		if (nseen < 128) {
-			seen[nseen] = eidx;
-			seen_ip[nseen++] = smp->frames[i].ip;
-		}
-		e->children += period;
-		e->nr_children++;
-		if (h->o.callchain) {
-			int depth = h->o.caller ? i + 1 : nf - i;
-
-			rc = h->o.caller ? cc_add(h, e, smp->frames, i, -1, depth, period)
-					 : cc_add(h, e, smp->frames, i, 1, depth, period);
-			if (rc)
-				return rc;
-			if (e->max_depth < (uint32_t)depth)
-				e->max_depth = depth;
-		}
 	}
+	/* every frame's strings made the hist's once: entries and nodes then compare addresses */
+	if ((size_t)nf > h->hf_cap) {
+		struct hframe *n = realloc(h->hf, nf * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		h->hf = n;
+		h->hf_cap = nf;
+	}
+	for (int i = 0; i < nf; i++)
+		if ((rc = hframe_of(h, &smp->frames[i], &h->hf[i])))
+			return rc;
+	if ((rc = hframe_of(h, self, &self_hf)))
+		return rc;
+	if (!smp->stack_id || h->srcline_pos >= 0) {	/* in the order of the samples: after those waiting */
+		if ((rc = flush_stacks(h)))
+			return rc;
+		return add_stack(h, &si, h->hf, nf, &self_hf, smp->frames, self, period, 1);
+	}
+	st = new_stack(h, smp->stack_id, &si, h->hf, nf, &self_hf);
+	if (!st)
+		return -ENOMEM;
+	st->period = period;
+	st->count = 1;
 	return 0;
 }
 
@@ -809,6 +1115,7 @@ static void cc_sort(struct cc_node **head)
 
 void hist__sort(struct hist *h)
 {
+	flush_stacks(h);	/* out of memory: the stacks that could not be added are not shown */
 	for (size_t i = 0; h->srcline_pos >= 0 && i < h->n; i++)
 		h->e[i].srcline_sized = h->e[i].srcline_preset || prefix_count(h, &h->e[i], false) >= 2;
 	if (h->n)
@@ -863,8 +1170,11 @@ int hist__from_session(struct session *s, const struct hist_opts *o, struct hist
 		rc = c.err ? c.err : -EIO;
 		goto fail;
 	}
-	for (int i = 0; i < c.nr; i++)
+	for (int i = 0; i < c.nr; i++) {
+		if ((rc = flush_stacks(c.hists[i])))
+			goto fail;
 		hist__sort(c.hists[i]);
+	}
 	*hists = c.hists;
 	*nr = c.nr;
 	return 0;

@@ -35,14 +35,14 @@ struct hist_opts {
 struct cc_node {
 	const char *name;	/* symbol, or NULL: then ip is shown */
 	uint64_t ip;
-	bool inlined;
 	uint64_t hits;		/* period of every path through this node */
 	uint64_t self;		/* period of paths ending here */
 	/* perf's order of siblings of equal hits: its DSO's, then the address of its symbol, or
 	   its own with no symbol, both descending; the DSO's is 0 for none, 1 the kernel, then
 	   the order the files were mapped in */
-	unsigned dso_rank;
 	uint64_t key;
+	unsigned dso_rank;
+	bool inlined;
 	struct cc_node *child, *next;
 };
 
@@ -69,6 +69,10 @@ struct hist_entry {
 	struct cc_node *cc;	/* the call graph's roots */
 };
 
+/*
+ * The hist keeps the addresses of the frames' strings (symbols, DSOs) it was given, to
+ * copy each once: they must stay the same strings while it is used, as a symbolizer's do.
+ */
 struct hist;
 
 /* parse "comm,dso,sym" into opts (unknown key: -EINVAL and its name in *bad); HK_SRCLINE needs opts->lines */

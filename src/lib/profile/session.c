@@ -18,8 +18,35 @@ struct comm_slot {
 	char comm[16];
 };
 
+/*
+ * The stacks already resolved: samples of one process with the same addresses
+ * (most are: a profile repeats its hot paths) take the frames resolved the first
+ * time, until a record changes what the addresses mean (an mmap, an exec, a fork,
+ * a BPF program), when the cache starts over.
+ */
+struct stack_slot {
+	uint64_t hash;
+	struct stack_entry *e;	/* NULL: empty */
+};
+
+struct stack_entry {
+	uint32_t id, pid;
+	int attr_idx;
+	bool kernel, truncated;
+	int nr_frames;
+	uint64_t nips;
+	struct session_frame self;
+	struct session_frame *frames;	/* nr_frames of them, after ips */
+	uint64_t ips[];			/* the key: the callchain, or the sample ip */
+};
+
+#define STACK_CACHE_BYTES (16u << 20)	/* start over past this much */
+
 struct session {
 	struct perfdata_reader *r;
+	struct stack_slot *stacks;
+	size_t nstacks, stacks_cap, stack_bytes;
+	uint32_t next_stack_id;
 	struct symbolizer *sym;
 	struct session_opts o;
 	struct comm_slot *comms;	/* open addressing, power-of-two size */
@@ -133,6 +160,7 @@ int session__open(struct session **out, const char *path, const struct session_o
 				symbolizer__add_build_id(s->sym, f->build_ids[i].filename, f->build_ids[i].id,
 							 f->build_ids[i].size);
 	}
+	s->next_stack_id = 1;
 	s->comm_cap = 1024;
 	s->comms = calloc(s->comm_cap, sizeof(*s->comms));
 	s->frames_cap = (s->o.max_stack + 1) * (s->o.sym_flags & (SYM_INLINE | SYM_INLINE_UNWOUND) ? MAX_INLINE : 1) + 8;
@@ -147,10 +175,20 @@ int session__open(struct session **out, const char *path, const struct session_o
 	return 0;
 }
 
+static void stacks_clear(struct session *s)
+{
+	for (size_t i = 0; i < s->stacks_cap; i++)
+		free(s->stacks[i].e);
+	free(s->stacks);
+	s->stacks = NULL;
+	s->nstacks = s->stacks_cap = s->stack_bytes = 0;
+}
+
 void session__free(struct session *s)
 {
 	if (!s)
 		return;
+	stacks_clear(s);
 	perfdata_reader__free(s->r);
 	symbolizer__free(s->sym);
 	free(s->comms);
@@ -316,9 +354,110 @@ out:
 	return c.n;
 }
 
+static uint64_t stack_hash(uint32_t pid, int attr_idx, bool kernel, const uint64_t *ips, uint64_t n)
+{
+	uint64_t h = ((uint64_t)pid << 32 | (uint32_t)attr_idx) * 2 + kernel;
+
+	for (uint64_t i = 0; i < n; i++) {
+		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 29;
+	}
+	return (h ^ n) | 1;
+}
+
+/* the slot of the stack of smp, its entry when known; NULL: no room (then it is not cached) */
+static struct stack_slot *stack_slot(struct session *s, const struct session_sample *smp, const uint64_t *ips,
+				     uint64_t n, uint64_t hv)
+{
+	size_t mask, i;
+
+	if ((s->nstacks + 1) * 2 > s->stacks_cap) {
+		size_t nc = s->stacks_cap ? s->stacks_cap * 2 : 1024;
+		struct stack_slot *t = calloc(nc, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (size_t k = 0; k < s->stacks_cap; k++) {
+			size_t j;
+
+			if (!s->stacks[k].e)
+				continue;
+			for (j = s->stacks[k].hash & (nc - 1); t[j].e; j = (j + 1) & (nc - 1))
+				;
+			t[j] = s->stacks[k];
+		}
+		free(s->stacks);
+		s->stacks = t;
+		s->stacks_cap = nc;
+	}
+	mask = s->stacks_cap - 1;
+	for (i = hv & mask; s->stacks[i].e; i = (i + 1) & mask) {
+		const struct stack_entry *e = s->stacks[i].e;
+
+		if (s->stacks[i].hash == hv && e->pid == smp->s->pid && e->attr_idx == smp->attr_idx &&
+		    e->kernel == smp->kernel && e->nips == n && !memcmp(e->ips, ips, n * sizeof(*ips)))
+			break;
+	}
+	return &s->stacks[i];
+}
+
+/* keep the frames just resolved for smp in slot; quietly not when out of memory */
+static void stack_keep(struct session *s, struct stack_slot *slot, const struct session_sample *smp,
+		       const uint64_t *ips, uint64_t n, uint64_t hv)
+{
+	size_t bytes = sizeof(struct stack_entry) + n * sizeof(*ips) + smp->nr_frames * sizeof(*smp->frames);
+	struct stack_entry *e;
+
+	if (!s->next_stack_id)	/* 0 is "not known": after 4 billion stacks, no more ids */
+		return;
+	e = malloc(bytes);
+	if (!e)
+		return;
+	e->id = s->next_stack_id++;
+	e->pid = smp->s->pid;
+	e->attr_idx = smp->attr_idx;
+	e->kernel = smp->kernel;
+	e->truncated = smp->truncated;
+	e->nr_frames = smp->nr_frames;
+	e->nips = n;
+	e->self = *smp->self;
+	memcpy(e->ips, ips, n * sizeof(*ips));
+	e->frames = (struct session_frame *)(e->ips + n);
+	memcpy(e->frames, smp->frames, smp->nr_frames * sizeof(*smp->frames));
+	slot->hash = hv;
+	slot->e = e;
+	s->nstacks++;
+	s->stack_bytes += bytes;
+}
+
 static void build_stack(struct session *s, struct session_sample *smp)
 {
+	const struct perfdata_sample *ps = smp->s;
+	const struct perf_event_attr *a = &smp->ev->attr->attr;
+	struct stack_slot *slot = NULL;
+	const uint64_t *ips = &ps->ip;
+	uint64_t n = 1, hv = 0;
 	int k = 0;
+
+	/* a stack copy unwound with DWARF differs every time: not cached */
+	if (!(ps->user_abi && ps->user_stack && ps->user_stack_size && (a->sample_type & PERF_SAMPLE_STACK_USER))) {
+		if (!s->o.no_callchain && (a->sample_type & PERF_SAMPLE_CALLCHAIN) && ps->nr_callchain) {
+			ips = ps->callchain;
+			n = ps->nr_callchain;
+		}
+		if (s->stack_bytes > STACK_CACHE_BYTES)
+			stacks_clear(s);
+		hv = stack_hash(ps->pid, smp->attr_idx, smp->kernel, ips, n);
+		slot = stack_slot(s, smp, ips, n, hv);
+		if (slot && slot->e) {
+			smp->frames = slot->e->frames;
+			smp->nr_frames = slot->e->nr_frames;
+			smp->truncated = slot->e->truncated;
+			smp->self = &slot->e->self;
+			smp->stack_id = slot->e->id;
+			return;
+		}
+	}
 
 	smp->frames = s->frames;
 	smp->nr_frames = session__resolve_stack(s->sym, s->o.sym_flags, &smp->ev->attr->attr, smp->s, smp->kernel,
@@ -340,6 +479,11 @@ static void build_stack(struct session *s, struct session_sample *smp)
 	}
 	s->self.unwound = false;
 	smp->self = &s->self;
+	if (slot) {
+		stack_keep(s, slot, smp, ips, n, hv);
+		if (slot->e)
+			smp->stack_id = slot->e->id;
+	}
 }
 
 bool session_filter__match(const struct session_filter *f, const char *comm, uint32_t pid, uint32_t tid)
@@ -366,6 +510,7 @@ int session__walk(struct session *s, session_sample_fn on_sample, session_event_
 	int rc;
 
 	perfdata_reader__rewind(s->r);
+	stacks_clear(s);
 	while ((rc = perfdata_reader__next(s->r, &ev)) != 0) {
 		if (rc < 0) {
 			if (rc != -EBADMSG)
@@ -373,6 +518,11 @@ int session__walk(struct session *s, session_sample_fn on_sample, session_event_
 			note_error(s, perfdata_reader__error(s->r));
 			continue;
 		}
+		/* what the addresses of a process mean changes: resolve stacks again */
+		if (s->nstacks && (ev.type == PERF_RECORD_MMAP || ev.type == PERF_RECORD_MMAP2 ||
+				   ev.type == PERF_RECORD_KSYMBOL || ev.type == PERF_RECORD_FORK ||
+				   (ev.type == PERF_RECORD_COMM && ev.comm.exec)))
+			stacks_clear(s);
 		switch (ev.type) {
 		case PERF_RECORD_MMAP:
 		case PERF_RECORD_MMAP2:

@@ -44,6 +44,12 @@ struct session_sample {
 	bool truncated;				/* more frames than the session keeps */
 	bool filtered;				/* the filter refused it (handed over only with
 						   keep_filtered): no frames, count it in totals only */
+	/*
+	 * the same number for samples whose frames are the same: of one process, the same
+	 * event, the same addresses, read with the same maps (never reused in a walk);
+	 * 0: not known (a DWARF-unwound stack, or not from session__walk)
+	 */
+	uint32_t stack_id;
 };
 
 /*
