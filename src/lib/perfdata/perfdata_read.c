@@ -52,9 +52,11 @@ struct perfdata_reader {
 	size_t bids_alloc;
 	struct rindex *idx;
 	size_t nr_idx, cur;
+	size_t released, hi;		/* release_behind() */
 	struct perfdata_reader_stats st;
 	char err[256];
 	bool unfinished;		/* the header was never finalised: records go to the end */
+	bool expanded;			/* the data was looked at for COMPRESSED records */
 	char note[256];			/* perfdata_reader__warning() */
 };
 
@@ -530,6 +532,26 @@ static void note_cut(struct perfdata_reader *r, uint64_t off, uint64_t have, uin
 		 (unsigned long long)r->st.nr_records, cut);
 }
 
+/*
+ * A mapped file's pages well behind off, the record being read, leave the
+ * process (they stay in the page cache): a pass over the records keeps about
+ * RELEASE_WINDOW of the file resident, not all of it. A record the time order
+ * takes from further back is read again from the page cache; pointers into the
+ * data stay valid, as the mapping does. Read copies (pipes, expanded data) stay.
+ */
+#define RELEASE_WINDOW (1u << 20)
+
+static void release_behind(struct perfdata_reader *r, uint64_t off)
+{
+	size_t to;
+
+	if (!r->mapped || off < r->released + 2 * RELEASE_WINDOW)
+		return;
+	to = (off - RELEASE_WINDOW) & ~(size_t)4095;
+	madvise(r->data + r->released, to - r->released, MADV_DONTNEED);
+	r->released = to;
+}
+
 /* walk the data section: check every record's framing and index it by time */
 static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t size, char *err, size_t errlen)
 {
@@ -558,8 +580,9 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 			break;
 		}
 		if (h.type == PERFDATA_RECORD_COMPRESSED || h.type == 83 /* COMPRESSED2 */)
-			return fail(err, errlen, -EINVAL, "a compressed record inside compressed data at offset %#llx",
-				    (unsigned long long)off);
+			return fail(err, errlen, -EINVAL, "a compressed record %s at offset %#llx",
+				    r->expanded ? "inside compressed data" : "in a recording whose header says "
+				    "it is not compressed", (unsigned long long)off);
 		if (h.size < sizeof(h) || (h.size & 7))
 			return fail(err, errlen, -EINVAL, "bad record size %u at offset %#llx (type %u)",
 				    h.size, (unsigned long long)off, h.type);
@@ -615,7 +638,9 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 		}
 		r->idx[n++] = (struct rindex){ time, off };
 		off += h.size;
+		release_behind(r, off);
 	}
+	r->released = 0;
 	r->nr_idx = n;
 	if (r->unfinished && !r->note[0])
 		note_cut(r, 0, 0, 0);
@@ -713,6 +738,7 @@ static int expand(struct perfdata_reader *r, uint64_t *start, uint64_t *size, ch
 	uint8_t *x, *n;
 	int rc = pd_inflate(r->data, *start, *size, r->pipe, 64 * r->size + (64 << 20), &x, &len, err, errlen);
 
+	r->expanded = true;
 	if (rc || !x)
 		return rc;
 	n = malloc(at + len);
@@ -806,7 +832,13 @@ static int open_common(struct perfdata_reader *r, char *err, size_t errlen)
 		return fail(err, errlen, -EOPNOTSUPP, "a directory-format recording (perf record --threads): not supported");
 	start = h.data.offset;
 	size = h.data.size;
-	rc = expand(r, &start, &size, err, errlen);	/* first: the parsers keep pointers into the data */
+	/*
+	 * first: the parsers keep pointers into the data. A finished recording says whether it
+	 * has COMPRESSED records (perf's and sonde's -z write the feature): the others are not
+	 * read once more to look for them.
+	 */
+	rc = r->unfinished || (h.flags[PERFDATA_FEAT_COMPRESSED / 64] & (1ULL << (PERFDATA_FEAT_COMPRESSED % 64)))
+		     ? expand(r, &start, &size, err, errlen) : 0;
 	if (rc)
 		return rc;
 	rc = parse_attrs(r, &h, err, errlen);
@@ -1018,6 +1050,7 @@ const char *perfdata_reader__error(const struct perfdata_reader *r)
 void perfdata_reader__rewind(struct perfdata_reader *r)
 {
 	r->cur = 0;
+	r->released = r->hi = 0;
 }
 
 /* ----------------------------------------------------------------- records */
@@ -1037,6 +1070,10 @@ int perfdata_reader__next(struct perfdata_reader *r, struct perfdata_event *ev)
 	if (r->cur >= r->nr_idx)
 		return 0;
 	ix = &r->idx[r->cur++];
+	if (ix->off > r->hi) {
+		r->hi = ix->off;
+		release_behind(r, ix->off);
+	}
 	rec = r->data + ix->off;
 	memcpy(&h, rec, sizeof(h));
 	memset(ev, 0, sizeof(*ev));
