@@ -85,19 +85,43 @@ bool ksymcache__disabled(void)
  * adds a word, which any changed word or swapped pair changes; not a
  * cryptographic one), mixed at the end
  */
-uint64_t ksymcache__sum(const void *buf, size_t n)
+struct ksc_sum {
+	uint64_t a[4], b[4];
+};
+
+/* the whole 32-byte blocks of p (n bytes) into s: how many bytes that was */
+static size_t sum_blocks(struct ksc_sum *s, const uint8_t *p, size_t n)
 {
-	const uint8_t *p = buf;
-	const uint64_t k = 0x9e3779b97f4a7c15ULL;
-	uint64_t a[4] = { 1, 2, 3, 4 }, b[4] = { 0 }, w, h = n;
+	uint64_t w;
 	size_t i = 0;
 
 	for (; i + 32 <= n; i += 32)
 		for (int l = 0; l < 4; l++) {
 			memcpy(&w, p + i + 8 * l, 8);
-			a[l] += w;
-			b[l] += a[l];
+			s->a[l] += w;
+			s->b[l] += s->a[l];
 		}
+	return i;
+}
+
+/* the sum of n bytes at buf; with release (buf in a mapping, base its start), the pages summed leave */
+static uint64_t sum(const void *buf, size_t n, const void *base)
+{
+	const uint8_t *p = buf;
+	const uint64_t k = 0x9e3779b97f4a7c15ULL;
+	struct ksc_sum st = { { 1, 2, 3, 4 }, { 0 } };
+	uint64_t *a = st.a, *b = st.b, h = n;
+	size_t i = 0, released = 0;
+
+	while (i + 32 <= n) {
+		i += sum_blocks(&st, p + i, n - i < (1u << 20) ? n - i : (1u << 20));
+		if (base) {
+			size_t to = (size_t)(p + i - (const uint8_t *)base) & ~(size_t)4095;
+
+			madvise((char *)base + released, to - released, MADV_DONTNEED);
+			released = to;
+		}
+	}
 	for (; i < n; i++) {
 		a[0] += p[i];
 		b[0] += a[0];
@@ -109,6 +133,11 @@ uint64_t ksymcache__sum(const void *buf, size_t n)
 		h ^= h >> 29;
 	}
 	return h;
+}
+
+uint64_t ksymcache__sum(const void *buf, size_t n)
+{
+	return sum(buf, n, NULL);
 }
 
 /* set the header's size and checksum of a cache of size bytes */
@@ -283,7 +312,8 @@ static bool in_file(uint64_t off, uint64_t len, uint64_t size)
 	return off <= size && len <= size - off;
 }
 
-int ksymcache__check(const void *buf, size_t size, const char *key, size_t keylen)
+/* ksymcache__check; mapped: buf is a file's mapping, whose pages leave as soon as they are checked */
+static int check(const void *buf, size_t size, const char *key, size_t keylen, bool mapped)
 {
 	const struct ksc_header *h = buf;
 	size_t after = offsetof(struct ksc_header, checksum) + sizeof(h->checksum);
@@ -293,7 +323,7 @@ int ksymcache__check(const void *buf, size_t size, const char *key, size_t keyle
 	if (size < sizeof(*h) || memcmp(h->magic, KSC_MAGIC, 8) || h->version != KSC_VERSION ||
 	    h->hdr_size != sizeof(*h) || h->file_size != size)
 		return -EINVAL;
-	if (h->checksum != ksymcache__sum((const char *)buf + after, size - after))
+	if (h->checksum != sum((const char *)buf + after, size - after, mapped ? buf : NULL))
 		return -EBADMSG;
 	/* the parts in their places, end to end: key, symbols (8-aligned), strings */
 	if (h->key_off != sizeof(*h) || !in_file(h->key_off, h->key_len, size) ||
@@ -307,11 +337,27 @@ int ksymcache__check(const void *buf, size_t size, const char *key, size_t keyle
 	strs = (const char *)buf + h->strs_off;
 	if (strs[h->strs_len - 1])
 		return -EINVAL;
-	for (size_t i = 0; i < h->nsyms; i++)
+	for (size_t i = 0; i < h->nsyms; i++) {
 		if (syms[i].name >= h->strs_len || (syms[i].module & ~KSC_COVERED) >= h->strs_len ||
 		    (i && syms[i].addr < syms[i - 1].addr))
 			return -EINVAL;
+		if (mapped && !(i & 0xffff))
+			madvise((void *)buf, (size_t)((const char *)&syms[i] - (const char *)buf) & ~(size_t)4095,
+				MADV_DONTNEED);
+	}
+	/*
+	 * the pages lookups need come back from the page cache (about 5 MB would stay resident for
+	 * a report of a few addresses). The file is only ever replaced (renamed over), never
+	 * rewritten: they come back the same.
+	 */
+	if (mapped)
+		madvise((void *)buf, size, MADV_DONTNEED);
 	return 0;
+}
+
+int ksymcache__check(const void *buf, size_t size, const char *key, size_t keylen)
+{
+	return check(buf, size, key, keylen, false);
 }
 
 static int ksc_path(const struct ksymcache_env *e, char *path, size_t len, bool create)
@@ -345,12 +391,12 @@ int ksymcache__open(struct ksymcache **out, const struct ksymcache_env *e)
 		goto out;
 	if ((err = kptr_visible(e)) || (err = ksc_key(e, &key, &keylen, &mods)))
 		goto out;
-	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		err = -errno;
 		goto out;
 	}
-	if ((err = ksymcache__check(map, st.st_size, key, keylen)))
+	if ((err = check(map, st.st_size, key, keylen, true)))
 		goto out;
 	c = calloc(1, sizeof(*c));
 	if (!c) {
