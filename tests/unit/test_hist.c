@@ -229,6 +229,71 @@ TEST(hist_callchain_ties_as_perf)
 	symbolizer__free(fx.sym);
 }
 
+static bool same_graph(const struct cc_node *a, const struct cc_node *b)
+{
+	for (; a && b; a = a->next, b = b->next)
+		if ((a->name ? !b->name || strcmp(a->name, b->name) : !!b->name) || a->ip != b->ip ||
+		    a->hits != b->hits || a->self != b->self || !same_graph(a->child, b->child))
+			return false;
+	return !a && !b;
+}
+
+/*
+ * samples of a stack seen before (session_sample.stack_id) wait and are added once with their
+ * sum: the entries, their order and their graphs are those of adding each sample, whatever the
+ * order of the stacks, the threads and the samples of no known stack among them
+ */
+TEST(hist_stacks_as_samples)
+{
+	struct hist_opts o = { .children = true, .callchain = true };
+	const char *bad;
+	struct fixture fx;
+	struct hist *h[2];
+	/* which stack, of which thread; stack 0 is one of no id */
+	static const int seq[][2] = { { 1, 42 }, { 2, 42 }, { 1, 42 }, { 3, 43 }, { 0, 42 }, { 2, 42 },
+				      { 4, 42 }, { 1, 43 }, { 3, 43 }, { 1, 42 }, { 5, 42 }, { 2, 43 } };
+
+	CHECK(fixture__init(&fx));
+	CHECK_INT(hist__parse_sort(&o, "tid,dso,sym", &bad), 0);
+	const struct session_frame *stacks[][3] = {
+		{ &fx.kern, &fx.user, &fx.nomap }, { &fx.kern, &fx.user, &fx.nomap },
+		{ &fx.user, &fx.nosym, &fx.user }, { &fx.nosym, &fx.kern, &fx.user },
+		{ &fx.nomap, &fx.user, &fx.kern }, { &fx.user, &fx.user, &fx.user },
+	};
+	for (int k = 0; k < 2; k++) {
+		CHECK(h[k] = hist__new(&o));
+		for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+			struct session_frame fr[3];
+			struct session_sample smp = { .ev = &fx.ev, .s = &fx.s, .comm = "prog", .frames = fr,
+						      .nr_frames = 3, .stack_id = k ? 0 : seq[i][0] };
+
+			for (int j = 0; j < 3; j++)
+				fr[j] = *stacks[seq[i][0]][j];
+			fx.s.tid = seq[i][1];
+			fx.s.period = 1000 + 10 * (i % 3);
+			CHECK_INT(hist__add(h[k], &smp), 0);
+		}
+		hist__sort(h[k]);
+	}
+	CHECK(hist__nr_entries(h[0]) > 6);
+	CHECK_INT(hist__nr_entries(h[0]), hist__nr_entries(h[1]));
+	for (size_t i = 0; i < hist__nr_entries(h[0]) && i < hist__nr_entries(h[1]); i++) {
+		const struct hist_entry *a = hist__entry(h[0], i), *b = hist__entry(h[1], i);
+
+		CHECK_STR(a->dso, b->dso);
+		CHECK_STR(a->sym ? a->sym : "-", b->sym ? b->sym : "-");
+		CHECK(a->tid == b->tid && a->addr == b->addr && a->level == b->level);
+		CHECK(a->self == b->self && a->children == b->children && a->nr_self == b->nr_self &&
+		      a->nr_children == b->nr_children && a->max_depth == b->max_depth);
+		CHECK(same_graph(a->cc, b->cc));
+	}
+	CHECK_INT(hist__total_period(h[0]), hist__total_period(h[1]));
+	CHECK_INT(hist__nr_samples(h[0]), hist__nr_samples(h[1]));
+	hist__free(h[0]);
+	hist__free(h[1]);
+	symbolizer__free(fx.sym);
+}
+
 /* perf's --comms, --pid, --tid: exact names, ids as numbers */
 TEST(session_filter)
 {
