@@ -4,8 +4,9 @@
  * /proc/kallsyms makes the kernel format 120k lines (tens of milliseconds,
  * most of a report's time); the part of it that stays put for a boot (the
  * kernel's own symbols and the loaded modules') is saved once, sorted, in
- * $XDG_CACHE_HOME/sonde/kallsyms.cache (~/.cache/sonde/), and mapped by later
- * runs. It is valid for one boot id, kernel release and module list (names,
+ * $XDG_CACHE_HOME/sonde/kallsyms.cache (~/.cache/sonde/), and read by later
+ * runs (checked whole, then only the blocks and names lookups need: see
+ * struct ksymcache). It is valid for one boot id, kernel release and module list (names,
  * sizes, states, addresses: a module loaded or unloaded rebuilds it).
  *
  * What comes and goes (BPF programs, ftrace trampolines, kprobe slots: the
@@ -57,13 +58,36 @@ struct ksc_sym {
 	uint32_t module;	/* offset in the strings ("[kernel.kallsyms]", "[ext4]") | KSC_COVERED */
 };
 
+/*
+ * After the check the cache is not kept mapped: a report needs a few hundred of its
+ * 120k symbols, and mapped it would stay resident in 2 MB blocks of the page cache.
+ * Lookups read what they need: the first address of every KSC_BLOCK-th symbol is
+ * kept, a block of symbols is read (the last KSC_BLOCKS stay), and the names answered,
+ * once each (they stay valid until ksymcache__close).
+ */
+#define KSC_BLOCK 256
+#define KSC_BLOCKS 32		/* blocks kept (128 KB), each in the slot of its number modulo this */
+
+struct ksc_name {		/* a name read, by its offset in the strings */
+	uint32_t off;		/* UINT32_MAX: empty slot */
+	char *s;
+};
+
+struct ksc_lookup {		/* what lookups change */
+	struct ksc_sym blk[KSC_BLOCKS][KSC_BLOCK];
+	size_t blk_no[KSC_BLOCKS];	/* the block in blk[i], SIZE_MAX for none */
+	struct ksc_name *names;
+	size_t nnames, names_cap;
+};
+
 struct ksymcache {
-	void *map;
-	size_t size;
-	const struct ksc_sym *syms;
+	int fd;
+	uint64_t syms_off;
 	size_t n;
-	const char *strs;
+	uint64_t strs_off;
 	uint32_t strs_len;
+	uint64_t *top;		/* top[b]: the address of symbol b * KSC_BLOCK */
+	struct ksc_lookup *lk;
 };
 
 static const char *env_or(const char *given, const char *var, const char *dflt)
@@ -312,8 +336,11 @@ static bool in_file(uint64_t off, uint64_t len, uint64_t size)
 	return off <= size && len <= size - off;
 }
 
-/* ksymcache__check; mapped: buf is a file's mapping, whose pages leave as soon as they are checked */
-static int check(const void *buf, size_t size, const char *key, size_t keylen, bool mapped)
+/*
+ * ksymcache__check; mapped: buf is a file's mapping, whose pages leave as soon as they are
+ * checked. top (NULL or room for nsyms / KSC_BLOCK + 1): the address of every KSC_BLOCK-th symbol.
+ */
+static int check(const void *buf, size_t size, const char *key, size_t keylen, bool mapped, uint64_t **top)
 {
 	const struct ksc_header *h = buf;
 	size_t after = offsetof(struct ksc_header, checksum) + sizeof(h->checksum);
@@ -337,27 +364,29 @@ static int check(const void *buf, size_t size, const char *key, size_t keylen, b
 	strs = (const char *)buf + h->strs_off;
 	if (strs[h->strs_len - 1])
 		return -EINVAL;
+	if (top && !(*top = malloc((h->nsyms / KSC_BLOCK + 1) * sizeof(**top))))
+		return -ENOMEM;
 	for (size_t i = 0; i < h->nsyms; i++) {
 		if (syms[i].name >= h->strs_len || (syms[i].module & ~KSC_COVERED) >= h->strs_len ||
-		    (i && syms[i].addr < syms[i - 1].addr))
+		    (i && syms[i].addr < syms[i - 1].addr)) {
+			if (top) {
+				free(*top);
+				*top = NULL;
+			}
 			return -EINVAL;
+		}
+		if (top && !(i % KSC_BLOCK))
+			(*top)[i / KSC_BLOCK] = syms[i].addr;
 		if (mapped && !(i & 0xffff))
 			madvise((void *)buf, (size_t)((const char *)&syms[i] - (const char *)buf) & ~(size_t)4095,
 				MADV_DONTNEED);
 	}
-	/*
-	 * the pages lookups need come back from the page cache (about 5 MB would stay resident for
-	 * a report of a few addresses). The file is only ever replaced (renamed over), never
-	 * rewritten: they come back the same.
-	 */
-	if (mapped)
-		madvise((void *)buf, size, MADV_DONTNEED);
 	return 0;
 }
 
 int ksymcache__check(const void *buf, size_t size, const char *key, size_t keylen)
 {
-	return check(buf, size, key, keylen, false);
+	return check(buf, size, key, keylen, false, NULL);
 }
 
 static int ksc_path(const struct ksymcache_env *e, char *path, size_t len, bool create)
@@ -396,27 +425,33 @@ int ksymcache__open(struct ksymcache **out, const struct ksymcache_env *e)
 		err = -errno;
 		goto out;
 	}
-	if ((err = check(map, st.st_size, key, keylen, true)))
-		goto out;
 	c = calloc(1, sizeof(*c));
-	if (!c) {
+	if (!c || !(c->lk = calloc(1, sizeof(*c->lk)))) {
 		err = -ENOMEM;
 		goto out;
 	}
+	if ((err = check(map, st.st_size, key, keylen, true, &c->top)))
+		goto out;
 	const struct ksc_header *h = map;
 
-	c->map = map;
-	c->size = st.st_size;
-	c->syms = (const void *)((const char *)map + h->syms_off);
+	c->fd = fd;
+	c->syms_off = h->syms_off;
 	c->n = h->nsyms;
-	c->strs = (const char *)map + h->strs_off;
+	c->strs_off = h->strs_off;
 	c->strs_len = h->strs_len;
-	map = MAP_FAILED;
+	for (int i = 0; i < KSC_BLOCKS; i++)
+		c->lk->blk_no[i] = SIZE_MAX;
+	fd = -1;
 	*out = c;
+	c = NULL;
 out:
+	if (c)
+		free(c->lk);
+	free(c);
 	if (map != MAP_FAILED)
 		munmap(map, st.st_size);
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	free(key);
 	free(mods);
 	return err;
@@ -565,17 +600,100 @@ out:
 	return err;
 }
 
+static bool read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n = pread(fd, buf, len, (off_t)off);
+
+	return n >= 0 && (size_t)n == len;
+}
+
+/* the name at off in the strings (checked: NUL-terminated before their end), read once; NULL on error */
+static const char *name_at(const struct ksymcache *c, uint32_t off)
+{
+	struct ksc_lookup *lk = c->lk;
+	size_t mask, i, len = 64;
+	char *s = NULL;
+
+	if ((lk->nnames + 1) * 2 > lk->names_cap) {
+		size_t nc = lk->names_cap ? lk->names_cap * 2 : 256;
+		struct ksc_name *n = malloc(nc * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t k = 0; k < nc; k++)
+			n[k].off = UINT32_MAX;
+		for (size_t k = 0; k < lk->names_cap; k++) {
+			size_t j;
+
+			if (lk->names[k].off == UINT32_MAX)
+				continue;
+			for (j = (lk->names[k].off * 2654435761u) & (nc - 1); n[j].off != UINT32_MAX; j = (j + 1) & (nc - 1))
+				;
+			n[j] = lk->names[k];
+		}
+		free(lk->names);
+		lk->names = n;
+		lk->names_cap = nc;
+	}
+	mask = lk->names_cap - 1;
+	for (i = (off * 2654435761u) & mask; lk->names[i].off != UINT32_MAX; i = (i + 1) & mask)
+		if (lk->names[i].off == off)
+			return lk->names[i].s;
+	for (;;) {	/* longer until its NUL is in */
+		char *n;
+
+		if (len > c->strs_len - off)
+			len = c->strs_len - off;
+		n = realloc(s, len);
+		if (!n || !read_at(c->fd, n, len, c->strs_off + off)) {
+			free(n ? n : s);
+			return NULL;
+		}
+		s = n;
+		if (memchr(s, 0, len))
+			break;
+		if (len == c->strs_len - off) {	/* changed since the check */
+			free(s);
+			return NULL;
+		}
+		len *= 2;
+	}
+	lk->names[i] = (struct ksc_name){ .off = off, .s = s };
+	lk->nnames++;
+	return s;
+}
+
 int ksymcache__find(const struct ksymcache *c, uint64_t addr, struct ksym *out)
 {
-	size_t i = sym__upper_bound(c->syms, c->n, sizeof(*c->syms), offsetof(struct ksc_sym, addr), addr);
-	const struct ksc_sym *s;
+	struct ksc_lookup *lk = c->lk;
+	size_t nblk = (c->n + KSC_BLOCK - 1) / KSC_BLOCK, b, i, cnt;
+	const struct ksc_sym *s, *blk;
 
-	if (!i || !(c->syms[i - 1].module & KSC_COVERED))
+	/* the last block that starts at or before addr, then the last symbol there at or before it */
+	b = sym__upper_bound(c->top, nblk, sizeof(*c->top), 0, addr);
+	if (!b)
 		return -ENOENT;
-	s = &c->syms[i - 1];
+	b--;
+	cnt = c->n - b * KSC_BLOCK < KSC_BLOCK ? c->n - b * KSC_BLOCK : KSC_BLOCK;
+	blk = lk->blk[b % KSC_BLOCKS];
+	if (lk->blk_no[b % KSC_BLOCKS] != b) {
+		lk->blk_no[b % KSC_BLOCKS] = SIZE_MAX;
+		if (!read_at(c->fd, lk->blk[b % KSC_BLOCKS], cnt * sizeof(*blk), c->syms_off + b * KSC_BLOCK * sizeof(*blk)))
+			return -EIO;
+		lk->blk_no[b % KSC_BLOCKS] = b;
+	}
+	i = sym__upper_bound(blk, cnt, sizeof(*blk), offsetof(struct ksc_sym, addr), addr);
+	if (!i || !(blk[i - 1].module & KSC_COVERED))
+		return -ENOENT;
+	s = &blk[i - 1];
+	/* read again since the check: the same file (renamed over, never rewritten), but it is input */
+	if (s->name >= c->strs_len || (s->module & ~KSC_COVERED) >= c->strs_len)
+		return -EIO;
 	out->addr = s->addr;
-	out->name = c->strs + s->name;
-	out->module = c->strs + (s->module & ~KSC_COVERED);
+	out->name = name_at(c, s->name);
+	out->module = name_at(c, s->module & ~KSC_COVERED);
+	if (!out->name || !out->module)
+		return -EIO;
 	return kallsyms__names(out, addr);
 }
 
@@ -583,6 +701,12 @@ void ksymcache__close(struct ksymcache *c)
 {
 	if (!c)
 		return;
-	munmap(c->map, c->size);
+	close(c->fd);
+	for (size_t i = 0; i < c->lk->names_cap; i++)
+		if (c->lk->names[i].off != UINT32_MAX)
+			free(c->lk->names[i].s);
+	free(c->lk->names);
+	free(c->lk);
+	free(c->top);
 	free(c);
 }
