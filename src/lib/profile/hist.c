@@ -110,6 +110,7 @@ struct hist {
 	size_t npool, pool_cap;
 	struct cc_chunk *chunks;
 	const char *unknown_dso;	/* "[unknown]", interned */
+	const char *last_comm;		/* the last sample's, interned */
 	struct hist_entry *e;
 	size_t n, cap;
 	size_t *index;		/* open addressing over e, by key hash */
@@ -987,9 +988,11 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 	self = smp->self ? smp->self : &smp->frames[0];
 	h->total += period;
 	h->samples++;
-	si.comm = intern(h, smp->comm);
+	/* most samples are of the command before: no hashing then */
+	si.comm = h->last_comm && !strcmp(h->last_comm, smp->comm) ? h->last_comm : intern(h, smp->comm);
 	if (!si.comm)
 		return -ENOMEM;
+	h->last_comm = si.comm;
 	si.pid = smp->s->pid;
 	si.tid = smp->s->tid;
 	/* perf shows -1 when the samples have no CPU */

@@ -356,13 +356,14 @@ out:
 
 static uint64_t stack_hash(uint32_t pid, int attr_idx, bool kernel, const uint64_t *ips, uint64_t n)
 {
+	const uint64_t k = 0x9e3779b97f4a7c15ULL;
 	uint64_t h = ((uint64_t)pid << 32 | (uint32_t)attr_idx) * 2 + kernel;
 
-	for (uint64_t i = 0; i < n; i++) {
-		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-	}
-	return (h ^ n) | 1;
+	/* the multiplications do not wait for each other: one rotation and xor per address */
+	for (uint64_t i = 0; i < n; i++)
+		h = ((h << 27) | (h >> 37)) ^ (ips[i] * k);
+	h = (h ^ n ^ (h >> 31)) * k;
+	return (h ^ (h >> 29)) | 1;
 }
 
 /* the slot of the stack of smp, its entry when known; NULL: no room (then it is not cached) */
