@@ -52,7 +52,7 @@ struct perfdata_reader {
 	size_t bids_alloc;
 	struct rindex *idx;
 	size_t nr_idx, cur;
-	size_t released, hi;		/* release_behind() */
+	size_t released;		/* release_behind() */
 	struct perfdata_reader_stats st;
 	char err[256];
 	bool unfinished;		/* the header was never finalised: records go to the end */
@@ -561,6 +561,8 @@ static void note_cut(struct perfdata_reader *r, uint64_t off, uint64_t have, uin
  * RELEASE_WINDOW of the file resident, not all of it. A record the time order
  * takes from further back is read again from the page cache; pointers into the
  * data stay valid, as the mapping does. Read copies (pipes, expanded data) stay.
+ * The window follows the record read, backwards too: a record out of place (perf
+ * writes its lost-sample counts at the end, stamped 0) moves it there and back.
  */
 #define RELEASE_WINDOW (1u << 20)
 
@@ -568,7 +570,13 @@ static void release_behind(struct perfdata_reader *r, uint64_t off)
 {
 	size_t to;
 
-	if (!r->mapped || off < r->released + 2 * RELEASE_WINDOW)
+	if (!r->mapped)
+		return;
+	if (off < r->released) {	/* back: keep from here */
+		r->released = off & ~(uint64_t)4095;
+		return;
+	}
+	if (off < r->released + 2 * RELEASE_WINDOW)
 		return;
 	to = (off - RELEASE_WINDOW) & ~(size_t)4095;
 	madvise(r->data + r->released, to - r->released, MADV_DONTNEED);
@@ -1073,7 +1081,7 @@ const char *perfdata_reader__error(const struct perfdata_reader *r)
 void perfdata_reader__rewind(struct perfdata_reader *r)
 {
 	r->cur = 0;
-	r->released = r->hi = 0;
+	r->released = 0;
 }
 
 /* ----------------------------------------------------------------- records */
@@ -1093,10 +1101,7 @@ int perfdata_reader__next(struct perfdata_reader *r, struct perfdata_event *ev)
 	if (r->cur >= r->nr_idx)
 		return 0;
 	ix = &r->idx[r->cur++];
-	if (ix->off > r->hi) {
-		r->hi = ix->off;
-		release_behind(r, ix->off);
-	}
+	release_behind(r, ix->off);
 	rec = r->data + ix->off;
 	memcpy(&h, rec, sizeof(h));
 	memset(ev, 0, sizeof(*ev));
