@@ -8,7 +8,9 @@
 #include "unit.h"
 #include "lib/perfdata/perfdata.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,6 +73,80 @@ TEST(perfdata_reader_merges_runs_in_time_order)
 		seen++;
 	}
 	CHECK_INT(seen, n);
+	perfdata_reader__free(r);
+	unlink(path);
+}
+
+/* the resident size of the mapping of path in this process, in KB; -1 when it is not mapped */
+static long mapped_kb(const char *path)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+	long kb = -1, v;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '-') && strstr(line, path))
+			in = true;
+		else if (in && sscanf(line, "Rss: %ld kB", &v) == 1) {
+			kb = kb < 0 ? v : kb + v;
+			in = false;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
+/*
+ * reading a recording keeps a window of it resident, not the whole file: here 24 MB of
+ * samples and, as perf writes it, a LOST_SAMPLES record at the end stamped 0, which the
+ * time order reads first
+ */
+TEST(perfdata_reader_keeps_a_window_resident)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+				     .sample_type = ST, .sample_id_all = 1, .sample_period = 1000 };
+	uint64_t id = 7, n = 0, seen = 0;
+	struct perfdata_writer *w;
+	struct perfdata_reader *r;
+	struct perfdata_event ev;
+	char path[64] = "/tmp/sonde-unit-window.XXXXXX", err[256];
+	static uint8_t b[48 * 4096];
+	int fd = mkstemp(path);
+	long kb;
+
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_INT(perfdata_writer__create(&w, path, err, sizeof(err)), 0);
+	perfdata_writer__add_attr(w, &a, "cpu-clock", &id, 1);
+	CHECK_INT(perfdata_writer__begin(w), 0);
+	for (int chunk = 0; chunk < 128; chunk++) {
+		for (int i = 0; i < 4096; i++, n++)
+			sample(b + 48 * i, n, n + 1, 0);
+		perfdata_writer__write(w, b, sizeof(b));
+	}
+	{	/* LOST_SAMPLES: lost, then the sample_id trailer (tid, time 0, cpu, identifier) */
+		struct perf_event_header h = { PERF_RECORD_LOST_SAMPLES, 0, 48 };
+		uint64_t v[5] = { 3, 100 | (uint64_t)101 << 32, 0, 0, 7 };
+
+		memcpy(b, &h, 8);
+		memcpy(b + 8, v, 40);
+		perfdata_writer__write(w, b, 48);
+	}
+	CHECK_INT(perfdata_writer__finish(w, err, sizeof(err)), 0);
+	perfdata_writer__free(w);
+	CHECK_INT(perfdata_reader__open(&r, path, err, sizeof(err)), 0);
+	CHECK_INT(perfdata_reader__next(r, &ev), 1);
+	CHECK_INT(ev.type, PERF_RECORD_LOST_SAMPLES);
+	while (perfdata_reader__next(r, &ev) == 1)
+		seen += ev.type == PERF_RECORD_SAMPLE;
+	CHECK_INT(seen, n);
+	kb = mapped_kb(path);
+	CHECK(kb >= 0 && kb < 6 * 1024);
+	if (kb >= 6 * 1024)
+		fprintf(stderr, "   %ld KB of the 24 MB recording resident\n", kb);
 	perfdata_reader__free(r);
 	unlink(path);
 }
