@@ -209,6 +209,64 @@ TEST(ksymcache_answers_as_kallsyms)
 	fake_done(&fk);
 }
 
+/*
+ * where the cache does not cover an address, the symbolizer reads only what it leaves out
+ * (BPF programs, trampolines) from kallsyms: with the cache's symbols, every address still
+ * gets the full table's answer, programs loaded since the cache was made included
+ */
+TEST(ksymcache_with_the_others_answers_as_kallsyms)
+{
+	static const int64_t deltas[] = { -1, 0, 1, 5, 64, 300, 0x800, 0x100001 };
+	struct fake fk;
+	struct ksymcache *c = NULL;
+	struct kallsyms *full = NULL, *others = NULL;
+	const struct ksym *all;
+	size_t n, nothers;
+	long named = 0;
+
+	CHECK_INT(fake_setup(&fk), 0);
+	CHECK_INT(save(&fk), 0);
+	CHECK_INT(ksymcache__open(&c, &fk.env), 0);
+	CHECK_INT(write_kallsyms(fk.kallsyms, 1), 0);
+	CHECK_INT(kallsyms__load(&full, fk.kallsyms), 0);
+	CHECK_INT(ksymcache__load_others(c, fk.kallsyms, &others), 0);
+	kallsyms__syms(others, &nothers);
+	CHECK_INT(nothers, 7);	/* six programs and the trampoline */
+	all = kallsyms__syms(full, &n);
+	for (size_t i = 0; i < n; i++)
+		for (size_t d = 0; d < sizeof(deltas) / sizeof(deltas[0]); d++) {
+			uint64_t addr = all[i].addr + deltas[d];
+			const struct ksym *want = kallsyms__find(full, addr), *got;
+			struct ksym buf;
+
+			got = ksymcache__find_full(c, others, addr, &buf);
+			if (!want != !got || (want && (want->addr != got->addr || strcmp(want->name, got->name) ||
+						       strcmp(want->module, got->module)))) {
+				fprintf(stderr, "%#llx: %s, kallsyms %s\n", (unsigned long long)addr,
+					got ? got->name : "-", want ? want->name : "-");
+				CHECK(0);
+				i = n;
+				break;
+			}
+			named += !!got;
+		}
+	CHECK(named > 25000);
+	{	/* a program loaded since the cache, in a gap of the modules' area; the trampoline */
+		struct ksym buf;
+		const struct ksym *k = ksymcache__find_full(c, others, MODS + 0x2000 + 4, &buf);
+
+		CHECK(k && !strcmp(k->name, "bpf_prog_cccc_three") && !strcmp(k->module, "[bpf]"));
+		k = ksymcache__find_full(c, others, MODS + 0x300000, &buf);
+		CHECK(k && !strcmp(k->name, "ftrace_trampoline"));
+		k = ksymcache__find_full(c, others, MODS + 0x100000 + 5 * 0x80 + 9, &buf);
+		CHECK(k && !strcmp(k->name, "ext4_fn5"));
+	}
+	ksymcache__close(c);
+	kallsyms__free(full);
+	kallsyms__free(others);
+	fake_done(&fk);
+}
+
 TEST(ksymcache_key_changes_invalidate)
 {
 	struct fake fk;

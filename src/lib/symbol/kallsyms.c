@@ -73,8 +73,15 @@ static const char *keep(struct kallsyms *k, size_t *cap, const char *str)
 
 int kallsyms__load(struct kallsyms **out, const char *path)
 {
+	return kallsyms__load_some(out, path, NULL, NULL);
+}
+
+int kallsyms__load_some(struct kallsyms **out, const char *path, bool (*want)(const char *module, void *arg),
+			void *arg)
+{
 	struct kallsyms *k = calloc(1, sizeof(*k));
-	size_t cap = 0, scap = 0, zero = 0;
+	size_t cap = 0, scap = 0, zero = 0, seen = 0;
+	bool want_mod = true;
 	const char *kernel, *module = NULL;
 	char line[1024], lastmod[256] = "";
 	FILE *f;
@@ -121,6 +128,7 @@ int kallsyms__load(struct kallsyms **out, const char *path)
 			zero++;
 			continue;
 		}
+		seen++;
 		if (k->n == cap) {
 			size_t nc = cap ? cap * 2 : 65536;
 			struct ksym *ns = realloc(k->syms, nc * sizeof(*ns));
@@ -137,9 +145,14 @@ int kallsyms__load(struct kallsyms **out, const char *path)
 				char br[260];
 
 				snprintf(br, sizeof(br), "[%s]", mod);
-				module = keep(k, &scap, br);
+				want_mod = !want || want(br, arg);
+				module = want_mod ? keep(k, &scap, br) : kernel;
 				snprintf(lastmod, sizeof(lastmod), "%s", mod);
 			}
+			if (!want_mod)
+				continue;
+		} else if (want && !want("[kernel.kallsyms]", arg)) {
+			continue;
 		}
 		k->syms[k->n].addr = addr;
 		k->syms[k->n].name = keep(k, &scap, name);
@@ -153,7 +166,7 @@ int kallsyms__load(struct kallsyms **out, const char *path)
 	fclose(f);
 	if (!kernel)
 		err = -ENOMEM;
-	if (!err && !k->n)
+	if (!err && !seen)
 		err = zero ? -EPERM : -ENOENT;	/* kernel.kptr_restrict hides the addresses */
 	if (err) {
 		kallsyms__free(k);
@@ -183,6 +196,13 @@ bool kallsyms__names(const struct ksym *s, uint64_t addr)
 {
 	return addr - s->addr <= (1 << 20) && strcmp(s->name, "_etext") && strcmp(s->name, "_einittext") &&
 	       strcmp(s->name, "_end") && strcmp(s->name, "__init_end");
+}
+
+const struct ksym *kallsyms__nearest(const struct kallsyms *k, uint64_t addr)
+{
+	size_t lo = sym__upper_bound(k->syms, k->n, sizeof(*k->syms), offsetof(struct ksym, addr), addr);
+
+	return lo ? &k->syms[lo - 1] : NULL;
 }
 
 const struct ksym *kallsyms__find(const struct kallsyms *k, uint64_t addr)

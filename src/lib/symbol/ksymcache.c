@@ -88,6 +88,7 @@ struct ksymcache {
 	uint32_t strs_len;
 	uint64_t *top;		/* top[b]: the address of symbol b * KSC_BLOCK */
 	struct ksc_lookup *lk;
+	char *mods;		/* the modules it holds, "[name]\n"... (ksc_key's) */
 };
 
 static const char *env_or(const char *given, const char *var, const char *dflt)
@@ -441,6 +442,8 @@ int ksymcache__open(struct ksymcache **out, const struct ksymcache_env *e)
 	c->strs_len = h->strs_len;
 	for (int i = 0; i < KSC_BLOCKS; i++)
 		c->lk->blk_no[i] = SIZE_MAX;
+	c->mods = mods;
+	mods = NULL;
 	fd = -1;
 	*out = c;
 	c = NULL;
@@ -663,7 +666,8 @@ static const char *name_at(const struct ksymcache *c, uint32_t off)
 	return s;
 }
 
-int ksymcache__find(const struct ksymcache *c, uint64_t addr, struct ksym *out)
+/* the symbol at or before addr (its covered bit in *covered): 1, 0 for none, -EIO */
+static int nearest(const struct ksymcache *c, uint64_t addr, struct ksym *out, bool *covered)
 {
 	struct ksc_lookup *lk = c->lk;
 	size_t nblk = (c->n + KSC_BLOCK - 1) / KSC_BLOCK, b, i, cnt;
@@ -672,7 +676,7 @@ int ksymcache__find(const struct ksymcache *c, uint64_t addr, struct ksym *out)
 	/* the last block that starts at or before addr, then the last symbol there at or before it */
 	b = sym__upper_bound(c->top, nblk, sizeof(*c->top), 0, addr);
 	if (!b)
-		return -ENOENT;
+		return 0;
 	b--;
 	cnt = c->n - b * KSC_BLOCK < KSC_BLOCK ? c->n - b * KSC_BLOCK : KSC_BLOCK;
 	blk = lk->blk[b % KSC_BLOCKS];
@@ -683,18 +687,57 @@ int ksymcache__find(const struct ksymcache *c, uint64_t addr, struct ksym *out)
 		lk->blk_no[b % KSC_BLOCKS] = b;
 	}
 	i = sym__upper_bound(blk, cnt, sizeof(*blk), offsetof(struct ksc_sym, addr), addr);
-	if (!i || !(blk[i - 1].module & KSC_COVERED))
-		return -ENOENT;
+	if (!i)
+		return 0;
 	s = &blk[i - 1];
 	/* read again since the check: the same file (renamed over, never rewritten), but it is input */
 	if (s->name >= c->strs_len || (s->module & ~KSC_COVERED) >= c->strs_len)
 		return -EIO;
+	*covered = s->module & KSC_COVERED;
 	out->addr = s->addr;
 	out->name = name_at(c, s->name);
 	out->module = name_at(c, s->module & ~KSC_COVERED);
-	if (!out->name || !out->module)
-		return -EIO;
+	return out->name && out->module ? 1 : -EIO;
+}
+
+int ksymcache__find(const struct ksymcache *c, uint64_t addr, struct ksym *out)
+{
+	bool covered = false;
+	int r = nearest(c, addr, out, &covered);
+
+	if (r <= 0 || !covered)
+		return r < 0 ? r : -ENOENT;
 	return kallsyms__names(out, addr);
+}
+
+static bool other(const char *module, void *c)
+{
+	return !stays(&(struct ksym){ .module = module }, ((const struct ksymcache *)c)->mods);
+}
+
+int ksymcache__load_others(const struct ksymcache *c, const char *path, struct kallsyms **out)
+{
+	return kallsyms__load_some(out, path, other, (void *)c);
+}
+
+/*
+ * The full table is the cache's symbols (all that stay, the key says they still do) and
+ * the others: its nearest symbol is the later of their two. Of one address, the other's:
+ * /proc/kallsyms lists BPF programs and trampolines after the kernel and its modules, and
+ * the table keeps that order among equal addresses.
+ */
+const struct ksym *ksymcache__find_full(const struct ksymcache *c, const struct kallsyms *others, uint64_t addr,
+					struct ksym *buf)
+{
+	const struct ksym *o = kallsyms__nearest(others, addr), *k = o;
+	bool covered;
+	int r = nearest(c, addr, buf, &covered);
+
+	if (r < 0)
+		return NULL;
+	if (r == 1 && (!o || buf->addr > o->addr))
+		k = buf;
+	return k && kallsyms__names(k, addr) ? k : NULL;
 }
 
 void ksymcache__close(struct ksymcache *c)
@@ -708,5 +751,6 @@ void ksymcache__close(struct ksymcache *c)
 	free(c->lk->names);
 	free(c->lk);
 	free(c->top);
+	free(c->mods);
 	free(c);
 }

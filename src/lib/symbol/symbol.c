@@ -629,10 +629,11 @@ static int resolve_kernel(struct symbolizer *s, uint64_t addr, struct sym_frame 
 
 		if (r == 1)
 			k = &cached;
-		if (r < 0 && !s->full_state)	/* where BPF programs and modules come and go: read them once */
-			s->full_state = kallsyms__load(&s->kallsyms, "/proc/kallsyms") ?: 1;
+		/* where BPF programs and modules come and go: read them once (only them: the cache has the rest) */
+		if (r < 0 && !s->full_state)
+			s->full_state = ksymcache__load_others(s->ksymcache, "/proc/kallsyms", &s->kallsyms) ?: 1;
 		if (r < 0 && s->full_state == 1)
-			k = kallsyms__find(s->kallsyms, addr);
+			k = ksymcache__find_full(s->ksymcache, s->kallsyms, addr, &cached);
 	} else if (s->kallsyms_state == 1) {
 		k = kallsyms__find(s->kallsyms, addr);
 	}

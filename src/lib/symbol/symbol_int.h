@@ -180,7 +180,12 @@ struct ksym {
 	const char *module;	/* "[kernel.kallsyms]" or "[ext4]" */
 };
 int kallsyms__load(struct kallsyms **out, const char *path);
+/* only the symbols of the modules want (NULL: all) says yes to ("[kernel.kallsyms]", "[bpf]"); none is no error */
+int kallsyms__load_some(struct kallsyms **out, const char *path, bool (*want)(const char *module, void *arg),
+			void *arg);
 const struct ksym *kallsyms__find(const struct kallsyms *k, uint64_t addr);
+/* the last symbol at or before addr, named or not (see kallsyms__names), or NULL */
+const struct ksym *kallsyms__nearest(const struct kallsyms *k, uint64_t addr);
 bool kallsyms__names(const struct ksym *s, uint64_t addr);
 /* every symbol, sorted by address: k's array, valid until kallsyms__free */
 const struct ksym *kallsyms__syms(const struct kallsyms *k, size_t *n);
@@ -209,6 +214,17 @@ int ksymcache__save(const struct ksym *syms, size_t n, const struct ksymcache_en
  * out's strings are the cache's, valid until ksymcache__close
  */
 int ksymcache__find(const struct ksymcache *c, uint64_t addr, struct ksym *out);
+/*
+ * what the cache leaves out, read from path (/proc/kallsyms): the symbols of BPF programs,
+ * trampolines, modules loaded since; none is no error
+ */
+int ksymcache__load_others(const struct ksymcache *c, const char *path, struct kallsyms **out);
+/*
+ * addr's symbol as the full table (the cache's and others, from ksymcache__load_others)
+ * names it, covered or not: kallsyms__find's answer, in *buf or others; NULL for none
+ */
+const struct ksym *ksymcache__find_full(const struct ksymcache *c, const struct kallsyms *others, uint64_t addr,
+					struct ksym *buf);
 void ksymcache__close(struct ksymcache *c);
 /* the file's checks (0 or -errno), for a buffer of size bytes; its size and checksum set */
 int ksymcache__check(const void *buf, size_t size, const char *key, size_t keylen);
