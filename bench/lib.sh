@@ -12,6 +12,22 @@ s=time.perf_counter(); subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL,std
 	echo "$best"
 }
 
+# median3 CMD...: three runs of CMD (output discarded): the median wall time in seconds
+# and the median peak RSS in MB, on one line. The RSS is /usr/bin/time's: a child forked
+# by python would count python's pages until its exec.
+median3() {
+	python3 -c 'import os, subprocess, sys, tempfile, time
+w, m = [], []
+with tempfile.NamedTemporaryFile() as f:
+	for _ in range(3):
+		s = time.perf_counter()
+		subprocess.run(["/usr/bin/time", "-f", "%M", "-o", f.name] + sys.argv[1:],
+			       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+		w.append(time.perf_counter() - s)
+		m.append(int(open(f.name).read().split()[-1]) / 1024)
+print("%.3f %.0f" % (sorted(w)[1], sorted(m)[1]))' "$@"
+}
+
 # ratio A B: A/B with 2 decimals
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
 

@@ -3,16 +3,15 @@
 # about 10k, 100k and 1M samples with call graphs (the demo workload, cpu-clock
 # every 10 us, frame pointers, kernel + user), each against perf report --stdio
 # and perf script report stackcollapse on the same file, in the same run: wall
-# time, peak RSS and perf/sonde for both. The time per sample should stay flat
-# (anything worse than linear is a bug). sonde's kernel symbol cache is warm;
-# the "no cache" column is SONDE_NO_KSYMCACHE=1 (reading /proc/kallsyms every run).
+# time and peak RSS (medians of 3), and sonde's as a share of perf's ("0.08"
+# is 0.08x perf's). The time per sample should stay flat (anything worse than
+# linear is a bug). sonde's kernel symbol cache is warm; the "no cache" column
+# is SONDE_NO_KSYMCACHE=1 (reading /proc/kallsyms every run).
 set -u
 . "$(dirname "$0")/lib.sh"
 T=$(mktemp -d /tmp/sonde-bench-curve.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-# peak RSS of one run of CMD, in MB
-rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1 | awk '{ printf "%.0f", $1 / 1024 }'; }
 samples() { perf script -i "$1" -G -F ip 2>/dev/null | grep -c .; }
 record() { perf record -q -e cpu-clock -c 10000 -g -o "$2" -- "$BUILD/examples/demo" "$1" >/dev/null 2>&1; }
 
@@ -23,7 +22,8 @@ rate=$((rate * 2))
 [ "$rate" -gt 0 ] || { echo "perf record gave no samples"; exit 1; }
 "$SONDE" report -i $T/cal.data >/dev/null 2>&1	# the kernel symbol cache, made once
 
-printf '%-9s %-9s %10s %8s %10s %8s %10s %7s %6s %10s\n' samples what sonde RSS perf RSS "no cache" "perf/s" RSS "us/sample"
+# sonde's time and peak RSS as a share of perf's (the goals: report 0.1x the time, 0.5x the RSS)
+printf '%-9s %-9s %9s %7s %9s %7s %9s %7s %7s %9s\n' samples what sonde RSS perf RSS "no cache" "time x" "RSS x" "us/sample"
 for want in 10000 100000 1000000; do
 	record "$(awk -v n=$want -v r=$rate 'BEGIN { printf "%.3f", n / r }')" $T/r.data
 	n=$(samples $T/r.data)
@@ -33,12 +33,10 @@ for want in 10000 100000 1000000; do
 		else
 			anchor=(perf script report stackcollapse -i $T/r.data)
 		fi
-		s=$(best_of 3 "$SONDE" $what -i $T/r.data)
-		sm=$(rss "$SONDE" $what -i $T/r.data)
+		read -r s sm < <(median3 "$SONDE" $what -i $T/r.data)
+		read -r p pm < <(median3 "${anchor[@]}")
 		nc=$(best_of 1 env SONDE_NO_KSYMCACHE=1 "$SONDE" $what -i $T/r.data)
-		p=$(best_of 1 "${anchor[@]}")
-		pm=$(rss "${anchor[@]}")
-		printf '%-9s %-9s %9.3fs %6sMB %9.3fs %6sMB %9.3fs %7s %6s %10.2f\n' "$n" $what "$s" "$sm" "$p" "$pm" "$nc" \
-			"$(ratio "$p" "$s")" "$(ratio "$pm" "$sm")" "$(awk -v s="$s" -v n="$n" 'BEGIN { print s * 1e6 / n }')"
+		printf '%-9s %-9s %8.3fs %5sMB %8.3fs %5sMB %8.3fs %7s %7s %9.2f\n' "$n" $what "$s" "$sm" "$p" "$pm" "$nc" \
+			"$(ratio "$s" "$p")" "$(ratio "$sm" "$pm")" "$(awk -v s="$s" -v n="$n" 'BEGIN { print s * 1e6 / n }')"
 	done
 done

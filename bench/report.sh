@@ -16,9 +16,11 @@ sc=$(best_of 3 "$SONDE" collapse -i $T/big.data)
 pc=$(best_of 1 perf script report stackcollapse -i $T/big.data)
 printf 'collapse   sonde %.3fs  perf script report stackcollapse %.3fs  perf/sonde = %s\n' "$sc" "$pc" "$(ratio "$pc" "$sc")"
 
-sr=$(best_of 3 "$SONDE" report -i $T/big.data)
-pr=$(best_of 1 perf report --stdio -i $T/big.data)
-printf 'report     sonde %.3fs  perf report --stdio %.3fs  perf/sonde = %s\n' "$sr" "$pr" "$(ratio "$pr" "$sr")"
+# medians of 3; the goals (issue 21): 0.1x perf report's time, 0.5x its peak RSS
+read -r sr srm < <(median3 "$SONDE" report -i $T/big.data)
+read -r pr prm < <(median3 perf report --stdio -i $T/big.data)
+printf 'report     sonde %.3fs %sMB  perf report --stdio %.3fs %sMB  perf/sonde = %s  sonde/perf: time %sx, RSS %sx\n' \
+	"$sr" "$srm" "$pr" "$prm" "$(ratio "$pr" "$sr")" "$(ratio "$sr" "$pr")" "$(ratio "$srm" "$prm")"
 sn=$(best_of 3 env SONDE_NO_KSYMCACHE=1 "$SONDE" report -i $T/big.data)
 printf 'report     sonde reading /proc/kallsyms (SONDE_NO_KSYMCACHE=1) %.3fs  perf/sonde = %s\n' "$sn" "$(ratio "$pr" "$sn")"
 
