@@ -273,6 +273,18 @@ TEST(hist_stacks_as_samples)
 			fx.s.period = 1000 + 10 * (i % 3);
 			CHECK_INT(hist__add(h[k], &smp), 0);
 		}
+		/* then more stacks than wait at once (50k numbers, the same frames): added midway too */
+		for (int i = 0; i < 50000; i++) {
+			struct session_frame fr[3];
+			struct session_sample smp = { .ev = &fx.ev, .s = &fx.s, .comm = "prog", .frames = fr,
+						      .nr_frames = 3, .stack_id = k ? 0 : 100 + i };
+
+			for (int j = 0; j < 3; j++)
+				fr[j] = *stacks[i % 6][j];
+			fx.s.tid = 42 + i % 5;
+			fx.s.period = 1000 + i % 7;
+			CHECK_INT(hist__add(h[k], &smp), 0);
+		}
 		hist__sort(h[k]);
 	}
 	CHECK(hist__nr_entries(h[0]) > 6);

@@ -75,10 +75,13 @@ struct sample_info {
 
 /*
  * Samples of one stack (session_sample.stack_id) and one thread are added once, with the sum of
- * their periods, when the hist is sorted: most samples repeat a stack seen before. They are
+ * their periods, when the hist is sorted (or POOL_MAX frames wait): most samples repeat a stack
+ * seen before. They are
  * added in the order their first samples came, which makes the same entries and graphs in the
  * same order as adding each sample. Not with srcline, whose lookups perf counts per sample.
  */
+#define POOL_MAX (1u << 17)	/* frames waiting (7 MB): past this, the stacks are added */
+
 struct hstack {
 	uint64_t hash;
 	uint32_t stack_id;
@@ -1026,7 +1029,8 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 		return -ENOMEM;
 	st->period = period;
 	st->count = 1;
-	return 0;
+	/* a recording of ever new stacks: memory for the graphs, not for them twice */
+	return h->npool > POOL_MAX ? flush_stacks(h) : 0;
 }
 
 /* perf's order of equal entries: each sort key in turn, ascending; no DSO or symbol last */
