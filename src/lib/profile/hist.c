@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* hist.c - grouping samples the way perf report does; see hist.h */
-#include "lib/profile/hist.h"
+#include "lib/profile/hist_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,196 +9,6 @@
 #include <string.h>
 
 #include "lib/symbol/symbol.h"
-
-/*
- * perf 6.1 asks addr2line for the line of an address each time it compares a
- * new entry's srcline, and gives up on a DSO (srcline.c's A2L_FAIL_LIMIT) when
- * its first 123 answers were all failures: later addresses of that DSO are then
- * shown as "sym+offset" even where the DSO has lines. Inclusive entries look up
- * absolute addresses, which always fail in a PIE, so this happens to programs
- * that appear in many call chains before a sample lands in them: keep the same
- * count so the entries are perf's.
- */
-#define A2L_FAIL_LIMIT 123
-
-struct a2l_state {
-	const struct dso *object;
-	int fails;		/* 1 until a line is found, then 0 for good */
-	bool off;		/* gave up on this DSO */
-};
-
-struct line_slot {		/* one looked-up address of a DSO */
-	const struct dso *object;	/* NULL: empty slot */
-	uint64_t vaddr;
-	const char *fileline;	/* interned "demo.c:39", or NULL when the DSO has no line there */
-	int state;		/* index into a2l */
-};
-
-/*
- * perf 6.1 computes an entry's srcline only when it compares it with another
- * entry equal in the keys before srcline, and sizes the column with the
- * srclines known by then: an entry alone with its prefix (one sample of its
- * symbol with --sort sym,srcline) is left out of the width and its text cut
- * to it. How many times entries of each prefix were inserted or compared:
- */
-struct prefix_count {
-	uint64_t hash;		/* of the keys before srcline; 0: empty slot */
-	uint32_t n;
-};
-
-/* a string of the frames' (the symbolizer's, stable while the hist lives) -> the hist's copy */
-struct canon_slot {
-	const char *p;		/* NULL: empty */
-	int kind;		/* CANON_* */
-	const char *s;
-};
-
-enum { CANON_SYM, CANON_INLINED, CANON_DSO };
-
-/* what the hist takes of a frame, its strings the hist's own interned copies (one pointer each) */
-struct hframe {
-	const char *name;	/* the symbol (call graph nodes), NULL when unresolved */
-	const char *sym;	/* the entry's: name, or "name (inlined)" */
-	const char *dso;	/* perf's short name of the DSO */
-	uint64_t ip, dso_addr;
-	uint64_t key;		/* cc_node.key */
-	unsigned dso_rank;	/* cc_node.dso_rank */
-	bool kernel, inlined, has_dso;
-};
-
-/* what the entries of a sample take from it besides its frames */
-struct sample_info {
-	const char *comm;	/* interned */
-	uint32_t pid, tid;
-	int32_t cpu;
-};
-
-/*
- * Samples of one stack (session_sample.stack_id) and one thread are added once, with the sum of
- * their periods, when the hist is sorted (or POOL_MAX frames wait): most samples repeat a stack
- * seen before. They are
- * added in the order their first samples came, which makes the same entries and graphs in the
- * same order as adding each sample. Not with srcline, whose lookups perf counts per sample.
- */
-#define POOL_MAX (1u << 17)	/* frames waiting (7 MB): past this, the stacks are added */
-
-struct hstack {
-	uint64_t hash;
-	uint32_t stack_id;
-	int nf;
-	struct sample_info si;
-	uint64_t period, count;
-	size_t first;		/* its nf frames and then its own in the pool */
-};
-
-/* call graph nodes come from chunks: one malloc per CC_CHUNK nodes */
-#define CC_CHUNK 4096
-struct cc_chunk {
-	struct cc_chunk *next;
-	size_t used;
-	struct cc_node n[CC_CHUNK];
-};
-
-struct hist {
-	struct hist_opts o;
-	struct canon_slot *canon;
-	size_t ncanon, canon_cap;
-	struct hframe *hf;	/* the frames of the sample being added */
-	size_t hf_cap;
-	struct hstack *stacks;	/* waiting to be added, in order */
-	size_t nstacks, stacks_cap;
-	size_t *stack_index;	/* open addressing over stacks */
-	size_t stack_index_cap;
-	struct hframe *pool;	/* the waiting stacks' frames */
-	size_t npool, pool_cap;
-	struct cc_chunk *chunks;
-	const char *unknown_dso;	/* "[unknown]", interned */
-	const char *last_comm;		/* the last sample's, interned */
-	struct hist_entry *e;
-	size_t n, cap;
-	size_t *index;		/* open addressing over e, by key hash */
-	size_t index_cap;
-	char **strs;		/* interned strings */
-	size_t nstrs, strs_cap;
-	size_t *str_index;
-	size_t str_index_cap;
-	struct line_slot *lines;	/* HK_SRCLINE: answers per (DSO, address) */
-	size_t nlines, lines_cap;
-	struct a2l_state *a2l;
-	size_t na2l;
-	int srcline_pos;	/* HK_SRCLINE's place among the keys, -1 if not one */
-	struct prefix_count *prefixes;	/* see srcline_sized */
-	size_t nprefixes, prefixes_cap;
-	uint64_t total, samples;
-};
-
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 1099511628211ULL;
-	return h;
-}
-
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	return s ? hash_bytes(h, s, strlen(s) + 1) : hash_bytes(h, "\1", 1);
-}
-
-/* one word more into a hash of words (interned strings hash by their address) */
-static inline uint64_t mix(uint64_t h, uint64_t v)
-{
-	h = (h ^ v) * 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 29);
-}
-
-static const char *intern(struct hist *h, const char *s)
-{
-	uint64_t hv;
-	size_t i, mask;
-
-	if (!s)
-		return NULL;
-	if ((h->nstrs + 1) * 2 > h->str_index_cap) {
-		size_t nc = h->str_index_cap ? h->str_index_cap * 2 : 256;
-		size_t *ni = malloc(nc * sizeof(*ni));
-
-		if (!ni)
-			return NULL;
-		for (size_t k = 0; k < nc; k++)
-			ni[k] = SIZE_MAX;
-		for (size_t k = 0; k < h->nstrs; k++) {
-			size_t j = hash_str(1469598103934665603ULL, h->strs[k]) & (nc - 1);
-
-			while (ni[j] != SIZE_MAX)
-				j = (j + 1) & (nc - 1);
-			ni[j] = k;
-		}
-		free(h->str_index);
-		h->str_index = ni;
-		h->str_index_cap = nc;
-	}
-	hv = hash_str(1469598103934665603ULL, s);
-	mask = h->str_index_cap - 1;
-	for (i = hv & mask; h->str_index[i] != SIZE_MAX; i = (i + 1) & mask)
-		if (!strcmp(h->strs[h->str_index[i]], s))
-			return h->strs[h->str_index[i]];
-	if (h->nstrs == h->strs_cap) {
-		size_t nc = h->strs_cap ? h->strs_cap * 2 : 256;
-		char **ns = realloc(h->strs, nc * sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		h->strs = ns;
-		h->strs_cap = nc;
-	}
-	h->strs[h->nstrs] = strdup(s);
-	if (!h->strs[h->nstrs])
-		return NULL;
-	h->str_index[i] = h->nstrs;
-	return h->strs[h->nstrs++];
-}
 
 int hist__parse_sort(struct hist_opts *o, const char *spec, const char **bad)
 {
@@ -272,94 +82,6 @@ void hist__free(struct hist *h)
 	free(h);
 }
 
-/* perf's short name of a DSO (see session__dso_short_name), interned */
-static const char *short_dso(struct hist *h, const char *dso)
-{
-	char buf[48];
-	const char *n = session__dso_short_name(dso, buf, sizeof(buf));
-
-	return n == buf ? intern(h, buf) ?: dso : n;
-}
-
-static int grow_canon(struct hist *h)
-{
-	size_t nc = h->canon_cap ? h->canon_cap * 2 : 1024;
-	struct canon_slot *n = calloc(nc, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < h->canon_cap; i++) {
-		const struct canon_slot *o = &h->canon[i];
-		size_t j;
-
-		if (!o->p)
-			continue;
-		for (j = mix((uintptr_t)o->p, o->kind) & (nc - 1); n[j].p; j = (j + 1) & (nc - 1))
-			;
-		n[j] = *o;
-	}
-	free(h->canon);
-	h->canon = n;
-	h->canon_cap = nc;
-	return 0;
-}
-
-/*
- * the hist's copy of p, a string of the frames (stable as long as the hist is used: the
- * symbolizer's), as kind makes it: the symbol, "symbol (inlined)" or the DSO's short name.
- * Made once per string, not per frame: then entries and graph nodes hash and compare their
- * strings by address. NULL: out of memory.
- */
-static const char *canon(struct hist *h, const char *p, int kind)
-{
-	size_t mask, i;
-	const char *s;
-
-	if ((h->ncanon + 1) * 2 > h->canon_cap && grow_canon(h))
-		return NULL;
-	mask = h->canon_cap - 1;
-	for (i = mix((uintptr_t)p, kind) & mask; h->canon[i].p; i = (i + 1) & mask)
-		if (h->canon[i].p == p && h->canon[i].kind == kind)
-			return h->canon[i].s;
-	if (kind == CANON_INLINED) {	/* perf: "spin_inline (inlined)", an entry of its own */
-		char buf[4200];
-
-		snprintf(buf, sizeof(buf), "%s (inlined)", p);
-		s = intern(h, buf);
-	} else {
-		s = intern(h, kind == CANON_DSO ? short_dso(h, p) : p);
-	}
-	if (!s)
-		return NULL;
-	h->canon[i] = (struct canon_slot){ .p = p, .kind = kind, .s = s };
-	h->ncanon++;
-	return s;
-}
-
-/* what the hist takes of frame f; -ENOMEM */
-static int hframe_of(struct hist *h, const struct session_frame *f, struct hframe *o)
-{
-	const struct sym_frame *sf = &f->sym;
-
-	memset(o, 0, sizeof(*o));
-	o->ip = f->ip;
-	o->dso_addr = sf->dso_addr;
-	o->kernel = f->kernel;
-	o->inlined = sf->inlined;
-	o->has_dso = sf->dso;
-	o->dso_rank = f->kernel ? 1 : sf->object ? 1 + symbolizer__dso_seq(sf) : sf->dso ? 1 : 0;
-	o->key = sf->sym ? (f->kernel ? f->ip : sf->dso_addr) - sf->offset : f->ip;
-	if (sf->sym) {
-		o->name = canon(h, sf->sym, CANON_SYM);
-		o->sym = sf->inlined ? canon(h, sf->sym, CANON_INLINED) : o->name;
-		if (!o->name || !o->sym)
-			return -ENOMEM;
-	}
-	if (!sf->dso && !h->unknown_dso)
-		h->unknown_dso = intern(h, "[unknown]");
-	o->dso = sf->dso ? canon(h, sf->dso, CANON_DSO) : h->unknown_dso;
-	return o->dso ? 0 : -ENOMEM;
-}
 
 /* the answers of HK_SRCLINE, cached per (DSO, address): the DWARF lookup is done once */
 static int grow_lines(struct hist *h)
@@ -428,9 +150,9 @@ static struct line_slot *line_slot(struct hist *h, const struct sym_frame *f, ui
 		char buf[4200];
 
 		snprintf(buf, sizeof(buf), "%s:%u", base ? base + 1 : file, (unsigned)line);
-		if (!(ls->fileline = intern(h, buf)))
+		if (!(ls->fileline = hist__intern(h, buf)))
 			return NULL;
-	} else if (rc == -ENODATA && !(ls->fileline = intern(h, "??:0"))) {
+	} else if (rc == -ENODATA && !(ls->fileline = hist__intern(h, "??:0"))) {
 		/* in the file but no line: addr2line's "??:?", which perf takes for a line, "??:0" */
 		return NULL;
 	}
@@ -467,7 +189,7 @@ static int frame_srcline(struct hist *h, const struct session_frame *f, bool raw
 
 	*slot = NULL;
 	if (!sf->dso) {		/* in no mapping */
-		*out = intern(h, "??:0");
+		*out = hist__intern(h, "??:0");
 		return *out ? 0 : -ENOMEM;
 	}
 	/*
@@ -490,7 +212,7 @@ static int frame_srcline(struct hist *h, const struct session_frame *f, bool raw
 				n = asprintf(&buf, "??:0");
 			if (n < 0)
 				return -ENOMEM;
-			*out = intern(h, buf);
+			*out = hist__intern(h, buf);
 			free(buf);
 			*preset = true;
 			return *out ? 0 : -ENOMEM;
@@ -509,10 +231,10 @@ static int frame_srcline(struct hist *h, const struct session_frame *f, bool raw
 	if (sf->sym)
 		n = asprintf(&buf, "%s+%" PRIu64, sf->sym, ip - (sf->dso_addr - sf->offset));
 	else
-		n = asprintf(&buf, "%s[%" PRIx64 "]", short_dso(h, sf->dso), ip);
+		n = asprintf(&buf, "%s[%" PRIx64 "]", hist__short_dso(h, sf->dso), ip);
 	if (n < 0)
 		return -ENOMEM;
-	*out = intern(h, buf);
+	*out = hist__intern(h, buf);
 	free(buf);
 	return *out ? 0 : -ENOMEM;
 }
@@ -880,93 +602,6 @@ static int flush_stacks(struct hist *h)
 	return rc;
 }
 
-static int grow_stack_index(struct hist *h)
-{
-	size_t nc = h->stack_index_cap ? h->stack_index_cap * 2 : 1024;
-	size_t *ni = malloc(nc * sizeof(*ni));
-
-	if (!ni)
-		return -ENOMEM;
-	for (size_t i = 0; i < nc; i++)
-		ni[i] = SIZE_MAX;
-	for (size_t k = 0; k < h->nstacks; k++) {
-		size_t j = h->stacks[k].hash & (nc - 1);
-
-		while (ni[j] != SIZE_MAX)
-			j = (j + 1) & (nc - 1);
-		ni[j] = k;
-	}
-	free(h->stack_index);
-	h->stack_index = ni;
-	h->stack_index_cap = nc;
-	return 0;
-}
-
-static uint64_t stack_hash(uint32_t stack_id, const struct sample_info *si)
-{
-	return mix(mix(mix(mix(mix(stack_id, (uintptr_t)si->comm), si->pid), si->tid), (uint32_t)si->cpu), 1);
-}
-
-/* the waiting stack of stack_id and si, or NULL */
-static struct hstack *find_stack(struct hist *h, uint32_t stack_id, const struct sample_info *si)
-{
-	size_t mask, i;
-
-	if (!h->nstacks)
-		return NULL;
-	mask = h->stack_index_cap - 1;
-	for (i = stack_hash(stack_id, si) & mask; h->stack_index[i] != SIZE_MAX; i = (i + 1) & mask) {
-		struct hstack *st = &h->stacks[h->stack_index[i]];
-
-		if (st->stack_id == stack_id && st->si.comm == si->comm && st->si.pid == si->pid &&
-		    st->si.tid == si->tid && st->si.cpu == si->cpu)
-			return st;
-	}
-	return NULL;
-}
-
-/* a new waiting stack, its frames hf (nf) and self copied; NULL: no memory */
-static struct hstack *new_stack(struct hist *h, uint32_t stack_id, const struct sample_info *si,
-				const struct hframe *hf, int nf, const struct hframe *self)
-{
-	uint64_t hv = stack_hash(stack_id, si);
-	size_t mask, i;
-	struct hstack *st;
-
-	if ((h->nstacks + 1) * 2 > h->stack_index_cap && grow_stack_index(h))
-		return NULL;
-	if (h->nstacks == h->stacks_cap) {
-		size_t nc = h->stacks_cap ? h->stacks_cap * 2 : 256;
-		struct hstack *n = realloc(h->stacks, nc * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		h->stacks = n;
-		h->stacks_cap = nc;
-	}
-	if (h->npool + nf + 1 > h->pool_cap) {
-		size_t nc = h->pool_cap ? h->pool_cap * 2 : 4096;
-		struct hframe *n;
-
-		while (nc < h->npool + nf + 1)
-			nc *= 2;
-		n = realloc(h->pool, nc * sizeof(*n));
-		if (!n)
-			return NULL;
-		h->pool = n;
-		h->pool_cap = nc;
-	}
-	mask = h->stack_index_cap - 1;
-	for (i = hv & mask; h->stack_index[i] != SIZE_MAX; i = (i + 1) & mask)
-		;
-	st = &h->stacks[h->nstacks];
-	*st = (struct hstack){ .hash = hv, .stack_id = stack_id, .nf = nf, .si = *si, .first = h->npool };
-	memcpy(&h->pool[h->npool], hf, nf * sizeof(*hf));
-	h->pool[h->npool + nf] = *self;
-	h->npool += nf + 1;
-	h->stack_index[i] = h->nstacks++;
-	return st;
-}
 
 int hist__add(struct hist *h, const struct session_sample *smp)
 {
@@ -992,7 +627,7 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 	h->total += period;
 	h->samples++;
 	/* most samples are of the command before: no hashing then */
-	si.comm = h->last_comm && !strcmp(h->last_comm, smp->comm) ? h->last_comm : intern(h, smp->comm);
+	si.comm = h->last_comm && !strcmp(h->last_comm, smp->comm) ? h->last_comm : hist__intern(h, smp->comm);
 	if (!si.comm)
 		return -ENOMEM;
 	h->last_comm = si.comm;
@@ -1000,7 +635,7 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 	si.tid = smp->s->tid;
 	/* perf shows -1 when the samples have no CPU */
 	si.cpu = a && !(a->attr.sample_type & PERF_SAMPLE_CPU) ? -1 : (int32_t)smp->s->cpu;
-	if (smp->stack_id && h->srcline_pos < 0 && (st = find_stack(h, smp->stack_id, &si))) {
+	if (smp->stack_id && h->srcline_pos < 0 && (st = hist__stack_find(h, smp->stack_id, &si))) {
 		st->period += period;	/* a stack seen before: its frames are not read again */
 		st->count++;
 		return 0;
@@ -1015,16 +650,16 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 		h->hf_cap = nf;
 	}
 	for (int i = 0; i < nf; i++)
-		if ((rc = hframe_of(h, &smp->frames[i], &h->hf[i])))
+		if ((rc = hist__frame(h, &smp->frames[i], &h->hf[i])))
 			return rc;
-	if ((rc = hframe_of(h, self, &self_hf)))
+	if ((rc = hist__frame(h, self, &self_hf)))
 		return rc;
 	if (!smp->stack_id || h->srcline_pos >= 0) {	/* in the order of the samples: after those waiting */
 		if ((rc = flush_stacks(h)))
 			return rc;
 		return add_stack(h, &si, h->hf, nf, &self_hf, smp->frames, self, period, 1);
 	}
-	st = new_stack(h, smp->stack_id, &si, h->hf, nf, &self_hf);
+	st = hist__stack_new(h, smp->stack_id, &si, h->hf, nf, &self_hf);
 	if (!st)
 		return -ENOMEM;
 	st->period = period;
