@@ -533,38 +533,22 @@ static int exec_list(int search, int with_env, const char *file, const char *arg
 	return search ? execvpe(file, argv, envp) : execve(file, argv, envp);
 }
 
-EXPORT int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int rc;
+/* execl, execlp, execle: each hands its variable arguments to exec_list */
+#define EXEC_LIST(name, search, with_env)					\
+	EXPORT int name(const char *file, const char *arg, ...)			\
+	{									\
+		va_list ap;							\
+		int rc;								\
+										\
+		va_start(ap, arg);						\
+		rc = exec_list(search, with_env, file, arg, ap);		\
+		va_end(ap);							\
+		return rc;							\
+	}
 
-	va_start(ap, arg);
-	rc = exec_list(0, 0, path, arg, ap);
-	va_end(ap);
-	return rc;
-}
-
-EXPORT int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, arg);
-	rc = exec_list(1, 0, file, arg, ap);
-	va_end(ap);
-	return rc;
-}
-
-EXPORT int execle(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, arg);
-	rc = exec_list(0, 1, path, arg, ap);
-	va_end(ap);
-	return rc;
-}
+EXEC_LIST(execl, 0, 0)
+EXEC_LIST(execlp, 1, 0)
+EXEC_LIST(execle, 0, 1)
 
 /*
  * Map the tables sonde made and give the command back its environment. In a
