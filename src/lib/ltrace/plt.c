@@ -255,18 +255,13 @@ static int by_vaddr(const void *a, const void *b)
 int elf_obj__functions(const char *path, char *const *pats, int npats, struct plt_entry **out, int *n)
 {
 	struct fn_list l = { pats, npats, NULL, 0, 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), j = 0;
+	int fd, j = 0, rc;
 	Elf *e;
 
 	*out = NULL;
 	*n = 0;
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	if (!(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
-		close(fd);
-		return -ENOEXEC;
-	}
+	if ((rc = elfsym__open(path, &fd, &e)))
+		return rc;
 	elfsym__each(e, fn_match, &l);
 	/* where each goes in the file (one outside an executable segment is left out) */
 	for (int i = 0; i < l.n; i++) {
@@ -275,8 +270,7 @@ int elf_obj__functions(const char *path, char *const *pats, int npats, struct pl
 		else
 			free(l.v[i].name);
 	}
-	elf_end(e);
-	close(fd);
+	elfsym__close(fd, e);
 	if (l.err) {
 		free(l.v);
 		return l.err;
@@ -378,20 +372,14 @@ int elf_obj__read_mem(struct elf_obj *o, const void *buf, size_t len, const char
 
 int elf_obj__read(struct elf_obj *o, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	int fd, rc;
 	Elf *e;
 
 	memset(o, 0, sizeof(*o));
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	if (!(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
-		close(fd);
-		return -ENOEXEC;
-	}
-	rc = elf_kind(e) == ELF_K_ELF ? read_elf(o, e, path) : -ENOEXEC;
-	elf_end(e);
-	close(fd);
+	if ((rc = elfsym__open(path, &fd, &e)))
+		return rc;
+	rc = read_elf(o, e, path);
+	elfsym__close(fd, e);
 	if (rc)
 		elf_obj__free(o);
 	return rc;

@@ -11,6 +11,7 @@
 #include "lib/ltrace/conf.h"
 #include "lib/ltrace/proto.h"
 #include "lib/symbol/debugfile.h"
+#include "lib/symbol/elfsym.h"
 
 #include <ctype.h>
 #include <signal.h>
@@ -510,14 +511,10 @@ int lt_dwarf__protos(const char *path, const char *const *names, int n, struct l
 	if (rc > 0)
 		return rc;
 	/* no DWARF of its own (or none of these functions): its separate debug file */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (elfsym__open(path, &fd, &e))
 		return rc;
-	elf_version(EV_CURRENT);
-	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
-		if (!debugfile__find(e, path, dbg, sizeof(dbg)))
-			rc = from_file(dbg, names, n, protos, found);
-		elf_end(e);
-	}
-	close(fd);
+	if (!debugfile__find(e, path, dbg, sizeof(dbg)))
+		rc = from_file(dbg, names, n, protos, found);
+	elfsym__close(fd, e);
 	return rc;
 }

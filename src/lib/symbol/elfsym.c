@@ -107,27 +107,42 @@ static int sym_match(const char *name, const GElf_Sym *s, void *ctx)
 	return 1;
 }
 
+int elfsym__open(const char *path, int *fd, Elf **e)
+{
+	*e = NULL;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	*e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*e || elf_kind(*e) != ELF_K_ELF) {
+		elfsym__close(*fd, *e);
+		*fd = -1;
+		*e = NULL;
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+void elfsym__close(int fd, Elf *e)
+{
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+}
+
 int elfsym__sym_offset(const char *path, const char *name, unsigned flags, uint64_t *off)
 {
 	struct sym_find f = { name, flags, 0 };
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -ENOENT, found;
+	int fd, rc, found;
 	Elf *e;
 
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		rc = -ENOEXEC;
-	} else {
-		found = flags & ELFSYM_DEBUG_FILE ? elfsym__each_file(e, path, sym_match, &f)
-						  : elfsym__each(e, sym_match, &f);
-		if (found == 1)
-			rc = elfsym__file_offset(e, f.addr, true, off);
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
+	if ((rc = elfsym__open(path, &fd, &e)))
+		return rc;
+	found = flags & ELFSYM_DEBUG_FILE ? elfsym__each_file(e, path, sym_match, &f) : elfsym__each(e, sym_match, &f);
+	rc = found == 1 ? elfsym__file_offset(e, f.addr, true, off) : -ENOENT;
+	elfsym__close(fd, e);
 	return rc;
 }
 

@@ -14,6 +14,14 @@
 #include <stdint.h>
 
 /*
+ * The ELF file at path, read through a mapping: *e and the *fd behind it, the
+ * caller's to give back with elfsym__close. 0, -errno, or -ENOEXEC when it is
+ * not an ELF file.
+ */
+int elfsym__open(const char *path, int *fd, Elf **e);
+void elfsym__close(int fd, Elf *e);
+
+/*
  * cb(name, sym, ctx) for each defined (not SHN_UNDEF) named symbol of e; the
  * walk stops at the first nonzero return, which elfsym__each returns (0 when
  * it ran to the end).
