@@ -27,6 +27,18 @@ static int push(int **v, int *n, int *cap, int x)
 	return 0;
 }
 
+/* the end of a parsed list: an empty one is -EINVAL; on an error v is freed and *n is 0 */
+static int list_end(int rc, int *v, int *n)
+{
+	if (!rc && !*n)
+		rc = -EINVAL;
+	if (rc) {
+		free(v);
+		*n = 0;
+	}
+	return rc;
+}
+
 int target__parse_pids(const char *s, pid_t **out, int *n)
 {
 	int *v = NULL, cap = 0, rc = 0;
@@ -49,15 +61,9 @@ int target__parse_pids(const char *s, pid_t **out, int *n)
 			break;
 		}
 	}
-	if (!rc && !*n)
-		rc = -EINVAL;
-	if (rc) {
-		free(v);
-		*n = 0;
-		return rc;
-	}
-	*out = (pid_t *)v;
-	return 0;
+	if (!(rc = list_end(rc, v, n)))
+		*out = (pid_t *)v;
+	return rc;
 }
 
 int target__parse_cpus(const char *s, int **out, int *n)
@@ -99,15 +105,9 @@ int target__parse_cpus(const char *s, int **out, int *n)
 		}
 		p = *end == ',' ? end + 1 : end;
 	}
-	if (!rc && !*n)
-		rc = -EINVAL;
-	if (rc) {
-		free(v);
-		*n = 0;
-		return rc;
-	}
-	*out = v;
-	return 0;
+	if (!(rc = list_end(rc, v, n)))
+		*out = v;
+	return rc;
 }
 
 int target__online_cpus(int **out, int *n)
