@@ -21,28 +21,33 @@
 
 #define NT_STAPSDT 3
 
-/* x86-64 registers: pt_regs offset / 8, shift (%ah..%dh), width in bytes */
-static const struct reg {
-	const char *name;
+/* x86-64 registers by pt_regs offset / 8: their names 8, 4, 2 and 1 bytes wide, then the high byte's */
+static const struct reg_names {
+	const char *name[5];
+	int8_t idx;
+} reg_names[] = {
+	{ { "rax", "eax", "ax", "al", "ah" }, 10 },
+	{ { "rbx", "ebx", "bx", "bl", "bh" }, 5 },
+	{ { "rcx", "ecx", "cx", "cl", "ch" }, 11 },
+	{ { "rdx", "edx", "dx", "dl", "dh" }, 12 },
+	{ { "rsi", "esi", "si", "sil" }, 13 },
+	{ { "rdi", "edi", "di", "dil" }, 14 },
+	{ { "rbp", "ebp", "bp", "bpl" }, 4 },
+	{ { "rsp", "esp", "sp", "spl" }, 19 },
+	{ { "r8", "r8d", "r8w", "r8b" }, 9 },
+	{ { "r9", "r9d", "r9w", "r9b" }, 8 },
+	{ { "r10", "r10d", "r10w", "r10b" }, 7 },
+	{ { "r11", "r11d", "r11w", "r11b" }, 6 },
+	{ { "r12", "r12d", "r12w", "r12b" }, 3 },
+	{ { "r13", "r13d", "r13w", "r13b" }, 2 },
+	{ { "r14", "r14d", "r14w", "r14b" }, 1 },
+	{ { "r15", "r15d", "r15w", "r15b" }, 0 },
+	{ { "rip" }, 16 },
+};
+
+/* a register as an operand names it: pt_regs offset / 8, shift (%ah..%dh), width in bytes */
+struct reg {
 	int8_t idx, shift, width;
-} regs[] = {
-	{ "rax", 10, 0, 8 }, { "eax", 10, 0, 4 }, { "ax", 10, 0, 2 }, { "al", 10, 0, 1 }, { "ah", 10, 8, 1 },
-	{ "rbx", 5, 0, 8 }, { "ebx", 5, 0, 4 }, { "bx", 5, 0, 2 }, { "bl", 5, 0, 1 }, { "bh", 5, 8, 1 },
-	{ "rcx", 11, 0, 8 }, { "ecx", 11, 0, 4 }, { "cx", 11, 0, 2 }, { "cl", 11, 0, 1 }, { "ch", 11, 8, 1 },
-	{ "rdx", 12, 0, 8 }, { "edx", 12, 0, 4 }, { "dx", 12, 0, 2 }, { "dl", 12, 0, 1 }, { "dh", 12, 8, 1 },
-	{ "rsi", 13, 0, 8 }, { "esi", 13, 0, 4 }, { "si", 13, 0, 2 }, { "sil", 13, 0, 1 },
-	{ "rdi", 14, 0, 8 }, { "edi", 14, 0, 4 }, { "di", 14, 0, 2 }, { "dil", 14, 0, 1 },
-	{ "rbp", 4, 0, 8 }, { "ebp", 4, 0, 4 }, { "bp", 4, 0, 2 }, { "bpl", 4, 0, 1 },
-	{ "rsp", 19, 0, 8 }, { "esp", 19, 0, 4 }, { "sp", 19, 0, 2 }, { "spl", 19, 0, 1 },
-	{ "r8", 9, 0, 8 }, { "r8d", 9, 0, 4 }, { "r8w", 9, 0, 2 }, { "r8b", 9, 0, 1 },
-	{ "r9", 8, 0, 8 }, { "r9d", 8, 0, 4 }, { "r9w", 8, 0, 2 }, { "r9b", 8, 0, 1 },
-	{ "r10", 7, 0, 8 }, { "r10d", 7, 0, 4 }, { "r10w", 7, 0, 2 }, { "r10b", 7, 0, 1 },
-	{ "r11", 6, 0, 8 }, { "r11d", 6, 0, 4 }, { "r11w", 6, 0, 2 }, { "r11b", 6, 0, 1 },
-	{ "r12", 3, 0, 8 }, { "r12d", 3, 0, 4 }, { "r12w", 3, 0, 2 }, { "r12b", 3, 0, 1 },
-	{ "r13", 2, 0, 8 }, { "r13d", 2, 0, 4 }, { "r13w", 2, 0, 2 }, { "r13b", 2, 0, 1 },
-	{ "r14", 1, 0, 8 }, { "r14d", 1, 0, 4 }, { "r14w", 1, 0, 2 }, { "r14b", 1, 0, 1 },
-	{ "r15", 0, 0, 8 }, { "r15d", 0, 0, 4 }, { "r15w", 0, 0, 2 }, { "r15b", 0, 0, 1 },
-	{ "rip", 16, 0, 8 },
 };
 
 int usdt__reg_offset(int reg)
@@ -50,23 +55,29 @@ int usdt__reg_offset(int reg)
 	return reg * 8;
 }
 
-/* "%name" at *p: the register, *p moved past it; NULL if none */
-static const struct reg *parse_reg(const char **p, const char *end)
+/* "%name" at *p into *r, *p moved past it; false if none */
+static bool parse_reg(const char **p, const char *end, struct reg *r)
 {
+	static const int8_t width[5] = { 8, 4, 2, 1, 1 };
 	const char *s = *p;
 	size_t n = 0;
 
 	if (s >= end || *s != '%')
-		return NULL;
+		return false;
 	s++;
 	while (s + n < end && isalnum((unsigned char)s[n]))
 		n++;
-	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
-		if (strlen(regs[i].name) == n && !memcmp(regs[i].name, s, n)) {
-			*p = s + n;
-			return &regs[i];
+	for (size_t i = 0; i < sizeof(reg_names) / sizeof(reg_names[0]); i++)
+		for (int w = 0; w < 5 && reg_names[i].name[w]; w++) {
+			const char *nm = reg_names[i].name[w];
+
+			if (strlen(nm) == n && !memcmp(nm, s, n)) {
+				*r = (struct reg){ reg_names[i].idx, w == 4 ? 8 : 0, width[w] };
+				*p = s + n;
+				return true;
+			}
 		}
-	return NULL;
+	return false;
 }
 
 /* a decimal or 0x number with an optional sign; false if none */
@@ -104,7 +115,7 @@ static bool parse_num(const char **p, const char *end, int64_t *v)
 int usdt__parse_arg(const char *spec, size_t len, struct usdt_arg *a, char *err, size_t errlen)
 {
 	const char *p = spec, *end = spec + len, *at = memchr(spec, '@', len);
-	const struct reg *r;
+	struct reg r;
 
 	memset(a, 0, sizeof(*a));
 	a->reg = a->index = -1;
@@ -135,19 +146,20 @@ int usdt__parse_arg(const char *spec, size_t len, struct usdt_arg *a, char *err,
 		return 0;
 	}
 	if (p < end && *p == '%') {
-		r = parse_reg(&p, end);
-		if (!r || p != end || r->idx == 16) {
-			if (r && p < end && *p == ':') {
+		bool named = parse_reg(&p, end, &r);
+
+		if (!named || p != end || r.idx == 16) {
+			if (named && p < end && *p == ':') {
 				snprintf(err, errlen, "segment-relative argument '%.*s' is not supported", (int)len, spec);
 				return -EOPNOTSUPP;
 			}
 			goto bad;
 		}
 		a->kind = USDT_ARG_REG;
-		a->reg = r->idx;
-		a->reg_shift = r->shift;
+		a->reg = r.idx;
+		a->reg_shift = r.shift;
 		if (!a->size)
-			a->size = (uint8_t)r->width;
+			a->size = (uint8_t)r.width;
 		return 0;
 	}
 	/* memory: [disp | sym[+-N]](%base[,%index[,scale]]), or an absolute address */
@@ -178,15 +190,15 @@ int usdt__parse_arg(const char *spec, size_t len, struct usdt_arg *a, char *err,
 	if (*p++ != '(')
 		goto bad;
 	if (p < end && *p == '%') {
-		if (!(r = parse_reg(&p, end)) || r->width != 8)
+		if (!parse_reg(&p, end, &r) || r.width != 8)
 			goto bad;
-		if (r->idx == 16) {	/* %rip: only with a symbol (its displacement is relative to the next insn) */
+		if (r.idx == 16) {	/* %rip: only with a symbol (its displacement is relative to the next insn) */
 			if (a->kind != USDT_ARG_RIP)
 				goto bad;
 		} else {
 			if (a->kind == USDT_ARG_RIP)
 				goto bad;
-			a->reg = r->idx;
+			a->reg = r.idx;
 		}
 	} else if (a->kind == USDT_ARG_RIP) {
 		goto bad;
@@ -195,9 +207,9 @@ int usdt__parse_arg(const char *spec, size_t len, struct usdt_arg *a, char *err,
 		int64_t sc = 1;
 
 		p++;
-		if (!(r = parse_reg(&p, end)) || r->width != 8 || r->idx == 16 || r->idx == 19 || a->kind == USDT_ARG_RIP)
+		if (!parse_reg(&p, end, &r) || r.width != 8 || r.idx == 16 || r.idx == 19 || a->kind == USDT_ARG_RIP)
 			goto bad;
-		a->index = r->idx;
+		a->index = r.idx;
 		if (p < end && *p == ',') {
 			p++;
 			if (!parse_num(&p, end, &sc) || (sc != 1 && sc != 2 && sc != 4 && sc != 8))
