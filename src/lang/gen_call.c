@@ -66,13 +66,17 @@ int g_array_size(struct gen *g, struct node *a)
 	return f && f->array ? f->size : 0;
 }
 
-/* [fp+off] = n bytes read from where r0 points (a kernel type's array: its value is its address) */
-void g_read_at_r0(struct gen *g, int off, int n)
+/*
+ * [fp+off] = n bytes read from where r0 points (a kernel type's array: its
+ * value is its address); bpf_probe_read and bpf_probe_read_str read user or
+ * kernel memory (x86-64's split address space)
+ */
+void g_read_r0(struct gen *g, int helper, int off, int n)
 {
 	g_emit(g, MOV_REG(R3, R0));
 	g_fp_addr(g, R1, off);
 	g_emit(g, MOV_IMM(R2, n));
-	g_emit(g, CALL(BPF_FUNC_probe_read));
+	g_emit(g, CALL(helper));
 	g_hcheck(g);
 }
 

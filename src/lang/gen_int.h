@@ -85,8 +85,6 @@ void g_update(struct gen *g, int map, int keyoff, int valoff, int flags);
 void gen_map_read(struct gen *g, struct node *n);
 void g_str_equal(struct gen *g, int a, int b, int n);
 void gen_str_cmp(struct gen *g, struct node *l, struct node *r, int limit, bool eq_is_one);
-/* the string at the address in r0 into [fp+off], at most size bytes with its NUL (-k checks the call) */
-void g_read_str_fp(struct gen *g, int off, int size);
 void gen_binop(struct gen *g, struct node *n);
 int g_tuple_base(struct gen *g, struct node *t);
 int g_tuple_off(const struct type *t, int idx);
@@ -111,7 +109,12 @@ int g_kaddr(const char *sym, uint64_t *addr);
 void gen_call_int(struct gen *g, struct node *n);
 void gen_call_value(struct gen *g, struct node *n, int off, int size);
 int g_array_size(struct gen *g, struct node *a);	/* a fixed-size array's bytes (tracepoint, BTF, pton), or 0 */
-void g_read_at_r0(struct gen *g, int off, int n);	/* [fp+off] = n bytes from where r0 points */
+/*
+ * [fp+off] = n bytes from where r0 points, read by helper: BPF_FUNC_probe_read,
+ * or BPF_FUNC_probe_read_str for a string (at most n bytes with its NUL); -k
+ * checks the call
+ */
+void g_read_r0(struct gen *g, int helper, int off, int n);
 void g_first_arg(struct gen *g, struct node *n);	/* r0 = the call's first argument (builtins/strings.c) */
 void g_log2k_bucket(struct gen *g, int k);
 void g_log2_bucket(struct gen *g);

@@ -76,17 +76,6 @@ static void gen_addr(struct gen *g, struct node *a)
 		gen_int(g, a);
 }
 
-/* [fp+off], size bytes: the operand's string, zero-padded */
-void g_read_str_fp(struct gen *g, int off, int size)
-{
-	g_emit(g, MOV_REG(R3, R0));
-	g_fp_addr(g, R1, off);
-	g_emit(g, MOV_IMM(R2, size));
-	/* bpf_probe_read_str reads user or kernel memory (x86-64's split address space) */
-	g_emit(g, CALL(BPF_FUNC_probe_read_str));
-	g_hcheck(g);
-}
-
 static void gen_operand(struct gen *g, struct node *a, int off, int size)
 {
 	g_zero(g, off, size);
@@ -99,7 +88,7 @@ static void gen_operand(struct gen *g, struct node *a, int off, int size)
 		return;
 	}
 	gen_addr(g, a);
-	g_read_str_fp(g, off, size);
+	g_read_r0(g, BPF_FUNC_probe_read_str, off, size);
 }
 
 /* r0 = the index of the first NUL of the size bytes at [base+off], or size */

@@ -54,7 +54,7 @@ static void gen_ntop(struct gen *g, struct node *n, int off, int size)
 	}
 	if (arr && addr->ty.kind == TY_STRUCT) {
 		gen_int(g, addr);
-		g_read_at_r0(g, off + 8, arr);
+		g_read_r0(g, BPF_FUNC_probe_read, off + 8, arr);
 	} else if (addr->ty.kind == TY_ARRAY) {
 		gen_to(g, addr, off + 8, &addr->ty);
 	} else if (arr) {
@@ -131,7 +131,7 @@ static void gen_macaddr(struct gen *g, struct node *n, int off, int size)
 		return;
 	}
 	gen_int(g, a0);	/* an array's address, or the pointer */
-	g_read_at_r0(g, off, 6);
+	g_read_r0(g, BPF_FUNC_probe_read, off, 6);
 }
 
 const struct builtin builtins_net[] = {

@@ -59,7 +59,7 @@ static void gen_str_call(struct gen *g, struct node *n, int off, int size)
 	}
 	g_zero(g, off, size);
 	gen_int(g, a);
-	g_read_str_fp(g, off, len);
+	g_read_r0(g, BPF_FUNC_probe_read_str, off, len);
 }
 
 /* buf(p, len) or buf(array): [u64 length][bytes] */
