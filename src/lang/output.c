@@ -631,14 +631,8 @@ static void json_map(struct out *o, struct mapinfo *m, struct entries *es, int f
 		struct entry *e = &es->e[i];
 
 		if (m->nkeys) {
-			char *k = NULL;
-			size_t kl = 0;
-			FILE *kf = open_memstream(&k, &kl);
+			char *k = out__key_str(o, m, e->key, true);
 
-			if (kf) {
-				key_text(o, kf, m, e->key, true);
-				fclose(kf);
-			}
 			if (i > from)
 				fputs(", ", o->f);
 			json_str(o->f, k ? k : "");
