@@ -82,22 +82,22 @@ static const struct tp_field *find_field(const struct tp_field *f, int n, const 
 }
 
 /* a field in the language: common_pid is the thread's id, cpu the cpu; -1 after an error line */
-static int field_expr(struct gbuf *b, const struct tp_field *f, int n, const char *name, bool *string)
+static int field_expr(struct sbuf *b, const struct tp_field *f, int n, const char *name, bool *string)
 {
 	const struct tp_field *t;
 
 	*string = false;
 	if (!strcmp(name, "common_pid")) {
-		gbuf__printf(b, "tid");
+		sbuf__printf(b, "tid");
 		return 0;
 	}
 	if (!strcmp(name, "cpu") || !strcmp(name, "common_cpu")) {
-		gbuf__printf(b, "cpu");
+		sbuf__printf(b, "cpu");
 		return 0;
 	}
 	if ((!strcmp(name, "comm") || !strcmp(name, "COMM")) && !find_field(f, n, name)) {
 		*string = true;
-		gbuf__printf(b, "comm");
+		sbuf__printf(b, "comm");
 		return 0;
 	}
 	if (!strncmp(name, "common_", 7)) {
@@ -109,12 +109,12 @@ static int field_expr(struct gbuf *b, const struct tp_field *f, int n, const cha
 		return -1;
 	}
 	*string = t->string;
-	gbuf__printf(b, t->string ? "args.%s" : t->is_signed ? "(int64)args.%s" : "(uint64)args.%s", name);
+	sbuf__printf(b, t->string ? "args.%s" : t->is_signed ? "(int64)args.%s" : "(uint64)args.%s", name);
 	return 0;
 }
 
 /* the kernel's filter syntax in the language's: fields become args.NAME; -1 after an error line */
-static int filter_expr(struct gbuf *b, const char *s, const struct tp_field *f, int n)
+static int filter_expr(struct sbuf *b, const char *s, const struct tp_field *f, int n)
 {
 	while (*s) {
 		if (isalpha((unsigned char)*s) || *s == '_') {
@@ -131,20 +131,20 @@ static int filter_expr(struct gbuf *b, const char *s, const struct tp_field *f, 
 		} else if (*s == '"' || *s == '\'') {
 			char q = *s++;
 
-			gbuf__printf(b, "\"");
+			sbuf__printf(b, "\"");
 			while (*s && *s != q)
-				gbuf__putn(b, s++, 1);
+				sbuf__add(b, s++, 1);
 			if (!*s) {
 				error("--hist: the filter's string is not closed");
 				return -1;
 			}
 			s++;
-			gbuf__printf(b, "\"");
+			sbuf__printf(b, "\"");
 		} else if (*s == '~') {
 			error("--hist: the BPF twin has no '~' (glob) filters: compare with == instead");
 			return -1;
 		} else {
-			gbuf__putn(b, s++, 1);
+			sbuf__add(b, s++, 1);
 		}
 	}
 	return 0;
@@ -159,7 +159,7 @@ static char *program(const struct hist_spec *h, struct hist_field *keys, const c
 		     long track)
 {
 	struct tp_field f[128];
-	struct gbuf b = { 0 }, k = { 0 };
+	struct sbuf b = { 0 }, k = { 0 };
 	char err[256], *key;
 	int n = read_format(event, f, 128);
 	bool str;
@@ -168,14 +168,14 @@ static char *program(const struct hist_spec *h, struct hist_field *keys, const c
 		return NULL;
 	for (int i = 0; i < h->nkeys; i++) {
 		if (i)
-			gbuf__printf(&k, ", ");
+			sbuf__printf(&k, ", ");
 		if (field_expr(&k, f, n, keys[i].name, &str))
 			goto fail;
 		keys[i].string = str;
 		if (str && keys[i].mods)
 			warning("--hist: a string key takes no modifier: '%s' counted as the string", keys[i].name);
 	}
-	if (!(key = gbuf__take(&k, err, sizeof(err))))
+	if (!(key = tool_gen__take(&k, err, sizeof(err))))
 		goto oom;
 	/*
 	 * size=: the kernel's map holds that many entries, and the events of a new
@@ -183,31 +183,31 @@ static char *program(const struct hist_spec *h, struct hist_field *keys, const c
 	 * the last ones at once may pass it by one), @_n every event; @c keeps the
 	 * comm of an entry's first event, as the kernel does for .execname
 	 */
-	gbuf__printf(&b, "config = { max_map_keys = %u }\n", h->size > 4096 ? h->size : 4096);
+	sbuf__printf(&b, "config = { max_map_keys = %u }\n", h->size > 4096 ? h->size : 4096);
 	if (track) {
 		if (track < 0)
-			gbuf__printf(&b, "BEGIN { @_t[cpid] = 1; }\n");
+			sbuf__printf(&b, "BEGIN { @_t[cpid] = 1; }\n");
 		else
-			gbuf__printf(&b, "BEGIN { @_t[%ld] = 1; }\n", track);
-		gbuf__printf(&b, "tracepoint:sched:sched_process_fork /@_t[pid]/ { @_t[args.child_pid] = 1; }\n");
+			sbuf__printf(&b, "BEGIN { @_t[%ld] = 1; }\n", track);
+		sbuf__printf(&b, "tracepoint:sched:sched_process_fork /@_t[pid]/ { @_t[args.child_pid] = 1; }\n");
 	}
-	gbuf__printf(&b, "tracepoint:%s ", event);
+	sbuf__printf(&b, "tracepoint:%s ", event);
 	if (h->filter[0] || track) {
-		gbuf__printf(&b, "/");
+		sbuf__printf(&b, "/");
 		if (track)
-			gbuf__printf(&b, "@_t[pid]%s", h->filter[0] ? " && (" : "");
+			sbuf__printf(&b, "@_t[pid]%s", h->filter[0] ? " && (" : "");
 		if (h->filter[0] && filter_expr(&b, h->filter, f, n)) {
 			free(key);
 			goto fail;
 		}
-		gbuf__printf(&b, "%s/ ", track && h->filter[0] ? ")" : "");
+		sbuf__printf(&b, "%s/ ", track && h->filter[0] ? ")" : "");
 	}
-	gbuf__printf(&b, "{\n\t@_n[0] = count();\n");
-	gbuf__printf(&b, "\tif (!has_key(@c, (%s))) {\n\t\tif (@_e[0] >= %u) { return; }\n"
+	sbuf__printf(&b, "{\n\t@_n[0] = count();\n");
+	sbuf__printf(&b, "\tif (!has_key(@c, (%s))) {\n\t\tif (@_e[0] >= %u) { return; }\n"
 		     "\t\t@_e[0] = @_e[0] + 1;\n\t\t@c[%s] = comm;\n\t}\n", key, h->size, key);
-	gbuf__printf(&b, "\t@h[%s] = count();\n", key);
+	sbuf__printf(&b, "\t@h[%s] = count();\n", key);
 	for (int v = 0; v < h->nvals; v++) {
-		gbuf__printf(&b, "\t@v%d[%s] = sum(", v, key);
+		sbuf__printf(&b, "\t@v%d[%s] = sum(", v, key);
 		if (field_expr(&b, f, n, h->vals[v].name, &str)) {
 			free(key);
 			goto fail;
@@ -217,29 +217,29 @@ static char *program(const struct hist_spec *h, struct hist_field *keys, const c
 			free(key);
 			goto fail;
 		}
-		gbuf__printf(&b, ");\n");
+		sbuf__printf(&b, ");\n");
 	}
-	gbuf__printf(&b, "}\n");
+	sbuf__printf(&b, "}\n");
 	if (duration > 0)
-		gbuf__printf(&b, "interval:ms:%ld { exit(); }\n", (long)(duration * 1000 + 0.5));
-	gbuf__printf(&b, "END {\n\tprintf(\"@@n\\t%%llu\\n\", (uint64)@_n[0]);\n\tfor ($kv : @h) {\n\t\tprintf(\"@@\\t");
+		sbuf__printf(&b, "interval:ms:%ld { exit(); }\n", (long)(duration * 1000 + 0.5));
+	sbuf__printf(&b, "END {\n\tprintf(\"@@n\\t%%llu\\n\", (uint64)@_n[0]);\n\tfor ($kv : @h) {\n\t\tprintf(\"@@\\t");
 	for (int i = 0; i < h->nkeys; i++)
-		gbuf__printf(&b, "%s\\t", keys[i].string ? "%s" : "%llu");
-	gbuf__printf(&b, "%%llu\\t%%s");
+		sbuf__printf(&b, "%s\\t", keys[i].string ? "%s" : "%llu");
+	sbuf__printf(&b, "%%llu\\t%%s");
 	for (int v = 0; v < h->nvals; v++)
-		gbuf__printf(&b, "\\t%%llu");
-	gbuf__printf(&b, "\\n\"");
+		sbuf__printf(&b, "\\t%%llu");
+	sbuf__printf(&b, "\\n\"");
 	for (int i = 0; i < h->nkeys; i++)
-		gbuf__printf(&b, h->nkeys > 1 ? ", $kv.0.%d" : ", $kv.0", i);
-	gbuf__printf(&b, ", $kv.1, @c[$kv.0]");
+		sbuf__printf(&b, h->nkeys > 1 ? ", $kv.0.%d" : ", $kv.0", i);
+	sbuf__printf(&b, ", $kv.1, @c[$kv.0]");
 	for (int v = 0; v < h->nvals; v++)
-		gbuf__printf(&b, ", @v%d[$kv.0]", v);
-	gbuf__printf(&b, ");\n\t}\n\tclear(@_n); clear(@_e); clear(@h); clear(@c);");
+		sbuf__printf(&b, ", @v%d[$kv.0]", v);
+	sbuf__printf(&b, ");\n\t}\n\tclear(@_n); clear(@_e); clear(@h); clear(@c);");
 	for (int v = 0; v < h->nvals; v++)
-		gbuf__printf(&b, " clear(@v%d);", v);
-	gbuf__printf(&b, "%s\n}\n", track ? " clear(@_t);" : "");
+		sbuf__printf(&b, " clear(@v%d);", v);
+	sbuf__printf(&b, "%s\n}\n", track ? " clear(@_t);" : "");
 	free(key);
-	char *s = gbuf__take(&b, err, sizeof(err));
+	char *s = tool_gen__take(&b, err, sizeof(err));
 
 	if (s)
 		return s;
@@ -247,7 +247,7 @@ oom:
 	error("out of memory");
 	return NULL;
 fail:
-	free(gbuf__take(&b, err, sizeof(err)));
+	free(tool_gen__take(&b, err, sizeof(err)));
 	return NULL;
 }
 

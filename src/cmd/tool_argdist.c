@@ -24,11 +24,11 @@ struct argdist_opts {
 };
 
 /* "$latency" and "$entry(NAME)" of probe N into the maps its entry probe fills; which were seen */
-static void entry_refs(const char *e, size_t len, int n, struct gbuf *out, bool *lat, char names[][32], int *nnames)
+static void entry_refs(const char *e, size_t len, int n, struct sbuf *out, bool *lat, char names[][32], int *nnames)
 {
 	for (size_t i = 0; i < len; ) {
 		if (!strncmp(e + i, "$latency", 8) && i + 8 <= len) {
-			gbuf__printf(out, "(nsecs - @start%d[tid])", n);
+			sbuf__printf(out, "(nsecs - @start%d[tid])", n);
 			*lat = true;
 			i += 8;
 			continue;
@@ -47,23 +47,23 @@ static void entry_refs(const char *e, size_t len, int n, struct gbuf *out, bool 
 				;
 			if (k == *nnames && *nnames < 6)
 				snprintf(names[(*nnames)++], 32, "%s", nm);
-			gbuf__printf(out, "@entry%d_%s[tid]", n, nm);
+			sbuf__printf(out, "@entry%d_%s[tid]", n, nm);
 			i = c < len ? c + 1 : len;
 			continue;
 		}
-		gbuf__putn(out, e + i, 1);
+		sbuf__add(out, e + i, 1);
 		i++;
 	}
 }
 
-static int argdist_probe(struct gbuf *b, struct gbuf *show, int n, const char *spec, bool hist,
+static int argdist_probe(struct sbuf *b, struct sbuf *show, int n, const char *spec, bool hist,
 			 const struct argdist_opts *o, char *err, size_t errlen)
 {
 	char text[1024], *label = NULL, *parts[6], e2[256];
 	int np = 0, rc = -1;
 	struct bcc_probe p;
 	const char *end;
-	struct gbuf filt = { 0 }, key = { 0 }, disp = { 0 };
+	struct sbuf filt = { 0 }, key = { 0 }, disp = { 0 };
 	bool lat = false;
 	char names[6][32];
 	int nnames = 0;
@@ -116,7 +116,7 @@ static int argdist_probe(struct gbuf *b, struct gbuf *show, int n, const char *s
 		goto bad;
 	}
 	for (int i = 0; i < ne; i++) {
-		struct gbuf sub = { 0 };
+		struct sbuf sub = { 0 };
 		char ty[96], cast[64];
 		bool str;
 
@@ -127,45 +127,45 @@ static int argdist_probe(struct gbuf *b, struct gbuf *show, int n, const char *s
 		}
 		entry_refs(es[i], el[i], n, &sub, &lat, names, &nnames);
 		if (i)
-			gbuf__printf(&key, ", ");
-		gbuf__printf(&key, str ? "str(" : "(%s)(", cast);
-		if (bcc_expr__rewrite(&p, sub.s ? sub.s : "", sub.len, &key, e2, sizeof(e2))) {
-			free(sub.s);
+			sbuf__printf(&key, ", ");
+		sbuf__printf(&key, str ? "str(" : "(%s)(", cast);
+		if (bcc_expr__rewrite(&p, sub.buf ? sub.buf : "", sub.len, &key, e2, sizeof(e2))) {
+			free(sub.buf);
 			goto bad;
 		}
-		gbuf__printf(&key, str ? ", %ld)" : ")", o->string_size);
-		free(sub.s);
+		sbuf__printf(&key, str ? ", %ld)" : ")", o->string_size);
+		free(sub.buf);
 		/* the row's text: "expr = %d", the expression as the user wrote it */
-		gbuf__printf(&disp, "%s", i ? ", " : "");
-		gbuf__lit(&disp, es[i], el[i], true);
-		gbuf__printf(&disp, " = %s", str ? "%s" : "%ld");
+		sbuf__printf(&disp, "%s", i ? ", " : "");
+		tool_gen__lit(&disp, es[i], el[i], true);
+		sbuf__printf(&disp, " = %s", str ? "%s" : "%ld");
 	}
 	if (np > 5 && parts[5][0]) {
-		struct gbuf sub = { 0 };
+		struct sbuf sub = { 0 };
 
 		entry_refs(parts[5], strlen(parts[5]), n, &sub, &lat, names, &nnames);
-		if (bcc_expr__rewrite(&p, sub.s ? sub.s : "", sub.len, &filt, e2, sizeof(e2))) {
-			free(sub.s);
+		if (bcc_expr__rewrite(&p, sub.buf ? sub.buf : "", sub.len, &filt, e2, sizeof(e2))) {
+			free(sub.buf);
 			goto bad;
 		}
-		free(sub.s);
+		free(sub.buf);
 	}
 	if ((lat || nnames) && !ret) {
 		snprintf(e2, sizeof(e2), "$entry() and $latency are for return probes (r:)");
 		goto bad;
 	}
-	gbuf__printf(b, "\n// %s %s\n", hist ? "-H" : "-C", spec);
+	sbuf__printf(b, "\n// %s %s\n", hist ? "-H" : "-C", spec);
 	if (lat || nnames) {		/* the entry probe: what the return probe reads */
 		struct bcc_probe entry = p;
 
 		entry.type = 'p';
 		memmove(entry.attach + 1, entry.attach + 4, strlen(entry.attach + 4) + 1);	/* uretprobe: uprobe: */
-		gbuf__printf(b, "%s\n", entry.attach);
+		sbuf__printf(b, "%s\n", entry.attach);
 		if (o->pid)
-			gbuf__printf(b, "/pid == %s/\n", o->pid);
-		gbuf__printf(b, "{\n");
+			sbuf__printf(b, "/pid == %s/\n", o->pid);
+		sbuf__printf(b, "{\n");
 		if (lat)
-			gbuf__printf(b, "\t@start%d[tid] = nsecs;\n", n);
+			sbuf__printf(b, "\t@start%d[tid] = nsecs;\n", n);
 		for (int i = 0; i < nnames; i++) {
 			int k;
 
@@ -175,80 +175,80 @@ static int argdist_probe(struct gbuf *b, struct gbuf *show, int n, const char *s
 				snprintf(e2, sizeof(e2), "$entry(%s): no such param", names[i]);
 				goto bad;
 			}
-			gbuf__printf(b, "\t@entry%d_%s[tid] = (%s)arg%d;\n", n, names[i], p.params[k].cast, k);
+			sbuf__printf(b, "\t@entry%d_%s[tid] = (%s)arg%d;\n", n, names[i], p.params[k].cast, k);
 		}
-		gbuf__printf(b, "}\n\n");
+		sbuf__printf(b, "}\n\n");
 	}
-	gbuf__printf(b, "%s\n", p.attach);
+	sbuf__printf(b, "%s\n", p.attach);
 	{
-		struct gbuf pred = { 0 };
+		struct sbuf pred = { 0 };
 
 		if (o->pid)
-			gbuf__printf(&pred, "pid == %s", o->pid);
+			sbuf__printf(&pred, "pid == %s", o->pid);
 		if (lat || nnames)
-			gbuf__printf(&pred, "%shas_key(%s%d%s%s, tid)", pred.len ? " && " : "", lat ? "@start" : "@entry", n,
+			sbuf__printf(&pred, "%shas_key(%s%d%s%s, tid)", pred.len ? " && " : "", lat ? "@start" : "@entry", n,
 				     lat ? "" : "_", lat ? "" : names[0]);
 		if (pred.len)
-			gbuf__printf(b, "/%s/\n", pred.s);
-		free(pred.s);
+			sbuf__printf(b, "/%s/\n", pred.buf);
+		free(pred.buf);
 	}
-	gbuf__printf(b, "{\n");
+	sbuf__printf(b, "{\n");
 	if (filt.len)
-		gbuf__printf(b, "\tif (%s) {\n\t", filt.s);
+		sbuf__printf(b, "\tif (%s) {\n\t", filt.buf);
 	if (hist)
-		gbuf__printf(b, "\t@h%d = hist(%s);\n", n, key.s);
+		sbuf__printf(b, "\t@h%d = hist(%s);\n", n, key.buf);
 	else
-		gbuf__printf(b, "\t@c%d[%s] = count();\n", n, key.s);
+		sbuf__printf(b, "\t@c%d[%s] = count();\n", n, key.buf);
 	if (filt.len)
-		gbuf__printf(b, "\t}\n");
+		sbuf__printf(b, "\t}\n");
 	if (lat)
-		gbuf__printf(b, "\tdelete(@start%d[tid]);\n", n);
+		sbuf__printf(b, "\tdelete(@start%d[tid]);\n", n);
 	for (int i = 0; i < nnames; i++)
-		gbuf__printf(b, "\tdelete(@entry%d_%s[tid]);\n", n, names[i]);
-	gbuf__printf(b, "}\n");
+		sbuf__printf(b, "\tdelete(@entry%d_%s[tid]);\n", n, names[i]);
+	sbuf__printf(b, "}\n");
 	/* what the interval prints for it */
 	if (hist) {
-		gbuf__printf(show, "\tprint_log2_hist(@h%d, \"", n);
+		sbuf__printf(show, "\tprint_log2_hist(@h%d, \"", n);
 		if (label)
-			gbuf__lit(show, label, strlen(label), false);
+			tool_gen__lit(show, label, strlen(label), false);
 		else if (np > 4)
-			gbuf__lit(show, es[0], el[0], false);
+			tool_gen__lit(show, es[0], el[0], false);
 		else
-			gbuf__printf(show, "retval");
-		gbuf__printf(show, "\");\n");
+			sbuf__printf(show, "retval");
+		sbuf__printf(show, "\");\n");
 		if (!o->cumulative)
-			gbuf__printf(show, "\tclear(@h%d);\n", n);
+			sbuf__printf(show, "\tclear(@h%d);\n", n);
 	} else {
-		gbuf__printf(show, "\tprintf(\"%%s\\n\", \"");
-		gbuf__lit(show, label ? label : spec, strlen(label ? label : spec), false);
-		gbuf__printf(show, "\");\n\tprintf(\"\\t%%-10s %%s\\n\", \"COUNT\", \"EVENT\");\n");
-		gbuf__printf(show, "\tfor ($kv : @c%d) sort($kv.1) {\n", n);
+		sbuf__printf(show, "\tprintf(\"%%s\\n\", \"");
+		tool_gen__lit(show, label ? label : spec, strlen(label ? label : spec), false);
+		sbuf__printf(show, "\");\n\tprintf(\"\\t%%-10s %%s\\n\", \"COUNT\", \"EVENT\");\n");
+		sbuf__printf(show, "\tfor ($kv : @c%d) sort($kv.1) {\n", n);
 		if (o->top > 0)	/* -T: the rows that fewer than TOP others outnumber */
-			gbuf__printf(show, "\t\t$r = 0;\n\t\tfor ($o : @c%d) { if ($o.1 > $kv.1) { $r++; } }\n"
+			sbuf__printf(show, "\t\t$r = 0;\n\t\tfor ($o : @c%d) { if ($o.1 > $kv.1) { $r++; } }\n"
 				     "\t\tif ($r < %ld) {\n\t", n, o->top);
-		gbuf__printf(show, "\t\tprintf(\"\\t%%-10d %s\\n\", $kv.1", np > 4 ? disp.s : ret ? "retval = %ld" : "total calls");
+		sbuf__printf(show, "\t\tprintf(\"\\t%%-10d %s\\n\", $kv.1", np > 4 ? disp.buf : ret ? "retval = %ld" : "total calls");
 		if (np > 4 || ret)
 			for (int i = 0; i < ne; i++)
-				gbuf__printf(show, ne > 1 ? ", $kv.0.%d" : ", $kv.0", i);
-		gbuf__printf(show, ");\n%s\t}\n", o->top > 0 ? "\t\t}\n" : "");
+				sbuf__printf(show, ne > 1 ? ", $kv.0.%d" : ", $kv.0", i);
+		sbuf__printf(show, ");\n%s\t}\n", o->top > 0 ? "\t\t}\n" : "");
 		if (!o->cumulative)
-			gbuf__printf(show, "\tclear(@c%d);\n", n);
+			sbuf__printf(show, "\tclear(@c%d);\n", n);
 	}
 	rc = 0;
 	goto out;
 bad:
 	snprintf(err, errlen, "error parsing probe '%s': %s", spec, e2);
 out:
-	free(filt.s);
-	free(key.s);
-	free(disp.s);
+	free(filt.buf);
+	free(key.buf);
+	free(disp.buf);
 	return rc;
 }
 
 char *tool_gen__argdist(const char *const *named, int nnamed, char *err, size_t errlen)
 {
 	struct argdist_opts o = { .pid = tool_gen__opt(named, nnamed, "pid"), .string_size = 80, .interval = 1 };
-	struct gbuf b = { 0 }, probes = { 0 }, show = { 0 };
+	struct sbuf b = { 0 }, probes = { 0 }, show = { 0 };
 	const char *v;
 	int n = 0;
 
@@ -273,8 +273,8 @@ char *tool_gen__argdist(const char *const *named, int nnamed, char *err, size_t 
 			if (strncmp(named[i], name, strlen(name)))
 				continue;
 			if (argdist_probe(&probes, &show, n++, named[i] + strlen(name), pass, &o, err, errlen)) {
-				free(probes.s);
-				free(show.s);
+				free(probes.buf);
+				free(show.buf);
 				return NULL;
 			}
 		}
@@ -282,16 +282,16 @@ char *tool_gen__argdist(const char *const *named, int nnamed, char *err, size_t 
 		snprintf(err, errlen, "at least one specifier is required (-C or -H)");
 		return NULL;
 	}
-	gbuf__printf(&b, "// generated by sonde tool argdist from its specifiers (each above its probe)\n"
+	sbuf__printf(&b, "// generated by sonde tool argdist from its specifiers (each above its probe)\n"
 		     "config = { print_maps_on_exit = false; max_strlen = %ld }\n",
 		     o.string_size < 64 ? 64 : o.string_size);
-	gbuf__putn(&b, probes.s, probes.len);
-	gbuf__printf(&b, "\ninterval:s:%ld\n{\n\ttime(\"[%%H:%%M:%%S]\\n\");\n", o.interval);
-	gbuf__putn(&b, show.s, show.len);
+	sbuf__add(&b, probes.buf, probes.len);
+	sbuf__printf(&b, "\ninterval:s:%ld\n{\n\ttime(\"[%%H:%%M:%%S]\\n\");\n", o.interval);
+	sbuf__add(&b, show.buf, show.len);
 	if (o.count > 0)
-		gbuf__printf(&b, "\tif (++@outputs >= %ld) { exit(); }\n", o.count);
-	gbuf__printf(&b, "}\n");
-	free(probes.s);
-	free(show.s);
-	return gbuf__take(&b, err, errlen);
+		sbuf__printf(&b, "\tif (++@outputs >= %ld) { exit(); }\n", o.count);
+	sbuf__printf(&b, "}\n");
+	free(probes.buf);
+	free(show.buf);
+	return tool_gen__take(&b, err, errlen);
 }

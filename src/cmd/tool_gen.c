@@ -15,69 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *gbuf__take(struct gbuf *b, char *err, size_t errlen)
+char *tool_gen__take(struct sbuf *b, char *err, size_t errlen)
 {
-	if (!b->oom)
-		return b->s;
-	free(b->s);
-	b->s = NULL;
-	snprintf(err, errlen, "out of memory");
-	return NULL;
+	char *s = sbuf__take(b);
+
+	if (!s)
+		snprintf(err, errlen, "out of memory");
+	return s;
 }
 
-void gbuf__putn(struct gbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2 + 256;
-		char *p = realloc(b->s, cap);
-
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-}
-
-void gbuf__printf(struct gbuf *b, const char *fmt, ...)
-{
-	char small[512], *big = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(small)) {
-		big = malloc((size_t)n + 1);
-		if (!big) {
-			b->oom = true;
-			return;
-		}
-		va_start(ap, fmt);
-		vsnprintf(big, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	gbuf__putn(b, big ? big : small, (size_t)n);
-	free(big);
-}
-
-void gbuf__lit(struct gbuf *b, const char *s, size_t n, bool fmt)
+void tool_gen__lit(struct sbuf *b, const char *s, size_t n, bool fmt)
 {
 	for (size_t i = 0; i < n && s[i]; i++) {
 		if (s[i] == '"' || s[i] == '\\')
-			gbuf__putn(b, "\\", 1);
+			sbuf__add(b, "\\", 1);
 		if (s[i] == '%' && fmt)
-			gbuf__putn(b, "%", 1);
-		gbuf__putn(b, s + i, 1);
+			sbuf__add(b, "%", 1);
+		sbuf__add(b, s + i, 1);
 	}
 }
 
@@ -380,7 +334,7 @@ static const struct { const char *bcc, *sonde; } aliases[] = {
 	{ "$task", "curtask" }, { "$retval", "retval" }, { "$PID", "pid" },
 };
 
-int bcc_expr__rewrite(const struct bcc_probe *p, const char *e, size_t len, struct gbuf *out, char *err,
+int bcc_expr__rewrite(const struct bcc_probe *p, const char *e, size_t len, struct sbuf *out, char *err,
 		      size_t errlen)
 {
 	for (size_t i = 0; i < len; ) {
@@ -390,7 +344,7 @@ int bcc_expr__rewrite(const struct bcc_probe *p, const char *e, size_t len, stru
 			while (i < len && e[i] != '"')
 				i += e[i] == '\\' ? 2 : 1;
 			i = i < len ? i + 1 : len;
-			gbuf__putn(out, e + s, i - s);
+			sbuf__add(out, e + s, i - s);
 			continue;
 		}
 		if (e[i] == '$') {
@@ -408,7 +362,7 @@ int bcc_expr__rewrite(const struct bcc_probe *p, const char *e, size_t len, stru
 					 (int)(i - s), e + s);
 				return -1;
 			}
-			gbuf__printf(out, "%s", aliases[k].sonde);
+			sbuf__printf(out, "%s", aliases[k].sonde);
 			continue;
 		}
 		if (e[i] == '(' && i + 1 < len) {	/* a C cast: (int), (unsigned long), (char *) */
@@ -419,17 +373,17 @@ int bcc_expr__rewrite(const struct bcc_probe *p, const char *e, size_t len, stru
 			if (c < len && c - i - 1 < sizeof(ty) && !memchr(e + i + 1, '(', c - i - 1)) {
 				snprintf(ty, sizeof(ty), "%.*s", (int)(c - i - 1), e + i + 1);
 				if (bcc_type__cast(ty, cast, sizeof(cast), &str)) {
-					gbuf__printf(out, "(%s)", cast);
+					sbuf__printf(out, "(%s)", cast);
 					i = c + 1;
 					continue;
 				}
 			}
-			gbuf__putn(out, "(", 1);
+			sbuf__add(out, "(", 1);
 			i++;
 			continue;
 		}
 		if (!ident(e[i]) || (i && ident(e[i - 1]))) {
-			gbuf__putn(out, e + i, 1);
+			sbuf__add(out, e + i, 1);
 			i++;
 			continue;
 		}
@@ -441,7 +395,7 @@ int bcc_expr__rewrite(const struct bcc_probe *p, const char *e, size_t len, stru
 		const char *w = e + s;
 
 		if (i > s && s && (e[s - 1] == '.' || (s > 1 && e[s - 2] == '-' && e[s - 1] == '>'))) {
-			gbuf__putn(out, w, n);	/* a member's name */
+			sbuf__add(out, w, n);	/* a member's name */
 			continue;
 		}
 		if (n == 4 && !strncmp(w, "arg", 3) && w[3] >= '1' && w[3] <= '6') {
@@ -449,7 +403,7 @@ int bcc_expr__rewrite(const struct bcc_probe *p, const char *e, size_t len, stru
 				snprintf(err, errlen, "a tracepoint's fields are args->NAME, not %.*s", (int)n, w);
 				return -1;
 			}
-			gbuf__printf(out, "arg%d", w[3] - '1');
+			sbuf__printf(out, "arg%d", w[3] - '1');
 			if (i + 5 <= len && !strncmp(e + i, "@user", 5))
 				i += 5;
 			continue;
@@ -471,10 +425,10 @@ int bcc_expr__rewrite(const struct bcc_probe *p, const char *e, size_t len, stru
 
 			while (a < c && (isspace((unsigned char)e[a]) || e[a] == ','))
 				a++;
-			gbuf__printf(out, "(str(");
+			sbuf__printf(out, "(str(");
 			if (bcc_expr__rewrite(p, e + a, c - a, out, err, errlen))
 				return -1;
-			gbuf__printf(out, ") == %.*s)", (int)(qe + 1 - q), e + q);
+			sbuf__printf(out, ") == %.*s)", (int)(qe + 1 - q), e + q);
 			i = c < len ? c + 1 : len;
 			continue;
 		}
@@ -484,10 +438,10 @@ int bcc_expr__rewrite(const struct bcc_probe *p, const char *e, size_t len, stru
 			if (strlen(p->params[k].name) == n && !strncmp(p->params[k].name, w, n))
 				break;
 		if (k < p->nparams) {
-			gbuf__printf(out, "((%s)arg%d)", p->params[k].cast, k);
+			sbuf__printf(out, "((%s)arg%d)", p->params[k].cast, k);
 			continue;
 		}
-		gbuf__putn(out, w, n);
+		sbuf__add(out, w, n);
 	}
 	return out->oom ? (snprintf(err, errlen, "out of memory"), -1) : 0;
 }

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/sbuf.h"
+
 /*
  * The program of tool NAME for its positional arguments and its options
  * ("name" or "name=value", as tool.c passes them to the program): malloc'd, the
@@ -26,18 +28,10 @@ char *tool_gen__program(const char *name, int npos, char *const *pos, const char
 
 /* ---- shared by the generators ---- */
 
-/* a growing string; oom once an allocation failed */
-struct gbuf {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-void gbuf__printf(struct gbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void gbuf__putn(struct gbuf *b, const char *s, size_t n);
 /* the composed text, the caller's to free; NULL with "out of memory" in err when a write failed */
-char *gbuf__take(struct gbuf *b, char *err, size_t errlen);
+char *tool_gen__take(struct sbuf *b, char *err, size_t errlen);
 /* s[0..n) inside a string literal of the language: " and \ escaped, and % doubled when fmt (printf's) */
-void gbuf__lit(struct gbuf *b, const char *s, size_t n, bool fmt);
+void tool_gen__lit(struct sbuf *b, const char *s, size_t n, bool fmt);
 
 /* a parameter of a probe's signature, "size_t size": its name, and the cast that gives its value */
 struct bcc_param {
@@ -75,7 +69,7 @@ const char *bcc_type__cast(const char *ctype, char *out, size_t len, bool *strin
  * $tgid/$pid/$uid/$gid/$cpu/$task and argdist's $retval/$PID the builtins,
  * STRCMP("lit", e) a string comparison, C casts sonde's. 0, or -1 with err.
  */
-int bcc_expr__rewrite(const struct bcc_probe *p, const char *expr, size_t len, struct gbuf *out, char *err,
+int bcc_expr__rewrite(const struct bcc_probe *p, const char *expr, size_t len, struct sbuf *out, char *err,
 		      size_t errlen);
 
 /* s's top-level comma-separated pieces (not inside (), [] or ""), trimmed: at most max; how many */

@@ -29,18 +29,18 @@ struct trace_opts {
  * FORMAT's conversions as sonde's printf takes them, each with the wrapping its
  * value needs (BCC's C types): fmt gets the format, wrap[i] "(int32)(%s)"-like.
  */
-static int convert_format(const char *f, size_t flen, struct gbuf *fmt, char wrap[][32], int max, long strsize,
+static int convert_format(const char *f, size_t flen, struct sbuf *fmt, char wrap[][32], int max, long strsize,
 			  char *err, size_t errlen)
 {
 	int n = 0;
 
 	for (size_t i = 0; i < flen; i++) {
 		if (f[i] != '%') {
-			gbuf__putn(fmt, f + i, 1);
+			sbuf__add(fmt, f + i, 1);
 			continue;
 		}
 		if (i + 1 < flen && f[i + 1] == '%') {
-			gbuf__putn(fmt, "%%", 2);
+			sbuf__add(fmt, "%%", 2);
 			i++;
 			continue;
 		}
@@ -81,9 +81,9 @@ static int convert_format(const char *f, size_t flen, struct gbuf *fmt, char wra
 			snprintf(err, errlen, "too many format specifiers");
 			return -1;
 		}
-		gbuf__putn(fmt, "%", 1);
-		gbuf__putn(fmt, f + s, spec_end - s);
-		gbuf__printf(fmt, "%s%s", wide ? "l" : "", out);	/* printf's %d is C's: 32 bits */
+		sbuf__add(fmt, "%", 1);
+		sbuf__add(fmt, f + s, spec_end - s);
+		sbuf__printf(fmt, "%s%s", wide ? "l" : "", out);	/* printf's %d is C's: 32 bits */
 		if (conv == 's')	/* -Z: the bytes read of a string */
 			snprintf(wrap[n++], 32, "str(%%s, %ld)", strsize);
 		else
@@ -94,12 +94,12 @@ static int convert_format(const char *f, size_t flen, struct gbuf *fmt, char wra
 }
 
 /* one probe specifier: its probe block */
-static int trace_probe(struct gbuf *b, const char *text, const struct trace_opts *o, bool *trivial, char *err,
+static int trace_probe(struct sbuf *b, const char *text, const struct trace_opts *o, bool *trivial, char *err,
 		       size_t errlen)
 {
 	struct bcc_probe p;
 	const char *s;
-	struct gbuf filt = { 0 }, fmt = { 0 }, vals = { 0 };
+	struct sbuf filt = { 0 }, fmt = { 0 }, vals = { 0 };
 	char wrap[16][32], e2[256];
 	int rc = -1;
 
@@ -154,65 +154,65 @@ static int trace_probe(struct gbuf *b, const char *text, const struct trace_opts
 			goto bad;
 		}
 		for (int i = 0; i < nv; i++) {
-			struct gbuf v = { 0 };
+			struct sbuf v = { 0 };
 			char *pct = strstr(wrap[i], "%s");	/* where the value goes */
 
 			if (bcc_expr__rewrite(&p, start[i], len[i], &v, e2, sizeof(e2))) {
-				free(v.s);
+				free(v.buf);
 				goto bad;
 			}
-			gbuf__printf(&vals, ", %.*s%s%s", (int)(pct - wrap[i]), wrap[i], v.s ? v.s : "", pct + 2);
-			free(v.s);
+			sbuf__printf(&vals, ", %.*s%s%s", (int)(pct - wrap[i]), wrap[i], v.buf ? v.buf : "", pct + 2);
+			free(v.buf);
 		}
 	}
 	/* the predicate: the process, the thread, the user, the name, trace itself, the filter */
-	struct gbuf pred = { 0 };
+	struct sbuf pred = { 0 };
 
 	if (o->pid)
-		gbuf__printf(&pred, "%spid == %s", pred.len ? " && " : "", o->pid);
+		sbuf__printf(&pred, "%spid == %s", pred.len ? " && " : "", o->pid);
 	else if (o->tid)
-		gbuf__printf(&pred, "%stid == %s", pred.len ? " && " : "", o->tid);
+		sbuf__printf(&pred, "%stid == %s", pred.len ? " && " : "", o->tid);
 	else if (!o->include_self)
-		gbuf__printf(&pred, "%spid != %d", pred.len ? " && " : "", (int)getpid());
+		sbuf__printf(&pred, "%spid != %d", pred.len ? " && " : "", (int)getpid());
 	if (o->uid)
-		gbuf__printf(&pred, "%suid == %s", pred.len ? " && " : "", o->uid);
+		sbuf__printf(&pred, "%suid == %s", pred.len ? " && " : "", o->uid);
 	if (o->name)
-		gbuf__printf(&pred, "%sstrcontains(comm, \"%s\")", pred.len ? " && " : "", o->name);
+		sbuf__printf(&pred, "%sstrcontains(comm, \"%s\")", pred.len ? " && " : "", o->name);
 	if (filt.len)
-		gbuf__printf(&pred, "%s%s", pred.len ? " && " : "", filt.s);
-	gbuf__printf(b, "\n// %s\n%s\n", text, p.attach);
+		sbuf__printf(&pred, "%s%s", pred.len ? " && " : "", filt.buf);
+	sbuf__printf(b, "\n// %s\n%s\n", text, p.attach);
 	if (pred.len)
-		gbuf__printf(b, "/%s/\n", pred.s);
-	free(pred.s);
-	gbuf__printf(b, "{\n");
+		sbuf__printf(b, "/%s/\n", pred.buf);
+	free(pred.buf);
+	sbuf__printf(b, "{\n");
 	if (o->max_events > 0)
-		gbuf__printf(b, "\tif (@events >= %ld) { return; }\n\t@events++;\n", o->max_events);
-	gbuf__printf(b, "\tprintf(\"%s%s%%-7d %%-7d %%-15s %%-16s %s%s\\n\"",
+		sbuf__printf(b, "\tif (@events >= %ld) { return; }\n\t@events++;\n", o->max_events);
+	sbuf__printf(b, "\tprintf(\"%s%s%%-7d %%-7d %%-15s %%-16s %s%s\\n\"",
 		     o->unix_ts ? "%-17s " : o->timestamp ? "%-8.6f " : o->time ? "%-8s " : "", o->cpu ? "%-3d " : "",
-		     fmt.s ? fmt.s : "", o->kstack || o->ustack ? "%s%s" : "");
+		     fmt.buf ? fmt.buf : "", o->kstack || o->ustack ? "%s%s" : "");
 	if (o->unix_ts)
-		gbuf__printf(b, ", strftime(\"%%s.%%f\", nsecs)");
+		sbuf__printf(b, ", strftime(\"%%s.%%f\", nsecs)");
 	else if (o->timestamp)
-		gbuf__printf(b, ", fdiv(elapsed, 1000000000)");
+		sbuf__printf(b, ", fdiv(elapsed, 1000000000)");
 	else if (o->time)
-		gbuf__printf(b, ", strftime(\"%%H:%%M:%%S\", nsecs)");
+		sbuf__printf(b, ", strftime(\"%%H:%%M:%%S\", nsecs)");
 	if (o->cpu)
-		gbuf__printf(b, ", cpu");
-	gbuf__printf(b, ",\n\t       pid, tid, comm, \"%s\"%s", p.func, vals.s ? vals.s : "");
+		sbuf__printf(b, ", cpu");
+	sbuf__printf(b, ",\n\t       pid, tid, comm, \"%s\"%s", p.func, vals.buf ? vals.buf : "");
 	if (o->kstack || o->ustack)
-		gbuf__printf(b, ", %s, %s", o->kstack ? "kstack" : "\"\"", o->ustack ? "ustack" : "\"\"");
-	gbuf__printf(b, ");\n");
+		sbuf__printf(b, ", %s, %s", o->kstack ? "kstack" : "\"\"", o->ustack ? "ustack" : "\"\"");
+	sbuf__printf(b, ");\n");
 	if (o->max_events > 0)
-		gbuf__printf(b, "\tif (@events == %ld) { exit(); }\n", o->max_events);
-	gbuf__printf(b, "}\n");
+		sbuf__printf(b, "\tif (@events == %ld) { exit(); }\n", o->max_events);
+	sbuf__printf(b, "}\n");
 	rc = 0;
 	goto out;
 bad:
 	snprintf(err, errlen, "error in probe '%s': %s", text, e2);
 out:
-	free(filt.s);
-	free(fmt.s);
-	free(vals.s);
+	free(filt.buf);
+	free(fmt.buf);
+	free(vals.buf);
 	return rc;
 }
 
@@ -228,7 +228,7 @@ char *tool_gen__trace(int npos, char *const *pos, const char *const *named, int 
 		.string_size = 80,
 	};
 	const char *v;
-	struct gbuf b = { 0 }, probes = { 0 };
+	struct sbuf b = { 0 }, probes = { 0 };
 	bool trivial = true;	/* no probe has a format: the header's last column is "" rather than "-" */
 
 	if ((v = tool_gen__opt(named, nnamed, "max-events")))
@@ -246,23 +246,23 @@ char *tool_gen__trace(int npos, char *const *pos, const char *const *named, int 
 	o.unix_ts &= o.timestamp;
 	for (int i = 0; i < npos; i++)
 		if (trace_probe(&probes, pos[i], &o, &trivial, err, errlen)) {
-			free(probes.s);
+			free(probes.buf);
 			return NULL;
 		}
-	gbuf__printf(&b, "// generated by sonde tool trace from its probes (each above its block)\n"
+	sbuf__printf(&b, "// generated by sonde tool trace from its probes (each above its block)\n"
 		     "config = { print_maps_on_exit = false; max_strlen = %ld }\n\n",
 		     o.string_size < 64 ? 64 : o.string_size);
 	/* the header: BCC's columns, and "-" over the messages unless no probe has one */
-	gbuf__printf(&b, "BEGIN\n{\n\tprintf(\"%s%s%%-7s %%-7s %%-15s %%-16s %%s\\n\"%s%s, ",
+	sbuf__printf(&b, "BEGIN\n{\n\tprintf(\"%s%s%%-7s %%-7s %%-15s %%-16s %%s\\n\"%s%s, ",
 		     o.unix_ts ? "%-17s " : (o.timestamp || o.time) ? "%-8s " : "", o.cpu ? "%-3s " : "",
 		     (o.timestamp || o.time) ? ", \"TIME\"" : "", o.cpu ? ", \"CPU\"" : "");
-	gbuf__printf(&b, "\"PID\", \"TID\", \"COMM\", \"FUNC\", \"%s\");\n}\n", trivial ? "" : "-");
-	gbuf__putn(&b, probes.s, probes.len);
-	free(probes.s);
+	sbuf__printf(&b, "\"PID\", \"TID\", \"COMM\", \"FUNC\", \"%s\");\n}\n", trivial ? "" : "-");
+	sbuf__add(&b, probes.buf, probes.len);
+	free(probes.buf);
 	if (b.oom || probes.oom) {
-		free(b.s);
+		free(b.buf);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	return b.s;
+	return b.buf;
 }

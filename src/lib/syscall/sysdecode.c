@@ -8,76 +8,9 @@
 #include "lib/syscall/sysdecode.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void sbuf__add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *nb;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		nb = realloc(b->buf, cap);
-		if (!nb)
-			abort();	/* out of memory while printing: nothing sane to do */
-		b->buf = nb;
-		b->cap = cap;
-	}
-	memcpy(b->buf + b->len, s, n);
-	b->len += n;
-	b->buf[b->len] = '\0';
-}
-
-void sbuf__puts(struct sbuf *b, const char *s)
-{
-	sbuf__add(b, s, strlen(s));
-}
-
-void sbuf__printf(struct sbuf *b, const char *fmt, ...)
-{
-	char tmp[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(tmp)) {
-		sbuf__add(b, tmp, n);
-		return;
-	}
-	{
-		char *big = malloc(n + 1);
-
-		if (!big)
-			abort();
-		va_start(ap, fmt);
-		vsnprintf(big, n + 1, fmt, ap);
-		va_end(ap);
-		sbuf__add(b, big, n);
-		free(big);
-	}
-}
-
-void sbuf__reset(struct sbuf *b)
-{
-	b->len = 0;
-	if (b->buf)
-		b->buf[0] = '\0';
-}
-
-void sbuf__free(struct sbuf *b)
-{
-	free(b->buf);
-	b->buf = NULL;
-	b->len = b->cap = 0;
-}
 
 void sysdecode__quote(struct sbuf *b, const unsigned char *s, size_t len, size_t max, bool more, int flags)
 {

@@ -3,7 +3,7 @@
  * sysdecode.h - syscall arguments and results as strace prints them: flags and
  * constants by name, strings quoted and cut at -s, structs (stat, sockaddr,
  * iovec, timespec, rlimit, sigaction), errno names with their strerror text.
- * Output goes into a growable `struct sbuf` the caller owns (sbuf__free); the
+ * Output goes into a growing `struct sbuf` (lib/sbuf.h) the caller owns; the
  * names returned by the lookup functions are static strings.
  */
 #ifndef SONDE_SYSDECODE_H
@@ -14,17 +14,8 @@
 #include <stdint.h>
 
 #include "bpf/trace.h"
+#include "lib/sbuf.h"
 #include "lib/syscall/syscalls.h"
-
-struct sbuf {
-	char *buf;
-	size_t len, cap;
-};
-void sbuf__add(struct sbuf *b, const char *s, size_t n);
-void sbuf__puts(struct sbuf *b, const char *s);
-void sbuf__printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sbuf__reset(struct sbuf *b);
-void sbuf__free(struct sbuf *b);
 
 /* a flag or value name table, ending with { 0, NULL } */
 struct sd_name {
