@@ -388,7 +388,8 @@ struct entry {
 
 struct entries {
 	struct entry *e;
-	int n, cap;
+	int n;
+	size_t cap;
 	int keylen;
 };
 
@@ -413,15 +414,8 @@ static struct entry *find_or_add(struct entries *es, const uint8_t *key, int nb)
 	for (int i = 0; i < es->n; i++)
 		if (!memcmp(es->e[i].key, key, es->keylen))
 			return &es->e[i];
-	if (es->n == es->cap) {
-		int cap = es->cap ? es->cap * 2 : 64;
-		struct entry *n = realloc(es->e, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		es->e = n;
-		es->cap = cap;
-	}
+	if (util__grow(&es->e, &es->cap, (size_t)es->n + 1, sizeof(*es->e), 64))
+		return NULL;
 	struct entry *e = &es->e[es->n];
 
 	memset(e, 0, sizeof(*e));

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,28 @@ int util__timer_arm(int fd, long long ns, bool periodic)
 	if (periodic)
 		it.it_interval = it.it_value;
 	return timerfd_settime(fd, 0, &it, NULL) ? -errno : 0;
+}
+
+int util__grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t nc = *cap ? *cap : first ? first : 1;
+	void *old, *p;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need) {
+		if (nc > SIZE_MAX / 2)
+			return -ENOMEM;
+		nc *= 2;
+	}
+	if (elem && nc > SIZE_MAX / elem)
+		return -ENOMEM;
+	memcpy(&old, arr, sizeof(old));
+	if (!(p = realloc(old, nc * elem)))
+		return -ENOMEM;
+	memcpy(arr, &p, sizeof(p));
+	*cap = nc;
+	return 0;
 }
 
 uint64_t util__now_ns(void)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * util.h - small helpers more than one module needs: timerfds, the monotonic
- * clock, an edit distance for "did you mean" suggestions, reading text lines,
+ * clock, growing arrays, an edit distance for "did you mean" suggestions, reading text lines,
  * comma-separated lists, UTF-8 sequences, JSON strings, whole files. Only
  * util__read_line, util__read_fd and util__read_file allocate: the caller
  * frees their buffer.
@@ -18,6 +18,14 @@
 
 /* arm timerfd fd to fire after ns nanoseconds (at least 1), then every ns if periodic; 0 or -errno */
 int util__timer_arm(int fd, long long ns, bool periodic);
+
+/*
+ * Room for need elements in the array at *(T **)arr, of *cap elements of elem
+ * bytes each: a short one grows to twice its capacity (first when it had
+ * none), or more until need fits. 0, or -ENOMEM with the array and *cap as
+ * they were.
+ */
+int util__grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first);
 
 /* CLOCK_MONOTONIC in nanoseconds */
 uint64_t util__now_ns(void);

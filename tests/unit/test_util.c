@@ -137,3 +137,24 @@ TEST(util_find_command)
 		unsetenv("PATH");
 	free(old);
 }
+
+TEST(util_grow)
+{
+	size_t cap = 0;
+	int *v = NULL;
+
+	CHECK_INT(util__grow(&v, &cap, 1, sizeof(*v), 4), 0);
+	CHECK_INT((int)cap, 4);
+	v[3] = 7;
+	CHECK_INT(util__grow(&v, &cap, 4, sizeof(*v), 4), 0);	/* it fits: nothing moves */
+	CHECK_INT((int)cap, 4);
+	CHECK_INT(util__grow(&v, &cap, 5, sizeof(*v), 4), 0);	/* doubles */
+	CHECK_INT((int)cap, 8);
+	CHECK_INT(util__grow(&v, &cap, 40, sizeof(*v), 4), 0);	/* doubles until it fits */
+	CHECK_INT((int)cap, 64);
+	CHECK_INT(v[3], 7);
+	CHECK_INT(util__grow(&v, &cap, (size_t)-1 / 2, sizeof(*v), 4), -ENOMEM);
+	CHECK_INT((int)cap, 64);
+	CHECK_INT(v[3], 7);
+	free(v);
+}

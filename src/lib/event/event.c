@@ -217,15 +217,8 @@ const char *event__suggest(const char *want)
 
 static struct event *add_event(struct evlist *l)
 {
-	if (l->nr == l->alloc) {
-		int na = l->alloc ? l->alloc * 2 : 16;
-		struct event *nv = realloc(l->ev, na * sizeof(*nv));
-
-		if (!nv)
-			return NULL;
-		l->ev = nv;
-		l->alloc = na;
-	}
+	if (util__grow(&l->ev, &l->alloc, (size_t)l->nr + 1, sizeof(*l->ev), 16))
+		return NULL;
 	memset(&l->ev[l->nr], 0, sizeof(l->ev[0]));
 	l->ev[l->nr].leader = -1;
 	l->ev[l->nr].unit = "";

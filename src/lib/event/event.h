@@ -34,7 +34,7 @@ struct event {
 struct evlist {
 	struct event *ev;
 	int nr;
-	int alloc;
+	size_t alloc;
 };
 
 /*

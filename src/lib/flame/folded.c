@@ -850,15 +850,8 @@ static int sort_children(struct folded *f)
 		if (!(f->multi[p / 64] & (1ULL << (p % 64))))
 			continue;	/* one child or none: nothing to order, no cache miss */
 		for (; c != FOLDED_NONE; c = f->nodes[c].next) {
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 64;
-				uint64_t *k = realloc(kids, sizeof(*k) * nc);
-
-				if (!k)
-					goto nomem;
-				kids = k;
-				cap = nc;
-			}
+			if (util__grow(&kids, &cap, n + 1, sizeof(*kids), 64))
+				goto nomem;
 			kids[n++] = (uint64_t)rank[f->nodes[c].name << 1 | (f->nodes[c].child != FOLDED_NONE)] << 32 | c;
 		}
 		qsort(kids, n, sizeof(*kids), cmp_u64);
@@ -1008,39 +1001,14 @@ int folded__write(struct folded *f, FILE *out, unsigned flags)
 		if (f->nodes[i].self == 0 && (!f->before_self || f->before_self[i] == 0))
 			continue;
 		for (uint32_t p = i; p != 0; p = f->nodes[p].parent) {
-			if (depth == pcap) {
-				size_t nc = pcap ? pcap * 2 : 64;
-				uint32_t *np = realloc(path, sizeof(*np) * nc);
-
-				if (!np)
-					goto out;
-				path = np;
-				pcap = nc;
-			}
+			if (util__grow(&path, &pcap, depth + 1, sizeof(*path), 64))
+				goto out;
 			path[depth++] = p;
 			need += f->names[f->nodes[p].name].len + 1;
 		}
-		if (used + need > bcap) {
-			size_t nc = bcap ? bcap * 2 : 1 << 16;
-
-			while (nc < used + need)
-				nc *= 2;
-			char *nb = realloc(buf, nc);
-
-			if (!nb)
-				goto out;
-			buf = nb;
-			bcap = nc;
-		}
-		if (nlines == cap) {
-			size_t nc = cap ? cap * 2 : 1024;
-			struct line_ref *nl = realloc(lines, sizeof(*nl) * nc);
-
-			if (!nl)
-				goto out;
-			lines = nl;
-			cap = nc;
-		}
+		if (util__grow(&buf, &bcap, used + need, 1, 1 << 16) ||
+		    util__grow(&lines, &cap, nlines + 1, sizeof(*lines), 1024))
+			goto out;
 		lines[nlines] = (struct line_ref){ used, 0, i };
 		while (depth > 0) {
 			const struct name *n = &f->names[f->nodes[path[--depth]].name];
