@@ -388,6 +388,7 @@ int perfdata_writer__write(struct perfdata_writer *w, const void *recs, size_t l
 	while (off < len) {
 		struct perf_event_header h;
 		uint64_t v;
+		size_t at;
 
 		if (len - off < sizeof(h))
 			return -EINVAL;
@@ -398,17 +399,13 @@ int perfdata_writer__write(struct perfdata_writer *w, const void *recs, size_t l
 		case PERF_RECORD_SAMPLE:
 			w->st.samples++;
 			break;
-		case PERF_RECORD_LOST:
-			if (h.size >= 24) {
-				memcpy(&v, p + off + 16, 8);
+		case PERF_RECORD_LOST:		/* id, then lost */
+		case PERF_RECORD_LOST_SAMPLES:	/* lost */
+			at = h.type == PERF_RECORD_LOST ? 16 : 8;
+			if (h.size >= at + 8) {
+				memcpy(&v, p + off + at, 8);
 				w->st.lost += v;
-				w->st.lost_records++;
-			}
-			break;
-		case PERF_RECORD_LOST_SAMPLES:
-			if (h.size >= 16) {
-				memcpy(&v, p + off + 8, 8);
-				w->st.lost += v;
+				w->st.lost_records += h.type == PERF_RECORD_LOST;
 			}
 			break;
 		case PERF_RECORD_MMAP:
