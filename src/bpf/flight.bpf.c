@@ -14,6 +14,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "flight.h"
+#include "maps.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -29,12 +30,7 @@ const volatile __u64 min_ns = 0;		/* a syscall trigger: report calls slower than
 const volatile __u32 self_tgid = 0;
 const volatile __u32 tp_child_pid_off = 20;	/* sched_process_fork's child_pid */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, __u8);
-} targets SEC(".maps");
+TARGETS_MAP(targets);
 
 /* when each thread's call began, in task-local storage: no hash update and delete per call */
 struct {
@@ -51,18 +47,10 @@ struct {
 	__type(value, __u64);
 } hist SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 * 1024);
-} events SEC(".maps");
+RINGBUF_MAP(events, 64 * 1024);
 
 /* slow calls the ring buffer had no room for */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} dropped SEC(".maps");
+COUNTERS_MAP(dropped, 1);
 
 static __always_inline bool is_target(__u64 id)
 {

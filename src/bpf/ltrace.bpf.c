@@ -22,6 +22,7 @@
 #include <bpf/bpf_tracing.h>
 #include "ltrace.h"
 #include "counter.h"
+#include "maps.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -55,12 +56,7 @@ struct {
  * new program (its SIGSTOP and SIGCONT are sonde's, not the program's), 4
  * traced and continued, its parent's SIGCHLD for that still to come
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, __u8);
-} targets SEC(".maps");
+TARGETS_MAP(targets);
 
 /*
  * A string whose page was not resident at the entry (the first call to read
@@ -81,17 +77,8 @@ struct {
 	__type(value, struct refetch);
 } refetches SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, LT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
-} rb SEC(".maps");
+COUNTERS_MAP(counters, LT_NR);
+RINGBUF_MAP(rb, 16 << 20);
 
 #define count(which) counter_inc(&counters, (which))
 

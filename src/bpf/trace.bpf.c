@@ -19,6 +19,7 @@
 #include <bpf/bpf_tracing.h>
 #include "trace.h"
 #include "counter.h"
+#include "maps.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -44,12 +45,7 @@ const volatile struct sc_cap caps[TRACE_NR_MAX][TRACE_NCAP];
 #define NR_GETDENTS64	217
 
 /* targets: 1 traced, 2 waiting for its execve (a `-- CMD` child held before exec) */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
-	__type(value, __u8);
-} targets SEC(".maps");
+TARGETS_MAP(targets);
 
 /* a record and room behind it, so that variable offsets into the last slot verify */
 struct scratch {
@@ -93,17 +89,8 @@ struct {
 	__type(value, struct sc_stat);
 } stats SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TRC_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16 << 20);
-} rb SEC(".maps");
+COUNTERS_MAP(counters, TRC_NR);
+RINGBUF_MAP(rb, 16 << 20);
 
 #define count(which) counter_inc(&counters, (which))
 
