@@ -93,80 +93,77 @@ static int convert_format(const char *f, size_t flen, struct sbuf *fmt, char wra
 	return n;
 }
 
-/* one probe specifier: its probe block */
-static int trace_probe(struct sbuf *b, const char *text, const struct trace_opts *o, bool *trivial, char *err,
-		       size_t errlen)
+/* "(FILTER)" at *s, if there is one, rewritten into filt; *s moved past it; 0 or -1 with e2 */
+static int trace_filter(const struct bcc_probe *p, const char **s, struct sbuf *filt, char *e2, size_t e2len)
 {
-	struct bcc_probe p;
-	const char *s;
-	struct sbuf filt = { 0 }, fmt = { 0 }, vals = { 0 };
-	char wrap[16][32], e2[256];
-	int rc = -1;
+	const char *f = *s, *c = *s;
+	int depth = 0;
 
-	if (bcc_probe__parse(&p, text, &s, e2, sizeof(e2)))
-		goto bad;
-	while (isspace((unsigned char)*s))
-		s++;
-	if (*s == '(') {		/* the filter, up to its balancing ')' */
-		int depth = 0;
-		const char *f = s;
-
-		for (; *s; s++) {
-			if (*s == '(')
-				depth++;
-			else if (*s == ')' && !--depth)
-				break;
-		}
-		if (!*s) {
-			snprintf(e2, sizeof(e2), "unmatched end of predicate");
-			goto bad;
-		}
-		if (bcc_expr__rewrite(&p, f, (size_t)(s + 1 - f), &filt, e2, sizeof(e2)))
-			goto bad;
-		s++;
-		while (isspace((unsigned char)*s))
-			s++;
+	if (*c != '(')
+		return 0;
+	for (; *c; c++) {	/* up to its balancing ')' */
+		if (*c == '(')
+			depth++;
+		else if (*c == ')' && !--depth)
+			break;
 	}
-	int nfmt = 0;
+	if (!*c) {
+		snprintf(e2, e2len, "unmatched end of predicate");
+		return -1;
+	}
+	if (bcc_expr__rewrite(p, f, (size_t)(c + 1 - f), filt, e2, e2len))
+		return -1;
+	for (c++; isspace((unsigned char)*c); c++)
+		;
+	*s = c;
+	return 0;
+}
 
-	if (*s) {			/* "FORMAT", ARGS */
-		const char *q = s[0] == '"' ? strchr(s + 1, '"') : NULL;
-		const char *start[16];
-		size_t len[16];
+/* "FORMAT", ARGS at s: the format into fmt, the values (", v1, v2") into vals; 0 or -1 with e2 */
+static int trace_message(const struct bcc_probe *p, const char *s, long strsize, struct sbuf *fmt, struct sbuf *vals,
+			 char *e2, size_t e2len)
+{
+	const char *q = s[0] == '"' ? strchr(s + 1, '"') : NULL;
+	const char *start[16];
+	size_t len[16];
+	char wrap[16][32];
+	int nfmt, nv;
 
-		if (!q) {
-			snprintf(e2, sizeof(e2), "expected format string in \"s");
-			goto bad;
-		}
-		*trivial = false;
-		nfmt = convert_format(s + 1, (size_t)(q - s - 1), &fmt, wrap, 16, o->string_size, e2, sizeof(e2));
-		if (nfmt < 0)
-			goto bad;
-		s = q + 1;
-		while (isspace((unsigned char)*s))
-			s++;
-		if (*s == ',')
-			s++;
-		int nv = tool_gen__split(s, start, len, 16);
+	if (!q) {
+		snprintf(e2, e2len, "expected format string in \"s");
+		return -1;
+	}
+	nfmt = convert_format(s + 1, (size_t)(q - s - 1), fmt, wrap, 16, strsize, e2, e2len);
+	if (nfmt < 0)
+		return -1;
+	for (s = q + 1; isspace((unsigned char)*s); s++)
+		;
+	if (*s == ',')
+		s++;
+	nv = tool_gen__split(s, start, len, 16);
+	if (nv != nfmt) {
+		snprintf(e2, e2len, "the format has %d specifiers and %d arguments follow it", nfmt, nv);
+		return -1;
+	}
+	for (int i = 0; i < nv; i++) {
+		struct sbuf v = { 0 };
+		char *pct = strstr(wrap[i], "%s");	/* where the value goes */
 
-		if (nv != nfmt) {
-			snprintf(e2, sizeof(e2), "the format has %d specifiers and %d arguments follow it", nfmt, nv);
-			goto bad;
-		}
-		for (int i = 0; i < nv; i++) {
-			struct sbuf v = { 0 };
-			char *pct = strstr(wrap[i], "%s");	/* where the value goes */
-
-			if (bcc_expr__rewrite(&p, start[i], len[i], &v, e2, sizeof(e2))) {
-				free(v.buf);
-				goto bad;
-			}
-			sbuf__printf(&vals, ", %.*s%s%s", (int)(pct - wrap[i]), wrap[i], v.buf ? v.buf : "", pct + 2);
+		if (bcc_expr__rewrite(p, start[i], len[i], &v, e2, e2len)) {
 			free(v.buf);
+			return -1;
 		}
+		sbuf__printf(vals, ", %.*s%s%s", (int)(pct - wrap[i]), wrap[i], v.buf ? v.buf : "", pct + 2);
+		free(v.buf);
 	}
-	/* the predicate: the process, the thread, the user, the name, trace itself, the filter */
-	struct sbuf pred = { 0 };
+	return 0;
+}
+
+/* the probe's block: its predicate, then the printf of BCC's columns and the message */
+static void trace_block(struct sbuf *b, const char *text, const struct bcc_probe *p, const struct trace_opts *o,
+			const struct sbuf *filt, const struct sbuf *fmt, const struct sbuf *vals)
+{
+	struct sbuf pred = { 0 };	/* the process, the thread, the user, the name, trace itself, the filter */
 
 	if (o->pid)
 		sbuf__printf(&pred, "%spid == %s", pred.len ? " && " : "", o->pid);
@@ -178,9 +175,9 @@ static int trace_probe(struct sbuf *b, const char *text, const struct trace_opts
 		sbuf__printf(&pred, "%suid == %s", pred.len ? " && " : "", o->uid);
 	if (o->name)
 		sbuf__printf(&pred, "%sstrcontains(comm, \"%s\")", pred.len ? " && " : "", o->name);
-	if (filt.len)
-		sbuf__printf(&pred, "%s%s", pred.len ? " && " : "", filt.buf);
-	sbuf__printf(b, "\n// %s\n%s\n", text, p.attach);
+	if (filt->len)
+		sbuf__printf(&pred, "%s%s", pred.len ? " && " : "", filt->buf);
+	sbuf__printf(b, "\n// %s\n%s\n", text, p->attach);
 	if (pred.len)
 		sbuf__printf(b, "/%s/\n", pred.buf);
 	free(pred.buf);
@@ -189,7 +186,7 @@ static int trace_probe(struct sbuf *b, const char *text, const struct trace_opts
 		sbuf__printf(b, "\tif (@events >= %ld) { return; }\n\t@events++;\n", o->max_events);
 	sbuf__printf(b, "\tprintf(\"%s%s%%-7d %%-7d %%-15s %%-16s %s%s\\n\"",
 		     o->unix_ts ? "%-17s " : o->timestamp ? "%-8.6f " : o->time ? "%-8s " : "", o->cpu ? "%-3d " : "",
-		     fmt.buf ? fmt.buf : "", o->kstack || o->ustack ? "%s%s" : "");
+		     fmt->buf ? fmt->buf : "", o->kstack || o->ustack ? "%s%s" : "");
 	if (o->unix_ts)
 		sbuf__printf(b, ", strftime(\"%%s.%%f\", nsecs)");
 	else if (o->timestamp)
@@ -198,21 +195,41 @@ static int trace_probe(struct sbuf *b, const char *text, const struct trace_opts
 		sbuf__printf(b, ", strftime(\"%%H:%%M:%%S\", nsecs)");
 	if (o->cpu)
 		sbuf__printf(b, ", cpu");
-	sbuf__printf(b, ",\n\t       pid, tid, comm, \"%s\"%s", p.func, vals.buf ? vals.buf : "");
+	sbuf__printf(b, ",\n\t       pid, tid, comm, \"%s\"%s", p->func, vals->buf ? vals->buf : "");
 	if (o->kstack || o->ustack)
 		sbuf__printf(b, ", %s, %s", o->kstack ? "kstack" : "\"\"", o->ustack ? "ustack" : "\"\"");
 	sbuf__printf(b, ");\n");
 	if (o->max_events > 0)
 		sbuf__printf(b, "\tif (@events == %ld) { exit(); }\n", o->max_events);
 	sbuf__printf(b, "}\n");
-	rc = 0;
-	goto out;
-bad:
-	snprintf(err, errlen, "error in probe '%s': %s", text, e2);
-out:
-	free(filt.buf);
-	free(fmt.buf);
-	free(vals.buf);
+}
+
+/* one probe specifier: its probe block */
+static int trace_probe(struct sbuf *b, const char *text, const struct trace_opts *o, bool *trivial, char *err,
+		       size_t errlen)
+{
+	struct sbuf filt = { 0 }, fmt = { 0 }, vals = { 0 };
+	struct bcc_probe p;
+	const char *s;
+	char e2[256];
+	int rc = -1;
+
+	if (!bcc_probe__parse(&p, text, &s, e2, sizeof(e2))) {
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!trace_filter(&p, &s, &filt, e2, sizeof(e2))) {
+			*trivial &= !*s;	/* a message follows */
+			if (!(*s && trace_message(&p, s, o->string_size, &fmt, &vals, e2, sizeof(e2)))) {
+				trace_block(b, text, &p, o, &filt, &fmt, &vals);
+				rc = 0;
+			}
+		}
+	}
+	if (rc)
+		snprintf(err, errlen, "error in probe '%s': %s", text, e2);
+	sbuf__free(&filt);
+	sbuf__free(&fmt);
+	sbuf__free(&vals);
 	return rc;
 }
 
