@@ -14,6 +14,7 @@
 #include "lib/tracefs/hist.h"
 #include "lib/tracefs/tracefs.h"
 #include "lib/syscall/syscalls.h"
+#include "lib/util.h"
 #include "lib/symbol/symbol_int.h"
 
 #include <ctype.h>
@@ -150,6 +151,27 @@ static int filter_expr(struct sbuf *b, const char *s, const struct tp_field *f, 
 	return 0;
 }
 
+/* END: the rows, "@@n\tEVENTS" then "@@\tKEY...\tHITS\tCOMM\tVALS..." each, and the maps cleared */
+static void program_end(struct sbuf *b, const struct hist_spec *h, const struct hist_field *keys, long track)
+{
+	sbuf__printf(b, "END {\n\tprintf(\"@@n\\t%%llu\\n\", (uint64)@_n[0]);\n\tfor ($kv : @h) {\n\t\tprintf(\"@@\\t");
+	for (int i = 0; i < h->nkeys; i++)
+		sbuf__printf(b, "%s\\t", keys[i].string ? "%s" : "%llu");
+	sbuf__printf(b, "%%llu\\t%%s");
+	for (int v = 0; v < h->nvals; v++)
+		sbuf__printf(b, "\\t%%llu");
+	sbuf__printf(b, "\\n\"");
+	for (int i = 0; i < h->nkeys; i++)
+		sbuf__printf(b, h->nkeys > 1 ? ", $kv.0.%d" : ", $kv.0", i);
+	sbuf__printf(b, ", $kv.1, @c[$kv.0]");
+	for (int v = 0; v < h->nvals; v++)
+		sbuf__printf(b, ", @v%d[$kv.0]", v);
+	sbuf__printf(b, ");\n\t}\n\tclear(@_n); clear(@_e); clear(@h); clear(@c);");
+	for (int v = 0; v < h->nvals; v++)
+		sbuf__printf(b, " clear(@v%d);", v);
+	sbuf__printf(b, "%s\n}\n", track ? " clear(@_t);" : "");
+}
+
 /* the program: the maps @h (hits), @v0.. (sums), @c (comm), the rows printed at END */
 /*
  * track: 0 every process; -1 the command (cpid) and its children; > 0 that
@@ -222,22 +244,7 @@ static char *program(const struct hist_spec *h, struct hist_field *keys, const c
 	sbuf__printf(&b, "}\n");
 	if (duration > 0)
 		sbuf__printf(&b, "interval:ms:%ld { exit(); }\n", (long)(duration * 1000 + 0.5));
-	sbuf__printf(&b, "END {\n\tprintf(\"@@n\\t%%llu\\n\", (uint64)@_n[0]);\n\tfor ($kv : @h) {\n\t\tprintf(\"@@\\t");
-	for (int i = 0; i < h->nkeys; i++)
-		sbuf__printf(&b, "%s\\t", keys[i].string ? "%s" : "%llu");
-	sbuf__printf(&b, "%%llu\\t%%s");
-	for (int v = 0; v < h->nvals; v++)
-		sbuf__printf(&b, "\\t%%llu");
-	sbuf__printf(&b, "\\n\"");
-	for (int i = 0; i < h->nkeys; i++)
-		sbuf__printf(&b, h->nkeys > 1 ? ", $kv.0.%d" : ", $kv.0", i);
-	sbuf__printf(&b, ", $kv.1, @c[$kv.0]");
-	for (int v = 0; v < h->nvals; v++)
-		sbuf__printf(&b, ", @v%d[$kv.0]", v);
-	sbuf__printf(&b, ");\n\t}\n\tclear(@_n); clear(@_e); clear(@h); clear(@c);");
-	for (int v = 0; v < h->nvals; v++)
-		sbuf__printf(&b, " clear(@v%d);", v);
-	sbuf__printf(&b, "%s\n}\n", track ? " clear(@_t);" : "");
+	program_end(&b, h, keys, track);
 	free(key);
 	char *s = tool_gen__take(&b, err, sizeof(err));
 
@@ -323,26 +330,127 @@ static const char *syscall_name(uint64_t nr, void *arg)
 	return buf;
 }
 
+/*
+ * Run the program src, its output into a file of its own: that file, at its
+ * start, in *in (NULL when the run failed); the run's exit status
+ */
+static int run_captured(struct probe_job *job, FILE **in)
+{
+	int rc, saved, mfd = memfd_create("sonde-hist", MFD_CLOEXEC);
+
+	*in = NULL;
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	if (mfd < 0 || saved < 0 || dup2(mfd, STDOUT_FILENO) < 0) {
+		error("cannot set up the program's output: %s", strerror(errno));
+		if (mfd >= 0)
+			close(mfd);
+		if (saved >= 0)
+			close(saved);
+		return 1;
+	}
+	rc = probe__run(job);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	if (rc && !job->interrupted) {
+		close(mfd);
+		return rc;
+	}
+	lseek(mfd, 0, SEEK_SET);
+	if (!(*in = fdopen(mfd, "r"))) {
+		close(mfd);
+		error("out of memory");
+		return 1;
+	}
+	return rc;
+}
+
+/* the rows the program printed at its end */
+struct hist_rows {
+	struct hist_entry *e;
+	char **text;		/* each row's line, which its string keys point into */
+	size_t n, cap_e, cap_text;
+	uint64_t hits;		/* the events counted */
+	uint64_t events;	/* every event: those not counted were dropped */
+};
+
+/* in's rows into r (the program's other words go to stderr: its warnings); 0 or -ENOMEM */
+static int read_rows(FILE *in, const struct hist_spec *h, const struct hist_field *keys, struct hist_rows *r)
+{
+	char *line = NULL, *copy;
+	size_t lcap = 0;
+	int rc = 0;
+
+	while (getline(&line, &lcap, in) > 0) {
+		line[strcspn(line, "\n")] = 0;
+		if (!strncmp(line, "@@n\t", 4)) {
+			r->events = strtoull(line + 4, NULL, 10);
+			continue;
+		}
+		if (util__grow(&r->e, &r->cap_e, r->n + 1, sizeof(*r->e), 256) ||
+		    util__grow(&r->text, &r->cap_text, r->n + 1, sizeof(*r->text), 256)) {
+			rc = -ENOMEM;
+			break;
+		}
+		copy = strdup(line);
+		if (!copy || !parse_row(copy, h, keys, &r->e[r->n])) {
+			if (copy && line[0] && strncmp(line, "@@", 2))
+				fprintf(stderr, "%s\n", line);
+			free(copy);
+			continue;
+		}
+		r->hits += r->e[r->n].hits;
+		r->text[r->n++] = copy;
+	}
+	free(line);
+	return rc;
+}
+
+/* the rows as the kernel's hist file, into output (stdout when NULL); 0 or 1 */
+static int print_rows(const struct hist_spec *h, const struct hist_rows *r, const char *output)
+{
+	struct kallsyms *ks = NULL;
+	FILE *out = stdout;
+	int rc = 0;
+
+	for (int k = 0; k < h->nkeys; k++)
+		if (h->keys[k].mods & (HIST_SYM | HIST_SYM_OFFSET) && !ks && kallsyms__load(&ks, "/proc/kallsyms"))
+			ks = NULL;
+	struct hist_names names = { sym_name, syscall_name, ks };
+
+	if (output && !(out = fopen(output, "we"))) {
+		error("cannot open '%s': %s", output, strerror(errno));
+		kallsyms__free(ks);
+		return 1;
+	}
+	/* the kernel's Hits are the events counted, its Dropped those of keys that found the map full */
+	if (hist__print(h, r->e, r->n, r->hits, r->events > r->hits ? r->events - r->hits : 0, &names, out) ||
+	    fflush(out)) {
+		error("cannot write the histogram: %s", strerror(errno));
+		rc = 1;
+	}
+	if (out != stdout)
+		fclose(out);
+	kallsyms__free(ks);
+	return rc;
+}
+
 int ftrace_hist__bpf(const char *spec, const char *event, double duration, const char *pid, char *const *argv,
 		     int argc, const char *output, bool show_source)
 {
 	struct hist_spec h;
 	struct hist_field keys[HIST_MAX_KEYS];
-	struct hist_entry *e = NULL;
-	struct kallsyms *ks = NULL;
-	size_t n = 0, cap = 0;
-	uint64_t hits = 0, events = 0;
-	char err[512], *src, *line = NULL, **rows = NULL;
-	size_t lcap = 0;
-	int rc, saved, mfd;
-	FILE *in, *out = stdout;
+	struct hist_rows r = { 0 };
+	char err[512], *src;
+	long track = argc ? -1 : 0;
+	FILE *in;
+	int rc;
 
 	if (hist_spec__parse(spec, &h, err, sizeof(err))) {
 		error("%s", err);
 		return 1;
 	}
-	long track = argc ? -1 : 0;
-
 	if (pid) {
 		char *end;
 
@@ -363,94 +471,25 @@ int ftrace_hist__bpf(const char *spec, const char *event, double duration, const
 	}
 	struct probe_job job = {
 		.file = "ftrace-hist.bt", .src = src, .len = strlen(src), .quiet = true, .mode = MODE_RUN,
-		.cmd_argv = argc ? argv : NULL, .cmd = argc ? argv[0] : NULL,
+		.cmd_argv = argc ? argv : NULL, .cmd = argc ? argv[0] : NULL, .pid = track > 0 ? (int)track : 0,
 	};
 
-	if (track > 0)
-		job.pid = (int)track;
-	/* the program's rows go to a file of its own, read back once it ends */
-	mfd = memfd_create("sonde-hist", MFD_CLOEXEC);
-	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	if (mfd < 0 || saved < 0 || dup2(mfd, STDOUT_FILENO) < 0) {
-		error("cannot set up the program's output: %s", strerror(errno));
-		free(src);
-		return 1;
-	}
-	rc = probe__run(&job);
-	fflush(stdout);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
+	rc = run_captured(&job, &in);
 	free(src);
-	if (rc && !job.interrupted) {
-		close(mfd);
+	if (!in)
 		return rc;
-	}
-	lseek(mfd, 0, SEEK_SET);
-	in = fdopen(mfd, "r");
-	if (!in) {
-		close(mfd);
+	if (read_rows(in, &h, keys, &r)) {
 		error("out of memory");
-		return 1;
-	}
-	while (getline(&line, &lcap, in) > 0) {
-		line[strcspn(line, "\n")] = 0;
-		if (!strncmp(line, "@@n\t", 4)) {	/* every event: those not counted were dropped */
-			events = strtoull(line + 4, NULL, 10);
-			continue;
-		}
-		if (n == cap) {
-			struct hist_entry *ne = realloc(e, (cap ? 2 * cap : 256) * sizeof(*e));
-			char **nr = ne ? realloc(rows, (cap ? 2 * cap : 256) * sizeof(*rows)) : NULL;
-
-			if (ne)
-				e = ne;
-			if (!nr) {
-				error("out of memory");
-				rc = 1;
-				goto done;
-			}
-			rows = nr;
-			cap = cap ? 2 * cap : 256;
-		}
-		char *copy = strdup(line);
-
-		if (!copy || !parse_row(copy, &h, keys, &e[n])) {
-			if (copy && line[0] && strncmp(line, "@@", 2))
-				fprintf(stderr, "%s\n", line);	/* the program's own words: a warning */
-			free(copy);
-			continue;
-		}
-		hits += e[n].hits;
-		rows[n++] = copy;	/* the string keys point into it */
-	}
-	for (int k = 0; k < h.nkeys; k++)
-		if (h.keys[k].mods & (HIST_SYM | HIST_SYM_OFFSET) && !ks && kallsyms__load(&ks, "/proc/kallsyms"))
-			ks = NULL;
-	struct hist_names names = { sym_name, syscall_name, ks };
-
-	if (output && !(out = fopen(output, "we"))) {
-		error("cannot open '%s': %s", output, strerror(errno));
 		rc = 1;
-		goto done;
-	}
-	/* the kernel's Hits are the events counted, its Dropped those of keys that found the map full */
-	if (hist__print(&h, e, n, hits, events > hits ? events - hits : 0, &names, out) ||
-	    fflush(out)) {
-		error("cannot write the histogram: %s", strerror(errno));
+	} else if (print_rows(&h, &r, output)) {
 		rc = 1;
 	} else {
 		rc = job.interrupted ? 0 : rc;
 	}
-	if (out != stdout)
-		fclose(out);
-done:
-	kallsyms__free(ks);
-	for (size_t i = 0; i < n; i++)
-		free(rows[i]);
-	free(rows);
-	free(e);
-	free(line);
+	for (size_t i = 0; i < r.n; i++)
+		free(r.text[i]);
+	free(r.text);
+	free(r.e);
 	fclose(in);
 	return rc;
 }
