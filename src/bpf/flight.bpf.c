@@ -33,12 +33,7 @@ const volatile __u32 tp_child_pid_off = 20;	/* sched_process_fork's child_pid */
 TARGETS_MAP(targets);
 
 /* when each thread's call began, in task-local storage: no hash update and delete per call */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, __u64);
-} start SEC(".maps");
+TASK_STORAGE_MAP(start, __u64);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -70,12 +70,7 @@ struct refetch {
 	__u64 ptr[LT_NSTR];
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct refetch);
-} refetches SEC(".maps");
+TASK_STORAGE_MAP(refetches, struct refetch);
 
 COUNTERS_MAP(counters, LT_NR);
 RINGBUF_MAP(rb, 16 << 20);

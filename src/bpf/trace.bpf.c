@@ -61,12 +61,7 @@ struct {
 } scratch SEC(".maps");
 
 /* the syscall in progress of each thread, built in place in task-local storage */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct scratch);
-} inflight SEC(".maps");
+TASK_STORAGE_MAP(inflight, struct scratch);
 
 struct start {
 	__u64 ts;
@@ -75,12 +70,7 @@ struct start {
 };
 
 /* -c: when the current syscall of each thread began, in task-local storage (no hash update per call) */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct start);
-} starts SEC(".maps");
+TASK_STORAGE_MAP(starts, struct start);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
