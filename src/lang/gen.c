@@ -824,6 +824,14 @@ void gen_field_int(struct gen *g, struct node *n)
 	g->sp = mark;
 }
 
+/* r0 = an optional argument's value, dflt when it is not given */
+void g_int_or(struct gen *g, struct node *n, int32_t dflt)
+{
+	if (n)
+		gen_int(g, n);
+	else
+		g_emit(g, MOV_IMM(R0, dflt));
+}
 
 void gen_int(struct gen *g, struct node *n)
 {

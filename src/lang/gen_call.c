@@ -294,10 +294,7 @@ void gen_agg(struct gen *g, struct node *mapn, struct node *call)
 	bool hmax = (g->prog->cfg.percentiles || m->keep_max) && (m->agg == AGG_HIST || m->agg == AGG_LHIST);
 	int raw = hmax ? g_slot(g, 8, call->loc) : 0;
 
-	if (call->args)
-		gen_int(g, call->args);
-	else
-		g_emit(g, MOV_IMM(R0, 1));
+	g_int_or(g, call->args, 1);
 	g_emit(g, STX(BPF_DW, FP, R0, v));
 	if (hmax)
 		g_emit(g, STX(BPF_DW, FP, R0, raw));

@@ -92,6 +92,7 @@ void g_sc_regs_read(struct gen *g, int off, int slot_off);
 void g_sc_field(struct gen *g, struct node *n, const struct tp_field *f);
 void gen_field_int(struct gen *g, struct node *n);
 void gen_int(struct gen *g, struct node *n);
+void g_int_or(struct gen *g, struct node *n, int32_t dflt);	/* r0 = n's value, dflt without n */
 void g_str_literal(struct gen *g, const char *s, size_t len, int off, int size);
 void gen_str(struct gen *g, struct node *n, int off, int size);
 void g_new_pid(struct gen *g, int pidoff);

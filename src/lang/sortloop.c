@@ -90,10 +90,7 @@ void sortloop__gen_begin(struct gen *g, struct node *s)
 	struct node *lim = s->x->args->next;
 	int mark = g->sp, buf = g_slot(g, 16, s->x->loc);
 
-	if (lim)
-		gen_int(g, lim);
-	else
-		g_emit(g, MOV_IMM(R0, 0));
+	g_int_or(g, lim, 0);
 	g_emit(g, STX(BPF_DW, FP, R0, buf + 8));
 	g_emit(g, ST(BPF_W, FP, buf, REC_ROWS_BEGIN));
 	g_emit(g, ST(BPF_W, FP, buf + 4, 0));

@@ -252,10 +252,7 @@ static void gen_exit(struct gen *g, struct node *n)
 	struct node *a0 = n->args;
 	int mark = g->sp, buf = g_slot(g, 8, n->loc);
 
-	if (a0)
-		gen_int(g, a0);
-	else
-		g_emit(g, MOV_IMM(R0, 0));
+	g_int_or(g, a0, 0);
 	g_emit(g, STX(BPF_W, FP, R0, buf + 4));
 	g_emit(g, ST(BPF_W, FP, buf, REC_EXIT));
 	g_send(g, buf, 8);
