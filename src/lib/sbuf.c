@@ -74,6 +74,7 @@ void sbuf__printf(struct sbuf *b, const char *fmt, ...)
 void sbuf__reset(struct sbuf *b)
 {
 	b->len = 0;
+	b->oom = false;
 	if (b->buf)
 		b->buf[0] = '\0';
 }

@@ -21,7 +21,7 @@ struct sbuf {
 void sbuf__add(struct sbuf *b, const char *s, size_t n);
 void sbuf__puts(struct sbuf *b, const char *s);
 void sbuf__printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* empty again, its memory kept */
+/* empty again (and no longer oom: the cut text is gone), its memory kept */
 void sbuf__reset(struct sbuf *b);
 void sbuf__free(struct sbuf *b);
 /* the text, the caller's to free, and b empty; NULL (the text freed) when oom */

@@ -105,7 +105,7 @@ static void emit(struct ltrace_printer *p)
 {
 	fwrite(p->line.buf, 1, p->line.len, p->out);
 	p->col += p->line.len;
-	lt_out__reset(&p->line);
+	sbuf__reset(&p->line);
 }
 
 static void cut_open(struct ltrace_printer *p, const char *why)
@@ -119,18 +119,18 @@ static void cut_open(struct ltrace_printer *p, const char *why)
 
 static void begin_line(struct ltrace_printer *p, unsigned tid, uint64_t ts, uint64_t ip, bool call)
 {
-	struct lt_out *o = &p->line;
+	struct sbuf *o = &p->line;
 
 	p->col = 0;
-	lt_out__reset(o);
+	sbuf__reset(o);
 	if (p->pid_prefix == 1)
-		lt_out__printf(o, "[pid %u] ", tid);
+		sbuf__printf(o, "[pid %u] ", tid);
 	else if (p->pid_prefix == 2)
-		lt_out__printf(o, "%u ", tid);
+		sbuf__printf(o, "%u ", tid);
 	if (p->rflag) {
 		uint64_t d = p->last_ts ? ts - p->last_ts : 0;
 
-		lt_out__printf(o, "%3llu.%06llu ", (unsigned long long)(d / 1000000000),
+		sbuf__printf(o, "%3llu.%06llu ", (unsigned long long)(d / 1000000000),
 			       (unsigned long long)(d / 1000 % 1000000));
 		p->last_ts = ts;
 	} else if (p->tflag) {
@@ -141,17 +141,17 @@ static void begin_line(struct ltrace_printer *p, unsigned tid, uint64_t ts, uint
 
 		localtime_r(&sec, &tm);
 		if (p->tflag >= 3)
-			lt_out__printf(o, "%lld.%06ld ", (long long)sec, usec);
+			sbuf__printf(o, "%lld.%06ld ", (long long)sec, usec);
 		else if (p->tflag == 2)
-			lt_out__printf(o, "%02d:%02d:%02d.%06ld ", tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
+			sbuf__printf(o, "%02d:%02d:%02d.%06ld ", tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
 		else
-			lt_out__printf(o, "%02d:%02d:%02d ", tm.tm_hour, tm.tm_min, tm.tm_sec);
+			sbuf__printf(o, "%02d:%02d:%02d ", tm.tm_hour, tm.tm_min, tm.tm_sec);
 	}
 	if (p->iflag) {
 		if (call && ip)
-			lt_out__printf(o, "[%#llx] ", (unsigned long long)ip);
+			sbuf__printf(o, "[%#llx] ", (unsigned long long)ip);
 		else
-			lt_out__printf(o, "[?] ");
+			sbuf__printf(o, "[?] ");
 	}
 	p->lines++;
 }
@@ -196,10 +196,10 @@ static void on_entry(struct ltrace_printer *p, const struct lt_event *e, size_t 
 	cut_open(p, "<unfinished ...>");
 	begin_line(p, e->tid, e->ts, e->ip, !sys);
 	if (p->indent > 0)
-		lt_out__printf(&p->line, "%*s", p->indent * depth, "");
+		sbuf__printf(&p->line, "%*s", p->indent * depth, "");
 	if (p->show_caller && !sys && e->idx < (uint32_t)p->nr_funcs && p->funcs[e->idx].caller)
-		lt_out__printf(&p->line, "%s->", p->funcs[e->idx].caller);
-	lt_out__printf(&p->line, "%s(", func_name(p, NULL, e->idx, sys, name, sizeof(name)));
+		sbuf__printf(&p->line, "%s->", p->funcs[e->idx].caller);
+	sbuf__printf(&p->line, "%s(", func_name(p, NULL, e->idx, sys, name, sizeof(name)));
 	proto_of(p, e->idx, sys, &pr);
 	values(e, size, v, LT_MAX_ARGS, false);
 	lt_format__args(&p->line, &pr, v, p->strmax);
@@ -258,26 +258,26 @@ static void on_return(struct ltrace_printer *p, const struct lt_event *e, size_t
 		return;
 	}
 	if (p->open_tid == e->tid && f && p->open_depth == depth) {
-		lt_out__printf(&p->line, ") ");
+		sbuf__printf(&p->line, ") ");
 	} else {
 		cut_open(p, "<unfinished ...>");
 		begin_line(p, e->tid, e->ts, 0, false);
-		lt_out__printf(&p->line, "<... %s resumed> ) ", func_name(p, f, e->idx, sys, name, sizeof(name)));
+		sbuf__printf(&p->line, "<... %s resumed> ) ", func_name(p, f, e->idx, sys, name, sizeof(name)));
 	}
 	emit(p);
 	if (p->col < ALIGN_COL)
-		lt_out__printf(&p->line, "%*s", ALIGN_COL - p->col, "");
-	lt_out__printf(&p->line, "= ");
+		sbuf__printf(&p->line, "%*s", ALIGN_COL - p->col, "");
+	sbuf__printf(&p->line, "= ");
 	proto_of(p, e->idx, sys, &pr);
 	values(e, size, v, 1, true);
 	lt_format__value(&p->line, pr.ret, v, p->strmax);
 	if (p->Tflag) {
 		uint64_t d = f ? e->ts - f->ts : 0;
 
-		lt_out__printf(&p->line, " <%llu.%06llu>", (unsigned long long)(d / 1000000000),
+		sbuf__printf(&p->line, " <%llu.%06llu>", (unsigned long long)(d / 1000000000),
 			       (unsigned long long)(d / 1000 % 1000000));
 	}
-	lt_out__printf(&p->line, "\n");
+	sbuf__printf(&p->line, "\n");
 	emit(p);
 	p->open_tid = 0;
 	p->col = 0;
@@ -287,7 +287,7 @@ static void on_return(struct ltrace_printer *p, const struct lt_event *e, size_t
 static void signal_line(struct ltrace_printer *p, const struct lt_event *e, int sig)
 {
 	begin_line(p, e->tid, e->ts, 0, false);
-	lt_out__printf(&p->line, "--- SIG%s (%s) ---\n", sigabbrev_np(sig) ?: "?", strsignal(sig));
+	sbuf__printf(&p->line, "--- SIG%s (%s) ---\n", sigabbrev_np(sig) ?: "?", strsignal(sig));
 	emit(p);
 	p->col = 0;
 }
@@ -319,7 +319,7 @@ static void on_exec(struct ltrace_printer *p, const struct lt_event *e)
 		return;
 	cut_open(p, own ? "<no return ...>" : "<unfinished ...>");
 	begin_line(p, e->tid, e->ts, 0, false);
-	lt_out__printf(&p->line, "--- Called exec() ---\n");
+	sbuf__printf(&p->line, "--- Called exec() ---\n");
 	emit(p);
 	p->col = 0;
 }
@@ -347,9 +347,9 @@ static void on_exit_ev(struct ltrace_printer *p, const struct lt_event *e)
 		signal_line(p, e, sig);
 	begin_line(p, e->tid, e->ts, 0, false);
 	if (sig)
-		lt_out__printf(&p->line, "+++ killed by SIG%s +++\n", sigabbrev_np(sig) ?: "?");
+		sbuf__printf(&p->line, "+++ killed by SIG%s +++\n", sigabbrev_np(sig) ?: "?");
 	else
-		lt_out__printf(&p->line, "+++ exited (status %d) +++\n", (status >> 8) & 0xff);
+		sbuf__printf(&p->line, "+++ exited (status %d) +++\n", (status >> 8) & 0xff);
 	emit(p);
 	p->col = 0;
 }
@@ -453,7 +453,7 @@ void ltrace_printer__fini(struct ltrace_printer *p)
 	free(p->stats);
 	free(p->pending);
 	p->pending = NULL;
-	lt_out__free(&p->line);
+	sbuf__free(&p->line);
 	p->threads = NULL;
 	p->stats = NULL;
 }

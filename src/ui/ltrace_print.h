@@ -43,7 +43,7 @@ struct ltrace_printer {
 	int open_depth;
 	int col;
 	uint64_t last_ts;
-	struct lt_out line;
+	struct sbuf line;
 	struct lt_event *pending;	/* an entry kept until the next record (its return may bring its strings) */
 	size_t pending_size;
 	struct ltrace_stat *stats;	/* -c: by function name */

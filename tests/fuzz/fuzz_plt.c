@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct lt_filter *f = NULL;
 	struct lt_proto p;
 	struct lt_plan pl;
-	struct lt_out o = { 0 };
+	struct sbuf o = { 0 };
 
 	if (size < 1)
 		return 0;
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	}
 	}
-	lt_out__free(&o);
+	sbuf__free(&o);
 	free(s);
 	return 0;
 }

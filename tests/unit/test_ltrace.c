@@ -90,10 +90,10 @@ TEST(ltrace_plt_rejects_what_is_no_elf)
 
 static const char *fmt(char t, uint64_t v, const char *s, int len, int strmax)
 {
-	static struct lt_out o;
+	static struct sbuf o;
 	struct lt_val val = { v, s, len, false };
 
-	lt_out__reset(&o);
+	sbuf__reset(&o);
 	lt_format__value(&o, t, &val, strmax);
 	return o.buf ? o.buf : "";
 }
@@ -130,7 +130,7 @@ TEST(ltrace_prototypes_and_arguments)
 {
 	struct lt_val args[LT_MAX_ARGS] = { { 1, "%d:%s|%c\n", 10, false }, { 42, NULL, -1, false },
 					     { 2, "xy", 3, false }, { 'q', NULL, -1, false } };
-	struct lt_out o = { 0 };
+	struct sbuf o = { 0 };
 	struct lt_proto p;
 
 	CHECK_INT(lt_proto__parse(lt_proto__lookup("strlen"), &p), 0);
@@ -149,11 +149,11 @@ TEST(ltrace_prototypes_and_arguments)
 	CHECK_INT(lt_proto__parse("i(f)", &p), 0);
 	lt_format__args(&o, &p, args, 32);
 	CHECK_STR(o.buf, "\"%d:%s|%c\\n\", 42, \"xy\", 'q'");
-	lt_out__reset(&o);
+	sbuf__reset(&o);
 	lt_proto__default(&p);
 	lt_format__args(&o, &p, args, 32);
 	CHECK_STR(o.buf, "1, 42, 2, 113");
-	lt_out__free(&o);
+	sbuf__free(&o);
 	CHECK_INT(lt_proto__ctype("const char*"), 's');
 	CHECK_INT(lt_proto__ctype("size_t"), 'L');
 	CHECK_INT(lt_proto__ctype("struct foo*"), 'p');

@@ -42,6 +42,10 @@ TEST(sbuf_reset_and_oom)
 	b.oom = true;	/* a failed allocation before: writes do nothing, take gives NULL */
 	sbuf__puts(&b, "three");
 	CHECK_STR(b.buf, "two");
+	sbuf__reset(&b);	/* a new text: written again */
+	sbuf__puts(&b, "four");
+	CHECK_STR(b.buf, "four");
+	b.oom = true;
 	CHECK(!sbuf__take(&b));
 	CHECK(!b.buf && !b.oom);
 	sbuf__free(&b);

@@ -139,68 +139,25 @@ char lt_proto__ctype(const char *t)
 	return n && t[n - 1] == '*' ? 'p' : '?';
 }
 
-void lt_out__printf(struct lt_out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		size_t room = o->cap - o->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(o->buf ? o->buf + o->len : NULL, o->buf ? room : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return;
-		if (o->buf && (size_t)n < room) {
-			o->len += n;
-			return;
-		}
-		size_t cap = o->cap ? o->cap * 2 : 256;
-		char *nb;
-
-		while (cap < o->len + n + 1)
-			cap *= 2;
-		if (!(nb = realloc(o->buf, cap)))
-			return;
-		o->buf = nb;
-		o->cap = cap;
-	}
-}
-
-void lt_out__reset(struct lt_out *o)
-{
-	o->len = 0;
-	if (o->buf)
-		o->buf[0] = 0;
-}
-
-void lt_out__free(struct lt_out *o)
-{
-	free(o->buf);
-	memset(o, 0, sizeof(*o));
-}
-
-/* a character inside quotes, as ltrace writes it */
-static void put_char(struct lt_out *o, int c)
+static void put_char(struct sbuf *o, int c)
 {
 	static const char esc[] = "\a\b\t\n\v\f\r\\";
 	static const char *const name[] = { "\\a", "\\b", "\\t", "\\n", "\\v", "\\f", "\\r", "\\\\" };
 	const char *e;
 
 	if (c == -1)
-		lt_out__printf(o, "EOF");
+		sbuf__printf(o, "EOF");
 	else if (c == 0)
-		lt_out__printf(o, "\\0");
+		sbuf__printf(o, "\\0");
 	else if ((e = strchr(esc, c)))
-		lt_out__printf(o, "%s", name[e - esc]);
+		sbuf__printf(o, "%s", name[e - esc]);
 	else if (isprint(c))
-		lt_out__printf(o, "%c", c);
+		sbuf__printf(o, "%c", c);
 	else
-		lt_out__printf(o, "\\%03o", c & 0xff);
+		sbuf__printf(o, "\\%03o", c & 0xff);
 }
 
-static void put_string(struct lt_out *o, const struct lt_val *v, int strmax, bool counted)
+static void put_string(struct sbuf *o, const struct lt_val *v, int strmax, bool counted)
 {
 	int n = counted ? v->len : v->len - 1;	/* characters (a string's read ends with its NUL) */
 	bool more = v->truncated;
@@ -214,10 +171,10 @@ static void put_string(struct lt_out *o, const struct lt_val *v, int strmax, boo
 		n = strmax;
 		more = true;
 	}
-	lt_out__printf(o, "\"");
+	sbuf__printf(o, "\"");
 	for (int i = 0; i < n; i++)
 		put_char(o, (unsigned char)v->str[i]);
-	lt_out__printf(o, "\"%s", more ? "..." : "");
+	sbuf__printf(o, "\"%s", more ? "..." : "");
 }
 
 static const char *const lc_names[] = {
@@ -226,71 +183,71 @@ static const char *const lc_names[] = {
 };
 
 /* ltrace's guess for a value it knows nothing of: small numbers in decimal, the rest in hex */
-static void put_guess(struct lt_out *o, uint64_t v)
+static void put_guess(struct sbuf *o, uint64_t v)
 {
 	int64_t l = (int64_t)v;
 
 	if (l >= -10000 && l <= 10000)
-		lt_out__printf(o, "%lld", (long long)l);
+		sbuf__printf(o, "%lld", (long long)l);
 	else
-		lt_out__printf(o, "%#llx", (unsigned long long)v);
+		sbuf__printf(o, "%#llx", (unsigned long long)v);
 }
 
-void lt_format__value(struct lt_out *o, char t, const struct lt_val *v, int strmax)
+void lt_format__value(struct sbuf *o, char t, const struct lt_val *v, int strmax)
 {
 	switch (t) {
 	case 'v':
-		lt_out__printf(o, "<void>");
+		sbuf__printf(o, "<void>");
 		break;
 	case 'i':
-		lt_out__printf(o, "%d", (int)(int32_t)v->v);
+		sbuf__printf(o, "%d", (int)(int32_t)v->v);
 		break;
 	case 'u':
-		lt_out__printf(o, "%u", (unsigned)v->v);
+		sbuf__printf(o, "%u", (unsigned)v->v);
 		break;
 	case 'l':
-		lt_out__printf(o, "%lld", (long long)v->v);
+		sbuf__printf(o, "%lld", (long long)v->v);
 		break;
 	case 'L':
-		lt_out__printf(o, "%llu", (unsigned long long)v->v);
+		sbuf__printf(o, "%llu", (unsigned long long)v->v);
 		break;
 	case 'x':
-		lt_out__printf(o, "%#x", (unsigned)v->v);
+		sbuf__printf(o, "%#x", (unsigned)v->v);
 		break;
 	case 'o':
-		lt_out__printf(o, "0%o", (unsigned)v->v);
+		sbuf__printf(o, "0%o", (unsigned)v->v);
 		break;
 	case 'c':
-		lt_out__printf(o, "'");
+		sbuf__printf(o, "'");
 		put_char(o, (int32_t)v->v == -1 ? -1 : (int)(v->v & 0xff));
-		lt_out__printf(o, "'");
+		sbuf__printf(o, "'");
 		break;
 	case 's':
 	case 'f':
 	case 'b':
 		if (!v->v)
-			lt_out__printf(o, "nil");
+			sbuf__printf(o, "nil");
 		else if (v->str && v->len > 0)
 			put_string(o, v, strmax, t == 'b');
 		else if (t == 'b' && v->len == 0 && v->str)
-			lt_out__printf(o, "\"\"");
+			sbuf__printf(o, "\"\"");
 		else
-			lt_out__printf(o, "%#llx", (unsigned long long)v->v);
+			sbuf__printf(o, "%#llx", (unsigned long long)v->v);
 		break;
 	case 'p':
-		lt_out__printf(o, "%#llx", (unsigned long long)v->v);
+		sbuf__printf(o, "%#llx", (unsigned long long)v->v);
 		break;
 	case 'k':	/* a locale category, by glibc's numbers */
 		if ((int)v->v >= 0 && (int)v->v < (int)(sizeof(lc_names) / sizeof(lc_names[0])))
-			lt_out__printf(o, "LC_%s", lc_names[(int)v->v]);
+			sbuf__printf(o, "LC_%s", lc_names[(int)v->v]);
 		else
-			lt_out__printf(o, "%d", (int)v->v);
+			sbuf__printf(o, "%d", (int)v->v);
 		break;
 	case 'g':	/* a signal number */
 		if ((int)v->v > 0 && (int)v->v < 32 && sigabbrev_np((int)v->v))
-			lt_out__printf(o, "SIG%s", sigabbrev_np((int)v->v));
+			sbuf__printf(o, "SIG%s", sigabbrev_np((int)v->v));
 		else
-			lt_out__printf(o, "%d", (int)v->v);
+			sbuf__printf(o, "%d", (int)v->v);
 		break;
 	default:
 		put_guess(o, v->v);
@@ -321,7 +278,7 @@ static char conversion(const char *f, int *skip)
 	}
 }
 
-void lt_format__args(struct lt_out *o, const struct lt_proto *p, const struct lt_val *args, int strmax)
+void lt_format__args(struct sbuf *o, const struct lt_proto *p, const struct lt_val *args, int strmax)
 {
 	int i;
 
@@ -329,7 +286,7 @@ void lt_format__args(struct lt_out *o, const struct lt_proto *p, const struct lt
 		struct lt_val v = args[i];
 
 		if (i)
-			lt_out__printf(o, ", ");
+			sbuf__printf(o, ", ");
 		if (p->arg[i] == 'f')
 			break;
 		if (p->arg[i] == 'b' && v.len > 0) {	/* at most as many bytes as the length says */
@@ -360,12 +317,12 @@ void lt_format__args(struct lt_out *o, const struct lt_proto *p, const struct lt
 		if (t == '%' || !t)
 			continue;
 		if (t == 'F') {		/* in a vector register: not captured */
-			lt_out__printf(o, ", <float>");
+			sbuf__printf(o, ", <float>");
 			continue;
 		}
 		if (next >= LT_MAX_ARGS)
 			break;
-		lt_out__printf(o, ", ");
+		sbuf__printf(o, ", ");
 		lt_format__value(o, t, &args[next++], strmax);
 	}
 }

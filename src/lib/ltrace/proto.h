@@ -7,7 +7,7 @@
  * known (four arguments, decimal when small, hex otherwise); and prototypes
  * from DWARF (the object's own, or its separate debug file: Debian's -dbgsym,
  * libc6-dbg, a .gnu_debuglink) for many functions in one pass. Nothing here
- * allocates but lt_out's buffer, which its owner frees.
+ * allocates but the text's buffer (a struct sbuf), which its owner frees.
  *
  * Signature letters: v void, i int, u unsigned int, l long, L unsigned long,
  * c char, s string (char *: quoted, "..." past -s), b<N> bytes counted by
@@ -23,6 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/sbuf.h"
+
 #define LT_MAX_ARGS 6
 
 struct lt_proto {
@@ -32,15 +34,6 @@ struct lt_proto {
 	unsigned char lenarg[LT_MAX_ARGS];	/* 'b': the argument (0-based) with the length */
 	bool guess;			/* ltrace's default: nothing known */
 };
-
-/* a growing text buffer */
-struct lt_out {
-	char *buf;
-	size_t len, cap;
-};
-void lt_out__printf(struct lt_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void lt_out__reset(struct lt_out *o);
-void lt_out__free(struct lt_out *o);
 
 /* parse a signature ("L(s)"); 0 or -EINVAL */
 int lt_proto__parse(const char *sig, struct lt_proto *p);
@@ -58,12 +51,12 @@ struct lt_val {
 };
 
 /* the text of one value of type `t` (a signature letter), strings cut at strmax characters */
-void lt_format__value(struct lt_out *o, char t, const struct lt_val *v, int strmax);
+void lt_format__value(struct sbuf *o, char t, const struct lt_val *v, int strmax);
 /*
  * The arguments of a call as ltrace writes them between the parentheses:
  * "\"hello\", 5". args[LT_MAX_ARGS] with their captured bytes.
  */
-void lt_format__args(struct lt_out *o, const struct lt_proto *p, const struct lt_val *args, int strmax);
+void lt_format__args(struct sbuf *o, const struct lt_proto *p, const struct lt_val *args, int strmax);
 
 /* the signature letter of a C type as DWARF spells it ("const char*", "size_t"); '?' when not known */
 char lt_proto__ctype(const char *type);
