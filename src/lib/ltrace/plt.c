@@ -22,6 +22,7 @@
  */
 #include "lib/ltrace/plt.h"
 #include "lib/symbol/elfsym.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,7 +65,7 @@ static int read_slots(Elf *e, struct slot **out, int *n)
 {
 	Elf_Scn *s = NULL;
 	GElf_Shdr sh;
-	int cap = 0;
+	size_t cap = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -91,13 +92,8 @@ static int read_slots(Elf *e, struct slot **out, int *n)
 			name = elf_strptr(e, symsh.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
-			if (*n == cap) {
-				struct slot *ns = realloc(*out, (cap = cap ? cap * 2 : 64) * sizeof(*ns));
-
-				if (!ns)
-					return -ENOMEM;
-				*out = ns;
-			}
+			if (util__grow(out, &cap, (size_t)*n + 1, sizeof(**out), 64))
+				return -ENOMEM;
 			(*out)[(*n)++] = (struct slot){ r.r_offset, name };
 		}
 	}
@@ -288,7 +284,7 @@ static int read_exports(struct elf_obj *o, Elf *e)
 {
 	Elf_Scn *s = NULL;
 	GElf_Shdr sh;
-	int cap = 0;
+	size_t cap = 0;
 
 	while ((s = elf_nextscn(e, s))) {
 		Elf_Data *d;
@@ -298,7 +294,6 @@ static int read_exports(struct elf_obj *o, Elf *e)
 		for (size_t i = 1; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
 			const char *n;
-			char **ne;
 
 			if (!gelf_getsym(d, i, &sym) || sym.st_shndx == SHN_UNDEF ||
 			    GELF_ST_BIND(sym.st_info) == STB_LOCAL ||
@@ -306,11 +301,8 @@ static int read_exports(struct elf_obj *o, Elf *e)
 				continue;
 			if (!(n = elf_strptr(e, sh.sh_link, sym.st_name)) || !*n)
 				continue;
-			if (o->nr_exports == cap) {
-				if (!(ne = realloc(o->exports, (cap = cap ? cap * 2 : 256) * sizeof(*ne))))
-					return -ENOMEM;
-				o->exports = ne;
-			}
+			if (util__grow(&o->exports, &cap, (size_t)o->nr_exports + 1, sizeof(*o->exports), 256))
+				return -ENOMEM;
 			if (!(o->exports[o->nr_exports] = strdup(n)))
 				return -ENOMEM;
 			o->nr_exports++;

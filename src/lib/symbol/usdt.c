@@ -8,6 +8,7 @@
  */
 #include "lib/symbol/elfsym.h"
 #include "lib/symbol/usdt.h"
+#include "lib/util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -335,22 +336,16 @@ int usdt__parse_notes(const void *data, size_t len, bool is64,
 
 struct collect {
 	struct usdt_probe *v;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 static int collect_one(const struct usdt_probe *p, void *ctx)
 {
 	struct collect *c = ctx;
 
-	if (c->n == c->cap) {
-		int cap = c->cap ? c->cap * 2 : 16;
-		struct usdt_probe *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
+	if (util__grow(&c->v, &c->cap, (size_t)c->n + 1, sizeof(*c->v), 16))
+		return -ENOMEM;
 	c->v[c->n++] = *p;
 	return 0;
 }
