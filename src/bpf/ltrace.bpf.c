@@ -338,6 +338,25 @@ int BPF_PROG(lt_sys_exit, struct pt_regs *regs, long ret)
 }
 
 /*
+ * A traced process has new code to probe (an exec, a library): the record of
+ * type that says so; with hold_exec the process stops (its state v 3) until
+ * the reader has probed it
+ */
+static __always_inline void new_code(__u8 *v, __u32 tgid, __u32 tid, __u16 type)
+{
+	struct lt_event *e = reserve(false);
+
+	if (!e)
+		return;
+	if (hold_exec) {
+		*v = 3;
+		bpf_send_signal(19);	/* SIGSTOP */
+	}
+	head(e, tgid, tid, hold_exec, type);
+	submit(e, true);
+}
+
+/*
  * A started command is traced from its exec on. A traced process that execs
  * another program: a record, so the reader probes the new program's PLT
  * (ltrace's "--- Called exec() ---"); with hold_exec the process stops
@@ -349,20 +368,13 @@ int BPF_PROG(lt_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u64 pt = bpf_get_current_pid_tgid();
 	__u32 tgid = pt >> 32;
 	__u8 *v = bpf_map_lookup_elem(&targets, &tgid);
-	struct lt_event *e;
 
 	if (v && *v == 2) {
 		*v = 1;
 		return 0;
 	}
-	if (!v || *v != 1 || !(e = reserve(false)))
-		return 0;
-	if (hold_exec) {
-		*v = 3;
-		bpf_send_signal(19);	/* SIGSTOP */
-	}
-	head(e, tgid, (__u32)pt, hold_exec, LT_EXEC);
-	submit(e, true);
+	if (v && *v == 1)
+		new_code(v, tgid, (__u32)pt, LT_EXEC);
 	return 0;
 }
 
@@ -378,16 +390,9 @@ int lt_dlstate(struct pt_regs *ctx)
 	__u64 pt = bpf_get_current_pid_tgid();
 	__u32 tgid = pt >> 32;
 	__u8 *v = bpf_map_lookup_elem(&targets, &tgid);
-	struct lt_event *e;
 
-	if (!v || (*v != 1 && *v != 4) || !(e = reserve(false)))
-		return 0;
-	if (hold_exec) {
-		*v = 3;
-		bpf_send_signal(19);	/* SIGSTOP */
-	}
-	head(e, tgid, (__u32)pt, hold_exec, LT_DLOPEN);
-	submit(e, true);
+	if (v && (*v == 1 || *v == 4))
+		new_code(v, tgid, (__u32)pt, LT_DLOPEN);
 	return 0;
 }
 
