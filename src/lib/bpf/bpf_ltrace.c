@@ -37,34 +37,6 @@ struct ltrace {
 	pid_t pid;			/* the probes fire in this process only (0: in all) */
 };
 
-/* BPF_LINK_CREATE's attributes for uprobe_multi, as linux/bpf.h (6.6) lays them out */
-struct um_attr {
-	uint32_t prog_fd, target_fd, attach_type, flags;
-	uint64_t path, offsets, ref_ctr_offsets, cookies;
-	uint32_t cnt, um_flags, pid;
-};
-
-static int multi_attach(int prog_fd, const char *path, const uint64_t *offs, const uint64_t *cookies, int cnt,
-			bool ret, pid_t pid)
-{
-	union bpf_attr attr;
-	struct um_attr *um = (struct um_attr *)&attr;
-	int fd;
-
-	_Static_assert(sizeof(struct um_attr) <= sizeof(union bpf_attr), "bpf_attr too small");
-	memset(&attr, 0, sizeof(attr));
-	um->prog_fd = prog_fd;
-	um->attach_type = BPF_UPROBE_MULTI;
-	um->path = (uint64_t)(uintptr_t)path;
-	um->offsets = (uint64_t)(uintptr_t)offs;
-	um->cookies = (uint64_t)(uintptr_t)cookies;
-	um->cnt = cnt;
-	um->um_flags = ret ? 1 : 0;	/* BPF_F_UPROBE_MULTI_RETURN */
-	um->pid = pid > 0 ? (uint32_t)pid : 0;
-	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
-	return fd < 0 ? -errno : fd;
-}
-
 static int add_link(struct ltrace *l, struct bpf_link *k)
 {
 	struct bpf_link **n = realloc(l->links, (l->nr_links + 1) * sizeof(*n));
@@ -93,7 +65,7 @@ static int attach_path(struct ltrace *l, const struct ltrace_probe *p, int n, pi
 		for (int i = 0; offs && cks && i < n; i++)
 			offs[i] = p[i].offset, cks[i] = p[i].cookie;
 		for (int r = 0; r < 2 && offs && cks && nf && !rc; r++) {
-			int fd = multi_attach(bpf_program__fd(progs[r]), p[0].path, offs, cks, n, r, pid);
+			int fd = bpf_uprobe_multi__attach_n(bpf_program__fd(progs[r]), p[0].path, offs, cks, n, r, pid);
 
 			if (fd < 0)
 				rc = fd;

@@ -366,7 +366,8 @@ struct uprobe_multi_attr {
 	uint32_t cnt, um_flags, pid;
 };
 
-int bpf_uprobe_multi__attach(int prog_fd, const char *path, uint64_t offset, bool ret, pid_t pid)
+int bpf_uprobe_multi__attach_n(int prog_fd, const char *path, const uint64_t *offs, const uint64_t *cookies, int cnt,
+			       bool ret, pid_t pid)
 {
 	union bpf_attr attr;
 	struct uprobe_multi_attr *um = (struct uprobe_multi_attr *)&attr;
@@ -377,12 +378,18 @@ int bpf_uprobe_multi__attach(int prog_fd, const char *path, uint64_t offset, boo
 	um->prog_fd = prog_fd;
 	um->attach_type = BPF_UPROBE_MULTI;
 	um->path = (uint64_t)(uintptr_t)path;
-	um->offsets = (uint64_t)(uintptr_t)&offset;
-	um->cnt = 1;
+	um->offsets = (uint64_t)(uintptr_t)offs;
+	um->cookies = (uint64_t)(uintptr_t)cookies;
+	um->cnt = cnt;
 	um->um_flags = ret ? 1 : 0;	/* BPF_F_UPROBE_MULTI_RETURN */
 	um->pid = pid > 0 ? (uint32_t)pid : 0;
 	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	return fd < 0 ? -errno : fd;
+}
+
+int bpf_uprobe_multi__attach(int prog_fd, const char *path, uint64_t offset, bool ret, pid_t pid)
+{
+	return bpf_uprobe_multi__attach_n(prog_fd, path, &offset, NULL, 1, ret, pid);
 }
 
 bool bpf_probe__uprobe_multi(const char **why)

@@ -80,6 +80,9 @@ int bpf_rawtp__sample_stack(uint64_t *ips, int max);
 
 #define BPF_UPROBE_MULTI 48	/* enum bpf_attach_type: BPF_TRACE_UPROBE_MULTI */
 int bpf_uprobe_multi__attach(int prog_fd, const char *path, uint64_t offset, bool ret, pid_t pid);
+/* the same at cnt offsets in one link, cookies[i] (or none when NULL) the BPF cookie of offs[i] */
+int bpf_uprobe_multi__attach_n(int prog_fd, const char *path, const uint64_t *offs, const uint64_t *cookies, int cnt,
+			       bool ret, pid_t pid);
 
 /*
  * The first hook of `prefs` (n of them, best first) the kernel accepts for
