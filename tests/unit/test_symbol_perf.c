@@ -159,3 +159,38 @@ TEST(srcline_binutils_file_without_line)
 		symbolizer__free(s);
 	}
 }
+
+/*
+ * the PLT's first stub (the lazy resolver's push and jmp) has no symbol: perf and sonde
+ * call it "_init+0x26" (a symbol without a size reaches the next one), but addr2line
+ * looks in the address's own section, .plt, finds nothing and says "??:0", where perf
+ * prints "DSO[addr]"; in _init itself it says "_init" and "??:?" (no line)
+ */
+TEST(srcline_plt0_is_no_function)
+{
+	char demo[4200], cmd[4400], out[64] = "";
+	unsigned long long plt = 0, init = 0;
+	struct sym_frame f;
+	const char *file = NULL;
+	int line = -1;
+	FILE *p;
+
+	snprintf(demo, sizeof(demo), "%s/build/examples/demo", st_root());
+	snprintf(cmd, sizeof(cmd), "readelf -SW %s | awk '$2 == \".plt\" {print $4} $2 == \".init\" {print $4}'", demo);
+	p = popen(cmd, "r");
+	CHECK(p);
+	for (int i = 0; i < 2 && fgets(out, sizeof(out), p); i++)
+		*(i ? &plt : &init) = strtoull(out, NULL, 16);
+	pclose(p);
+	CHECK(plt && init && init < plt);
+	struct symbolizer *s = symbolizer__new(SYM_BINUTILS_FILES);
+
+	CHECK(s);
+	CHECK_INT(symbolizer__resolve_file(s, demo, plt + 6, &f, 1), 1);
+	CHECK_STR(f.sym, "_init");
+	CHECK_INT(symbolizer__srcline_in(s, &f, plt + 6, &file, &line), -ENOENT);
+	CHECK_INT(symbolizer__resolve_file(s, demo, init + 4, &f, 1), 1);
+	CHECK_STR(f.sym, "_init");
+	CHECK_INT(symbolizer__srcline_in(s, &f, init + 4, &file, &line), -ENODATA);
+	symbolizer__free(s);
+}

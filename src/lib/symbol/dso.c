@@ -801,6 +801,19 @@ unsigned symbolizer__dso_seq(const struct sym_frame *f)
 	return f->object ? f->object->seq : 0;
 }
 
+/* whether ELF addresses a and b are in one section of d (true where d has no module to ask) */
+static bool same_section(struct dso *d, uint64_t a, uint64_t b)
+{
+	Dwarf_Addr x = a + d->bias, y = b + d->bias, bias;
+
+	if (!d->mod)
+		return true;
+	Elf_Scn *sa = dwfl_module_address_section(d->mod, &x, &bias);
+	Elf_Scn *sb = dwfl_module_address_section(d->mod, &y, &bias);
+
+	return sa && sa == sb;
+}
+
 int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint64_t vaddr,
 			   const char **file, int *line)
 {
@@ -830,11 +843,13 @@ int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint
 	/*
 	 * in the file's code, with no line for it, but in a function of its .symtab: binutils'
 	 * addr2line answers "FUNCTION\n??:?"; without .symtab, or in a PLT stub (no symbol there,
-	 * "read@plt" is made up), "??\n??:0" as outside the file
+	 * "read@plt" is made up), "??\n??:0" as outside the file. binutils looks for the function
+	 * in the address's own section: the PLT's first stub is "_init+0x26" to perf and sonde
+	 * (a symbol without a size reaches the next one), but _init is in .init
 	 */
 	const struct dso_sym *sym = d->symtab ? find_sym(d, vaddr) : NULL;
 
-	if (sym && !strstr(sym->name, "@plt"))
+	if (sym && !strstr(sym->name, "@plt") && same_section(d, vaddr, sym->start))
 		for (int i = 0; i < d->nsegs; i++)
 			if (vaddr >= d->segs[i].vaddr && vaddr - d->segs[i].vaddr < d->segs[i].memsz)
 				return -ENODATA;
