@@ -46,6 +46,8 @@ const volatile __u32 tp_child_pid_off = 20;
 struct start_rec {
 	__u64 ts;
 	struct offcpu_key key;
+	__u32 copied;		/* dwarf: a copy of the user stack waits in dstart */
+	__u32 pad;
 };
 
 struct {
@@ -110,6 +112,30 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);	/* sized by the user side in dwarf mode */
 } devents SEC(".maps");
+
+/* dwarf: the cache of CFI rules the user side fills, and the stacks walked with it (offcpu.h) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, OFFCPU_UCFI_BUCKETS);	/* 1 unless dwarf */
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct offcpu_ucfi_bucket);
+} ucfi SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct offcpu_ustack);
+} ustacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_ustack);
+} uscratch SEC(".maps");
 
 #define stat_inc(which) counter_inc(&stats, (which))
 
@@ -181,6 +207,7 @@ static __always_inline struct offcpu_dwarf *dwarf_copy(__u32 slot, const struct 
 	d->ns = 0;
 	d->flags = 0;
 	d->stack_size = 0;
+	d->tag = offcpu_ucfi__tag(key->tgid, (__u64)BPF_CORE_READ((struct task_struct___k *)t, mm));
 	if (!BPF_CORE_READ((struct task_struct___k *)t, mm)) {	/* a kernel thread */
 		__builtin_memset(d->regs, 0, sizeof(d->regs));
 	} else {
@@ -207,6 +234,95 @@ static __always_inline struct offcpu_dwarf *dwarf_copy(__u32 slot, const struct 
 			stat_inc(OFFCPU_STAT_DWARF_NOSTACK);
 	}
 	return d;
+}
+
+/* the rule cached for pc in the process tagged tag, 0 when none (offcpu.h says why pc is read twice) */
+static __always_inline __u32 ucfi_rule(__u64 pc, __u32 tag)
+{
+	__u32 b = offcpu_ucfi__bucket(pc, tag);
+	struct offcpu_ucfi_bucket *k = bpf_map_lookup_elem(&ucfi, &b);
+	volatile struct offcpu_ucfi *e;
+	__u64 r;
+
+	if (!k)
+		return 0;
+	e = &k->e[0];
+	if (e->pc == pc) {
+		r = e->rule;
+		if (e->pc == pc && (__u32)r == tag)
+			return r >> 32;
+	}
+	e = &k->e[1];
+	if (e->pc == pc) {
+		r = e->rule;
+		if (e->pc == pc && (__u32)r == tag)
+			return r >> 32;
+	}
+	return 0;
+}
+
+enum { WALK_MISS, WALK_DONE, WALK_KTHREAD };
+
+/*
+ * dwarf: walk current's user stack with the cached rules, as the user side's
+ * DWARF unwinder would, and keep the frames in `ustacks` under their hash
+ * (k->ustack). WALK_MISS where a frame's rule is not cached (or a read
+ * fails): the caller copies the stack for the user side instead.
+ */
+static __always_inline int ustack_walk(struct offcpu_key *k)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 mm = (__u64)BPF_CORE_READ((struct task_struct___k *)t, mm);
+	__u64 h = 14695981039346656037ULL, pc, sp, bp;
+	struct pt_regs___k *r;
+	struct offcpu_ustack *s;
+	__u32 zero = 0, tag, n = 0;
+
+	if (!mm)
+		return WALK_KTHREAD;
+	s = bpf_map_lookup_elem(&uscratch, &zero);
+	if (!s)
+		return WALK_MISS;
+	tag = offcpu_ucfi__tag(k->tgid, mm);
+	r = (struct pt_regs___k *)bpf_task_pt_regs(t);
+	pc = BPF_CORE_READ(r, ip) | OFFCPU_UCFI_FRAME0;
+	sp = BPF_CORE_READ(r, sp);
+	bp = BPF_CORE_READ(r, bp);
+	for (int i = 0; i < OFFCPU_MAX_DEPTH; i++) {
+		__u32 rule = ucfi_rule(pc, tag);
+		__s32 off = (__s32)(rule << (32 - OFFCPU_UCFI_OFF_BITS)) >> (32 - OFFCPU_UCFI_OFF_BITS);
+		__u64 cfa, ra = 0;
+
+		if (!rule)
+			return WALK_MISS;
+		pc &= ~OFFCPU_UCFI_FRAME0;
+		s->ips[i] = pc;
+		h = (h ^ pc) * 1099511628211ULL;
+		n = i + 1;
+		if (rule & OFFCPU_UCFI_END)
+			break;
+		cfa = (rule & OFFCPU_UCFI_BP ? bp : sp) + off;
+		if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+			return WALK_MISS;
+		if ((rule & OFFCPU_UCFI_BPSAVED) &&
+		    bpf_probe_read_user(&bp, sizeof(bp), (void *)(cfa + (__s64)(__s8)(rule >> 24) * 8)))
+			return WALK_MISS;
+		if (!ra)	/* as the unwinder: a zero return address ends the stack */
+			break;
+		sp = cfa;
+		pc = ra;
+	}
+	s->n = n;
+	h ^= h >> 29;
+	h += !h;
+	if (!bpf_map_lookup_elem(&ustacks, &h)) {
+		long err = bpf_map_update_elem(&ustacks, &h, s, BPF_NOEXIST);
+
+		if (err && err != -17)	/* -EEXIST: another CPU stored it first */
+			return WALK_MISS;	/* full: the user side aggregates the copy */
+	}
+	k->ustack = h;
+	return WALK_DONE;
 }
 
 /* the bytes of d to send: up to the end of its stack copy */
@@ -269,16 +385,16 @@ static __always_inline void account(const struct offcpu_key *key, __u64 delta)
 	__sync_fetch_and_add(&v->count, 1);
 }
 
-/* thread tid, which left the CPU with key, was off it for delta ns */
-static __always_inline void block_end(__u32 tid, const struct offcpu_key *key, __u64 delta)
+/* thread tid, which left the CPU with key (and a stack copy in dstart: copied), was off it for delta ns */
+static __always_inline void block_end(__u32 tid, const struct offcpu_key *key, bool copied, __u64 delta)
 {
 	stat_inc(OFFCPU_STAT_BLOCKS);
 	if (delta < min_ns || delta > max_ns) {
-		if (dwarf_size)
+		if (copied)
 			bpf_map_delete_elem(&dstart, &tid);
 		return;
 	}
-	if (dwarf_size) {	/* aggregated in user space, after unwinding */
+	if (copied) {	/* aggregated in user space, after unwinding */
 		if (dwarf_send(tid, delta))
 			return;
 		stat_inc(OFFCPU_STAT_RB_LOST);
@@ -302,6 +418,7 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u6
 	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
 	__u32 pid = (__u32)id, tgid = id >> 32;
 	struct start_rec *r, rec = {};
+	int walk;
 
 	if (tracked(pid, tgid)) {
 		r = bpf_map_lookup_elem(&start, &pid);
@@ -309,13 +426,14 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u6
 			__u64 end = now;
 			struct offcpu_key key = r->key;
 			__u64 ts = r->ts;
+			bool copied = r->copied;
 
 			stat_inc(OFFCPU_STAT_UNSEEN_IN);
 			if (ran_ns == ~0ULL || ran_ns > now - ts)
 				stat_inc(OFFCPU_STAT_UNSEEN_EST);	/* counted up to now */
 			else
 				end = now - ran_ns;
-			block_end(pid, &key, end - ts);
+			block_end(pid, &key, copied, end - ts);
 		}
 		if (state_filter < 0 || state == state_filter) {
 			stat_inc(OFFCPU_STAT_SWITCHES);
@@ -323,10 +441,17 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u6
 			rec.key.pid = pid;
 			rec.key.tgid = tgid;
 			bpf_get_current_comm(rec.key.comm, sizeof(rec.key.comm));
-			fill_stacks(ctx, &rec.key, true);	/* dwarf: the fallback */
+			walk = dwarf_size ? ustack_walk(&rec.key) : WALK_MISS;
+			if (dwarf_size)
+				stat_inc(walk == WALK_MISS ? OFFCPU_STAT_WALK_MISS : OFFCPU_STAT_WALKED);
+			/* the frame-pointer walk: -g fp, and in dwarf mode the fallback of a copy */
+			fill_stacks(ctx, &rec.key, walk == WALK_MISS);
+			if (walk == WALK_KTHREAD)
+				rec.key.user_stack_id = -14;	/* no user stack, as bpf_get_stackid says */
+			rec.copied = dwarf_size && walk == WALK_MISS;
 			if (bpf_map_update_elem(&start, &pid, &rec, BPF_ANY))
 				stat_inc(OFFCPU_STAT_START_FULL);
-			else if (dwarf_size)
+			else if (rec.copied)
 				dwarf_save(pid, &rec.key);
 		} else if (r) {
 			bpf_map_delete_elem(&start, &pid);
@@ -345,9 +470,10 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u6
 	}
 	__u64 delta = now - r->ts;
 	struct offcpu_key key = r->key;
+	bool copied = r->copied;
 
 	bpf_map_delete_elem(&start, &next_pid);
-	block_end(next_pid, &key, delta);
+	block_end(next_pid, &key, copied, delta);
 	return 0;
 }
 

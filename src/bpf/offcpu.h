@@ -25,6 +25,7 @@ struct offcpu_key {
 	__s32 user_stack_id;	/* ids in the stacks map, or a negative errno */
 	__s32 kern_stack_id;
 	char comm[OFFCPU_COMM_LEN];
+	__u64 ustack;		/* dwarf: the user stack walked in the kernel (offcpu_ustack, by this hash); 0: none */
 };
 
 struct offcpu_val {
@@ -46,6 +47,8 @@ enum offcpu_stat {
 	OFFCPU_STAT_UNSEEN_IN,	/* blocks whose switch-in the tracepoint did not report: ended at the next switch-out */
 	OFFCPU_STAT_UNSEEN_EST,	/* of those, blocks whose end could not be told from the scheduler's runtime */
 	OFFCPU_STAT_TEST_IN,	/* tests (SONDE_TEST_OFFCPU_HIDE_IN): tracked switch-ins, to hide every Nth */
+	OFFCPU_STAT_WALKED,	/* dwarf: user stacks walked in the kernel with cached rules */
+	OFFCPU_STAT_WALK_MISS,	/* dwarf: stacks copied for the user side (a rule was not cached) */
 	OFFCPU_STAT_NR,
 };
 
@@ -67,7 +70,63 @@ struct offcpu_dwarf {
 	__u64 regs[OFFCPU_DWARF_NREGS];
 	__u32 stack_size;
 	__u32 flags;		/* OFFCPU_DWARF_ONCPU: an on-CPU sample (--wall), not a block */
+	__u32 tag;		/* the process's tag in the rule cache (offcpu_ucfi) */
+	__u32 pad;
 	__u8 stack[OFFCPU_DWARF_STACK];
 };
+
+/*
+ * The walk in the kernel (dwarf mode): the user side unwinds the first copies
+ * of a process's stacks with DWARF CFI and leaves, for every frame it walked,
+ * the frame's CFI rule in a cache the BPF program reads; from then on a
+ * thread blocking there is walked in the kernel, reading only its return
+ * addresses (and saved frame pointers), and its stack is aggregated there
+ * like a frame-pointer one. A frame whose rule is not cached sends a copy of
+ * the stack as before, and the user side adds its rules.
+ *
+ * The cache is an mmap-able array of 2-entry buckets indexed by a hash of
+ * (tag, pc), written by the user side while the programs read it: an entry is
+ * written pc = 0, rule, pc, and read pc, rule, pc again, so that a reader
+ * never takes the rule of another pc.
+ */
+#define OFFCPU_UCFI_BUCKETS 32768	/* power of 2 */
+#define OFFCPU_UCFI_FRAME0 (1ULL << 63)	/* pc: the interrupted IP itself, not a return address */
+
+/* a rule: the low 32 bits are the process's tag, the high 32 bits say how to find the caller */
+#define OFFCPU_UCFI_OFF_BITS 20		/* CFA = (SP or BP) + a signed 20-bit offset in bytes */
+#define OFFCPU_UCFI_BP (1U << 20)	/* the CFA is BP-based (else SP-based) */
+#define OFFCPU_UCFI_END (1U << 21)	/* the outermost frame: no caller (or the unwinder stops here) */
+#define OFFCPU_UCFI_BPSAVED (1U << 22)	/* the caller's BP is at CFA + (signed bits 24-31) * 8 */
+#define OFFCPU_UCFI_VALID (1U << 23)	/* set in every rule (a rule is never 0) */
+
+struct offcpu_ucfi {
+	__u64 pc;		/* 0: empty */
+	__u64 rule;		/* (rule << 32) | tag */
+};
+
+struct offcpu_ucfi_bucket {
+	struct offcpu_ucfi e[2];
+};
+
+/* a user stack walked in the kernel, innermost frame first */
+struct offcpu_ustack {
+	__u32 n;
+	__u32 pad;
+	__u64 ips[OFFCPU_MAX_DEPTH];
+};
+
+/* a process's tag: its tgid and address space (an exec changes the mm) */
+static inline __u32 offcpu_ucfi__tag(__u32 tgid, __u64 mm)
+{
+	return (__u32)((tgid * 0x9e3779b97f4a7c15ULL) >> 32) ^ (__u32)(mm >> 6);
+}
+
+/* the bucket of (tag, pc): shared by both sides */
+static inline __u32 offcpu_ucfi__bucket(__u64 pc, __u32 tag)
+{
+	__u64 h = (pc ^ ((__u64)tag << 17)) * 0x9e3779b97f4a7c15ULL;
+
+	return (__u32)(h >> 40) & (OFFCPU_UCFI_BUCKETS - 1);
+}
 
 #endif

@@ -178,6 +178,9 @@ static void warn_losses(const struct offcpu_profile *p, const struct offcpu_cmd 
 		      (unsigned long long)st[OFFCPU_STAT_UNSEEN_IN], (unsigned long long)st[OFFCPU_STAT_UNSEEN_EST]);
 	if (p->dwarf_failed)
 		debug(1, "%llu user stacks could not be unwound", (unsigned long long)p->dwarf_failed);
+	if (o->oo.dwarf_size)
+		debug(1, "user stacks: %llu walked in the kernel with cached rules, %llu copied and unwound here",
+		      (unsigned long long)st[OFFCPU_STAT_WALKED], (unsigned long long)st[OFFCPU_STAT_WALK_MISS]);
 	if (!o->kern_only && !o->oo.dwarf_size && offcpu_profile__fp_gap(sym, p))
 		hint("user stacks are walked with frame pointers: the caller of a function in a library "
 		     "built without them (Debian's libc) may be missing; --call-graph dwarf unwinds them");

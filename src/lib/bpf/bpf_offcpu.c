@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@ struct dw_agg {
 	struct dw_agg *next;
 };
 #define DW_BUCKETS 4096
+#define UCFI_SIZE (OFFCPU_UCFI_BUCKETS * sizeof(struct offcpu_ucfi_bucket))
 
 struct offcpu {
 	struct offcpu_bpf *skel;
@@ -40,6 +42,8 @@ struct offcpu {
 	void (*before_unwind)(void *ctx, pid_t tgid);
 	void *before_unwind_ctx;
 	bool dwarf;
+	struct offcpu_ucfi_bucket *ucfi;	/* dwarf: the rule cache, mapped (NULL: SONDE_TEST_OFFCPU_NOWALK) */
+	unsigned ucfi_turn;		/* which entry of a full bucket the next rule replaces */
 	struct dw_agg **dw;		/* DW_BUCKETS chains */
 	uint64_t dw_failed;		/* stacks the unwinder could not walk */
 	enum bpf_hook hook;
@@ -165,6 +169,11 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 		/* tests: SONDE_TEST_OFFCPU_RINGBUF=4096 fills it at once (power of 2, pages) */
 		bpf_map__set_max_entries(skel->maps.devents, getenv("SONDE_TEST_OFFCPU_RINGBUF") ?
 					 strtoul(getenv("SONDE_TEST_OFFCPU_RINGBUF"), NULL, 0) : 32 << 20);
+		if (o->max_stacks > 0)
+			bpf_map__set_max_entries(skel->maps.ustacks, o->max_stacks);
+	} else {	/* no walk in the kernel: the smallest maps */
+		bpf_map__set_max_entries(skel->maps.ucfi, 1);
+		bpf_map__set_max_entries(skel->maps.ustacks, 1);
 	}
 	if (hook == BPF_HOOK_TP_BTF) {
 		bpf_program__set_autoload(skel->progs.offcpu_switch_tp, false);
@@ -192,6 +201,17 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 	if (rc) {
 		snprintf(err, errlen, "cannot fill the target map: %s", strerror(-rc));
 		goto fail;
+	}
+	/* tests: SONDE_TEST_OFFCPU_NOWALK=1 leaves the rule cache empty: every stack is copied and unwound here */
+	if (oc->dwarf && !getenv("SONDE_TEST_OFFCPU_NOWALK")) {
+		void *m = mmap(NULL, UCFI_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(skel->maps.ucfi), 0);
+
+		if (m == MAP_FAILED) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot map the cache of unwinding rules: %s", strerror(-rc));
+			goto fail;
+		}
+		oc->ucfi = m;
 	}
 	*out = oc;
 	return 0;
@@ -222,13 +242,83 @@ static uint64_t dw_hash(const struct offcpu_key *k, const uint64_t *ips, int n)
 	return h;
 }
 
+/* add ns (count blocks or samples) to the unwound stack ips[n] of k */
+static int dw_add(struct offcpu *oc, const struct offcpu_key *k, bool oncpu, const uint64_t *ips, int n,
+		  uint64_t ns, uint64_t count)
+{
+	uint64_t h = dw_hash(k, ips, n) ^ oncpu;
+	struct dw_agg *a;
+
+	for (a = oc->dw[h % DW_BUCKETS]; a; a = a->next)
+		if (a->hash == h && a->nips == n && a->oncpu == oncpu && !memcmp(&a->key, k, sizeof(*k)) &&
+		    (!n || !memcmp(a->ips, ips, n * sizeof(*ips))))
+			break;
+	if (!a) {
+		a = calloc(1, sizeof(*a));
+		if (!a || (n && !(a->ips = malloc(n * sizeof(*ips))))) {
+			free(a);
+			return -ENOMEM;
+		}
+		a->key = *k;
+		a->oncpu = oncpu;
+		a->nips = n;
+		if (n)	/* a kernel thread has no user frames */
+			memcpy(a->ips, ips, n * sizeof(*ips));
+		a->hash = h;
+		a->next = oc->dw[h % DW_BUCKETS];
+		oc->dw[h % DW_BUCKETS] = a;
+	}
+	a->ns += ns;
+	a->count += count;
+	return 0;
+}
+
+/* leave the rule of frame pc (exact: the interrupted IP) in the cache the BPF walk reads */
+static void ucfi_put(struct offcpu *oc, uint64_t pc, uint32_t tag, const struct unwind_rule *r)
+{
+	struct offcpu_ucfi_bucket *b;
+	struct offcpu_ucfi *e = NULL;
+	uint32_t rule = OFFCPU_UCFI_VALID;
+	uint64_t v;
+
+	if (r->cfa_off < -(1 << (OFFCPU_UCFI_OFF_BITS - 1)) || r->cfa_off >= 1 << (OFFCPU_UCFI_OFF_BITS - 1) ||
+	    (r->bp_saved && (r->bp_off % 8 || r->bp_off / 8 < -128 || r->bp_off / 8 > 127)))
+		return;		/* not in the cache's form: such a frame keeps being copied */
+	rule |= (uint32_t)r->cfa_off & ((1U << OFFCPU_UCFI_OFF_BITS) - 1);
+	rule |= (r->cfa_bp ? OFFCPU_UCFI_BP : 0) | (r->end ? OFFCPU_UCFI_END : 0);
+	if (r->bp_saved)
+		rule |= OFFCPU_UCFI_BPSAVED | (uint32_t)(uint8_t)(int8_t)(r->bp_off / 8) << 24;
+	v = (uint64_t)rule << 32 | tag;
+	b = &oc->ucfi[offcpu_ucfi__bucket(pc, tag)];
+	for (int i = 0; i < 2 && !e; i++)
+		if (b->e[i].pc == pc && (uint32_t)b->e[i].rule == tag)
+			e = &b->e[i];
+	if (e && e->rule == v)
+		return;
+	if (!e)
+		e = !b->e[0].pc ? &b->e[0] : !b->e[1].pc ? &b->e[1] : &b->e[oc->ucfi_turn++ & 1];
+	/* pc, rule, pc: a reader that sees the same pc twice saw its rule (offcpu.h) */
+	__atomic_store_n(&e->pc, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->rule, v, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->pc, pc, __ATOMIC_RELEASE);
+}
+
+/* the rules of the frames just unwound for process tgid (tag), so that the kernel walks them next time */
+static void ucfi_learn(struct offcpu *oc, pid_t tgid, uint32_t tag, const uint64_t *ips, int n)
+{
+	struct unwind_rule r;
+
+	for (int i = 0; i < n; i++)
+		if (!unwind__rule(oc->sym, tgid, ips[i], i == 0, &r))
+			ucfi_put(oc, ips[i] | (i == 0 ? OFFCPU_UCFI_FRAME0 : 0), tag, &r);
+}
+
 int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 {
 	struct offcpu *oc = ctx;
 	const struct offcpu_dwarf *d = data;
-	uint64_t ips[OFFCPU_MAX_DEPTH], h;
+	uint64_t ips[OFFCPU_MAX_DEPTH];
 	struct offcpu_key k;
-	struct dw_agg *a;
 	size_t got;
 	bool oncpu;
 	int n = 0;
@@ -238,6 +328,7 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 	got = size - offsetof(struct offcpu_dwarf, stack);
 	k = d->key;
 	k.user_stack_id = -1;
+	oncpu = d->flags & OFFCPU_DWARF_ONCPU;
 	if (d->regs[8]) {	/* IP: a user task */
 		if (oc->before_unwind)
 			oc->before_unwind(oc->before_unwind_ctx, k.tgid);
@@ -247,33 +338,13 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 			oc->dw_failed++;
 			ips[0] = d->regs[8];	/* at least where it blocked */
 			n = 1;
+		} else if (oc->ucfi && !oncpu) {
+			ucfi_learn(oc, k.tgid, d->tag, ips, n);
 		}
 		k.user_stack_id = 0;
 	}
-	oncpu = d->flags & OFFCPU_DWARF_ONCPU;
-	h = dw_hash(&k, ips, n) ^ oncpu;
-	for (a = oc->dw[h % DW_BUCKETS]; a; a = a->next)
-		if (a->hash == h && a->nips == n && a->oncpu == oncpu && !memcmp(&a->key, &k, sizeof(k)) &&
-		    (!n || !memcmp(a->ips, ips, n * sizeof(*ips))))
-			break;
-	if (!a) {
-		a = calloc(1, sizeof(*a));
-		if (!a || (n && !(a->ips = malloc(n * sizeof(*ips))))) {
-			free(a);
-			return -ENOMEM;
-		}
-		a->key = k;
-		a->oncpu = oncpu;
-		a->nips = n;
-		if (n)	/* a kernel thread has no user frames */
-			memcpy(a->ips, ips, n * sizeof(*ips));
-		a->hash = h;
-		a->next = oc->dw[h % DW_BUCKETS];
-		oc->dw[h % DW_BUCKETS] = a;
-	}
-	a->ns += oncpu ? 1000000000ULL / oc->wall_hz : d->ns;	/* a sample stands for one period */
-	a->count++;
-	return 0;
+	/* an on-CPU sample stands for one period */
+	return dw_add(oc, &k, oncpu, ips, n, oncpu ? 1000000000ULL / oc->wall_hz : d->ns, 1);
 }
 
 int offcpu__targets_fd(const struct offcpu *oc)
@@ -417,7 +488,9 @@ int offcpu__read(struct offcpu *oc, struct offcpu_profile *p)
 	int oncpu_fd = bpf_map__fd(oc->skel->maps.oncpu);
 	int stacks_fd = bpf_map__fd(oc->skel->maps.stacks);
 	int stats_fd = bpf_map__fd(oc->skel->maps.stats);
+	int ustacks_fd = bpf_map__fd(oc->skel->maps.ustacks);
 	struct offcpu_key k, next, *prev = NULL;
+	struct offcpu_ustack us;
 	uint64_t period = oc->wall_hz > 0 ? 1000000000ULL / oc->wall_hz : 0;
 	int rc;
 
@@ -434,7 +507,17 @@ int offcpu__read(struct offcpu *oc, struct offcpu_profile *p)
 		prev = &k;
 		if (bpf_map_lookup_elem(info_fd, &k, &v))
 			continue;
-		rc = add_entry(p, stacks_fd, &k, false, v.total_ns, v.count);
+		if (k.ustack && !bpf_map_lookup_elem(ustacks_fd, &k.ustack, &us)) {
+			/* walked in the kernel: with the stacks unwound here, one entry per stack */
+			struct offcpu_key w = k;
+
+			w.ustack = 0;
+			w.user_stack_id = 0;
+			rc = dw_add(oc, &w, false, (const uint64_t *)us.ips, us.n < OFFCPU_MAX_DEPTH ? us.n : OFFCPU_MAX_DEPTH,
+				    v.total_ns, v.count);
+		} else {
+			rc = add_entry(p, stacks_fd, &k, false, v.total_ns, v.count);
+		}
 		if (rc)
 			return rc;
 	}
@@ -498,6 +581,8 @@ void offcpu__free(struct offcpu *oc)
 			free(a);
 		}
 	free(oc->dw);
+	if (oc->ucfi)
+		munmap(oc->ucfi, UCFI_SIZE);
 	free(oc);
 }
 

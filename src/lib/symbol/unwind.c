@@ -7,6 +7,7 @@
  * stack copy (memory_read); dwfl_getthread_frames then walks .eh_frame /
  * .debug_frame (and libdwfl's frame-pointer fallback where CFI is missing).
  */
+#include <dwarf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,4 +246,74 @@ int unwind__user(struct symbolizer *s, pid_t pid, const uint64_t *regs, uint64_t
 	if (!u->n)
 		ips[u->n++] = ip;
 	return u->n;
+}
+
+/* the rule of an offset(N) register location ([call_frame_cfa] or [call_frame_cfa, plus_uconst N]) */
+static bool cfa_offset(const Dwarf_Op *ops, size_t nops, int64_t *off)
+{
+	if (nops < 1 || nops > 2 || ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	if (nops == 1) {
+		*off = 0;
+		return true;
+	}
+	if (ops[1].atom != DW_OP_plus_uconst)
+		return false;
+	*off = (int64_t)ops[1].number;
+	return true;
+}
+
+static int rule_of(Dwarf_Frame *f, struct unwind_rule *r)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops;
+	int64_t off;
+
+	memset(r, 0, sizeof(*r));
+	if (dwarf_frame_cfa(f, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    (ops[0].number != 7 && ops[0].number != 6))
+		return -ENOENT;
+	r->cfa_bp = ops[0].number == 6;
+	r->cfa_off = (int64_t)ops[0].number2;
+	if (dwarf_frame_register(f, 16, mem, &ops, &nops))
+		return -ENOENT;
+	if (!nops && ops) {	/* undefined: the outermost frame */
+		r->end = true;
+		return 0;
+	}
+	if (!cfa_offset(ops, nops, &off) || off != -8)
+		return -ENOENT;
+	if (dwarf_frame_register(f, 6, mem, &ops, &nops))
+		return -ENOENT;
+	if (!nops && !ops)	/* same value */
+		return 0;
+	if (!cfa_offset(ops, nops, &off))
+		return -ENOENT;
+	r->bp_saved = true;
+	r->bp_off = off;
+	return 0;
+}
+
+int unwind__rule(struct symbolizer *s, pid_t pid, uint64_t pc, bool exact, struct unwind_rule *r)
+{
+	struct proc *p = symbolizer__proc(s, pid, false);
+	Dwarf_Addr at = exact ? pc : pc - 1, bias;
+	Dwfl_Module *m;
+	Dwarf_Frame *f;
+	Dwarf_CFI *cfi;
+	int rc;
+
+	if (!p || !p->uw || !p->uw->dwfl || !(m = dwfl_addrmodule(p->uw->dwfl, at)))
+		return -ENOENT;
+	/* as libdwfl's unwinder: .eh_frame first, then .debug_frame, then frame pointers */
+	for (int i = 0; i < 2; i++) {
+		cfi = i ? dwfl_module_dwarf_cfi(m, &bias) : dwfl_module_eh_cfi(m, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, at - bias, &f))
+			continue;
+		rc = rule_of(f, r);
+		free(f);
+		return rc;
+	}
+	*r = (struct unwind_rule){ .cfa_bp = true, .cfa_off = 16, .bp_saved = true, .bp_off = -16 };
+	return 0;
 }

@@ -37,4 +37,29 @@ enum perf_reg_x86 {
 int unwind__user(struct symbolizer *s, pid_t pid, const uint64_t *regs, uint64_t regs_mask,
 		 const uint8_t *stack, size_t stack_size, uint64_t *ips, int max);
 
+/*
+ * How to find a frame's caller, in the simple forms compiled code has on
+ * x86-64: the CFA (the caller's SP) is SP or BP plus an offset, the return
+ * address is at CFA - 8, and the caller's BP is either unchanged or saved at
+ * CFA + bp_off. A walker that knows a frame's rule needs no copy of the
+ * stack: it reads the return address (and BP) where the rule says.
+ */
+struct unwind_rule {
+	bool cfa_bp;		/* CFA = BP + cfa_off, else SP + cfa_off */
+	int64_t cfa_off;
+	bool end;		/* the return address is undefined: the outermost frame */
+	bool bp_saved;		/* the caller's BP is at CFA + bp_off, else BP is unchanged */
+	int64_t bp_off;
+};
+
+/*
+ * The rule of the frame at pc in pid, whose modules unwind__user reported
+ * (call it first): exact for the interrupted IP, else pc is a return address
+ * and the rule is the call's (pc - 1). Where the module has no CFI for pc, the
+ * frame-pointer rule the unwinder falls back to. 0, or -ENOENT when pc is in
+ * no module or its CFI is not of that simple form (an expression, a CFA in
+ * another register).
+ */
+int unwind__rule(struct symbolizer *s, pid_t pid, uint64_t pc, bool exact, struct unwind_rule *r);
+
 #endif
