@@ -46,9 +46,11 @@ const volatile __u32 tp_child_pid_off = 20;
 struct start_rec {
 	__u64 ts;
 	struct offcpu_key key;
-	__u32 copied;		/* dwarf: a copy of the user stack waits in dstart */
+	__u32 copied;		/* dwarf: COPY_SENT, COPY_FAILED, or 0 (walked in the kernel) */
 	__u32 pad;
 };
+
+enum { COPY_SENT = 1, COPY_FAILED = 2 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -93,20 +95,13 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-/* --call-graph dwarf: a staging buffer, the copies of threads off CPU, and the ring buffer */
+/* --call-graph dwarf: the on-CPU sampler's staging buffer, and the ring buffer of copies */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);		/* 0: sched_switch, 1: the on-CPU sampler */
+	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct offcpu_dwarf);
 } dscratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1);		/* sized by the user side in dwarf mode */
-	__type(key, __u32);
-	__type(value, struct offcpu_dwarf);
-} dstart SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -192,17 +187,13 @@ struct task_struct___k {
 	struct mm_struct___k *mm;
 } __attribute__((preserve_access_index));
 
-/* copy current's user registers and as much user stack as can be read into scratch slot `slot` */
-static __always_inline struct offcpu_dwarf *dwarf_copy(__u32 slot, const struct offcpu_key *key)
+/* fill d with current's user registers and as much user stack as can be read */
+static __always_inline void dwarf_fill(struct offcpu_dwarf *d, const struct offcpu_key *key)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct pt_regs___k *r;
-	struct offcpu_dwarf *d;
 	__u64 sp;
 
-	d = bpf_map_lookup_elem(&dscratch, &slot);
-	if (!d)
-		return NULL;
 	d->key = *key;
 	d->ns = 0;
 	d->flags = 0;
@@ -233,7 +224,6 @@ static __always_inline struct offcpu_dwarf *dwarf_copy(__u32 slot, const struct 
 		if (!d->stack_size)
 			stat_inc(OFFCPU_STAT_DWARF_NOSTACK);
 	}
-	return d;
 }
 
 /* the rule cached for pc in the process tagged tag, 0 when none (offcpu.h says why pc is read twice) */
@@ -326,6 +316,7 @@ static __always_inline int ustack_walk(struct offcpu_key *k)
 }
 
 /* the bytes of d to send: up to the end of its stack copy */
+/* (the on-CPU sampler: a sample ends in the same record, sent from a staging copy) */
 static __always_inline __u64 dwarf_len(const struct offcpu_dwarf *d)
 {
 	__u64 n = offsetof(struct offcpu_dwarf, stack) + (d->stack_size & (OFFCPU_DWARF_STACK * 2 - 1));
@@ -333,33 +324,32 @@ static __always_inline __u64 dwarf_len(const struct offcpu_dwarf *d)
 	return n > sizeof(*d) ? sizeof(*d) : n;
 }
 
-/* a thread leaves the CPU: keep its registers and stack, keyed by tid, until it comes back */
-static __always_inline void dwarf_save(__u32 pid, const struct offcpu_key *key)
-{
-	struct offcpu_dwarf *d = dwarf_copy(0, key);
-
-	if (d)
-		bpf_map_update_elem(&dstart, &pid, d, BPF_ANY);
-}
-
-/* next comes back after delta ns: send its saved registers and stack */
 /*
- * next comes back after delta ns: send its saved registers and stack; true
- * when sent. Where the copy is missing or the ring buffer is full, the caller
- * keeps the block with its frame-pointer stack instead: a short stack, not a
- * lost block.
+ * A thread leaves the CPU with a stack the rules do not walk: send its
+ * registers and a copy of its stack straight into the ring buffer (one copy),
+ * for the user side to unwind; true when sent. Its block's end follows as a
+ * small record (dwarf_end), which the user side joins by tid: the ring
+ * buffer keeps the order of reservations, and the start is reserved before
+ * the thread can run again.
  */
-static __always_inline bool dwarf_send(__u32 next_pid, __u64 delta)
+static __always_inline bool dwarf_start(const struct offcpu_key *key)
 {
-	struct offcpu_dwarf *d = bpf_map_lookup_elem(&dstart, &next_pid);
-	bool sent;
+	struct offcpu_dwarf *d = bpf_ringbuf_reserve(&devents, sizeof(*d), 0);
 
 	if (!d)
 		return false;
-	d->ns = delta;
-	sent = !bpf_ringbuf_output(&devents, d, dwarf_len(d), 0);
-	bpf_map_delete_elem(&dstart, &next_pid);
-	return sent;
+	dwarf_fill(d, key);
+	d->flags = OFFCPU_DWARF_START;
+	bpf_ringbuf_submit(d, 0);
+	return true;
+}
+
+/* the block of tid, whose stack dwarf_start sent, ended after delta ns; true when sent */
+static __always_inline bool dwarf_end(__u32 tid, __u64 delta)
+{
+	struct offcpu_dwarf_end e = { .tid = tid, .ns = delta };
+
+	return !bpf_ringbuf_output(&devents, &e, sizeof(e), 0);
 }
 
 /* add delta ns blocked to the stack of key, within --min-block/--max-block */
@@ -385,20 +375,22 @@ static __always_inline void account(const struct offcpu_key *key, __u64 delta)
 	__sync_fetch_and_add(&v->count, 1);
 }
 
-/* thread tid, which left the CPU with key (and a stack copy in dstart: copied), was off it for delta ns */
-static __always_inline void block_end(__u32 tid, const struct offcpu_key *key, bool copied, __u64 delta)
+/*
+ * Thread tid, which left the CPU with key, was off it for delta ns. copied:
+ * COPY_SENT, its stack went to the user side, which aggregates the block
+ * (COPY_FAILED: it could not, the ring buffer was full). Where the end cannot
+ * follow the copy, the block is kept with its frame-pointer stack: a short
+ * stack, counted, not a lost block.
+ */
+static __always_inline void block_end(__u32 tid, const struct offcpu_key *key, __u32 copied, __u64 delta)
 {
 	stat_inc(OFFCPU_STAT_BLOCKS);
-	if (delta < min_ns || delta > max_ns) {
-		if (copied)
-			bpf_map_delete_elem(&dstart, &tid);
+	if (delta < min_ns || delta > max_ns)
 		return;
-	}
-	if (copied) {	/* aggregated in user space, after unwinding */
-		if (dwarf_send(tid, delta))
-			return;
+	if (copied == COPY_SENT && dwarf_end(tid, delta))
+		return;
+	if (copied)
 		stat_inc(OFFCPU_STAT_RB_LOST);
-	}
 	account(key, delta);
 }
 
@@ -426,7 +418,7 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u6
 			__u64 end = now;
 			struct offcpu_key key = r->key;
 			__u64 ts = r->ts;
-			bool copied = r->copied;
+			__u32 copied = r->copied;
 
 			stat_inc(OFFCPU_STAT_UNSEEN_IN);
 			if (ran_ns == ~0ULL || ran_ns > now - ts)
@@ -448,11 +440,10 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u6
 			fill_stacks(ctx, &rec.key, walk == WALK_MISS);
 			if (walk == WALK_KTHREAD)
 				rec.key.user_stack_id = -14;	/* no user stack, as bpf_get_stackid says */
-			rec.copied = dwarf_size && walk == WALK_MISS;
+			if (dwarf_size && walk == WALK_MISS)
+				rec.copied = dwarf_start(&rec.key) ? COPY_SENT : COPY_FAILED;
 			if (bpf_map_update_elem(&start, &pid, &rec, BPF_ANY))
-				stat_inc(OFFCPU_STAT_START_FULL);
-			else if (rec.copied)
-				dwarf_save(pid, &rec.key);
+				stat_inc(OFFCPU_STAT_START_FULL);	/* (a copy sent has no end: dropped there) */
 		} else if (r) {
 			bpf_map_delete_elem(&start, &pid);
 		}
@@ -470,7 +461,7 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u6
 	}
 	__u64 delta = now - r->ts;
 	struct offcpu_key key = r->key;
-	bool copied = r->copied;
+	__u32 copied = r->copied;
 
 	bpf_map_delete_elem(&start, &next_pid);
 	block_end(next_pid, &key, copied, delta);
@@ -579,9 +570,11 @@ int offcpu_oncpu(struct bpf_perf_event_data *ctx)
 	bpf_get_current_comm(key.comm, sizeof(key.comm));
 	fill_stacks(ctx, &key, true);
 	if (dwarf_size) {	/* the same unwinding as the off-CPU stacks, so that both meet under main */
-		struct offcpu_dwarf *d = dwarf_copy(1, &key);
+		__u32 zero = 0;
+		struct offcpu_dwarf *d = bpf_map_lookup_elem(&dscratch, &zero);
 
 		if (d) {
+			dwarf_fill(d, &key);
 			d->flags = OFFCPU_DWARF_ONCPU;
 			if (!bpf_ringbuf_output(&devents, d, dwarf_len(d), 0))
 				return 0;

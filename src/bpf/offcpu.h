@@ -55,24 +55,32 @@ enum offcpu_stat {
 /*
  * --call-graph dwarf: the user registers (perf_regs order, UNWIND_REGS_MASK:
  * AX BX CX DX SI DI BP SP IP R8..R15) and a copy of the user stack from SP,
- * taken when the thread leaves the CPU, kept while it is off CPU, and sent
- * through the ring buffer with the time it stayed off when it comes back.
- * The record is sent up to stack[stack_size].
+ * written into the ring buffer when the thread leaves the CPU (a block's
+ * start), or when the on-CPU sampler fires (--wall: sent up to
+ * stack[stack_size]).
  */
 #define OFFCPU_DWARF_STACK 8192
 #define OFFCPU_DWARF_NREGS 17
 
-#define OFFCPU_DWARF_ONCPU 1
+#define OFFCPU_DWARF_ONCPU 1	/* an on-CPU sample (--wall), not a block */
+#define OFFCPU_DWARF_START 2	/* a block's start: its time follows in an offcpu_dwarf_end */
 
 struct offcpu_dwarf {
 	struct offcpu_key key;	/* user_stack_id is not used: the user side unwinds */
 	__u64 ns;
 	__u64 regs[OFFCPU_DWARF_NREGS];
 	__u32 stack_size;
-	__u32 flags;		/* OFFCPU_DWARF_ONCPU: an on-CPU sample (--wall), not a block */
+	__u32 flags;		/* OFFCPU_DWARF_* */
 	__u32 tag;		/* the process's tag in the rule cache (offcpu_ucfi) */
 	__u32 pad;
 	__u8 stack[OFFCPU_DWARF_STACK];
+};
+
+/* the end of a block whose start went as a copy (a record of this size) */
+struct offcpu_dwarf_end {
+	__u32 tid;
+	__u32 pad;
+	__u64 ns;
 };
 
 /*

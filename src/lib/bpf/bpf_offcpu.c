@@ -34,6 +34,13 @@ struct dw_agg {
 	struct dw_agg *next;
 };
 #define DW_BUCKETS 4096
+
+/* a thread's block whose copy came (OFFCPU_DWARF_START): its end adds to the stack's entry */
+struct dw_pending {
+	pid_t tid;
+	struct dw_agg *a;	/* NULL: none pending */
+	struct dw_pending *next;
+};
 #define UCFI_SIZE (OFFCPU_UCFI_BUCKETS * sizeof(struct offcpu_ucfi_bucket))
 
 struct offcpu {
@@ -45,6 +52,7 @@ struct offcpu {
 	struct offcpu_ucfi_bucket *ucfi;	/* dwarf: the rule cache, mapped (NULL: SONDE_TEST_OFFCPU_NOWALK) */
 	unsigned ucfi_turn;		/* which entry of a full bucket the next rule replaces */
 	struct dw_agg **dw;		/* DW_BUCKETS chains */
+	struct dw_pending **pend;	/* DW_BUCKETS chains: the stacks of blocks started, by tid */
 	uint64_t dw_failed;		/* stacks the unwinder could not walk */
 	enum bpf_hook hook;
 	int wall_hz;
@@ -132,7 +140,8 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 	oc->before_unwind = o->before_unwind;
 	oc->before_unwind_ctx = o->before_unwind_ctx;
 	oc->dwarf = o->dwarf_size > 0;
-	if (oc->dwarf && !(oc->dw = calloc(DW_BUCKETS, sizeof(*oc->dw)))) {
+	if (oc->dwarf && (!(oc->dw = calloc(DW_BUCKETS, sizeof(*oc->dw))) ||
+			  !(oc->pend = calloc(DW_BUCKETS, sizeof(*oc->pend))))) {
 		rc = -ENOMEM;
 		goto fail;
 	}
@@ -163,9 +172,6 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 	}
 	if (oc->dwarf) {
 		skel->rodata->dwarf_size = o->dwarf_size > OFFCPU_DWARF_STACK ? OFFCPU_DWARF_STACK : o->dwarf_size;
-		/* one ~8 KB copy per thread off CPU: allocate as threads block, not up front */
-		bpf_map__set_map_flags(skel->maps.dstart, BPF_F_NO_PREALLOC);
-		bpf_map__set_max_entries(skel->maps.dstart, 10240);
 		/* tests: SONDE_TEST_OFFCPU_RINGBUF=4096 fills it at once (power of 2, pages) */
 		bpf_map__set_max_entries(skel->maps.devents, getenv("SONDE_TEST_OFFCPU_RINGBUF") ?
 					 strtoul(getenv("SONDE_TEST_OFFCPU_RINGBUF"), NULL, 0) : 32 << 20);
@@ -242,9 +248,9 @@ static uint64_t dw_hash(const struct offcpu_key *k, const uint64_t *ips, int n)
 	return h;
 }
 
-/* add ns (count blocks or samples) to the unwound stack ips[n] of k */
-static int dw_add(struct offcpu *oc, const struct offcpu_key *k, bool oncpu, const uint64_t *ips, int n,
-		  uint64_t ns, uint64_t count)
+/* add ns (count blocks or samples) to the unwound stack ips[n] of k; NULL when out of memory */
+static struct dw_agg *dw_add(struct offcpu *oc, const struct offcpu_key *k, bool oncpu, const uint64_t *ips,
+			     int n, uint64_t ns, uint64_t count)
 {
 	uint64_t h = dw_hash(k, ips, n) ^ oncpu;
 	struct dw_agg *a;
@@ -257,7 +263,7 @@ static int dw_add(struct offcpu *oc, const struct offcpu_key *k, bool oncpu, con
 		a = calloc(1, sizeof(*a));
 		if (!a || (n && !(a->ips = malloc(n * sizeof(*ips))))) {
 			free(a);
-			return -ENOMEM;
+			return NULL;
 		}
 		a->key = *k;
 		a->oncpu = oncpu;
@@ -270,7 +276,7 @@ static int dw_add(struct offcpu *oc, const struct offcpu_key *k, bool oncpu, con
 	}
 	a->ns += ns;
 	a->count += count;
-	return 0;
+	return a;
 }
 
 /* leave the rule of frame pc (exact: the interrupted IP) in the cache the BPF walk reads */
@@ -313,27 +319,116 @@ static void ucfi_learn(struct offcpu *oc, pid_t tgid, uint32_t tag, const uint64
 			ucfi_put(oc, ips[i] | (i == 0 ? OFFCPU_UCFI_FRAME0 : 0), tag, &r);
 }
 
+/* the rule cached for pc in the process tagged tag, 0 when none */
+static uint32_t ucfi_get(const struct offcpu *oc, uint64_t pc, uint32_t tag)
+{
+	const struct offcpu_ucfi_bucket *b = &oc->ucfi[offcpu_ucfi__bucket(pc, tag)];
+
+	for (int i = 0; i < 2; i++)
+		if (b->e[i].pc == pc && (uint32_t)b->e[i].rule == tag)
+			return b->e[i].rule >> 32;
+	return 0;
+}
+
+/* the word at addr of a stack copy that starts at sp */
+static bool copy_word(const struct offcpu_dwarf *d, size_t size, uint64_t addr, uint64_t *w)
+{
+	uint64_t sp = d->regs[7];
+
+	if (addr < sp || addr - sp > size || size - (addr - sp) < sizeof(*w))
+		return false;
+	memcpy(w, d->stack + (addr - sp), sizeof(*w));
+	return true;
+}
+
+/*
+ * Walk a copied stack with the cached rules, as the BPF program walks a live
+ * one: the frames, or 0 where a rule is missing (then libdw unwinds it, and
+ * its rules are learned). A stack seen before costs no DWARF unwinding.
+ */
+static int ucfi_walk(const struct offcpu *oc, const struct offcpu_dwarf *d, size_t size, uint64_t *ips)
+{
+	uint64_t pc = d->regs[8] | OFFCPU_UCFI_FRAME0, sp = d->regs[7], bp = d->regs[6];
+
+	for (int i = 0; i < OFFCPU_MAX_DEPTH; i++) {
+		uint32_t rule = ucfi_get(oc, pc, d->tag);
+		int32_t off = (int32_t)(rule << (32 - OFFCPU_UCFI_OFF_BITS)) >> (32 - OFFCPU_UCFI_OFF_BITS);
+		uint64_t cfa, ra;
+
+		if (!rule)
+			return 0;
+		pc &= ~OFFCPU_UCFI_FRAME0;
+		ips[i] = pc;
+		if (rule & OFFCPU_UCFI_END)
+			return i + 1;
+		cfa = (rule & OFFCPU_UCFI_BP ? bp : sp) + off;
+		if (!copy_word(d, size, cfa - 8, &ra) ||
+		    ((rule & OFFCPU_UCFI_BPSAVED) && !copy_word(d, size, cfa + (int64_t)(int8_t)(rule >> 24) * 8, &bp)))
+			return 0;
+		if (!ra)
+			return i + 1;
+		sp = cfa;
+		pc = ra;
+	}
+	return OFFCPU_MAX_DEPTH;
+}
+
+/* the pending block of tid, made when missing (NULL: out of memory) */
+static struct dw_pending *pending(struct offcpu *oc, pid_t tid)
+{
+	struct dw_pending **head = &oc->pend[(uint32_t)tid % DW_BUCKETS], *q;
+
+	for (q = *head; q; q = q->next)
+		if (q->tid == tid)
+			return q;
+	q = calloc(1, sizeof(*q));
+	if (q) {
+		q->tid = tid;
+		q->next = *head;
+		*head = q;
+	}
+	return q;
+}
+
 int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 {
 	struct offcpu *oc = ctx;
 	const struct offcpu_dwarf *d = data;
 	uint64_t ips[OFFCPU_MAX_DEPTH];
 	struct offcpu_key k;
+	struct dw_pending *q;
+	struct dw_agg *a;
 	size_t got;
 	bool oncpu;
 	int n = 0;
 
+	if (size == sizeof(struct offcpu_dwarf_end)) {	/* a block ends: its stack came at its start */
+		const struct offcpu_dwarf_end *e = data;
+
+		q = pending(oc, e->tid);
+		if (q && q->a) {
+			q->a->ns += e->ns;
+			q->a->count++;
+			q->a = NULL;
+		}
+		return 0;
+	}
 	if (size < offsetof(struct offcpu_dwarf, stack))
 		return 0;
 	got = size - offsetof(struct offcpu_dwarf, stack);
+	if (got > d->stack_size)
+		got = d->stack_size;
 	k = d->key;
 	k.user_stack_id = -1;
 	oncpu = d->flags & OFFCPU_DWARF_ONCPU;
 	if (d->regs[8]) {	/* IP: a user task */
+		k.user_stack_id = 0;
+		if (oc->ucfi && (n = ucfi_walk(oc, d, got, ips)) > 0)
+			goto add;
 		if (oc->before_unwind)
 			oc->before_unwind(oc->before_unwind_ctx, k.tgid);
-		n = unwind__user(oc->sym, k.tgid, (const uint64_t *)d->regs, UNWIND_REGS_MASK, d->stack,
-				 d->stack_size < got ? d->stack_size : got, ips, OFFCPU_MAX_DEPTH);
+		n = unwind__user(oc->sym, k.tgid, (const uint64_t *)d->regs, UNWIND_REGS_MASK, d->stack, got,
+				 ips, OFFCPU_MAX_DEPTH);
 		if (n <= 0) {
 			oc->dw_failed++;
 			ips[0] = d->regs[8];	/* at least where it blocked */
@@ -341,10 +436,17 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 		} else if (oc->ucfi && !oncpu) {
 			ucfi_learn(oc, k.tgid, d->tag, ips, n);
 		}
-		k.user_stack_id = 0;
 	}
-	/* an on-CPU sample stands for one period */
-	return dw_add(oc, &k, oncpu, ips, n, oncpu ? 1000000000ULL / oc->wall_hz : d->ns, 1);
+add:
+	if (oncpu)	/* a sample stands for one period */
+		return dw_add(oc, &k, true, ips, n, 1000000000ULL / oc->wall_hz, 1) ? 0 : -ENOMEM;
+	/* a block's start: an entry that counts nothing until the block's end comes */
+	a = dw_add(oc, &k, false, ips, n, 0, 0);
+	q = pending(oc, k.pid);
+	if (!a || !q)
+		return -ENOMEM;
+	q->a = a;
+	return 0;
 }
 
 int offcpu__targets_fd(const struct offcpu *oc)
@@ -514,7 +616,7 @@ int offcpu__read(struct offcpu *oc, struct offcpu_profile *p)
 			w.ustack = 0;
 			w.user_stack_id = 0;
 			rc = dw_add(oc, &w, false, (const uint64_t *)us.ips, us.n < OFFCPU_MAX_DEPTH ? us.n : OFFCPU_MAX_DEPTH,
-				    v.total_ns, v.count);
+				    v.total_ns, v.count) ? 0 : -ENOMEM;
 		} else {
 			rc = add_entry(p, stacks_fd, &k, false, v.total_ns, v.count);
 		}
@@ -526,6 +628,8 @@ int offcpu__read(struct offcpu *oc, struct offcpu_profile *p)
 			struct offcpu_key k = a->key;
 			struct offcpu_entry *e;
 
+			if (!a->count)	/* only blocks that never ended (or out of --min/--max-block) */
+				continue;
 			k.user_stack_id = -1;	/* not a stack-map id: the unwound frames follow */
 			rc = add_entry(p, stacks_fd, &k, a->oncpu, a->ns, a->count);
 			if (rc)
@@ -581,6 +685,12 @@ void offcpu__free(struct offcpu *oc)
 			free(a);
 		}
 	free(oc->dw);
+	for (int b = 0; oc->pend && b < DW_BUCKETS; b++)
+		for (struct dw_pending *q = oc->pend[b], *next; q; q = next) {
+			next = q->next;
+			free(q);
+		}
+	free(oc->pend);
 	if (oc->ucfi)
 		munmap(oc->ucfi, UCFI_SIZE);
 	free(oc);
