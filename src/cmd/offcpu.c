@@ -142,6 +142,7 @@ static void set_engine_opts(struct offcpu_cmd *o, const char *cmd, struct offcpu
 	oo->sym = mw->sym;
 	oo->before_unwind = offcpu_maps__before_unwind;
 	oo->before_unwind_ctx = mw;
+	oo->refresh_maps = offcpu_maps__refresh;
 	if (o->kern_only)
 		oo->dwarf_size = 0;	/* no user stacks to unwind */
 	else if (!o->call_graph && !o->tracepoint && bpf_probe__tp_btf("sched_switch", &why) &&

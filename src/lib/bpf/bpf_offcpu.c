@@ -48,6 +48,7 @@ struct offcpu {
 	struct symbolizer *sym;
 	void (*before_unwind)(void *ctx, pid_t tgid);
 	void *before_unwind_ctx;
+	void (*refresh_maps)(void *ctx, pid_t tgid);
 	bool dwarf;
 	struct offcpu_ucfi_bucket *ucfi;	/* dwarf: the rule cache, mapped (NULL: SONDE_TEST_OFFCPU_NOWALK) */
 	unsigned ucfi_turn;		/* which entry of a full bucket the next rule replaces */
@@ -139,6 +140,7 @@ int offcpu__new(struct offcpu **out, const struct offcpu_opts *o, char *err, siz
 	oc->sym = o->sym;
 	oc->before_unwind = o->before_unwind;
 	oc->before_unwind_ctx = o->before_unwind_ctx;
+	oc->refresh_maps = o->refresh_maps;
 	oc->dwarf = o->dwarf_size > 0;
 	if (oc->dwarf && (!(oc->dw = calloc(DW_BUCKETS, sizeof(*oc->dw))) ||
 			  !(oc->pend = calloc(DW_BUCKETS, sizeof(*oc->pend))))) {
@@ -429,6 +431,16 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 			oc->before_unwind(oc->before_unwind_ctx, k.tgid);
 		n = unwind__user(oc->sym, k.tgid, (const uint64_t *)d->regs, UNWIND_REGS_MASK, d->stack, got,
 				 ips, OFFCPU_MAX_DEPTH);
+		/*
+		 * A copy comes as the block starts: the maps of a process that has
+		 * just exec'ed may not have been read yet (they were when it came at
+		 * the block's end). Read them again, once.
+		 */
+		if (n <= 1 && oc->refresh_maps) {
+			oc->refresh_maps(oc->before_unwind_ctx, k.tgid);
+			n = unwind__user(oc->sym, k.tgid, (const uint64_t *)d->regs, UNWIND_REGS_MASK, d->stack,
+					 got, ips, OFFCPU_MAX_DEPTH);
+		}
 		if (n <= 0) {
 			oc->dw_failed++;
 			ips[0] = d->regs[8];	/* at least where it blocked */

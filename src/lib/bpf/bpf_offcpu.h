@@ -37,6 +37,8 @@ struct offcpu_opts {
 	/* dwarf: called before unwinding a stack of tgid, to bring its maps up to date */
 	void (*before_unwind)(void *ctx, pid_t tgid);
 	void *before_unwind_ctx;
+	/* dwarf: called when a stack of tgid could not be unwound, to read its maps again (same ctx) */
+	void (*refresh_maps)(void *ctx, pid_t tgid);
 };
 
 struct offcpu_entry {

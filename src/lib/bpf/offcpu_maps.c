@@ -159,6 +159,19 @@ void offcpu_maps__before_unwind(void *ctx, pid_t tgid)
 	}
 }
 
+void offcpu_maps__refresh(void *ctx, pid_t tgid)
+{
+	struct offcpu_maps *m = ctx;
+
+	if (m->mm) {
+		bpf_mmaps__drain(m->mm);
+		m->last_drain_ns = util__now_ns();
+	} else {
+		symbolizer__load_proc_maps(m->sym, tgid);
+	}
+	mark_seen(m, tgid);
+}
+
 void offcpu_maps__load_rest(struct offcpu_maps *m, const struct offcpu_profile *p)
 {
 	for (int i = 0; i < p->n; i++)

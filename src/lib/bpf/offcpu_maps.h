@@ -42,6 +42,8 @@ int offcpu_maps__tick(void *m);
 int offcpu_maps__on_tick(void *m, int fd, short revents);
 /* --call-graph dwarf: bring the maps of tgid up to date before one of its stacks is unwound */
 void offcpu_maps__before_unwind(void *m, pid_t tgid);
+/* the same, now: a stack of tgid could not be unwound with the maps known (it exec'ed since) */
+void offcpu_maps__refresh(void *m, pid_t tgid);
 /* the end: load the maps of the profile's processes not seen yet (still alive) */
 void offcpu_maps__load_rest(struct offcpu_maps *m, const struct offcpu_profile *p);
 void offcpu_maps__fini(struct offcpu_maps *m);
