@@ -25,7 +25,6 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "lock.h"
-#include "counter.h"
 
 const volatile int filter_mode = LOCK_ALL;
 const volatile int aggr_mode = LOCK_AGGR_CALLER;
@@ -35,6 +34,10 @@ const volatile __u32 off_task_mm = 0, off_task_sighand = 0, off_task_files = 0;	
 const volatile __u32 off_mm_mmap_lock = 0, off_sighand_siglock = 0, off_files_file_lock = 0;
 const volatile bool follow_forks = false;	/* LOCK_TGID: add the children of targets */
 const volatile __u32 tp_child_pid_off = 20;	/* sched_process_fork's child_pid (its layout changed in 6.x) */
+
+#define TARGETS_NR_STATS LOCK_STAT_NR
+#include "targets.h"
+_Static_assert(LOCK_TGID == TARGETS_TGID && LOCK_TID == TARGETS_TID, "lock.h filter modes");
 
 /* the records of the classic tracepoints (their format files; stable since 5.19) */
 /*
@@ -144,32 +147,7 @@ struct {
 	__uint(value_size, LOCK_MAX_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 10240);
-	__type(key, __u32);
-	__type(value, __u8);
-} targets SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, LOCK_STAT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-#define stat_inc(which) counter_inc(&stats, (which))
-
-static __always_inline bool tracked(__u32 pid, __u32 tgid)
-{
-	if (tgid == self_tgid)
-		return false;
-	if (filter_mode == LOCK_TGID)
-		return bpf_map_lookup_elem(&targets, &tgid) != NULL;
-	if (filter_mode == LOCK_TID)
-		return bpf_map_lookup_elem(&targets, &pid) != NULL;
-	return true;
-}
+#define tracked target_match
 
 static __always_inline __u64 read_ptr(__u64 base, __u32 off)
 {
@@ -473,14 +451,12 @@ int mutex_unlock(struct pt_regs *ctx)
 SEC("tracepoint/sched/sched_process_fork")
 int lock_fork(void *ctx)
 {
-	__u32 parent = bpf_get_current_pid_tgid() >> 32, child = 0;
-	__u8 one = 1;
+	__u32 child = 0;
 
-	if (filter_mode != LOCK_TGID || !follow_forks || !bpf_map_lookup_elem(&targets, &parent))
+	if (filter_mode != LOCK_TGID || !follow_forks)
 		return KEEP;
 	bpf_probe_read_kernel(&child, sizeof(child), ctx + (tp_child_pid_off & 0xff));
-	if (child && child != parent)
-		bpf_map_update_elem(&targets, &child, &one, BPF_NOEXIST);
+	target_fork(bpf_get_current_pid_tgid() >> 32, child);
 	return KEEP;
 }
 

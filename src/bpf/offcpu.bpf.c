@@ -20,7 +20,6 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "offcpu.h"
-#include "counter.h"
 #include "ustack_copy.h"
 
 /* set by the user side before load */
@@ -42,6 +41,10 @@ const volatile __u32 tp_prev_state_off = 32;
 const volatile __u32 tp_prev_state_size = 8;
 const volatile __u32 tp_next_pid_off = 56;
 const volatile __u32 tp_child_pid_off = 20;
+
+#define TARGETS_NR_STATS OFFCPU_STAT_NR
+#include "targets.h"
+_Static_assert(OFFCPU_TGID == TARGETS_TGID && OFFCPU_TID == TARGETS_TID, "offcpu.h filter modes");
 
 struct start_rec {
 	__u64 ts;
@@ -80,21 +83,6 @@ struct {
 	__uint(value_size, OFFCPU_MAX_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
 
-/* the tgids (or tids) to trace, filled by the user side and on fork */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 10240);
-	__type(key, __u32);
-	__type(value, __u8);
-} targets SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, OFFCPU_STAT_NR);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
 /* --call-graph dwarf: the on-CPU sampler's staging buffer, and the ring buffer of copies */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -132,13 +120,11 @@ struct {
 	__type(value, struct offcpu_ustack);
 } uscratch SEC(".maps");
 
-#define stat_inc(which) counter_inc(&stats, (which))
-
 #define OFFCPU_PF_KTHREAD 0x00200000	/* task_struct.flags: a kernel thread */
 
 static __always_inline bool tracked(__u32 pid, __u32 tgid)
 {
-	if (!pid || tgid == self_tgid)	/* the idle threads, and sonde */
+	if (!pid)	/* the idle threads */
 		return false;
 	if (thread_kind) {	/* the current task's kind (tracked() is asked of the one leaving the CPU) */
 		unsigned int flags = 0;	/* no CO-RE: the classic tracepoint programs need none */
@@ -147,11 +133,7 @@ static __always_inline bool tracked(__u32 pid, __u32 tgid)
 		if (!!(flags & OFFCPU_PF_KTHREAD) != (thread_kind == 2))
 			return false;
 	}
-	if (filter_mode == OFFCPU_TGID)
-		return bpf_map_lookup_elem(&targets, &tgid) != NULL;
-	if (filter_mode == OFFCPU_TID)
-		return bpf_map_lookup_elem(&targets, &pid) != NULL;
-	return true;
+	return target_match(pid, tgid);	/* never sonde itself */
 }
 
 /* user_fp: walk the user stack by frame pointers (off CPU in dwarf mode, the user side unwinds a copy) */
@@ -434,7 +416,7 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u6
 			rec.key.tgid = tgid;
 			bpf_get_current_comm(rec.key.comm, sizeof(rec.key.comm));
 			walk = dwarf_size ? ustack_walk(&rec.key) : WALK_MISS;
-			if (dwarf_size)
+			if (walk != WALK_KTHREAD && dwarf_size)	/* (an exiting thread has no mm either) */
 				stat_inc(walk == WALK_MISS ? OFFCPU_STAT_WALK_MISS : OFFCPU_STAT_WALKED);
 			/* the frame-pointer walk: -g fp, and in dwarf mode the fallback of a copy */
 			fill_stacks(ctx, &rec.key, walk == WALK_MISS);
@@ -466,14 +448,6 @@ static __always_inline int on_switch(void *ctx, long state, __u32 next_pid, __u6
 	bpf_map_delete_elem(&start, &next_pid);
 	block_end(next_pid, &key, copied, delta);
 	return 0;
-}
-
-static __always_inline void on_fork(__u32 parent_tgid, __u32 child)
-{
-	__u8 one = 1;
-
-	if (filter_mode == OFFCPU_TGID && follow_forks && bpf_map_lookup_elem(&targets, &parent_tgid))
-		bpf_map_update_elem(&targets, &child, &one, BPF_ANY);
 }
 
 /* kernels before 5.14 call it `state` */
@@ -521,7 +495,7 @@ int BPF_PROG(offcpu_switch_btf, bool preempt, struct task_struct *prev, struct t
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(offcpu_fork_btf, struct task_struct *parent, struct task_struct *child)
 {
-	on_fork(BPF_CORE_READ(parent, tgid), BPF_CORE_READ(child, tgid));
+	target_fork(BPF_CORE_READ(parent, tgid), BPF_CORE_READ(child, tgid));
 	return 0;
 }
 
@@ -550,7 +524,7 @@ int offcpu_fork_tp(void *ctx)
 
 	/* the tracepoint fires in the parent; the child's pid is its tgid for a process */
 	bpf_probe_read_kernel(&child, 4, ctx + tp_child_pid_off);
-	on_fork(bpf_get_current_pid_tgid() >> 32, child);
+	target_fork(bpf_get_current_pid_tgid() >> 32, child);
 	return 1;	/* as offcpu_switch_tp */
 }
 

@@ -200,6 +200,28 @@ test_expect_success 'a full ring buffer of stack copies loses no block: frame-po
 	near $(weight "feeder;" out) $(real feeder) 3
 '
 
+# The default walks user stacks in the kernel with the CFI rules the user side
+# learned unwinding the first copies of them: a block whose stack has been
+# seen costs no copy. The walked stacks are those DWARF unwinding gives: with
+# the rule cache left empty (SONDE_TEST_OFFCPU_NOWALK), every block is copied
+# and unwound with libdw. Every pipe read of pingpong blocks under one of two
+# complete stacks, the same both ways (user frames: up to the kernel's entry).
+# Only the blocks before the first copy is unwound are copied (the first few
+# ms of 40000); those that find the ring buffer full keep a frame-pointer stack
+# (main;read), left out here.
+reads() { grep "anon_pipe_read" "$1" | sed "s/;entry_SYSCALL.*//" | grep "_loop;read$" | sort -u; }
+test_expect_success 'user stacks walked in the kernel with cached rules are those libdw unwinds' '
+	$SONDE -v offcpu -f -- $WORKLOADS/pingpong 20000 >walk 2>err &&
+	walked=$(sed -n "s/.*user stacks: \([0-9]*\) walked in the kernel.*/\1/p" err) &&
+	copied=$(sed -n "s/.*walked in the kernel with cached rules, \([0-9]*\) copied.*/\1/p" err) &&
+	echo "walked $walked, copied $copied" && [ "$walked" -gt "$copied" ] &&
+	SONDE_TEST_OFFCPU_NOWALK=1 $SONDE -v offcpu -f -- $WORKLOADS/pingpong 1000 >copy 2>err &&
+	grep "user stacks: 0 walked in the kernel" err &&
+	reads walk >w && reads copy >c && cat w && diff w c &&
+	grep -q "^pingpong;_start;__libc_start_main[^;]*;__libc_start_call_main;main;ping_loop;read$" w &&
+	grep -q "^pingpong;clone3;start_thread;pong;pong_loop;read$" w && [ $(wc -l <w) -eq 2 ]
+'
+
 test_expect_success 'the off-CPU and wall-clock graphs of examples/demo have main above clock_nanosleep' '
 	$SONDE offcpu -f -- $EXAMPLES/demo 0.5 >out 2>err &&
 	grep -q "^demo;.*;__libc_start_call_main;main;[^;]*nanosleep;clock_nanosleep[^;]*;.*do_nanosleep" out &&
