@@ -9,9 +9,12 @@
 # the added cost per context switch, sonde's default / offcputime's.
 # BCC's offcputime is used too where it can run (it needs a
 # kprobe on finish_task_switch and kernel headers; this VM has neither).
-# sonde's default copies and unwinds user stacks with DWARF where libc has no
-# frame pointers (Debian's): `-g fp` is the frame-pointer walk BCC and
-# bpftrace do, so sonde/fp is the price of complete stacks.
+# sonde's default gives complete user stacks where libc has no frame pointers
+# (Debian's): the first copies of a stack are unwound with DWARF CFI in user
+# space, which leaves each frame's rule in a cache the BPF program then walks
+# with; `-g fp` is the frame-pointer walk BCC and bpftrace do, so sonde/fp is
+# the price of complete stacks. The user side's CPU per block is measured too
+# (sonde's utime + stime over the loop, from /proc).
 set -u
 . "$(dirname "$0")/lib.sh"
 PP=$BUILD/workloads/pingpong
@@ -53,6 +56,9 @@ sys.exit(not any(p['id'] > int(sys.argv[1]) and p.get('type') in ('tracing', 'tr
                  for p in json.load(sys.stdin)))" "$1"
 }
 
+# cpu_ticks PID: its utime + stime, in clock ticks
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
 # under WAITFOR TOOL...: start the tracer, wait until it is attached (WAITFOR in its
 # output; "" for a tool that says nothing: until it holds a program), time one loop,
 # stop it with SIGINT; prints "loop_s stop_s"
@@ -71,7 +77,9 @@ under() {
 		sleep 0.05
 	done
 	sleep 0.3
+	c0=$(cpu_ticks $tp)
 	t=$(loop_s)
+	echo $(( $(cpu_ticks $tp) - c0 )) >"$T/lastcpu"	# (a subshell: through a file)
 	s=$(date +%s.%N)
 	kill -INT $tp; wait $tp 2>/dev/null
 	tp=
@@ -89,7 +97,7 @@ for rep in $(seq "$REPS"); do
 	for c in $configs; do
 		case $c in
 		bare) r="$(loop_s) 0" ;;
-		sonde) r=$(under "Tracing off-CPU" "$SONDE" offcpu -a) ;;
+		sonde) r=$(under "Tracing off-CPU" "$SONDE" offcpu -a); cat "$T/lastcpu" >>"$T/ucpu" ;;
 		sonde_fp) r=$(under "Tracing off-CPU" "$SONDE" offcpu -a -g fp) ;;
 		sonde_f) r=$(under "hook:" "$SONDE" -v offcpu -a -f) ;;	# -v: a debug line says it is attached
 		offcputime) r=$(under "" "$LBT") ;;
@@ -162,6 +170,9 @@ fi
 
 printf 'pingpong %s round trips, median of %s interleaved rounds; bare %ss\n' "$N" "$REPS" "$bare"
 printf 'sonde offcpu -a:        %ss  slowdown %sx   (exit after Ctrl-C: %ss)\n' "$sonde" "$(ratio "$sonde" "$bare")" "$sonde_stop"
+hz=$(getconf CLK_TCK)
+printf 'sonde offcpu -a, its own CPU over the loop: %s ns per block (median of %s)\n' \
+	"$(median <"$T/ucpu" | awk -v hz="$hz" -v n="$N" '{ printf "%.0f", $1 * 1e9 / hz / (2 * n) }')" "$REPS"
 printf 'sonde offcpu -a -g fp:  %ss  slowdown %sx   added cost default/fp = %s\n' "$sonde_fp" \
 	"$(ratio "$sonde_fp" "$bare")" "$(ratio "$(added "$sonde" "$bare")" "$(added "$sonde_fp" "$bare")")"
 printf 'sonde offcpu -a -f:     %ss  slowdown %sx\n' "$sonde_f" "$(ratio "$sonde_f" "$bare")"
