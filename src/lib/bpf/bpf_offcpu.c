@@ -398,6 +398,7 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 	const struct offcpu_dwarf *d = data;
 	uint64_t ips[OFFCPU_MAX_DEPTH];
 	struct offcpu_key k;
+	struct unwind_rule r;
 	struct dw_pending *q;
 	struct dw_agg *a;
 	size_t got;
@@ -434,9 +435,11 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 		/*
 		 * A copy comes as the block starts: the maps of a process that has
 		 * just exec'ed may not have been read yet (they were when it came at
-		 * the block's end). Read them again, once.
+		 * the block's end). Read them again, once, when the stack did not
+		 * unwind or its IP alone is in no module (a thread just made by
+		 * clone3 has a stack of one frame).
 		 */
-		if (n <= 1 && oc->refresh_maps) {
+		if ((n <= 0 || (n == 1 && unwind__rule(oc->sym, k.tgid, ips[0], true, &r))) && oc->refresh_maps) {
 			oc->refresh_maps(oc->before_unwind_ctx, k.tgid);
 			n = unwind__user(oc->sym, k.tgid, (const uint64_t *)d->regs, UNWIND_REGS_MASK, d->stack,
 					 got, ips, OFFCPU_MAX_DEPTH);
