@@ -206,9 +206,9 @@ test_expect_success 'a full ring buffer of stack copies loses no block: frame-po
 # the rule cache left empty (SONDE_TEST_OFFCPU_NOWALK), every block is copied
 # and unwound with libdw. Every pipe read of pingpong blocks under one of two
 # complete stacks, the same both ways (user frames: up to the kernel's entry).
-# Only the blocks before the first copy is unwound are copied (the first few
-# tens of ms of 100000); those that find the ring buffer full keep a frame-pointer stack
-# (main;read), left out here.
+# Only the blocks before the first copy is unwound are copied (the first tens
+# of ms of 100000); those that find the ring buffer full keep a frame-pointer
+# stack (main;read), left out here.
 reads() { grep "anon_pipe_read" "$1" | sed "s/;entry_SYSCALL.*//" | grep "_loop;read$" | sort -u; }
 test_expect_success 'user stacks walked in the kernel with cached rules are those libdw unwinds' '
 	$SONDE -v offcpu -f -- $WORKLOADS/pingpong 50000 >walk 2>err &&
