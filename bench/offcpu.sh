@@ -193,16 +193,23 @@ fi
 [ -n "${lbt_ns:-}" ] && printf 'BPF cost per sched_switch: sonde default %s ns, sonde -g fp %s ns, offcputime %s ns; default/offcputime = %s\n' \
 	"${sonde_ns_default:-?}" "$sonde_ns" "$lbt_ns" "$(ratio "${sonde_ns_default:-0}" "$lbt_ns")"
 # a traced command (the usual use): the blocks the default could not copy keep
-# frame-pointer stacks, and it says how many
+# frame-pointer stacks, and it says how many. sonde's own CPU (perf stat
+# --no-inherit: not the command's) from start to end, default less fp, is what
+# complete stacks cost the user side (copies unwound, rules learned)
 for g in default fp; do
 	a=; [ $g = fp ] && a="-g fp"
-	"$SONDE" -v offcpu $a -f -o /dev/null -- "$PP" "$N" >"$T/out" 2>"$T/err"
+	perf stat -x, --no-inherit -e task-clock -o "$T/stat" \
+		"$SONDE" -v offcpu $a -f -o /dev/null -- "$PP" "$N" >"$T/out" 2>"$T/err"
 	t=$(sed -n 's/.* in \([0-9.]*\) s$/\1/p' "$T/out" "$T/err" | head -1)
 	kept=$(sed -n 's/.*warning: \([0-9]*\) blocks kept with frame-pointer.*/\1/p' "$T/err")
 	eval "cmd_$g=$t"
+	eval "cpu_$g=$(awk -F, '/task-clock/ { printf "%.0f", $1 * 1e6 }' "$T/stat")"	# ns
 	printf 'sonde offcpu %-6s -- pingpong: %ss  slowdown %sx  blocks with fp stacks: %s of %s\n' "$g" "$t" \
 		"$(ratio "$t" "$bare")" "${kept:-0}" "$((2 * N))"
+	[ $g = default ] && sed -n 's/.*debug: user stacks: /  user stacks: /p' "$T/err"
 done
 printf 'added cost of complete stacks on a traced command, default/fp = %s\n' \
 	"$(ratio "$(added "$cmd_default" "$bare")" "$(added "$cmd_fp" "$bare")")"
+printf "sonde's own CPU on a traced command: default %s ms, fp %s ms; (default - fp) per block: %s ns\n" \
+	$((cpu_default / 1000000)) $((cpu_fp / 1000000)) $(( (cpu_default - cpu_fp) / (2 * N) ))
 echo "$bcc_note"

@@ -162,12 +162,26 @@ struct pt_regs___k {
 } __attribute__((preserve_access_index));
 
 struct mm_struct___k {
-	int dummy;
+	unsigned long mmap_base;
 } __attribute__((preserve_access_index));
 
 struct task_struct___k {
 	struct mm_struct___k *mm;
+	__u64 self_exec_id;
 } __attribute__((preserve_access_index));
+
+/*
+ * The tag of current's process in the rule cache (offcpu.h): its tgid, its
+ * count of execs (every thread of a process has its value) and its mmap
+ * base, read through BTF pointers (no helper call); 0 for a kernel thread.
+ */
+static __always_inline __u32 current_tag(struct task_struct___k *t, __u32 tgid, bool *user)
+{
+	struct mm_struct___k *mm = t->mm;
+
+	*user = mm != NULL;
+	return mm ? offcpu_ucfi__tag(tgid, t->self_exec_id, mm->mmap_base) : 0;
+}
 
 /* fill d with current's user registers and as much user stack as can be read */
 static __always_inline void dwarf_fill(struct offcpu_dwarf *d, const struct offcpu_key *key)
@@ -180,8 +194,10 @@ static __always_inline void dwarf_fill(struct offcpu_dwarf *d, const struct offc
 	d->ns = 0;
 	d->flags = 0;
 	d->stack_size = 0;
-	d->tag = offcpu_ucfi__tag(key->tgid, (__u64)BPF_CORE_READ((struct task_struct___k *)t, mm));
-	if (!BPF_CORE_READ((struct task_struct___k *)t, mm)) {	/* a kernel thread */
+	bool user;
+
+	d->tag = current_tag((struct task_struct___k *)t, key->tgid, &user);
+	if (!user) {	/* a kernel thread */
 		__builtin_memset(d->regs, 0, sizeof(d->regs));
 	} else {
 		r = (struct pt_regs___k *)bpf_task_pt_regs(t);
@@ -244,22 +260,23 @@ enum { WALK_MISS, WALK_DONE, WALK_KTHREAD };
 static __always_inline int ustack_walk(struct offcpu_key *k)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u64 mm = (__u64)BPF_CORE_READ((struct task_struct___k *)t, mm);
 	__u64 h = 14695981039346656037ULL, pc, sp, bp;
 	struct pt_regs___k *r;
 	struct offcpu_ustack *s;
 	__u32 zero = 0, tag, n = 0;
 
-	if (!mm)
+	bool user;
+
+	tag = current_tag((struct task_struct___k *)t, k->tgid, &user);
+	if (!user)
 		return WALK_KTHREAD;
 	s = bpf_map_lookup_elem(&uscratch, &zero);
 	if (!s)
 		return WALK_MISS;
-	tag = offcpu_ucfi__tag(k->tgid, mm);
 	r = (struct pt_regs___k *)bpf_task_pt_regs(t);
-	pc = BPF_CORE_READ(r, ip) | OFFCPU_UCFI_FRAME0;
-	sp = BPF_CORE_READ(r, sp);
-	bp = BPF_CORE_READ(r, bp);
+	pc = r->ip | OFFCPU_UCFI_FRAME0;	/* through the BTF pointer: no helper call */
+	sp = r->sp;
+	bp = r->bp;
 	for (int i = 0; i < OFFCPU_MAX_DEPTH; i++) {
 		__u32 rule = ucfi_rule(pc, tag);
 		__s32 off = (__s32)(rule << (32 - OFFCPU_UCFI_OFF_BITS)) >> (32 - OFFCPU_UCFI_OFF_BITS);

@@ -123,10 +123,10 @@ struct offcpu_ustack {
 	__u64 ips[OFFCPU_MAX_DEPTH];
 };
 
-/* a process's tag: its tgid and address space (an exec changes the mm) */
-static inline __u32 offcpu_ucfi__tag(__u32 tgid, __u64 mm)
+/* a process's tag: its tgid, how many times it exec'ed, and its mmap base (random at each exec) */
+static inline __u32 offcpu_ucfi__tag(__u32 tgid, __u64 exec_id, __u64 mmap_base)
 {
-	return (__u32)((tgid * 0x9e3779b97f4a7c15ULL) >> 32) ^ (__u32)(mm >> 6);
+	return (__u32)(((tgid ^ exec_id << 32) * 0x9e3779b97f4a7c15ULL) >> 32) ^ (__u32)(mmap_base >> 12);
 }
 
 /* the bucket of (tag, pc): shared by both sides */
