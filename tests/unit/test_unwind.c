@@ -4,7 +4,9 @@
  * -fomit-frame-pointer (as a PIE, and with its chain in a shared library) is
  * sampled with perf_event_open (task-clock, IP|TID|REGS_USER|STACK_USER), and
  * every sample taken in chain_c must unwind to chain_c <- chain_b <- chain_a
- * <- main <- __libc_start_call_main.
+ * <- main <- __libc_start_call_main. The CFI rules unwind__rule gives for the
+ * frames (what offcpu's walk in the kernel uses) must walk each copy to the
+ * same frames.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -27,8 +29,40 @@
 
 struct unwound {
 	int samples, in_chain_c, full_chain, past_main;
+	int rule_walks, rule_agree;	/* samples walked with unwind__rule's rules, and to libdw's frames */
 	char first[256];	/* the first chain_c sample's stack, for the failure message */
+	char differs[256];	/* the first sample the rules walked elsewhere */
 };
+
+/* the word at addr of a stack copied from sp */
+static bool copy_word(const uint8_t *stack, uint64_t size, uint64_t sp, uint64_t addr, uint64_t *w)
+{
+	if (addr < sp || addr - sp > size || size - (addr - sp) < sizeof(*w))
+		return false;
+	memcpy(w, stack + (addr - sp), sizeof(*w));
+	return true;
+}
+
+/* walk a copy with the rules of each frame (regs: BP, SP, IP at 6, 7, 8); -1 where a frame has none */
+static int rule_walk(struct symbolizer *s, pid_t pid, const uint64_t *regs, const uint8_t *stack, uint64_t size,
+		     uint64_t *ips, int max)
+{
+	uint64_t pc = regs[8], sp = regs[7], bp = regs[6], cfa, ra;
+	struct unwind_rule r;
+
+	for (int i = 0; i < max; i++) {
+		if (unwind__rule(s, pid, pc, i == 0, &r))
+			return -1;
+		ips[i] = pc;
+		cfa = (r.cfa_bp ? bp : sp) + r.cfa_off;
+		if (r.end || !copy_word(stack, size, regs[7], cfa - 8, &ra) ||
+		    (r.bp_saved && !copy_word(stack, size, regs[7], cfa + r.bp_off, &bp)) || !ra)
+			return i + 1;	/* where the unwinder stops too */
+		sp = cfa;
+		pc = ra;
+	}
+	return max;
+}
 
 static void check_sample(struct symbolizer *s, pid_t pid, const uint64_t *regs, const uint8_t *stack,
 			 uint64_t size, const char *main_name, struct unwound *u)
@@ -42,6 +76,18 @@ static void check_sample(struct symbolizer *s, pid_t pid, const uint64_t *regs, 
 	u->samples++;
 	if (n < 1)
 		return;
+	uint64_t rips[64];
+	int m = rule_walk(s, pid, regs, stack, size, rips, 64);
+
+	if (m > 0) {
+		u->rule_walks++;
+		if (m == n && !memcmp(rips, ips, n * sizeof(*ips)))
+			u->rule_agree++;
+		else if (!u->differs[0])
+			snprintf(u->differs, sizeof(u->differs), "ip %#llx: libdw %d frames, the rules %d (2nd %#llx, %#llx)",
+				 (unsigned long long)ips[0], n, m, (unsigned long long)(n > 1 ? ips[1] : 0),
+				 (unsigned long long)(m > 1 ? rips[1] : 0));
+	}
 	for (int i = 0; i < n; i++) {
 		int k = symbolizer__resolve(s, pid, ips[i], false, f, 4);
 
@@ -152,6 +198,9 @@ static void unwind_variant(const char *kind, const char *main_name)
 	if (u.in_chain_c < 20 || u.full_chain * 10 < u.in_chain_c * 9 || u.past_main * 10 < u.in_chain_c * 9)
 		unit__fail(__FILE__, __LINE__, "%s: %d samples, %d in chain_c, %d unwound to %s, %d past it; first: %s",
 			   kind, u.samples, u.in_chain_c, u.full_chain, main_name, u.past_main, u.first);
+	if (u.rule_agree != u.rule_walks || u.rule_walks * 10 < u.samples * 9)
+		unit__fail(__FILE__, __LINE__, "%s: %d samples, %d walked with CFI rules, %d to libdw's frames; %s",
+			   kind, u.samples, u.rule_walks, u.rule_agree, u.differs);
 }
 
 TEST(unwind_dwarf_pie_without_frame_pointers)
