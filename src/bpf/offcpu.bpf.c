@@ -250,6 +250,12 @@ static __always_inline __u32 ucfi_rule(__u64 pc, __u32 tag)
 }
 
 enum { WALK_MISS, WALK_DONE, WALK_KTHREAD };
+/*
+ * The frames the walk follows: a deeper stack is copied (libdw unwinds up to
+ * OFFCPU_MAX_DEPTH). The verifier checks each turn of the loop: on this
+ * machine every 32 frames cost about 8 ms of sonde's start.
+ */
+#define WALK_MAX 64
 
 /*
  * dwarf: walk current's user stack with the cached rules, as the user side's
@@ -277,7 +283,7 @@ static __always_inline int ustack_walk(struct offcpu_key *k)
 	pc = r->ip | OFFCPU_UCFI_FRAME0;	/* through the BTF pointer: no helper call */
 	sp = r->sp;
 	bp = r->bp;
-	for (int i = 0; i < OFFCPU_MAX_DEPTH; i++) {
+	for (int i = 0; i < WALK_MAX; i++) {
 		__u32 rule = ucfi_rule(pc, tag);
 		__s32 off = (__s32)(rule << (32 - OFFCPU_UCFI_OFF_BITS)) >> (32 - OFFCPU_UCFI_OFF_BITS);
 		__u64 cfa, ra = 0;
