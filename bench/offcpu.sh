@@ -171,7 +171,7 @@ fi
 printf 'pingpong %s round trips, median of %s interleaved rounds; bare %ss\n' "$N" "$REPS" "$bare"
 printf 'sonde offcpu -a:        %ss  slowdown %sx   (exit after Ctrl-C: %ss)\n' "$sonde" "$(ratio "$sonde" "$bare")" "$sonde_stop"
 hz=$(getconf CLK_TCK)
-printf 'sonde offcpu -a, its own CPU over the loop: %s ns per block (median of %s)\n' \
+printf 'sonde offcpu -a, its own CPU over the loop (every process traced): %s ns per pingpong block (median of %s)\n' \
 	"$(median <"$T/ucpu" | awk -v hz="$hz" -v n="$N" '{ printf "%.0f", $1 * 1e9 / hz / (2 * n) }')" "$REPS"
 printf 'sonde offcpu -a -g fp:  %ss  slowdown %sx   added cost default/fp = %s\n' "$sonde_fp" \
 	"$(ratio "$sonde_fp" "$bare")" "$(ratio "$(added "$sonde" "$bare")" "$(added "$sonde_fp" "$bare")")"
