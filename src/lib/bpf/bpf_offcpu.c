@@ -436,10 +436,10 @@ int offcpu__dwarf_event(void *ctx, void *data, size_t size)
 		 * A copy comes as the block starts: the maps of a process that has
 		 * just exec'ed may not have been read yet (they were when it came at
 		 * the block's end). Read them again, once, when the stack did not
-		 * unwind or its IP alone is in no module (a thread just made by
-		 * clone3 has a stack of one frame).
+		 * unwind or its IP is in no module known (the unwinder then walks
+		 * frame pointers, and skips callers).
 		 */
-		if ((n <= 0 || (n == 1 && unwind__rule(oc->sym, k.tgid, ips[0], true, &r))) && oc->refresh_maps) {
+		if ((n <= 0 || unwind__rule(oc->sym, k.tgid, ips[0], true, &r) == -ESRCH) && oc->refresh_maps) {
 			oc->refresh_maps(oc->before_unwind_ctx, k.tgid);
 			n = unwind__user(oc->sym, k.tgid, (const uint64_t *)d->regs, UNWIND_REGS_MASK, d->stack,
 					 got, ips, OFFCPU_MAX_DEPTH);

@@ -304,7 +304,7 @@ int unwind__rule(struct symbolizer *s, pid_t pid, uint64_t pc, bool exact, struc
 	int rc;
 
 	if (!p || !p->uw || !p->uw->dwfl || !(m = dwfl_addrmodule(p->uw->dwfl, at)))
-		return -ENOENT;
+		return -ESRCH;
 	/* as libdwfl's unwinder: .eh_frame first, then .debug_frame, then frame pointers */
 	for (int i = 0; i < 2; i++) {
 		cfi = i ? dwfl_module_dwarf_cfi(m, &bias) : dwfl_module_eh_cfi(m, &bias);

@@ -56,9 +56,9 @@ struct unwind_rule {
  * The rule of the frame at pc in pid, whose modules unwind__user reported
  * (call it first): exact for the interrupted IP, else pc is a return address
  * and the rule is the call's (pc - 1). Where the module has no CFI for pc, the
- * frame-pointer rule the unwinder falls back to. 0, or -ENOENT when pc is in
- * no module or its CFI is not of that simple form (an expression, a CFA in
- * another register).
+ * frame-pointer rule the unwinder falls back to. 0, -ESRCH when pc is in no
+ * module, or -ENOENT when its CFI is not of that simple form (an expression,
+ * a CFA in another register).
  */
 int unwind__rule(struct symbolizer *s, pid_t pid, uint64_t pc, bool exact, struct unwind_rule *r);
 
