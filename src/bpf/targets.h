@@ -10,24 +10,14 @@
 #define SONDE_BPF_TARGETS_H
 
 #include "counter.h"
+#include "maps.h"
 
 #define TARGETS_ALL 0	/* every thread but sonde's */
 #define TARGETS_TGID 1	/* threads whose tgid is in the targets map */
 #define TARGETS_TID 2	/* threads whose tid is in the targets map */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 10240);
-	__type(key, __u32);
-	__type(value, __u8);
-} targets SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TARGETS_NR_STATS);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
+TARGETS_MAP(targets);
+COUNTERS_MAP(stats, TARGETS_NR_STATS);
 
 #define stat_inc(which) counter_inc(&stats, (which))
 
