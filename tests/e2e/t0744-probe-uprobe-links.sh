@@ -17,10 +17,12 @@ kver=$(uname -r | sed 's/[^0-9.].*//')
 if [ "$(printf '6.6\n%s\n' "$kver" | sort -V | head -1)" = 6.6 ] && command -v bpftool >/dev/null; then
 	test_expect_success 'uprobe_multi links where the kernel has them (bpftool lists them while sonde runs)' '
 		bpftool link show | sed -nE "s/^([0-9]+): (type 12|uprobe_multi) .*/\1/p" | sort >before &&
-		$SONDE probe -e "uprobe:$FC:tick, uretprobe:$FC:tock { @ = count(); } interval:ms:3000 { exit(); }" >out &
+		: >out && $SONDE probe -q -e "BEGIN { printf(\"on\\n\"); }
+			uprobe:$FC:tick, uretprobe:$FC:tock { @ = count(); } interval:ms:3000 { exit(); }" >out &
 		s=$! &&
-		# attached once it says so (a loaded machine may take a while)
-		for i in $(seq 100); do grep -q "^Attaching" out && break; sleep 0.1; done &&
+		# attached once BEGIN has run ("Attaching N probes..." comes before the attach, as in
+		# bpftrace); a loaded machine may take a while
+		for i in $(seq 300); do grep -q "^on$" out && break; sleep 0.1; done &&
 		bpftool link show | sed -nE "s/^([0-9]+): (type 12|uprobe_multi) .*/\1/p" | sort >during; wait $s &&
 		comm -13 before during >ours && cat ours && test $(wc -l <ours) -ge 2 &&
 		# the links that were sonde'"'"'s are gone (other processes may hold links of their own)

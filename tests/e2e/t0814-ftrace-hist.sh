@@ -98,7 +98,8 @@ test_expect_success '.syscall and .sym keys name their numbers' '
 test_expect_success '-p PID: that process and the children it starts, till it ends' '
 	{ sh -c "sleep 1; $WORKLOADS/syscalls 50; sleep 0.3" & } && p=$! &&
 	$SONDE ftrace --hist "keys=common_pid.execname" $BPF -e syscalls:sys_enter_getppid -p $p >out &&
-	grep "^{ common_pid: syscalls  *\[ *[0-9]*\] } hitcount:         50$" out && grep -q "^    Hits: 50$" out
+	{ grep "^{ common_pid: syscalls  *\[ *[0-9]*\] } hitcount:         50$" out && grep -q "^    Hits: 50$" out ||
+	  { cat out; exit 1; }; }
 '
 
 test_expect_success 'SIGINT and SIGTERM: the histogram so far, exit 0' '
