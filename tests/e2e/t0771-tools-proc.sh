@@ -191,8 +191,10 @@ test_expect_success 'runqlat -L and --pidnss: a section per thread, one for the 
 	{ kill $SP; wait $SP; } 2>/dev/null || true
 
 	hist_rows out && hist_rows ns && hist_rows cd &&
+	# (any on-CPU time: on a loaded machine a time slice can stay under a millisecond)
 	for p in $SP; do
-		test $(section_counts out "tid = $p spin") -gt 0 && test $(section_counts cd "tid = $p spin" 1024) -gt 0 || exit 1
+		test $(section_counts out "tid = $p spin") -gt 0 && test $(section_counts cd "tid = $p spin") -gt 0 ||
+			{ cat out cd; exit 1; }
 	done &&
 	n=$(readlink /proc/self/ns/pid | tr -dc 0-9) && grep "^pidns = " ns >sec && test $(wc -l <sec) -eq 1 &&
 	grep -q "^pidns = $n [^ ]" sec && test $(section_counts ns "$(cat sec)" 1024) -gt 0
