@@ -127,22 +127,33 @@ TEST(symbol_agrees_with_perf_script)
  * function but no line for it (gcc's crtstuff.c: frame_dummy), "crtstuff.c:?", perf's
  * "crtstuff.c:0"; with DWARF's own answers sonde says there is no line
  */
+/* the hex number on line n (0 first) of what "CMD PATH | FILTER" prints, 0 if none */
+static unsigned long long hex_of(const char *cmd, const char *path, const char *filter, int n)
+{
+	char sh[4400], out[64];
+	unsigned long long v = 0;
+	FILE *p;
+
+	snprintf(sh, sizeof(sh), "%s %s | %s", cmd, path, filter);
+	p = popen(sh, "r");
+	if (!p)
+		return 0;
+	for (int i = 0; i <= n && fgets(out, sizeof(out), p); i++)
+		v = i == n ? strtoull(out, NULL, 16) : 0;
+	pclose(p);
+	return v;
+}
+
 TEST(srcline_binutils_file_without_line)
 {
-	char demo[4200], cmd[4400], out[64] = "";
-	unsigned long long addr = 0;
+	char demo[4200];
+	unsigned long long addr;
 	struct sym_frame f;
 	const char *file = NULL;
 	int line = -1;
-	FILE *p;
 
 	snprintf(demo, sizeof(demo), "%s/build/examples/demo", st_root());
-	snprintf(cmd, sizeof(cmd), "nm %s | awk '/ frame_dummy$/ {print $1}'", demo);
-	p = popen(cmd, "r");
-	CHECK(p);
-	if (fgets(out, sizeof(out), p))
-		addr = strtoull(out, NULL, 16);
-	pclose(p);
+	addr = hex_of("nm", demo, "awk '/ frame_dummy$/ {print $1}'", 0);
 	CHECK(addr);
 	for (int pass = 0; pass < 2; pass++) {
 		struct symbolizer *s = symbolizer__new(pass ? SYM_BINUTILS_FILES : 0);
@@ -168,20 +179,15 @@ TEST(srcline_binutils_file_without_line)
  */
 TEST(srcline_plt0_is_no_function)
 {
-	char demo[4200], cmd[4400], out[64] = "";
-	unsigned long long plt = 0, init = 0;
+	char demo[4200];
+	unsigned long long plt, init;
 	struct sym_frame f;
 	const char *file = NULL;
 	int line = -1;
-	FILE *p;
 
 	snprintf(demo, sizeof(demo), "%s/build/examples/demo", st_root());
-	snprintf(cmd, sizeof(cmd), "readelf -SW %s | awk '$2 == \".plt\" {print $4} $2 == \".init\" {print $4}'", demo);
-	p = popen(cmd, "r");
-	CHECK(p);
-	for (int i = 0; i < 2 && fgets(out, sizeof(out), p); i++)
-		*(i ? &plt : &init) = strtoull(out, NULL, 16);
-	pclose(p);
+	init = hex_of("readelf -SW", demo, "awk '$2 == \".init\" {print $4}'", 0);
+	plt = hex_of("readelf -SW", demo, "awk '$2 == \".plt\" {print $4}'", 0);
 	CHECK(plt && init && init < plt);
 	struct symbolizer *s = symbolizer__new(SYM_BINUTILS_FILES);
 
