@@ -284,6 +284,14 @@ test_expect_success 'collapse of perf script text on stdin: the same stacks' '
 	test_cmp e2 a2
 '
 
+# the session's table of thread names grows at 512 threads, and a FORK names the child after
+# its parent's slot in that table: 600 forks made the growth fall on one (ASan: a read after free)
+test_expect_success 'report of 600 forks: each child named after its parent, no read after a free' '
+	$SONDE record -q -F 99 -o forks.data -- sh -c "for i in \$(seq 600); do /bin/true; done" &&
+	$SONDE report -i forks.data --stdio -s comm -g none >out 2>err && ! test -s err &&
+	grep -q "^# Samples" out
+'
+
 test_expect_success 'collapse --pid, --tid, --kernel, --period' '
 	$SONDE collapse -i $TMP/perf.data --pid >out && grep -q "^demo-[0-9]*;" out &&
 	$SONDE collapse -i $TMP/perf.data --tid >out && grep -q "^demo-[0-9]*/[0-9]*;" out &&

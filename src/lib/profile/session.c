@@ -99,10 +99,14 @@ static struct comm_slot *comm_find(struct session *s, uint32_t tid, bool create)
 
 static void comm_set(struct session *s, uint32_t tid, const char *comm)
 {
-	struct comm_slot *c = comm_find(s, tid, true);
+	struct comm_slot *c;
+	char copy[sizeof(c->comm)];
 
+	/* comm may be another thread's slot (a fork), which a growing table moves */
+	snprintf(copy, sizeof(copy), "%s", comm);
+	c = comm_find(s, tid, true);
 	if (c)
-		snprintf(c->comm, sizeof(c->comm), "%s", comm);
+		memcpy(c->comm, copy, sizeof(copy));
 }
 
 const char *session__comm(struct session *s, uint32_t tid)
