@@ -18,6 +18,7 @@
 #include "lib/proc/workload.h"
 #include "lib/symbol/kdata.h"
 #include "lib/symbol/symbol.h"
+#include "stack_run.h"
 #include "ui/lock_print.h"
 
 #include <errno.h>
@@ -156,13 +157,9 @@ static int report(struct lock_cmd *o, struct lock_trace *lt, struct offcpu_maps 
 int cmd_lock(int argc, char **argv)
 {
 	struct lock_cmd o = { .sort = LOCK_SORT_TOTAL };
-	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
 	struct lock_trace *lt = NULL;
-	struct bpf_mmaps *mm = NULL;
-	struct offcpu_maps mw;
-	struct symbolizer *sym;
+	struct stack_run r;
 	char err[512] = "", libc[4096];
-	struct loop loop;
 	enum loop_end end;
 	int rc = 1;
 
@@ -172,66 +169,42 @@ int cmd_lock(int argc, char **argv)
 		return 1;
 	}
 	bpfutil__setup_log(verbose);
-	if (!(sym = symbolizer__new(0))) {
-		error("out of memory");
+	if (stack_run__init(&r)) {
 		target__free(&o.tg);
 		return 1;
 	}
-	offcpu_maps__init(&mw, sym, NULL);
 	if (o.user)
 		o.lo.libc = choose_libc(&o, libc, sizeof(libc));
-	if (argc && (rc = workload__prepare(&w, argv))) {
-		error("cannot start '%s': %s", argv[0], strerror(-rc));
-		rc = 1;
+	if (argc && stack_run__prepare(&r, argv))
 		goto out;
-	}
 	if (o.cmd_target) {
-		o.lo.targets = &w.pid, o.lo.nr_targets = 1;
-		if (o.user && bpf_mmaps__open(&mm, sym, w.pid, err, sizeof(err)))
-			debug(1, "no memory-map events (%s): reading /proc/PID/maps instead", err);
-		mw.mm = mm;
+		o.lo.targets = &r.w.pid, o.lo.nr_targets = 1;
+		if (o.user)
+			stack_run__watch_maps(&r);
 	}
 	rc = lock_trace__new(&lt, &o.lo, err, sizeof(err));
 	if (!rc && (rc = lock_trace__attach(lt, err, sizeof(err))) > 0) {
 		warning("%s: pthread mutexes are not traced, futex waits are", err);
 		rc = 0;
 	}
-	if (!rc && (rc = loop__init(&loop)))
-		snprintf(err, sizeof(err), "cannot set up the event loop: %s", strerror(-rc));
-	if (rc) {
-		error("%s", err[0] ? err : strerror(-rc));
-		if (argc)
-			workload__abort(&w);
-		rc = 1;
+	if ((rc = stack_run__ready(&r, rc, err, argc > 0)))
 		goto out;
-	}
 	debug(1, "attached: %s", o.user ? "futex syscalls and pthread mutex uprobes" : "lock:contention_begin/end");
-	if (o.lo.filter == LOCK_TGID && !mm && o.user)
-		mw.targets_fd = lock_trace__targets_fd(lt);
+	if (o.lo.filter == LOCK_TGID && !r.mm && o.user)
+		r.mw.targets_fd = lock_trace__targets_fd(lt);
 	if (!argc)
-		mw.watched = o.lo.targets, mw.nr_watched = o.lo.nr_targets;
-	if (o.duration > 0)
-		loop__set_duration(&loop, o.duration);
-	if (argc && (rc = opt__start_command(&w, argv)))
-		goto out_loop;
-	if (argc)
-		loop__set_child(&loop, w.pid);
-	loop__set_tick(&loop, 100, offcpu_maps__on_tick, &mw);
-	end = loop__run(&loop);
-	if (end == LOOP_ERROR)
-		error("polling failed: %s", strerror(-loop.err));
-	offcpu_maps__tick(&mw);
+		r.mw.watched = o.lo.targets, r.mw.nr_watched = o.lo.nr_targets;
+	if ((rc = stack_run__go(&r, argv, o.duration)))
+		goto out;
+	end = loop__run(&r.loop);
+	stack_run__stopped(&r, end);
 	lock_trace__detach(lt);
-	rc = report(&o, lt, &mw);
+	rc = report(&o, lt, &r.mw);
 	if (!rc)
-		rc = loop__exit_code(&loop, end);
-out_loop:
-	loop__fini(&loop);
+		rc = loop__exit_code(&r.loop, end);
 out:
 	lock_trace__free(lt);
-	bpf_mmaps__close(mm);
-	offcpu_maps__fini(&mw);
-	symbolizer__free(sym);
+	stack_run__free(&r);
 	target__free(&o.tg);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include "lib/symbol/symbol.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
+#include "stack_run.h"
 #include "ui/offcpu_print.h"
 
 #include <errno.h>
@@ -237,12 +238,8 @@ static void print_header(const struct offcpu_cmd *o, const char *cmd)
 int cmd_offcpu(int argc, char **argv)
 {
 	struct offcpu_cmd o = { .freq = 99, .oo.state = -1 };
-	struct workload w = { .pid = 0, .go_fd = -1, .err_fd = -1 };
-	struct offcpu_maps mw;
-	struct bpf_mmaps *mm = NULL;
 	struct offcpu *oc = NULL;
-	struct symbolizer *sym;
-	struct loop loop;
+	struct stack_run r;
 	enum loop_end end;
 	char err[512] = "";
 	int rc = 1;
@@ -253,72 +250,47 @@ int cmd_offcpu(int argc, char **argv)
 		return 1;
 	}
 	bpfutil__setup_log(verbose);
-	sym = symbolizer__new(0);
-	if (!sym) {
-		error("out of memory");
+	if (stack_run__init(&r)) {
 		target__free(&o.tg);
 		return 1;
 	}
-	offcpu_maps__init(&mw, sym, NULL);
-	set_engine_opts(&o, argc ? argv[0] : NULL, &mw);
-	if (argc && (rc = workload__prepare(&w, argv))) {
-		error("cannot start '%s': %s", argv[0], strerror(-rc));
-		rc = 1;
+	set_engine_opts(&o, argc ? argv[0] : NULL, &r.mw);
+	if (argc && stack_run__prepare(&r, argv))
 		goto out;
+	if (o.cmd_target) {
+		stack_run__watch_maps(&r);
+		o.oo.targets = &r.w.pid, o.oo.nr_targets = 1;	/* the command and its forks */
 	}
-	if (o.cmd_target && bpf_mmaps__open(&mm, sym, w.pid, err, sizeof(err)))
-		debug(1, "no memory-map events (%s): reading /proc/PID/maps instead", err);
-	mw.mm = mm;
-	if (o.cmd_target)	/* the command and its forks */
-		o.oo.targets = &w.pid, o.oo.nr_targets = 1;
 	rc = offcpu__new(&oc, &o.oo, err, sizeof(err));
 	if (!rc)
 		rc = offcpu__attach(oc, err, sizeof(err));
-	if (!rc && (rc = loop__init(&loop)))
-		snprintf(err, sizeof(err), "cannot set up the event loop: %s", strerror(-rc));
-	if (rc) {
-		error("%s", err[0] ? err : strerror(-rc));
-		if (argc)
-			workload__abort(&w);
+	if ((rc = stack_run__ready(&r, rc, err, argc > 0)))
+		goto out;
+	debug(1, "sched_switch hook: %s", offcpu__hook(oc));
+	if (o.oo.filter == OFFCPU_TGID && !r.mm)
+		r.mw.targets_fd = offcpu__targets_fd(oc);
+	if (!argc)
+		r.mw.watched = o.ids, r.mw.nr_watched = o.nids;
+	if ((rc = stack_run__go(&r, argv, o.duration)))
+		goto out;
+	print_header(&o, o.cmd_target ? argv[0] : NULL);
+	if (offcpu__dwarf_fd(oc) >= 0 &&
+	    (rc = loop__add_ringbuf(&r.loop, offcpu__dwarf_fd(oc), offcpu__dwarf_event, oc))) {
+		error("cannot poll the BPF ring buffer: %s", strerror(-rc));
 		rc = 1;
 		goto out;
 	}
-	debug(1, "sched_switch hook: %s", offcpu__hook(oc));
-	if (o.oo.filter == OFFCPU_TGID && !mm)
-		mw.targets_fd = offcpu__targets_fd(oc);
-	if (o.duration > 0)
-		loop__set_duration(&loop, o.duration);
-	if (!argc)
-		mw.watched = o.ids, mw.nr_watched = o.nids;
-	if (argc && (rc = opt__start_command(&w, argv)))
-		goto out_loop;
-	if (argc)
-		loop__set_child(&loop, w.pid);
-	print_header(&o, o.cmd_target ? argv[0] : NULL);
-	loop__set_tick(&loop, 100, offcpu_maps__on_tick, &mw);
-	if (offcpu__dwarf_fd(oc) >= 0 &&
-	    (rc = loop__add_ringbuf(&loop, offcpu__dwarf_fd(oc), offcpu__dwarf_event, oc))) {
-		error("cannot poll the BPF ring buffer: %s", strerror(-rc));
-		rc = 1;
-		goto out_loop;
-	}
-	end = loop__run(&loop);	/* a command still running after a stop is ended there */
-	if (end == LOOP_ERROR)
-		error("polling failed: %s", strerror(-loop.err));
-	offcpu_maps__tick(&mw);
+	end = loop__run(&r.loop);	/* a command still running after a stop is ended there */
+	stack_run__stopped(&r, end);
 	offcpu__detach(oc);
-	loop__drain(&loop);
+	loop__drain(&r.loop);
 	o.folded |= o.wall;
-	rc = report(&o, oc, &mw);
+	rc = report(&o, oc, &r.mw);
 	if (!rc)	/* README "Exit status" */
-		rc = loop__exit_code(&loop, end);
-out_loop:
-	loop__fini(&loop);
+		rc = loop__exit_code(&r.loop, end);
 out:
 	offcpu__free(oc);
-	bpf_mmaps__close(mm);
-	offcpu_maps__fini(&mw);
-	symbolizer__free(sym);
+	stack_run__free(&r);
 	target__free(&o.tg);
 	return rc;
 }
