@@ -5,7 +5,9 @@
 # (raw tracepoints in 0.17), the counts are checked against the workload's.
 . "$(dirname "$0")/../lib.sh"
 
-W=$WORKLOADS/syscalls
+# a copy of this run's own: a uprobe is on a file, and other tests run the shared one beside this
+W=$TMP/syscalls
+cp "$WORKLOADS/syscalls" "$W"
 require_root 'sonde probe against bpftrace'
 
 # both tools on one program and workload; bpftrace's stderr has a harmless RLIMIT line
