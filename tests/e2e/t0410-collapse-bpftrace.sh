@@ -139,7 +139,9 @@ fi
 require_root 'sonde probe output folded' 'BPF needs root'
 
 # a uprobe at chain_c's entry: the stack is main -> chain_a -> chain_b -> chain_c, once
-W=$WORKLOADS/symchain
+# a copy of this run's own: a uprobe is on a file, and other tests run the shared one beside this
+W=$TMP/symchain
+cp "$WORKLOADS/symchain" "$W"
 P="uprobe:$W:chain_c { @[ustack(3)] = count(); @c[comm, ustack(4)] = count(); @p[ustack(3), pid] = count(); }"
 
 test_expect_success 'sonde probe @[ustack] = count() folds to the known chain' '

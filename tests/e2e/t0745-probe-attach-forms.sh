@@ -7,7 +7,9 @@
 . "$(dirname "$0")/../lib.sh"
 
 require_root 'attach-point forms'
-FC=$WORKLOADS/ftrace_calls
+# a copy of this run's own: a uprobe is on a file, and other tests run the shared one beside this
+FC=$TMP/ftrace_calls
+cp "$WORKLOADS/ftrace_calls" "$FC"
 # the instance names -v prints, one per line
 names() { $SONDE probe --dry-run -v -e "$1" 2>&1 | sed -n 's/^; \([^ ]*\): [0-9]* instructions.*/\1/p'; }
 
