@@ -119,7 +119,8 @@ test_expect_success 'argdist -p PID: only that process; $latency in a return pro
 test_expect_success 'argdist -C: the rows from the smallest count up (20 opens of O_RDONLY the last)' '
 	cp $SC ./sc$$ &&
 	tool_start out $SONDE tool argdist -i 1 -c -C "t:syscalls:sys_enter_openat():int:args->flags:comm == \"sc$$\"" &&
-	./sc$$ 20 && sleep 1.5 && tool_stop &&
+	./sc$$ 20 && for i in $(seq 100); do grep -qxF "	20         args->flags = 0" out && break; sleep 0.1; done &&
+	sleep 0.2 && tool_stop &&
 	tac out | sed "/COUNT *EVENT/,\$d" | tac >last && test $(wc -l <last) -ge 2 &&
 	tail -1 last | grep -qxF "	20         args->flags = 0" && sort -n -s -k1,1 last | cmp - last
 '
