@@ -200,3 +200,53 @@ TEST(srcline_plt0_is_no_function)
 	CHECK_INT(symbolizer__srcline_in(s, &f, init + 4, &file, &line), -ENODATA);
 	symbolizer__free(s);
 }
+
+/*
+ * code from assembly: a local label is an untyped symbol, and the STT_FILE symbol
+ * before it names the source ("" for `.file ""`, as in ld.so's _start). binutils'
+ * addr2line counts untyped symbols as functions and answers "helper" and "FILE:?",
+ * which perf prints as "FILE:0" (":0" for ld.so's _start); sonde says the same file
+ */
+TEST(srcline_binutils_file_of_assembly_label)
+{
+	static const char *const names[] = { "", "start.S" };
+	char *dir = st_tmpdir(), exe[4200], want[256];
+
+	CHECK(dir);
+	for (int i = 0; dir && i < 2; i++) {
+		unsigned long long helper;
+		struct sym_frame f;
+		const char *file = NULL;
+		int line = -1;
+
+		snprintf(exe, sizeof(exe), "%s/asm%d", dir, i);
+		CHECK_INT(st_sh("cd %s && printf '\\t.file \"%s\"\\n\\t.text\\n\\t.globl main\\n\\t.type main,@function\\n"
+				"main:\\n\\tcall helper\\n\\txor %%%%eax,%%%%eax\\n\\tret\\n\\t.size main,.-main\\n"
+				"helper:\\n\\tnop\\n\\tnop\\n\\tret\\n\\t.section .note.GNU-stack,\"\",@progbits\\n' >asm%d.s && "
+				"gcc -o asm%d asm%d.s", dir, names[i], i, i, i), 0);
+		helper = hex_of("nm", exe, "awk '/ helper$/ {print $1}'", 0);
+		CHECK(helper);
+		/* addr2line's own answer: the function, then FILE:? */
+		snprintf(want, sizeof(want), "addr2line -f -e %s 0x%llx | sed -n 2p | sed 's/:?$//'", exe, helper + 1);
+		FILE *p = popen(want, "r");
+
+		CHECK(p);
+		if (!p || !fgets(want, sizeof(want), p))
+			want[0] = 0;
+		if (p)
+			pclose(p);
+		want[strcspn(want, "\n")] = 0;
+		CHECK_STR(want, names[i]);
+
+		struct symbolizer *s = symbolizer__new(SYM_BINUTILS_FILES);
+
+		CHECK(s);
+		CHECK_INT(symbolizer__resolve_file(s, exe, helper + 1, &f, 1), 1);
+		CHECK_STR(f.sym, "helper");
+		CHECK_INT(symbolizer__srcline_in(s, &f, helper + 1, &file, &line), 0);
+		CHECK(file && !strcmp(file, want));
+		CHECK_INT(line, 0);
+		symbolizer__free(s);
+	}
+	st_rmdir(dir);
+}

@@ -764,7 +764,9 @@ int dso__resolve(struct symbolizer *s, struct dso *d, uint64_t vaddr, const stru
 
 /*
  * the STT_FILE symbol's name before the local function symbol that holds vaddr in the
- * file's .symtab (binutils' elf_find_function gives it for local functions only), or NULL
+ * file's .symtab (binutils' elf_find_function gives it for local functions only, and
+ * counts untyped symbols as functions: ld.so's _start, from assembly, is one), or NULL.
+ * The name may be empty (an assembly file's): binutils answers ":?", perf ":0".
  */
 static const char *symtab_file(struct dso *d, uint64_t vaddr)
 {
@@ -790,8 +792,9 @@ static const char *symtab_file(struct dso *d, uint64_t vaddr)
 			continue;
 		if (GELF_ST_TYPE(sym.st_info) == STT_FILE)
 			file = name;
-		else if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_value == fs->start && !strcmp(name, fs->name))
-			return GELF_ST_BIND(sym.st_info) == STB_LOCAL && file && *file ? file : NULL;
+		else if ((GELF_ST_TYPE(sym.st_info) == STT_FUNC || GELF_ST_TYPE(sym.st_info) == STT_NOTYPE) &&
+			 sym.st_value == fs->start && !strcmp(name, fs->name))
+			return GELF_ST_BIND(sym.st_info) == STB_LOCAL ? file : NULL;
 	}
 	return NULL;
 }
