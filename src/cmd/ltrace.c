@@ -241,7 +241,7 @@ static int tick(void *ctx, int fd, short revents)
 
 	(void)fd;
 	(void)revents;
-	loop__drain(o->loop);
+	loop__consume(o->loop);
 	fflush(o->pr.out);
 	return o->pid && ++o->ticks % 5 == 0 && !target__alive(o->target);
 }
@@ -263,6 +263,7 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 	struct timespec rt, mt;
 	struct loop loop;
 	enum loop_end end;
+	size_t left;
 	int rc = 1;
 
 	memset(sysplans, 0, sizeof(sysplans));
@@ -325,7 +326,9 @@ static int run(struct ltrace_cmd *o, struct lt_funcs *fs, struct workload *w)
 	if (end == LOOP_ERROR)
 		error("polling failed: %s", strerror(-loop.err));
 	ltrace__detach(o->lt);
-	loop__drain(&loop);
+	if ((left = loop__drain(&loop)))
+		warning("%zu call records not read: more came than sonde could read in %d s after the end",
+			left, LOOP_DRAIN_MS / 1000);
 	ltrace_printer__flush(&o->pr);
 	if (o->count)
 		ltrace_printer__summary(&o->pr);

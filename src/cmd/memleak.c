@@ -194,7 +194,7 @@ static void report(struct memleak_cmd *o)
 	else if (o->target)
 		refresh_maps(o);
 	if (o->dwarf_size && o->loop)	/* the stacks of the allocations made so far */
-		loop__drain(o->loop);
+		loop__consume(o->loop);
 	if (o->pre)
 		rc = memleak_preload__read(o->pre, (uint64_t)o->older_ms * 1000000, o->combined, &r);
 	else
@@ -379,6 +379,7 @@ int cmd_memleak(int argc, char **argv)
 	char lib[PATH_MAX] = "", err[512] = "";
 	struct loop loop;
 	enum loop_end end;
+	size_t left;
 	int rc = 1;
 
 	parse_args(&o, argc, argv);
@@ -436,7 +437,9 @@ int cmd_memleak(int argc, char **argv)
 	}
 	/* the end (Ctrl-C, the command or process gone) reports what is left, unless count was reached */
 	if (o.trace || o.dwarf_size)
-		loop__drain(&loop);
+		if ((left = loop__drain(&loop)))
+			warning("%zu records not read: more came than sonde could read in %d s after the end",
+				left, LOOP_DRAIN_MS / 1000);
 	if (!o.trace && (o.count < 0 || o.printed < o.count))
 		report(&o);
 	if (o.trace && memleak__stat(o.m, MEMLEAK_STAT_LOST))

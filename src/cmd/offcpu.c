@@ -241,6 +241,7 @@ int cmd_offcpu(int argc, char **argv)
 	struct offcpu *oc = NULL;
 	struct stack_run r;
 	enum loop_end end;
+	size_t left;
 	char err[512] = "";
 	int rc = 1;
 
@@ -283,7 +284,9 @@ int cmd_offcpu(int argc, char **argv)
 	end = loop__run(&r.loop);	/* a command still running after a stop is ended there */
 	stack_run__stopped(&r, end);
 	offcpu__detach(oc);
-	loop__drain(&r.loop);
+	if ((left = loop__drain(&r.loop)))
+		warning("%zu stack copies not read, their blocks lost: more came than sonde could unwind "
+			"in %d s after the end", left, LOOP_DRAIN_MS / 1000);
 	o.folded |= o.wall;
 	rc = report(&o, oc, &r.mw);
 	if (!rc)	/* README "Exit status" */

@@ -107,7 +107,7 @@ static int trace_tick(void *ctx, int fd, short revents)
 
 	(void)fd;
 	(void)revents;
-	loop__drain(c->loop);
+	loop__consume(c->loop);
 	if (c->wait_targets)	/* -f: the command is gone, its descendants maybe not */
 		return tracer__alive(c->tracer) == 0;
 	if (!c->nr_pids || c->loop->child)
@@ -279,6 +279,7 @@ static int trace_run(struct trace_cmd *c, FILE *out)
 	struct loop *loop = c->loop;
 	struct tracer *t = c->tracer;
 	enum loop_end end = loop__run(loop);
+	size_t left;
 
 	if (end == LOOP_CHILD && c->follow && !c->nr_pids) {	/* with -p, the command said how long */
 		/* as strace -f: go on until the processes the command left behind are gone too */
@@ -291,7 +292,9 @@ static int trace_run(struct trace_cmd *c, FILE *out)
 	}
 	tracer__detach(t);
 	/* what the programs sent between the loop's last read and their detaching (-p, -a, a signal) */
-	loop__drain(loop);
+	if ((left = loop__drain(loop)))
+		warning("%zu syscall records not read: more came than sonde could read in %d s after the end",
+			left, LOOP_DRAIN_MS / 1000);
 	/* the command's exit record was dropped (ring buffer full): its +++ line from its wait status */
 	if (!c->count && end == LOOP_CHILD && c->child && !c->child_exit_seen &&
 	    tracer__counter(t, TRC_LOST_OTHER) &&

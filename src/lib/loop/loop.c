@@ -32,6 +32,8 @@ int loop__init(struct loop *l)
 {
 	memset(l, 0, sizeof(*l));
 	l->sfd = l->dfd = l->tfd = l->gfd = l->out_fd = -1;
+	if (getenv("SONDE_TEST_LOOP_RECORD_US"))	/* a reader slower than the traced code */
+		l->rb_test_us = (unsigned)strtoul(getenv("SONDE_TEST_LOOP_RECORD_US"), NULL, 10);
 	sigemptyset(&l->mask);
 	if (thread_stop_sig) {
 		sigaddset(&l->mask, thread_stop_sig);
@@ -101,25 +103,81 @@ int loop__add_fd(struct loop *l, int fd, short events, loop_fn fn, void *ctx)
 	return 0;
 }
 
+/* a ring's own callback; the loop's, rb_record, keeps the time */
+struct loop_rb {
+	struct loop *l;
+	loop_rb_fn fn;
+	void *ctx;
+};
+
+/* what rb_record returns to end a slice: libbpf stops reading there, this record read */
+#define RB_SLICE_END (-ETIME)
+
+static int rb_record(void *ctx, void *data, size_t size)
+{
+	struct loop_rb *r = ctx;
+	struct loop *l = r->l;
+	int rc;
+
+	if (l->rb_skip) {
+		l->rb_skipped++;
+		return 0;
+	}
+	rc = r->fn(r->ctx, data, size);
+	if (l->rb_test_us)
+		usleep(l->rb_test_us);
+	if (rc < 0)
+		return rc == RB_SLICE_END ? -EIO : rc;
+	return util__now_ns() >= l->rb_until ? RB_SLICE_END : 0;
+}
+
+/* read the rings for at most ms milliseconds: 0 or -errno of a callback */
+static int read_rings(struct loop *l, int ms)
+{
+	int rc;
+
+	if (!l->rb)
+		return 0;
+	l->rb_until = util__now_ns() + ms * 1000000ULL;
+	rc = ring_buffer__consume(l->rb);
+	return rc < 0 && rc != -EINTR && rc != RB_SLICE_END ? rc : 0;
+}
+
 static int consume_rb(void *ctx, int fd, short revents)
 {
-	int rc = ring_buffer__consume(ctx);
-
 	(void)fd;
 	(void)revents;
-	return rc < 0 && rc != -EINTR ? rc : 0;
+	return read_rings(ctx, LOOP_SLICE_MS);
 }
 
 int loop__add_ringbuf(struct loop *l, int map_fd, loop_rb_fn fn, void *ctx)
 {
+	struct loop_rb *r = malloc(sizeof(*r)), **rbs = r ? realloc(l->rbs, (l->nr_rbs + 1) * sizeof(*rbs)) : NULL;
 	int rc;
 
-	if (l->rb)
-		return ring_buffer__add(l->rb, map_fd, (ring_buffer_sample_fn)fn, ctx) < 0 ? -errno : 0;
-	l->rb = ring_buffer__new(map_fd, (ring_buffer_sample_fn)fn, ctx, NULL);
-	if (!l->rb)
-		return -errno;
-	rc = loop__add_fd(l, ring_buffer__epoll_fd(l->rb), POLLIN, consume_rb, l->rb);
+	if (!rbs) {
+		free(r);
+		return -ENOMEM;
+	}
+	l->rbs = rbs;
+	*r = (struct loop_rb){ l, fn, ctx };
+	if (l->rb) {
+		if (ring_buffer__add(l->rb, map_fd, rb_record, r) < 0) {
+			rc = -errno;
+			free(r);
+			return rc;
+		}
+		rbs[l->nr_rbs++] = r;
+		return 0;
+	}
+	l->rb = ring_buffer__new(map_fd, rb_record, r, NULL);
+	if (!l->rb) {
+		rc = -errno;
+		free(r);
+		return rc;
+	}
+	rbs[l->nr_rbs++] = r;
+	rc = loop__add_fd(l, ring_buffer__epoll_fd(l->rb), POLLIN, consume_rb, l);
 	if (rc) {
 		ring_buffer__free(l->rb);
 		l->rb = NULL;
@@ -301,17 +359,32 @@ enum loop_end loop__run(struct loop *l)
 		}
 	}
 	free(pf);
-	if (l->rb)
-		ring_buffer__consume(l->rb);
+	read_rings(l, LOOP_SLICE_MS);
 	if (l->err)
 		return LOOP_ERROR;
 	return l->why;
 }
 
-void loop__drain(struct loop *l)
+void loop__consume(struct loop *l)
 {
-	if (l->rb)
-		ring_buffer__consume(l->rb);
+	read_rings(l, LOOP_SLICE_MS);
+}
+
+size_t loop__drain(struct loop *l)
+{
+	size_t left;
+
+	if (!l->rb)
+		return 0;
+	l->rb_until = util__now_ns() + LOOP_DRAIN_MS * 1000000ULL;
+	if (ring_buffer__consume(l->rb) != RB_SLICE_END)
+		return 0;
+	l->rb_skip = true;
+	l->rb_skipped = 0;
+	ring_buffer__consume(l->rb);
+	l->rb_skip = false;
+	left = l->rb_skipped;
+	return left;
 }
 
 int loop__exit_code(const struct loop *l, enum loop_end end)
@@ -340,6 +413,11 @@ void loop__fini(struct loop *l)
 	}
 	ring_buffer__free(l->rb);
 	l->rb = NULL;
+	for (int i = 0; i < l->nr_rbs; i++)
+		free(l->rbs[i]);
+	free(l->rbs);
+	l->rbs = NULL;
+	l->nr_rbs = 0;
 	free(l->src);
 	l->src = NULL;
 	l->nr_src = 0;

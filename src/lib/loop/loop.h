@@ -30,6 +30,14 @@ struct ring_buffer;
 
 /* how long a started command has to exit after it was asked to, before SIGKILL */
 #define LOOP_GRACE_MS 2000
+/*
+ * Ring-buffer records are read for at most LOOP_SLICE_MS at a time, so that a
+ * flood the reader cannot keep up with (a slow callback, a busy machine
+ * traced with -a) never keeps the loop from its signals, duration and tick;
+ * loop__drain, after the detach, reads for at most LOOP_DRAIN_MS.
+ */
+#define LOOP_SLICE_MS 50
+#define LOOP_DRAIN_MS 2000
 
 enum loop_end {
 	LOOP_SIGNAL,	/* SIGINT, SIGTERM or SIGHUP (in ->signo) */
@@ -58,6 +66,12 @@ struct loop {
 	struct loop_src *src;
 	int nr_src;
 	struct ring_buffer *rb;
+	struct loop_rb **rbs;		/* each ring's callback, behind the one that keeps the time */
+	int nr_rbs;
+	unsigned long long rb_until;	/* CLOCK_MONOTONIC ns: reading stops after this record */
+	bool rb_skip;			/* records are counted, not read (loop__drain past its time) */
+	size_t rb_skipped;
+	unsigned rb_test_us;		/* SONDE_TEST_LOOP_RECORD_US: each record takes that much longer (tests) */
 	loop_fn tick;
 	void *tick_ctx;
 	loop_fn on_signal;		/* the extra signals of loop__add_signal */
@@ -100,10 +114,16 @@ void loop__watch_output(struct loop *l, int fd);
 /* the started command (0 for none): the loop reaps it, and ends it when it stops first */
 void loop__set_child(struct loop *l, pid_t child);
 
-/* run until one of the ends above; the ring buffer is drained before it returns */
+/* run until one of the ends above; the ring buffer is read (one slice) before it returns */
 enum loop_end loop__run(struct loop *l);
-/* consume what the ring buffer holds now (after detaching, before reading results) */
-void loop__drain(struct loop *l);
+/* read what the ring buffer holds, for at most LOOP_SLICE_MS (a tick's reading while attached) */
+void loop__consume(struct loop *l);
+/*
+ * after the detach, before reading results: read what the ring buffer holds,
+ * for at most LOOP_DRAIN_MS; records left then are counted, not read, and
+ * their number returned (for the caller's warning)
+ */
+size_t loop__drain(struct loop *l);
 /*
  * sonde's exit status for how the loop ended (README "Exit status"): the
  * command's status where one was started and was not ended on schedule
