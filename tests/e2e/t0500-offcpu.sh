@@ -18,8 +18,12 @@ near() { awk -v v="$1" -v e="$2" -v p="$3" 'BEGIN { d = v - e; if (d < 0) d = -d
 # blocked time seen in a DURATION us window of a thread that blocks BLOCK us at a
 # time: the blocks cut by the window's two ends are not seen (offcputime counts a
 # block when it ends and needs its start), so DURATION - 2 BLOCK - 5% .. DURATION + 5%
-window() { awk -v v="$1" -v d="$2" -v b="$3" 'BEGIN { exit !(v >= d - 2 * b - d / 20 && v <= d + d / 20) }' ||
-	 { echo "$1 is not what a $2 us window of $3 us blocks sees"; return 1; }; }
+# ; BUSY us (4th argument) the thread ran or waited for a CPU meanwhile, less on a loaded machine
+window() { awk -v v="$1" -v d="$2" -v b="$3" -v busy="${4:-0}" \
+	'BEGIN { exit !(v >= d - 2 * b - d / 20 - busy && v <= d + d / 20) }' ||
+	 { echo "$1 is not what a $2 us window of $3 us blocks sees (the thread was busy ${4:-0} us)"; return 1; }; }
+# us thread or process PID has run or waited for a CPU, by the kernel's count
+busy_us() { awk '{ print int(($1 + $2) / 1000) }' /proc/$1/schedstat; }
 
 test_expect_success 'folded: 10 x 100 ms in block_here, 10 x 50 ms on a pipe (known answers)' '
 	$SONDE offcpu -f -- $W 10 100 50 >out 2>err &&
@@ -27,7 +31,7 @@ test_expect_success 'folded: 10 x 100 ms in block_here, 10 x 50 ms on a pipe (kn
 	pipe_us=$(weight "^offcpu;.*main;.*anon_pipe_read" out) &&
 	feed_us=$(weight "^offcpu;.*feeder;.*do_nanosleep" out) &&
 	echo "sleep $sleep_us pipe $pipe_us feeder $feed_us; the workload measured $(tail -1 err)" &&
-	near $(real block_here) 1000000 15 && near $sleep_us $(real block_here) 3 &&
+	[ $(real block_here) -ge 1000000 ] && near $sleep_us $(real block_here) 3 &&
 	near $pipe_us $(real wait_pipe) 5 && near $feed_us $(real feeder) 5
 '
 
@@ -103,10 +107,10 @@ test_expect_success '--state: S keeps the sleeps, D (uninterruptible) none of th
 test_expect_success '-p PID with --duration, and -t TID' '
 	$W 400 10 10 & pid=$! &&
 	sleep 0.2 &&
-	$SONDE offcpu -f -p $pid --duration 1 >p &&
-	window $(weight "^offcpu;.*main;block_here;" p) 1000000 10000 &&
-	$SONDE offcpu -f -t $pid --duration 0.5 >t &&
-	window $(weight "^offcpu;.*main;block_here;" t) 500000 10000 &&
+	b0=$(busy_us $pid) && $SONDE offcpu -f -p $pid --duration 1 >p && b1=$(busy_us $pid) &&
+	window $(weight "^offcpu;.*main;block_here;" p) 1000000 10000 $((b1 - b0)) &&
+	b0=$(busy_us $pid) && $SONDE offcpu -f -t $pid --duration 0.5 >t && b1=$(busy_us $pid) &&
+	window $(weight "^offcpu;.*main;block_here;" t) 500000 10000 $((b1 - b0)) &&
 	! grep -qv "^offcpu;" p && ok=1
 	kill $pid 2>/dev/null || :; wait $pid || :
 	[ "${ok:-}" = 1 ]
@@ -117,8 +121,12 @@ test_expect_success '-a sees every process; a -p target that exits ends the run'
 	rc=0; $SONDE offcpu -f -a --duration 0.6 >a || rc=$?
 	kill $pid 2>/dev/null || :; wait $pid || :
 	[ $rc -eq 0 ] && grep -q "^offcpu;.*block_here" a && [ $(cut -d";" -f1 a | sort -u | wc -l) -gt 1 ] &&
-	{ $W 3 50 10 & } && pid=$! &&
-	start=$(date +%s%N) && $SONDE offcpu -f -p $pid --duration 20 >e &&
+	# the target stopped until sonde has attached (an ASan sonde on a loaded machine
+	# attached after the 180 ms workload had ended), then left to end by itself
+	{ $W 3 50 10 & } && pid=$! && kill -STOP $pid &&
+	{ $SONDE -v offcpu -f -p $pid --duration 20 >e 2>v & } && s=$! &&
+	for _ in $(seq 3000); do grep -q "sched_switch hook" v && break; sleep 0.01; done &&
+	start=$(date +%s%N) && kill -CONT $pid && wait $s &&
 	[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 5000 ]
 '
 
@@ -130,42 +138,60 @@ test_expect_success 'forks of a -- CMD target are followed (--no-follow stops th
 '
 
 if have_bpftrace; then
-test_expect_success 'blocked time of the main thread: sonde and bpftrace both match what the workload measured' '
-	# a switch-in the tracepoint did not report (see above) ends at the next
-	# switch-out less the time run since, in bpftrace as in sonde
-	cat >bt <<-\EOT &&
-	tracepoint:sched:sched_switch /args->prev_pid == cpid/ { if (@s[args->prev_pid]) { @total = sum(nsecs - (curtask->se.sum_exec_runtime - curtask->se.prev_sum_exec_runtime) - @s[args->prev_pid]); } @s[args->prev_pid] = nsecs; }
+test_expect_success 'blocked time in block_here and wait_pipe: sonde and bpftrace both match what the workload measured' '
+	# only the blocks that start in the two functions the workload times: on a
+	# loaded machine the thread also waits for a CPU elsewhere (before main, in
+	# pthread_join). A switch-in the tracepoint did not report (see above) ends at
+	# the next switch-out less the time run since, in bpftrace as in sonde. The
+	# uprobes are on a copy of the workload of its own (a uprobe is per file).
+	cp $W ./offcpu$$ &&
+	cat >bt <<-EOT &&
+	uprobe:./offcpu$$:block_here, uprobe:./offcpu$$:wait_pipe /pid == cpid/ { @in[tid] = 1; }
+	uretprobe:./offcpu$$:block_here, uretprobe:./offcpu$$:wait_pipe /pid == cpid/ { delete(@in[tid]); }
+	tracepoint:sched:sched_switch /@s[args->prev_pid] || @in[args->prev_pid]/ { if (@s[args->prev_pid]) { @total = sum(nsecs - (curtask->se.sum_exec_runtime - curtask->se.prev_sum_exec_runtime) - @s[args->prev_pid]); } if (@in[args->prev_pid]) { @s[args->prev_pid] = nsecs; } else { delete(@s[args->prev_pid]); } }
 	tracepoint:sched:sched_switch /@s[args->next_pid]/ { @total = sum(nsecs - @s[args->next_pid]); delete(@s[args->next_pid]); }
 	EOT
-	bpftrace -c "$W 8 60 5" bt >bt.out 2>bt.err </dev/null &&
+	bpftrace -c "./offcpu$$ 8 60 5" bt >bt.out 2>bt.err </dev/null &&
 	bt_us=$(sed -n "s/^@total: //p" bt.out) && bt_us=$((bt_us / 1000)) &&
 	bt_real=$(( $(real block_here bt.err) + $(real wait_pipe bt.err) )) &&
-	$SONDE offcpu -- $W 8 60 5 >s.out 2>err &&
-	ours=$(awk "/^    -  *offcpu \\([0-9]+\\)\$/ { gsub(/[()]/, \"\", \$3); t = \$3; next }
-		    t && /^        [0-9]+\$/ { if (!min || t < min) min = t; us[t] += \$1; t = 0 }
-		    END { print us[min] + 0 }" s.out) &&
+	$SONDE offcpu -f -- $W 8 60 5 >s.out 2>err &&
+	ours=$(( $(weight "main;block_here;" s.out) + $(weight "main;wait_pipe;" s.out) )) &&
 	real=$(( $(real block_here) + $(real wait_pipe) )) &&
 	echo "bpftrace $bt_us us (workload: $bt_real us), sonde $ours us (workload: $real us)" &&
 	near $bt_us $bt_real 5 && near $ours $real 5
 '
 else
-test_skip 'total blocked time agrees with bpftrace' 'bpftrace is not installed'
+test_skip 'blocked time in block_here and wait_pipe: sonde and bpftrace both match what the workload measured' 'bpftrace is not installed'
 fi
 
 # the CPUs' irq, softirq and steal time (/proc/stat, 1/100 s) in us: time a thread was on a CPU
 # by the wall clock that cpu-clock samples do not see (a VM's host took the CPU)
 lost_us() { awk '$1 == "cpu" { print ($7 + $8 + $9) * 10000 }' /proc/stat; }
-test_expect_success '--wall: on-CPU samples and off-CPU time add up to the time spent, by function' '
+# The workload reads the kernel's own account of burn_here (schedstat, around each
+# call: time on a CPU, time on a run queue, times it ran). The preempted time of
+# burn_here is the kernel's run-queue time: at least what sonde puts under
+# burn_here, at most that plus what it puts under schedstat (a preemption in the
+# reading itself, which the kernel may or may not count). On-CPU samples come at
+# a fixed period: each stretch on a CPU gets one sample more or less than its
+# length in periods, and a VM's stolen time (lost_us) is seen by samples only.
+# Comparing a sum with the workload clock instead failed on a loaded machine:
+# at 499 Hz, with 20 stretches of a few ms, samples alone were 15% off.
+test_expect_success '--wall: on-CPU samples and preempted time are the kernel account, by function' '
 	l0=$(lost_us) &&
-	$SONDE offcpu --wall -F 499 -- $W 5 60 10 60 >w 2>err &&
-	lost=$(( $(lost_us) - l0 )) && echo "irq, softirq and steal meanwhile: $lost us" &&
+	$SONDE offcpu --wall -F 4999 -- $W 5 60 10 60 >w 2>err &&
+	lost=$(( $(lost_us) - l0 )) &&
 	grep -q "^offcpu;_start;[^;]*;__libc_start_call_main;main;burn_here [0-9]*$" w &&
 	grep -q "^offcpu;_start_\[w\];[^;]*;__libc_start_call_main_\[w\];main_\[w\];block_here_\[w\];msleep_\[w\];" w &&
 	! grep -q "burn_here_\[w\];clock_nanosleep" w &&
 	near $(weight "main(_\[w\])?;block_here" w) $(real block_here) 5 &&
-	echo "burn_here: $(weight "main;burn_here" w) us on CPU + $(weight "main_\[w\];burn_here" w) us preempted" &&
-	{ near $(weight "main(_\[w\])?;burn_here" w) $(real burn_here) 10 ||
-	  near $(( $(weight "main(_\[w\])?;burn_here" w) + lost )) $(real burn_here) 10; }
+	on=$(weight "main;burn_here" w) pre=$(weight "main_\[w\];burn_here" w) &&
+	in_read=$(weight "main_\[w\];schedstat" w) &&
+	k_on=$(real burn_on_cpu) k_wait=$(real burn_runnable) stretches=$(real burn_slices) &&
+	echo "burn_here: $on us on CPU (kernel: $k_on us in $stretches stretches; $lost us stolen or in irqs)," \
+	     "$pre us preempted (+$in_read us in reading; kernel: $k_wait us)" &&
+	awk -v p=$pre -v r=$in_read -v k=$k_wait "BEGIN { exit !(p <= k * 1.02 + 1000 && k <= (p + r) * 1.02 + 1000) }" &&
+	awk -v s=$on -v k=$k_on -v n=$stretches -v l=$lost \
+		"BEGIN { d = s - k; if (d < 0) d = -d; exit !(d <= (n + 2) * 200 + l + k * 0.05) }"
 '
 
 test_expect_success '--call-graph dwarf: complete user stacks through libc (wait_pipe, msleep)' '

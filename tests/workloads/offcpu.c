@@ -6,7 +6,11 @@
  * sleeping PIPE_MS each time. With BURN_MS, burn_here() spins on CPU that long
  * before each sleep (for wall-clock profiles). At the end it prints to stderr the
  * time each function really took (CLOCK_MONOTONIC, so run-queue delays included):
- * "offcpu: block_here US us, wait_pipe US us, feeder US us, burn_here US us".
+ * "offcpu: block_here US us, wait_pipe US us, feeder US us, burn_here US us";
+ * with BURN_MS also ", burn_on_cpu US us, burn_runnable US us, burn_slices N us":
+ * burn_here's time on a CPU and waiting on a run queue, and how many times it
+ * ran, as the kernel counts them (schedstat; N is a count, "us" only keeps the
+ * line's one pattern).
  * With OFFCPU_SPLIT_US=N in the environment, also ", wait_pipe_short US us": the
  * pipe waits of at most N us, summed (for --min-block/--max-block tests).
  *
@@ -23,6 +27,7 @@ static volatile unsigned long sink;
 static int fds[2];
 static double in_block, in_pipe, in_feeder, in_burn;	/* ms spent in each */
 static double in_pipe_short, split_ms = -1;		/* pipe waits of at most split_ms */
+static double burn_run, burn_wait, burn_slices;	/* burn_here: ms on a CPU, ms on a run queue, times run (schedstat) */
 
 static double now_ms(void);
 
@@ -40,6 +45,22 @@ static double now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* the kernel's own account of this thread: ms on a CPU, ms waiting on a run queue, times run */
+__attribute__((noinline)) static void schedstat(double *run, double *wait, double *slices)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "re");
+	unsigned long long r = 0, w = 0, n = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu %llu %llu", &r, &w, &n) != 3)
+			r = w = n = 0;
+		fclose(f);
+	}
+	*run = r / 1e6;
+	*wait = w / 1e6;
+	*slices = n;
 }
 
 __attribute__((noinline)) void burn_here(int ms)
@@ -102,8 +123,17 @@ int main(int argc, char **argv)
 	if (getenv("OFFCPU_SPLIT_US"))
 		split_ms = atof(getenv("OFFCPU_SPLIT_US")) / 1000;
 	for (int i = 0; i < n; i++) {
-		if (burn_ms)
+		if (burn_ms) {
+			/* read outside burn_here: its own time holds no schedstat() */
+			double r0, w0, n0, r1, w1, n1;
+
+			schedstat(&r0, &w0, &n0);
 			burn_here(burn_ms);
+			schedstat(&r1, &w1, &n1);
+			burn_run += r1 - r0;
+			burn_wait += w1 - w0;
+			burn_slices += n1 - n0;
+		}
 		block_here(sleep_ms);
 	}
 	if (pipe(fds) || pthread_create(&t, NULL, feeder, NULL))
@@ -115,6 +145,9 @@ int main(int argc, char **argv)
 		in_block * 1000, in_pipe * 1000, in_feeder * 1000, in_burn * 1000);
 	if (split_ms >= 0)
 		fprintf(stderr, ", wait_pipe_short %.0f us", in_pipe_short * 1000);
+	if (burn_ms)
+		fprintf(stderr, ", burn_on_cpu %.0f us, burn_runnable %.0f us, burn_slices %.0f us",
+			burn_run * 1000, burn_wait * 1000, burn_slices);
 	fprintf(stderr, "\n");
 	return 0;
 }
