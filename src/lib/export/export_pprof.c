@@ -162,7 +162,7 @@ static int write_pprof(const struct folded *f, FILE *out, const char *const type
 	for (int t = 0; t < ntypes; t++)	/* sample_type: strings 1 and 2, 3 and 4 */
 		value_type(&prof, 1, 1 + 2 * t, 2 + 2 * t, &tmp);
 	for (uint32_t i = 1; i < folded__nr_nodes(f); i++) {
-		long long v = llround(folded__node(f, i)->self);
+		long long v = llround(folded__self(f, i));
 		long long b = ntypes > 1 ? llround(folded__before_self(f, i)) : 0;
 
 		if (v <= 0 && b <= 0)

@@ -43,7 +43,7 @@ int export__speedscope(const struct folded *f, FILE *out, const char *name, cons
 	for (uint32_t i = 1; i < nnodes; i++) {
 		size_t depth = 0;
 
-		if (!(folded__node(f, i)->self > 0))
+		if (!(folded__self(f, i) > 0))
 			continue;
 		for (uint32_t p = i; p != 0; p = folded__node(f, p)->parent) {
 			if (depth == cap) {
@@ -69,9 +69,9 @@ int export__speedscope(const struct folded *f, FILE *out, const char *name, cons
 	fputs("],\"weights\":[", out);
 	first = true;
 	for (uint32_t i = 1; i < nnodes; i++) {
-		if (!(folded__node(f, i)->self > 0))
+		if (!(folded__self(f, i) > 0))
 			continue;
-		folded__format_count(num, sizeof(num), folded__node(f, i)->self);
+		folded__format_count(num, sizeof(num), folded__self(f, i));
 		fprintf(out, first ? "%s" : ",%s", num);
 		first = false;
 	}

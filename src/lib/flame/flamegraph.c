@@ -201,7 +201,7 @@ struct walk_level {
 
 static double node_delta(const struct render *r, uint32_t id)
 {
-	double d = folded__node(r->f, id)->self - folded__before_self(r->f, id);
+	double d = folded__self(r->f, id) - folded__before_self(r->f, id);
 
 	return r->o->negate ? -d : d;
 }
@@ -212,7 +212,8 @@ static void draw(struct render *r, uint32_t id, uint32_t depth, double stime, bo
 	const struct flame_opts *o = r->o;
 	const char *name = "all";
 	size_t len = 3, slen, lb;
-	double x1 = XPAD + stime * r->wpt, x2 = XPAD + (stime + n->total) * r->wpt, y1, y2;
+	folded_count total = folded__subtotal(r->f, id);
+	double x1 = XPAD + stime * r->wpt, x2 = XPAD + (stime + total) * r->wpt, y1, y2;
 	char xs[32], x2s[32], ws[32], cnt[64];
 	struct rgb c;
 	bool cut;
@@ -241,15 +242,15 @@ static void draw(struct render *r, uint32_t id, uint32_t depth, double stime, bo
 	snprintf(xs, sizeof(xs), "%.2f", x1);
 	snprintf(x2s, sizeof(x2s), "%.2f", x2);
 	snprintf(ws, sizeof(ws), "%.2f", strtod(x2s, NULL) - strtod(xs, NULL));
-	commas(cnt, sizeof(cnt), n->total * o->factor);
+	commas(cnt, sizeof(cnt), total * o->factor);
 	fputs("<g><title>", r->out);
 	flame__xml_escape(r->out, name, slen);
 	fprintf(r->out, " (%s ", cnt);
 	flame__xml_escape(r->out, o->countname, strlen(o->countname));
-	if (id == 0 && (double)n->total == r->timemax)
+	if (id == 0 && (double)total == r->timemax)
 		fputs(", 100%", r->out);	/* the root, as flamegraph.pl writes it */
 	else
-		fprintf(r->out, ", %.2f%%", (double)(100 * n->total / r->timemax));
+		fprintf(r->out, ", %.2f%%", (double)(100 * total / r->timemax));
 	if (r->diff) {
 		double d = 100 * node_delta(r, id) / r->timemax;
 
@@ -292,10 +293,11 @@ static int walk(struct render *r, bool write)
 		}
 		const struct folded_node *n = folded__node(r->f, c);
 		double x = st[d].x;
+		folded_count total = folded__subtotal(r->f, c);
 
 		st[d].child = n->next;
-		st[d].x += n->total;
-		if (n->total < r->minw_time || n->total <= 0)
+		st[d].x += total;
+		if (total < r->minw_time || total <= 0)
 			continue;
 		r->drawn++;
 		if (d + 1 > r->maxdepth)
@@ -317,7 +319,7 @@ static int walk(struct render *r, bool write)
 		size_t len;
 		const char *name = folded__name(r->f, n->name, &len);
 
-		st[d + 1] = (struct walk_level){ n->child, x + n->self,
+		st[d + 1] = (struct walk_level){ n->child, x + folded__self(r->f, c),
 			st[d].waker || (len == 2 && !memcmp(name, "--", 2)) };
 		d++;
 	}

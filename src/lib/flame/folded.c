@@ -47,6 +47,8 @@ struct folded {
 	struct folded_node *nodes;
 	uint32_t nr_nodes, cap_nodes;
 	folded_count *before_self, *before_total;	/* NULL until a before count arrives */
+	/* the after counts once one is not an integer under 2^64 (folded.h): NULL until then */
+	folded_count *frac_self, *frac_total;
 	folded_count sum[2];		/* what parsed lines added to each slot: kept under 2^64 */
 	uint32_t *last_child;			/* flame charts: the tail of each child list */
 	uint64_t *multi;			/* bit per node: it has two children or more */
@@ -253,6 +255,46 @@ static int ensure_before(struct folded *f)
 	return 0;
 }
 
+/* move the after counts from the nodes' integers to arrays of folded_count, exactly */
+static int go_fractional(struct folded *f)
+{
+	if (f->frac_self)
+		return 0;
+	f->frac_self = malloc(sizeof(folded_count) * f->cap_nodes);
+	f->frac_total = malloc(sizeof(folded_count) * f->cap_nodes);
+	if (!f->frac_self || !f->frac_total) {
+		free(f->frac_self);
+		free(f->frac_total);
+		f->frac_self = f->frac_total = NULL;
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < f->nr_nodes; i++) {
+		f->frac_self[i] = f->nodes[i].int_self;
+		f->frac_total[i] = f->nodes[i].int_total;
+	}
+	return 0;
+}
+
+/* add v to a node's own after count: as an integer while it stays one */
+static int add_self(struct folded *f, uint32_t id, folded_count v)
+{
+	int rc;
+
+	if (!f->frac_self) {
+		uint64_t u, sum;
+
+		if (v >= 0 && v <= FOLDED_COUNT_MAX && (folded_count)(u = (uint64_t)v) == v &&
+		    !__builtin_add_overflow(f->nodes[id].int_self, u, &sum)) {
+			f->nodes[id].int_self = sum;
+			return 0;
+		}
+		if ((rc = go_fractional(f)))
+			return rc;
+	}
+	f->frac_self[id] += v;
+	return 0;
+}
+
 static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *out)
 {
 	uint32_t id = f->nr_nodes;
@@ -266,6 +308,14 @@ static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 		if (!(p = realloc(f->nodes, sizeof(*f->nodes) * cap)))
 			return -ENOMEM;
 		f->nodes = p;
+		if (f->frac_self) {
+			if (!(p = realloc(f->frac_self, sizeof(folded_count) * cap)))
+				return -ENOMEM;
+			f->frac_self = p;
+			if (!(p = realloc(f->frac_total, sizeof(folded_count) * cap)))
+				return -ENOMEM;
+			f->frac_total = p;
+		}
 		if (f->before_self) {
 			if (!(p = realloc(f->before_self, sizeof(folded_count) * cap)))
 				return -ENOMEM;
@@ -288,6 +338,8 @@ static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 	f->nodes[id] = (struct folded_node){ name, parent, FOLDED_NONE, FOLDED_NONE, 0, 0 };
 	if (f->before_self)
 		f->before_self[id] = f->before_total[id] = 0;
+	if (f->frac_self)
+		f->frac_self[id] = f->frac_total[id] = 0;
 	if (f->last_child) {
 		f->last_child[id] = FOLDED_NONE;
 		/* append: a flame chart keeps input order */
@@ -374,6 +426,8 @@ void folded__free(struct folded *f)
 	free(f->nodes);
 	free(f->before_self);
 	free(f->before_total);
+	free(f->frac_self);
+	free(f->frac_total);
 	free(f->last_child);
 	free(f->multi);
 	free(f->child_tab);
@@ -445,7 +499,8 @@ int folded__add_frames(struct folded *f, const char *const *frames, const size_t
 		f->path[k] = cur;
 	}
 	f->path_len = nframes;
-	f->nodes[cur].self += after;
+	if ((rc = add_self(f, cur, after)))
+		return rc;
 	if (f->before_self)
 		f->before_self[cur] += before;
 	return 0;
@@ -786,7 +841,7 @@ void folded__normalize(struct folded *f)
 	if (!f->before_self)
 		return;
 	for (uint32_t i = 0; i < f->nr_nodes; i++) {
-		ta += f->nodes[i].self;
+		ta += folded__self(f, i);
 		tb += f->before_self[i];
 	}
 	if (tb == 0)
@@ -871,23 +926,37 @@ nomem:
 	return -ENOMEM;
 }
 
+/* the integer inclusive totals; true when one would pass 2^64-1 (then the
+   long double sums take over, rounding as they always did) */
+static bool sum_integers(struct folded *f)
+{
+	struct folded_node *n = f->nodes;
+
+	for (uint32_t i = 0; i < f->nr_nodes; i++)
+		n[i].int_total = n[i].int_self;
+	for (uint32_t i = f->nr_nodes - 1; i > 0; i--)
+		if (__builtin_add_overflow(n[n[i].parent].int_total, n[i].int_total, &n[n[i].parent].int_total))
+			return true;
+	return false;
+}
+
 int folded__finish(struct folded *f)
 {
 	int rc = 0;
 
 	if (!(f->flags & FOLDED_FLAMECHART))
 		rc = sort_children(f);
-	for (uint32_t i = 0; i < f->nr_nodes; i++) {
-		f->nodes[i].total = f->nodes[i].self;
-		if (f->before_self)
-			f->before_total[i] = f->before_self[i];
+	if (!f->frac_self && sum_integers(f) && (rc = go_fractional(f)))
+		return rc;
+	if (f->frac_self) {
+		memcpy(f->frac_total, f->frac_self, sizeof(folded_count) * f->nr_nodes);
+		for (uint32_t i = f->nr_nodes - 1; i > 0; i--)
+			f->frac_total[f->nodes[i].parent] += f->frac_total[i];
 	}
-	for (uint32_t i = f->nr_nodes - 1; i > 0; i--) {
-		uint32_t p = f->nodes[i].parent;
-
-		f->nodes[p].total += f->nodes[i].total;
-		if (f->before_self)
-			f->before_total[p] += f->before_total[i];
+	if (f->before_self) {
+		memcpy(f->before_total, f->before_self, sizeof(folded_count) * f->nr_nodes);
+		for (uint32_t i = f->nr_nodes - 1; i > 0; i--)
+			f->before_total[f->nodes[i].parent] += f->before_total[i];
 	}
 	return rc;
 }
@@ -934,9 +1003,19 @@ folded_count folded__before_total(const struct folded *f, uint32_t id)
 	return f->before_total ? f->before_total[id] : 0;
 }
 
+folded_count folded__self(const struct folded *f, uint32_t id)
+{
+	return f->frac_self ? f->frac_self[id] : (folded_count)f->nodes[id].int_self;
+}
+
+folded_count folded__subtotal(const struct folded *f, uint32_t id)
+{
+	return f->frac_total ? f->frac_total[id] : (folded_count)f->nodes[id].int_total;
+}
+
 folded_count folded__total(const struct folded *f)
 {
-	return f->nodes[0].total;
+	return folded__subtotal(f, 0);
 }
 
 folded_count folded__total_before(const struct folded *f)
@@ -949,7 +1028,7 @@ size_t folded__nr_stacks(const struct folded *f)
 	size_t n = 0;
 
 	for (uint32_t i = 1; i < f->nr_nodes; i++)
-		if (f->nodes[i].self != 0 || (f->before_self && f->before_self[i] != 0))
+		if (folded__self(f, i) != 0 || (f->before_self && f->before_self[i] != 0))
 			n++;
 	return n;
 }
@@ -998,7 +1077,7 @@ int folded__write(struct folded *f, FILE *out, unsigned flags)
 	for (uint32_t i = 1; i < f->nr_nodes; i++) {
 		size_t depth = 0, need = 0;
 
-		if (f->nodes[i].self == 0 && (!f->before_self || f->before_self[i] == 0))
+		if (folded__self(f, i) == 0 && (!f->before_self || f->before_self[i] == 0))
 			continue;
 		for (uint32_t p = i; p != 0; p = f->nodes[p].parent) {
 			if (util__grow(&path, &pcap, depth + 1, sizeof(*path), 64))
@@ -1032,7 +1111,7 @@ int folded__write(struct folded *f, FILE *out, unsigned flags)
 			folded__format_count(num, sizeof(num), folded__before_self(f, id));
 			fprintf(out, " %s", num);
 		}
-		folded__format_count(num, sizeof(num), f->nodes[id].self);
+		folded__format_count(num, sizeof(num), folded__self(f, id));
 		fprintf(out, " %s\n", num);
 	}
 	rc = ferror(out) ? -EIO : 0;

@@ -45,12 +45,19 @@ enum folded_slot {
 typedef long double folded_count;
 #define FOLDED_COUNT_MAX 18446744073709551615.0L
 
+/*
+ * A node is 32 bytes: its "after" counts are kept as integers while every
+ * count added is one (the common case: samples, periods, bytes), and move to
+ * arrays of folded_count beside the nodes when a fraction, a negative count
+ * or a sum past 2^64-1 arrives. Read them with folded__self() and
+ * folded__subtotal(), which give the same values either way.
+ */
 struct folded_node {
 	uint32_t name;		/* folded__name(f, name) */
 	uint32_t parent;	/* FOLDED_NONE for the root */
 	uint32_t child;		/* first child, FOLDED_NONE if none */
 	uint32_t next;		/* next sibling, FOLDED_NONE if none */
-	folded_count self, total;	/* "after" counts: this stack alone, and with its descendants */
+	uint64_t int_self, int_total;	/* folded.c's own: read folded__self(), folded__subtotal() */
 };
 
 struct folded;
@@ -118,6 +125,9 @@ uint32_t folded__nr_nodes(const struct folded *f);
 const char *folded__name(const struct folded *f, uint32_t name, size_t *len);
 uint32_t folded__nr_names(const struct folded *f);
 bool folded__is_diff(const struct folded *f);	/* any before count was added */
+/* the after counts of a node: this stack alone, and with its descendants */
+folded_count folded__self(const struct folded *f, uint32_t id);
+folded_count folded__subtotal(const struct folded *f, uint32_t id);
 /* the before counts of a node (0 unless differential) */
 folded_count folded__before_self(const struct folded *f, uint32_t id);
 folded_count folded__before_total(const struct folded *f, uint32_t id);
