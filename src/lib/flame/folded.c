@@ -3,8 +3,8 @@
  * folded.c - the folded-stack parser and stack tree (see folded.h).
  *
  * Names are interned once (an arena of bytes and an open-addressing table of
- * ids); nodes live in one array, children found through a second table keyed
- * by (parent, name). A node is always created after its parent, so inclusive
+ * ids); nodes live in blocks of 2 MiB, numbered in order of creation, children
+ * found through a second table keyed by (parent, name). A node is always created after its parent, so inclusive
  * totals are one backward pass over the array, with no recursion, however
  * deep the stacks.
  */
@@ -44,8 +44,9 @@ struct arena_chunk {
 
 struct folded {
 	unsigned flags;
-	struct folded_node *nodes;
-	uint32_t nr_nodes, cap_nodes;
+	struct folded_node **blocks;		/* node id -> blocks[id >> BLOCK_SHIFT] */
+	uint32_t nr_blocks, cap_blocks;
+	uint32_t nr_nodes, cap_nodes;		/* cap_nodes: of the arrays beside the nodes */
 	folded_count *before_self, *before_total;	/* NULL until a before count arrives */
 	/* the after counts once one is not an integer under 2^64 (folded.h): NULL until then */
 	folded_count *frac_self, *frac_total;
@@ -115,6 +116,44 @@ static void want_huge_pages(void *p, size_t len)
 
 	if (len >= 2 * HUGE_PAGE && e > a)
 		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
+
+/*
+ * Nodes are written one after another, millions of them: in blocks of 2 MiB
+ * (65,536 nodes) that never move, each a huge page where the system gives one,
+ * the tree takes one page fault per block instead of one per 4 KiB, and
+ * memory is what the nodes use (a growing array would be copied or remapped
+ * at each doubling). The first block stays in small pages: a small tree
+ * touches only what it uses.
+ */
+#define BLOCK_SHIFT 16
+#define BLOCK_NODES ((uint32_t)1 << BLOCK_SHIFT)
+
+static inline struct folded_node *node_at(const struct folded *f, uint32_t id)
+{
+	return &f->blocks[id >> BLOCK_SHIFT][id & (BLOCK_NODES - 1)];
+}
+
+static int add_block(struct folded *f)
+{
+	size_t size = sizeof(struct folded_node) * BLOCK_NODES;
+	void *p;
+
+	if (f->nr_blocks == f->cap_blocks) {
+		uint32_t cap = f->cap_blocks ? f->cap_blocks * 2 : 16;
+		struct folded_node **b = realloc(f->blocks, sizeof(*b) * cap);
+
+		if (!b)
+			return -ENOMEM;
+		f->blocks = b;
+		f->cap_blocks = cap;
+	}
+	if (posix_memalign(&p, HUGE_PAGE, size))
+		return -ENOMEM;
+	if (f->nr_blocks)
+		(void)madvise(p, size, MADV_HUGEPAGE);
+	f->blocks[f->nr_blocks++] = p;
+	return 0;
 }
 
 static char *arena_copy(struct folded *f, const char *s, size_t len)
@@ -269,8 +308,8 @@ static int go_fractional(struct folded *f)
 		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < f->nr_nodes; i++) {
-		f->frac_self[i] = f->nodes[i].int_self;
-		f->frac_total[i] = f->nodes[i].int_total;
+		f->frac_self[i] = node_at(f, i)->int_self;
+		f->frac_total[i] = node_at(f, i)->int_total;
 	}
 	return 0;
 }
@@ -284,8 +323,8 @@ static int add_self(struct folded *f, uint32_t id, folded_count v)
 		uint64_t u, sum;
 
 		if (v >= 0 && v <= FOLDED_COUNT_MAX && (folded_count)(u = (uint64_t)v) == v &&
-		    !__builtin_add_overflow(f->nodes[id].int_self, u, &sum)) {
-			f->nodes[id].int_self = sum;
+		    !__builtin_add_overflow(node_at(f, id)->int_self, u, &sum)) {
+			node_at(f, id)->int_self = sum;
 			return 0;
 		}
 		if ((rc = go_fractional(f)))
@@ -299,15 +338,20 @@ static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 {
 	uint32_t id = f->nr_nodes;
 
+	if (id == FOLDED_NONE)
+		return -EOVERFLOW;
+	if (id >> BLOCK_SHIFT == f->nr_blocks) {
+		int rc = add_block(f);
+
+		if (rc)
+			return rc;
+	}
 	if (f->nr_nodes == f->cap_nodes) {
 		uint32_t cap = f->cap_nodes * 2;
 		void *p;
 
-		if (cap < f->cap_nodes || cap == FOLDED_NONE)
-			return -EOVERFLOW;
-		if (!(p = realloc(f->nodes, sizeof(*f->nodes) * cap)))
-			return -ENOMEM;
-		f->nodes = p;
+		if (cap < f->cap_nodes)
+			cap = FOLDED_NONE;
 		if (f->frac_self) {
 			if (!(p = realloc(f->frac_self, sizeof(folded_count) * cap)))
 				return -ENOMEM;
@@ -335,7 +379,7 @@ static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 		}
 		f->cap_nodes = cap;
 	}
-	f->nodes[id] = (struct folded_node){ name, parent, FOLDED_NONE, FOLDED_NONE, 0, 0 };
+	*node_at(f, id) = (struct folded_node){ name, parent, FOLDED_NONE, FOLDED_NONE, 0, 0 };
 	if (f->before_self)
 		f->before_self[id] = f->before_total[id] = 0;
 	if (f->frac_self)
@@ -344,15 +388,15 @@ static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 		f->last_child[id] = FOLDED_NONE;
 		/* append: a flame chart keeps input order */
 		if (f->last_child[parent] == FOLDED_NONE)
-			f->nodes[parent].child = id;
+			node_at(f, parent)->child = id;
 		else
-			f->nodes[f->last_child[parent]].next = id;
+			node_at(f, f->last_child[parent])->next = id;
 		f->last_child[parent] = id;
 	} else {
-		if (f->nodes[parent].child != FOLDED_NONE)
+		if (node_at(f, parent)->child != FOLDED_NONE)
 			f->multi[parent / 64] |= 1ULL << (parent % 64);
-		f->nodes[id].next = f->nodes[parent].child;
-		f->nodes[parent].child = id;
+		node_at(f, id)->next = node_at(f, parent)->child;
+		node_at(f, parent)->child = id;
 	}
 	f->nr_nodes++;
 	*out = id;
@@ -367,7 +411,7 @@ static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint32_t h
 	if (f->flags & FOLDED_FLAMECHART) {
 		uint32_t last = f->last_child[parent];
 
-		if (last != FOLDED_NONE && f->nodes[last].name == name) {
+		if (last != FOLDED_NONE && node_at(f, last)->name == name) {
 			*out = last;
 			return 0;
 		}
@@ -396,17 +440,16 @@ struct folded *folded__new(unsigned flags)
 		return NULL;
 	f->flags = flags;
 	f->cap_nodes = 1024;
-	f->nodes = malloc(sizeof(*f->nodes) * f->cap_nodes);
 	if (flags & FOLDED_FLAMECHART)
 		f->last_child = malloc(sizeof(uint32_t) * f->cap_nodes);
 	f->multi = calloc(f->cap_nodes / 64 + 1, sizeof(uint64_t));
-	if (!f->nodes || !f->multi || ((flags & FOLDED_FLAMECHART) && !f->last_child) ||
+	if (add_block(f) || !f->multi || ((flags & FOLDED_FLAMECHART) && !f->last_child) ||
 	    grow_table(&f->name_tab, &f->name_mask, 0, name_hash_of, f) ||
 	    grow_children(f)) {
 		folded__free(f);
 		return NULL;
 	}
-	f->nodes[0] = (struct folded_node){ FOLDED_NONE, FOLDED_NONE, FOLDED_NONE, FOLDED_NONE, 0, 0 };
+	*node_at(f, 0) = (struct folded_node){ FOLDED_NONE, FOLDED_NONE, FOLDED_NONE, FOLDED_NONE, 0, 0 };
 	if (f->last_child)
 		f->last_child[0] = FOLDED_NONE;
 	f->nr_nodes = 1;
@@ -423,7 +466,9 @@ void folded__free(struct folded *f)
 		free(f->arena);
 		f->arena = p;
 	}
-	free(f->nodes);
+	for (uint32_t i = 0; i < f->nr_blocks; i++)
+		free(f->blocks[i]);
+	free(f->blocks);
 	free(f->before_self);
 	free(f->before_total);
 	free(f->frac_self);
@@ -472,7 +517,7 @@ int folded__add_frames(struct folded *f, const char *const *frames, const size_t
 	/* frames equal to the previous stack's reuse its nodes: no hashing */
 	for (; k < nframes && k < f->path_len; k++) {
 		size_t i = (f->flags & FOLDED_REVERSE) ? nframes - 1 - k : k;
-		const struct name *n = &f->names[f->nodes[f->path[k]].name];
+		const struct name *n = &f->names[node_at(f, f->path[k])->name];
 
 		if (n->len != lens[i] || memcmp(n->s, frames[i], lens[i]))
 			break;
@@ -900,20 +945,20 @@ static int sort_children(struct folded *f)
 		rank[order[i]] = i;
 	for (uint32_t p = 0; p < f->nr_nodes; p++) {
 		size_t n = 0;
-		uint32_t c = f->nodes[p].child;
+		uint32_t c = node_at(f, p)->child;
 
 		if (!(f->multi[p / 64] & (1ULL << (p % 64))))
 			continue;	/* one child or none: nothing to order, no cache miss */
-		for (; c != FOLDED_NONE; c = f->nodes[c].next) {
+		for (; c != FOLDED_NONE; c = node_at(f, c)->next) {
 			if (util__grow(&kids, &cap, n + 1, sizeof(*kids), 64))
 				goto nomem;
-			kids[n++] = (uint64_t)rank[f->nodes[c].name << 1 | (f->nodes[c].child != FOLDED_NONE)] << 32 | c;
+			kids[n++] = (uint64_t)rank[node_at(f, c)->name << 1 | (node_at(f, c)->child != FOLDED_NONE)] << 32 | c;
 		}
 		qsort(kids, n, sizeof(*kids), cmp_u64);
-		f->nodes[p].child = (uint32_t)kids[0];
+		node_at(f, p)->child = (uint32_t)kids[0];
 		for (size_t i = 0; i + 1 < n; i++)
-			f->nodes[(uint32_t)kids[i]].next = (uint32_t)kids[i + 1];
-		f->nodes[(uint32_t)kids[n - 1]].next = FOLDED_NONE;
+			node_at(f, (uint32_t)kids[i])->next = (uint32_t)kids[i + 1];
+		node_at(f, (uint32_t)kids[n - 1])->next = FOLDED_NONE;
 	}
 	free(order);
 	free(rank);
@@ -930,13 +975,14 @@ nomem:
    long double sums take over, rounding as they always did) */
 static bool sum_integers(struct folded *f)
 {
-	struct folded_node *n = f->nodes;
-
 	for (uint32_t i = 0; i < f->nr_nodes; i++)
-		n[i].int_total = n[i].int_self;
-	for (uint32_t i = f->nr_nodes - 1; i > 0; i--)
-		if (__builtin_add_overflow(n[n[i].parent].int_total, n[i].int_total, &n[n[i].parent].int_total))
+		node_at(f, i)->int_total = node_at(f, i)->int_self;
+	for (uint32_t i = f->nr_nodes - 1; i > 0; i--) {
+		struct folded_node *n = node_at(f, i), *p = node_at(f, n->parent);
+
+		if (__builtin_add_overflow(p->int_total, n->int_total, &p->int_total))
 			return true;
+	}
 	return false;
 }
 
@@ -951,19 +997,19 @@ int folded__finish(struct folded *f)
 	if (f->frac_self) {
 		memcpy(f->frac_total, f->frac_self, sizeof(folded_count) * f->nr_nodes);
 		for (uint32_t i = f->nr_nodes - 1; i > 0; i--)
-			f->frac_total[f->nodes[i].parent] += f->frac_total[i];
+			f->frac_total[node_at(f, i)->parent] += f->frac_total[i];
 	}
 	if (f->before_self) {
 		memcpy(f->before_total, f->before_self, sizeof(folded_count) * f->nr_nodes);
 		for (uint32_t i = f->nr_nodes - 1; i > 0; i--)
-			f->before_total[f->nodes[i].parent] += f->before_total[i];
+			f->before_total[node_at(f, i)->parent] += f->before_total[i];
 	}
 	return rc;
 }
 
 const struct folded_node *folded__node(const struct folded *f, uint32_t id)
 {
-	return &f->nodes[id];
+	return node_at(f, id);
 }
 
 uint32_t folded__nr_nodes(const struct folded *f)
@@ -1005,12 +1051,12 @@ folded_count folded__before_total(const struct folded *f, uint32_t id)
 
 folded_count folded__self(const struct folded *f, uint32_t id)
 {
-	return f->frac_self ? f->frac_self[id] : (folded_count)f->nodes[id].int_self;
+	return f->frac_self ? f->frac_self[id] : (folded_count)node_at(f, id)->int_self;
 }
 
 folded_count folded__subtotal(const struct folded *f, uint32_t id)
 {
-	return f->frac_total ? f->frac_total[id] : (folded_count)f->nodes[id].int_total;
+	return f->frac_total ? f->frac_total[id] : (folded_count)node_at(f, id)->int_total;
 }
 
 folded_count folded__total(const struct folded *f)
@@ -1079,18 +1125,18 @@ int folded__write(struct folded *f, FILE *out, unsigned flags)
 
 		if (folded__self(f, i) == 0 && (!f->before_self || f->before_self[i] == 0))
 			continue;
-		for (uint32_t p = i; p != 0; p = f->nodes[p].parent) {
+		for (uint32_t p = i; p != 0; p = node_at(f, p)->parent) {
 			if (util__grow(&path, &pcap, depth + 1, sizeof(*path), 64))
 				goto out;
 			path[depth++] = p;
-			need += f->names[f->nodes[p].name].len + 1;
+			need += f->names[node_at(f, p)->name].len + 1;
 		}
 		if (util__grow(&buf, &bcap, used + need, 1, 1 << 16) ||
 		    util__grow(&lines, &cap, nlines + 1, sizeof(*lines), 1024))
 			goto out;
 		lines[nlines] = (struct line_ref){ used, 0, i };
 		while (depth > 0) {
-			const struct name *n = &f->names[f->nodes[path[--depth]].name];
+			const struct name *n = &f->names[node_at(f, path[--depth])->name];
 
 			memcpy(buf + used, n->s, n->len);
 			used += n->len;
