@@ -27,13 +27,17 @@ struct name {
 };
 
 /*
- * The key lives in the slot, so a lookup touches one cache line, not the node
- * too. Slots are placed by a hash of the whole path (the names from the root),
+ * Slots are placed by a hash of the whole path (the names from the root),
  * known before any lookup: all of a stack's slots are prefetched at once
- * instead of waiting for one cache miss after another.
+ * instead of waiting for one cache miss after another. A slot is 8 bytes, the
+ * node and its path hash: a new node (most of a large tree's lookups) is found
+ * missing in the slots alone, and only a slot whose hash matches has its node
+ * read to compare (parent, name). Half the 16 bytes of a slot that held the
+ * key: the table, the largest thing after the nodes, is as many fresh pages
+ * fewer (page faults and clearing were a third of the time).
  */
 struct child_slot {
-	uint32_t parent, name, node, hash;
+	uint32_t node, hash;
 };
 
 struct arena_chunk {
@@ -219,7 +223,7 @@ static int grow_children(struct folded *f)
 	uint32_t size = f->child_mask + 1, nsize, nmask;
 	struct child_slot *nt;
 
-	/* up to 3/4 full: the keys are in the slots, a probe of four is one cache line */
+	/* up to 3/4 full: a probe of eight slots is one cache line */
 	if (f->child_tab && (uint64_t)f->nr_nodes * 4 < (uint64_t)size * 3)
 		return 0;
 	nsize = f->child_tab ? size * 2 : 1024;
@@ -421,14 +425,18 @@ static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint32_t h
 	     i = (i + 1) & f->child_mask) {
 		const struct child_slot *e = &f->child_tab[i];
 
-		if (e->parent == parent && e->name == name) {
-			*out = e->node;
-			return 0;
+		if (e->hash == hash) {
+			const struct folded_node *n = node_at(f, e->node);
+
+			if (n->parent == parent && n->name == name) {
+				*out = e->node;
+				return 0;
+			}
 		}
 	}
 	if ((rc = new_node(f, parent, name, out)))
 		return rc;
-	f->child_tab[i] = (struct child_slot){ parent, name, *out, hash };
+	f->child_tab[i] = (struct child_slot){ *out, hash };
 	return grow_children(f);
 }
 
