@@ -253,6 +253,47 @@ TEST(folded_add_frames_api)
 	folded__free(f);
 }
 
+/*
+ * Chains of only children are kept out of the lookup table until a second
+ * child arrives; stacks added in any order, and after folded__finish() has
+ * sorted the siblings, still land on one node each. 3,000 stacks under 100
+ * parents (the table grows past its first size), every one added twice.
+ */
+TEST(folded_only_children_and_siblings_merge)
+{
+	struct folded *f = folded__new(0);
+	char stack[64];
+	uint32_t nodes = 0;
+	int rounds[] = { 0, 1 };
+
+	for (int r = 0; r < 2; r++) {
+		for (int i = 0; i < 3000; i++) {
+			int k = rounds[r] ? 2999 - i : i * 7 % 3000;
+			int n = snprintf(stack, sizeof(stack), "p%d;c%d;x;y", k % 100, k);
+
+			CHECK_INT(folded__add_stack(f, stack, (size_t)n, 1, 0), 0);
+		}
+		CHECK_INT(folded__finish(f), 0);
+		if (r == 0)
+			nodes = folded__nr_nodes(f);
+	}
+	/* root, 100 parents, 3,000 chains of three */
+	CHECK_INT(nodes, 1 + 100 + 3 * 3000);
+	CHECK_INT(folded__nr_nodes(f), nodes);
+	CHECK(folded__total(f) == 6000);
+	for (int k = 0; k < 3000; k += 299) {
+		snprintf(stack, sizeof(stack), "p%d", k % 100);
+		uint32_t p = child(f, 0, stack);
+
+		snprintf(stack, sizeof(stack), "c%d", k);
+		uint32_t c = child(f, p, stack);
+
+		CHECK(c != FOLDED_NONE && folded__subtotal(f, c) == 2);
+		CHECK(folded__self(f, child(f, child(f, c, "x"), "y")) == 2);
+	}
+	folded__free(f);
+}
+
 TEST(folded_reverse_and_flamechart)
 {
 	long bad;

@@ -58,7 +58,7 @@ struct folded {
 	uint32_t *last_child;			/* flame charts: the tail of each child list */
 	uint64_t *multi;			/* bit per node: it has two children or more */
 	struct child_slot *child_tab;		/* (parent, name) -> node */
-	uint32_t child_mask;
+	uint32_t child_mask, nr_slots;
 	struct name *names;
 	uint32_t nr_names, cap_names;
 	uint32_t *name_tab;			/* bytes -> name id */
@@ -224,7 +224,7 @@ static int grow_children(struct folded *f)
 	struct child_slot *nt;
 
 	/* up to 3/4 full: a probe of eight slots is one cache line */
-	if (f->child_tab && (uint64_t)f->nr_nodes * 4 < (uint64_t)size * 3)
+	if (f->child_tab && (uint64_t)f->nr_slots * 4 < (uint64_t)size * 3)
 		return 0;
 	nsize = f->child_tab ? size * 2 : 1024;
 	if (nsize < size)
@@ -407,7 +407,30 @@ static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 	return 0;
 }
 
-static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint32_t hash, uint32_t *out)
+static bool is_multi(const struct folded *f, uint32_t id)
+{
+	return f->multi[id / 64] & (1ULL << (id % 64));
+}
+
+static void put_slot(struct folded *f, uint32_t node, uint32_t hash)
+{
+	uint32_t i;
+
+	for (i = hash & f->child_mask; f->child_tab[i].node; i = (i + 1) & f->child_mask)
+		;
+	f->child_tab[i] = (struct child_slot){ node, hash };
+	f->nr_slots++;
+}
+
+/*
+ * The child of parent named name, made if missing. hash is the child's path
+ * hash, parent_hash its parent's. A parent with one child or none keeps them
+ * out of the table: its child is node->child, and a new subtree is a chain of
+ * such nodes, made without a lookup. The table holds the children of parents
+ * with two or more, all of them from the second on.
+ */
+static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint64_t hash,
+		    uint64_t parent_hash, uint32_t *out)
 {
 	uint32_t i;
 	int rc;
@@ -421,11 +444,27 @@ static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint32_t h
 		}
 		return new_node(f, parent, name, out);
 	}
-	for (i = hash & f->child_mask; f->child_tab[i].node;
+	if (!is_multi(f, parent)) {
+		uint32_t only = node_at(f, parent)->child;
+
+		if (only == FOLDED_NONE)
+			return new_node(f, parent, name, out);
+		if (node_at(f, only)->name == name) {
+			*out = only;
+			return 0;
+		}
+		/* the second child: both go to the table */
+		if ((rc = new_node(f, parent, name, out)))
+			return rc;
+		put_slot(f, only, (uint32_t)hash_path(parent_hash, node_at(f, only)->name));
+		put_slot(f, *out, (uint32_t)hash);
+		return grow_children(f);
+	}
+	for (i = (uint32_t)hash & f->child_mask; f->child_tab[i].node;
 	     i = (i + 1) & f->child_mask) {
 		const struct child_slot *e = &f->child_tab[i];
 
-		if (e->hash == hash) {
+		if (e->hash == (uint32_t)hash) {
 			const struct folded_node *n = node_at(f, e->node);
 
 			if (n->parent == parent && n->name == name) {
@@ -436,7 +475,8 @@ static int child_of(struct folded *f, uint32_t parent, uint32_t name, uint32_t h
 	}
 	if ((rc = new_node(f, parent, name, out)))
 		return rc;
-	f->child_tab[i] = (struct child_slot){ *out, hash };
+	f->child_tab[i] = (struct child_slot){ *out, (uint32_t)hash };
+	f->nr_slots++;
 	return grow_children(f);
 }
 
@@ -547,7 +587,7 @@ int folded__add_frames(struct folded *f, const char *const *frames, const size_t
 			__builtin_prefetch(&f->child_tab[(uint32_t)h & f->child_mask]);
 	}
 	for (k = k0; k < nframes; k++) {
-		if ((rc = child_of(f, cur, f->ids[k], (uint32_t)f->phash[k], &cur)))
+		if ((rc = child_of(f, cur, f->ids[k], f->phash[k], k ? f->phash[k - 1] : PATH_SEED, &cur)))
 			return rc;
 		f->path[k] = cur;
 	}
