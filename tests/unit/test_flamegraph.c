@@ -11,6 +11,7 @@
 #include "lib/export/export.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -318,4 +319,49 @@ TEST(flame_speedscope_names)
 	CHECK(strstr(buf, "{\"name\":\"caf\xc3\xa9\\t\\ufffd\"}"));
 	free(buf);
 	folded__free(f);
+}
+
+/* the SVG's numbers without printf: the same text as "%.1f" and "%.2f", ties included */
+TEST(flame_fixed_is_printf)
+{
+	double special[] = { 0, -0.0, 0.125, 0.375, 2.675, 1.005, 0.05, 0.25, 0.15, -0.001, -0.125,
+			     1189.995, 99.995, 1e14 + 0.5, 123456.785, 3.0, 1e15, -1e16, 1.0 / 3 };
+	char a[64], b[64];
+	unsigned seed = 1;
+
+	for (int d = 1; d <= 2; d++) {
+		for (size_t i = 0; i < sizeof(special) / sizeof(*special); i++) {
+			double v = flame__fixed(a, sizeof(a), special[i], d);
+
+			snprintf(b, sizeof(b), "%.*f", d, special[i]);
+			CHECK_STR(a, b);
+			CHECK(v == strtod(b, NULL) && !signbit(v) == !signbit(strtod(b, NULL)));
+		}
+		for (int i = 0; i < 200000; i++) {
+			/* halves and quarters of hundredths (exact ties), and arbitrary values */
+			double x = i % 2 ? (double)(rand_r(&seed) % 2000000) / 400 :
+				   (double)rand_r(&seed) / RAND_MAX * (i % 3 ? 1300 : 1e9) - (i % 5 ? 0 : 600);
+			double v = flame__fixed(a, sizeof(a), x, d);
+
+			snprintf(b, sizeof(b), "%.*f", d, x);
+			if (strcmp(a, b) || v != strtod(b, NULL)) {
+				CHECK_STR(a, b);
+				break;
+			}
+		}
+	}
+}
+
+/* integer counts are written without printf: the same digits as "%.0Lf" */
+TEST(flame_count_digits_are_printf)
+{
+	folded_count v[] = { 0, -0.0, 1, 9, 10, 999, 1000, 18446744073709551615.0L, 18446744073709551614.0L,
+			     9223372036854775807.0L, 9223372036854775808.0L, 4294967296.0L };
+	char a[64], b[64];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++) {
+		folded__format_count(a, sizeof(a), v[i]);
+		snprintf(b, sizeof(b), "%.0Lf", v[i]);
+		CHECK_STR(a, b);
+	}
 }

@@ -16,6 +16,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -159,6 +160,55 @@ static size_t label_bytes(const struct flame_opts *o, const char *s, size_t len,
 	return len;
 }
 
+/* the decimal digits of v at the end of buf[0..24): returns where they start */
+static char *u64_digits(char *end, uint64_t v)
+{
+	*--end = 0;
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
+/*
+ * printf's "%.1f" or "%.2f" of x, without printf (a drawn frame needs seven):
+ * x times 10 or 100 is exact in a long double of 64 significant bits (53 + 7),
+ * so rintl() rounds it as printf does, to nearest with ties to even, and the
+ * digits are an integer's. Returns the value the text stands for, as strtod()
+ * would read it back: the integer divided by 10 or 100, correctly rounded.
+ * Where long double is narrower, or for huge values, printf itself.
+ */
+double flame__fixed(char *buf, size_t size, double x, int decimals)
+{
+	long double scale = decimals == 1 ? 10 : 100;
+	long double m;
+	uint64_t v;
+	char digits[24], *d;
+	size_t n = 0, len;
+
+	if (LDBL_MANT_DIG < 64 || (decimals != 1 && decimals != 2) || !(fabs(x) < 1e15) || size < 24) {
+		snprintf(buf, size, "%.*f", decimals, x);
+		return strtod(buf, NULL);
+	}
+	m = rintl(fabsl((long double)x) * scale);
+	v = (uint64_t)m;
+	if (signbit(x))
+		buf[n++] = '-';
+	d = u64_digits(digits + sizeof(digits), v / (uint64_t)scale);
+	len = strlen(d);
+	memcpy(buf + n, d, len);
+	n += len;
+	buf[n++] = '.';
+	if (decimals == 2) {
+		buf[n++] = (char)('0' + v / 10 % 10);
+		buf[n++] = (char)('0' + v % 10);
+	} else {
+		buf[n++] = (char)('0' + v % 10);
+	}
+	buf[n] = 0;
+	return signbit(x) ? -((double)v / (double)scale) : (double)v / (double)scale;
+}
+
 /*
  * A count with thousands separators: 1234567 -> 1,234,567, exact to 2^64-1; a
  * fraction stays one (0.5, 1,234.25) where flamegraph.pl rounds it (%.0f)
@@ -214,7 +264,8 @@ static void draw(struct render *r, uint32_t id, uint32_t depth, double stime, bo
 	size_t len = 3, slen, lb;
 	folded_count total = folded__subtotal(r->f, id);
 	double x1 = XPAD + stime * r->wpt, x2 = XPAD + (stime + total) * r->wpt, y1, y2;
-	char xs[32], x2s[32], ws[32], cnt[64];
+	char xs[40], x2s[40], ws[40], num[40], cnt[64], rgb[40];
+	double xv, wv;
 	struct rgb c;
 	bool cut;
 
@@ -239,27 +290,62 @@ static void draw(struct render *r, uint32_t id, uint32_t depth, double stime, bo
 		if (r->cp)
 			c = flame_cp__get(r->cp, name, len, c);
 	}
-	snprintf(xs, sizeof(xs), "%.2f", x1);
-	snprintf(x2s, sizeof(x2s), "%.2f", x2);
-	snprintf(ws, sizeof(ws), "%.2f", strtod(x2s, NULL) - strtod(xs, NULL));
+	/* the numbers as "%.2f" and "%.1f" print them (flame__fixed), the width
+	   and the label's x from the rounded x's, as the script reads them back */
+	xv = flame__fixed(xs, sizeof(xs), x1, 2);
+	wv = flame__fixed(ws, sizeof(ws), flame__fixed(x2s, sizeof(x2s), x2, 2) - xv, 2);
 	commas(cnt, sizeof(cnt), total * o->factor);
 	fputs("<g><title>", r->out);
 	flame__xml_escape(r->out, name, slen);
-	fprintf(r->out, " (%s ", cnt);
+	fputs(" (", r->out);
+	fputs(cnt, r->out);
+	fputc(' ', r->out);
 	flame__xml_escape(r->out, o->countname, strlen(o->countname));
-	if (id == 0 && (double)total == r->timemax)
+	if (id == 0 && (double)total == r->timemax) {
 		fputs(", 100%", r->out);	/* the root, as flamegraph.pl writes it */
-	else
-		fprintf(r->out, ", %.2f%%", (double)(100 * total / r->timemax));
+	} else {
+		flame__fixed(num, sizeof(num), (double)(100 * total / r->timemax), 2);
+		fputs(", ", r->out);
+		fputs(num, r->out);
+		fputc('%', r->out);
+	}
 	if (r->diff) {
 		double d = 100 * node_delta(r, id) / r->timemax;
 
-		fprintf(r->out, "; %s%.2f%%", d > 0 ? "+" : "", d);
+		flame__fixed(num, sizeof(num), d, 2);
+		fprintf(r->out, "; %s%s%%", d > 0 ? "+" : "", num);
 	}
-	fprintf(r->out, ")</title><rect x=\"%s\" y=\"%.1f\" width=\"%s\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\" rx=\"2\" ry=\"2\"/>",
-		xs, y1, ws, y2 - y1, c.r, c.g, c.b);
-	fprintf(r->out, "<text x=\"%.2f\" y=\"%.1f\">", strtod(xs, NULL) + 3, 3 + (y1 + y2) / 2);
-	lb = label_bytes(o, name, slen, strtod(ws, NULL), &cut);
+	fputs(")</title><rect x=\"", r->out);
+	fputs(xs, r->out);
+	fputs("\" y=\"", r->out);
+	flame__fixed(num, sizeof(num), y1, 1);
+	fputs(num, r->out);
+	fputs("\" width=\"", r->out);
+	fputs(ws, r->out);
+	fputs("\" height=\"", r->out);
+	flame__fixed(num, sizeof(num), y2 - y1, 1);
+	fputs(num, r->out);
+	fputs("\" fill=\"rgb(", r->out);
+	if (c.r >= 0 && c.g >= 0 && c.b >= 0) {
+		char d[24];
+
+		fputs(u64_digits(d + sizeof(d), (uint64_t)c.r), r->out);
+		fputc(',', r->out);
+		fputs(u64_digits(d + sizeof(d), (uint64_t)c.g), r->out);
+		fputc(',', r->out);
+		fputs(u64_digits(d + sizeof(d), (uint64_t)c.b), r->out);
+	} else {
+		snprintf(rgb, sizeof(rgb), "%d,%d,%d", c.r, c.g, c.b);
+		fputs(rgb, r->out);
+	}
+	fputs(")\" rx=\"2\" ry=\"2\"/><text x=\"", r->out);
+	flame__fixed(num, sizeof(num), xv + 3, 2);
+	fputs(num, r->out);
+	fputs("\" y=\"", r->out);
+	flame__fixed(num, sizeof(num), 3 + (y1 + y2) / 2, 1);
+	fputs(num, r->out);
+	fputs("\">", r->out);
+	lb = label_bytes(o, name, slen, wv, &cut);
 	flame__xml_escape(r->out, name, lb);
 	if (cut)
 		fputs("..", r->out);

@@ -67,6 +67,12 @@ int flame__check_bgcolors(const char *v);
 int flame__render(const struct folded *f, const struct flame_opts *o, FILE *out,
 		  struct flame_result *res, char *err, size_t errlen);
 
+/*
+ * x as printf's "%.1f" or "%.2f" (decimals 1 or 2) writes it, into buf (24
+ * bytes at least); returns the value of that text, as strtod() reads it.
+ */
+double flame__fixed(char *buf, size_t size, double x, int decimals);
+
 /* XML text of s[0..len): &<>"' escaped, invalid UTF-8 and control bytes as U+FFFD */
 void flame__xml_escape(FILE *out, const char *s, size_t len);
 

@@ -65,6 +65,7 @@ struct folded {
 	uint32_t name_mask;
 	struct arena_chunk *arena;
 	bool diff;
+	bool totals_done;		/* int_total holds sums of a folded__finish() */
 	/* the previous stack's nodes: sorted input shares prefixes with the line before */
 	uint32_t *path, *ids;
 	uint64_t *phash;
@@ -1019,19 +1020,29 @@ nomem:
 	return -ENOMEM;
 }
 
-/* the integer inclusive totals; true when one would pass 2^64-1 (then the
-   long double sums take over, rounding as they always did) */
+/*
+ * The integer inclusive totals, in one backward pass: a node's children come
+ * after it, so its total holds theirs when it is reached (new nodes start at
+ * 0; only a second finish clears them first). True when a sum would pass
+ * 2^64-1: then the long double sums take over, rounding as they always did.
+ */
 static bool sum_integers(struct folded *f)
 {
-	for (uint32_t i = 0; i < f->nr_nodes; i++)
-		node_at(f, i)->int_total = node_at(f, i)->int_self;
-	for (uint32_t i = f->nr_nodes - 1; i > 0; i--) {
-		struct folded_node *n = node_at(f, i), *p = node_at(f, n->parent);
+	struct folded_node *n;
 
-		if (__builtin_add_overflow(p->int_total, n->int_total, &p->int_total))
+	if (f->totals_done)
+		for (uint32_t i = 0; i < f->nr_nodes; i++)
+			node_at(f, i)->int_total = 0;
+	f->totals_done = true;
+	for (uint32_t i = f->nr_nodes - 1; i > 0; i--) {
+		n = node_at(f, i);
+		if (__builtin_add_overflow(n->int_total, n->int_self, &n->int_total) ||
+		    __builtin_add_overflow(node_at(f, n->parent)->int_total, n->int_total,
+					   &node_at(f, n->parent)->int_total))
 			return true;
 	}
-	return false;
+	n = node_at(f, 0);
+	return __builtin_add_overflow(n->int_total, n->int_self, &n->int_total);
 }
 
 int folded__finish(struct folded *f)
@@ -1131,6 +1142,18 @@ void folded__format_count(char *buf, size_t len, folded_count v)
 {
 	size_t n;
 
+	/* an integer to 2^64-1 (nearly every count): its digits, as "%.0Lf" writes them */
+	if (v >= 0 && v <= FOLDED_COUNT_MAX && !signbit(v) && v == floorl(v) && len >= 21) {
+		char digits[24], *d = digits + sizeof(digits);
+		uint64_t u = (uint64_t)v;
+
+		*--d = 0;
+		do
+			*--d = (char)('0' + u % 10);
+		while (u /= 10);
+		memcpy(buf, d, (size_t)(digits + sizeof(digits) - d));
+		return;
+	}
 	/* never an exponent: the folded format only takes digits and one dot */
 	if (v == floorl(v) || !isfinite(v)) {
 		snprintf(buf, len, "%.0Lf", v);
