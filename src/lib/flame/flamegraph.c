@@ -72,7 +72,51 @@ static size_t utf8_len(const unsigned char *s, size_t len, size_t i)
 	return n;
 }
 
-void flame__xml_escape(FILE *out, const char *str, size_t len)
+/*
+ * The frames are written through a buffer of the render's (struct render's
+ * buf), one fwrite per 64 KiB instead of some thirty stdio calls a frame.
+ */
+struct obuf {
+	FILE *out;
+	size_t n;
+	char b[1 << 16];
+};
+
+static void ob_flush(struct obuf *ob)
+{
+	fwrite(ob->b, 1, ob->n, ob->out);
+	ob->n = 0;
+}
+
+static void ob_put(struct obuf *ob, const char *s, size_t len)
+{
+	if (len > sizeof(ob->b) - ob->n) {
+		ob_flush(ob);
+		if (len > sizeof(ob->b)) {
+			fwrite(s, 1, len, ob->out);
+			return;
+		}
+	}
+	memcpy(ob->b + ob->n, s, len);
+	ob->n += len;
+}
+
+static void ob_str(struct obuf *ob, const char *s)
+{
+	ob_put(ob, s, strlen(s));
+}
+
+/* ob_put's words for a plain FILE (ob NULL) */
+static void put(struct obuf *ob, FILE *out, const char *s, size_t len)
+{
+	if (ob)
+		ob_put(ob, s, len);
+	else
+		fwrite(s, 1, len, out);
+}
+
+/* flame__xml_escape into ob, or into out when ob is NULL */
+static void xml_escape(struct obuf *ob, FILE *out, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0, run = 0;
@@ -94,12 +138,17 @@ void flame__xml_escape(FILE *out, const char *str, size_t len)
 			run += n;
 			continue;
 		}
-		fwrite(str + i - run, 1, run, out);
-		fputs(rep, out);
+		put(ob, out, str + i - run, run);
+		put(ob, out, rep, strlen(rep));
 		run = 0;
 		i += n;
 	}
-	fwrite(str + i - run, 1, run, out);
+	put(ob, out, str + i - run, run);
+}
+
+void flame__xml_escape(FILE *out, const char *str, size_t len)
+{
+	xml_escape(NULL, out, str, len);
 }
 
 /* a string for the script: JSON-style, with <, >, & and non-UTF-8 escaped */
@@ -173,40 +222,36 @@ static char *u64_digits(char *end, uint64_t v)
 /*
  * printf's "%.1f" or "%.2f" of x, without printf (a drawn frame needs seven):
  * x times 10 or 100 is exact in a long double of 64 significant bits (53 + 7),
- * so rintl() rounds it as printf does, to nearest with ties to even, and the
+ * so llrintl() rounds it as printf does, to nearest with ties to even, and the
  * digits are an integer's. Returns the value the text stands for, as strtod()
  * would read it back: the integer divided by 10 or 100, correctly rounded.
  * Where long double is narrower, or for huge values, printf itself.
  */
 double flame__fixed(char *buf, size_t size, double x, int decimals)
 {
-	long double scale = decimals == 1 ? 10 : 100;
-	long double m;
-	uint64_t v;
-	char digits[24], *d;
-	size_t n = 0, len;
+	bool two = decimals == 2, neg = signbit(x);
+	char tmp[32], *e = tmp + sizeof(tmp);
+	int64_t v, ip;
 
 	if (LDBL_MANT_DIG < 64 || (decimals != 1 && decimals != 2) || !(fabs(x) < 1e15) || size < 24) {
 		snprintf(buf, size, "%.*f", decimals, x);
 		return strtod(buf, NULL);
 	}
-	m = rintl(fabsl((long double)x) * scale);
-	v = (uint64_t)m;
-	if (signbit(x))
-		buf[n++] = '-';
-	d = u64_digits(digits + sizeof(digits), v / (uint64_t)scale);
-	len = strlen(d);
-	memcpy(buf + n, d, len);
-	n += len;
-	buf[n++] = '.';
-	if (decimals == 2) {
-		buf[n++] = (char)('0' + v / 10 % 10);
-		buf[n++] = (char)('0' + v % 10);
-	} else {
-		buf[n++] = (char)('0' + v % 10);
-	}
-	buf[n] = 0;
-	return signbit(x) ? -((double)v / (double)scale) : (double)v / (double)scale;
+	v = llrintl(fabsl((long double)x) * (two ? 100.0L : 10.0L));
+	/* from the last character: the decimals, the dot, the integer part, the sign */
+	*--e = 0;
+	*--e = (char)('0' + v % 10);
+	if (two)
+		*--e = (char)('0' + v / 10 % 10);
+	*--e = '.';
+	ip = two ? v / 100 : v / 10;
+	do
+		*--e = (char)('0' + ip % 10);
+	while (ip /= 10);
+	if (neg)
+		*--e = '-';
+	memcpy(buf, e, (size_t)(tmp + sizeof(tmp) - e));
+	return neg ? -((double)v / (two ? 100.0 : 10.0)) : (double)v / (two ? 100.0 : 10.0);
 }
 
 /*
@@ -241,6 +286,7 @@ struct render {
 	uint32_t maxdepth, drawn;
 	double imageheight, ypad1, ypad2;
 	bool diff;
+	struct obuf *ob;		/* the frames' text, while walk() writes */
 };
 
 struct walk_level {
@@ -264,7 +310,8 @@ static void draw(struct render *r, uint32_t id, uint32_t depth, double stime, bo
 	size_t len = 3, slen, lb;
 	folded_count total = folded__subtotal(r->f, id);
 	double x1 = XPAD + stime * r->wpt, x2 = XPAD + (stime + total) * r->wpt, y1, y2;
-	char xs[40], x2s[40], ws[40], num[40], cnt[64], rgb[40];
+	char xs[40], x2s[40], ws[40], num[40], cnt[64], rgb[64];
+	struct obuf *ob = r->ob;
 	double xv, wv;
 	struct rgb c;
 	bool cut;
@@ -295,61 +342,63 @@ static void draw(struct render *r, uint32_t id, uint32_t depth, double stime, bo
 	xv = flame__fixed(xs, sizeof(xs), x1, 2);
 	wv = flame__fixed(ws, sizeof(ws), flame__fixed(x2s, sizeof(x2s), x2, 2) - xv, 2);
 	commas(cnt, sizeof(cnt), total * o->factor);
-	fputs("<g><title>", r->out);
-	flame__xml_escape(r->out, name, slen);
-	fputs(" (", r->out);
-	fputs(cnt, r->out);
-	fputc(' ', r->out);
-	flame__xml_escape(r->out, o->countname, strlen(o->countname));
+	ob_str(ob, "<g><title>");
+	xml_escape(ob, NULL, name, slen);
+	ob_str(ob, " (");
+	ob_str(ob, cnt);
+	ob_str(ob, " ");
+	xml_escape(ob, NULL, o->countname, strlen(o->countname));
 	if (id == 0 && (double)total == r->timemax) {
-		fputs(", 100%", r->out);	/* the root, as flamegraph.pl writes it */
+		ob_str(ob, ", 100%");	/* the root, as flamegraph.pl writes it */
 	} else {
 		flame__fixed(num, sizeof(num), (double)(100 * total / r->timemax), 2);
-		fputs(", ", r->out);
-		fputs(num, r->out);
-		fputc('%', r->out);
+		ob_str(ob, ", ");
+		ob_str(ob, num);
+		ob_str(ob, "%");
 	}
 	if (r->diff) {
 		double d = 100 * node_delta(r, id) / r->timemax;
 
 		flame__fixed(num, sizeof(num), d, 2);
-		fprintf(r->out, "; %s%s%%", d > 0 ? "+" : "", num);
+		ob_str(ob, d > 0 ? "; +" : "; ");
+		ob_str(ob, num);
+		ob_str(ob, "%");
 	}
-	fputs(")</title><rect x=\"", r->out);
-	fputs(xs, r->out);
-	fputs("\" y=\"", r->out);
+	ob_str(ob, ")</title><rect x=\"");
+	ob_str(ob, xs);
+	ob_str(ob, "\" y=\"");
 	flame__fixed(num, sizeof(num), y1, 1);
-	fputs(num, r->out);
-	fputs("\" width=\"", r->out);
-	fputs(ws, r->out);
-	fputs("\" height=\"", r->out);
+	ob_str(ob, num);
+	ob_str(ob, "\" width=\"");
+	ob_str(ob, ws);
+	ob_str(ob, "\" height=\"");
 	flame__fixed(num, sizeof(num), y2 - y1, 1);
-	fputs(num, r->out);
-	fputs("\" fill=\"rgb(", r->out);
+	ob_str(ob, num);
 	if (c.r >= 0 && c.g >= 0 && c.b >= 0) {
 		char d[24];
 
-		fputs(u64_digits(d + sizeof(d), (uint64_t)c.r), r->out);
-		fputc(',', r->out);
-		fputs(u64_digits(d + sizeof(d), (uint64_t)c.g), r->out);
-		fputc(',', r->out);
-		fputs(u64_digits(d + sizeof(d), (uint64_t)c.b), r->out);
+		ob_str(ob, "\" fill=\"rgb(");
+		ob_str(ob, u64_digits(d + sizeof(d), (uint64_t)c.r));
+		ob_str(ob, ",");
+		ob_str(ob, u64_digits(d + sizeof(d), (uint64_t)c.g));
+		ob_str(ob, ",");
+		ob_str(ob, u64_digits(d + sizeof(d), (uint64_t)c.b));
 	} else {
-		snprintf(rgb, sizeof(rgb), "%d,%d,%d", c.r, c.g, c.b);
-		fputs(rgb, r->out);
+		snprintf(rgb, sizeof(rgb), "\" fill=\"rgb(%d,%d,%d", c.r, c.g, c.b);
+		ob_str(ob, rgb);
 	}
-	fputs(")\" rx=\"2\" ry=\"2\"/><text x=\"", r->out);
+	ob_str(ob, ")\" rx=\"2\" ry=\"2\"/><text x=\"");
 	flame__fixed(num, sizeof(num), xv + 3, 2);
-	fputs(num, r->out);
-	fputs("\" y=\"", r->out);
+	ob_str(ob, num);
+	ob_str(ob, "\" y=\"");
 	flame__fixed(num, sizeof(num), 3 + (y1 + y2) / 2, 1);
-	fputs(num, r->out);
-	fputs("\">", r->out);
+	ob_str(ob, num);
+	ob_str(ob, "\">");
 	lb = label_bytes(o, name, slen, wv, &cut);
-	flame__xml_escape(r->out, name, lb);
+	xml_escape(ob, NULL, name, lb);
 	if (cut)
-		fputs("..", r->out);
-	fputs("</text></g>\n", r->out);
+		ob_str(ob, "..");
+	ob_str(ob, "</text></g>\n");
 }
 
 /* visit every frame at least minwidth wide, parents first; draw them when write is set */
@@ -624,7 +673,16 @@ int flame__render(const struct folded *f, const struct flame_opts *o, FILE *out,
 		     "%u frame%s under %g%s not drawn", folded__nr_nodes(f) - r.drawn,
 		     folded__nr_nodes(f) - r.drawn == 1 ? "" : "s", o->minwidth, o->minwidth_pct ? "%" : " px");
 	fputs("<g id=\"frames\">\n", out);
-	if ((rc = walk(&r, true)))
+	if (!(r.ob = malloc(sizeof(*r.ob)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	r.ob->out = out;
+	r.ob->n = 0;
+	rc = walk(&r, true);
+	ob_flush(r.ob);
+	free(r.ob);
+	if (rc)
 		goto out;
 	fputs("</g>\n</svg>\n", out);
 	if (ferror(out)) {
