@@ -3,10 +3,17 @@
  * folded.c - the folded-stack parser and stack tree (see folded.h).
  *
  * Names are interned once (an arena of bytes and an open-addressing table of
- * ids); nodes live in blocks of 2 MiB, numbered in order of creation, children
- * found through a second table keyed by (parent, name). A node is always created after its parent, so inclusive
- * totals are one backward pass over the array, with no recursion, however
- * deep the stacks.
+ * ids); nodes live in blocks of 2 MiB, numbered in order of creation. An only
+ * child is found as its parent's node->child; the children of a parent with
+ * two or more through a second table keyed by (parent, name). A node is
+ * always created after its parent, so inclusive totals are one backward pass
+ * over the nodes, with no recursion, however deep the stacks.
+ *
+ * What the cost of a large input is made of (issue #21, bench/flame.sh):
+ * fresh memory (page faults and clearing pages), then one cache miss per
+ * lookup in a table larger than the caches. Hence 32-byte nodes with integer
+ * counts, huge pages for the blocks, a chain of new nodes made without a
+ * lookup, and 8-byte slots in the table.
  */
 #include "lib/flame/folded.h"
 #include "lib/util.h"
