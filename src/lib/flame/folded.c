@@ -146,9 +146,29 @@ static inline struct folded_node *node_at(const struct folded *f, uint32_t id)
 	return &f->blocks[id >> BLOCK_SHIFT][id & (BLOCK_NODES - 1)];
 }
 
+#define BLOCK_BYTES (sizeof(struct folded_node) * BLOCK_NODES)
+
+/* a block aligned to 2 MiB, mapped for itself: posix_memalign() would map
+   twice the size to align it (address space that ulimit -v counts) */
+static void *map_block(void)
+{
+	size_t len = BLOCK_BYTES + HUGE_PAGE;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t a, end;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	end = (uintptr_t)p + len;
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	if (end > a + BLOCK_BYTES)
+		munmap((void *)(a + BLOCK_BYTES), end - (a + BLOCK_BYTES));
+	return (void *)a;
+}
+
 static int add_block(struct folded *f)
 {
-	size_t size = sizeof(struct folded_node) * BLOCK_NODES;
 	void *p;
 
 	if (f->nr_blocks == f->cap_blocks) {
@@ -160,10 +180,10 @@ static int add_block(struct folded *f)
 		f->blocks = b;
 		f->cap_blocks = cap;
 	}
-	if (posix_memalign(&p, HUGE_PAGE, size))
+	if (!(p = map_block()))
 		return -ENOMEM;
 	if (f->nr_blocks)
-		(void)madvise(p, size, MADV_HUGEPAGE);
+		(void)madvise(p, BLOCK_BYTES, MADV_HUGEPAGE);
 	f->blocks[f->nr_blocks++] = p;
 	return 0;
 }
@@ -523,7 +543,7 @@ void folded__free(struct folded *f)
 		f->arena = p;
 	}
 	for (uint32_t i = 0; i < f->nr_blocks; i++)
-		free(f->blocks[i]);
+		munmap(f->blocks[i], BLOCK_BYTES);
 	free(f->blocks);
 	free(f->before_self);
 	free(f->before_total);
