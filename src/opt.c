@@ -177,6 +177,13 @@ void opt__check_ids(const char *const usage[], const char *list, bool threads)
 		opt__usage_error(usage, NULL, "%s", err);
 }
 
+void opt__check_one_pid(const char *const usage[], const char *pid)
+{
+	opt__check_ids(usage, pid, false);
+	if (pid && strchr(pid, ','))
+		opt__usage_error(usage, NULL, "-p takes one process id, not '%s'", pid);
+}
+
 int opt__target(struct target *t, const struct target_opts *to, const char *const usage[])
 {
 	char err[256];
@@ -188,6 +195,18 @@ int opt__target(struct target *t, const struct target_opts *to, const char *cons
 	if (rc == -EINVAL)
 		opt__see_help(usage);
 	return -1;
+}
+
+int opt__parse_target(int argc, char **argv, const struct opt *opts, const char *const usage[], unsigned flags,
+		      struct target_opts *to, struct target *t)
+{
+	argc = opt__parse(argc, argv, opts, usage, flags);
+	to->have_cmd = argc > 0;
+	if (opt__target(t, to, usage)) {
+		target__free(t);
+		return -1;
+	}
+	return argc;
 }
 
 int opt__start_command(struct workload *w, char *const argv[])

@@ -119,6 +119,9 @@ long opt__call_graph(const char *cg, long dflt, long max);
 
 /* a --pid/--tid filter's list ("12,34"): a malformed one exits 129 with the -p wording */
 void opt__check_ids(const char *const usage[], const char *list, bool threads);
+/* a -p that takes one process (probe's and addr2sym's as bpftrace's, ltrace's, memleak's): a malformed id
+ * exits 129 with the -p wording, a list with "-p takes one process id, not '1,2'" */
+void opt__check_one_pid(const char *const usage[], const char *pid);
 
 struct target;
 struct target_opts;
@@ -128,6 +131,17 @@ struct target_opts;
  * line and returns -1 (the command exits 1); 0 when t is ready.
  */
 int opt__target(struct target *t, const struct target_opts *to, const char *const usage[]);
+
+/*
+ * The options of a command that observes targets, in one call: opt__parse(),
+ * the arguments left taken as the command to run (to->have_cmd), then
+ * opt__target() of to (filled by OPT_TARGET and its parts) into t. Returns how
+ * many arguments are left (the command, moved to argv[0..]); a usage error
+ * exits 129 (one line, as every command words it); a pid or tid that does not
+ * exist prints one line and returns -1 with t freed (the command exits 1).
+ */
+int opt__parse_target(int argc, char **argv, const struct opt *opts, const char *const usage[], unsigned flags,
+		      struct target_opts *to, struct target *t);
 
 struct workload;
 /*

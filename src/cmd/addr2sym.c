@@ -96,8 +96,7 @@ int cmd_addr2sym(int argc, char **argv)
 	if (to.pids) {
 		struct target tg;
 
-		if (strchr(to.pids, ','))
-			opt__usage_error(addr2sym_usage, opts, "-p takes one process id, not '%s'", to.pids);
+		opt__check_one_pid(addr2sym_usage, to.pids);
 		err = opt__target(&tg, &to, addr2sym_usage);
 		a.pid = tg.nr_pids ? tg.pids[0] : -1;
 		target__free(&tg);

@@ -31,10 +31,11 @@ static const char *const lock_usage[] = {
 };
 
 struct lock_cmd {
-	const char *pids, *tids, *key, *libc;
-	bool all, threads, lock_addr, user, use_bpf, no_follow;
+	const char *key, *libc;
+	bool threads, lock_addr, user, use_bpf, no_follow;
 	double duration;
 	int entries;
+	struct target_opts to;	/* -p/--tid/-a as given */
 	struct target tg;
 	struct lock_opts lo;
 	struct lock_print po;
@@ -47,9 +48,9 @@ static int parse_args(struct lock_cmd *o, int argc, char **argv)
 	static const char *const keys[] = { "wait_total", "contended", "wait_max", "wait_min", "avg_wait" };
 	const struct opt opts[] = {
 		OPT_GROUP("target (default: every thread, as -a)"),
-		OPT_TARGET_ALL(o),
-		OPT_TARGET_PID(o),
-		OPT_STRING(0, "tid", &o->tids, "TID", "observe these threads only (comma list)"),
+		OPT_TARGET_ALL(&o->to),
+		OPT_TARGET_PID(&o->to),
+		OPT_STRING(0, "tid", &o->to.tids, "TID", "observe these threads only (comma list)"),
 		OPT_BOOL(0, "no-follow", &o->no_follow, "with -- CMD: do not add the processes it forks"),
 		OPT_DURATION(&o->duration),
 		OPT_GROUP("what"),
@@ -67,12 +68,11 @@ static int parse_args(struct lock_cmd *o, int argc, char **argv)
 			  "repeat for more"),
 		OPT_END(),
 	};
-	struct target_opts to;
+	const struct target_opts *to = &o->to;
 
-	argc = opt__parse(argc, argv, opts, lock_usage, OPT_STOP_AT_NON_OPTION);
-	to = (struct target_opts){ .pids = o->pids, .tids = o->tids, .all = o->all, .have_cmd = argc > 0,
-				   .default_all = true };
-	if (opt__target(&o->tg, &to, lock_usage))
+	o->to.default_all = true;
+	argc = opt__parse_target(argc, argv, opts, lock_usage, OPT_STOP_AT_NON_OPTION, &o->to, &o->tg);
+	if (argc < 0)
 		return -1;
 	if (o->threads && o->lock_addr)
 		opt__usage_error(lock_usage, opts, "--threads and --lock-addr exclude each other");
@@ -90,10 +90,10 @@ static int parse_args(struct lock_cmd *o, int argc, char **argv)
 		o->sort = (enum lock_sort[]){ LOCK_SORT_TOTAL, LOCK_SORT_CONTENDED, LOCK_SORT_MAX, LOCK_SORT_MIN,
 					      LOCK_SORT_AVG }[i];
 	}
-	o->cmd_target = argc && !o->pids && !o->tids && !o->all;
-	o->lo.filter = o->tids ? LOCK_TID : o->pids || o->cmd_target ? LOCK_TGID : LOCK_ALL;
-	o->lo.targets = o->tids ? o->tg.tids : o->tg.pids;
-	o->lo.nr_targets = o->tids ? o->tg.nr_tids : o->tg.nr_pids;
+	o->cmd_target = argc && !to->pids && !to->tids && !to->all;
+	o->lo.filter = to->tids ? LOCK_TID : to->pids || o->cmd_target ? LOCK_TGID : LOCK_ALL;
+	o->lo.targets = to->tids ? o->tg.tids : o->tg.pids;
+	o->lo.nr_targets = to->tids ? o->tg.nr_tids : o->tg.nr_pids;
 	o->lo.follow = o->cmd_target && !o->no_follow;
 	o->lo.aggr = o->threads ? LOCK_AGGR_TASK : o->lock_addr ? LOCK_AGGR_ADDR : LOCK_AGGR_CALLER;
 	o->lo.user = o->user;
@@ -106,7 +106,7 @@ static const char *choose_libc(struct lock_cmd *o, char *buf, size_t len)
 {
 	if (o->libc)
 		return o->libc;
-	if (lock__find_libc(o->pids && o->tg.nr_pids ? o->tg.pids[0] : 0, buf, len)) {
+	if (lock__find_libc(o->to.pids && o->tg.nr_pids ? o->tg.pids[0] : 0, buf, len)) {
 		warning("no C library found: pthread mutexes are not traced, futex waits are");
 		return NULL;
 	}
@@ -164,10 +164,8 @@ int cmd_lock(int argc, char **argv)
 	int rc = 1;
 
 	argc = parse_args(&o, argc, argv);
-	if (argc < 0) {
-		target__free(&o.tg);
-		return 1;
-	}
+	if (argc < 0)
+		return 1;	/* said, the targets freed */
 	bpfutil__setup_log(verbose);
 	if (stack_run__init(&r)) {
 		target__free(&o.tg);

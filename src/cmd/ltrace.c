@@ -153,9 +153,7 @@ static void parse_args(struct ltrace_cmd *o, int argc, char **argv)
 	if (!o->pid && !o->cmd_argv)
 		opt__usage_error(ltrace_usage, opts, "give a command to run, or -p PID");
 	if (o->pid)
-		opt__check_ids(ltrace_usage, o->pid, false);
-	if (o->pid && strchr(o->pid, ','))
-		opt__usage_error(ltrace_usage, opts, "-p takes one process");
+		opt__check_one_pid(ltrace_usage, o->pid);
 	if (o->strmax < 0 || o->indent < 0)
 		opt__usage_error(ltrace_usage, opts, "-s and -n take a number of 0 or more");
 	if (o->strmax > LT_STR_MAX - 1)
@@ -373,7 +371,7 @@ static int find_program(struct ltrace_cmd *o, struct elf_obj *exe, char *exe_pat
 	if (o->pid) {
 		o->target = atoi(o->pid);
 		if (!target__alive(o->target)) {
-			error("no process %d", (int)o->target);
+			error("cannot attach to process %d: no such process", (int)o->target);
 			return 1;
 		}
 		o->target = target__tgid(o->target);	/* a thread's id stands for its process */

@@ -122,9 +122,7 @@ static void parse_args(struct memleak_cmd *o, int argc, char **argv)
 	if (o->command && !o->cmd_argv[0])
 		opt__usage_error(memleak_usage, opts, "-c takes a command");
 	if (o->pid)
-		opt__check_ids(memleak_usage, o->pid, false);
-	if (o->pid && strchr(o->pid, ','))
-		opt__usage_error(memleak_usage, opts, "-p takes one process");
+		opt__check_one_pid(memleak_usage, o->pid);
 	if (o->top < 1 || o->older_ms < 0 || o->sample_rate < 1)
 		opt__usage_error(memleak_usage, opts, "--top and --sample-rate take a number above 0, --older one of 0 or more");
 	if (o->max_size && o->min_size > o->max_size)
@@ -327,7 +325,7 @@ static int setup_target(struct memleak_cmd *o, struct workload *w, char *lib, si
 	if (o->pid) {
 		o->target = atoi(o->pid);
 		if (!target__alive(o->target)) {
-			error("no process %d", (int)o->target);
+			error("cannot attach to process %d: no such process", (int)o->target);
 			return -1;
 		}
 		refresh_maps(o);

@@ -32,12 +32,13 @@ static const char *const offcpu_usage[] = {
 };
 
 struct offcpu_cmd {
-	const char *pids, *tids, *state, *output, *call_graph;
-	bool all, folded, delimited, user_only, kern_only, wall, no_follow, tracepoint, uthreads, kthreads;
+	const char *state, *output, *call_graph;
+	bool folded, delimited, user_only, kern_only, wall, no_follow, tracepoint, uthreads, kthreads;
 	double duration, min_us, max_us;
 	uint64_t freq;
 	int stack_storage;
 	struct offcpu_opts oo;	/* what the options ask of the engine */
+	struct target_opts to;	/* -p/-t/-a as given */
 	struct target tg;	/* -p/-t/-a, checked */
 	pid_t *ids;		/* -p: the processes (the BPF side follows their threads); -t: the threads */
 	int nids;
@@ -65,9 +66,9 @@ static int parse_args(struct offcpu_cmd *o, int argc, char **argv)
 {
 	const struct opt opts[] = {
 		OPT_GROUP("target (default: every thread, as -a)"),
-		OPT_TARGET_ALL(o),
-		OPT_TARGET_PID(o),
-		OPT_TARGET_TID(o),
+		OPT_TARGET_ALL(&o->to),
+		OPT_TARGET_PID(&o->to),
+		OPT_TARGET_TID(&o->to),
 		OPT_BOOL(0, "no-follow", &o->no_follow, "with -- CMD or -p: do not add the processes they fork"),
 		OPT_DURATION(&o->duration),
 		OPT_GROUP("what counts"),
@@ -95,12 +96,9 @@ static int parse_args(struct offcpu_cmd *o, int argc, char **argv)
 		OPT_END(),
 	};
 
-	struct target_opts to;
-
-	argc = opt__parse(argc, argv, opts, offcpu_usage, OPT_STOP_AT_NON_OPTION);
-	to = (struct target_opts){ .pids = o->pids, .tids = o->tids, .all = o->all, .have_cmd = argc > 0,
-				   .default_all = true };
-	if (opt__target(&o->tg, &to, offcpu_usage))
+	o->to.default_all = true;
+	argc = opt__parse_target(argc, argv, opts, offcpu_usage, OPT_STOP_AT_NON_OPTION, &o->to, &o->tg);
+	if (argc < 0)
 		return -1;
 	if (o->user_only && o->kern_only)
 		opt__usage_error(offcpu_usage, opts, "--user-only and --kernel-only exclude each other");
@@ -113,11 +111,11 @@ static int parse_args(struct offcpu_cmd *o, int argc, char **argv)
 	if (o->call_graph && (o->oo.dwarf_size = opt__call_graph(o->call_graph, OFFCPU_DWARF_STACK, OFFCPU_DWARF_STACK)) < 0)
 		opt__usage_error(offcpu_usage, opts, "--call-graph takes fp or dwarf[,SIZE] (SIZE: 256 to %d bytes), not '%s'",
 				 OFFCPU_DWARF_STACK, o->call_graph);
-	if (o->pids || o->tids) {
-		o->nids = o->pids ? o->tg.nr_pids : o->tg.nr_tids;
-		o->ids = o->pids ? o->tg.pids : o->tg.tids;
+	if (o->to.pids || o->to.tids) {
+		o->nids = o->to.pids ? o->tg.nr_pids : o->tg.nr_tids;
+		o->ids = o->to.pids ? o->tg.pids : o->tg.tids;
 	}
-	o->cmd_target = argc && !o->nids && !o->all;	/* with -p/-t/-a, the command only says how long */
+	o->cmd_target = argc && !o->nids && !o->to.all;	/* with -p/-t/-a, the command only says how long */
 	return argc;
 }
 
@@ -128,7 +126,7 @@ static void set_engine_opts(struct offcpu_cmd *o, const char *cmd, struct offcpu
 	const char *why = NULL;
 	char objwhy[320];
 
-	oo->filter = o->tids ? OFFCPU_TID : o->pids || o->cmd_target ? OFFCPU_TGID : OFFCPU_ALL;
+	oo->filter = o->to.tids ? OFFCPU_TID : o->to.pids || o->cmd_target ? OFFCPU_TGID : OFFCPU_ALL;
 	oo->targets = o->ids;
 	oo->nr_targets = o->nids;
 	oo->follow = !o->no_follow;
@@ -229,8 +227,8 @@ static void print_header(const struct offcpu_cmd *o, const char *cmd)
 
 	if (o->folded || o->wall || o->output)
 		return;
-	snprintf(what, sizeof(what), o->pids ? "PID %s" : o->tids ? "TID %s" : cmd ? "'%s'" : "all threads",
-		 o->pids ? o->pids : o->tids ? o->tids : cmd ? cmd : "");
+	snprintf(what, sizeof(what), o->to.pids ? "PID %s" : o->to.tids ? "TID %s" : cmd ? "'%s'" : "all threads",
+		 o->to.pids ? o->to.pids : o->to.tids ? o->to.tids : cmd ? cmd : "");
 	offcpu_print__header(stdout, what, &po, o->duration);
 	fflush(stdout);
 }
@@ -246,10 +244,8 @@ int cmd_offcpu(int argc, char **argv)
 	int rc = 1;
 
 	argc = parse_args(&o, argc, argv);
-	if (argc < 0) {		/* a pid that does not exist: said */
-		target__free(&o.tg);
-		return 1;
-	}
+	if (argc < 0)
+		return 1;	/* a pid that does not exist: said, the targets freed */
 	bpfutil__setup_log(verbose);
 	if (stack_run__init(&r)) {
 		target__free(&o.tg);

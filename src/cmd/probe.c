@@ -452,8 +452,7 @@ static int parse_options(struct probe_opts *o, struct probe_job *j, struct inclu
 	if (!o->to.pids)
 		return argc;
 	/* bpftrace's -p: one process, which must exist */
-	if (strchr(o->to.pids, ','))
-		opt__usage_error(probe_usage, opts, "-p takes one process id, not '%s'", o->to.pids);
+	opt__check_one_pid(probe_usage, o->to.pids);
 	rc = opt__target(&tg, &o->to, probe_usage);
 	j->pid = tg.nr_pids ? tg.pids[0] : 0;
 	target__free(&tg);

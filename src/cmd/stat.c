@@ -313,8 +313,12 @@ static void check_options(const struct stat_opts *o, const struct opt *opts, boo
 		opt__usage_error(stat_usage, opts, "-x needs a separator");
 }
 
-/* the options into o, checked (a usage error exits 129); returns how many words are left: the command */
-static int parse_options(struct stat_opts *o, int argc, char **argv)
+/*
+ * The options into o, checked (a usage error exits 129), and the targets into
+ * t; returns how many words are left (the command), or -1 when a pid or tid
+ * does not exist (said).
+ */
+static int parse_options(struct stat_opts *o, struct target *t, int argc, char **argv)
 {
 	const struct opt opts[] = {
 		OPT_GROUP("what to count"),
@@ -343,10 +347,11 @@ static int parse_options(struct stat_opts *o, int argc, char **argv)
 		OPT_END(),
 	};
 
-	argc = opt__parse(argc, argv, opts, stat_usage, OPT_STOP_AT_NON_OPTION);
-	o->to.have_cmd = argc > 0;
 	o->to.verb = "count";
 	o->to.accept = TARGET_PID | TARGET_TID | TARGET_ALL | TARGET_CPU;
+	argc = opt__parse_target(argc, argv, opts, stat_usage, OPT_STOP_AT_NON_OPTION, &o->to, t);
+	if (argc < 0)
+		return -1;
 	check_options(o, opts, argc > 0);
 	return argc;
 }
@@ -364,8 +369,8 @@ int cmd_stat(int argc, char **argv)
 	int rc = 1, run;
 
 	the_opts = &o;
-	argc = parse_options(&o, argc, argv);
-	if (opt__target(&t, &o.to, stat_usage))
+	argc = parse_options(&o, &t, argc, argv);
+	if (argc < 0)
 		goto out;
 
 	if (!o.null_run && !o.evl.nr && evlist__add_default(&o.evl, t.system_wide)) {

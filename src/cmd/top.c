@@ -315,8 +315,9 @@ struct top_opts {
 	bool stdio_, batch;
 };
 
-/* the options into o, t and pr, checked (a usage error exits 129) */
-static void parse_options(struct top_opts *o, struct top *t, struct report_print *pr, int argc, char **argv)
+/* the options into o, t and pr, checked (a usage error exits 129), the targets into tg; -1 when a pid is gone (said) */
+static int parse_options(struct top_opts *o, struct top *t, struct report_print *pr, struct target *tg,
+			 int argc, char **argv)
 {
 	const struct opt opts[] = {
 		OPT_STRING('e', "event", &o->event, "EVENT", "the event to sample (default cpu-clock, cycles where there is a PMU)"),
@@ -340,7 +341,9 @@ static void parse_options(struct top_opts *o, struct top *t, struct report_print
 	};
 	const char *bad;
 
-	argc = opt__parse(argc, argv, opts, top_usage, 0);
+	argc = opt__parse_target(argc, argv, opts, top_usage, 0, &o->to, tg);
+	if (argc < 0)
+		return -1;
 	if (argc)
 		opt__usage_error(top_usage, opts, "unexpected argument '%s'", argv[0]);
 	if (o->delay < 0.05)
@@ -353,6 +356,7 @@ static void parse_options(struct top_opts *o, struct top *t, struct report_print
 	pr->top = o->entries ? (size_t)o->entries : 0;
 	if (o->batch)
 		o->stdio_ = true;
+	return 0;
 }
 
 /*
@@ -371,8 +375,6 @@ static int open_events(struct top *t, struct top_opts *o, struct target *tg, cha
 		error("sonde top samples one event at a time ('%s' names %d)", o->event, t->evl.nr);
 		return -1;
 	}
-	if (opt__target(tg, &o->to, top_usage))
-		return -1;
 	if (o->to.pids || o->to.tids)
 		snprintf(what, len, "%s %s", o->to.pids ? "pid" : "tid", o->to.pids ? o->to.pids : o->to.tids);
 	else
@@ -417,7 +419,8 @@ int cmd_top(int argc, char **argv)
 	int rc = 1;
 	bool loop_ready = false;
 
-	parse_options(&o, &t, &pr, argc, argv);
+	if (parse_options(&o, &t, &pr, &tg, argc, argv))
+		goto out;
 	view.tty = isatty(1) && !o.stdio_;
 	if (!o.entries && view.tty)
 		pr.top = screen_entries();

@@ -30,9 +30,10 @@ static const char *const trace_usage[] = {
 };
 
 struct trace_cmd {
-	const char *output, *pids, *sortby;
+	const char *output, *sortby;
 	const char *trace_expr;
-	bool follow, all, count, count_too, failed, histogram;
+	struct target_opts to;	/* -p/-a as given */
+	bool follow, count, count_too, failed, histogram;
 	int tflag, strsize, buffer_mb;
 	bool rflag, Tflag;
 	double min_ms, seconds;
@@ -133,12 +134,12 @@ static void check_options(struct trace_cmd *c, const struct opt *opts)
 /* what the BPF side filters and counts, from the options; child: the command sonde starts (0: none) */
 static void tracer_options(struct trace_cmd *c, struct tracer_opts *to, pid_t child)
 {
-	to->all = c->all;
+	to->all = c->to.all;
 	to->follow = c->follow;
 	to->count_only = c->count && !c->histogram;
 	to->stats = c->count || c->count_too || c->histogram;
 	to->failed_only = c->failed;
-	to->begins = c->follow || c->all || c->nr_pids > 1;
+	to->begins = c->follow || c->to.all || c->nr_pids > 1;
 	to->min_ns = c->min_ms > 0 ? (uint64_t)(c->min_ms * 1e6) : 0;
 	to->set = c->set;
 	to->pids = c->pid_list;
@@ -191,8 +192,8 @@ static int parse_options(struct trace_cmd *c, int argc, char **argv)
 	const struct opt opts[] = {
 		OPT_GROUP("what to trace"),
 		OPT_BOOL('f', "follow-forks", &c->follow, "trace child processes and threads too"),
-		OPT_TARGET_PID(c),
-		OPT_TARGET_ALL(c),
+		OPT_TARGET_PID(&c->to),
+		OPT_TARGET_ALL(&c->to),
 		OPT_CALLBACK('e', "expr", NULL, "EXPR", "trace=SET (names, %file %desc %network %process "
 			     "%memory %signal %ipc %creds %clock, !negated), status=failed", parse_e),
 		OPT_BOOL('Z', "failed", &c->failed, "only calls that failed"),
@@ -217,19 +218,15 @@ static int parse_options(struct trace_cmd *c, int argc, char **argv)
 		OPT_VERBOSE(),
 		OPT_END(),
 	};
-	struct target_opts tto;
-	struct target tg = { 0 };
+	struct target tg;
 
-	argc = opt__parse(argc, argv, opts, trace_usage, OPT_STOP_AT_NON_OPTION);
+	c->to = (struct target_opts){ .verb = "trace", .accept = TARGET_PID | TARGET_ALL };
+	argc = opt__parse_target(argc, argv, opts, trace_usage, OPT_STOP_AT_NON_OPTION, &c->to, &tg);
+	if (argc < 0)
+		return -1;
 	if (!c->set_given)
 		syscall__parse_set("all", c->set, NULL, 0);
 	check_options(c, opts);
-	tto = (struct target_opts){ .pids = c->pids, .all = c->all, .have_cmd = argc > 0, .verb = "trace",
-				    .accept = TARGET_PID | TARGET_ALL };
-	if (opt__target(&tg, &tto, trace_usage)) {
-		target__free(&tg);
-		return -1;
-	}
 	/* the processes: the BPF side follows their threads */
 	c->pid_list = tg.pids;
 	c->nr_pids = tg.nr_pids;
@@ -251,7 +248,7 @@ static int open_output(struct trace_cmd *c, FILE **out)
 	c->pr.tflag = c->tflag > 3 ? 3 : c->tflag;
 	c->pr.rflag = c->rflag;
 	c->pr.Tflag = c->Tflag;
-	if (c->follow || c->all || c->nr_pids > 1)
+	if (c->follow || c->to.all || c->nr_pids > 1)
 		c->pr.prefix = c->output ? PFX_PLAIN : PFX_BRACKET;
 	return 0;
 }

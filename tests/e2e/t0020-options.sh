@@ -26,7 +26,8 @@ test_expect_success 'usage errors: one line and where to read more, exit 129, in
 
 test_expect_success '-p abc: the same words and exit 129 in every command that takes -p' '
 	for c in "stat -p abc -- true" "record -p abc" "top -p abc" "offcpu -p abc" "trace -p abc" \
-		 "ftrace -e sched:sched_switch -p abc" "probe -e BEGIN{exit();} -p abc" "addr2sym -p abc"; do
+		 "ftrace -e sched:sched_switch -p abc" "probe -e BEGIN{exit();} -p abc" "addr2sym -p abc" \
+		 "lock -p abc" "ltrace -p abc" "memleak -p abc"; do
 		set -- $c
 		expect_rc 129 $SONDE "$@" 2>err && usage_error err $1 &&
 		grep -q "^sonde: invalid pid .abc.: give process ids like 12 or 12,34$" err || exit 1
@@ -41,12 +42,19 @@ test_expect_success 'a pid that does not exist: one line, exit 1, in every comma
 	grep -q "^sonde: cannot attach to process 999999: no such process$" err &&
 	for c in "stat -p 999999" "record -o x.data -p 999999" "top -p 999999" "offcpu -p 999999" \
 		 "trace -p 999999" "ftrace -e sched:sched_switch -p 999999" "probe -p 999999 -e BEGIN{}" \
-		 "addr2sym -p 999999"; do
+		 "addr2sym -p 999999" "lock -p 999999" "ltrace -p 999999" "memleak -p 999999"; do
 		expect_rc 1 $SONDE $c 2>err && one_line err &&
 		grep -q "^sonde: cannot attach to process 999999: no such process$" err || exit 1
 	done &&
 	expect_rc 1 $SONDE stat -t 999999 2>err && grep -q "cannot attach to thread 999999: no such thread" err &&
 	[ ! -e x.data ]
+'
+
+test_expect_success 'a -p of one process: a list is refused in the same words everywhere' '
+	for c in "probe -e BEGIN{exit();}" addr2sym ltrace memleak; do
+		expect_rc 129 $SONDE $c -p 1,2 2>err && usage_error err ${c%% *} &&
+		grep -q "^sonde: -p takes one process id, not .1,2.$" err || exit 1
+	done
 '
 
 test_expect_success 'a zombie is not a process to attach to' '

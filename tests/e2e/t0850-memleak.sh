@@ -25,7 +25,7 @@ test_expect_success 'memleak is a tool name too: sonde tools --names lists it' '
 '
 test_expect_success '-p of no process: one line, exit 1' '
 	rc=0 && $SONDE memleak -p 999999 >out 2>err || rc=$?
-	test $rc -eq 1 && grep -qx "sonde: no process 999999" err && ! test -s out
+	test $rc -eq 1 && grep -qx "sonde: cannot attach to process 999999: no such process" err && ! test -s out
 '
 require_root 'memleak on a known workload'
 

@@ -56,7 +56,7 @@ test_expect_success 'bad input: a static binary, a Go binary, no ELF file, no co
 	rc=0 && $SONDE ltrace /nonexistent-t0860 >out 2>err || rc=$?
 	test $rc -eq 127 && test $(wc -l <err) -eq 1 &&
 	rc=0 && $SONDE ltrace -p 999999 >out 2>err || rc=$?
-	test $rc -eq 1 && grep -qx "sonde: no process 999999" err
+	test $rc -eq 1 && grep -qx "sonde: cannot attach to process 999999: no such process" err
 '
 if command -v go >/dev/null; then
 	test_expect_success 'a real Go program (go build): one line, exit 1' '
