@@ -14,6 +14,7 @@
 #include "lib/bpf/bpf_util.h"
 #include "lib/bpf/offcpu_maps.h"
 #include "lib/loop/loop.h"
+#include "lib/proc/maps.h"
 #include "lib/proc/target.h"
 #include "lib/proc/workload.h"
 #include "lib/symbol/kdata.h"
@@ -106,7 +107,7 @@ static const char *choose_libc(struct lock_cmd *o, char *buf, size_t len)
 {
 	if (o->libc)
 		return o->libc;
-	if (lock__find_libc(o->to.pids && o->tg.nr_pids ? o->tg.pids[0] : 0, buf, len)) {
+	if (proc_maps__find_libc(o->to.pids && o->tg.nr_pids ? o->tg.pids[0] : 0, buf, len)) {
 		warning("no C library found: pthread mutexes are not traced, futex waits are");
 		return NULL;
 	}

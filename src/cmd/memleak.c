@@ -350,7 +350,7 @@ static int setup_target(struct memleak_cmd *o, struct workload *w, char *lib, si
 		return 0;
 	if (o->obj) {
 		snprintf(lib, len, "%s", o->obj);
-		if (o->pid && memleak__maps_object(o->target, lib) == 0)
+		if (o->pid && proc_maps__maps_file(o->target, lib) == 0)
 			warning("process %d does not map %s: nothing will be seen unless it loads it", (int)o->target, lib);
 	}
 	else if (static_target(o, lib, len)) {	/* its malloc is its own */
@@ -362,7 +362,7 @@ static int setup_target(struct memleak_cmd *o, struct workload *w, char *lib, si
 		}
 		debug(1, "%s is statically linked: probing its own allocator", lib);
 	}
-	else if (memleak__find_libc(o->pid ? o->target : 0, lib, len)) {
+	else if (proc_maps__find_libc(o->pid ? o->target : 0, lib, len)) {
 		error("process %d maps no C library: give the allocator's object with -O", (int)o->target);
 		return -1;
 	}

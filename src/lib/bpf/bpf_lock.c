@@ -6,7 +6,6 @@
  */
 #include "lib/bpf/bpf_lock.h"
 #include "lib/bpf/bpf_util.h"
-#include "lib/proc/maps.h"
 #include "lib/symbol/elfsym.h"
 #include "lib/symbol/kdata.h"
 
@@ -33,31 +32,6 @@ struct lock_trace {
 	char libc[4096];
 	pid_t uprobe_pid;	/* -1: every process (the BPF side filters) */
 };
-
-int lock__find_libc(pid_t pid, char *buf, size_t len)
-{
-	struct proc_maps *it = proc_maps__open(pid ? pid : getpid());
-	const struct proc_map *m;
-	int rc = -ENOENT;
-
-	if (!it)
-		return -errno;
-	while ((m = proc_maps__next(it))) {
-		const char *base = strrchr(m->name, '/');
-
-		if (base && !strncmp(base + 1, "libc.so", 7)) {
-			/* the file as the process sees it, through its root */
-			if (pid)
-				snprintf(buf, len, "/proc/%d/root%s", (int)pid, m->name);
-			else
-				snprintf(buf, len, "%s", m->name);
-			rc = 0;
-			break;
-		}
-	}
-	proc_maps__close(it);
-	return rc;
-}
 
 /* the byte offset of member name in type id, looking into anonymous members too; -1 when none */
 static long member_offset(const struct btf *btf, __u32 id, const char *name, int depth)

@@ -74,9 +74,6 @@ int lock_trace__targets_fd(const struct lock_trace *t);
 int lock_trace__read(struct lock_trace *t, struct lock_result *r);
 void lock_trace__free(struct lock_trace *t);
 
-/* the C library process pid maps (0: sonde's own), into buf; 0 or -ENOENT */
-int lock__find_libc(pid_t pid, char *buf, size_t len);
-
 /* the n CPUs' parts of a row of the per-CPU map added up into *v; false when none has a wait */
 bool lock_val__sum(const struct lock_val *vs, int n, struct lock_val *v);
 /* sort rows by key, largest first */

@@ -568,33 +568,6 @@ int memleak__is_static(const char *path)
 	return rc;
 }
 
-int memleak__maps_object(pid_t pid, const char *path)
-{
-	char file[64], line[4096], real[PATH_MAX];
-	struct stat want, st;
-	FILE *f;
-	int rc = 0;
-
-	if (stat(path, &want))
-		return -errno;
-	snprintf(file, sizeof(file), "/proc/%d/maps", (int)pid);
-	if (!(f = fopen(file, "r")))
-		return -errno;
-	while (!rc && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/');
-
-		if (!p)
-			continue;
-		p[strcspn(p, "\n")] = 0;
-		/* the file as the process sees it, through its root */
-		snprintf(real, sizeof(real), "/proc/%d/root%s", (int)pid, p);
-		if (!stat(real, &st) && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
-			rc = 1;
-	}
-	fclose(f);
-	return rc;
-}
-
 int memleak__is_go(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
@@ -620,34 +593,3 @@ int memleak__is_go(const char *path)
 	return rc;
 }
 
-int memleak__find_libc(pid_t pid, char *path, size_t len)
-{
-	char file[64], line[4096];
-	FILE *f;
-	int rc = -ENOENT;
-
-	if (pid)
-		snprintf(file, sizeof(file), "/proc/%d/maps", (int)pid);
-	else
-		snprintf(file, sizeof(file), "/proc/self/maps");
-	if (!(f = fopen(file, "r")))
-		return -errno;
-	while (rc && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/'), *base;
-
-		if (!p)
-			continue;
-		p[strcspn(p, "\n")] = 0;
-		base = strrchr(p, '/') + 1;
-		if (!strncmp(base, "libc.so", 7) || (!strncmp(base, "libc-", 5) && strstr(base, ".so"))) {
-			/* a process's through its root: the same file in a container's mount namespace */
-			if (pid)
-				snprintf(path, len, "/proc/%d/root%s", (int)pid, p);
-			else
-				snprintf(path, len, "%s", p);
-			rc = 0;
-		}
-	}
-	fclose(f);
-	return rc;
-}

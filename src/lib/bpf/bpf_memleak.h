@@ -83,18 +83,9 @@ void memleak_report__free(struct memleak_report *r);
 void memleak__detach(struct memleak *m);
 void memleak__free(struct memleak *m);
 
-/*
- * The path of the C library process pid maps, through /proc/PID/root (pid 0:
- * sonde's own, which is the one a command started from it loads); 0 or -ENOENT.
- */
-int memleak__find_libc(pid_t pid, char *path, size_t len);
-
 /* 1 when the ELF file at path has no program interpreter (a static binary: its allocator is its own), 0 when
  * it has one, or -errno */
 int memleak__is_static(const char *path);
-
-/* 1 when process pid maps the file at path (the same inode), 0 when not, or -errno */
-int memleak__maps_object(pid_t pid, const char *path);
 
 /* 1 when the ELF file at path is a Go program (its allocator is the Go runtime's), 0 when not, or -errno */
 int memleak__is_go(const char *path);

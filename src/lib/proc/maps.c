@@ -7,9 +7,11 @@
 #include "lib/proc/maps.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct proc_maps {
 	FILE *f;
@@ -73,4 +75,58 @@ void proc_maps__close(struct proc_maps *it)
 	fclose(it->f);
 	free(it->line);
 	free(it);
+}
+
+/* libc.so.6, or libc-2.31.so of an old glibc */
+static bool is_libc(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	if (!base++)
+		return false;
+	return !strncmp(base, "libc.so", 7) || (!strncmp(base, "libc-", 5) && strstr(base, ".so"));
+}
+
+int proc_maps__find_libc(pid_t pid, char *buf, size_t len)
+{
+	struct proc_maps *it = proc_maps__open(pid);
+	const struct proc_map *m;
+	int rc = -ENOENT;
+
+	if (!it)
+		return -errno;
+	while (rc && (m = proc_maps__next(it))) {
+		if (!is_libc(m->name))
+			continue;
+		if (pid)
+			snprintf(buf, len, "/proc/%d/root%s", (int)pid, m->name);
+		else
+			snprintf(buf, len, "%s", m->name);
+		rc = 0;
+	}
+	proc_maps__close(it);
+	return rc;
+}
+
+int proc_maps__maps_file(pid_t pid, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat want, st;
+	struct proc_maps *it;
+	const struct proc_map *m;
+	int rc = 0;
+
+	if (stat(path, &want))
+		return -errno;
+	if (!(it = proc_maps__open(pid)))
+		return -errno;
+	while (!rc && (m = proc_maps__next(it))) {
+		if (m->name[0] != '/')
+			continue;
+		snprintf(real, sizeof(real), "/proc/%d/root%s", (int)pid, m->name);
+		if (!stat(real, &st) && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+			rc = 1;
+	}
+	proc_maps__close(it);
+	return rc;
 }

@@ -9,6 +9,7 @@
 #define SONDE_PROC_MAPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -31,6 +32,18 @@ void proc_maps__close(struct proc_maps *it);
 
 /* one line of the file (its newline optional) into *m, m->name pointing into line; 0 or -EINVAL */
 int proc_maps__parse_line(char *line, struct proc_map *m);
+
+/*
+ * The C library process pid maps (0: sonde's own, the one a command it starts
+ * loads): libc.so.6, or an old glibc's libc-2.31.so. Its path into buf,
+ * through /proc/PID/root for another process (a container's own file); 0,
+ * -ENOENT when it maps none, or -errno when its maps cannot be read.
+ */
+int proc_maps__find_libc(pid_t pid, char *buf, size_t len);
+
+/* 1 when process pid maps the file at path (the same device and inode, seen through its root), 0 when not,
+ * or -errno */
+int proc_maps__maps_file(pid_t pid, const char *path);
 
 static inline bool proc_map__exec(const struct proc_map *m)
 {
