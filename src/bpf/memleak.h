@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* memleak.h - what memleak.bpf.c and its user side (lib/bpf/bpf_memleak.c) share */
+/* memleak.h - what memleak.bpf.c and its user side (lib/bpf/bpf_memleak.c) share. Plain data only. */
 #ifndef SONDE_BPF_MEMLEAK_H
 #define SONDE_BPF_MEMLEAK_H
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ftrace_hist.h - `sonde ftrace --hist` counted by sonde's BPF twin
- * (ftrace_hist.c) and `sonde ftrace --latency` (ftrace_latency.c).
+ * (ftrace_hist.c) and `sonde ftrace --latency` (ftrace_latency.c). Both
+ * return an exit status and free what they made: nothing to own.
  */
 #ifndef SONDE_CMD_FTRACE_HIST_H
 #define SONDE_CMD_FTRACE_HIST_H

@@ -2,7 +2,8 @@
 /*
  * version.h - sonde's version: `sonde --version` prints it and the perf.data
  * writer stores it in the VERSION feature (perf report --header shows it).
- * It lives in the engine so the engine never includes upward (sonde.h).
+ * It lives in the engine so the engine never includes upward (sonde.h). What
+ * it returns is static: nobody frees it.
  */
 #ifndef SONDE_LIB_VERSION_H
 #define SONDE_LIB_VERSION_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* json.h - writing JSON strings for every --json output */
+/* json.h - writing JSON strings for every --json output; it writes to the caller's FILE and returns nothing to own */
 #ifndef SONDE_JSON_H
 #define SONDE_JSON_H
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* report_print.h - perf report --stdio's text, and JSON, from a hist (nothing is computed here) */
+/*
+ * report_print.h - perf report --stdio's text, and JSON, from a hist (nothing is
+ * computed here). The renderers only read the hist and the reader, which stay
+ * the caller's, and return nothing to own.
+ */
 #ifndef SONDE_REPORT_PRINT_H
 #define SONDE_REPORT_PRINT_H
 

@@ -2,7 +2,8 @@
 /*
  * sched_print.h - `sonde sched`'s renderers: perf sched latency's table and
  * perf sched timehist's lines, column for column as perf 6.1 prints them.
- * They only read the engine's results (lib/sched/sched.h).
+ * They only read the engine's results (lib/sched/sched.h), which stay the
+ * caller's, and return nothing to own.
  */
 #ifndef SONDE_SCHED_PRINT_H
 #define SONDE_SCHED_PRINT_H

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * stat_print.h - `sonde stat`'s renderers: perf stat's text layout, its -x CSV
- * and its --json lines, from a stat_model. Nothing here counts anything.
+ * and its --json lines, from a stat_model. Nothing here counts anything, and
+ * nothing returned is to own: the model stays the caller's, the separator
+ * stat_print__thousands_sep() gives is the locale's.
  */
 #ifndef SONDE_STAT_PRINT_H
 #define SONDE_STAT_PRINT_H

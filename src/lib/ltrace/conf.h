@@ -6,6 +6,8 @@
  * the letters it prints the same: int, uint, long, ulong, char, string
  * (string[N] too), addr and file (pointers), octal, hex, format, void, bool,
  * short, ushort; array, struct and enum arguments print as pointers or ints.
+ * The loaded prototypes are one table of this module's: the signatures
+ * lt_conf__lookup() returns belong to it until lt_conf__free().
  */
 #ifndef SONDE_LTRACE_CONF_H
 #define SONDE_LTRACE_CONF_H

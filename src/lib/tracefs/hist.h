@@ -6,7 +6,8 @@
  * counted elsewhere: sonde's BPF twin for kernels without hist triggers
  * (CONFIG_HIST_TRIGGERS). The modifiers are the kernel's: .hex, .sym,
  * .sym-offset, .execname, .syscall, .log2, and .descending in sort=.
- * Errors: -1 with one line in err.
+ * Errors: -1 with one line in err. The spec is the caller's struct, filled in
+ * place; nothing returned is to free.
  */
 #ifndef SONDE_TRACEFS_HIST_H
 #define SONDE_TRACEFS_HIST_H

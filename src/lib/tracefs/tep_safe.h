@@ -2,7 +2,8 @@
 /*
  * tep_safe.h - libtraceevent's parsers on input from a file (perf.data's
  * TRACING_DATA, trace.dat): event formats and printk formats sonde did not read
- * from this kernel's tracefs.
+ * from this kernel's tracefs. What they parse belongs to the tep handle, freed
+ * with it (tep_free).
  */
 #ifndef SONDE_TEP_SAFE_H
 #define SONDE_TEP_SAFE_H

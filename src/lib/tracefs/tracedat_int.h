@@ -3,6 +3,8 @@
  * tracedat_int.h - what the trace.dat reader's two files share
  * (tracedat_read.c: version 6, the section parsers, the pages; tracedat_v7.c:
  * version 7's sections, options chains and zstd). Not for outside lib/tracefs.
+ * The reader owns all it holds (runs, decompressed sections, the tep handle):
+ * the cursor's bytes and strings point into the file or those sections.
  */
 #ifndef SONDE_TRACEDAT_INT_H
 #define SONDE_TRACEDAT_INT_H
