@@ -58,19 +58,11 @@ struct flight_rec {
 	uint64_t last_status;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 int flight_rec__take(void *ctx, const void *recs, size_t len)
 {
 	struct flight_rec *f = ctx;
 
-	return flight_ring__add(f->ring, recs, len, mono_ns());
+	return flight_ring__add(f->ring, recs, len, util__now_ns());
 }
 
 /* write the window to a new file; a failure is said and the recording goes on */
@@ -90,7 +82,7 @@ static void dump(struct flight_rec *f, const char *why)
 	/* what the kernel buffers hold now belongs to the window too */
 	if ((rc = sampler__drain(f->s, flight_rec__take, f)))
 		debug(1, "flight: draining before the dump: %s", strerror(-rc));
-	d.now_ns = mono_ns();
+	d.now_ns = util__now_ns();
 	if (f->tty)
 		fprintf(stderr, "\r\033[K");
 	if ((rc = flight__dump_path(f->o.prefix, time(NULL), path, sizeof(path)))) {
@@ -137,7 +129,7 @@ static bool holdoff_passed(struct flight_rec *f, uint64_t now, const char *what)
 static void cond_dump(struct flight_rec *f, const char *why)
 {
 	f->cond_dumped = true;
-	f->last_cond_dump = mono_ns();
+	f->last_cond_dump = util__now_ns();
 	dump(f, why);
 }
 
@@ -150,7 +142,7 @@ static int on_slow(void *ctx, void *data, size_t size)
 	const struct flight_slow *ev = data;
 	char why[512], took[32], comm[sizeof(ev->comm) + 1];
 
-	if (size < sizeof(*ev) || !trigger__exceeds(t, ev->dur) || !holdoff_passed(f, mono_ns(), t->text))
+	if (size < sizeof(*ev) || !trigger__exceeds(t, ev->dur) || !holdoff_passed(f, util__now_ns(), t->text))
 		return 0;
 	memcpy(comm, ev->comm, sizeof(ev->comm));
 	comm[sizeof(ev->comm)] = 0;
@@ -301,7 +293,7 @@ static int start_watch(struct flight_rec *f, int i)
 			error("--trigger '%s': %s", t->text, strerror(ENOMEM));
 			return -1;
 		}
-		f->last_push[i] = mono_ns();
+		f->last_push[i] = util__now_ns();
 		return 0;
 	}
 	f->wctx[i] = (struct watch_ctx){ f, i };
@@ -346,7 +338,7 @@ int flight_rec__start(struct flight_rec **out, const struct flight_rec_opts *o, 
 	f->cfg = *cfg;
 	f->ctl_fd = -1;
 	f->tty = isatty(2) && !o->quiet;
-	f->start_ns = mono_ns();
+	f->start_ns = util__now_ns();
 	if ((rc = flight_ring__new(&f->ring, o->window_ns, o->cap, &evl->ev[0].attr))) {
 		error("cannot start the flight recorder: %s", strerror(-rc));
 		return -1;
@@ -372,7 +364,7 @@ int flight_rec__start(struct flight_rec **out, const struct flight_rec_opts *o, 
 
 int flight_rec__tick(struct flight_rec *f, bool tty)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = util__now_ns();
 
 	flight_ring__expire(f->ring, now);
 	for (int i = 0; i < f->o.nr_trig; i++)

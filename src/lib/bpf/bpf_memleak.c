@@ -8,6 +8,7 @@
 #include "lib/bpf/memleak_stacks.h"
 #include "lib/symbol/unwind.h"
 #include "lib/symbol/elfsym.h"
+#include "lib/util.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -306,14 +307,6 @@ static int cmp_stack_bytes(const void *a, const void *b)
 	return x->stack_id < y->stack_id ? -1 : x->stack_id > y->stack_id;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* one entry of the allocs map */
 struct raw {
 	uint64_t addr;
@@ -463,7 +456,7 @@ static int read_combined(struct memleak *m, struct raw **out, size_t *n)
 int memleak__read(struct memleak *m, uint64_t older_ns, struct memleak_report *r)
 {
 	int stacks_fd = bpf_map__fd(m->skel->maps.stack_traces);
-	uint64_t now = now_ns();
+	uint64_t now = util__now_ns();
 	struct raw *raws;
 	size_t n, kept = 0;
 	int rc;

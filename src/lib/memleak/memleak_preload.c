@@ -8,6 +8,7 @@
  * allocated nothing.
  */
 #include "lib/memleak/memleak_preload.h"
+#include "lib/util.h"
 #include "lib/memleak/memleak_shm.h"
 
 #include <errno.h>
@@ -30,14 +31,6 @@ struct memleak_preload {
 	char *old_preload;		/* LD_PRELOAD before setenv (NULL: none) */
 	bool had_preload, env_set;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static int write_all(int fd, const void *buf, size_t n)
 {
@@ -77,7 +70,7 @@ int memleak_preload__new(struct memleak_preload **out, const struct memleak_opts
 		.magic = MLSHM_MAGIC, .version = MLSHM_VERSION, .min_size = o->min_size,
 		.max_size = o->max_size, .sample_every = o->sample_every,
 	};
-	p->start_ns = mono_ns();
+	p->start_ns = util__now_ns();
 	return 0;
 }
 
@@ -129,7 +122,7 @@ void memleak_preload__set_pid(struct memleak_preload *p, pid_t pid)
 
 void memleak_preload__tick(struct memleak_preload *p)
 {
-	__atomic_store_n(&p->hdr->now_ms, (uint32_t)((mono_ns() - p->start_ns) / 1000000), __ATOMIC_RELAXED);
+	__atomic_store_n(&p->hdr->now_ms, (uint32_t)((util__now_ns() - p->start_ns) / 1000000), __ATOMIC_RELAXED);
 }
 
 bool memleak_preload__ready(const struct memleak_preload *p)

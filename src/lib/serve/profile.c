@@ -18,6 +18,7 @@
 #include "lib/profile/session.h"
 #include "lib/symbol/symbol.h"
 #include "lib/proc/target.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -53,13 +54,6 @@ static double now_real(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void serve_profile__free(struct serve_profile *p)
 {
@@ -190,10 +184,10 @@ static int sample_window(struct sampler *smp, struct cpu_prof *c, unsigned secon
 {
 	struct pollfd pf[256];
 	int npf = sampler__pollfds(smp, pf, 256), rc = 0;
-	double end = now_mono() + seconds;
+	double end = util__now_s() + seconds;
 
 	while (!rc && !(stop && *stop)) {
-		double left = end - now_mono();
+		double left = end - util__now_s();
 
 		if (left <= 0)
 			break;
@@ -341,7 +335,7 @@ static int offcpu_profile(const struct serve_query *q, volatile bool *stop, stru
 	if (!rc)
 		rc = offcpu__attach(oc, err, errlen);
 	out->start = now_real();
-	for (end = now_mono() + q->seconds; !rc && !(stop && *stop) && now_mono() < end;) {
+	for (end = util__now_s() + q->seconds; !rc && !(stop && *stop) && util__now_s() < end;) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 
 		nanosleep(&ts, NULL);
