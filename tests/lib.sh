@@ -87,9 +87,14 @@ _skip_script() {
 	exit
 }
 
+# is_root: true when the tests run as root (the one root check; require_root skips a whole script)
+is_root() {
+	[ "$(id -u)" = 0 ]
+}
+
 # require_root 'what the script checks' ['why']: skip the whole script unless root
 require_root() {
-	[ "$(id -u)" = 0 ] || _skip_script "$1" "${2:-BPF needs root}"
+	is_root || _skip_script "$1" "${2:-BPF needs root}"
 }
 
 # exclusive NAME: hold the lock NAME until the script ends. tests/run.sh runs scripts three at a

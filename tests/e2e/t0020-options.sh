@@ -191,7 +191,7 @@ test_expect_success 'stat -- /nonexistent: no PATH hint for a path' '
 
 test_expect_success '-- CMD that cannot run: one wording, the PATH hint, 127 or 126, in every command' '
 	printf "echo not executable\n" >notexec &&
-	cmds="stat record"; [ "$(id -u)" != 0 ] || cmds="$cmds trace offcpu lock memleak ftrace" &&
+	cmds="stat record"; ! is_root || cmds="$cmds trace offcpu lock memleak ftrace" &&
 	for c in $cmds; do
 		case $c in record) set -- record -o rec.data ;; ftrace) set -- ftrace -e sched:sched_switch ;;
 			   *) set -- $c ;; esac

@@ -98,7 +98,7 @@ test_expect_success 'lost samples are counted and reported, as perf counts them'
 	fi
 '
 
-if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+if is_root && command -v setpriv >/dev/null; then
 test_expect_success 'unprivileged, small locked-memory limit: user-space samples, smaller buffers, said so' '
 	chmod 755 "$TMP" && mkdir -p u && chmod 777 u &&
 	# copies the unprivileged user can reach, wherever the checkout lives

@@ -4,7 +4,7 @@
 # is gone from the kernel, and it still prints what it collected.
 . "$(dirname "$0")/../lib.sh"
 
-if [ "$(id -u)" != 0 ] || ! command -v bpftool >/dev/null; then
+if ! is_root || ! command -v bpftool >/dev/null; then
 	test_skip 'BPF programs are detached on exit' 'needs root and bpftool'
 	test_done
 	exit
