@@ -62,7 +62,8 @@ struct opt {
 /*
  * Options with one meaning in every command, declared here once:
  *   -p/-t/-a/-C fill a struct target_opts (lib/proc/target.h), checked by
- *   opt__target(); with a command too, the targets are observed while it runs;
+ *   opt__parse_target() or opt__target(); with a command too, the targets
+ *   are observed while it runs;
  *   --duration S stops after S seconds (a command sonde started gets SIGTERM);
  *   -F HZ samples per second: a positive number or 'max' (the kernel's
  *   kernel.perf_event_max_sample_rate), never above that.
