@@ -56,3 +56,31 @@ TEST(maps_self)
 	CHECK_INT(vdso, 1);
 	CHECK(!proc_maps__open(-1) && errno == ENOENT);
 }
+
+/* the C library this process maps: its own path, and through /proc/PID/root for a pid */
+TEST(maps_find_libc)
+{
+	char own[PATH_MAX], via[PATH_MAX], want[PATH_MAX + 64];
+	const char *base;
+
+	CHECK_INT(proc_maps__find_libc(0, own, sizeof(own)), 0);
+	base = strrchr(own, '/');
+	CHECK(base && (!strncmp(base + 1, "libc.so", 7) || !strncmp(base + 1, "libc-", 5)));
+	CHECK_INT(proc_maps__find_libc(getpid(), via, sizeof(via)), 0);
+	snprintf(want, sizeof(want), "/proc/%d/root%s", (int)getpid(), own);
+	CHECK_STR(via, want);
+	CHECK(proc_maps__find_libc(-1, via, sizeof(via)) < 0);
+}
+
+/* a file this process maps (its binary), one it does not, one that is not there */
+TEST(maps_maps_file)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	CHECK(n > 0);
+	exe[n] = 0;
+	CHECK_INT(proc_maps__maps_file(getpid(), exe), 1);
+	CHECK_INT(proc_maps__maps_file(getpid(), "/proc/self/status"), 0);
+	CHECK_INT(proc_maps__maps_file(getpid(), "/nonexistent-test-maps"), -ENOENT);
+}
