@@ -3,7 +3,8 @@
  * counter.h - the one increment of the per-CPU array of counters (events
  * seen, dropped, lost, missed...) that every sonde BPF program keeps and
  * user space sums over the CPUs. Per-CPU, and a program runs with
- * preemption off: a plain add, no atomic.
+ * preemption off: a plain add, no atomic. Kernel side only: the array
+ * belongs to the BPF object, nothing here allocates.
  */
 #ifndef SONDE_BPF_COUNTER_H
 #define SONDE_BPF_COUNTER_H

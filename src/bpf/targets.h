@@ -4,7 +4,8 @@
  * tgids or tids the user side fills (and forks add to), the per-CPU `stats`
  * counters, and the test of a thread against both. The program including it
  * defines TARGETS_NR_STATS (its number of counters) first, and declares the
- * rodata filter_mode (TARGETS_*), follow_forks and self_tgid.
+ * rodata filter_mode (TARGETS_*), follow_forks and self_tgid. Kernel side
+ * only: the maps belong to the BPF object, nothing here allocates.
  */
 #ifndef SONDE_BPF_TARGETS_H
 #define SONDE_BPF_TARGETS_H

@@ -8,6 +8,7 @@
  * kernel's BTF when that kernel has one. A kernel without BTF cannot run the
  * tp_btf programs anyway; there sonde loads the classic-tracepoint forms, which
  * read no kernel struct. Add a field here when a program starts to use it.
+ * Types only: nothing here is code or data to own.
  */
 #ifndef SONDE_VMLINUX_FALLBACK_H
 #define SONDE_VMLINUX_FALLBACK_H
