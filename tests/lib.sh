@@ -88,6 +88,22 @@ _skip_script() {
 }
 
 # is_root: true when the tests run as root (the one root check; require_root skips a whole script)
+# kill -SIG PID once PID takes SIG as data (SIG blocked: sonde's event loop reads
+# it from its signalfd). A signal before that ends sonde by its default action, or
+# is lost where the shell left it ignored (SIGINT of a background job); a fixed
+# sleep before the kill was not enough for a loaded machine or an ASan build.
+kill_ready() {
+	local sig=$1 pid=$2 nr blk
+	nr=$(kill -l "$sig") || return 1
+	for _ in $(seq 6000); do
+		blk=$(sed -n "s/^SigBlk:[[:space:]]*//p" /proc/$pid/status 2>/dev/null)
+		[ -n "$blk" ] || break
+		(( (0x$blk >> (nr - 1)) & 1 )) && break
+		sleep 0.01
+	done
+	kill -"$sig" "$pid"
+}
+
 is_root() {
 	[ "$(id -u)" = 0 ]
 }

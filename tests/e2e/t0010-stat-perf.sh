@@ -183,13 +183,13 @@ test_expect_success '-n: only the elapsed time, perf'"'"'s layout' '
 
 test_expect_success 'SIGINT ends an attached run and still prints the counts' '
 	$SONDE stat -a -e cpu-clock 2>out & p=$! &&
-	sleep 0.4 && kill -INT $p && wait $p &&
+	sleep 0.4 && kill_ready INT $p && wait $p &&
 	grep -q "cpu-clock" out && grep -q "seconds time elapsed" out
 '
 
 test_expect_success 'SIGTERM too' '
 	$SONDE stat -a -e cpu-clock 2>out & p=$! &&
-	sleep 0.4 && kill -TERM $p && wait $p &&
+	sleep 0.4 && kill_ready TERM $p && wait $p &&
 	grep -q "cpu-clock" out
 '
 test_done

@@ -201,7 +201,7 @@ test_expect_success '-a --duration: every CPU, cpu in the samples' '
 
 test_expect_success 'SIGTERM stops a system-wide recording cleanly: the file is finished' '
 	$SONDE record -q -a -o s.data & pid=$! &&
-	sleep 1 && kill -TERM $pid && wait $pid &&
+	sleep 1 && kill_ready TERM $pid && wait $pid &&
 	if have_perf; then
 		perf script -i s.data >/dev/null 2>err && ! grep -iE "warning|error" err
 	fi &&
@@ -213,7 +213,7 @@ test_expect_success 'Ctrl-C (SIGINT) reaches the command; the file is finished' 
 	# calls a file without any an error)
 	$SONDE record -q -F 999 -o i.data -- $WORKLOADS/spin 10 1 >i.out & pid=$! &&
 	for i in $(seq 400); do grep -q ready i.out && break; sleep 0.05; done &&
-	sleep 0.5 && kill -INT $pid && rc=0 && wait $pid || rc=$? &&
+	sleep 0.5 && kill_ready INT $pid && rc=0 && wait $pid || rc=$? &&
 	[ $rc -eq 130 ] &&
 	if have_perf; then perf_clean i.data; fi
 '

@@ -48,7 +48,7 @@ test_expect_success 'normal end (-- CMD exits): programs unloaded, profile print
 
 test_expect_success 'Ctrl-C (SIGINT) ends it cleanly: exit 0, profile printed, programs unloaded' '
 	$W 100 50 10 & wpid=$! &&
-	start -f -p $wpid && sleep 0.5 && kill -INT $spid && wait $spid && gone &&
+	start -f -p $wpid && sleep 0.5 && kill_ready INT $spid && wait $spid && gone &&
 	grep -q "main;block_here;" out && ok=1
 	kill $wpid 2>/dev/null || :; wait $wpid || :
 	[ "${ok:-}" = 1 ]
@@ -56,14 +56,14 @@ test_expect_success 'Ctrl-C (SIGINT) ends it cleanly: exit 0, profile printed, p
 
 test_expect_success 'SIGTERM ends it cleanly too, also in --wall mode (perf events closed)' '
 	$W 100 50 10 20 & wpid=$! &&
-	start --wall -p $wpid && sleep 0.5 && kill -TERM $spid && wait $spid && gone &&
+	start --wall -p $wpid && sleep 0.5 && kill_ready TERM $spid && wait $spid && gone &&
 	grep -q "burn_here [0-9]*$" out && grep -q "block_here_\[w\];" out && ok=1
 	kill $wpid 2>/dev/null || :; wait $wpid || :
 	[ "${ok:-}" = 1 ]
 '
 
 test_expect_success 'SIGINT while tracing a -- CMD: the command ends too (its 130 is the exit), nothing left loaded' '
-	start -f -- $W 100 50 10 && sleep 0.4 && kill -INT $spid && { rc=0; wait $spid || rc=$?; } && [ $rc = 130 ] && gone &&
+	start -f -- $W 100 50 10 && sleep 0.4 && kill_ready INT $spid && { rc=0; wait $spid || rc=$?; } && [ $rc = 130 ] && gone &&
 	! pgrep -f "$W 100 50 10" &&
 	grep -q "main;block_here;" out
 '

@@ -64,7 +64,7 @@ test_expect_success 'SIGTERM detaches from -p and leaves the process running' '
 	$SONDE trace -p $pid -e trace=write -o so.txt &
 	sonde=$!
 	sleep 1.5
-	kill -TERM $sonde
+	kill_ready TERM $sonde
 	rc=0 && wait $sonde || rc=$?
 	echo "sonde exited $rc, $(wc -l <so.txt) lines"
 	test $rc -eq 0 &&

@@ -143,7 +143,7 @@ test_expect_success 'uprobe wildcards: every matching function, each with its pr
 
 test_expect_success 'Ctrl-C (SIGINT) ends the run and prints the maps' '
 	$SONDE probe -e "interval:ms:10 { @ticks = count(); }" >out 2>err &
-	pid=$! && sleep 1 && kill -INT $pid && wait $pid &&
+	pid=$! && sleep 1 && kill_ready INT $pid && wait $pid &&
 	grep -q "^@ticks: [0-9]" out
 '
 

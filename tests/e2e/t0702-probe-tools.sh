@@ -20,7 +20,7 @@ done
 
 test_expect_success 'opensnoop.bt sees the workload open /etc/hostname' '
 	$SONDE probe /usr/sbin/opensnoop.bt >out 2>err &
-	pid=$! && sleep 1 && $WORKLOADS/syscalls 3 && sleep 0.3 && kill -INT $pid && wait $pid &&
+	pid=$! && sleep 1 && $WORKLOADS/syscalls 3 && sleep 0.3 && kill_ready INT $pid && wait $pid &&
 	grep -q "^PID *COMM *FD ERR PATH" out &&
 	[ $(grep -c " syscalls .* /etc/hostname$" out) -ge 3 ]
 '

@@ -140,7 +140,7 @@ assert all(\"time\" in r for r in rows) and rows[-1][\"time\"] <= 0.7
 
 test_expect_success 'SIGINT ends the sample early and still prints the report' '
 	$SONDE use --duration 30 >out 2>err & pid=$! &&
-	sleep 0.5 && kill -INT $pid && wait $pid &&
+	sleep 0.5 && kill_ready INT $pid && wait $pid &&
 	grep -q "^sonde use: 0\.[0-9] s sample" out
 '
 

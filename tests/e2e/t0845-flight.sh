@@ -133,7 +133,7 @@ test_expect_success 'SIGUSR2, sonde record --dump PID and a line on the FIFO eac
 test_expect_success 'Ctrl-C ends it with no dump unless --dump-on-exit; SIGTERM dumps on exit' '
 	start_recorder -o quiet && kill -INT $FL_PID && wait $FL_PID && kill $SP_PID && { wait $SP_PID || :; } &&
 	! dumps rec.err && ! ls quiet.* 2>/dev/null && grep -q "flight recorder: 0 dumps" rec.err &&
-	start_recorder -o exit --dump-on-exit && sleep 0.5 && kill -TERM $FL_PID && wait $FL_PID &&
+	start_recorder -o exit --dump-on-exit && sleep 0.5 && kill_ready TERM $FL_PID && wait $FL_PID &&
 	kill $SP_PID && { wait $SP_PID || :; } &&
 	dumps rec.err | grep -q ": trigger exit (SIGTERM)$" && test $(ls exit.* | wc -l) = 1 &&
 	! pgrep -af "$SP 30 100000"

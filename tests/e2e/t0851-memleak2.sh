@@ -196,7 +196,7 @@ test_expect_success 'a leak flame graph: --folded into sonde flame --colors mem 
 # leaky: 5 rounds of 16 allocations and 15 frees (realloc frees one), then 3 leak_big: 83 allocations, 75 frees
 test_expect_success '-t: a line per call, as BCC prints them; exactly the workload calls' '
 	$SONDE memleak -t -- "$LEAKY" 0 >out 2>err &&
-	test $(grep -c "^ *leaky-[0-9]* *\[[0-9]*\] [0-9]*\.[0-9]*: alloc entered, size = [0-9]*$" out) -eq 83 &&
+	test $(grep -c "^ *leaky-[0-9]* *\[[0-9]*\] *[0-9]*\.[0-9]*: alloc entered, size = [0-9]*$" out) -eq 83 &&
 	test $(grep -c ": alloc exited, size = [0-9]*, result = [0-9a-f]*$" out) -eq 83 &&
 	test $(grep -c ": free entered, address = [0-9a-f]*, size = [0-9]*$" out) -eq 75 &&
 	test $(grep -c ": alloc exited, size = 100, result" out) -eq 5 &&
