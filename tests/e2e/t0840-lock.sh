@@ -60,9 +60,14 @@ test_expect_success '-- CMD follows what it forks (--no-follow does not)' '
 # the process exits before sonde reads its stacks (reparented, as a daemon
 # is): the maps must be those of its last snapshot, not a zombie's empty ones
 test_expect_success '--user -p PID: named stacks of a process that exited before the end' '
-	( $MH 60 10 >mh.out & echo $! >pid ) &&
-	pid=$(cat pid) && sleep 0.2 &&
-	$SONDE lock --user -p $pid >out 2>err &&
+	# stopped, once it runs mutexhold, until sonde has attached (an ASan sonde on a
+	# loaded machine came after the 0.6 s workload had ended), then left to end
+	( $MH 60 10 >mh.out & echo $! >pid ) && pid=$(cat pid) &&
+	for _ in $(seq 1000); do case $(readlink /proc/$pid/exe) in *mutexhold) break;; esac; sleep 0.01; done &&
+	kill -STOP $pid &&
+	{ $SONDE -v lock --user -p $pid >out 2>err & } && s=$! &&
+	for _ in $(seq 3000); do grep -q "^sonde: debug: attached:" err && break; sleep 0.01; done &&
+	kill -CONT $pid && wait $s &&
 	cat out &&
 	grep -E "^ +[0-9]+ .* futex +[0-9a-f]+ +hold_it\+0x[0-9a-f]+$" out &&
 	grep -E "^ +[0-9]+ +[0-9]+ .* hold_it\+0x[0-9a-f]+$" out
