@@ -70,7 +70,14 @@ run_e2e() {
 		unset SONDE_SANITIZED ASAN_OPTIONS UBSAN_OPTIONS
 	fi
 	before=$(git ls-files --others --exclude-standard 2>/dev/null)
-	if ! bash "$2"; then :; fi
+	# a script that hangs is ended and counted as a failure: the suite always ends
+	local rc=0 name
+	timeout -k 30 "${E2E_TIMEOUT:-900}" bash "$2" || rc=$?
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		name="$(basename "$2" .sh)${SONDE_SANITIZED:+ (ASan)}"
+		echo "FAIL - $name: still running after ${E2E_TIMEOUT:-900} s: ended"
+		echo "fail $name: still running after ${E2E_TIMEOUT:-900} s" >>"$results"
+	fi
 	echo "   ($2${SONDE_SANITIZED:+ under ASan}: $((SECONDS - start))s, $(( ($(children_ticks $me) - ticks) / TICKS ))s CPU${3:-})"
 	# a test writes in its own $TMP: say so when files appear in the checkout instead
 	left=$(comm -13 <(echo "$before") <(git ls-files --others --exclude-standard 2>/dev/null) | head -5 | tr '\n' ' ')
