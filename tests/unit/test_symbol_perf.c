@@ -250,3 +250,47 @@ TEST(srcline_binutils_file_of_assembly_label)
 	}
 	st_rmdir(dir);
 }
+
+/*
+ * ld.so has no .symtab of its own; binutils takes the symbols of the separate
+ * debug file it finds (libc6-dbg's, by build id), as libdwfl does: _dl_start_user,
+ * an untyped label after an empty STT_FILE, is "_dl_start_user" and ":?" to
+ * addr2line, ":0" to perf. The answer is compared with addr2line's own, whatever
+ * the machine has (without the debug file both say there is no such function)
+ */
+TEST(srcline_binutils_debug_file_symtab)
+{
+	static const char ld[] = "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2";
+	unsigned long long at;
+	struct sym_frame f;
+	const char *file = NULL;
+	int line = -1, rc;
+	char cmd[512], want[256] = "";
+	FILE *p;
+
+	at = hex_of("sh -c", "'id=$(readelf -n /usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 | "
+		    "sed -n \"s/.*Build ID: //p\"); readelf -sW /usr/lib/debug/.build-id/$(echo $id | cut -c1-2)/"
+		    "$(echo $id | cut -c3-).debug 2>/dev/null'", "awk '$8 == \"_dl_start_user\" {print $2}'", 0);
+	if (!at)	/* no debug file: a label's address from the code instead, _start's entry */
+		at = hex_of("readelf -hW", ld, "awk '/Entry point/ {print $4}'", 0);
+	CHECK(at);
+	snprintf(cmd, sizeof(cmd), "addr2line -e %s 0x%llx | sed 's/:?$//'", ld, at);
+	p = popen(cmd, "r");
+	CHECK(p);
+	if (p && !fgets(want, sizeof(want), p))
+		want[0] = 0;
+	if (p)
+		pclose(p);
+	want[strcspn(want, "\n")] = 0;
+
+	struct symbolizer *s = symbolizer__new(SYM_BINUTILS_FILES);
+
+	CHECK(s);
+	CHECK_INT(symbolizer__resolve_file(s, ld, at, &f, 1), 1);
+	rc = symbolizer__srcline_in(s, &f, at, &file, &line);
+	if (!strcmp(want, "??:0"))	/* addr2line knows no function there */
+		CHECK(rc == -ENOENT || rc == -ENODATA);
+	else
+		CHECK(rc == 0 && file && !strcmp(file, want) && line == 0);
+	symbolizer__free(s);
+}

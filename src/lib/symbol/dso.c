@@ -770,33 +770,52 @@ int dso__resolve(struct symbolizer *s, struct dso *d, uint64_t vaddr, const stru
  */
 static const char *symtab_file(struct dso *d, uint64_t vaddr)
 {
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(d->mod, &bias);
 	const struct dso_sym *fs = find_sym(d, vaddr);
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	if (!elf || !fs)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_entsize)
-			break;
-	Elf_Data *data = scn ? elf_getdata(scn, NULL) : NULL;
+	int n = dwfl_module_getsymtab(d->mod);
 	const char *file = NULL;
 
-	for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+	if (!fs)
+		return NULL;
+	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
-		const char *name;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		int t = GELF_ST_TYPE(sym.st_info);
 
-		if (!gelf_getsym(data, (int)i, &sym) || !(name = elf_strptr(elf, sh.sh_link, sym.st_name)))
+		if (!name)
 			continue;
-		if (GELF_ST_TYPE(sym.st_info) == STT_FILE)
+		if (t == STT_FILE)
 			file = name;
-		else if ((GELF_ST_TYPE(sym.st_info) == STT_FUNC || GELF_ST_TYPE(sym.st_info) == STT_NOTYPE) &&
-			 sym.st_value == fs->start && !strcmp(name, fs->name))
+		else if ((t == STT_FUNC || t == STT_NOTYPE) && addr - d->bias == fs->start && !strcmp(name, fs->name))
 			return GELF_ST_BIND(sym.st_info) == STB_LOCAL ? file : NULL;
 	}
 	return NULL;
+}
+
+/*
+ * whether binutils' addr2line names functions here: from a .symtab, the file's own
+ * or that of the separate debug file it finds (ld.so's, in libc6-dbg), which is
+ * where libdwfl reads the symbols from too
+ */
+static bool binutils_symtab(struct dso *d)
+{
+	GElf_Addr bias;
+	GElf_Sym sym;
+	Elf *elf = NULL, *main_elf = dwfl_module_getelf(d->mod, &bias);
+
+	if (d->symtab)
+		return true;
+	if (dwfl_module_getsymtab(d->mod) < 2 ||
+	    !dwfl_module_getsym_info(d->mod, 1, &sym, &bias, NULL, &elf, NULL) || !elf || elf == main_elf)
+		return false;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_size)
+			return true;
+	}
+	return false;
 }
 
 unsigned symbolizer__dso_seq(const struct sym_frame *f)
@@ -839,7 +858,7 @@ int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint
 	 * no line, but a local function of the .symtab: binutils names the file of the STT_FILE
 	 * symbol before it (gcc's crtstuff.c for frame_dummy), "crtstuff.c:?", perf's "crtstuff.c:0"
 	 */
-	if ((s->flags & SYM_BINUTILS_FILES) && d->symtab && (*file = symtab_file(d, vaddr))) {
+	if ((s->flags & SYM_BINUTILS_FILES) && binutils_symtab(d) && (*file = symtab_file(d, vaddr))) {
 		*line = 0;
 		return 0;
 	}
@@ -850,7 +869,7 @@ int symbolizer__srcline_in(struct symbolizer *s, const struct sym_frame *f, uint
 	 * in the address's own section: the PLT's first stub is "_init+0x26" to perf and sonde
 	 * (a symbol without a size reaches the next one), but _init is in .init
 	 */
-	const struct dso_sym *sym = d->symtab ? find_sym(d, vaddr) : NULL;
+	const struct dso_sym *sym = binutils_symtab(d) ? find_sym(d, vaddr) : NULL;
 
 	if (sym && !strstr(sym->name, "@plt") && same_section(d, vaddr, sym->start))
 		for (int i = 0; i < d->nsegs; i++)
