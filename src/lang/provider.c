@@ -10,6 +10,7 @@
 #include "lang/testbench.h"
 #include "lang/provider_iter.h"
 #include "lib/bpf/bpf_util.h"
+#include "lib/event/event.h"
 #include "lib/syscall/syscalls.h"
 #include "lib/tracefs/tracefs.h"
 #include "lib/util.h"
@@ -567,47 +568,24 @@ static int interval_attach(struct ap_inst *in, const struct attach_ctx *ctx, cha
 	return attach_perf(in, &attr, -1, ctx->ncpus ? ctx->cpus[0] : 0, err, errlen);
 }
 
-/* ---- software / hardware ---- */
-static const struct evname {
-	const char *name, *alias;
-	int type;
-	uint64_t config;
-	long long period;
-} evnames[] = {
-	{ "cpu-clock", "cpu", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1000000 },
-	{ "task-clock", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1000000 },
-	{ "page-faults", "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 100 },
-	{ "context-switches", "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 1000 },
-	{ "cpu-migrations", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 1 },
-	{ "minor-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, 100 },
-	{ "major-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1 },
-	{ "alignment-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, 1 },
-	{ "emulation-faults", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, 1 },
-	{ "dummy", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, 1 },
-	{ "bpf-output", NULL, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT, 1 },
-	{ "cpu-cycles", "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000000 },
-	{ "instructions", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1000000 },
-	{ "cache-references", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 1000000 },
-	{ "cache-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 1000000 },
-	{ "branch-instructions", "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 100000 },
-	{ "branch-misses", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, 100000 },
-	{ "bus-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, 100000 },
-	{ "frontend-stalls", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 1000000 },
-	{ "backend-stalls", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 1000000 },
-	{ "ref-cycles", NULL, PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 1000000 },
-};
+/* ---- software / hardware: the events of lib/event's table that bpftrace names ---- */
+static enum event_kind event_kind_of(const char *prov)
+{
+	return !strcmp(prov, "software") ? EVK_SOFTWARE : EVK_HARDWARE;
+}
 
 static int event_expand(struct program *prog, struct probe *pr, struct attach *ap, struct ap_inst ***tail)
 {
-	int want = !strcmp(ap->prov, "software") ? PERF_TYPE_SOFTWARE : PERF_TYPE_HARDWARE;
+	enum event_kind want = event_kind_of(ap->prov);
 	char name[128];
 
-	for (size_t i = 0; ap->a && i < sizeof(evnames) / sizeof(evnames[0]); i++) {
-		const struct evname *e = &evnames[i];
+	for (size_t i = 0; ap->a && i < nr_event_syms; i++) {
+		const struct event_sym *e = &event_syms[i];
 
-		if (e->type != want || (strcmp(ap->a, e->name) && (!e->alias || strcmp(ap->a, e->alias))))
+		if (e->kind != want || !e->bt_name ||
+		    (strcmp(ap->a, e->bt_name) && (!e->bt_alias || strcmp(ap->a, e->bt_alias))))
 			continue;
-		long long n = e->period;
+		long long n = (long long)e->bt_period;
 
 		if (ap->b && *ap->b && ap_count(ap->b, &n)) {	/* software:cs: takes the default */
 			lang__error(prog, ap->loc, "'%s' is not a positive count", ap->b);
@@ -810,14 +788,20 @@ int provider__list(const char *pat, void (*cb)(const char *name, void *ctx), voi
 	}
 	list_one("BEGIN", pat, cb, ctx);
 	list_one("END", pat, cb, ctx);
-	for (size_t i = 0; i < sizeof(evnames) / sizeof(evnames[0]); i++) {
-		const char *kind = evnames[i].type == PERF_TYPE_SOFTWARE ? "software" : "hardware";
+	for (int k = 0; k < 2; k++) {	/* software first, as bpftrace lists them */
+		const char *kind = k ? "hardware" : "software";
 
-		snprintf(buf, sizeof(buf), "%s:%s:", kind, evnames[i].name);
-		list_one(buf, pat, cb, ctx);
-		if (evnames[i].alias) {	/* software:cpu: too, as bpftrace lists it */
-			snprintf(buf, sizeof(buf), "%s:%s:", kind, evnames[i].alias);
+		for (size_t i = 0; i < nr_event_syms; i++) {
+			const struct event_sym *e = &event_syms[i];
+
+			if (e->kind != event_kind_of(kind) || !e->bt_name)
+				continue;
+			snprintf(buf, sizeof(buf), "%s:%s:", kind, e->bt_name);
 			list_one(buf, pat, cb, ctx);
+			if (e->bt_alias) {	/* software:cpu: too, as bpftrace lists it */
+				snprintf(buf, sizeof(buf), "%s:%s:", kind, e->bt_alias);
+				list_one(buf, pat, cb, ctx);
+			}
 		}
 	}
 	/* interval and profile take any rate: one line per unit, when asked for by name */

@@ -51,12 +51,18 @@ int evlist__add_sampling_default(struct evlist *l);
 
 void evlist__free(struct evlist *l);
 
-/* canonical symbolic events, for `sonde list` and suggestions */
+/*
+ * canonical symbolic events, for `sonde list`, suggestions and the probe
+ * language's software: and hardware: probes, which take bpftrace's names
+ * (bt_name, bt_alias; NULL: not one of bpftrace's) and default periods
+ */
 struct event_sym {
 	const char *name;
 	const char *alias;
 	enum event_kind kind;
 	unsigned long long config;
+	const char *bt_name, *bt_alias;
+	unsigned long long bt_period;
 };
 extern const struct event_sym event_syms[];
 extern const size_t nr_event_syms;
