@@ -8,6 +8,10 @@
 W=$WORKLOADS/watch
 require_root 'watchpoints'
 
+# hardware breakpoints fire only where the hypervisor passes the debug registers
+# through: some VMs accept the perf event and never fire it (perf stat counts 0)
+hw_fired=$(perf stat -x, -e mem:0x10000000:w -- $W fixed 10 2>&1 >/dev/null | cut -d, -f1)
+if [ "${hw_fired:-0}" -gt 0 ] 2>/dev/null; then
 test_expect_success 'watchpoint:ADDR:8:w counts every write of the -c process' '
 	$SONDE probe -e "watchpoint:0x10000000:8:w { @[probe] = count(); }" -c "$W fixed 1000" >out &&
 	grep -q "^@\[watchpoint:0x10000000:8:w\]: 1000$" out
@@ -48,6 +52,14 @@ if have_bpftrace; then
 	'
 else
 	test_skip 'the same counts as bpftrace 0.17' 'bpftrace is not installed'
+fi
+else
+	test_skip 'watchpoint:ADDR:8:w counts every write of the -c process' "hardware breakpoints do not fire on this machine (perf stat -e mem:ADDR:w counted ${hw_fired:-nothing} of 10 writes)"
+	test_skip 'w:ADDR:8:rw counts reads; nothing fires on a write-only watch of a read' "hardware breakpoints do not fire on this machine (perf stat -e mem:ADDR:w counted ${hw_fired:-nothing} of 10 writes)"
+	test_skip 'watchpoint:FUNC+argN (synchronous): every write after each call, none missed' "hardware breakpoints do not fire on this machine (perf stat -e mem:ADDR:w counted ${hw_fired:-nothing} of 10 writes)"
+	test_skip 'asyncwatchpoint:FUNC+argN: at most every write, the process never stopped' "hardware breakpoints do not fire on this machine (perf stat -e mem:ADDR:w counted ${hw_fired:-nothing} of 10 writes)"
+	test_skip 'unwatch(addr) stops the counting (asynchronously: a write or two later)' "hardware breakpoints do not fire on this machine (perf stat -e mem:ADDR:w counted ${hw_fired:-nothing} of 10 writes)"
+	test_skip 'the same counts as bpftrace 0.17' "hardware breakpoints do not fire on this machine (perf stat -e mem:ADDR:w counted ${hw_fired:-nothing} of 10 writes)"
 fi
 
 test_expect_success 'errors: length, mode, FUNC+argN without a process, alignment, reads alone' '
