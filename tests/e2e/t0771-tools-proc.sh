@@ -334,9 +334,9 @@ test_expect_success 'offcputime -k: kernel threads only (not the workload); -u: 
 	held_offcpu &&
 	{ $SONDE offcputime -k -f -p $P 2 >out & T=$!; } && sleep 1 && release && wait $T &&
 	! grep -q . out &&
-	# the workload sleeps in block_here for 3 s, longer than either window: a user thread known to go
-	# off CPU (an idle machine may have no other in a second)
-	{ "$WORKLOADS/offcpu" 30 100 1 2>/dev/null & w=$!; } &&
+	# the workload sleeps in block_here until killed (30 s), longer than both windows and their
+	# start-up under load: a user thread known to go off CPU (an idle machine may have no other)
+	{ "$WORKLOADS/offcpu" 300 100 1 2>/dev/null & w=$!; } &&
 	$SONDE offcputime -k -f 1 >kt && $SONDE offcputime -u -f 1 >ut && { kill $w; wait $w || :; } &&
 	# every kernel thread starts in kthread(), but kthreadd (pid 2), which forks them, in kthreadd()
 	# a stack the kernel could not keep (a stack map collision under load) is "[Missed Kernel Stack]",
