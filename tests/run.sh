@@ -73,10 +73,13 @@ run_e2e() {
 	# a script that hangs is ended and counted as a failure: the suite always ends
 	local rc=0 name
 	timeout -k 30 "${E2E_TIMEOUT:-900}" bash "$2" || rc=$?
+	name="$(basename "$2" .sh)${SONDE_SANITIZED:+ (ASan)}"
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
-		name="$(basename "$2" .sh)${SONDE_SANITIZED:+ (ASan)}"
 		echo "FAIL - $name: still running after ${E2E_TIMEOUT:-900} s: ended"
 		echo "fail $name: still running after ${E2E_TIMEOUT:-900} s" >>"$results"
+	elif [ $rc -gt 1 ]; then	# test_done says 1 for failed tests, counted already
+		echo "FAIL - $name: the script itself ended with status $rc (a syntax error?) before its end"
+		echo "fail $name: the script ended with status $rc" >>"$results"
 	fi
 	echo "   ($2${SONDE_SANITIZED:+ under ASan}: $((SECONDS - start))s, $(( ($(children_ticks $me) - ticks) / TICKS ))s CPU${3:-})"
 	# a test writes in its own $TMP: say so when files appear in the checkout instead
