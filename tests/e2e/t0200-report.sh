@@ -141,7 +141,7 @@ srcline_test 'report --sort srcline, dso,srcline, srcline,cpu: perf report'"'"'s
 			same_text perf.$s$c sonde.$s$c || exit 1
 		done
 	done &&
-	# the text is perf's; below, only its shape (a loaded machine leaves demo few samples:
+	# the text is that of perf; below, only its shape (a loaded machine leaves demo few samples:
 	# hot_loop near 63%, cold_path, 5%, maybe none)
 	grep -q "^ *[0-9.]*%  demo.c:39$" sonde.srcline--no-children &&
 	grep -q "^ *[0-9.]*%  *[0-9.]*%  main+[0-9]*$" sonde.srcline--children &&
