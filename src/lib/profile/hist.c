@@ -422,11 +422,20 @@ static struct cc_node *cc_new(struct hist *h)
 	return n;
 }
 
-static bool frame_same(const struct cc_node *n, const char *name, uint64_t ip)
+/*
+ * perf's match_chain with its function key: frames of inlined functions are the
+ * same by name (interned), others by DSO and symbol address (ld.so's _start is
+ * not the program's), and frames without a symbol by DSO and address
+ */
+static bool frame_same(const struct cc_node *n, const struct hframe *f)
 {
-	if (name || n->name)
-		return n->name == name;	/* interned */
-	return n->ip == ip;
+	if (!f->name != !n->name)
+		return false;
+	if (f->name && (n->inlined || f->inlined))
+		return n->name == f->name;
+	if (n->dso_rank != f->dso_rank)
+		return false;
+	return f->name ? n->name == f->name && n->key == f->key : n->ip == f->ip;
 }
 
 /* add the path hf[from], hf[from+step], ... (count frames) to the entry's graph */
@@ -441,7 +450,7 @@ static int cc_add(struct hist *h, struct hist_entry *e, const struct hframe *hf,
 		struct cc_node *c;
 
 		for (c = *level; c; c = c->next)
-			if (frame_same(c, name, f->ip))
+			if (frame_same(c, f))
 				break;
 		if (!c) {
 			c = cc_new(h);
