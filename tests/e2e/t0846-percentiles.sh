@@ -134,8 +134,11 @@ test_expect_success 'percentile(@h, q) in a program: the same values, the exact 
 		-c "chrt -f 1 $WORKLOADS/latmix $MIX" >pf.txt &&
 	! grep -q "^p50 " pf.txt &&
 	set -- $(grep "^p90 " pf.txt) && echo "$*" &&
-	test $2 -eq 2047 && test $4 -eq $8 && test $6 -eq $8 &&
-	test $8 -ge 50000 && test $8 -le 67108
+	# p99 and p999 are in the top bucket, given as the exact max; a sleep that woke
+	# late on a loaded machine (75 ms) puts the max a bucket higher, alone there
+	test $2 -eq 2047 && test $8 -ge 50000 && test $8 -le 131071 &&
+	{ test $4 -eq $8 || { test $8 -gt 65535 && test $4 -eq 65535; }; } &&
+	{ test $6 -eq $8 || { test $8 -gt 65535 && test $6 -eq 65535; }; }
 '
 
 if have_bpftrace; then
