@@ -366,6 +366,20 @@ static int add_self(struct folded *f, uint32_t id, folded_count v)
 	return 0;
 }
 
+/* a pair of count arrays (self, total) grown to cap entries; -ENOMEM leaves both usable */
+static int grow_counts(folded_count **self, folded_count **total, uint32_t cap)
+{
+	void *p;
+
+	if (!(p = realloc(*self, sizeof(folded_count) * cap)))
+		return -ENOMEM;
+	*self = p;
+	if (!(p = realloc(*total, sizeof(folded_count) * cap)))
+		return -ENOMEM;
+	*total = p;
+	return 0;
+}
+
 static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *out)
 {
 	uint32_t id = f->nr_nodes;
@@ -384,22 +398,9 @@ static int new_node(struct folded *f, uint32_t parent, uint32_t name, uint32_t *
 
 		if (cap < f->cap_nodes)
 			cap = FOLDED_NONE;
-		if (f->frac_self) {
-			if (!(p = realloc(f->frac_self, sizeof(folded_count) * cap)))
-				return -ENOMEM;
-			f->frac_self = p;
-			if (!(p = realloc(f->frac_total, sizeof(folded_count) * cap)))
-				return -ENOMEM;
-			f->frac_total = p;
-		}
-		if (f->before_self) {
-			if (!(p = realloc(f->before_self, sizeof(folded_count) * cap)))
-				return -ENOMEM;
-			f->before_self = p;
-			if (!(p = realloc(f->before_total, sizeof(folded_count) * cap)))
-				return -ENOMEM;
-			f->before_total = p;
-		}
+		if ((f->frac_self && grow_counts(&f->frac_self, &f->frac_total, cap)) ||
+		    (f->before_self && grow_counts(&f->before_self, &f->before_total, cap)))
+			return -ENOMEM;
 		if (!(p = realloc(f->multi, sizeof(uint64_t) * (cap / 64 + 1))))
 			return -ENOMEM;
 		f->multi = p;
