@@ -15,17 +15,28 @@ trap 'rm -rf "$T"' EXIT
 samples() { perf script -i "$1" -G -F ip 2>/dev/null | grep -c .; }
 record() { perf record -q -e cpu-clock -c 10000 -g -o "$2" -- "$BUILD/examples/demo" "$1" >/dev/null 2>&1; }
 
-# how many samples a second of the demo gives here, to size the three recordings
+# how many samples a second of the demo gives: not a constant in a VM (the timer
+# interrupts cost more than the 10 us between them, and the demo's phases differ),
+# so each recording is sized by trying: a duration scaled by want/got, up to 4 tries
 record 0.5 $T/cal.data
-rate=$(samples $T/cal.data)
-rate=$((rate * 2))
-[ "$rate" -gt 0 ] || { echo "perf record gave no samples"; exit 1; }
 "$SONDE" report -i $T/cal.data >/dev/null 2>&1	# the kernel symbol cache, made once
+# sized WANT FILE: a recording of about WANT samples (within 0.7-1.5x) in FILE
+sized() {
+	local d n=0 try
+	d=$(awk -v n="$1" 'BEGIN { printf "%.3f", n / 50000 }')
+	for try in 1 2 3 4; do
+		record "$d" "$2"
+		n=$(samples "$2")
+		[ "$n" -gt 0 ] || { echo "perf record gave no samples" >&2; return 1; }
+		awk -v n="$n" -v w="$1" 'BEGIN { exit !(n >= 0.7 * w && n <= 1.5 * w) }' && return 0
+		d=$(awk -v d="$d" -v n="$n" -v w="$1" 'BEGIN { f = w / n; if (f > 8) f = 8; d *= f; if (d > 120) d = 120; printf "%.3f", d }')
+	done
+}
 
 # sonde's time and peak RSS as a share of perf's (the goals: report 0.1x the time, 0.5x the RSS)
 printf '%-9s %-9s %9s %7s %9s %7s %9s %7s %7s %9s\n' samples what sonde RSS perf RSS "no cache" "time x" "RSS x" "us/sample"
 for want in 10000 100000 1000000; do
-	record "$(awk -v n=$want -v r=$rate 'BEGIN { printf "%.3f", n / r }')" $T/r.data
+	sized $want $T/r.data || exit 1
 	n=$(samples $T/r.data)
 	for what in report collapse; do
 		if [ $what = report ]; then

@@ -15,6 +15,10 @@ echo "recording: $n samples with call graphs"
 sc=$(best_of 3 "$SONDE" collapse -i $T/big.data)
 pc=$(best_of 1 perf script report stackcollapse -i $T/big.data)
 printf 'collapse   sonde %.3fs  perf script report stackcollapse %.3fs  perf/sonde = %s\n' "$sc" "$pc" "$(ratio "$pc" "$sc")"
+# the floor: reading the file once (page cache warm); the goal (issue 21) is 2x this
+cf=$(best_of 3 cat $T/big.data)
+printf 'collapse   sonde %.3fs  cat of the file (%s MB) %.3fs  sonde/cat = %s\n' "$sc" \
+	"$(($(stat -c %s $T/big.data) >> 20))" "$cf" "$(ratio "$sc" "$cf")"
 
 # medians of 3; the goals (issue 21): 0.1x perf report's time, 0.5x its peak RSS
 read -r sr srm < <(median3 "$SONDE" report -i $T/big.data)
