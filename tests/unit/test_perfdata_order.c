@@ -77,6 +77,51 @@ TEST(perfdata_reader_merges_runs_in_time_order)
 	unlink(path);
 }
 
+/* runs of random lengths that overlap a little, a lot or not at all, equal times too */
+TEST(perfdata_reader_merges_random_runs)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+				     .sample_type = ST, .sample_id_all = 1, .sample_period = 1000 };
+	uint64_t id = 7, n = 0, t, last_t = 0, last_ip = 0, seen = 0, base = 1000000;
+	struct perfdata_writer *w;
+	struct perfdata_reader *r;
+	struct perfdata_event ev;
+	char path[64] = "/tmp/sonde-unit-order.XXXXXX", err[256];
+	uint8_t b[48];
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	close(fd);
+	srandom(42);
+	CHECK_INT(perfdata_writer__create(&w, path, err, sizeof(err)), 0);
+	perfdata_writer__add_attr(w, &a, "cpu-clock", &id, 1);
+	CHECK_INT(perfdata_writer__begin(w), 0);
+	for (int run = 0; run < 300; run++) {
+		uint32_t len = 1 + random() % 200, step = 1 + random() % 5;
+
+		base += random() % 3 == 0 ? 1000 : 0;			/* sometimes past all before */
+		t = base - (random() % 2 ? random() % 600 : 0);		/* sometimes far back */
+		for (uint32_t i = 0; i < len; i++, t += step * (random() % 4 != 0)) {
+			sample(b, n++, t, run & 1);
+			perfdata_writer__write(w, b, sizeof(b));
+		}
+	}
+	CHECK_INT(perfdata_writer__finish(w, err, sizeof(err)), 0);
+	perfdata_writer__free(w);
+	CHECK_INT(perfdata_reader__open(&r, path, err, sizeof(err)), 0);
+	while (perfdata_reader__next(r, &ev) == 1) {
+		if (ev.type != PERF_RECORD_SAMPLE)
+			continue;
+		CHECK(seen == 0 || ev.time > last_t || (ev.time == last_t && ev.sample.ip > last_ip));
+		last_t = ev.time;
+		last_ip = ev.sample.ip;
+		seen++;
+	}
+	CHECK_INT(seen, n);
+	perfdata_reader__free(r);
+	unlink(path);
+}
+
 /* the resident size of the mapping of path in this process, in KB; -1 when it is not mapped */
 static long mapped_kb(const char *path)
 {

@@ -290,7 +290,34 @@ static bool rindex_lt(const struct rindex *x, const struct rindex *y)
  */
 static bool merge_runs(struct rindex *a, size_t lo, size_t mid, size_t hi, struct rindex **tmp, size_t *cap)
 {
-	size_t na = mid - lo, nb = hi - mid, need = na < nb ? na : nb;
+	size_t na, nb, need, l, h;
+
+	/*
+	 * Only where the runs overlap moves: the left run's head below the right's
+	 * first, and the right's tail above the left's last, are in place already
+	 * (a round's buffers overlap at their edges; most of each run stays put)
+	 */
+	for (l = lo, h = mid; l < h; ) {	/* the first of the left run above a[mid] */
+		size_t m = l + (h - l) / 2;
+
+		if (rindex_lt(&a[mid], &a[m]))
+			h = m;
+		else
+			l = m + 1;
+	}
+	lo = l;
+	for (l = mid, h = hi; l < h; ) {	/* the first of the right run not below a[mid - 1] */
+		size_t m = l + (h - l) / 2;
+
+		if (rindex_lt(&a[m], &a[mid - 1]))
+			l = m + 1;
+		else
+			h = m;
+	}
+	hi = l;
+	na = mid - lo;
+	nb = hi - mid;
+	need = na < nb ? na : nb;
 
 	if (need > *cap) {
 		struct rindex *t = realloc(*tmp, need * sizeof(*t));
