@@ -138,4 +138,14 @@ test_expect_success 'dlopen: the PLT of a library loaded later, when -e selects 
 	rc=0 && $SONDE ltrace "$W2" dlopen ./libltdl.so 2>err >/dev/null || rc=$?
 	test $rc -eq 3 && ! grep -q "libltdl.so->" err
 '
+test_expect_success 'another ltrace -f attached (its breakpoints in every mapping of the program): a second ltrace reads the stubs' '
+	cp "$W" ./ltc && { ./ltc 1 loop - 50 >/dev/null & wp=$!; } &&
+	{ $SONDE ltrace -f -p $wp -o first.out 2>first.err & fp=$!; } &&
+	SECONDS=0 && until grep -q "strlen(" first.out 2>/dev/null || [ $SECONDS -gt 60 ]; do sleep 0.1; done
+	rc=0 && $SONDE ltrace ./ltc 1 2>second >/dev/null || rc=$?
+	kill $fp; wait $fp || true; kill $wp; wait $wp || true
+	grep -q "strlen(" first.out && test $rc -eq 0 && grep -q "^strlen(\"hello\") *= 5$" second ||
+		{ echo "exit $rc"; cat first.err second; exit 1; }
+'
+
 test_done

@@ -2,9 +2,12 @@
 /* main.c - runs every registered unit test; see unit.h */
 #include "unit.h"
 
+#include <linux/perf_event.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static struct unit_test *head, **tail = &head;
@@ -41,6 +44,26 @@ void unit__workload(const char *name, char *path, size_t size)
 	snprintf(path, size, "%s/workloads/%s", build_dir, name);
 	if (access(path, R_OK))
 		snprintf(path, size, "%s/../build/workloads/%s", build_dir, name);
+}
+
+int unit__uprobe_everywhere(const char *path, uint64_t offset)
+{
+	struct perf_event_attr a = { .size = sizeof(a) };
+	FILE *f = fopen("/sys/bus/event_source/devices/uprobe/type", "r");
+	int type = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &type) != 1)
+		type = -1;
+	fclose(f);
+	if (type < 0)
+		return -1;
+	a.type = type;
+	a.config1 = (uint64_t)(uintptr_t)path;
+	a.config2 = offset;
+	/* every process (pid -1) needs a CPU: the breakpoint goes into every mapping anyway */
+	return (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 int main(int argc, char **argv)

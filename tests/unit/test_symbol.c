@@ -16,6 +16,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "lib/ltrace/plt.h"
 #include "lib/symbol/symbol.h"
 #include "lib/symbol/symbol_int.h"
 #include "test_symbol_util.h"
@@ -774,6 +775,34 @@ TEST(symbol_plt_stubs_as_objdump)
 	check_plt(path, &checked);
 	st_rmdir(dir);
 	CHECK(checked >= before + 2);
+}
+
+/*
+ * Another tracer's uprobes on the stubs (ltrace -f): the kernel puts their int3
+ * into every mapping of the file that may run. libdwfl maps files private and
+ * writable, which it leaves alone (ltrace's own reader had a read-only mapping,
+ * test_ltrace.c): the stubs keep their names.
+ */
+TEST(symbol_plt_stubs_under_other_uprobes)
+{
+	char *dir = st_tmpdir(), path[4200];
+	struct elf_obj o;
+	int fds[64], nfd = 0, checked = 0;
+
+	CHECK(dir);
+	snprintf(path, sizeof(path), "%s/demo", dir);	/* a copy: other tests run the demo */
+	CHECK_INT(st_sh("cp '%s/build/examples/demo' '%s'", st_root(), path), 0);
+	CHECK_INT(elf_obj__read(&o, path), 0);
+	for (int i = 0; i < o.nr_plt && nfd < 64; i++)
+		if ((fds[nfd] = unit__uprobe_everywhere(path, o.plt[i].offset)) >= 0)
+			nfd++;
+	CHECK(nfd >= 5 && nfd == o.nr_plt);
+	check_plt(path, &checked);
+	CHECK_INT(checked, o.nr_plt);
+	while (nfd > 0)
+		close(fds[--nfd]);
+	elf_obj__free(&o);
+	st_rmdir(dir);
 }
 
 TEST(symbol_deleted_binary_of_live_process)

@@ -8,6 +8,7 @@
 #ifndef SONDE_UNIT_H
 #define SONDE_UNIT_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +24,11 @@ void unit__fail(const char *file, int line, const char *fmt, ...) __attribute__(
 const char *unit__build_dir(void);
 /* the path of built workload NAME: this build's, else the plain build's (the ASan build has none) */
 void unit__workload(const char *name, char *path, size_t size);
+/*
+ * A uprobe at offset of path in every process (perf's uprobe PMU, pid -1), as
+ * another tracer attaches one: its fd (close it to detach), -1 without root
+ */
+int unit__uprobe_everywhere(const char *path, uint64_t offset);
 
 #define TEST(name)                                                          \
 	static void test_##name(void);                                      \

@@ -368,7 +368,9 @@ int elf_obj__read(struct elf_obj *o, const char *path)
 	Elf *e;
 
 	memset(o, 0, sizeof(*o));
-	if ((rc = elfsym__open(path, &fd, &e)))
+	/* read, not mapped: the PLT stubs' bytes as in the file, not with another
+	   tracer's breakpoints in them */
+	if ((rc = elfsym__open_read(path, &fd, &e)))
 		return rc;
 	rc = read_elf(o, e, path);
 	elfsym__close(fd, e);

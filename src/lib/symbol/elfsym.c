@@ -107,14 +107,14 @@ static int sym_match(const char *name, const GElf_Sym *s, void *ctx)
 	return 1;
 }
 
-int elfsym__open(const char *path, int *fd, Elf **e)
+static int open_elf(const char *path, int *fd, Elf **e, Elf_Cmd cmd)
 {
 	*e = NULL;
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0)
 		return -errno;
 	elf_version(EV_CURRENT);
-	*e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	*e = elf_begin(*fd, cmd, NULL);
 	if (!*e || elf_kind(*e) != ELF_K_ELF) {
 		elfsym__close(*fd, *e);
 		*fd = -1;
@@ -122,6 +122,16 @@ int elfsym__open(const char *path, int *fd, Elf **e)
 		return -ENOEXEC;
 	}
 	return 0;
+}
+
+int elfsym__open(const char *path, int *fd, Elf **e)
+{
+	return open_elf(path, fd, e, ELF_C_READ_MMAP);
+}
+
+int elfsym__open_read(const char *path, int *fd, Elf **e)
+{
+	return open_elf(path, fd, e, ELF_C_READ);
 }
 
 void elfsym__close(int fd, Elf *e)

@@ -19,6 +19,13 @@
  * not an ELF file.
  */
 int elfsym__open(const char *path, int *fd, Elf **e);
+/*
+ * The same, read with read(2) as sections are asked for: for code bytes. A
+ * mapping of a file that has uprobes of any process attached system-wide holds
+ * their int3 breakpoints (the kernel puts them into every mapping it may run),
+ * the page cache does not.
+ */
+int elfsym__open_read(const char *path, int *fd, Elf **e);
 void elfsym__close(int fd, Elf *e);
 
 /*
