@@ -10,6 +10,7 @@
  */
 #include "ui/ltrace_print.h"
 #include "lib/syscall/syscalls.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -355,46 +356,52 @@ static void on_exit_ev(struct ltrace_printer *p, const struct lt_event *e)
 }
 
 /*
- * A string argument whose page was not resident at the call's entry comes
- * again in its return record: the entry waits for the next record, and takes
- * those strings when that record is its return.
+ * A string argument whose page was not resident at the call's entry (a forked
+ * child's .rodata before it touched it: BPF cannot fault it in) comes again in
+ * the call's return record. Such an entry waits for its thread's next record
+ * (its return brings the strings), and the records of other threads that come
+ * meanwhile wait behind it, so that the lines keep their order: the entry goes
+ * out whole, "strlen("hello" <unfinished ...>" when another thread's line comes
+ * before its return, as ltrace prints it. At most HELD_MAX records wait; then
+ * the oldest waiting entry goes out as it is (its strings as addresses).
  */
-static void pending_out(struct ltrace_printer *p, const struct lt_event *next, size_t size)
-{
-	struct lt_event *e = p->pending;
+#define HELD_MAX 1024
 
-	if (!p->pending_size)
-		return;
-	if (next && next->type == LT_RETURN && next->tid == e->tid && next->idx == e->idx)
-		for (int i = 0; i < next->nstr && i < LT_NSTR && LT_EV_HDR + (i + 1) * LT_STR_MAX <= size; i++) {
-			if (next->str_arg[i] == LT_RET_ARG)
-				continue;
-			for (int j = 0; j < e->nstr && j < LT_NSTR; j++)
-				if (e->str_arg[j] == next->str_arg[i] && e->str_len[j] < 0) {
-					memcpy(e->str[j], next->str[i], LT_STR_MAX);
-					e->str_len[j] = next->str_len[i];
-				}
-		}
-	size = p->pending_size;
-	p->pending_size = 0;
-	on_entry(p, e, size, false);
+struct lt_held {
+	size_t size;
+	bool waits;
+	struct lt_event ev;
+};
+
+/* an entry with a string its BPF side could not read: the return reads it again */
+static bool waits_for_strings(const struct lt_event *e)
+{
+	if (e->type != LT_ENTRY)
+		return false;
+	for (int j = 0; j < e->nstr && j < LT_NSTR; j++)
+		if (e->str_len[j] < 0 && e->str_arg[j] != LT_RET_ARG)
+			return true;
+	return false;
 }
 
-int ltrace_printer__event(struct ltrace_printer *p, const void *data, size_t size)
+/* the strings of entry e from next, when next is its return */
+static void fill_strings(struct lt_event *e, const struct lt_event *next, size_t size)
 {
-	const struct lt_event *e = data;
-
-	if (size < LT_EV_HDR)
-		return 0;
-	pending_out(p, e, size);
-	if (e->type == LT_ENTRY && e->nstr && !p->count) {
-		if (!p->pending && !(p->pending = malloc(sizeof(*p->pending))))
-			return -ENOMEM;
-		memset(p->pending, 0, sizeof(*p->pending));
-		memcpy(p->pending, e, size < sizeof(*e) ? size : sizeof(*e));
-		p->pending_size = size < sizeof(*e) ? size : sizeof(*e);
-		return 0;
+	if (next->type != LT_RETURN || next->idx != e->idx)
+		return;
+	for (int i = 0; i < next->nstr && i < LT_NSTR && LT_EV_HDR + (i + 1) * LT_STR_MAX <= size; i++) {
+		if (next->str_arg[i] == LT_RET_ARG)
+			continue;
+		for (int j = 0; j < e->nstr && j < LT_NSTR; j++)
+			if (e->str_arg[j] == next->str_arg[i] && e->str_len[j] < 0) {
+				memcpy(e->str[j], next->str[i], LT_STR_MAX);
+				e->str_len[j] = next->str_len[i];
+			}
 	}
+}
+
+static void dispatch(struct ltrace_printer *p, const struct lt_event *e, size_t size)
+{
 	switch (e->type) {
 	case LT_ENTRY: on_entry(p, e, size, false); break;
 	case LT_SYS_ENTER: on_entry(p, e, size, true); break;
@@ -404,12 +411,72 @@ int ltrace_printer__event(struct ltrace_printer *p, const void *data, size_t siz
 	case LT_SIGNAL: on_signal(p, e); break;
 	case LT_EXEC: on_exec(p, e); break;
 	}
+}
+
+/* the kept records up to the first that still waits; all of them with all */
+static void release_held(struct ltrace_printer *p, bool all)
+{
+	while (p->held_lo < p->held_hi && (all || !p->held[p->held_lo].waits)) {
+		struct lt_held *h = &p->held[p->held_lo++];
+
+		dispatch(p, &h->ev, h->size);
+	}
+	if (p->held_lo == p->held_hi)
+		p->held_lo = p->held_hi = 0;
+}
+
+static int hold(struct ltrace_printer *p, const struct lt_event *e, size_t size)
+{
+	struct lt_held *h;
+
+	if (p->held_lo && (size_t)p->held_hi == p->held_cap) {	/* room at the front: move down */
+		memmove(p->held, p->held + p->held_lo, (p->held_hi - p->held_lo) * sizeof(*p->held));
+		p->held_hi -= p->held_lo;
+		p->held_lo = 0;
+	}
+	if (util__grow(&p->held, &p->held_cap, (size_t)p->held_hi + 1, sizeof(*p->held), 16))
+		return -ENOMEM;
+	h = &p->held[p->held_hi++];
+	memset(&h->ev, 0, sizeof(h->ev));
+	memcpy(&h->ev, e, size < sizeof(*e) ? size : sizeof(*e));
+	h->size = size < sizeof(*e) ? size : sizeof(*e);
+	h->waits = waits_for_strings(e);
+	return 0;
+}
+
+int ltrace_printer__event(struct ltrace_printer *p, const void *data, size_t size)
+{
+	const struct lt_event *e = data;
+	int rc;
+
+	if (size < LT_EV_HDR)
+		return 0;
+	if (p->count || (p->held_lo == p->held_hi && !waits_for_strings(e))) {
+		dispatch(p, e, size);
+		return ferror(p->out) ? -EIO : 0;
+	}
+	/* this thread's next record: what its waiting entry waited for */
+	for (int i = p->held_lo; i < p->held_hi; i++)
+		if (p->held[i].waits && p->held[i].ev.tid == e->tid) {
+			fill_strings(&p->held[i].ev, e, size);
+			p->held[i].waits = false;
+			break;
+		}
+	if ((rc = hold(p, e, size)))
+		return rc;
+	if (p->held_hi - p->held_lo > HELD_MAX)
+		for (int i = p->held_lo; i < p->held_hi; i++)
+			if (p->held[i].waits) {
+				p->held[i].waits = false;
+				break;
+			}
+	release_held(p, false);
 	return ferror(p->out) ? -EIO : 0;
 }
 
 void ltrace_printer__flush(struct ltrace_printer *p)
 {
-	pending_out(p, NULL, 0);
+	release_held(p, true);
 	cut_open(p, "<unfinished ...>");
 	fflush(p->out);
 }
@@ -451,8 +518,9 @@ void ltrace_printer__fini(struct ltrace_printer *p)
 {
 	free(p->threads);
 	free(p->stats);
-	free(p->pending);
-	p->pending = NULL;
+	free(p->held);
+	p->held = NULL;
+	p->held_lo = p->held_hi = p->held_cap = 0;
 	sbuf__free(&p->line);
 	p->threads = NULL;
 	p->stats = NULL;

@@ -44,8 +44,9 @@ struct ltrace_printer {
 	int col;
 	uint64_t last_ts;
 	struct sbuf line;
-	struct lt_event *pending;	/* an entry kept until the next record (its return may bring its strings) */
-	size_t pending_size;
+	struct lt_held *held;	/* records kept back behind an entry that waits for its strings */
+	int held_lo, held_hi;
+	size_t held_cap;
 	struct ltrace_stat *stats;	/* -c: by function name */
 	int nr_stats;
 	uint64_t lines;

@@ -82,7 +82,9 @@ test_expect_success 'the known calls, arguments and values, one line each, value
 test_expect_success 'the same lines with perf-event uprobes (no uprobe_multi links), -f too' '
 	SONDE_NO_UPROBE_MULTI=1 $SONDE ltrace "$W" 2>err >/dev/null && mask err >got && test_cmp want got &&
 	SONDE_NO_UPROBE_MULTI=1 $SONDE ltrace -f "$W" 1 - fork 2>err >/dev/null &&
-	{ test $(grep -c "^\[pid [0-9]*\] strlen(\"hello\") *= 5$" err) -eq 2 || { cat err; exit 1; }; }
+	# whole, or cut by the other process line: "strlen("hello" <unfinished ...>"
+	{ test $(grep -c "^\[pid [0-9]*\] strlen(\"hello\"\() *= 5\| <unfinished ...>\)$" err) -eq 2 ||
+		{ cat err; exit 1; }; }
 '
 test_expect_success 'the same lines as Debian ltrace, addresses masked (atoi: sonde knows its prototype)' '
 	command -v ltrace >/dev/null || { echo "ltrace is missing: scripts/deps.sh test"; exit 1; }

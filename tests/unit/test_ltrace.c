@@ -10,10 +10,13 @@
 #include "lib/ltrace/funcs.h"
 #include "lib/ltrace/plt.h"
 #include "lib/ltrace/proto.h"
+#include "ui/ltrace_print.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const struct plt_entry *plt_find(const struct elf_obj *o, const char *name)
@@ -58,6 +61,53 @@ TEST(ltrace_plt_reads_the_stubs_of_a_workload)
 	for (int i = 1; i < o.nr_plt; i++)
 		CHECK(o.plt[i].vaddr > o.plt[i - 1].vaddr);
 	elf_obj__free(&o);
+}
+
+/*
+ * Another tracer's uprobes on the stubs, attached in every process: the kernel
+ * puts their int3 into any mapping of the file that may run, a read-only one
+ * too; the stubs are still found (read from the file, not from a mapping)
+ */
+TEST(ltrace_plt_reads_the_stubs_under_other_uprobes)
+{
+	char src[4200], dir[] = "/tmp/sonde-unit-plt.XXXXXX", path[4200], cmd[8600];
+	struct elf_obj o, again;
+	int fds[64], nfd = 0, fd;
+	bool int3 = false;
+	struct stat sb;
+	void *map;
+
+	unit__workload("ltracee", src, sizeof(src));
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/ltracee", dir);	/* a copy: the e2e tests run the workload */
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", src, path);
+	CHECK_INT(system(cmd), 0);
+	CHECK_INT(elf_obj__read(&o, path), 0);
+	CHECK(o.nr_plt >= 10);
+	for (int i = 0; i < o.nr_plt && nfd < 64; i++)
+		if ((fds[nfd] = unit__uprobe_everywhere(path, o.plt[i].offset)) >= 0)
+			nfd++;
+	CHECK_INT(nfd, o.nr_plt);
+	/* the premise: a mapping of the file shows the breakpoints */
+	CHECK((fd = open(path, O_RDONLY)) >= 0 && !fstat(fd, &sb));
+	map = mmap(NULL, sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	CHECK(map != MAP_FAILED);
+	if (map != MAP_FAILED) {
+		int3 = ((unsigned char *)map)[o.plt[0].offset] == 0xcc;
+		munmap(map, sb.st_size);
+	}
+	close(fd);
+	CHECK(int3);
+	CHECK_INT(elf_obj__read(&again, path), 0);
+	CHECK_INT(again.nr_plt, o.nr_plt);
+	for (int i = 0; i < o.nr_plt && i < again.nr_plt; i++)
+		CHECK_STR(again.plt[i].name, o.plt[i].name);
+	while (nfd > 0)
+		close(fds[--nfd]);
+	elf_obj__free(&again);
+	elf_obj__free(&o);
+	unlink(path);
+	rmdir(dir);
 }
 
 TEST(ltrace_libs_in_load_order_export_libc)
@@ -274,4 +324,67 @@ TEST(ltrace_conf_lines_become_signatures)
 	CHECK_INT(lt_conf__parse_line("int bar(int", name, sizeof(name), sig, sizeof(sig)), -EINVAL);
 	CHECK_INT(lt_conf__parse_line("int g(int, int, int, int, int, int, int);", name, sizeof(name), sig,
 				      sizeof(sig)), -EINVAL);
+}
+
+/* an ltrace_event of type for thread tid, function idx; a string arg 0 read as str (NULL: it faulted) */
+static void lt_ev(struct lt_event *e, unsigned type, unsigned tid, unsigned idx, unsigned long long ts,
+		  const char *str, unsigned long long ret)
+{
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->pid = e->tid = tid;
+	e->idx = idx;
+	e->ts = ts;
+	e->args[0] = type == LT_RETURN ? ret : 0x5500000000ULL + idx;
+	if (str || type == LT_ENTRY) {
+		e->nstr = 1;
+		e->str_arg[0] = 0;
+		e->str_len[0] = str ? (short)strlen(str) + 1 : -14;
+		if (str)
+			strcpy(e->str[0], str);
+	}
+}
+
+/*
+ * A forked child's first strlen: its string was not resident at the entry and
+ * comes with the return, and the parent's line comes between them. The entry
+ * keeps its place and its string, as ltrace prints it: "strlen("hello"
+ * <unfinished ...>"; the records behind it keep their order.
+ */
+TEST(ltrace_print_string_from_the_return_keeps_the_order)
+{
+	struct ltrace_func f[2] = { { .name = "strlen" }, { .name = "toupper" } };
+	struct ltrace_printer p;
+	struct lt_event e;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	CHECK(out);
+	CHECK_INT(lt_proto__parse(lt_proto__lookup("strlen"), &f[0].proto), 0);
+	CHECK_INT(lt_proto__parse(lt_proto__lookup("toupper"), &f[1].proto), 0);
+	ltrace_printer__init(&p, out);
+	p.funcs = f;
+	p.nr_funcs = 2;
+	p.pid_prefix = 1;
+	lt_ev(&e, LT_ENTRY, 20, 0, 1, NULL, 0);		/* child: strlen(<not resident>) */
+	CHECK_INT(ltrace_printer__event(&p, &e, sizeof(e)), 0);
+	lt_ev(&e, LT_ENTRY, 10, 1, 2, NULL, 0);		/* parent: toupper('a') */
+	e.nstr = 0;
+	e.args[0] = 'a';
+	CHECK_INT(ltrace_printer__event(&p, &e, LT_EV_HDR), 0);
+	lt_ev(&e, LT_RETURN, 10, 1, 3, NULL, 'A');
+	CHECK_INT(ltrace_printer__event(&p, &e, LT_EV_HDR), 0);
+	lt_ev(&e, LT_RETURN, 20, 0, 4, "hello", 5);		/* child: the return reads it again */
+	CHECK_INT(ltrace_printer__event(&p, &e, sizeof(e)), 0);
+	lt_ev(&e, LT_ENTRY, 20, 0, 5, NULL, 0);		/* never resident: the address, once alone */
+	CHECK_INT(ltrace_printer__event(&p, &e, sizeof(e)), 0);
+	ltrace_printer__flush(&p);
+	fclose(out);
+	CHECK_STR(buf, "[pid 20] strlen(\"hello\" <unfinished ...>\n"
+		       "[pid 10] toupper('a')                            = 'A'\n"
+		       "[pid 20] <... strlen resumed> )                  = 5\n"
+		       "[pid 20] strlen(0x5500000000 <unfinished ...>\n");
+	ltrace_printer__fini(&p);
+	free(buf);
 }
