@@ -62,7 +62,7 @@ test_expect_success 'a slow recording killed loses about a second, not a buffer 
 	for z in "" -z; do
 		# the pass before left its own killed slow.data: until this one begins it
 		# writes under a temporary name, and the wait below would read the old file
-		rm -f slow.data slow.data.old &&
+		rm -f slow.data slow.data.old
 		$SONDE record $z -a -F 49 -o slow.data --duration 120 >/dev/null 2>&1 & pid=$! &&
 		# the file grows while it records (a second at a time, not a buffer at the end): killed
 		# once it holds 30 samples, every one of them is read back. A wait, not a sleep: starting
