@@ -71,12 +71,15 @@ run_e2e() {
 	fi
 	before=$(git ls-files --others --exclude-standard 2>/dev/null)
 	# a script that hangs is ended and counted as a failure: the suite always ends
-	local rc=0 name
-	timeout -k 30 "${E2E_TIMEOUT:-900}" bash "$2" || rc=$?
+	# (a script that builds a whole package says how long it may take: "# e2e-timeout: N")
+	local rc=0 name limit
+	limit=$(sed -n 's/^# e2e-timeout: \([0-9][0-9]*\)$/\1/p' "$2" | head -1)
+	limit=${limit:-${E2E_TIMEOUT:-900}}
+	timeout -k 30 "$limit" bash "$2" || rc=$?
 	name="$(basename "$2" .sh)${SONDE_SANITIZED:+ (ASan)}"
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
-		echo "FAIL - $name: still running after ${E2E_TIMEOUT:-900} s: ended"
-		echo "fail $name: still running after ${E2E_TIMEOUT:-900} s" >>"$results"
+		echo "FAIL - $name: still running after $limit s: ended"
+		echo "fail $name: still running after $limit s" >>"$results"
 	elif [ $rc -gt 1 ]; then	# test_done says 1 for failed tests, counted already
 		echo "FAIL - $name: the script itself ended with status $rc (a syntax error?) before its end"
 		echo "fail $name: the script ended with status $rc" >>"$results"

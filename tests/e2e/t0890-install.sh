@@ -2,7 +2,9 @@
 # Installed like a real tool: the version and its commit, man pages and shell
 # completion generated from the option tables (every option of --help in its
 # page and its completion, and nothing else), make install/uninstall, and the
-# Debian package built, checked by lintian, unpacked and run.
+# Debian package built, checked by lintian, unpacked and run. The package build
+# is a whole build: on a loaded machine it takes minutes (tests/run.sh reads this):
+# e2e-timeout: 1800
 . "$(dirname "$0")/../lib.sh"
 
 # the commands, and "sched record"... for a command with subcommands

@@ -538,8 +538,12 @@ int session__walk(struct session *s, session_sample_fn on_sample, session_event_
 			symbolizer__add_ksymbol(s->sym, ev.ksymbol.addr, ev.ksymbol.len, ev.ksymbol.name);
 			break;
 		case PERF_RECORD_COMM:
-			if (ev.comm.exec)
-				symbolizer__exec(s->sym, (pid_t)ev.comm.pid);
+			/*
+			 * An exec keeps the old maps, as perf keeps them: the new image's
+			 * mmaps replace what they overlap. A sample taken later in the
+			 * exec (loading the new image) still has the old image's user
+			 * stack, perf names it (libc's execve) and so does sonde
+			 */
 			comm_set(s, ev.comm.tid, ev.comm.comm);
 			break;
 		case PERF_RECORD_FORK: {
