@@ -129,12 +129,15 @@ if command -v cc >/dev/null && [ -e /usr/include/x86_64-linux-gnu/sys/sdt.h -o -
 		test_cmp expect got
 	'
 	test_expect_success '-p PID: a library named as the process maps it, every file it maps, -l' '
-		$TMP/uselib 2 1000 &
+		# stopped until the probes are attached (starting takes seconds under ASan on a
+		# loaded machine); its library is mapped by then
+		$TMP/uselib 2 500 &
 		u=$!
-		sleep 0.2 &&
+		sleep 0.2 && kill -STOP $u &&
 		$SONDE probe -p $u -l "usdt:*" >list &&
-		$SONDE probe -p $u -e "usdt:sondeusdt:fire { @a[pid] = sum(arg1); } usdt::sonde_lib:* { @b = count(); } interval:ms:1700 { exit(); }" >out;
-		wait $u; cat list out;
+		{ $SONDE probe -p $u -e "usdt:sondeusdt:fire { @a[pid] = sum(arg1); } usdt::sonde_lib:* { @b = count(); } interval:ms:3000 { exit(); }" >out & p=$!; } &&
+		SECONDS=0 && until grep -q "^Attaching" out || [ $SECONDS -gt 60 ]; do sleep 0.1; done
+		kill -CONT $u; wait $p || true; wait $u; cat list out;
 		grep -q "^@a\[$u\]: 18446744073709551586$" out && grep -q "^@b: 2$" out &&
 		echo "usdt:$TMP/libsondeusdt.so:sonde_lib:fire" >expect && test_cmp expect list
 	'
