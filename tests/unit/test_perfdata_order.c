@@ -27,23 +27,63 @@ static void sample(uint8_t *b, uint64_t ip, uint64_t time, uint32_t cpu)
 	memcpy(b + 8, v, 40);
 }
 
-TEST(perfdata_reader_merges_runs_in_time_order)
+/* a new recording of cpu-clock samples (ST) at path (a mkstemp template), begun; NULL on failure */
+static struct perfdata_writer *order_begin(char *path)
 {
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
 				     .sample_type = ST, .sample_id_all = 1, .sample_period = 1000 };
-	uint64_t id = 7, n = 0, ip, t, last_t = 0, last_ip = 0;
 	struct perfdata_writer *w;
-	struct perfdata_reader *r;
-	struct perfdata_event ev;
-	char path[64] = "/tmp/sonde-unit-order.XXXXXX", err[256];
-	uint8_t b[48];
+	uint64_t id = 7;
+	char err[256];
 	int fd = mkstemp(path);
 
-	CHECK(fd >= 0);
+	if (fd < 0)
+		return NULL;
 	close(fd);
-	CHECK_INT(perfdata_writer__create(&w, path, err, sizeof(err)), 0);
+	if (perfdata_writer__create(&w, path, err, sizeof(err)))
+		return NULL;
 	perfdata_writer__add_attr(w, &a, "cpu-clock", &id, 1);
-	CHECK_INT(perfdata_writer__begin(w), 0);
+	if (perfdata_writer__begin(w)) {
+		perfdata_writer__free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* w finished, then read back: every sample by time, those of one time by ip (their place), n of them */
+static void order_check(struct perfdata_writer *w, char *path, uint64_t n)
+{
+	uint64_t seen = 0, last_t = 0, last_ip = 0;
+	struct perfdata_reader *r;
+	struct perfdata_event ev;
+	char err[256];
+
+	CHECK_INT(perfdata_writer__finish(w, err, sizeof(err)), 0);
+	perfdata_writer__free(w);
+	CHECK_INT(perfdata_reader__open(&r, path, err, sizeof(err)), 0);
+	while (perfdata_reader__next(r, &ev) == 1) {
+		if (ev.type != PERF_RECORD_SAMPLE)
+			continue;
+		CHECK(seen == 0 || ev.time > last_t || (ev.time == last_t && ev.sample.ip > last_ip));
+		last_t = ev.time;
+		last_ip = ev.sample.ip;
+		seen++;
+	}
+	perfdata_reader__free(r);
+	unlink(path);
+	CHECK_INT(seen, n);
+}
+
+TEST(perfdata_reader_merges_runs_in_time_order)
+{
+	char path[64] = "/tmp/sonde-unit-order.XXXXXX";
+	struct perfdata_writer *w = order_begin(path);
+	uint64_t n = 0, t;
+	uint8_t b[48];
+
+	CHECK(w);
+	if (!w)
+		return;
 	/*
 	 * 40 rounds of 3 CPUs' buffers, each buffer in time order, the CPUs'
 	 * times interleaved and some equal; ip = the record's place in the file
@@ -57,45 +97,21 @@ TEST(perfdata_reader_merges_runs_in_time_order)
 			}
 		perfdata_writer__finished_round(w);
 	}
-	CHECK_INT(perfdata_writer__finish(w, err, sizeof(err)), 0);
-	perfdata_writer__free(w);
-	CHECK_INT(perfdata_reader__open(&r, path, err, sizeof(err)), 0);
-	uint64_t seen = 0;
-
-	while (perfdata_reader__next(r, &ev) == 1) {
-		if (ev.type != PERF_RECORD_SAMPLE)
-			continue;
-		ip = ev.sample.ip;
-		t = ev.time;
-		CHECK(seen == 0 || t > last_t || (t == last_t && ip > last_ip));
-		last_t = t;
-		last_ip = ip;
-		seen++;
-	}
-	CHECK_INT(seen, n);
-	perfdata_reader__free(r);
-	unlink(path);
+	order_check(w, path, n);
 }
 
 /* runs of random lengths that overlap a little, a lot or not at all, equal times too */
 TEST(perfdata_reader_merges_random_runs)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
-				     .sample_type = ST, .sample_id_all = 1, .sample_period = 1000 };
-	uint64_t id = 7, n = 0, t, last_t = 0, last_ip = 0, seen = 0, base = 1000000;
-	struct perfdata_writer *w;
-	struct perfdata_reader *r;
-	struct perfdata_event ev;
-	char path[64] = "/tmp/sonde-unit-order.XXXXXX", err[256];
+	char path[64] = "/tmp/sonde-unit-order.XXXXXX";
+	struct perfdata_writer *w = order_begin(path);
+	uint64_t n = 0, t, base = 1000000;
 	uint8_t b[48];
-	int fd = mkstemp(path);
 
-	CHECK(fd >= 0);
-	close(fd);
+	CHECK(w);
+	if (!w)
+		return;
 	srandom(42);
-	CHECK_INT(perfdata_writer__create(&w, path, err, sizeof(err)), 0);
-	perfdata_writer__add_attr(w, &a, "cpu-clock", &id, 1);
-	CHECK_INT(perfdata_writer__begin(w), 0);
 	for (int run = 0; run < 300; run++) {
 		uint32_t len = 1 + random() % 200, step = 1 + random() % 5;
 
@@ -106,20 +122,7 @@ TEST(perfdata_reader_merges_random_runs)
 			perfdata_writer__write(w, b, sizeof(b));
 		}
 	}
-	CHECK_INT(perfdata_writer__finish(w, err, sizeof(err)), 0);
-	perfdata_writer__free(w);
-	CHECK_INT(perfdata_reader__open(&r, path, err, sizeof(err)), 0);
-	while (perfdata_reader__next(r, &ev) == 1) {
-		if (ev.type != PERF_RECORD_SAMPLE)
-			continue;
-		CHECK(seen == 0 || ev.time > last_t || (ev.time == last_t && ev.sample.ip > last_ip));
-		last_t = ev.time;
-		last_ip = ev.sample.ip;
-		seen++;
-	}
-	CHECK_INT(seen, n);
-	perfdata_reader__free(r);
-	unlink(path);
+	order_check(w, path, n);
 }
 
 /* the resident size of the mapping of path in this process, in KB; -1 when it is not mapped */
