@@ -185,8 +185,12 @@ srcline_test 'report --sort srcline: perf gives up on a program after 123 failed
 	$SONDE report -i $TMP/ktu.data --sort srcline -g none | strip_tip >sonde.txt &&
 	perf report -i $TMP/ktu.data --stdio --sort srcline -g none 2>/dev/null | strip_tip >perf.txt &&
 	same_text perf.txt sonde.txt &&
-	{ grep -q "^ *[0-9.]*%  *[1-9][0-9.]*%  in_user+[0-9]*$" sonde.txt && ! grep -q "kernthenuser.c" sonde.txt ||
-	  { grep "^ *[0-9]" sonde.txt | head -30; false; }; } &&
+	# whether perf gave up before it looked up in_user depends on how many addresses
+	# failed first (a loaded machine records fewer); the same text either way
+	if ! grep -q "kernthenuser.c" perf.txt; then
+		grep -q "^ *[0-9.]*%  *[1-9][0-9.]*%  in_user+[0-9]*$" sonde.txt ||
+			{ grep "^ *[0-9]" sonde.txt | head -30; false; }
+	fi &&
 	$SONDE report -i $TMP/ktu.data --no-children --sort srcline -g none | strip_tip >sonde.txt &&
 	perf report -i $TMP/ktu.data --stdio --no-children --sort srcline -g none 2>/dev/null | strip_tip >perf.txt &&
 	same_text perf.txt sonde.txt && grep -q "^ *[0-9.]*%  kernthenuser.c:[0-9]*$" sonde.txt
