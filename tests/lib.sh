@@ -58,24 +58,9 @@ test_cmp() { diff -u "$1" "$2"; }
 # digits become N, runs of spaces are kept: the layout stays, the values go
 mask_numbers() { sed -E 's/[0-9]+/N/g; s/N(,N)+/N/g; s/N\.N/N/g'; }
 
-# perf report's text with the entries of equal percentages in one order (their text's):
-# perf sorts them in a red-black tree whose comparison is not an order when entries of
-# different threads tie (it compares call depth only within a thread), and hidden entries
-# (--comms, --pid) stay in that tree, so their order there is the tree's shape
-report_ties_sorted() {
-	# a block: an entry's line and its graph; the blank lines after it stay in their place
-	awk 'function flush(  i, j, t) {
-		for (i = 2; i <= n; i++) for (j = i; j > 1 && blk[j - 1] > blk[j]; j--) { t = blk[j]; blk[j] = blk[j - 1]; blk[j - 1] = t }
-		for (i = 1; i <= n; i++) { printf "%s", blk[i]; for (j = 0; j < gap[i]; j++) print "" }
-		n = 0
-	}
-	/^ +[0-9.]+%/ { key = $1 " " ($2 ~ /%$/ ? $2 : ""); if (key != last) flush(); last = key
-		blk[++n] = $0 "\n"; gap[n] = 0; inb = 1; next }
-	/^#/ || !inb { flush(); last = ""; inb = 0; print; next }
-	/^$/ { gap[n]++; next }
-	{ for (; gap[n]; gap[n]--) blk[n] = blk[n] "\n"; blk[n] = blk[n] $0 "\n" }
-	END { flush() }' "$@"
-}
+# perf report's text with its ties in one order, the text's (tests/e2e/report-ties.py
+# says why perf's order of equal entries and equal graph siblings is none to match)
+report_ties_sorted() { python3 "$ROOT/tests/e2e/report-ties.py" "$@"; }
 
 # fail unless "$1" (a command's output) contains "$2"
 expect_contains() { case "$1" in *"$2"*) return 0 ;; esac; echo "expected to find: $2"; echo "in: $1"; return 1; }
