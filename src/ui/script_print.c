@@ -295,8 +295,6 @@ static void setup_attrs(struct script_print *sc, const struct perfdata_attr *att
 		if (!sc->user_set[kind]) {
 			if (!(a->sample_type & PERF_SAMPLE_CPU))
 				f &= ~BIT(F_CPU);
-			if (!(a->sample_type & PERF_SAMPLE_PERIOD))
-				f &= ~BIT(F_PERIOD);
 			if (kind == KIND_TRACE && any_cc && !sc->hide_callgraph &&
 			    (a->sample_type & PERF_SAMPLE_CALLCHAIN))
 				f |= BIT(F_IP) | BIT(F_SYM) | BIT(F_DSO) | BIT(F_SYMOFF);

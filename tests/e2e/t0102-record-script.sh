@@ -177,6 +177,23 @@ test_expect_success 'system-wide: the idle task is swapper, CPUs shown, as perf 
 	test_cmp theirs ours
 '
 
+# a page fault while exec loads the new image (elf_load) is after the COMM exec
+# record and before the new image's mmaps: its user frame is the old image's
+# execve, which perf names from the maps it keeps until new ones overlap them.
+# A fixed period (-c 1) is not in the records; perf prints the attr's.
+test_expect_success 'exec: a sample between the COMM and the new maps has the old image'"'"'s frame; -c N periods' '
+	perf record -q -e page-faults -c 1 -g -o $TMP/exec.data -- /bin/sh -c ":; exec /usr/bin/env true" 2>/dev/null &&
+	perf evlist -v -i $TMP/exec.data 2>/dev/null | grep -v "sample_type: [A-Z|]*PERIOD" &&
+	$SONDE script -i $TMP/exec.data | grep -v "@plt+" >out &&
+	perf script -i $TMP/exec.data 2>/dev/null | grep -v "@plt+" >perf.out &&
+	test_cmp perf.out out &&
+	grep -A9 "^env .* 1 page-faults:" out | grep -m1 -B9 "/libc.so.6)$" >first &&
+	grep -q elf_load first && grep -q " __GI___execve+0x[0-9a-f]* (.*libc.so.6)$" first &&
+	$SONDE record -q -e page-faults -c 1 -g -o $TMP/exec2.data -- /bin/sh -c ":; exec /usr/bin/env true" &&
+	$SONDE report -i $TMP/exec2.data --comms env --no-children -s dso,sym -g caller >out &&
+	grep -q "__GI___execve" out && ! grep -q "\[unknown\]" out
+'
+
 test_expect_success 'a truncated file is one error line with the offset' '
 	size=$(stat -c %s s.data) &&
 	for cut in 50 200 $((size / 2)) $((size - 10)); do

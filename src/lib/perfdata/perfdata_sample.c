@@ -131,8 +131,8 @@ int perfdata__parse_sample(const struct perf_event_attr *a, const void *rec, siz
 		s->stream_id = take64(&c);
 	if (st & PERF_SAMPLE_CPU)
 		s->cpu = (uint32_t)take64(&c);
-	if (st & PERF_SAMPLE_PERIOD)
-		s->period = take64(&c);
+	/* a fixed period (-c N) is not in the records: perf takes the attr's */
+	s->period = st & PERF_SAMPLE_PERIOD ? take64(&c) : a->sample_period;
 	if (st & PERF_SAMPLE_READ)
 		skip_read(&c, a);
 	if (st & PERF_SAMPLE_CALLCHAIN) {

@@ -615,8 +615,8 @@ static int flush_stacks(struct hist *h)
 int hist__add(struct hist *h, const struct session_sample *smp)
 {
 	const struct perfdata_attr *a = smp->ev->attr;
-	/* without PERF_SAMPLE_PERIOD every sample stands for the attr's period, as in perf */
-	uint64_t period = a && !(a->attr.sample_type & PERF_SAMPLE_PERIOD) ? a->attr.sample_period : smp->s->period;
+	/* without PERF_SAMPLE_PERIOD the reader gives the attr's fixed period, as perf */
+	uint64_t period = smp->s->period;
 	int nf = smp->nr_frames, rc;
 	const struct session_frame *self;
 	struct hframe self_hf;

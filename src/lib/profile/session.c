@@ -10,7 +10,8 @@
 #include <string.h>
 
 #define MAX_STACK_DEFAULT 127
-#define MAX_INLINE 8
+/* frames of one address: its inline chain and the function (perf has no limit; the symbolizer 32) */
+#define MAX_INLINE 32
 
 struct comm_slot {
 	uint32_t tid;

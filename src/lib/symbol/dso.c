@@ -657,6 +657,8 @@ static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr,
 	const char *file = NULL, *dwname = NULL;
 	int n = 0, line = 0;
 
+	if (sym && !sym->shown)
+		sym->shown = demangle(s, sym->name);
 	if ((s->flags & (SYM_INLINE | SYM_INLINE_UNWOUND | SYM_SRCLINE)) && d->mod) {
 		Dwfl_Line *dl = (s->flags & SYM_SRCLINE) ? dwfl_module_getsrc(d->mod, maddr) : NULL;
 		Dwarf_Die *cu;
@@ -680,6 +682,9 @@ static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr,
 												: dwarf_diename(&scopes[i]) };
 				if (!f[n].sym)
 					f[n].sym = "[inlined]";
+				/* a function inlined into its own out-of-line copy: perf shows the symbol itself */
+				else if (sym && sym->shown && !strcmp(f[n].sym, sym->shown))
+					f[n].inlined = false;
 				f[n].srcfile = file;
 				f[n].srcline = file ? line : 0;
 				n++;
@@ -690,8 +695,6 @@ static int resolve_uncached(struct symbolizer *s, struct dso *d, uint64_t vaddr,
 			}
 		}
 	}
-	if (sym && !sym->shown)
-		sym->shown = demangle(s, sym->name);
 	f[n] = (struct sym_frame){ .sym = sym ? sym->shown : NULL, .srcfile = file, .srcline = file ? line : 0 };
 	if (sym && dwname && strcmp(dwname, sym->shown))
 		f[n].dwname = dwname;
