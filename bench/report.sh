@@ -42,3 +42,16 @@ printf 'report     sonde %.3fs  perf report --stdio %.3fs  perf/sonde = %s\n' "$
 sc=$(best_of 3 "$SONDE" collapse -i $T/dw.data)
 pc=$(best_of 1 perf script report stackcollapse -i $T/dw.data)
 printf 'collapse   sonde %.3fs  perf script report stackcollapse %.3fs  perf/sonde = %s\n' "$sc" "$pc" "$(ratio "$pc" "$sc")"
+
+# System-wide with many distinct kernel stacks (file-system walks and copies): wide
+# call graphs, where a kernel function has thousands of different callees and callers
+# in children mode. A sibling list searched linearly made this report as slow as perf's.
+perf record -q -a -e cpu-clock -c 100000 -g -o $T/sys.data -- sh -c \
+	'timeout 8 sh -c "while :; do tar cf - /usr/lib /usr/share 2>/dev/null | cat >/dev/null; done" &
+	 timeout 8 sh -c "while :; do find / -xdev >/dev/null 2>&1; done"; wait' >/dev/null 2>&1
+n=$(perf report -i $T/sys.data --stats 2>/dev/null | awk "/SAMPLE events:/ {print \$3; exit}")
+echo "system-wide recording: $n samples"
+read -r sr srm < <(median3 "$SONDE" report -i $T/sys.data)
+read -r pr prm < <(median3 perf report --stdio -i $T/sys.data)
+printf 'report -a  sonde %.3fs %sMB  perf report --stdio %.3fs %sMB  sonde/perf: time %sx, RSS %sx\n' \
+	"$sr" "$srm" "$pr" "$prm" "$(ratio "$sr" "$pr")" "$(ratio "$srm" "$prm")"

@@ -65,6 +65,7 @@ void hist__free(struct hist *h)
 		free(h->chunks);
 		h->chunks = next;
 	}
+	free(h->cc_index);
 	free(h->canon);
 	free(h->hf);
 	free(h->stacks);
@@ -399,6 +400,7 @@ static struct hist_entry *find_or_add(struct hist *h, const struct hist_entry *k
 		h->cap = nc;
 	}
 	h->e[h->n] = *k;
+	h->e[h->n].serial = (uint32_t)h->n;
 	h->index[i] = h->n;
 	return &h->e[h->n++];
 }
@@ -438,35 +440,98 @@ static bool frame_same(const struct cc_node *n, const struct hframe *f)
 	return f->name ? n->name == f->name && n->key == f->key : n->ip == f->ip;
 }
 
+/* the bucket of a child of parent: named frames hash by name alone, as any match has that name */
+static size_t cc_slot(const struct hist *h, uintptr_t parent, const struct hframe *f)
+{
+	uint64_t v = f->name ? (uintptr_t)f->name : mix(f->ip, f->dso_rank);
+
+	return mix(mix(0, parent), v) & (h->cc_index_cap - 1);
+}
+
+static void cc_link(struct hist *h, struct cc_node *n)
+{
+	struct hframe f = { .name = n->name, .ip = n->ip, .dso_rank = n->dso_rank };
+	size_t i = cc_slot(h, n->parent, &f);
+
+	n->hnext = h->cc_index[i];
+	h->cc_index[i] = n;
+}
+
+/*
+ * The index doubles as it fills. Nodes go back in the order they were made, each at the
+ * head of its chain: a chain holds its matches newest first, as a sibling list does.
+ */
+static int cc_grow(struct hist *h)
+{
+	size_t cap = h->cc_index_cap ? h->cc_index_cap * 2 : 1024, nch = 0;
+	struct cc_node **idx = calloc(cap, sizeof(*idx));
+	struct cc_chunk **order;
+
+	if (!idx)
+		return -ENOMEM;
+	for (struct cc_chunk *c = h->chunks; c; c = c->next)
+		nch++;
+	order = malloc((nch ? nch : 1) * sizeof(*order));
+	if (!order) {
+		free(idx);
+		return -ENOMEM;
+	}
+	nch = 0;
+	for (struct cc_chunk *c = h->chunks; c; c = c->next)
+		order[nch++] = c;
+	free(h->cc_index);
+	h->cc_index = idx;
+	h->cc_index_cap = cap;
+	while (nch--)
+		for (size_t j = 0; j < order[nch]->used; j++)
+			cc_link(h, &order[nch]->n[j]);
+	free(order);
+	return 0;
+}
+
+/* the child of parent that is frame f: the newest match, as the sibling list's first */
+static struct cc_node *cc_find(const struct hist *h, uintptr_t parent, const struct hframe *f)
+{
+	if (!h->cc_index_cap)
+		return NULL;
+	for (struct cc_node *n = h->cc_index[cc_slot(h, parent, f)]; n; n = n->hnext)
+		if (n->parent == parent && frame_same(n, f))
+			return n;
+	return NULL;
+}
+
 /* add the path hf[from], hf[from+step], ... (count frames) to the entry's graph */
 static int cc_add(struct hist *h, struct hist_entry *e, const struct hframe *hf, int from, int step, int count,
 		  uint64_t period)
 {
 	struct cc_node **level = &e->cc, *n = NULL;
+	uintptr_t parent = (uintptr_t)e->serial << 1 | 1;
 
 	for (int i = 0, idx = from; i < count; i++, idx += step) {
 		const struct hframe *f = &hf[idx];
-		const char *name = f->name;
-		struct cc_node *c;
+		struct cc_node *c = cc_find(h, parent, f);
 
-		for (c = *level; c; c = c->next)
-			if (frame_same(c, f))
-				break;
 		if (!c) {
+			if ((h->cc_count + 1) * 2 > h->cc_index_cap && cc_grow(h))
+				return -ENOMEM;
 			c = cc_new(h);
 			if (!c)
 				return -ENOMEM;
-			c->name = name;
+			c->name = f->name;
 			c->ip = f->ip;
 			c->inlined = f->inlined;
 			c->dso_rank = f->dso_rank;
 			c->key = f->key;
+			c->parent = parent;
 			c->next = *level;
 			*level = c;
+			cc_link(h, c);
+			h->cc_count++;
 		}
 		c->hits += period;
 		n = c;
 		level = &c->child;
+		parent = (uintptr_t)c;
 	}
 	if (n)
 		n->self += period;

@@ -44,6 +44,10 @@ struct cc_node {
 	unsigned dso_rank;
 	bool inlined;
 	struct cc_node *child, *next;
+	/* the hist's index of children by parent and frame: a kernel entry's graph can have
+	   thousands of siblings (system-wide), too many to search in a list */
+	struct cc_node *hnext;
+	uintptr_t parent;	/* the parent node, or the entry's serial << 1 | 1 at the top */
 };
 
 struct hist_entry {
@@ -66,6 +70,7 @@ struct hist_entry {
 	uint64_t self, children;	/* periods */
 	uint64_t nr_self, nr_children;	/* samples */
 	uint32_t max_depth;	/* the longest call chain added to the graph (orders equal entries) */
+	uint32_t serial;	/* the order it was made in: its graph's key while entries move */
 	struct cc_node *cc;	/* the call graph's roots */
 };
 

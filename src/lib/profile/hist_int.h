@@ -111,6 +111,8 @@ struct hist {
 	struct hframe *pool;	/* the waiting stacks' frames */
 	size_t npool, pool_cap;
 	struct cc_chunk *chunks;
+	struct cc_node **cc_index;	/* chained hash of the call graph nodes, see cc_find */
+	size_t cc_count, cc_index_cap;
 	const char *unknown_dso;	/* "[unknown]", interned */
 	const char *last_comm;		/* the last sample's, interned */
 	struct hist_entry *e;
