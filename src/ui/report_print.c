@@ -110,7 +110,7 @@ static void node_name(char *buf, size_t len, const struct cc_node *n)
 	if (n->name)
 		snprintf(buf, len, "%s%s", n->name, n->inlined ? " (inlined)" : "");
 	else
-		snprintf(buf, len, "%#" PRIx64, n->ip);
+		snprintf(buf, len, "%#" PRIx64, n->key);
 }
 
 static void margin(FILE *f, int m)

@@ -223,7 +223,7 @@ TEST(hist_callchain_ties_as_perf)
 		c = c ? c->next : NULL;
 		CHECK(c && c->name && !strcmp(c->name, "before_in_user"));
 		c = c ? c->next : NULL;
-		CHECK(c && !c->name && c->ip == 0x1234 && !c->next);
+		CHECK(c && !c->name && c->key == 0x1234 && !c->next);
 		hist__free(h);
 	}
 	symbolizer__free(fx.sym);
@@ -232,7 +232,7 @@ TEST(hist_callchain_ties_as_perf)
 static bool same_graph(const struct cc_node *a, const struct cc_node *b)
 {
 	for (; a && b; a = a->next, b = b->next)
-		if ((a->name ? !b->name || strcmp(a->name, b->name) : !!b->name) || a->ip != b->ip ||
+		if ((a->name ? !b->name || strcmp(a->name, b->name) : !!b->name) || a->key != b->key ||
 		    a->hits != b->hits || a->self != b->self || !same_graph(a->child, b->child))
 			return false;
 	return !a && !b;

@@ -437,20 +437,20 @@ static bool frame_same(const struct cc_node *n, const struct hframe *f)
 		return n->name == f->name;
 	if (n->dso_rank != f->dso_rank)
 		return false;
-	return f->name ? n->name == f->name && n->key == f->key : n->ip == f->ip;
+	return n->name == f->name && n->key == f->key;	/* unnamed: the key is the address */
 }
 
 /* the bucket of a child of parent: named frames hash by name alone, as any match has that name */
 static size_t cc_slot(const struct hist *h, uintptr_t parent, const struct hframe *f)
 {
-	uint64_t v = f->name ? (uintptr_t)f->name : mix(f->ip, f->dso_rank);
+	uint64_t v = f->name ? (uintptr_t)f->name : mix(f->key, f->dso_rank);
 
 	return mix(mix(0, parent), v) & (h->cc_index_cap - 1);
 }
 
 static void cc_link(struct hist *h, struct cc_node *n)
 {
-	struct hframe f = { .name = n->name, .ip = n->ip, .dso_rank = n->dso_rank };
+	struct hframe f = { .name = n->name, .key = n->key, .dso_rank = n->dso_rank };
 	size_t i = cc_slot(h, n->parent, &f);
 
 	n->hnext = h->cc_index[i];
@@ -512,13 +512,12 @@ static int cc_add(struct hist *h, struct hist_entry *e, const struct hframe *hf,
 		struct cc_node *c = cc_find(h, parent, f);
 
 		if (!c) {
-			if ((h->cc_count + 1) * 2 > h->cc_index_cap && cc_grow(h))
+			if (h->cc_count + 1 > h->cc_index_cap && cc_grow(h))	/* chains of 1-2 */
 				return -ENOMEM;
 			c = cc_new(h);
 			if (!c)
 				return -ENOMEM;
 			c->name = f->name;
-			c->ip = f->ip;
 			c->inlined = f->inlined;
 			c->dso_rank = f->dso_rank;
 			c->key = f->key;

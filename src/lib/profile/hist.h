@@ -33,8 +33,7 @@ struct hist_opts {
 
 /* one frame of a call graph */
 struct cc_node {
-	const char *name;	/* symbol, or NULL: then ip is shown */
-	uint64_t ip;
+	const char *name;	/* symbol, or NULL: then key, its address, is shown */
 	uint64_t hits;		/* period of every path through this node */
 	uint64_t self;		/* period of paths ending here */
 	/* perf's order of siblings of equal hits: its DSO's, then the address of its symbol, or
