@@ -306,6 +306,55 @@ TEST(hist_stacks_as_samples)
 	symbolizer__free(fx.sym);
 }
 
+/*
+ * A graph level of thousands of siblings (a kernel function's callers, system-wide):
+ * the node index grows past several sizes, finds every node again instead of making
+ * a twin, also after hist__sort moved the entry (top adds after each sort)
+ */
+TEST(hist_wide_graph)
+{
+	struct hist_opts o = { .callchain = true };
+	const char *bad;
+	struct fixture fx;
+	struct hist *h;
+	enum { WIDE = 3000 };
+
+	CHECK(fixture__init(&fx));
+	CHECK_INT(hist__parse_sort(&o, "sym", &bad), 0);
+	CHECK(h = hist__new(&o));
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < WIDE; i++) {
+			struct session_frame caller = fx.nomap;
+
+			caller.ip = 0x100000 + 16 * (uint64_t)i;
+			CHECK_INT(add(&fx, h, (const struct session_frame *[]){ &fx.kern, &caller }, 2), 0);
+		}
+		/* another entry, heavier: do_thing's moves to the second place when sorted */
+		for (int i = 0; i < 2 * WIDE; i++)
+			CHECK_INT(add(&fx, h, (const struct session_frame *[]){ &fx.user, &fx.nomap }, 2), 0);
+		if (round)
+			hist__sort(h);
+	}
+	hist__sort(h);
+	CHECK_INT(hist__nr_entries(h), 2);
+	const struct hist_entry *e = hist__entry(h, 1);
+	const struct cc_node *c;
+	size_t n = 0;
+	bool each = true;
+
+	CHECK_STR(e->sym ? e->sym : "-", "do_thing");
+	c = e->cc;
+	CHECK(c && !c->next && c->hits == 3 * WIDE * fx.s.period);
+	for (c = c ? c->child : NULL; c; c = c->next, n++)
+		each &= !c->name && c->hits == 3 * fx.s.period && !c->child;
+	CHECK_INT(n, WIDE);
+	CHECK(each);
+	c = hist__entry(h, 0)->cc;
+	CHECK(c && !c->next && c->child && !c->child->next && c->child->hits == 6 * WIDE * fx.s.period);
+	hist__free(h);
+	symbolizer__free(fx.sym);
+}
+
 /* perf's --comms, --pid, --tid: exact names, ids as numbers */
 TEST(session_filter)
 {
