@@ -484,8 +484,37 @@ static int cc_grow(struct hist *h)
 	h->cc_index_cap = cap;
 	while (nch--)
 		for (size_t j = 0; j < order[nch]->used; j++)
-			cc_link(h, &order[nch]->n[j]);
+			if (order[nch]->n[j].indexed)
+				cc_link(h, &order[nch]->n[j]);
 	free(order);
+	return 0;
+}
+
+/* siblings searched in their list; the children of a wider level go in the index */
+#define CC_LIST_MAX 8
+
+/* put n (a new node) in the index */
+static int cc_index_node(struct hist *h, struct cc_node *n)
+{
+	if (h->cc_count + 1 > h->cc_index_cap && cc_grow(h))	/* chains of 1-2 */
+		return -ENOMEM;
+	cc_link(h, n);
+	n->indexed = true;
+	h->cc_count++;
+	return 0;
+}
+
+/* a level that just became wide: its children go in the index, oldest first (newest at the chains' heads) */
+static int cc_index_level(struct hist *h, struct cc_node *head)
+{
+	struct cc_node *v[CC_LIST_MAX + 1];
+	int n = 0, rc;
+
+	for (struct cc_node *c = head; c && n <= CC_LIST_MAX; c = c->next)
+		v[n++] = c;
+	while (n--)
+		if ((rc = cc_index_node(h, v[n])))
+			return rc;
 	return 0;
 }
 
@@ -509,11 +538,18 @@ static int cc_add(struct hist *h, struct hist_entry *e, const struct hframe *hf,
 
 	for (int i = 0, idx = from; i < count; i++, idx += step) {
 		const struct hframe *f = &hf[idx];
-		struct cc_node *c = cc_find(h, parent, f);
+		struct cc_node *c = NULL, *s = *level;
+		int len = 0;
 
+		/* the newest siblings first, in their list; past them a wide level's index */
+		for (; s && len < CC_LIST_MAX; s = s->next, len++)
+			if (frame_same(s, f)) {
+				c = s;
+				break;
+			}
+		if (!c && s)
+			c = cc_find(h, parent, f);
 		if (!c) {
-			if (h->cc_count + 1 > h->cc_index_cap && cc_grow(h))	/* chains of 1-2 */
-				return -ENOMEM;
 			c = cc_new(h);
 			if (!c)
 				return -ENOMEM;
@@ -524,8 +560,8 @@ static int cc_add(struct hist *h, struct hist_entry *e, const struct hframe *hf,
 			c->parent = parent;
 			c->next = *level;
 			*level = c;
-			cc_link(h, c);
-			h->cc_count++;
+			if (s ? cc_index_node(h, c) : len == CC_LIST_MAX ? cc_index_level(h, c) : 0)
+				return -ENOMEM;
 		}
 		c->hits += period;
 		n = c;

@@ -42,9 +42,11 @@ struct cc_node {
 	uint64_t key;
 	unsigned dso_rank;
 	bool inlined;
+	bool indexed;		/* in the hist's index (its level is wide) */
 	struct cc_node *child, *next;
-	/* the hist's index of children by parent and frame: a kernel entry's graph can have
-	   thousands of siblings (system-wide), too many to search in a list */
+	/* the hist's index of the children of wide levels by parent and frame: a kernel
+	   entry's graph can have thousands of siblings (system-wide), too many to search
+	   in a list; most levels have one or two, found in the list with no index */
 	struct cc_node *hnext;
 	uintptr_t parent;	/* the parent node, or the entry's serial << 1 | 1 at the top */
 };
