@@ -43,6 +43,17 @@ unsplit() {
 	done
 	mv "$1.u" expect && mv "$2.u" actual
 }
+# compare_report FILE ARGS: sonde's report of perf's recording FILE against perf's
+# text; with -g none their entries, perf's twins merged (unsplit)
+compare_report() {
+	$SONDE report -i "$1" $2 | strip_tip >sonde.txt &&
+	perf report -i "$1" --stdio $2 2>/dev/null | strip_tip >perf.txt || return 1
+	if [ "${2%-g none*}" != "$2" ]; then
+		unsplit perf.txt sonde.txt && test_cmp expect actual
+	else
+		same_text perf.txt sonde.txt
+	fi
+}
 # collapsed stacks that can differ for reasons outside the two tools' logic: BPF
 # programs of tests running beside this one (perf names them from the file's
 # KSYMBOL records, or leaves them out), and a sample in ld.so's PLT, which perf
@@ -246,13 +257,7 @@ test_expect_success 'perf'"'"'s dwarf recording: report'"'"'s entries and graphs
 	perf record -q --no-bpf-event --call-graph dwarf -F 499 -o $TMP/dw.data -- $WORKLOADS/symchain 1 >/dev/null 2>&1 &&
 	for args in "--no-children -g caller" "--children --percent-limit 5 -g graph,5" "--children -g none --sort dso,sym" \
 		    "--no-inline --children -g caller,5"; do
-		$SONDE report -i $TMP/dw.data $args | strip_tip >sonde.txt &&
-		perf report -i $TMP/dw.data --stdio $args 2>/dev/null | strip_tip >perf.txt || exit 1
-		if [ "${args%-g none*}" != "$args" ]; then
-			unsplit perf.txt sonde.txt && test_cmp expect actual || exit 1
-		else
-			same_text perf.txt sonde.txt || exit 1
-		fi
+		compare_report $TMP/dw.data "$args" || exit 1
 	done &&
 	$SONDE report -i $TMP/dw.data --children -g none >out && grep -q "\[\.\] spin_inline (inlined) *$" out &&
 	grep -q "%  *[1-9][0-9.]*%  symchain  symchain  *\[\.\] chain_c *$" out &&
@@ -273,13 +278,7 @@ test_expect_success 'dwarf: a function inlined into itself is no "(inlined)" fra
 	cc -g -O2 -fno-omit-frame-pointer -o walk walk.c &&
 	perf record -q --no-bpf-event --call-graph dwarf -F 499 -o $TMP/walk.data -- ./walk 26 >/dev/null 2>&1 &&
 	for args in "--children -s sym,srcline -g none" "--no-children -s sym" "--children -g caller"; do
-		$SONDE report -i $TMP/walk.data $args | strip_tip >sonde.txt &&
-		perf report -i $TMP/walk.data --stdio $args 2>/dev/null | strip_tip >perf.txt || exit 1
-		if [ "${args%-g none*}" != "$args" ]; then
-			unsplit perf.txt sonde.txt && test_cmp expect actual || exit 1
-		else
-			same_text perf.txt sonde.txt || exit 1
-		fi
+		compare_report $TMP/walk.data "$args" || exit 1
 	done &&
 	! grep -q "walk (inlined)" sonde.txt &&
 	$SONDE script -i $TMP/walk.data -F ip,sym,srcline | grep -v "@plt" >sonde.txt &&
