@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -48,6 +49,62 @@ int util__grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first)
 	memcpy(arr, &p, sizeof(p));
 	*cap = nc;
 	return 0;
+}
+
+void *util__huge_block(bool huge)
+{
+	uint8_t *p = mmap(NULL, 2 * UTIL_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t head;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	/* the aligned UTIL_HUGE in the middle stays */
+	head = (UTIL_HUGE - (uintptr_t)p % UTIL_HUGE) % UTIL_HUGE;
+	if (head)
+		munmap(p, head);
+	munmap(p + head + UTIL_HUGE, UTIL_HUGE - head);
+	if (huge)
+		madvise(p + head, UTIL_HUGE, MADV_HUGEPAGE);	/* a hint: without THP, small pages */
+	return p + head;
+}
+
+void util__huge_free(void *block)
+{
+	if (block)
+		munmap(block, UTIL_HUGE);
+}
+
+static size_t mapped_len(size_t bytes)
+{
+	return (bytes + UTIL_HUGE - 1) & ~(size_t)(UTIL_HUGE - 1);
+}
+
+int util__grow_mapped(void *arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t old_len = mapped_len(*cap * elem), len;
+	void *old, *p;
+
+	if (need <= *cap)
+		return 0;
+	if (!elem || need > SIZE_MAX / 2 / elem)
+		return -ENOMEM;
+	len = mapped_len(need * elem > 2 * old_len ? need * elem : 2 * old_len);
+	memcpy(&old, arr, sizeof(old));
+	p = old ? mremap(old, old_len, len, MREMAP_MAYMOVE)
+		: mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	if (len >= UTIL_HUGE_FROM)
+		madvise(p, len, MADV_HUGEPAGE);
+	memcpy(arr, &p, sizeof(p));
+	*cap = len / elem;
+	return 0;
+}
+
+void util__free_mapped(void *p, size_t cap, size_t elem)
+{
+	if (p)
+		munmap(p, mapped_len(cap * elem));
 }
 
 uint64_t util__now_ns(void)

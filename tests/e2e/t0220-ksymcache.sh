@@ -106,7 +106,11 @@ test_expect_success 'report: the same text with and without the cache' '
 	grep -q "\[k\] [a-z_]" r0 &&
 	rm -f $CACHE && $SONDE report -i rec.data >r1 && [ -s $CACHE ] &&
 	$SONDE report -i rec.data >r2 &&
-	test_cmp r0 r1 && test_cmp r0 r2
+	# BPF programs of tests running beside this one (on the syscall tracepoints) are in
+	# the workload'"'"'s kernel stacks, and come and go between the reports: their lines
+	# are named, or not, by what is loaded at the time
+	for f in r0 r1 r2; do grep -v "\[k\] 0x\|bpf_prog_\|bpf_trampoline" $f >$f.k; done &&
+	test_cmp r0.k r1.k && test_cmp r0.k r2.k
 '
 
 test_expect_success 'BPF programs loaded after the cache was made: named as kallsyms names them' '

@@ -190,6 +190,10 @@ TEST(ksymcache_answers_as_kallsyms)
 	long covered = compare(c, full);
 
 	CHECK(covered > 30000);
+	/* asked again: the answers remembered (and those whose slot another took) are the same */
+	CHECK_INT(compare(c, full), covered);
+	for (int i = 0; i < 3; i++)	/* one address over and over, between others of its slot */
+		CHECK_INT(lookup(c, CORE + 3, &name) == 1 && !strcmp(name, "core_alias0") && compare(c, full) == covered, 1);
 	/* the kernel's text and the modules' are covered; the programs and what is past a module are not */
 	CHECK_INT(lookup(c, CORE + 3, &name), 1);
 	CHECK_STR(name, "core_alias0");

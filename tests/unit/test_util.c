@@ -158,3 +158,37 @@ TEST(util_grow)
 	CHECK_INT(v[3], 7);
 	free(v);
 }
+
+TEST(util_grow_mapped_and_huge_blocks)
+{
+	size_t cap = 0, last = 0;
+	uint32_t *v = NULL;
+	uint8_t *b = util__huge_block(true), *c = util__huge_block(false);
+
+	/* grown from nothing past the size where it asks for huge pages: what was written stays */
+	for (size_t need = 1; need < 3 * UTIL_HUGE_FROM / sizeof(*v); need = need * 3 + 1) {
+		CHECK_INT(util__grow_mapped(&v, &cap, need, sizeof(*v)), 0);
+		CHECK(cap >= need && cap * sizeof(*v) % UTIL_HUGE == 0);
+		for (size_t i = last; i < need; i++)
+			v[i] = (uint32_t)(i * 2654435761u);
+		last = need;
+		for (size_t i = 0; i < last; i += 4093)
+			CHECK_INT(v[i] == (uint32_t)(i * 2654435761u), 1);
+	}
+	CHECK_INT(util__grow_mapped(&v, &cap, 1, sizeof(*v)), 0);	/* it fits: nothing moves */
+	CHECK_INT(util__grow_mapped(&v, &cap, (size_t)-1 / 2, sizeof(*v)), -ENOMEM);
+	CHECK_INT(v[last - 1] == (uint32_t)((last - 1) * 2654435761u), 1);
+	util__free_mapped(v, cap, sizeof(*v));
+	util__free_mapped(NULL, 0, sizeof(*v));
+	/* blocks: aligned, zeroed, all of them writable */
+	CHECK(b && c);
+	CHECK_INT((int)((uintptr_t)b % UTIL_HUGE), 0);
+	CHECK_INT((int)((uintptr_t)c % UTIL_HUGE), 0);
+	CHECK_INT(b[0] | b[UTIL_HUGE - 1] | c[UTIL_HUGE / 2], 0);
+	memset(b, 1, UTIL_HUGE);
+	memset(c, 2, UTIL_HUGE);
+	CHECK_INT(b[UTIL_HUGE - 1] + c[0], 3);
+	util__huge_free(b);
+	util__huge_free(c);
+	util__huge_free(NULL);
+}

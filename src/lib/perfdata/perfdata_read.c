@@ -10,6 +10,7 @@
  */
 #include "lib/perfdata/perfdata.h"
 #include "lib/perfdata/perfdata_int.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +52,7 @@ struct perfdata_reader {
 	struct perfdata_build_id *bids;
 	size_t bids_alloc;
 	struct rindex *idx;
-	size_t nr_idx, cur;
+	size_t nr_idx, idx_cap, cur;
 	size_t released;		/* release_behind() */
 	struct perfdata_reader_stats st;
 	char err[256];
@@ -614,7 +615,6 @@ static void release_behind(struct perfdata_reader *r, uint64_t off)
 static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t size, char *err, size_t errlen)
 {
 	uint64_t off = start, end = start + size, last_time = 0, n = 0;
-	size_t alloc = 0;
 	/* a cut at the end is not an error in a pipe stream or an unfinished file */
 	bool cut_ok = r->pipe || r->unfinished;
 
@@ -687,13 +687,8 @@ static int index_records(struct perfdata_reader *r, uint64_t start, uint64_t siz
 			pd_trailer(a, rec, h.size, &time, &cpu, &pid);
 		}
 		last_time = time;
-		if (n == alloc) {
-			struct rindex *ni = realloc(r->idx, (alloc = alloc ? alloc * 2 : 4096) * sizeof(*ni));
-
-			if (!ni)
-				return fail(err, errlen, -ENOMEM, "out of memory");
-			r->idx = ni;
-		}
+		if (util__grow_mapped(&r->idx, &r->idx_cap, n + 1, sizeof(*r->idx)))
+			return fail(err, errlen, -ENOMEM, "out of memory");
 		r->idx[n++] = (struct rindex){ time, off };
 		off += h.size;
 		release_behind(r, off);
@@ -1075,7 +1070,7 @@ void perfdata_reader__free(struct perfdata_reader *r)
 	free(r->ids);
 	free(r->cmdline);
 	free(r->bids);
-	free(r->idx);
+	util__free_mapped(r->idx, r->idx_cap, sizeof(*r->idx));
 	free(r);
 }
 

@@ -62,15 +62,15 @@ void hist__free(struct hist *h)
 	while (h->chunks) {
 		struct cc_chunk *next = h->chunks->next;
 
-		free(h->chunks);
+		util__huge_free(h->chunks);
 		h->chunks = next;
 	}
 	free(h->cc_index);
 	free(h->canon);
 	free(h->hf);
-	free(h->stacks);
+	util__free_mapped(h->stacks, h->stacks_cap, sizeof(*h->stacks));
 	free(h->stack_index);
-	free(h->pool);
+	util__free_mapped(h->pool, h->pool_cap, sizeof(*h->pool));
 	for (size_t i = 0; i < h->nstrs; i++)
 		free(h->strs[i]);
 	free(h->strs);
@@ -405,13 +405,15 @@ static struct hist_entry *find_or_add(struct hist *h, const struct hist_entry *k
 	return &h->e[h->n++];
 }
 
+_Static_assert(sizeof(struct cc_chunk) <= UTIL_HUGE, "a chunk of nodes fills a huge block");
+
 /* a node of a call graph, zeroed */
 static struct cc_node *cc_new(struct hist *h)
 {
 	struct cc_node *n;
 
 	if (!h->chunks || h->chunks->used == CC_CHUNK) {
-		struct cc_chunk *c = malloc(sizeof(*c));
+		struct cc_chunk *c = util__huge_block(++h->nchunks > UTIL_HUGE_FROM / UTIL_HUGE);
 
 		if (!c)
 			return NULL;

@@ -205,27 +205,10 @@ struct hstack *hist__stack_new(struct hist *h, uint32_t stack_id, const struct s
 
 	if ((h->nstacks + 1) * 2 > h->stack_index_cap && grow_stack_index(h))
 		return NULL;
-	if (h->nstacks == h->stacks_cap) {
-		size_t nc = h->stacks_cap ? h->stacks_cap * 2 : 256;
-		struct hstack *n = realloc(h->stacks, nc * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		h->stacks = n;
-		h->stacks_cap = nc;
-	}
-	if (h->npool + nf + 1 > h->pool_cap) {
-		size_t nc = h->pool_cap ? h->pool_cap * 2 : 4096;
-		struct hframe *n;
-
-		while (nc < h->npool + nf + 1)
-			nc *= 2;
-		n = realloc(h->pool, nc * sizeof(*n));
-		if (!n)
-			return NULL;
-		h->pool = n;
-		h->pool_cap = nc;
-	}
+	/* written once through (and again after a flush): pages of their own */
+	if (util__grow_mapped(&h->stacks, &h->stacks_cap, h->nstacks + 1, sizeof(*h->stacks)) ||
+	    util__grow_mapped(&h->pool, &h->pool_cap, h->npool + nf + 1, sizeof(*h->pool)))
+		return NULL;
 	mask = h->stack_index_cap - 1;
 	for (i = hv & mask; h->stack_index[i] != SIZE_MAX; i = (i + 1) & mask)
 		;

@@ -8,6 +8,7 @@
 #define SONDE_HIST_INT_H
 
 #include "lib/profile/hist.h"
+#include "lib/util.h"
 
 /*
  * perf 6.1 asks addr2line for the line of an address each time it compares a
@@ -90,8 +91,8 @@ struct hstack {
 	size_t first;		/* its nf frames and then its own in the pool */
 };
 
-/* call graph nodes come from chunks: one malloc per CC_CHUNK nodes */
-#define CC_CHUNK 4096
+/* call graph nodes come from chunks, each a util__huge_block() */
+#define CC_CHUNK ((UTIL_HUGE - 2 * sizeof(void *)) / sizeof(struct cc_node))
 struct cc_chunk {
 	struct cc_chunk *next;
 	size_t used;
@@ -111,6 +112,7 @@ struct hist {
 	struct hframe *pool;	/* the waiting stacks' frames */
 	size_t npool, pool_cap;
 	struct cc_chunk *chunks;
+	size_t nchunks;			/* made so far */
 	struct cc_node **cc_index;	/* chained hash of the call graph nodes, see cc_find */
 	size_t cc_count, cc_index_cap;
 	const char *unknown_dso;	/* "[unknown]", interned */

@@ -43,10 +43,18 @@ struct stack_entry {
 
 #define STACK_CACHE_BYTES (16u << 20)	/* start over past this much */
 
+/* the entries are cut from util__huge_block()s, all let go together */
+struct stack_block {
+	struct stack_block *next;
+	size_t used;			/* bytes of the block, this header included */
+};
+
 struct session {
 	struct perfdata_reader *r;
 	struct stack_slot *stacks;
 	size_t nstacks, stacks_cap, stack_bytes;
+	struct stack_block *stack_blocks;	/* the newest first */
+	size_t stack_blocks_made;
 	uint32_t next_stack_id;
 	struct symbolizer *sym;
 	struct session_opts o;
@@ -182,8 +190,12 @@ int session__open(struct session **out, const char *path, const struct session_o
 
 static void stacks_clear(struct session *s)
 {
-	for (size_t i = 0; i < s->stacks_cap; i++)
-		free(s->stacks[i].e);
+	while (s->stack_blocks) {
+		struct stack_block *next = s->stack_blocks->next;
+
+		util__huge_free(s->stack_blocks);
+		s->stack_blocks = next;
+	}
 	free(s->stacks);
 	s->stacks = NULL;
 	s->nstacks = s->stacks_cap = s->stack_bytes = 0;
@@ -412,13 +424,23 @@ static void stack_keep(struct session *s, struct stack_slot *slot, const struct 
 		       const uint64_t *ips, uint64_t n, uint64_t hv)
 {
 	size_t bytes = sizeof(struct stack_entry) + n * sizeof(*ips) + smp->nr_frames * sizeof(*smp->frames);
+	struct stack_block *b = s->stack_blocks;
 	struct stack_entry *e;
 
 	if (!s->next_stack_id)	/* 0 is "not known": after 4 billion stacks, no more ids */
 		return;
-	e = malloc(bytes);
-	if (!e)
+	bytes = (bytes + 7) & ~(size_t)7;
+	if (bytes > UTIL_HUGE - sizeof(*b))	/* thousands of frames: not kept */
 		return;
+	if (!b || b->used + bytes > UTIL_HUGE) {
+		if (!(b = util__huge_block(++s->stack_blocks_made > UTIL_HUGE_FROM / UTIL_HUGE)))
+			return;
+		b->next = s->stack_blocks;
+		b->used = sizeof(*b);
+		s->stack_blocks = b;
+	}
+	e = (struct stack_entry *)((char *)b + b->used);
+	b->used += bytes;
 	e->id = s->next_stack_id++;
 	e->pid = smp->s->pid;
 	e->attr_idx = smp->attr_idx;

@@ -73,9 +73,24 @@ struct ksc_name {		/* a name read, by its offset in the strings */
 	char *s;
 };
 
+/*
+ * The answers for the addresses asked lately, each in the slot its address hashes to:
+ * a profile asks for the same few thousand kernel addresses again and again, and
+ * each answer was two binary searches and, where the block had left, a read
+ */
+#define KSC_MEMO 4096
+
+struct ksc_memo {
+	uint64_t addr;
+	struct ksym k;
+	signed char r;		/* nearest()'s answer, 0 or 1; -1: an empty slot */
+	bool covered;
+};
+
 struct ksc_lookup {		/* what lookups change */
 	struct ksc_sym blk[KSC_BLOCKS][KSC_BLOCK];
 	size_t blk_no[KSC_BLOCKS];	/* the block in blk[i], SIZE_MAX for none */
+	struct ksc_memo memo[KSC_MEMO];
 	struct ksc_name *names;
 	size_t nnames, names_cap;
 };
@@ -442,6 +457,8 @@ int ksymcache__open(struct ksymcache **out, const struct ksymcache_env *e)
 	c->strs_len = h->strs_len;
 	for (int i = 0; i < KSC_BLOCKS; i++)
 		c->lk->blk_no[i] = SIZE_MAX;
+	for (int i = 0; i < KSC_MEMO; i++)
+		c->lk->memo[i].r = -1;
 	c->mods = mods;
 	mods = NULL;
 	fd = -1;
@@ -667,7 +684,7 @@ static const char *name_at(const struct ksymcache *c, uint32_t off)
 }
 
 /* the symbol at or before addr (its covered bit in *covered): 1, 0 for none, -EIO */
-static int nearest(const struct ksymcache *c, uint64_t addr, struct ksym *out, bool *covered)
+static int nearest_read(const struct ksymcache *c, uint64_t addr, struct ksym *out, bool *covered)
 {
 	struct ksc_lookup *lk = c->lk;
 	size_t nblk = (c->n + KSC_BLOCK - 1) / KSC_BLOCK, b, i, cnt;
@@ -698,6 +715,30 @@ static int nearest(const struct ksymcache *c, uint64_t addr, struct ksym *out, b
 	out->name = name_at(c, s->name);
 	out->module = name_at(c, s->module & ~KSC_COVERED);
 	return out->name && out->module ? 1 : -EIO;
+}
+
+/* the symbol at or before addr (1), none (0), or -EIO; *covered: the cache names it */
+static int nearest(const struct ksymcache *c, uint64_t addr, struct ksym *out, bool *covered)
+{
+	struct ksc_memo *m = &c->lk->memo[(addr * 0x9e3779b97f4a7c15ULL) >> (64 - 12)];
+	int r;
+
+	_Static_assert(KSC_MEMO == 1 << 12, "the memo's slot is the hash's top 12 bits");
+	if (m->r >= 0 && m->addr == addr) {
+		*out = m->k;
+		*covered = m->covered;
+		return m->r;
+	}
+	*covered = false;
+	r = nearest_read(c, addr, out, covered);
+	if (r >= 0) {
+		m->addr = addr;
+		m->r = (signed char)r;
+		m->covered = *covered;
+		if (r)
+			m->k = *out;
+	}
+	return r;
 }
 
 int ksymcache__find(const struct ksymcache *c, uint64_t addr, struct ksym *out)
