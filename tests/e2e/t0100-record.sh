@@ -4,8 +4,6 @@
 . "$(dirname "$0")/../lib.sh"
 
 have_perf() { command -v perf >/dev/null 2>&1; }
-# kernel modules' addresses: perf and sonde name them differently
-nomod() { sed -E '/^\tffffffffc[0-9a-f]{7} /d'; }
 
 # perf's verdict on a file: no warning on stderr or in the report
 perf_clean() {
@@ -239,7 +237,7 @@ test_expect_success '--call-graph dwarf: perf unwinds the stack copies (hot_loop
 test_expect_success '-o -: perf reads the stream: report, script, header, build ids, tracepoints' '
 	$SONDE record -q -g -F 499 -o - -- $EXAMPLES/demo 0.5 >p2.data 2>/dev/null &&
 	perf_clean p2.data && grep -q "\[\.\] hot_loop" report.out &&
-	perf script -i - <p2.data 2>/dev/null | nomod >theirs && $SONDE script -i p2.data | nomod >ours &&
+	perf script -i - <p2.data 2>/dev/null | script_comparable >theirs && $SONDE script -i p2.data | script_comparable >ours &&
 	[ -s ours ] && test_cmp theirs ours &&
 	perf report -i p2.data --header-only 2>/dev/null >hdr &&
 	grep -q "^# cmdline : .*record -q -g -F 499 -o - -- " hdr && grep -q "^# event : name = cpu-clock" hdr &&
@@ -257,7 +255,7 @@ test_expect_success '-z: Zstandard-compressed records that perf reads: header, c
 	perf report -i z.data --header-only 2>/dev/null | grep -qE "^# compressed : Zstd, level = 1, ratio = [1-9][0-9]*$" &&
 	perf report -i z.data --stats 2>/dev/null >stats &&
 	grep -qE "COMPRESSED events: +[1-9]" stats && grep -qE "^ +SAMPLE events: +$n$" stats &&
-	perf script -i z.data 2>/dev/null | nomod >theirs && $SONDE script -i z.data | nomod >ours &&
+	perf script -i z.data 2>/dev/null | script_comparable >theirs && $SONDE script -i z.data | script_comparable >ours &&
 	[ $(grep -c hot_loop ours) -gt 20 ] && test_cmp theirs ours &&
 	$SONDE record -q -z9 -o z9.data -- $EXAMPLES/demo 0.2 >/dev/null &&
 	perf report -i z9.data --header-only 2>/dev/null | grep -q "^# compressed : Zstd, level = 9," &&

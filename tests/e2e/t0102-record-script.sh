@@ -10,11 +10,6 @@ if ! command -v perf >/dev/null 2>&1; then
 	exit
 fi
 
-# kernel modules and BPF programs (0xffffffffc...) resolve through the live
-# /proc/kallsyms for sonde and not at all for perf: leave them out of comparisons;
-# so is a frame in a PLT stub perf cannot match to its relocation (a sample in
-# ld.so's call to libc's stub: perf "@plt+0x0", sonde and objdump __tunable_get_val@plt)
-nomod() { sed -E '/^\tffffffffc[0-9a-f]{7} /d; /@plt\+0x[0-9a-f]+ \(/d'; }
 
 test_expect_success 'setup: one fp recording by sonde, fp and dwarf ones by perf' '
 	$SONDE record -q -g -F 499 -o s.data -- $EXAMPLES/demo 0.5 >/dev/null &&
@@ -24,14 +19,14 @@ test_expect_success 'setup: one fp recording by sonde, fp and dwarf ones by perf
 '
 
 test_expect_success 'sonde script prints what perf script prints for a sonde recording' '
-	$SONDE script -i s.data | nomod >ours &&
-	perf script -i s.data 2>/dev/null | nomod >theirs &&
+	$SONDE script -i s.data | script_comparable >ours &&
+	perf script -i s.data 2>/dev/null | script_comparable >theirs &&
 	[ -s ours ] && test_cmp theirs ours
 '
 
 test_expect_success 'and for perf'\''s own frame-pointer recording' '
-	$SONDE script -i p.data | nomod >ours &&
-	perf script -i p.data 2>/dev/null | nomod >theirs &&
+	$SONDE script -i p.data | script_comparable >ours &&
+	perf script -i p.data 2>/dev/null | script_comparable >theirs &&
 	[ -s ours ] && test_cmp theirs ours
 '
 
@@ -62,9 +57,9 @@ test_expect_success 'perf'\''s dwarf recording: unwound by sonde to work and mai
 test_expect_success 'perf'\''s dwarf recordings: perf script'\''s text, inlined frames, callers in the call; --no-inline' '
 	perf record -q --no-bpf-event --call-graph dwarf -F 199 -o sd.data -- $WORKLOADS/symchain 0.5 >/dev/null 2>&1 &&
 	for f in pd.data sd.data; do
-		$SONDE script -i $f | nomod >ours && perf script -i $f 2>/dev/null | nomod >theirs &&
+		$SONDE script -i $f | script_comparable >ours && perf script -i $f 2>/dev/null | script_comparable >theirs &&
 		test_cmp theirs ours &&
-		$SONDE script --no-inline -i $f | nomod >ours && perf script --no-inline -i $f 2>/dev/null | nomod >theirs &&
+		$SONDE script --no-inline -i $f | script_comparable >ours && perf script --no-inline -i $f 2>/dev/null | script_comparable >theirs &&
 		test_cmp theirs ours || exit 1
 	done &&
 	$SONDE script -i sd.data | grep -A1 " spin_inline+0x[0-9a-f]* (inlined)$" | grep -q " chain_c+0x" &&
@@ -81,7 +76,7 @@ srcline_cmp() {
 	{ [ $rc -eq 0 ] || { [ $rc -eq 141 ] && grep -q " (bpf_prog_[0-9a-f]*_" theirs.raw; } ||
 		{ echo "perf script -F +srcline exited $rc"; return 1; }; } &&
 	n=$(wc -l <theirs.raw) &&
-	head -n $n ours.raw | nomod >ours && head -n $n theirs.raw | nomod >theirs &&
+	head -n $n ours.raw | script_comparable >ours && head -n $n theirs.raw | script_comparable >theirs &&
 	test_cmp theirs ours
 }
 
@@ -132,8 +127,8 @@ test_expect_success '-F +srcline and report --sort srcline name files as binutil
 	cc -g -O2 -fno-omit-frame-pointer -o hdr m.c &&
 	$SONDE addr2sym -s -e hdr $(nm hdr | awk "/ spin_hdr/ {print \$1; exit}") | grep -q "/h.h:[0-9]*$" &&
 	perf record -q --no-bpf-event -g -F 199 -o hdr.data -- ./hdr >/dev/null 2>&1 &&
-	$SONDE script -i hdr.data -F +srcline | nomod >ours &&
-	perf script -i hdr.data -F +srcline 2>/dev/null | nomod >theirs &&
+	$SONDE script -i hdr.data -F +srcline | script_comparable >ours &&
+	perf script -i hdr.data -F +srcline 2>/dev/null | script_comparable >theirs &&
 	test_cmp theirs ours && grep -A1 " spin_hdr" ours | grep -q "^  m.c:[0-9]*$" &&
 	$SONDE report -i hdr.data --no-children -s sym,srcline -g none | grep -v "^# (Tip" >ours &&
 	perf report -i hdr.data --stdio --no-children -s sym,srcline -g none 2>/dev/null | grep -v "^# (Tip" >theirs &&
@@ -141,8 +136,8 @@ test_expect_success '-F +srcline and report --sort srcline name files as binutil
 '
 
 test_expect_success '-F picks fields, +f/-f change the defaults, as perf script does' '
-	$SONDE script -i s.data -F comm,tid,time,ip,sym | nomod >ours &&
-	perf script -i s.data -F comm,tid,time,ip,sym 2>/dev/null | nomod >theirs && test_cmp theirs ours &&
+	$SONDE script -i s.data -F comm,tid,time,ip,sym | script_comparable >ours &&
+	perf script -i s.data -F comm,tid,time,ip,sym 2>/dev/null | script_comparable >theirs && test_cmp theirs ours &&
 	$SONDE script -i s.data -G -F pid,tid,event,ip,sym,dso >ours &&
 	perf script -i s.data -G -F pid,tid,event,ip,sym,dso >theirs 2>/dev/null && test_cmp theirs ours &&
 	rc=0; $SONDE script -i s.data -F comm,bogus 2>err || rc=$? &&
@@ -174,8 +169,8 @@ test_expect_success '--show-task-events and --show-mmap-events print the side-ba
 
 test_expect_success 'system-wide: the idle task is swapper, CPUs shown, as perf script' '
 	$SONDE record -q -a -o all.data --duration 0.3 &&
-	$SONDE script -i all.data -F comm,tid,cpu,time,event | nomod >ours &&
-	perf script -i all.data -F comm,tid,cpu,time,event 2>/dev/null | nomod >theirs &&
+	$SONDE script -i all.data -F comm,tid,cpu,time,event | script_comparable >ours &&
+	perf script -i all.data -F comm,tid,cpu,time,event 2>/dev/null | script_comparable >theirs &&
 	test_cmp theirs ours
 '
 
@@ -225,7 +220,7 @@ open(\"c.data\", \"wb\").write(b)" &&
 test_expect_success 'compressed perf files (perf record -z): read as perf reads them, from a file and a pipe' '
 	perf record -q -z -g -F 499 -o z.data -- $EXAMPLES/demo 0.3 >/dev/null 2>&1 &&
 	perf report -i z.data --header-only 2>/dev/null | grep -q "^# compressed : Zstd" &&
-	$SONDE script -i z.data | nomod >ours && perf script -i z.data 2>/dev/null | nomod >theirs &&
+	$SONDE script -i z.data | script_comparable >ours && perf script -i z.data 2>/dev/null | script_comparable >theirs &&
 	[ $(grep -c hot_loop ours) -gt 5 ] && test_cmp theirs ours &&
 	perf record -q -z -e sched:sched_switch -o - -- $EXAMPLES/demo 0.2 2>/dev/null >zp.data &&
 	$SONDE script -i - <zp.data >ours && perf script -i zp.data 2>/dev/null >theirs &&
@@ -254,9 +249,9 @@ test_expect_success 'a corrupted compressed record is one error line naming its 
 
 test_expect_success 'pipe mode (perf record -o -): from a file and from stdin, as perf script reads it' '
 	perf record -q -g -F 499 -o - -- $EXAMPLES/demo 0.3 2>/dev/null >pipe.data &&
-	$SONDE script -i pipe.data | nomod >ours && perf script -i pipe.data 2>/dev/null | nomod >theirs &&
+	$SONDE script -i pipe.data | script_comparable >ours && perf script -i pipe.data 2>/dev/null | script_comparable >theirs &&
 	[ -s ours ] && test_cmp theirs ours &&
-	$SONDE script -i - <pipe.data | nomod >ours2 && test_cmp theirs ours2 &&
+	$SONDE script -i - <pipe.data | script_comparable >ours2 && test_cmp theirs ours2 &&
 	perf record -q -e cpu-clock -e sched:sched_switch -o - -- $EXAMPLES/demo 0.2 2>/dev/null |
 		$SONDE script -i - -F comm,tid,event >mixed &&
 	grep -q " sched:sched_switch: *$" mixed && grep -qE " cpu-clock(:ppp)?: *$" mixed

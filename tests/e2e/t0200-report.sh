@@ -12,10 +12,12 @@ strip_tip() { grep -v '^# (Tip:'; }
 # (also a kernel address no symbol names: a program gone by report time, which perf has in
 # no map, "??:0" for its line, and sonde in the kernel's; and a sample in a PLT stub perf
 # cannot match to its relocation: perf "@plt+0", sonde and objdump __tunable_get_val@plt+0)
-same_text() {
-	if grep -q -e bpf_prog -e "\[k\] 0xffff" -e "@plt" "$1" || grep -q "@plt" "$2"; then
-		grep -v -e bpf -e "\[k\] 0xffff" -e "@plt" "$1" | sed -E "s/ +/ /g" >"$1.sq" &&
-		grep -v -e bpf -e "\[k\] 0xffff" -e "@plt" "$2" | sed -E "s/ +/ /g" >"$2.sq" &&
+same_text() {	# same_text PERF SONDE [SONDE_ALL]: SONDE_ALL, the text without a --percent-limit,
+	# whose entries below it set the columns' widths too
+	if grep -q -e bpf_prog -e "\[k\] 0xffff" -e "@plt" "$1" || grep -q "@plt" "$2" ${3:+"$3"}; then
+		# blanks squeezed, and the rules under the column names (as wide as the columns)
+		grep -v -e bpf -e "\[k\] 0xffff" -e "@plt" "$1" | sed -E "s/ +/ /g; s/\.\.+/../g" >"$1.sq" &&
+		grep -v -e bpf -e "\[k\] 0xffff" -e "@plt" "$2" | sed -E "s/ +/ /g; s/\.\.+/../g" >"$2.sq" &&
 		test_cmp "$1.sq" "$2.sq"
 	else
 		test_cmp "$1" "$2"
@@ -167,9 +169,10 @@ srcline_test 'report --sort srcline, dso,srcline, srcline,cpu: perf report'"'"'s
 	for s in srcline dso,srcline srcline,cpu; do
 		for c in --children --no-children; do
 			$SONDE report -i $TMP/sl.data $c --sort $s -g none --percent-limit 0.5 | strip_tip >sonde.$s$c &&
+			$SONDE report -i $TMP/sl.data $c --sort $s -g none >all.$s$c &&
 			perf report -i $TMP/sl.data --stdio $c --sort $s -g none --percent-limit 0.5 2>/dev/null |
 				strip_tip >perf.$s$c &&
-			same_text perf.$s$c sonde.$s$c || exit 1
+			same_text perf.$s$c sonde.$s$c all.$s$c || exit 1
 		done
 	done &&
 	# the text is that of perf; below, only its shape (a loaded machine leaves demo few samples:

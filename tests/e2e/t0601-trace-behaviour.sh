@@ -151,9 +151,11 @@ test_expect_success 'a lost exit record is not counted as a lost syscall, its li
 '
 
 test_expect_success '--min-duration keeps only slow calls (filtered in the kernel)' '
-	$SONDE trace --min-duration 3 -o so.txt sleep 0.01 &&
+	$SONDE trace -T --min-duration 3 -o so.txt sleep 0.01 &&
 	grep -E "nanosleep|clock_nanosleep" so.txt &&
-	! grep -E "^(mmap|openat|close)\(" so.txt
+	# every call kept took 3 ms or more (on a busy machine an openat may too: it is
+	# kept then, rightly); sleep makes some 30 calls, most take microseconds
+	awk "/ <[0-9.]+>\$/ { n++; d = substr(\$NF, 2) + 0; if (d < 0.003) bad++ } END { print n, bad + 0; exit !(n >= 1 && n < 10 && !bad) }" so.txt
 '
 
 test_expect_success '--histogram buckets add up to the calls' '

@@ -4,7 +4,10 @@
 # a known time N times); BCC's patterns (LIB:FUNC, /path:FUNC) name it.
 . "$(dirname "$0")/../lib.sh"
 
-W=$WORKLOADS/offcpu
+# a copy of this run's own: a uprobe on a file fires in every process that runs it,
+# and other tests run the offcpu workload beside this one
+W=$TMP/offcpu$$
+cp "$WORKLOADS/offcpu" "$W"
 test_expect_success 'funclatency: a pattern that is not a function is a usage error (129)' '
 	rc=0 && $SONDE funclatency t:sched:sched_switch 2>err || rc=$?
 	test $rc -eq 129 && grep -q "is not a function" err &&
