@@ -353,10 +353,11 @@ test_expect_success 'offcputime -k: kernel threads only (not the workload); -u: 
 	rc=0 && $SONDE offcpu -u -k 2>err || rc=$?
 	test $rc -eq 129 && grep -q "exclude each other" err
 '
+# the workload blocks 3 s, longer than a slow start of either tool (the sleep 1 is no bound)
 test_expect_success "offcputime: the entry lines of libbpf-tools' offcputime" '
 	libbpf_tool offcputime &&
 	: >both && for t in "$SONDE offcputime" "stdbuf -oL /usr/sbin/offcputime"; do
-		held_offcpu && { $t -p $P 2 >out 2>/dev/null & T=$!; } && sleep 1 && release && wait $T &&
+		held_offcpu 30 && { $t -p $P 2 >out 2>/dev/null & T=$!; } && sleep 1 && release && wait $T &&
 		awk "/^    -  / { if (sl) { print; getline; print } sl = 0; next } /clock_nanosleep/ { sl = 1 }" out |
 			sed -E "s/[0-9]+/N/g" | sort -u >>both
 	done &&
