@@ -95,8 +95,11 @@ test_expect_success '--min-block and --max-block (us) keep only the blocks in ra
 	near $(weight "main;.*anon_pipe_read" min) $(( $(real wait_pipe) - $(real wait_pipe_short) )) 10 &&
 	OFFCPU_SPLIT_US=60000 $SONDE offcpu -f --max-block 60000 -- $W 4 100 20 >max 2>err &&
 	# the 100 ms sleeps are out; a preemption inside block_here (a loaded machine) is a short block
-	# of its own, kept: only the sleep itself (do_nanosleep) must be gone
-	{ ! grep "main;block_here;.*;do_nanosleep;" max || { echo "sleeps of 100 ms kept"; false; }; } &&
+	# of its own, kept. So is part of a sleep a spurious wakeup cut in two (do_nanosleep sleeps
+	# again: seen once, 2 ms kept of a 100 ms sleep): what is kept in do_nanosleep is short
+	# blocks, far from the 400 ms of the sleeps
+	s=$(weight "main;block_here;.*;do_nanosleep;" max) &&
+	{ [ $((s * 4)) -lt $(real block_here) ] || { grep "do_nanosleep;" max; echo "sleeps kept: $s us"; false; }; } &&
 	near $(weight "main;.*anon_pipe_read" max) $(real wait_pipe_short) 10
 '
 
