@@ -70,6 +70,7 @@ void hist__free(struct hist *h)
 	free(h->hf);
 	util__free_mapped(h->stacks, h->stacks_cap, sizeof(*h->stacks));
 	free(h->stack_index);
+	free(h->aliases);
 	util__free_mapped(h->pool, h->pool_cap, sizeof(*h->pool));
 	for (size_t i = 0; i < h->nstrs; i++)
 		free(h->strs[i]);
@@ -706,10 +707,7 @@ static int flush_stacks(struct hist *h)
 		rc = add_stack(h, &st->si, &h->pool[st->first], st->nf, &h->pool[st->first + st->nf], NULL, NULL,
 			       st->period, st->count);
 	}
-	h->nstacks = 0;
-	h->npool = 0;
-	for (size_t i = 0; i < h->stack_index_cap; i++)
-		h->stack_index[i] = SIZE_MAX;
+	hist__stacks_forget(h);
 	return rc;
 }
 
@@ -770,11 +768,11 @@ int hist__add(struct hist *h, const struct session_sample *smp)
 			return rc;
 		return add_stack(h, &si, h->hf, nf, &self_hf, smp->frames, self, period, 1);
 	}
-	st = hist__stack_new(h, smp->stack_id, &si, h->hf, nf, &self_hf);
+	st = hist__stack_get(h, smp->stack_id, &si, h->hf, nf, &self_hf);
 	if (!st)
 		return -ENOMEM;
-	st->period = period;
-	st->count = 1;
+	st->period += period;
+	st->count++;
 	/* a recording of ever new stacks: memory for the graphs, not for them twice */
 	return h->npool > POOL_MAX ? flush_stacks(h) : 0;
 }

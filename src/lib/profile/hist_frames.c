@@ -174,49 +174,131 @@ static int grow_stack_index(struct hist *h)
 	return 0;
 }
 
-static uint64_t stack_hash(uint32_t stack_id, const struct sample_info *si)
+static uint64_t thread_hash(uint64_t hv, const struct sample_info *si)
 {
-	return mix(mix(mix(mix(mix(stack_id, (uintptr_t)si->comm), si->pid), si->tid), (uint32_t)si->cpu), 1);
+	return mix(mix(mix(mix(hv, (uintptr_t)si->comm), si->pid), si->tid), (uint32_t)si->cpu);
+}
+
+static bool same_thread(const struct sample_info *a, const struct sample_info *b)
+{
+	return a->comm == b->comm && a->pid == b->pid && a->tid == b->tid && a->cpu == b->cpu;
+}
+
+static size_t alias_slot(const struct hist *h, uint32_t stack_id, const struct sample_info *si)
+{
+	return thread_hash(stack_id, si) & (h->alias_cap - 1);
 }
 
 struct hstack *hist__stack_find(struct hist *h, uint32_t stack_id, const struct sample_info *si)
 {
 	size_t mask, i;
 
-	if (!h->nstacks)
+	if (!h->naliases)
 		return NULL;
-	mask = h->stack_index_cap - 1;
-	for (i = stack_hash(stack_id, si) & mask; h->stack_index[i] != SIZE_MAX; i = (i + 1) & mask) {
-		struct hstack *st = &h->stacks[h->stack_index[i]];
+	mask = h->alias_cap - 1;
+	for (i = alias_slot(h, stack_id, si); h->aliases[i].stack_id; i = (i + 1) & mask) {
+		struct hstack *st = &h->stacks[h->aliases[i].st];
 
-		if (st->stack_id == stack_id && st->si.comm == si->comm && st->si.pid == si->pid &&
-		    st->si.tid == si->tid && st->si.cpu == si->cpu)
+		if (h->aliases[i].stack_id == stack_id && same_thread(&st->si, si))
 			return st;
 	}
 	return NULL;
 }
 
-struct hstack *hist__stack_new(struct hist *h, uint32_t stack_id, const struct sample_info *si,
+/* stack_id of si is the waiting stack st from now on; -ENOMEM */
+static int alias_add(struct hist *h, uint32_t stack_id, const struct sample_info *si, size_t st)
+{
+	size_t i;
+
+	if ((h->naliases + 1) * 2 > h->alias_cap) {
+		size_t nc = h->alias_cap ? h->alias_cap * 2 : 1024, oc = h->alias_cap;
+		struct stack_alias *old = h->aliases, *n = calloc(nc, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		h->aliases = n;
+		h->alias_cap = nc;
+		for (size_t k = 0; k < oc; k++) {
+			if (!old[k].stack_id)
+				continue;
+			for (i = alias_slot(h, old[k].stack_id, &h->stacks[old[k].st].si); n[i].stack_id;
+			     i = (i + 1) & (nc - 1))
+				;
+			n[i] = old[k];
+		}
+		free(old);
+	}
+	for (i = alias_slot(h, stack_id, si); h->aliases[i].stack_id; i = (i + 1) & (h->alias_cap - 1))
+		;
+	h->aliases[i] = (struct stack_alias){ .stack_id = stack_id, .st = (uint32_t)st };
+	h->naliases++;
+	return 0;
+}
+
+/*
+ * a and b make the same entries and graph nodes: the same strings (interned: one pointer),
+ * function and level; and for a frame of no symbol, the same addresses (its entry and node
+ * are its address's)
+ */
+static bool same_frame(const struct hframe *a, const struct hframe *b)
+{
+	return a->name == b->name && a->sym == b->sym && a->dso == b->dso && a->key == b->key &&
+	       a->dso_rank == b->dso_rank && a->kernel == b->kernel && a->inlined == b->inlined &&
+	       a->has_dso == b->has_dso && (a->name || (a->ip == b->ip && a->dso_addr == b->dso_addr));
+}
+
+static uint64_t frame_hash(uint64_t hv, const struct hframe *f)
+{
+	hv = mix(mix(mix(hv, (uintptr_t)f->sym), (uintptr_t)f->dso), f->key);
+	hv = mix(hv, f->dso_rank << 3 | f->kernel << 2 | f->inlined << 1 | f->has_dso);
+	return f->name ? hv : mix(mix(hv, f->ip), f->dso_addr);
+}
+
+struct hstack *hist__stack_get(struct hist *h, uint32_t stack_id, const struct sample_info *si,
 			       const struct hframe *hf, int nf, const struct hframe *self)
 {
-	uint64_t hv = stack_hash(stack_id, si);
-	size_t mask, i;
+	uint64_t hv = frame_hash(thread_hash((uint64_t)nf, si), self);
+	size_t mask, i, k;
 	struct hstack *st;
 
+	for (int f = 0; f < nf; f++)
+		hv = frame_hash(hv, &hf[f]);
 	if ((h->nstacks + 1) * 2 > h->stack_index_cap && grow_stack_index(h))
 		return NULL;
+	mask = h->stack_index_cap - 1;
+	for (i = hv & mask; (k = h->stack_index[i]) != SIZE_MAX; i = (i + 1) & mask) {
+		const struct hframe *p;
+		int f;
+
+		st = &h->stacks[k];
+		if (st->hash != hv || st->nf != nf || !same_thread(&st->si, si))
+			continue;
+		p = &h->pool[st->first];
+		for (f = 0; f < nf && same_frame(&p[f], &hf[f]); f++)
+			;
+		if (f == nf && same_frame(&p[nf], self))
+			return stack_id && alias_add(h, stack_id, si, k) ? NULL : st;
+	}
 	/* written once through (and again after a flush): pages of their own */
 	if (util__grow_mapped(&h->stacks, &h->stacks_cap, h->nstacks + 1, sizeof(*h->stacks)) ||
 	    util__grow_mapped(&h->pool, &h->pool_cap, h->npool + nf + 1, sizeof(*h->pool)))
 		return NULL;
-	mask = h->stack_index_cap - 1;
-	for (i = hv & mask; h->stack_index[i] != SIZE_MAX; i = (i + 1) & mask)
-		;
 	st = &h->stacks[h->nstacks];
-	*st = (struct hstack){ .hash = hv, .stack_id = stack_id, .nf = nf, .si = *si, .first = h->npool };
+	*st = (struct hstack){ .hash = hv, .nf = nf, .si = *si, .first = h->npool };
 	memcpy(&h->pool[h->npool], hf, nf * sizeof(*hf));
 	h->pool[h->npool + nf] = *self;
 	h->npool += nf + 1;
 	h->stack_index[i] = h->nstacks++;
-	return st;
+	return stack_id && alias_add(h, stack_id, si, h->nstacks - 1) ? NULL : st;
+}
+
+void hist__stacks_forget(struct hist *h)
+{
+	h->nstacks = 0;
+	h->npool = 0;
+	for (size_t i = 0; i < h->stack_index_cap; i++)
+		h->stack_index[i] = SIZE_MAX;
+	if (h->naliases)
+		memset(h->aliases, 0, h->alias_cap * sizeof(*h->aliases));
+	h->naliases = 0;
 }

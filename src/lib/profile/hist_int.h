@@ -74,17 +74,24 @@ struct sample_info {
 };
 
 /*
- * Samples of one stack (session_sample.stack_id) and one thread are added once, with the sum of
- * their periods, when the hist is sorted (or POOL_MAX frames wait): most samples repeat a stack
- * seen before. They are added in the order their first samples came, which makes the same
- * entries and graphs in the same order as adding each sample. Not with srcline, whose lookups
- * perf counts per sample.
+ * Samples of one stack and one thread are added once, with the sum of their periods, when the
+ * hist is sorted (or POOL_MAX frames wait): most samples repeat a stack seen before. A stack is
+ * what the entries and graphs take of its frames: the session's stacks (session_sample.stack_id)
+ * that differ only in addresses inside the same functions are one. They are added in the order
+ * their first samples came, which makes the same entries and graphs in the same order as adding
+ * each sample (an entry or node made by a stack is made by its first sample, whose addresses the
+ * stack keeps). Not with srcline, whose lookups perf counts per sample.
  */
 #define POOL_MAX (1u << 17)	/* frames waiting (7 MB): past this, the stacks are added */
 
+/* a session's stack of one thread: its waiting stack */
+struct stack_alias {
+	uint32_t stack_id;	/* 0: empty */
+	uint32_t st;		/* index into hist.stacks */
+};
+
 struct hstack {
-	uint64_t hash;
-	uint32_t stack_id;
+	uint64_t hash;		/* of its thread and what is taken of its frames (see same_frame) */
 	int nf;
 	struct sample_info si;
 	uint64_t period, count;
@@ -107,8 +114,10 @@ struct hist {
 	size_t hf_cap;
 	struct hstack *stacks;	/* waiting to be added, in order */
 	size_t nstacks, stacks_cap;
-	size_t *stack_index;	/* open addressing over stacks */
+	size_t *stack_index;	/* open addressing over stacks, by their hash */
 	size_t stack_index_cap;
+	struct stack_alias *aliases;	/* open addressing: a session's stack (and thread) -> its stack */
+	size_t naliases, alias_cap;
 	struct hframe *pool;	/* the waiting stacks' frames */
 	size_t npool, pool_cap;
 	struct cc_chunk *chunks;
@@ -157,10 +166,16 @@ const char *hist__intern(struct hist *h, const char *s);
 const char *hist__short_dso(struct hist *h, const char *dso);
 /* what the hist takes of frame f; -ENOMEM */
 int hist__frame(struct hist *h, const struct session_frame *f, struct hframe *o);
-/* the waiting stack of stack_id and si, or NULL */
+/* the waiting stack of the session's stack stack_id and si, or NULL */
 struct hstack *hist__stack_find(struct hist *h, uint32_t stack_id, const struct sample_info *si);
-/* a new waiting stack, its frames hf (nf) and self copied; NULL: no memory */
-struct hstack *hist__stack_new(struct hist *h, uint32_t stack_id, const struct sample_info *si,
+/*
+ * the waiting stack of frames hf (nf) and self and si, made (its frames copied, period and
+ * count 0) when no stack waits with the same; stack_id (not 0) is found by hist__stack_find
+ * from then on. NULL: no memory
+ */
+struct hstack *hist__stack_get(struct hist *h, uint32_t stack_id, const struct sample_info *si,
 			       const struct hframe *hf, int nf, const struct hframe *self);
+/* no stack waits any more */
+void hist__stacks_forget(struct hist *h);
 
 #endif
