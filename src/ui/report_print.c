@@ -153,7 +153,7 @@ static void print_level(struct graph *g, const struct cc_node *list, int depth, 
 			node_name(name, sizeof(name), seg);
 			fprintf(f, "%s\n", name);
 			first = false;
-			if (seg->child && !seg->child->next && !seg->self)
+			if (seg->child && !seg->child->next && !hist__cc_self(seg))
 				seg = seg->child;
 			else
 				break;
@@ -196,7 +196,7 @@ static void print_graph(const struct report_print *p, const struct hist *h, cons
 				fprintf(p->out, "%s\n", name);
 				printed = true;
 			}
-			if (seg->child && !seg->child->next && !seg->self)
+			if (seg->child && !seg->child->next && !hist__cc_self(seg))
 				seg = seg->child;
 			else
 				break;

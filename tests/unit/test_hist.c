@@ -233,7 +233,7 @@ static bool same_graph(const struct cc_node *a, const struct cc_node *b)
 {
 	for (; a && b; a = a->next, b = b->next)
 		if ((a->name ? !b->name || strcmp(a->name, b->name) : !!b->name) || a->key != b->key ||
-		    a->hits != b->hits || a->self != b->self || !same_graph(a->child, b->child))
+		    a->hits != b->hits || hist__cc_self(a) != hist__cc_self(b) || !same_graph(a->child, b->child))
 			return false;
 	return !a && !b;
 }

@@ -414,7 +414,7 @@ static struct cc_node *cc_new(struct hist *h)
 	struct cc_node *n;
 
 	if (!h->chunks || h->chunks->used == CC_CHUNK) {
-		struct cc_chunk *c = util__huge_block(++h->nchunks > UTIL_HUGE_FROM / UTIL_HUGE);
+		struct cc_chunk *c = util__huge_block(++h->nchunks);
 
 		if (!c)
 			return NULL;
@@ -536,7 +536,7 @@ static struct cc_node *cc_find(const struct hist *h, uintptr_t parent, const str
 static int cc_add(struct hist *h, struct hist_entry *e, const struct hframe *hf, int from, int step, int count,
 		  uint64_t period)
 {
-	struct cc_node **level = &e->cc, *n = NULL;
+	struct cc_node **level = &e->cc;
 	uintptr_t parent = (uintptr_t)e->serial << 1 | 1;
 
 	for (int i = 0, idx = from; i < count; i++, idx += step) {
@@ -567,12 +567,9 @@ static int cc_add(struct hist *h, struct hist_entry *e, const struct hframe *hf,
 				return -ENOMEM;
 		}
 		c->hits += period;
-		n = c;
 		level = &c->child;
 		parent = (uintptr_t)c;
 	}
-	if (n)
-		n->self += period;
 	return 0;
 }
 

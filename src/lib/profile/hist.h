@@ -31,25 +31,39 @@ struct hist_opts {
 				   SYM_INLINE_UNWOUND | SYM_SRCLINE) */
 };
 
-/* one frame of a call graph */
+/*
+ * one frame of a call graph: 64 bytes, aligned to them (a cache line). What a sibling
+ * search reads (name, key, next, dso_rank, inlined) comes first.
+ */
 struct cc_node {
 	const char *name;	/* symbol, or NULL: then key, its address, is shown */
-	uint64_t hits;		/* period of every path through this node */
-	uint64_t self;		/* period of paths ending here */
 	/* perf's order of siblings of equal hits: its DSO's, then the address of its symbol, or
 	   its own with no symbol, both descending; the DSO's is 0 for none, 1 the kernel, then
 	   the order the files were mapped in */
 	uint64_t key;
+	struct cc_node *next;
 	unsigned dso_rank;
 	bool inlined;
 	bool indexed;		/* in the hist's index (its level is wide) */
-	struct cc_node *child, *next;
+	uint64_t hits;		/* period of every path through this node (hist__cc_self: of those
+				   ending here) */
+	struct cc_node *child;
 	/* the hist's index of the children of wide levels by parent and frame: a kernel
 	   entry's graph can have thousands of siblings (system-wide), too many to search
 	   in a list; most levels have one or two, found in the list with no index */
 	struct cc_node *hnext;
 	uintptr_t parent;	/* the parent node, or the entry's serial << 1 | 1 at the top */
-};
+} __attribute__((aligned(64)));
+
+/* the period of the paths that end at n: what goes through it and on to no child */
+static inline uint64_t hist__cc_self(const struct cc_node *n)
+{
+	uint64_t s = n->hits;
+
+	for (const struct cc_node *c = n->child; c; c = c->next)
+		s -= c->hits;
+	return s;
+}
 
 struct hist_entry {
 	const char *comm;	/* owned by the hist */

@@ -99,12 +99,13 @@ struct hstack {
 };
 
 /* call graph nodes come from chunks, each a util__huge_block() */
-#define CC_CHUNK ((UTIL_HUGE - 2 * sizeof(void *)) / sizeof(struct cc_node))
+#define CC_CHUNK (UTIL_HUGE / sizeof(struct cc_node) - 1)
 struct cc_chunk {
 	struct cc_chunk *next;
 	size_t used;
 	struct cc_node n[CC_CHUNK];
 };
+_Static_assert(sizeof(struct cc_node) == 64 && sizeof(struct cc_chunk) <= UTIL_HUGE, "a node a cache line");
 
 struct hist {
 	struct hist_opts o;
