@@ -51,7 +51,16 @@ int util__grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first)
 	return 0;
 }
 
-void *util__huge_block(bool huge)
+/* where huge pages start: UTIL_HUGE_FROM, or 0 once a big input is read */
+static size_t huge_from = UTIL_HUGE_FROM;
+
+void util__big_input(uint64_t bytes)
+{
+	if (bytes >= UTIL_BIG_INPUT)
+		huge_from = 0;
+}
+
+void *util__huge_block(size_t nth)
 {
 	uint8_t *p = mmap(NULL, 2 * UTIL_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	size_t head;
@@ -63,7 +72,7 @@ void *util__huge_block(bool huge)
 	if (head)
 		munmap(p, head);
 	munmap(p + head + UTIL_HUGE, UTIL_HUGE - head);
-	if (huge)
+	if (nth * UTIL_HUGE > huge_from)
 		madvise(p + head, UTIL_HUGE, MADV_HUGEPAGE);	/* a hint: without THP, small pages */
 	return p + head;
 }
@@ -94,7 +103,7 @@ int util__grow_mapped(void *arr, size_t *cap, size_t need, size_t elem)
 		: mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -ENOMEM;
-	if (len >= UTIL_HUGE_FROM)
+	if (len >= huge_from)
 		madvise(p, len, MADV_HUGEPAGE);
 	memcpy(arr, &p, sizeof(p));
 	*cap = len / elem;

@@ -30,15 +30,22 @@ int util__grow(void *arr, size_t *cap, size_t need, size_t elem, size_t first);
 /*
  * Memory the kernel may back with huge pages (transparent huge pages, where the
  * system allows them on request): a report's call graph nodes and tables are
- * touched once each, and a fault per 4 KB page was a third of its time in a VM.
- * A huge page is resident whole, though: small inputs stay on small pages, and
- * only what grows past UTIL_HUGE_FROM asks for huge ones.
- * util__huge_block(): UTIL_HUGE bytes aligned to them, zeroed, on huge pages
- * when huge; NULL when out of memory.
+ * touched once each, and a fresh 4 KB page costs 20-45 us in a VM (a fault and
+ * the host backing it), a huge page about as much for 512 times the memory. A
+ * huge page is resident whole, though: small inputs stay on small pages, and
+ * only what grows past UTIL_HUGE_FROM asks for huge ones, unless the input is
+ * big (util__big_input): then from the first byte.
+ * util__huge_block(): UTIL_HUGE bytes aligned to them, zeroed; the nth (1 for
+ * the first) a structure asks for is on huge pages past the threshold. NULL
+ * when out of memory.
  */
 #define UTIL_HUGE (2u << 20)
 #define UTIL_HUGE_FROM (2 * UTIL_HUGE)
-void *util__huge_block(bool huge);
+/* an input of this many bytes or more makes tables of many MB: huge pages from the start */
+#define UTIL_BIG_INPUT (8u << 20)
+/* the command reads an input of bytes: past UTIL_BIG_INPUT, memory asks for huge pages at once */
+void util__big_input(uint64_t bytes);
+void *util__huge_block(size_t nth);
 void util__huge_free(void *block);
 
 /*

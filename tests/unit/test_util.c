@@ -163,7 +163,7 @@ TEST(util_grow_mapped_and_huge_blocks)
 {
 	size_t cap = 0, last = 0;
 	uint32_t *v = NULL;
-	uint8_t *b = util__huge_block(true), *c = util__huge_block(false);
+	uint8_t *b = util__huge_block(1), *c = util__huge_block(3);
 
 	/* grown from nothing past the size where it asks for huge pages: what was written stays */
 	for (size_t need = 1; need < 3 * UTIL_HUGE_FROM / sizeof(*v); need = need * 3 + 1) {
@@ -191,4 +191,10 @@ TEST(util_grow_mapped_and_huge_blocks)
 	util__huge_free(b);
 	util__huge_free(c);
 	util__huge_free(NULL);
+	/* past a big input's size, from the first block on: still aligned and zeroed */
+	util__big_input(UTIL_BIG_INPUT - 1);
+	util__big_input(UTIL_BIG_INPUT);
+	b = util__huge_block(1);
+	CHECK(b && (uintptr_t)b % UTIL_HUGE == 0 && !b[0] && !b[UTIL_HUGE - 1]);
+	util__huge_free(b);
 }

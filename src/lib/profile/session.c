@@ -433,7 +433,7 @@ static void stack_keep(struct session *s, struct stack_slot *slot, const struct 
 	if (bytes > UTIL_HUGE - sizeof(*b))	/* thousands of frames: not kept */
 		return;
 	if (!b || b->used + bytes > UTIL_HUGE) {
-		if (!(b = util__huge_block(++s->stack_blocks_made > UTIL_HUGE_FROM / UTIL_HUGE)))
+		if (!(b = util__huge_block(++s->stack_blocks_made)))
 			return;
 		b->next = s->stack_blocks;
 		b->used = sizeof(*b);
