@@ -179,7 +179,7 @@ int cmd_lock(int argc, char **argv)
 	if (o.cmd_target) {
 		o.lo.targets = &r.w.pid, o.lo.nr_targets = 1;
 		if (o.user)
-			stack_run__watch_maps(&r);
+			stack_run__watch_maps(&r, NULL);
 	}
 	rc = lock_trace__new(&lt, &o.lo, err, sizeof(err));
 	if (!rc && (rc = lock_trace__attach(lt, err, sizeof(err))) > 0) {

@@ -255,8 +255,10 @@ int cmd_offcpu(int argc, char **argv)
 	if (argc && stack_run__prepare(&r, argv))
 		goto out;
 	if (o.cmd_target) {
-		stack_run__watch_maps(&r);
+		stack_run__watch_maps(&r, NULL);
 		o.oo.targets = &r.w.pid, o.oo.nr_targets = 1;	/* the command and its forks */
+	} else if (o.oo.filter == OFFCPU_TGID) {
+		stack_run__watch_maps(&r, &o.tg);	/* -p: a target may exec and exit between ticks */
 	}
 	rc = offcpu__new(&oc, &o.oo, err, sizeof(err));
 	if (!rc)
@@ -264,7 +266,7 @@ int cmd_offcpu(int argc, char **argv)
 	if ((rc = stack_run__ready(&r, rc, err, argc > 0)))
 		goto out;
 	debug(1, "sched_switch hook: %s", offcpu__hook(oc));
-	if (o.oo.filter == OFFCPU_TGID && !r.mm)
+	if (o.oo.filter == OFFCPU_TGID && !o.cmd_target)
 		r.mw.targets_fd = offcpu__targets_fd(oc);
 	if (!argc)
 		r.mw.watched = o.ids, r.mw.nr_watched = o.nids;

@@ -6,6 +6,7 @@
 #include "sonde.h"
 #include "opt.h"
 #include "stack_run.h"
+#include "lib/proc/target.h"
 #include "lib/symbol/symbol.h"
 
 #include <errno.h>
@@ -34,12 +35,14 @@ int stack_run__prepare(struct stack_run *r, char **argv)
 	return rc ? 1 : 0;
 }
 
-void stack_run__watch_maps(struct stack_run *r)
+void stack_run__watch_maps(struct stack_run *r, const struct target *t)
 {
+	struct target cmd = { .child = r->w.pid };
 	char err[512] = "";
 
-	if (bpf_mmaps__open(&r->mm, r->mw.sym, r->w.pid, err, sizeof(err)))
-		debug(1, "no memory-map events (%s): reading /proc/PID/maps instead", err);
+	if (bpf_mmaps__open_target(&r->mm, r->mw.sym, t ? t : &cmd, err, sizeof(err)))
+		debug(1, "no memory-map events (%s): reading /proc/PID/maps %s", err,
+		      t ? "only" : "instead");
 	r->mw.mm = r->mm;
 }
 

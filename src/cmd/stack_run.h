@@ -27,8 +27,13 @@ struct stack_run {
 int stack_run__init(struct stack_run *r);
 /* -- CMD: the command made ready, not started; 0, or 1 after an error line */
 int stack_run__prepare(struct stack_run *r, char **argv);
-/* the command's memory-map events where the kernel gives them, else /proc/PID/maps (said with -v) */
-void stack_run__watch_maps(struct stack_run *r);
+/*
+ * memory-map events where the kernel gives them, else /proc/PID/maps alone (said with -v): of
+ * the command (t NULL), or of -p's running processes t, whose maps /proc gives as well (each
+ * tick); with the events, what one maps and exits before a tick (an exec) is still known
+ */
+struct target;
+void stack_run__watch_maps(struct stack_run *r, const struct target *t);
 /*
  * After the engine's attach (rc and err its answer): the event loop. 0, or 1 after
  * an error line (the command, if any, is ended).

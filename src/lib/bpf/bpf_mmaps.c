@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,6 +147,14 @@ static int by_time(const void *a, const void *b)
 
 int bpf_mmaps__open(struct bpf_mmaps **out, struct symbolizer *s, pid_t child, char *err, size_t errlen)
 {
+	struct target t = { .child = child };
+
+	return bpf_mmaps__open_target(out, s, &t, err, errlen);
+}
+
+int bpf_mmaps__open_target(struct bpf_mmaps **out, struct symbolizer *s, const struct target *t,
+			   char *err, size_t errlen)
+{
 	struct sampler_config cfg = { .period = 1, .mmap_pages = 16 };
 	struct bpf_mmaps *m = calloc(1, sizeof(*m));
 	int rc;
@@ -154,7 +163,7 @@ int bpf_mmaps__open(struct bpf_mmaps **out, struct symbolizer *s, pid_t child, c
 	if (!m)
 		return -ENOMEM;
 	m->sym = s;
-	m->t.child = child;
+	m->t = *t;
 	rc = evlist__parse(&m->evl, "dummy", err, errlen);
 	if (!rc) {
 		uint64_t st;
@@ -174,6 +183,14 @@ int bpf_mmaps__open(struct bpf_mmaps **out, struct symbolizer *s, pid_t child, c
 		return rc;
 	}
 	m->open = true;
+	/* the events start disabled: a command's at its exec, running processes' now */
+	if (!t->child && (rc = sampler__enable(&m->smp))) {
+		snprintf(err, errlen, "cannot enable the memory-map events: %s", strerror(-rc));
+		bpf_mmaps__close(m);
+		return rc;
+	}
+	m->t.pids = m->t.tids = NULL;	/* t's lists: read only while opening */
+	m->t.cpus = NULL;
 	*out = m;
 	return 0;
 }

@@ -147,8 +147,12 @@ void offcpu_maps__before_unwind(void *ctx, pid_t tgid)
 	struct offcpu_maps *m = ctx;
 	uint64_t now = util__now_ns();
 
-	if (m->mm) {	/* new maps arrive as records: read them often, and for every new process */
-		if (!seen(m, tgid) || now - m->last_drain_ns > 5000000) {
+	/*
+	 * new maps arrive as records: read them often, and for every new process; before every
+	 * stack of -p's targets (few processes), which may exec between two of their stacks
+	 */
+	if (m->mm) {
+		if (!seen(m, tgid) || m->targets_fd >= 0 || now - m->last_drain_ns > 5000000) {
 			bpf_mmaps__drain(m->mm);
 			m->last_drain_ns = now;
 			mark_seen(m, tgid);
