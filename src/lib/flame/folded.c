@@ -564,6 +564,16 @@ void folded__free(struct folded *f)
 	free(f);
 }
 
+uint32_t folded__last_stack(const struct folded *f)
+{
+	return f->path_len && !(f->flags & FOLDED_FLAMECHART) ? f->path[f->path_len - 1] : UINT32_MAX;
+}
+
+int folded__add_at(struct folded *f, uint32_t stack, folded_count after)
+{
+	return add_self(f, stack, after);
+}
+
 int folded__add_frames(struct folded *f, const char *const *frames, const size_t *lens,
 		       size_t nframes, folded_count after, folded_count before)
 {

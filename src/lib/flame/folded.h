@@ -73,6 +73,13 @@ void folded__free(struct folded *f);
  */
 int folded__add_frames(struct folded *f, const char *const *frames, const size_t *lens,
 		       size_t nframes, folded_count after, folded_count before);
+/*
+ * The stack the last folded__add_frames added, as a handle: folded__add_at(f, it, after) adds
+ * to it again without its frames. Valid until folded__finish(); UINT32_MAX when there is none
+ * or the tree keeps input order (FOLDED_FLAMECHART: the same frames later are another node).
+ */
+uint32_t folded__last_stack(const struct folded *f);
+int folded__add_at(struct folded *f, uint32_t stack, folded_count after);
 /* the same with "a;b;c" (len bytes); empty frames are kept as they are */
 int folded__add_stack(struct folded *f, const char *stack, size_t len, folded_count after, folded_count before);
 
