@@ -46,8 +46,15 @@ test_expect_success 'a symbolic link is written through, never replaced' '
 '
 
 test_expect_success 'SIGKILL mid-recording: report, script and collapse read what was written' '
-	$SONDE record -a -g -F 999 -o killed.data --duration 20 >/dev/null 2>&1 & pid=$! &&
-	sleep 3 && kill -9 $pid && { wait $pid; true; } &&
+	rm -f killed.data &&
+	$SONDE record -a -g -F 999 -o killed.data --duration 60 >/dev/null 2>&1 & pid=$! &&
+	# killed once 200 samples are in the file, not after a fixed sleep: under ASan on a busy
+	# machine, starting (the maps of every process first) took most of 3 s, leaving < 100 samples
+	m=0 && SECONDS=0 && while [ $SECONDS -lt 50 ]; do
+		m=$($SONDE script -i killed.data 2>/dev/null | grep -c cpu-clock) && [ "$m" -gt 200 ] && break
+		sleep 0.2
+	done &&
+	kill -9 $pid && { wait $pid; true; } && [ "$m" -gt 200 ] &&
 	[ "$(head -c 8 killed.data)" = PERFILE2 ] &&
 	$SONDE report -i killed.data --stdio >rep 2>err &&
 	grep -E "^sonde: warning: .killed.data.: the recording was not finished: read [0-9]+ records" err &&
