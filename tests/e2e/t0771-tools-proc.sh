@@ -311,9 +311,10 @@ held_offcpu() {
 	rm -f go && mkfifo go
 	( read -r _ <go; exec "$WORKLOADS/offcpu" ${1:-5} 100 20 2>measured ) & P=$!
 }
-# block_us FILE: the microseconds of the entry whose stack has block_here
+# block_us FILE: the microseconds of the entry whose stack sleeps in block_here (do_nanosleep
+# there): other entries may pass through block_here too (a preemption, a fault: short ones)
 block_us() {
-	awk "/^    block_here\$/ { b = 1 } b && /^        [0-9]+\$/ { print \$1; exit }" "$1"
+	awk -v RS= "/\n    do_nanosleep\n/ && /\n    block_here\n/ { print \$NF; exit }" "$1"
 }
 test_expect_success 'offcputime -p PID DURATION: the 500 ms the workload slept in block_here, as sonde offcpu' '
 	held_offcpu &&

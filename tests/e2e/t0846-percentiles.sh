@@ -28,8 +28,9 @@ test_expect_success 'trace --histogram: p50 fast, p90 the 1.2 ms bucket, p99 and
 	test "$(pval so.txt p99)" = "$max" &&
 	test "$(pval so.txt p999)" = "$max" &&
 	maxns=$(sed -n "s/^nanosleep (ns).* max \([0-9]*\):$/\1/p" so.txt) &&
-	test $maxns -ge 50000000 && test $maxns -le 67108863 &&
-	case $max in 5?.?ms|6?.?ms) ;; *) false ;; esac
+	# the workload sleeps 50 ms once; a busy host can wake it late (72.6 ms seen, though chrt -f 1)
+	test $maxns -ge 50000000 && test $maxns -lt 100000000 &&
+	case $max in [5-9]?.?ms) ;; *) false ;; esac
 '
 
 test_expect_success 'trace --histogram: one percentile line per syscall histogram' '
