@@ -222,20 +222,13 @@ static int stat_run(struct stat_opts *o, struct target *t, int argc, char **argv
 		loop__watch_output(&l, fileno(pr->out));
 	if (!rc && (o->duration > 0 || o->timeout_ms))
 		rc = loop__set_duration(&l, o->duration > 0 ? o->duration : (double)o->timeout_ms / 1e3);
-	if (rc) {
-		error("cannot set up the event loop: %s", strerror(-rc));
-		loop__fini(&l);
-		counters__close(&c);
-		if (argc)
-			workload__abort(&w);
-		return -1;
-	}
-
-	if (o->delay_ms > 0 && !argc)
+	if (!rc && o->delay_ms > 0 && !argc)
 		usleep(o->delay_ms * 1000);
 	/* the rows' times count from before the timer starts: the first is -I's interval or more, as perf's */
 	iv.t0 = (double)util__now_ns();
-	if (o->interval_ms && (rc = loop__set_tick(&l, o->interval_ms, interval_tick, &iv))) {
+	if (!rc && o->interval_ms)
+		rc = loop__set_tick(&l, o->interval_ms, interval_tick, &iv);
+	if (rc) {
 		error("cannot set up the event loop: %s", strerror(-rc));
 		loop__fini(&l);
 		counters__close(&c);
