@@ -117,7 +117,9 @@ test_expect_success '-p PID with --duration, and -t TID' '
 	window $(weight "^offcpu;.*main;block_here;" p) 1000000 10000 $((b1 - b0)) &&
 	b0=$(busy_us $pid) && $SONDE offcpu -f -t $pid --duration 0.5 >t && b1=$(busy_us $pid) &&
 	window $(weight "^offcpu;.*main;block_here;" t) 500000 10000 $((b1 - b0)) &&
-	! grep -qv "^offcpu;" p && ok=1
+	! grep -qv "^offcpu;" p &&
+	# every stack unwound to main, the first ones too (read before the first tick)
+	! grep -qv ";main;" p t && ok=1
 	kill $pid 2>/dev/null || :; wait $pid || :
 	[ "${ok:-}" = 1 ]
 '

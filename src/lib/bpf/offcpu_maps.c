@@ -155,6 +155,13 @@ void offcpu_maps__before_unwind(void *ctx, pid_t tgid)
 		if (!seen(m, tgid) || m->targets_fd >= 0 || now - m->last_drain_ns > 5000000) {
 			bpf_mmaps__drain(m->mm);
 			m->last_drain_ns = now;
+			/*
+			 * a -p target's maps made before sonde came are in no event:
+			 * read them at its first stack, not at the first tick (the
+			 * stacks of its first 100 ms did not unwind)
+			 */
+			if (m->targets_fd >= 0 && !seen(m, tgid))
+				snapshot(m->sym, tgid);
 			mark_seen(m, tgid);
 		}
 	} else if (!seen(m, tgid)) {
