@@ -60,22 +60,37 @@ test_expect_success 'ntop and buf of a kernel type'"'"'s u8[4] (BTF) read the sa
 # a TCP connection to a closed local port: SYN_SENT then CLOSE
 P_NTOP='tracepoint:sock:inet_sock_set_state /args->newstate == 2 && args->dport == 1/ { printf("%s %s %s %s|%r|%s\n", ntop(args->saddr), ntop(args->daddr), ntop(args->daddr_v6), ntop(args->family, args->daddr), buf(args->daddr), ntop(10, args->saddr_v6)); @[ntop(args->daddr)] = count(); exit(); }'
 # the test's own connects only (to port 1): another process's, two at once, made bpftrace
-# count one that came before it detached and sonde, which runs no probe after exit(), not
-connect_soon() { sleep "$1"; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; sleep 1; (exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :; }
+# count one that came before it detached and sonde, which runs no probe after exit(), not.
+# Once each tracer has said "Attaching", a connect a second until all have exited (at load 8
+# an ASan sonde had not attached 4 s after its start)
+connect_till_done() {
+	local f p i
+	for f in "$@"; do
+		for i in $(seq 400); do grep -q "^Attaching" "${f%:*}" 2>/dev/null && break; sleep 0.05; done
+	done
+	for i in $(seq 20); do
+		(exec 3<>/dev/tcp/127.0.0.1/1) 2>/dev/null || :
+		sleep 1
+		for f in "$@"; do	# running (a zombie has ended: its job is not waited for yet)
+			case $(cut -d" " -f3 /proc/${f#*:}/stat 2>/dev/null) in "" | Z) ;; *) continue 2 ;; esac
+		done
+		return 0
+	done
+}
 if [ ! -d /sys/kernel/tracing/events/sock/inet_sock_set_state ] && [ ! -d /sys/kernel/debug/tracing/events/sock/inet_sock_set_state ]; then
 	test_skip 'ntop and buf of a socket tracepoint'"'"'s address arrays' 'no sock:inet_sock_set_state tracepoint'
 elif have_bpftrace; then
 	test_expect_success 'ntop and buf of a socket tracepoint'"'"'s address arrays, as bpftrace prints them' '
 		timeout 20 bpftrace -e "$P_NTOP" >bpftrace.out 2>/dev/null & b=$!
 		timeout 20 $SONDE probe -e "$P_NTOP" >sonde.out & s=$!
-		connect_soon 3; wait $b; wait $s &&
+		connect_till_done bpftrace.out:$b sonde.out:$s; wait $b; wait $s &&
 		test_cmp bpftrace.out sonde.out &&
 		grep -q "^127.0.0.1 127.0.0.1 ::ffff:127.0.0.1 127.0.0.1|\\\\x7f\\\\x00\\\\x00\\\\x01|" sonde.out
 	'
 else
 	test_expect_success 'ntop and buf of a socket tracepoint'"'"'s address arrays' '
 		timeout 20 $SONDE probe -e "$P_NTOP" >sonde.out & s=$!
-		connect_soon 2; wait $s &&
+		connect_till_done sonde.out:$s; wait $s &&
 		grep -q "^127.0.0.1 127.0.0.1 ::ffff:127.0.0.1 127.0.0.1|\\\\x7f\\\\x00\\\\x00\\\\x01|" sonde.out
 	'
 fi

@@ -109,6 +109,7 @@ fi
 # a loopback TCP transfer of known bytes, each way, in IPv4 and in IPv6
 cat >"$TMP/xfer.py" <<'PYEOF'
 import select, socket, sys, threading
+print("ready", flush=True)  # its imports done: at load 8 they took longer than the 3 s interval
 select.select([sys.stdin], [], [], 30)  # "go" (30 s at most): python has started before the tool
 def xfer(fam, host, up, down):
     s = socket.socket(fam); s.bind((host, 0)); s.listen()
@@ -120,9 +121,11 @@ def xfer(fam, host, up, down):
 xfer(socket.AF_INET, "127.0.0.1", 300 * 1024, 5000 * 1024)
 xfer(socket.AF_INET6, "::1", 20 * 1024, 7 * 1024)
 PYEOF
+# the transfer waits for "go" with python started, so that it fits in the tool's interval
+py_ready() { for _ in $(seq 600); do grep -q ready py.out 2>/dev/null && return 0; sleep 0.05; done; echo "python3 did not start in 30 s"; return 1; }
 test_expect_success 'tcptop: 300 KB one way and 5000 KB back on loopback, then 20 and 7 KB on IPv6' '
 	rm -f go && mkfifo go &&
-	{ exec python3 "$TMP/xfer.py" <>go; } & PY=$! &&
+	{ exec python3 "$TMP/xfer.py" <>go >py.out; } & PY=$! && py_ready &&
 	trigger() { echo >go; wait $PY; } &&
 	printf "%-6s %-12s %-21s %-21s %6s %6b" PID COMM LADDR RADDR RX_KB "TX_KB\n" >want-hdr &&
 	top_run out $SONDE tcptop -C 3 1 &&
@@ -139,7 +142,7 @@ test_expect_success 'tcptop: 300 KB one way and 5000 KB back on loopback, then 2
 '
 test_expect_success 'tcptop -4 -S -p: that process, IPv4 only, no loadavg line' '
 	rm -f go && mkfifo go &&
-	{ exec python3 "$TMP/xfer.py" <>go; } & P=$! &&
+	{ exec python3 "$TMP/xfer.py" <>go >py.out; } & P=$! && py_ready &&
 	trigger() { echo >go; wait $P; } &&
 	top_run out $SONDE tcptop -C -S -4 -p $P 3 1 &&
 	! grep -q loadavg out && ! grep -q LADDR6 out &&

@@ -92,15 +92,21 @@ test_expect_success 'timehist: the run times of each thread add up to its latenc
 		sum=$(awk -v t="[$tid" "{ i = index(\$3, t); c = substr(\$3, i + length(t), 1) }
 			i > 1 && (c == \"]\" || c == \"/\") { s += \$6 } END { print s }" th) &&
 		echo "$tid: latency $run ms, timehist $sum ms, CPU 1 lost to irqs and the host $LOST_MS ms" &&
-		# timehist counts the time the host stole (and irqs) inside a run; runtime does not
-		awk -v s=$sum -v r=$run -v l=$LOST_MS "BEGIN { exit !(s >= r * 0.98 && s <= r * 1.02 + l + 20) }" || {
+		echo "$sum $run" >>sums &&
+		# timehist counts the time the host stole (and irqs) inside a run; runtime does not.
+		# On a loaded host a few ms of one thread can show in the runs of another
+		# (at load 8, 3.4 ms: 83.9 ms of runs, 87.3 ms of runtime; its sibling 5 ms
+		# more): the threads together within 2%, each within 10%
+		awk -v s=$sum -v r=$run -v l=$LOST_MS "BEGIN { exit !(s >= r * 0.9 && s <= r * 1.02 + l + 20) }" || {
 			# what each name of it ran, the first and last lines, its runtime events
 			grep -F "[$tid" th | awk "{ n[\$3]++; s[\$3] += \$6 } END { for (k in n) print k, n[k], s[k] }"
 			grep -F "[$tid" th | sed -n "1p;\$p"
 			$SONDE script -i spin.data | grep -c "sched_stat_runtime:.*pid=$tid "
 			exit 1
 		}
-	done
+	done &&
+	awk -v l=$LOST_MS "{ s += \$1; r += \$2 } END { print \"all threads: latency\", r, \"ms, timehist\", s, \"ms\";
+		exit !(s >= r * 0.98 && s <= r * 1.02 + l + 20 * NR) }" sums
 '
 
 test_expect_success 'perf sched record files: the same table and lines as perf' '
