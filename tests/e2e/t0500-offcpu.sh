@@ -138,6 +138,19 @@ test_expect_success '-a sees every process; a -p target that exits ends the run'
 	[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 5000 ]
 '
 
+test_expect_success '-p: a target that execs and exits between two 100 ms ticks is symbolized' '
+	# a shell waits on a fifo, then execs the workload (a 5 ms sleep, 1 ms on a pipe).
+	# Frame-pointer stacks are symbolized at the end: the maps of the workload are
+	# known only from the memory-map events, as the /proc snapshot of the next tick
+	# finds it gone (nine times in ten, no tick falls in its life; one read the shell)
+	rm -f go && mkfifo go &&
+	{ sh -c "read x <go; exec $W 1 5 1" 2>err & } && pid=$! &&
+	{ $SONDE -v offcpu -f -g fp -p $pid >x 2>v & } && s=$! &&
+	for _ in $(seq 3000); do grep -q "sched_switch hook" v && break; sleep 0.01; done &&
+	sleep 0.15 && echo >go && wait $s && wait $pid &&
+	near $(weight "^offcpu;.*main;block_here;" x) $(real block_here) 20
+'
+
 test_expect_success 'forks of a -- CMD target are followed (--no-follow stops that)' '
 	$SONDE offcpu -f -- sh -c "$W 2 50 10; $W 2 50 10" >f 2>err &&
 	[ $(grep -c "^offcpu: " err) -eq 2 ] && near $(weight "^offcpu;.*main;block_here;" f) $(real block_here) 5 &&
