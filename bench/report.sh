@@ -19,6 +19,12 @@ printf 'collapse   sonde %.3fs  perf script report stackcollapse %.3fs  perf/son
 cf=$(best_of 3 cat $T/big.data)
 printf 'collapse   sonde %.3fs  cat of the file (%s MB) %.3fs  sonde/cat = %s\n' "$sc" \
 	"$(($(stat -c %s $T/big.data) >> 20))" "$cf" "$(ratio "$sc" "$cf")"
+# the least a collapse can do (bench/collapse-floor.c): read once, hash and count each
+# sample's thread and stack; no symbols, no time order. What sonde adds is above this
+cc -O2 -o $T/floor "$(dirname "$0")/collapse-floor.c" &&
+	ff=$(best_of 3 $T/floor $T/big.data) &&
+	printf 'collapse   floor (read, hash, count) %.3fs  floor/cat = %s  sonde/floor = %s\n' "$ff" \
+		"$(ratio "$ff" "$cf")" "$(ratio "$sc" "$ff")"
 
 # medians of 3; the goals (issue 21): 0.1x perf report's time, 0.5x its peak RSS
 read -r sr srm < <(median3 "$SONDE" report -i $T/big.data)
