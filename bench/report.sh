@@ -8,7 +8,7 @@ T=$(mktemp -d /tmp/sonde-bench-report.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 # cpu-clock every 50 us: 20,000 samples a second of the demo's CPU time
 perf record -q -e cpu-clock -c 50000 -g -o $T/big.data -- $BUILD/examples/demo 6 >/dev/null 2>&1
-n=$(perf script -i $T/big.data -G -F ip 2>/dev/null | grep -c .)
+n=$(perf script -i $T/big.data -F tid 2>/dev/null | wc -l)
 echo "recording: $n samples with call graphs"
 "$SONDE" report -i $T/big.data >/dev/null 2>&1	# the kernel symbol cache (~/.cache/sonde), warm as a user's is
 
@@ -40,7 +40,7 @@ printf 'script     sonde %.3fs  perf script %.3fs  perf/sonde = %s\n' "$ss" "$ps
 
 # DWARF call graphs: both unwind the stack copies and expand inlined frames (perf runs addr2line)
 perf record -q -e cpu-clock -c 500000 --call-graph dwarf -o $T/dw.data -- $BUILD/workloads/symchain 3 >/dev/null 2>&1
-n=$(perf script -i $T/dw.data -G -F ip 2>/dev/null | grep -c .)
+n=$(perf script -i $T/dw.data -F tid 2>/dev/null | wc -l)
 echo "dwarf recording: $n samples"
 sr=$(best_of 3 "$SONDE" report -i $T/dw.data)
 pr=$(best_of 1 perf report --stdio -i $T/dw.data)
