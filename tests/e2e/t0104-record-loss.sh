@@ -45,16 +45,23 @@ test_expect_success 'a symbolic link is written through, never replaced' '
 	[ ! -e link.data.old ] && [ -z "$(ls | grep tmp)" ]
 '
 
+# SIGKILL the recorder PID once FILE holds 200 samples, not after a fixed sleep: under ASan
+# on a busy machine, starting (the maps of every process first) took most of 3 s, leaving
+# < 100 samples; so did perf record at load 8 (656 records in 3 s)
+kill_at_200() {
+	local m=0
+	SECONDS=0
+	while [ $SECONDS -lt 50 ]; do
+		m=$($SONDE script -i "$1" 2>/dev/null | grep -c cpu-clock) && [ "$m" -gt 200 ] && break
+		sleep 0.2
+	done
+	kill -9 "$2" && { wait "$2"; true; } && [ "$m" -gt 200 ] || { echo "$m samples in $1 after $SECONDS s"; return 1; }
+}
+
 test_expect_success 'SIGKILL mid-recording: report, script and collapse read what was written' '
 	rm -f killed.data &&
 	$SONDE record -a -g -F 999 -o killed.data --duration 60 >/dev/null 2>&1 & pid=$! &&
-	# killed once 200 samples are in the file, not after a fixed sleep: under ASan on a busy
-	# machine, starting (the maps of every process first) took most of 3 s, leaving < 100 samples
-	m=0 && SECONDS=0 && while [ $SECONDS -lt 50 ]; do
-		m=$($SONDE script -i killed.data 2>/dev/null | grep -c cpu-clock) && [ "$m" -gt 200 ] && break
-		sleep 0.2
-	done &&
-	kill -9 $pid && { wait $pid; true; } && [ "$m" -gt 200 ] &&
+	kill_at_200 killed.data $pid &&
 	[ "$(head -c 8 killed.data)" = PERFILE2 ] &&
 	$SONDE report -i killed.data --stdio >rep 2>err &&
 	grep -E "^sonde: warning: .killed.data.: the recording was not finished: read [0-9]+ records" err &&
@@ -99,8 +106,8 @@ test_expect_success 'perf reads the killed recording too, to its last round' '
 '
 
 test_expect_success 'a perf.data of a killed perf record (data size 0) is read, unlike perf' '
-	perf record -a -g -F 999 -o pkilled.data -- sleep 5 >/dev/null 2>&1 & pid=$! &&
-	sleep 3 && kill -9 $pid && { wait $pid; true; } &&
+	perf record -a -g -F 999 -o pkilled.data >/dev/null 2>&1 & pid=$! &&
+	kill_at_200 pkilled.data $pid &&
 	ls -l pkilled.data &&
 	$SONDE report -i pkilled.data --stdio >rep 2>err && cat err &&
 	grep -q "the recording was not finished" err &&
