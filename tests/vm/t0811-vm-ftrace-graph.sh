@@ -49,9 +49,11 @@ test_expect_success '--max-depth 1 --no-irq: the function alone, nothing it call
 
 test_expect_success '-p PID: that process only; -f: the functions the trees show' '
 	{ sh -c "while :; do cat /proc/version >/dev/null; sleep 0.05; done" & } && loop=$! &&
-	$SONDE ftrace -G do_sys_openat2 -f do_sys_openat2 -f "getname*" -p $loop --duration 1 >out &&
+	# a cat every 50 ms, but the guest is emulated: on a loaded host a fork and exec took
+	# far longer (fewer than 5 in 1 s once). 2 s, and 2 calls at least
+	$SONDE ftrace -G do_sys_openat2 -f do_sys_openat2 -f "getname*" -p $loop --duration 2 >out &&
 	{ kill $loop; wait $loop 2>/dev/null || :; } &&
-	[ $(calls "do_sys_openat2() {" out) -ge 5 ] &&
+	n=$(calls "do_sys_openat2() {" out) && echo "$n calls" && [ $n -ge 2 ] &&
 	grep -q "|    getname" out &&
 	! grep "|  *[a-z_]" out | grep -v "do_sys_openat2\|getname"
 '
