@@ -40,13 +40,15 @@ test_expect_success 'latency: 3 threads on one CPU get a third each and wait the
 	$SONDE sched latency -p -i spin.data >lat &&
 	grep -E "^  spin:($TIDS) " lat >rows &&
 	cat rows && test $(wc -l <rows) = 3 &&
-	awk -F"|" "{ sub(/avg:/, \"\", \$4); print \$2 + 0, \$3 + 0, \$4 + 0 }" rows >nums &&
+	awk -F"|" "{ sub(/avg:/, \"\", \$4); sub(/max:/, \"\", \$5); print \$2 + 0, \$3 + 0, \$4 + 0, \$5 + 0 }" rows >nums &&
 	total=$(awk "{ s += \$1 } END { print s }" nums) &&
-	while read -r run sw avg; do
+	while read -r run sw avg max; do
 		near $run $(awk "BEGIN { print $total / 3 }") 15 &&
 		awk "BEGIN { exit !($avg > 0.5) }" &&
-		# run time leaves out what the host stole during the runs (the task clock): 1 s less that, 8%
-		awk -v t=$(awk "BEGIN { print $run + $avg * $sw }") -v l=$LOST_MS "BEGIN { exit !(t <= 1080 && t >= 920 - l) }" ||
+		# run time leaves out what the host stole during the runs (the task clock): 1 s less that, 8%.
+		# A thread looks at the time between two runs: it can spin on for one wait past its
+		# second (at load 7 the main thread: 1085 ms, its longest wait 52 ms)
+		awk -v t=$(awk "BEGIN { print $run + $avg * $sw }") -v l=$LOST_MS -v m=$max "BEGIN { exit !(t <= 1080 + m && t >= 920 - l) }" ||
 			{ echo "run + waits: $(awk "BEGIN { print $run + $avg * $sw }") ms, CPU 1 lost $LOST_MS ms"; exit 1; }
 	done <nums
 '
