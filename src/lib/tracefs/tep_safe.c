@@ -22,10 +22,36 @@ static void on_fpe(int sig)
 	siglongjmp(fpe_jump, 1);
 }
 
+/*
+ * libtraceevent 1.7 reads an array field's size ("char comm[16]") token by token
+ * until "]" and does not stop at the end of the format: one that ends inside the
+ * brackets has it compare a NULL token (fuzz_tracedat found it). Every field of a
+ * real format closes its brackets on its own line, and a format is text.
+ */
+static bool fields_well_formed(const char *buf, size_t len)
+{
+	const char *end = memmem(buf, len, "print fmt:", 10);
+	int open = 0;
+
+	if (memchr(buf, 0, len))
+		return false;
+	for (const char *p = buf; p < (end ? end : buf + len); p++) {
+		if (*p == '[')
+			open++;
+		else if (*p == ']' && open)
+			open--;
+		else if (*p == '\n' && open)
+			return false;
+	}
+	return !open;
+}
+
 int tep_safe__parse_event(struct tep_handle *tep, const char *buf, size_t len, const char *sys)
 {
 	struct sigaction sa = { .sa_handler = on_fpe }, old;
 
+	if (!fields_well_formed(buf, len))
+		return 0;	/* left out, as a format libtraceevent refuses */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGFPE, &sa, &old);
 	if (sigsetjmp(fpe_jump, 1)) {

@@ -18,7 +18,9 @@ struct tep_handle;
  * libtraceevent 1.7 (Debian 12's) evaluates constant arithmetic in a print fmt
  * while parsing it ("x / 0", "x / (1 - 1)") without checking the divisor. 0 when
  * the parse ran (libtraceevent may still have refused the format: left out, as
- * perf and trace-cmd do), -1 for the division.
+ * perf and trace-cmd do), -1 for the division. A format 1.7 would read past the
+ * end of (a NUL in it, or a field's "[" not closed on its line) is not parsed:
+ * left out too, 0.
  */
 int tep_safe__parse_event(struct tep_handle *tep, const char *buf, size_t len, const char *sys);
 
