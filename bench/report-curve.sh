@@ -12,10 +12,10 @@ set -u
 T=$(mktemp -d /tmp/sonde-bench-curve.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
-# one line a sample (with -F ip, perf script prints each frame of a call graph, -G or not)
+# one line a sample (perf script -G -F ip printed every frame of some of perf's recordings)
 samples() { perf script -i "$1" -F tid 2>/dev/null | wc -l; }
 # cpu-clock every 10 us (PERIOD ns; one round of the demo already gives 100k+ samples at
-# that rate here, so the smallest recording samples every 100 us)
+# that rate here, so the recordings of 100k samples or fewer sample every 100 us)
 PERIOD=10000
 record() { perf record -q -e cpu-clock -c $PERIOD -g -o "$2" -- "$BUILD/examples/demo" "$1" >/dev/null 2>&1; }
 
@@ -40,7 +40,7 @@ sized() {
 # sonde's time and peak RSS as a share of perf's (the goals: report 0.1x the time, 0.5x the RSS)
 printf '%-9s %-9s %9s %7s %9s %7s %9s %7s %7s %9s\n' samples what sonde RSS perf RSS "no cache" "time x" "RSS x" "us/sample"
 for want in 10000 100000 1000000; do
-	PERIOD=$([ $want -le 10000 ] && echo 100000 || echo 10000)
+	PERIOD=$([ $want -le 100000 ] && echo 100000 || echo 10000)
 	sized $want $T/r.data || exit 1
 	n=$(samples $T/r.data)
 	for what in report collapse; do
